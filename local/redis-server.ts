@@ -1,0 +1,80 @@
+// Starts a private redis-server on a free loopback port (tests, bench, `npm run dev`).
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync } from 'node:fs'
+import { connect } from 'node:net'
+import { freePort } from './ports'
+
+export interface LocalRedis {
+  url: string
+  port: number
+  process: ChildProcess
+  stop(): Promise<void>
+}
+
+export interface LocalRedisOptions {
+  /** Keep data across restarts with AOF (dev stack); tests run in memory only. */
+  dataDir?: string
+  port?: number
+  extraArgs?: string[]
+}
+
+export async function startRedis(options: LocalRedisOptions = {}): Promise<LocalRedis> {
+  const port = options.port ?? (await freePort())
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '']
+  if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true })
+    args.push('--dir', options.dataDir, '--appendonly', 'yes', '--appendfsync', 'everysec')
+  } else {
+    args.push('--appendonly', 'no')
+  }
+  args.push(...(options.extraArgs ?? []))
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr?.on('data', (d) => (stderr += d))
+  const spawnError = new Promise<never>((_, reject) => {
+    child.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'ENOENT'
+          ? new Error('redis-server was not found on PATH. Install it: apt-get install -y redis-server')
+          : err,
+      ),
+    )
+    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}) before it was ready: ${stderr}`)))
+  })
+  await Promise.race([waitForPort(port, 10_000), spawnError])
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    process: child,
+    stop: () => stopChild(child),
+  }
+}
+
+export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000)
+    child.once('exit', () => {
+      clearTimeout(timer)
+      resolve()
+    })
+    child.kill(signal)
+  })
+}
+
+export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const sock = connect(port, '127.0.0.1')
+      sock.once('connect', () => {
+        sock.destroy()
+        resolve(true)
+      })
+      sock.once('error', () => resolve(false))
+    })
+    if (ok) return
+    if (Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}

@@ -1,0 +1,110 @@
+--[[
+  enqueue: schedule one job, insert-only or create-or-replace (upsert).
+
+  KEYS[1] jobs      HASH  id -> record "queue\ncreatedAt(base36)\nversion\ngroupId\npayload"
+  KEYS[2] index     ZSET  bucket number -> earliest due time (ms) in that bucket
+  KEYS[3] bucket    ZSET  id -> due time (ms); the job's due bucket, chosen from its id by src/keys.ts
+  KEYS[4] inflight  ZSET  id -> lease expiry or retry time (ms)
+  KEYS[5] leases    HASH  id -> "attempt:dueMs:token" (token empty while waiting for a dispatch retry)
+  KEYS[6] errors    HASH  id -> last dispatch error (JSON)
+  KEYS[7] dead      ZSET  id -> time it died (ms)
+  KEYS[8] counts    HASH  "<queue>|pending" / "<queue>|dead" / "<queue>|dispatched" -> count
+
+  ARGV[1] id
+  ARGV[2] bucket number (member of KEYS[2])
+  ARGV[3] mode: "insert" | "upsert"
+  ARGV[4] queue name
+  ARGV[5] groupId ("" for none)
+  ARGV[6] payload (JSON text)
+  ARGV[7] "delay" | "at"
+  ARGV[8] delay in ms (added to Redis's clock) | absolute due time in epoch ms (the past means now)
+  ARGV[9] wake channel: published to when this job becomes the earliest of its shard
+
+  Returns on success: { 1 created | 2 replaced, dueMs, createdAtMs, version }
+  Error codes (first element):
+    -1 JOB_EXISTS       insert of an id that exists: { -1, state, record, score }
+    -2 JOB_DISPATCHING  upsert of a job that is being handed to SQS right now
+
+  Due time is Redis's clock (TIME), never the caller's: a skewed client cannot make a job early or late.
+]]
+local jobs, index, bucket, inflight, leases, errors, dead, counts =
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
+local id, bucketNo, mode, queue, groupId, payload, kind, when, wake =
+  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8]), ARGV[9]
+
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+local due
+if kind == 'delay' then
+  due = now + when
+else
+  due = math.max(when, now)
+end
+
+local function b36(n)
+  local digits, s = '0123456789abcdefghijklmnopqrstuvwxyz', ''
+  repeat
+    local d = n % 36
+    s = string.sub(digits, d + 1, d + 1) .. s
+    n = math.floor(n / 36)
+  until n == 0
+  return s
+end
+
+-- Keep the index score of this bucket equal to the bucket's earliest due time.
+local function reindex()
+  local first = redis.call('ZRANGE', bucket, 0, 0, 'WITHSCORES')
+  if first[1] then
+    redis.call('ZADD', index, first[2], bucketNo)
+  else
+    redis.call('ZREM', index, bucketNo)
+  end
+end
+
+local createdAt, version = now, 0
+local old = redis.call('HGET', jobs, id)
+if old then
+  local dueScore = redis.call('ZSCORE', bucket, id)
+  local lease = redis.call('HGET', leases, id)
+  local deadAt = redis.call('ZSCORE', dead, id)
+  if mode == 'insert' then
+    if dueScore then return { -1, 'scheduled', old, dueScore } end
+    if deadAt then return { -1, 'dead', old, deadAt } end
+    local waiting = lease and string.sub(lease, -1) == ':'
+    return { -1, waiting and 'retrying' or 'dispatching', old, redis.call('ZSCORE', inflight, id) or '0' }
+  end
+  -- A lease with an empty token is waiting for a dispatch retry: it may still be replaced.
+  if lease and string.sub(lease, -1) ~= ':' then return { -2 } end
+  -- Replace: keep the creation time, bump the version (FIFO dedup ids change with it).
+  local q1 = string.find(old, '\n', 1, true)
+  local q2 = string.find(old, '\n', q1 + 1, true)
+  local q3 = string.find(old, '\n', q2 + 1, true)
+  local oldQueue = string.sub(old, 1, q1 - 1)
+  createdAt = tonumber(string.sub(old, q1 + 1, q2 - 1), 36)
+  version = tonumber(string.sub(old, q2 + 1, q3 - 1)) + 1
+  if lease then
+    redis.call('ZREM', inflight, id)
+    redis.call('HDEL', leases, id)
+    redis.call('HDEL', errors, id)
+  end
+  if deadAt then
+    redis.call('ZREM', dead, id)
+    redis.call('HDEL', errors, id)
+    redis.call('HINCRBY', counts, oldQueue .. '|dead', -1)
+  else
+    redis.call('HINCRBY', counts, oldQueue .. '|pending', -1)
+  end
+end
+
+redis.call('HSET', jobs, id, queue .. '\n' .. b36(createdAt) .. '\n' .. version .. '\n' .. groupId .. '\n' .. payload)
+redis.call('ZADD', bucket, due, id)
+redis.call('HINCRBY', counts, queue .. '|pending', 1)
+reindex()
+
+local first = redis.call('ZRANGE', index, 0, 0, 'WITHSCORES')
+if first[1] == bucketNo and tonumber(first[2]) == due then
+  redis.call('PUBLISH', wake, due .. ':' .. bucketNo)
+end
+
+return { old and 2 or 1, due, createdAt, version }

@@ -1,0 +1,40 @@
+--[[
+  get: look a job up by id (read only).
+
+  KEYS[1] jobs      HASH  id -> record
+  KEYS[2] bucket    ZSET  the job's due bucket
+  KEYS[3] inflight  ZSET  id -> lease expiry or retry time (ms)
+  KEYS[4] leases    HASH  id -> "attempt:dueMs:token"
+  KEYS[5] errors    HASH  id -> last dispatch error
+  KEYS[6] dead      ZSET  id -> time it died (ms)
+
+  ARGV[1] id
+
+  Returns nil when there is no such job, else
+    { state, record, score, attempt, lastError }
+  state "scheduled"   score = due time; attempt = dispatch attempts so far
+        "dispatching" score = original due time (a scanner holds a lease on it)
+        "retrying"    score = time of the next dispatch attempt
+        "dead"        score = time it died
+]]
+local jobs, bucket, inflight, leases, errors, dead = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local id = ARGV[1]
+
+local record = redis.call('HGET', jobs, id)
+if not record then return nil end
+local lastError = redis.call('HGET', errors, id) or ''
+
+local due = redis.call('ZSCORE', bucket, id)
+if due then return { 'scheduled', record, due, 0, lastError } end
+
+local lease = redis.call('HGET', leases, id)
+if lease then
+  local attempt, leaseDue = string.match(lease, '^(%d+):(%d+):')
+  if string.sub(lease, -1) == ':' then
+    return { 'retrying', record, redis.call('ZSCORE', inflight, id), attempt, lastError }
+  end
+  return { 'dispatching', record, leaseDue, attempt, lastError }
+end
+
+local deadAt = redis.call('ZSCORE', dead, id)
+return { 'dead', record, deadAt or '0', 0, lastError }

@@ -1,0 +1,53 @@
+--[[
+  release: give back jobs that SQS refused, for the lease that tried them only.
+
+  KEYS[1] jobs      HASH  id -> record
+  KEYS[2] inflight  ZSET  id -> lease expiry or retry time (ms)
+  KEYS[3] leases    HASH  id -> "attempt:dueMs:token"
+  KEYS[4] errors    HASH  id -> last dispatch error (JSON)
+  KEYS[5] dead      ZSET  id -> time it died (ms)
+  KEYS[6] counts    HASH  per-queue counters
+
+  ARGV[1] max dispatch attempts
+  ARGV[2] backoff base (ms): the retry waits base * 2^(attempt-1) ...
+  ARGV[3] backoff cap (ms):  ... but never longer than this
+  ARGV[4..] triples: id, claim token, error message
+
+  A released job stays in the inflight set, scored by its retry time, with an empty token: the next claim after that
+  time takes it again (attempt + 1). On its last attempt it goes to the dead set with its error instead.
+  Returns { released, dead }. A triple whose token no longer holds the job changes nothing.
+  Error codes: none.
+]]
+local jobs, inflight, leases, errors, dead, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local maxAttempts, base, cap = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local released, died = 0, 0
+
+for i = 4, #ARGV, 3 do
+  local id, token, message = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  local lease = redis.call('HGET', leases, id)
+  if lease and token ~= '' and string.sub(lease, -(#token + 1)) == ':' .. token then
+    local attempt, due = string.match(lease, '^(%d+):(%d+):')
+    attempt = tonumber(attempt)
+    redis.call('HSET', errors, id, cjson.encode({ attempts = attempt, at = now, message = message }))
+    if attempt >= maxAttempts then
+      redis.call('ZREM', inflight, id)
+      redis.call('HDEL', leases, id)
+      redis.call('ZADD', dead, now, id)
+      local record = redis.call('HGET', jobs, id)
+      if record then
+        local queue = string.sub(record, 1, string.find(record, '\n', 1, true) - 1)
+        redis.call('HINCRBY', counts, queue .. '|pending', -1)
+        redis.call('HINCRBY', counts, queue .. '|dead', 1)
+      end
+      died = died + 1
+    else
+      redis.call('ZADD', inflight, now + math.min(cap, base * 2 ^ (attempt - 1)), id)
+      redis.call('HSET', leases, id, attempt .. ':' .. due .. ':')
+      released = released + 1
+    end
+  end
+end
+return { released, died }

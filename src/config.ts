@@ -1,0 +1,126 @@
+// Configuration from the environment, validated once at cold start: a bad setting fails fast, naming it.
+import { ConfigError } from './errors'
+
+export interface Config {
+  redis: {
+    /** redis:// or rediss:// (TLS), with user/password when the server needs AUTH. */
+    url?: string
+    /** Redis Cluster seed nodes ("host:port"); TLS and AUTH are taken from `url`'s scheme and credentials. */
+    clusterNodes?: string[]
+  }
+  /** Target name -> SQS queue URL. Names ending in `.fifo` are FIFO queues. */
+  queues: Record<string, string>
+  keyPrefix: string
+  shards: number
+  /** Due buckets per shard (see src/keys.ts). */
+  dueBuckets: number
+  pollIntervalMs: number
+  claimBatchSize: number
+  leaseMs: number
+  sendConcurrency: number
+  maxHorizonMs: number
+  maxMessageBytes: number
+  safetyMarginMs: number
+  maxDispatchAttempts: number
+  dispatchBackoffBaseMs: number
+  dispatchBackoffMaxMs: number
+  region: string
+  /** Local runs only: fauxqs. Never set in AWS. */
+  sqsEndpoint?: string
+}
+
+type Env = Record<string, string | undefined>
+
+const DAY_MS = 86_400_000
+
+export function loadConfig(env: Env = process.env): Config {
+  const int = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+    const raw = env[name]
+    if (raw === undefined || raw === '') return fallback
+    if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`)
+    const value = Number(raw)
+    if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`)
+    return value
+  }
+
+  const url = env.REDIS_URL || undefined
+  if (url && !/^rediss?:\/\//.test(url)) throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://')
+  const clusterNodes = env.REDIS_CLUSTER_NODES
+    ? env.REDIS_CLUSTER_NODES.split(',').map((s) => s.trim()).filter(Boolean)
+    : undefined
+  for (const node of clusterNodes ?? []) {
+    if (!/^[^:\s]+:\d+$/.test(node)) throw new ConfigError('REDIS_CLUSTER_NODES', `"${node}" is not host:port`)
+  }
+  if (!url && !clusterNodes?.length) throw new ConfigError('REDIS_URL', 'is required (or REDIS_CLUSTER_NODES)')
+
+  const queues = parseQueues(env.QUEUES)
+  const sqsEndpoint = env.SQS_ENDPOINT || undefined
+  if (sqsEndpoint && !/^https?:\/\//.test(sqsEndpoint)) throw new ConfigError('SQS_ENDPOINT', 'must be an http(s) URL')
+  const keyPrefix = env.KEY_PREFIX || 'sdq'
+  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(keyPrefix)) {
+    throw new ConfigError('KEY_PREFIX', 'must be 1-64 characters of [A-Za-z0-9_.:-]')
+  }
+
+  const config: Config = {
+    redis: { url, clusterNodes },
+    queues,
+    keyPrefix,
+    shards: int('SHARDS', 1, 1, 1024),
+    dueBuckets: int('DUE_BUCKETS', 16384, 1, 1 << 20),
+    pollIntervalMs: int('POLL_INTERVAL_MS', 1000, 10, 60_000),
+    claimBatchSize: int('CLAIM_BATCH_SIZE', 250, 1, 1000),
+    leaseMs: int('LEASE_MS', 30_000, 1_000, 15 * 60_000),
+    sendConcurrency: int('SEND_CONCURRENCY', 16, 1, 256),
+    maxHorizonMs: int('MAX_HORIZON_DAYS', 400, 1, 100 * 365) * DAY_MS,
+    maxMessageBytes: int('MAX_MESSAGE_BYTES', 1_048_576, 1024, 1_048_576),
+    safetyMarginMs: int('SAFETY_MARGIN_MS', 3_000, 0, 60_000),
+    maxDispatchAttempts: int('MAX_DISPATCH_ATTEMPTS', 10, 1, 100),
+    dispatchBackoffBaseMs: int('DISPATCH_BACKOFF_BASE_MS', 1_000, 1, 3_600_000),
+    dispatchBackoffMaxMs: int('DISPATCH_BACKOFF_MAX_MS', 300_000, 1, 86_400_000),
+    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+    sqsEndpoint,
+  }
+  if (config.leaseMs < 2 * config.safetyMarginMs) {
+    throw new ConfigError('LEASE_MS', 'must be at least twice SAFETY_MARGIN_MS, so a send outlives no lease')
+  }
+  return config
+}
+
+/** QUEUES: JSON object `{"orders":"https://sqs..."}`, or `orders=https://sqs...,emails=https://sqs...`. */
+export function parseQueues(raw: string | undefined): Record<string, string> {
+  if (!raw || !raw.trim()) throw new ConfigError('QUEUES', 'is required: name=url pairs or a JSON object')
+  let entries: [string, unknown][]
+  if (raw.trim().startsWith('{')) {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(raw)
+    } catch {
+      throw new ConfigError('QUEUES', 'is not valid JSON')
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw new ConfigError('QUEUES', 'must be a JSON object of name -> queue URL')
+    }
+    entries = Object.entries(parsed)
+  } else {
+    entries = raw.split(',').filter((s) => s.trim()).map((pair) => {
+      const at = pair.indexOf('=')
+      if (at < 1) throw new ConfigError('QUEUES', `"${pair}" is not name=url`)
+      return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()]
+    })
+  }
+  const queues: Record<string, string> = Object.create(null)
+  for (const [name, url] of entries) {
+    if (!QUEUE_NAME.test(name)) throw new ConfigError('QUEUES', `"${name}" is not a valid queue name (${QUEUE_RULE})`)
+    if (typeof url !== 'string' || !/^https?:\/\/\S+$/.test(url)) {
+      throw new ConfigError('QUEUES', `the URL of "${name}" must be an http(s) URL`)
+    }
+    queues[name] = url
+  }
+  if (Object.keys(queues).length === 0) throw new ConfigError('QUEUES', 'names no queue')
+  return queues
+}
+
+export const QUEUE_NAME = /^[A-Za-z0-9_-]{1,75}(\.fifo)?$/
+export const QUEUE_RULE = '1-80 characters of [A-Za-z0-9_-], optionally ending in .fifo'
+
+export const isFifoQueue = (name: string): boolean => name.endsWith('.fifo')

@@ -1,0 +1,53 @@
+// The SQS message a job becomes: the consumers' contract (DESIGN.md, "SQS message").
+import { createHash } from 'node:crypto'
+
+export interface JobMessage<Payload = unknown> {
+  id: string
+  queue: string
+  payload: Payload
+  /** When the job was due (ISO). */
+  runAt: string
+  createdAt: string
+  /** When the scanner handed it to SQS (ISO). */
+  dispatchedAt: string
+}
+
+/** Message attribute carrying the job id, so consumers and tools can see it without parsing the body. */
+export const JOB_ID_ATTRIBUTE = 'jobId'
+
+export interface EnvelopeSource {
+  id: string
+  queue: string
+  payloadJson: string
+  dueMs: number
+  createdAtMs: number
+}
+
+/** The body, built around the stored payload text (never re-parsed: it was validated JSON when accepted). */
+export function messageBody(job: EnvelopeSource, dispatchedAtMs: number): string {
+  return (
+    `{"id":${JSON.stringify(job.id)},"queue":${JSON.stringify(job.queue)},"payload":${job.payloadJson},` +
+    `"runAt":"${iso(job.dueMs)}","createdAt":"${iso(job.createdAtMs)}","dispatchedAt":"${iso(dispatchedAtMs)}"}`
+  )
+}
+
+/** Size as SQS counts it: body bytes plus each attribute's name, type and value bytes. */
+export function messageBytes(body: string, jobId: string): number {
+  return Buffer.byteLength(body) + JOB_ID_ATTRIBUTE.length + 'String'.length + Buffer.byteLength(jobId)
+}
+
+/** The size a job's message will have, known at enqueue time (dates are fixed-width ISO strings). */
+export function expectedMessageBytes(id: string, queue: string, payloadJson: string): number {
+  const t = 0
+  return messageBytes(messageBody({ id, queue, payloadJson, dueMs: t, createdAtMs: t }, t), id)
+}
+
+/** FIFO deduplication id: changes with each version of the job, so a rescheduled job is not swallowed by
+ * SQS's 5-minute window while a re-send of the same version is. Hashed: ids may be up to 128 chars. */
+export function deduplicationId(id: string, version: number): string {
+  return createHash('sha256').update(`${id}\n${version}`).digest('hex')
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString()
+}

@@ -1,0 +1,86 @@
+// Every error the queue raises, and the one mapping from Lua error codes to them.
+
+/** Codes the Lua scripts return in place of a result (see each script's header). */
+export enum ScriptErrorCode {
+  JobNotFound = 0,
+  JobExists = -1,
+  JobDispatching = -2,
+}
+
+export interface ErrorDetail {
+  path: string
+  message: string
+}
+
+export abstract class DelayQueueError extends Error {
+  abstract readonly code: string
+  constructor(message: string) {
+    super(message)
+    this.name = new.target.name
+  }
+}
+
+export class ValidationError extends DelayQueueError {
+  readonly code = 'ValidationError'
+  constructor(readonly details: ErrorDetail[]) {
+    super(details.map((d) => `${d.path || '(body)'}: ${d.message}`).join('; '))
+  }
+}
+
+export class PayloadTooLargeError extends DelayQueueError {
+  readonly code = 'PayloadTooLarge'
+  constructor(readonly bytes: number, readonly limit: number) {
+    super(`the SQS message would be ${bytes} bytes; the limit is ${limit}`)
+  }
+}
+
+export class JobNotFoundError extends DelayQueueError {
+  readonly code = 'NotFound'
+  constructor(readonly jobId: string) {
+    super(`no pending job with id "${jobId}"`)
+  }
+}
+
+export class JobExistsError<T = unknown> extends DelayQueueError {
+  readonly code = 'Conflict'
+  constructor(readonly jobId: string, readonly existing: T) {
+    super(`a job with id "${jobId}" exists already`)
+  }
+}
+
+export class JobDispatchingError extends DelayQueueError {
+  readonly code = 'Conflict'
+  constructor(readonly jobId: string) {
+    super(`job "${jobId}" is being handed to SQS right now; it can no longer be changed or cancelled`)
+  }
+}
+
+export class ConfigError extends DelayQueueError {
+  readonly code = 'ConfigError'
+  constructor(readonly setting: string, rule: string) {
+    super(`invalid setting ${setting}: ${rule}`)
+  }
+}
+
+/** Redis cannot be reached (or timed out): the API answers 503, the scanner retries. */
+export class StoreUnavailableError extends DelayQueueError {
+  readonly code = 'ServiceUnavailable'
+  constructor(cause: unknown) {
+    super('the job store (Redis) is unavailable')
+    this.cause = cause
+  }
+}
+
+/** The one factory that turns a script's error code into an error. */
+export function scriptError(code: ScriptErrorCode, jobId: string, existing?: unknown): DelayQueueError {
+  switch (code) {
+    case ScriptErrorCode.JobNotFound:
+      return new JobNotFoundError(jobId)
+    case ScriptErrorCode.JobExists:
+      return new JobExistsError(jobId, existing)
+    case ScriptErrorCode.JobDispatching:
+      return new JobDispatchingError(jobId)
+    default:
+      throw new Error(`unknown script error code ${String(code)}`)
+  }
+}

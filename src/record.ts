@@ -1,0 +1,33 @@
+// The stored form of a pending job: one hash field per job, written by lua/enqueue.lua.
+//
+//   "<queue>\n<createdAt ms, base 36>\n<version>\n<groupId>\n<payload JSON>"
+//
+// A compact header rather than JSON: with a 200-byte payload the record stays inside Redis's 224-byte allocation
+// class, where JSON keys would push it to the next one (256). JSON.stringify never emits a raw newline, so the
+// payload (last) needs no escaping; queue names and group ids are validated to exclude "\n".
+
+export interface StoredJob {
+  queue: string
+  createdAtMs: number
+  /** Bumped each time the job is replaced (PUT): part of the FIFO deduplication id. */
+  version: number
+  groupId?: string
+  /** The payload as JSON text, exactly as it will be sent. */
+  payloadJson: string
+}
+
+export function decodeRecord(record: string): StoredJob {
+  const a = record.indexOf('\n')
+  const b = record.indexOf('\n', a + 1)
+  const c = record.indexOf('\n', b + 1)
+  const d = record.indexOf('\n', c + 1)
+  if (a < 0 || b < 0 || c < 0 || d < 0) throw new Error('corrupt job record')
+  const groupId = record.slice(c + 1, d)
+  return {
+    queue: record.slice(0, a),
+    createdAtMs: parseInt(record.slice(a + 1, b), 36),
+    version: Number(record.slice(b + 1, c)),
+    ...(groupId ? { groupId } : {}),
+    payloadJson: record.slice(d + 1),
+  }
+}

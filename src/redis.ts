@@ -1,0 +1,44 @@
+// Redis connections from configuration: one node (redis:// or rediss://) or a Redis Cluster.
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
+import type { Config } from './config'
+import { withScripts, type ScriptedClient } from './scripts'
+
+export interface ConnectOptions {
+  /** Fail a command after this long rather than waiting for a reconnect (the API answers 503 instead). */
+  commandTimeoutMs?: number
+  /** How many times ioredis retries a command across reconnects before failing it. */
+  maxRetriesPerRequest?: number
+}
+
+export function connectRedis(config: Config['redis'], options: ConnectOptions = {}): ScriptedClient {
+  const common: RedisOptions = {
+    commandTimeout: options.commandTimeoutMs,
+    maxRetriesPerRequest: options.maxRetriesPerRequest ?? 2,
+    connectTimeout: 5_000,
+    // Reconnect quickly, but back off to 1 s: Redis restarts (failover, patching) should heal by themselves.
+    retryStrategy: (times) => Math.min(50 * times, 1_000),
+    enableAutoPipelining: false,
+  }
+  if (config.clusterNodes?.length) {
+    const auth = config.url ? new URL(config.url) : undefined
+    const clusterOptions: ClusterOptions = {
+      redisOptions: {
+        ...common,
+        username: auth?.username ? decodeURIComponent(auth.username) : undefined,
+        password: auth?.password ? decodeURIComponent(auth.password) : undefined,
+        tls: auth?.protocol === 'rediss:' ? {} : undefined,
+      },
+      clusterRetryStrategy: (times) => Math.min(100 * times, 2_000),
+      // Managed clusters (ElastiCache, MemoryDB) announce node addresses behind TLS names: keep them as given.
+      dnsLookup: (address, callback) => callback(null, address),
+      slotsRefreshTimeout: 2_000,
+    }
+    const nodes = config.clusterNodes.map((node) => {
+      const at = node.lastIndexOf(':')
+      return { host: node.slice(0, at), port: Number(node.slice(at + 1)) }
+    })
+    return withScripts(new Cluster(nodes, clusterOptions))
+  }
+  const url = config.url!
+  return withScripts(new Redis(url, { ...common, tls: url.startsWith('rediss://') ? {} : undefined }))
+}

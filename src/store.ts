@@ -1,0 +1,251 @@
+// The job store: what the API (and any application that enqueues directly) does to jobs in Redis.
+// Scanner-side operations (claim / ack / release) live in src/leases.ts.
+import {
+  DelayQueueError,
+
+  ScriptErrorCode,
+  StoreUnavailableError,
+  scriptError,
+} from './errors'
+import type { Keyspace } from './keys'
+import { decodeRecord } from './record'
+import type { ScriptedClient, ScriptedPipeline } from './scripts'
+
+/** A validated job, ready to store (see src/validation.ts for how HTTP input becomes one). */
+export interface NewJob {
+  id: string
+  queue: string
+  /** The payload as JSON text. */
+  payloadJson: string
+  groupId?: string
+  /** Relative to Redis's clock, or absolute (epoch ms; the past means now). */
+  schedule: { delayMs: number } | { atMs: number }
+}
+
+export type JobStatus = 'scheduled' | 'dispatching' | 'dead'
+
+export interface DispatchError {
+  attempts: number
+  at: string
+  message: string
+}
+
+/** DESIGN.md's job view, plus `attempts` / `lastError` once a dispatch to SQS has failed, and the dead state. */
+export interface JobView {
+  id: string
+  queue: string
+  runAt: string
+  status: JobStatus
+  payload: unknown
+  groupId?: string
+  createdAt: string
+  attempts?: number
+  lastError?: DispatchError
+}
+
+export interface EnqueueResult {
+  id: string
+  status: 'created' | 'replaced'
+  dueMs: number
+  createdAtMs: number
+  version: number
+}
+
+export interface QueueCounts {
+  /** Accepted and not yet in SQS: scheduled, being dispatched, or waiting for a dispatch retry. */
+  pending: number
+  /** Refused by SQS too many times: see the dead set. */
+  dead: number
+  /** Handed to SQS since the store was created. */
+  dispatched: number
+}
+
+export interface StoreStats {
+  queues: Record<string, QueueCounts>
+  /** Jobs leased to a scanner or waiting for a dispatch retry. */
+  inflight: number
+  dead: number
+  /** Earliest due time of anything pending, or null. */
+  nextDueAt: string | null
+}
+
+type Mode = 'insert' | 'upsert'
+
+export class JobStore {
+  constructor(
+    readonly redis: ScriptedClient,
+    readonly keys: Keyspace,
+  ) {}
+
+  /** Schedule a new job. Throws JobExistsError (carrying the existing job's view) when the id is taken. */
+  enqueue(job: NewJob): Promise<EnqueueResult> {
+    return guard(this.redis.sdqEnqueue(...this.enqueueArgs(job, 'insert')).then((r) => this.enqueueReply(job.id, r)))
+  }
+
+  /** Create or replace (reschedule, new payload). Throws JobDispatchingError while a scanner holds it. */
+  upsert(job: NewJob): Promise<EnqueueResult> {
+    return guard(this.redis.sdqEnqueue(...this.enqueueArgs(job, 'upsert')).then((r) => this.enqueueReply(job.id, r)))
+  }
+
+  /**
+   * Many jobs in one round trip per shard. Each job succeeds or fails on its own; results come back in input order.
+   * Repeated ids within one call behave as if sent one after the other.
+   */
+  async enqueueMany(jobs: readonly NewJob[], mode: Mode = 'insert'): Promise<(EnqueueResult | DelayQueueError)[]> {
+    const results: (EnqueueResult | DelayQueueError)[] = new Array(jobs.length)
+    const byShard = new Map<number, number[]>()
+    jobs.forEach((job, i) => {
+      const shard = this.keys.locate(job.id).shard.shard
+      byShard.set(shard, [...(byShard.get(shard) ?? []), i])
+    })
+    await guard(
+      Promise.all(
+        [...byShard.values()].map(async (indexes) => {
+          const pipeline = this.redis.pipeline() as ScriptedPipeline
+          for (const i of indexes) pipeline.sdqEnqueue(...this.enqueueArgs(jobs[i]!, mode))
+          const replies = (await pipeline.exec()) ?? []
+          indexes.forEach((jobIndex, k) => {
+            const [err, reply] = replies[k] ?? [new Error('no reply')]
+            if (err) throw err
+            try {
+              results[jobIndex] = this.enqueueReply(jobs[jobIndex]!.id, reply)
+            } catch (e) {
+              if (!(e instanceof DelayQueueError)) throw e
+              results[jobIndex] = e
+            }
+          })
+        }),
+      ),
+    )
+    return results
+  }
+
+  /** A pending job (scheduled, being dispatched, or dead), or null: a job handed to SQS is gone. */
+  async get(id: string): Promise<JobView | null> {
+    const { shard, bucket } = this.keys.locate(id)
+    const reply = (await guard(
+      this.redis.sdqGet(shard.jobs, bucket, shard.inflight, shard.leases, shard.errors, shard.dead, id),
+    )) as [string, string, string, string | number, string] | null
+    if (!reply) return null
+    const [state, record, score, attempt, lastError] = reply
+    return toView(id, state, record, Number(score), Number(attempt), lastError)
+  }
+
+  /** Cancel a job that is not in SQS yet. Throws JobNotFoundError, or JobDispatchingError when too late. */
+  async cancel(id: string): Promise<void> {
+    const { shard, bucket, bucketNo } = this.keys.locate(id)
+    const code = Number(
+      await guard(
+        this.redis.sdqCancel(
+          shard.jobs, shard.index, bucket, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts,
+          id, bucketNo,
+        ),
+      ),
+    )
+    if (code !== 1) throw scriptError(code as ScriptErrorCode, id)
+  }
+
+  async stats(): Promise<StoreStats> {
+    const perShard = await guard(
+      Promise.all(
+        this.keys.shards.map(async (shard) => {
+          const replies = await this.redis
+            .pipeline()
+            .hgetall(shard.counts)
+            .zcard(shard.inflight)
+            .zcard(shard.dead)
+            .zrange(shard.index, '0', '0', 'WITHSCORES')
+            .zrange(shard.inflight, '0', '0', 'WITHSCORES')
+            .exec()
+          for (const [err] of replies ?? []) if (err) throw err
+          const value = (i: number) => replies![i]![1]
+          return {
+            counts: value(0) as Record<string, string>,
+            inflight: Number(value(1)),
+            dead: Number(value(2)),
+            firstDue: [value(3), value(4)].map((r) => (r as string[])[1]).filter(Boolean).map(Number),
+          }
+        }),
+      ),
+    )
+    const stats: StoreStats = { queues: {}, inflight: 0, dead: 0, nextDueAt: null }
+    let next = Infinity
+    for (const shard of perShard) {
+      stats.inflight += shard.inflight
+      stats.dead += shard.dead
+      for (const due of shard.firstDue) next = Math.min(next, due)
+      for (const [field, count] of Object.entries(shard.counts)) {
+        const at = field.lastIndexOf('|')
+        const queue = field.slice(0, at)
+        const kind = field.slice(at + 1) as keyof QueueCounts
+        const counts = (stats.queues[queue] ??= { pending: 0, dead: 0, dispatched: 0 })
+        if (kind in counts) counts[kind] += Number(count)
+      }
+    }
+    if (next !== Infinity) stats.nextDueAt = new Date(next).toISOString()
+    return stats
+  }
+
+  private enqueueArgs(job: NewJob, mode: Mode): (string | number)[] {
+    if (job.queue.includes('\n') || job.groupId?.includes('\n')) throw new Error('queue and groupId cannot hold "\\n"')
+    const { shard, bucket, bucketNo } = this.keys.locate(job.id)
+    const [kind, when] = 'delayMs' in job.schedule ? ['delay', job.schedule.delayMs] : ['at', job.schedule.atMs]
+    return [
+      shard.jobs, shard.index, bucket, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts,
+      job.id, bucketNo, mode, job.queue, job.groupId ?? '', job.payloadJson, kind, when, shard.wakeChannel,
+    ]
+  }
+
+  private enqueueReply(id: string, reply: unknown): EnqueueResult {
+    const r = reply as (number | string)[]
+    const code = Number(r[0])
+    if (code === ScriptErrorCode.JobExists) {
+      const [, state, record, score] = r as [number, string, string, string]
+      throw scriptError(code, id, toView(id, state, record, Number(score), 0, ''))
+    }
+    if (code < 0) throw scriptError(code as ScriptErrorCode, id)
+    return {
+      id,
+      status: code === 1 ? 'created' : 'replaced',
+      dueMs: Number(r[1]),
+      createdAtMs: Number(r[2]),
+      version: Number(r[3]),
+    }
+  }
+}
+
+function toView(id: string, state: string, record: string, score: number, attempt: number, lastError: string) {
+  const job = decodeRecord(record)
+  const view: JobView = {
+    id,
+    queue: job.queue,
+    runAt: new Date(score).toISOString(),
+    // A job waiting for a dispatch retry is scheduled again: runAt is its next attempt.
+    status: state === 'retrying' ? 'scheduled' : (state as JobStatus),
+    payload: JSON.parse(job.payloadJson),
+    ...(job.groupId ? { groupId: job.groupId } : {}),
+    createdAt: new Date(job.createdAtMs).toISOString(),
+  }
+  if (lastError) {
+    const e = JSON.parse(lastError) as { attempts: number; at: number; message: string }
+    view.attempts = attempt || e.attempts
+    view.lastError = { attempts: e.attempts, at: new Date(e.at).toISOString(), message: e.message }
+  }
+  return view
+}
+
+/** Redis being away (or refusing writes: OOM, cluster down) is a 503, not a bug. */
+export async function guard<T>(promise: Promise<T>): Promise<T> {
+  try {
+    return await promise
+  } catch (e) {
+    if (e instanceof DelayQueueError || e instanceof TypeError || e instanceof RangeError) throw e
+    const message = e instanceof Error ? e.message : String(e)
+    if (e instanceof Error && e.name === 'ReplyError' && !/^(OOM|LOADING|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY)/.test(message)) {
+      throw e
+    }
+    throw new StoreUnavailableError(e)
+  }
+}
+
+
