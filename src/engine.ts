@@ -6,6 +6,10 @@ import { NodeHttpHandler } from '@smithy/node-http-handler'
 import type { Config } from './config'
 import { Keyspace } from './keys'
 import { connectRedis, type ConnectOptions } from './redis'
+import { Dispatcher } from './dispatcher'
+import { Leases } from './leases'
+import { Scanner, type ScannerOptions } from './scanner'
+import type { RedisClient } from './scripts'
 import { JobStore } from './store'
 
 export interface Engine {
@@ -14,6 +18,45 @@ export interface Engine {
   redis: ReturnType<typeof connectRedis>
   store: JobStore
   close(): Promise<void>
+}
+
+/** The scan side: a dispatcher over one SQS client, leases, and a scanner with its own wake-signal connection. */
+export function createScanner(
+  engine: Engine,
+  sqs: SQSClient,
+  options: Pick<ScannerOptions, 'log' | 'onSent' | 'maxInFlight'> & { subscribe?: boolean } = {},
+): { scanner: Scanner; close(): Promise<void> } {
+  const { config } = engine
+  const leases = new Leases(engine.redis, {
+    leaseMs: config.leaseMs,
+    maxAttempts: config.maxDispatchAttempts,
+    backoffBaseMs: config.dispatchBackoffBaseMs,
+    backoffMaxMs: config.dispatchBackoffMaxMs,
+  })
+  const dispatcher = new Dispatcher({
+    sqs,
+    queues: config.queues,
+    concurrency: config.sendConcurrency,
+    maxBatchBytes: config.maxMessageBytes,
+  })
+  const subscriber =
+    options.subscribe === false ? undefined : (engine.redis.duplicate as () => RedisClient).call(engine.redis)
+  const scanner = new Scanner({
+    leases,
+    dispatcher,
+    keys: engine.keys,
+    subscriber,
+    pollIntervalMs: config.pollIntervalMs,
+    claimBatchSize: config.claimBatchSize,
+    ...options,
+  })
+  return {
+    scanner,
+    async close() {
+      scanner.stop()
+      if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect())
+    },
+  }
 }
 
 export function createEngine(config: Config, redisOptions: ConnectOptions = {}): Engine {

@@ -1,0 +1,106 @@
+// Scanner-side operations on a shard: claim due jobs under a lease, then ack (in SQS) or release (SQS refused).
+import { newToken } from './ids'
+import type { ShardKeys } from './keys'
+import { decodeRecord, type StoredJob } from './record'
+import type { ScriptedClient } from './scripts'
+import { guard } from './store'
+
+export interface ClaimedJob extends StoredJob {
+  id: string
+  shard: number
+  /** Proves this lease: ack and release act only for it. */
+  token: string
+  /** Dispatch attempt, 1 on the first claim. */
+  attempt: number
+  dueMs: number
+}
+
+export interface ClaimResult {
+  /** Redis's clock when the claim ran. */
+  redisNowMs: number
+  /** Earliest time anything is due in this shard (including lease expiries and retries), or null. */
+  nextDueMs: number | null
+  /** Call again at once: the limit was reached, or a due bucket was missing from the hints. */
+  again: boolean
+  /** Buckets to bring to the next claim. */
+  hints: string[]
+  jobs: ClaimedJob[]
+}
+
+export interface LeaseOptions {
+  leaseMs: number
+  maxAttempts: number
+  backoffBaseMs: number
+  backoffMaxMs: number
+}
+
+export interface Settlement {
+  id: string
+  token: string
+}
+
+export class Leases {
+  constructor(
+    readonly redis: ScriptedClient,
+    readonly options: LeaseOptions,
+  ) {}
+
+  /** The earliest buckets of a shard: hints for a first claim. */
+  async seedHints(shard: ShardKeys, count: number): Promise<string[]> {
+    return guard(this.redis.zrange(shard.index, '0', String(count - 1)))
+  }
+
+  async claim(shard: ShardKeys, hints: readonly string[], limit: number): Promise<ClaimResult> {
+    const token = newToken()
+    const keys = [shard.jobs, shard.index, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts]
+    for (const b of hints) keys.push(shard.bucket(b))
+    const args = [limit, this.options.leaseMs, token, this.options.maxAttempts, Math.max(limit, 16), ...hints]
+    const [now, nextDue, needHints, more, nextHints, flat] = (await guard(
+      this.redis.sdqClaim(keys.length, ...keys, ...args),
+    )) as [number, number, number, number, string[], (string | number)[]]
+    const jobs: ClaimedJob[] = []
+    for (let i = 0; i < flat.length; i += 4) {
+      jobs.push({
+        id: String(flat[i]),
+        ...decodeRecord(String(flat[i + 1])),
+        dueMs: Number(flat[i + 2]),
+        attempt: Number(flat[i + 3]),
+        token,
+        shard: shard.shard,
+      })
+    }
+    return {
+      redisNowMs: Number(now),
+      nextDueMs: Number(nextDue) < 0 ? null : Number(nextDue),
+      again: needHints === 1 || more === 1,
+      hints: nextHints,
+      jobs,
+    }
+  }
+
+  /** Forget jobs SQS accepted. Returns how many this lease still held. */
+  async ack(shard: ShardKeys, items: readonly Settlement[]): Promise<number> {
+    if (items.length === 0) return 0
+    const args = items.flatMap((i) => [i.id, i.token])
+    return Number(
+      await guard(this.redis.sdqAck(shard.jobs, shard.inflight, shard.leases, shard.errors, shard.counts, ...args)),
+    )
+  }
+
+  /** Give back jobs SQS refused: retried with backoff, or dead after the last attempt. */
+  async release(
+    shard: ShardKeys,
+    items: readonly (Settlement & { error: string })[],
+  ): Promise<{ released: number; dead: number }> {
+    if (items.length === 0) return { released: 0, dead: 0 }
+    const { maxAttempts, backoffBaseMs, backoffMaxMs } = this.options
+    const args = items.flatMap((i) => [i.id, i.token, i.error.slice(0, 1000)])
+    const [released, dead] = (await guard(
+      this.redis.sdqRelease(
+        shard.jobs, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts,
+        maxAttempts, backoffBaseMs, backoffMaxMs, ...args,
+      ),
+    )) as [number, number]
+    return { released: Number(released), dead: Number(dead) }
+  }
+}

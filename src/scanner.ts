@@ -1,0 +1,228 @@
+// The scan loop: claim due jobs, hand them to SQS, settle their leases; until a deadline.
+//
+// Timing. Each shard sleeps until the earliest of: its next due time (on Redis's clock, converted to ours), the poll
+// interval, the deadline. Client-side timers, not Redis blocking commands: at Redis's default `hz 10` a blocking
+// timeout overshoots by up to 100 ms. An enqueue that becomes a shard's earliest job publishes a wake signal, so a
+// job scheduled 50 ms ahead still fires on time while the poll interval stays long (an idle shard costs one claim
+// per interval). The poll is only a fallback: for a missed wake message, or a job due before the loop starts.
+//
+// Throughput. Claims do not wait for their sends: while SQS works on one claim's batches the next claim runs, up to
+// `maxInFlight` leased jobs per scanner. A claim returns "again" when it hit its limit, so a backlog drains at once.
+import type { RedisClient } from './scripts'
+import { RedisClock } from './clock'
+import type { Dispatcher } from './dispatcher'
+import type { Keyspace, ShardKeys } from './keys'
+import type { ClaimedJob, Leases } from './leases'
+import { LatencyRecorder } from './latency'
+
+export interface ScannerOptions {
+  leases: Leases
+  dispatcher: Dispatcher
+  keys: Keyspace
+  /** A connection of its own for the wake signals (a subscribed connection can do nothing else). */
+  subscriber?: RedisClient
+  pollIntervalMs: number
+  claimBatchSize: number
+  /** Most jobs leased and not yet settled, per scanner: bounds memory and lease age under a burst. */
+  maxInFlight?: number
+  log?: (entry: Record<string, unknown>) => void
+  /** Called as each job is accepted by SQS (benchmarks, tests). */
+  onSent?: (job: ClaimedJob, acceptedAtMs: number, lateMs: number) => void
+}
+
+export interface ScanReport {
+  dispatched: number
+  /** Jobs SQS refused this run, released for a retry with backoff. */
+  released: number
+  /** Jobs that used up their attempts this run and went to the dead set. */
+  dead: number
+  claims: number
+  /** Redis errors the loop survived (it backs off and carries on). */
+  errors: number
+  lateness: { p50: number; p99: number; max: number } | null
+  durationMs: number
+}
+
+interface ShardState {
+  keys: ShardKeys
+  hints: string[]
+  /** Resolves the current sleep early (wake signal). */
+  wake?: () => void
+  sleepingUntil: number
+}
+
+export class Scanner {
+  private readonly clock = new RedisClock()
+  private readonly latency = new LatencyRecorder()
+  private readonly pending = new Set<Promise<void>>()
+  private inFlight = 0
+  private capacityWaiters: (() => void)[] = []
+  private stopped = false
+  private report!: ScanReport
+  private shards: ShardState[] = []
+
+  constructor(private readonly options: ScannerOptions) {}
+
+  /** Runs until `untilMs` (local epoch ms) or stop(), then waits for every send and settlement to finish. */
+  async run(untilMs: number): Promise<ScanReport> {
+    const started = Date.now()
+    this.stopped = false
+    this.report = { dispatched: 0, released: 0, dead: 0, claims: 0, errors: 0, lateness: null, durationMs: 0 }
+    this.latency.reset()
+    this.shards = this.options.keys.shards.map((keys) => ({ keys, hints: [], sleepingUntil: 0 }))
+    const unsubscribe = await this.subscribe()
+    try {
+      await Promise.all(this.shards.map((s) => this.runShard(s, untilMs)))
+      while (this.pending.size) await Promise.all([...this.pending])
+    } finally {
+      await unsubscribe()
+    }
+    this.report.lateness = this.latency.summary()
+    this.report.durationMs = Date.now() - started
+    return this.report
+  }
+
+  stop(): void {
+    this.stopped = true
+    for (const s of this.shards) s.wake?.()
+    this.notifyCapacity()
+  }
+
+  private async runShard(shard: ShardState, untilMs: number): Promise<void> {
+    const { leases, claimBatchSize, pollIntervalMs } = this.options
+    let failures = 0
+    while (!this.stopped && Date.now() < untilMs) {
+      await this.waitForCapacity()
+      if (this.stopped) break
+      let result
+      const sentAt = Date.now()
+      try {
+        if (shard.hints.length === 0) shard.hints = await leases.seedHints(shard.keys, claimBatchSize)
+        result = await leases.claim(shard.keys, shard.hints, claimBatchSize)
+        failures = 0
+      } catch (e) {
+        // Redis away (restart, failover): nothing is lost, leases keep the claimed jobs; back off and retry.
+        this.report.errors++
+        failures++
+        this.log({ msg: 'claim failed', shard: shard.keys.shard, error: String(e) })
+        await this.sleep(shard, Math.min(Date.now() + Math.min(100 * 2 ** failures, 2_000), untilMs))
+        continue
+      }
+      this.clock.observe(result.redisNowMs, sentAt, Date.now())
+      this.report.claims++
+      shard.hints = result.hints
+      if (result.jobs.length) this.deliver(shard.keys, result.jobs)
+      if (result.again) continue
+      const nextDue = result.nextDueMs === null ? Infinity : this.clock.toLocal(result.nextDueMs)
+      await this.sleep(shard, Math.min(nextDue, Date.now() + pollIntervalMs, untilMs))
+    }
+  }
+
+  /** Sends one claim's jobs and settles their leases; runs alongside the next claims. */
+  private deliver(shard: ShardKeys, jobs: ClaimedJob[]): void {
+    this.inFlight += jobs.length
+    const task = (async () => {
+      const { sent, refused } = await this.options.dispatcher.dispatch(jobs)
+      for (const { job, acceptedAtMs } of sent) {
+        const late = this.clock.toRedis(acceptedAtMs) - job.dueMs
+        this.latency.record(late)
+        this.options.onSent?.(job, acceptedAtMs, late)
+      }
+      this.report.dispatched += sent.length
+      await this.settle(shard, sent.map((s) => s.job), refused)
+    })()
+      .catch((e) => this.log({ msg: 'delivery failed', shard: shard.shard, error: String(e) }))
+      .finally(() => {
+        this.pending.delete(task)
+        this.inFlight -= jobs.length
+        this.notifyCapacity()
+      })
+    this.pending.add(task)
+  }
+
+  /**
+   * Ack what SQS has, release what it refused. If Redis is away, retry for a while; if it stays away the leases
+   * expire and the jobs are claimed again: a duplicate send, never a lost job.
+   */
+  private async settle(shard: ShardKeys, sent: ClaimedJob[], refused: { job: ClaimedJob; error: string }[]) {
+    const { leases } = this.options
+    for (let attempt = 0; ; attempt++) {
+      try {
+        if (sent.length) await leases.ack(shard, sent)
+        sent = []
+        if (refused.length) {
+          const r = await leases.release(shard, refused.map(({ job, error }) => ({ id: job.id, token: job.token, error })))
+          this.report.released += r.released
+          this.report.dead += r.dead
+          if (r.dead) this.log({ msg: 'jobs moved to the dead set', shard: shard.shard, count: r.dead })
+        }
+        return
+      } catch (e) {
+        this.report.errors++
+        if (attempt >= 8) throw e
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 3_000)))
+      }
+    }
+  }
+
+  private get maxInFlight(): number {
+    return this.options.maxInFlight ?? this.options.claimBatchSize * 8
+  }
+
+  private async waitForCapacity(): Promise<void> {
+    while (this.inFlight >= this.maxInFlight && !this.stopped) {
+      await new Promise<void>((resolve) => this.capacityWaiters.push(resolve))
+    }
+  }
+
+  private notifyCapacity(): void {
+    const waiters = this.capacityWaiters
+    this.capacityWaiters = []
+    for (const w of waiters) w()
+  }
+
+  private sleep(shard: ShardState, untilLocalMs: number): Promise<void> {
+    const ms = untilLocalMs - Date.now()
+    if (ms <= 0 || this.stopped) return Promise.resolve()
+    shard.sleepingUntil = untilLocalMs
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms)
+      function done() {
+        clearTimeout(timer)
+        shard.wake = undefined
+        shard.sleepingUntil = 0
+        resolve()
+      }
+      shard.wake = done
+    })
+  }
+
+  /** Wake signals: "dueMs:bucket" on each shard's channel, published by lua/enqueue.lua. */
+  private async subscribe(): Promise<() => Promise<void>> {
+    const sub = this.options.subscriber
+    if (!sub) return async () => {}
+    const byChannel = new Map(this.shards.map((s) => [s.keys.wakeChannel, s]))
+    const onMessage = (channel: string, message: string) => {
+      const shard = byChannel.get(channel)
+      if (!shard) return
+      const [due, bucket] = message.split(':')
+      if (bucket && !shard.hints.includes(bucket)) shard.hints = [bucket, ...shard.hints]
+      if (shard.wake && this.clock.toLocal(Number(due)) < shard.sleepingUntil) shard.wake()
+    }
+    sub.on('message', onMessage)
+    try {
+      await sub.subscribe(...byChannel.keys())
+    } catch (e) {
+      // Without wake signals the loop still works, on the poll interval.
+      this.log({ msg: 'wake subscription failed', error: String(e) })
+    }
+    return async () => {
+      sub.off('message', onMessage)
+      await sub.unsubscribe(...byChannel.keys()).catch(() => {})
+    }
+  }
+
+  private log(entry: Record<string, unknown>): void {
+    this.options.log?.(entry)
+  }
+}

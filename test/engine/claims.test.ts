@@ -1,0 +1,150 @@
+// The lease protocol at the script level: order, expiry, tokens, bounded batches, Redis's clock.
+import { afterAll, describe, expect, it, vi } from 'vitest'
+import { JobDispatchingError, JobNotFoundError } from '../../src/errors'
+import { Leases } from '../../src/leases'
+import { job, testStore } from '../support/engine'
+
+const t = testStore({ buckets: 8 })
+const leases = new Leases(t.redis, { leaseMs: 150, maxAttempts: 3, backoffBaseMs: 50, backoffMaxMs: 50 })
+const shard = t.keys.shards[0]!
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+afterAll(() => t.close())
+
+async function claimAll(limit = 100) {
+  const out = []
+  for (;;) {
+    const r = await leases.claim(shard, await leases.seedHints(shard, limit), limit)
+    out.push(...r.jobs)
+    if (!r.again) return out
+  }
+}
+
+describe('claims', () => {
+  it('hands jobs out in due-time order, whatever the order they were enqueued in', async () => {
+    // prepare
+    for (const [id, delayMs] of [['late', 300], ['early', 100], ['middle', 200]] as const) {
+      await t.store.enqueue(job({ id: `order-${id}`, schedule: { delayMs } }))
+    }
+    await sleep(350)
+    // act
+    const claimed = await claimAll()
+    // assess
+    expect(claimed.map((j) => j.id)).toEqual(['order-early', 'order-middle', 'order-late'])
+    expect(claimed.every((j) => j.attempt === 1)).toBe(true)
+    await leases.ack(shard, claimed)
+  })
+
+  it('orders jobs due in the same millisecond by id within a bucket', async () => {
+    const s = testStore({ buckets: 1 })
+    const l = new Leases(s.redis, { leaseMs: 1000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 })
+    const at = Date.now() + 100
+    for (const id of ['c', 'a', 'b']) await s.store.enqueue(job({ id, schedule: { atMs: at } }))
+    await sleep(150)
+    const r = await l.claim(s.keys.shards[0]!, ['0'], 10)
+    expect(r.jobs.map((j) => j.id)).toEqual(['a', 'b', 'c'])
+    await s.close()
+  })
+
+  it('adds delayMs to Redis clock, so a caller with a skewed clock changes nothing', async () => {
+    // prepare: this process believes it is one hour later than it is
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(Date.now() + 3_600_000)
+    // act
+    const r = await t.store.enqueue(job({ id: 'skewed', schedule: { delayMs: 60_000 } }))
+    vi.useRealTimers()
+    // assess
+    const [sec, usec] = await t.redis.time()
+    const redisNow = Number(sec) * 1000 + Math.floor(Number(usec) / 1000)
+    expect(Math.abs(r.dueMs - (redisNow + 60_000))).toBeLessThan(1_000)
+    await t.store.cancel('skewed')
+  })
+
+  it('takes an expired lease back with attempt + 1, and the stale token can neither ack nor release', async () => {
+    // prepare: a scanner claims and then dies without acking
+    await t.store.enqueue(job({ id: 'crashy' }))
+    const [first] = await claimAll()
+    expect(first).toMatchObject({ id: 'crashy', attempt: 1 })
+    // act
+    await sleep(200)
+    const [second] = await claimAll()
+    // assess
+    expect(second).toMatchObject({ id: 'crashy', attempt: 2 })
+    expect(second!.token).not.toBe(first!.token)
+    expect(await leases.ack(shard, [first!])).toBe(0)
+    expect(await leases.release(shard, [{ ...first!, error: 'x' }])).toEqual({ released: 0, dead: 0 })
+    expect((await t.store.get('crashy'))!.status).toBe('dispatching')
+    expect(await leases.ack(shard, [second!])).toBe(1)
+    expect(await t.store.get('crashy')).toBeNull()
+  })
+
+  it('drains a 20,000-job backlog in bounded batches', async () => {
+    // prepare
+    const s = testStore({ buckets: 256 })
+    const l = new Leases(s.redis, { leaseMs: 60_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 })
+    const sh = s.keys.shards[0]!
+    for (let i = 0; i < 20; i++) {
+      await s.store.enqueueMany(Array.from({ length: 1000 }, (_, k) => job({ id: `b-${i}-${k}` })))
+    }
+    // act
+    const sizes: number[] = []
+    const seen = new Set<string>()
+    let hints = await l.seedHints(sh, 250)
+    for (;;) {
+      const r = await l.claim(sh, hints, 250)
+      hints = r.hints
+      if (r.jobs.length) sizes.push(r.jobs.length)
+      r.jobs.forEach((j) => seen.add(j.id))
+      await l.ack(sh, r.jobs)
+      if (!r.again && r.jobs.length === 0) break
+    }
+    // assess
+    expect(seen.size).toBe(20_000)
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(250)
+    expect(sizes.length).toBeGreaterThanOrEqual(80)
+    expect((await s.store.stats()).queues.orders).toMatchObject({ pending: 0, dispatched: 20_000 })
+    await s.close()
+  })
+
+  it('retries a released job after its backoff and sends it to the dead set after the last attempt', async () => {
+    await t.store.enqueue(job({ id: 'refused', queue: 'refusing' }))
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const claimed = (await claimAll()).filter((j) => j.id === 'refused')
+      expect(claimed.map((j) => j.attempt)).toEqual([attempt])
+      const r = await leases.release(shard, [{ ...claimed[0]!, error: `no queue (try ${attempt})` }])
+      expect(r).toEqual(attempt < 3 ? { released: 1, dead: 0 } : { released: 0, dead: 1 })
+      if (attempt < 3) {
+        // still waiting for its backoff: not handed out again yet
+        expect((await claimAll()).map((j) => j.id)).not.toContain('refused')
+        await sleep(80)
+      }
+    }
+    const view = await t.store.get('refused')
+    expect(view).toMatchObject({ status: 'dead', lastError: { attempts: 3, message: 'no queue (try 3)' } })
+    expect((await t.store.stats()).queues.refusing).toMatchObject({ pending: 0, dead: 1 })
+  })
+
+  it('answers cancel, upsert and get in each state: scheduled, dispatching, waiting for retry, dead, gone', async () => {
+    // scheduled
+    await t.store.enqueue(job({ id: 'st', payloadJson: '1', schedule: { delayMs: 100_000 } }))
+    expect((await t.store.get('st'))!.status).toBe('scheduled')
+    expect((await t.store.upsert(job({ id: 'st', payloadJson: '2' }))).status).toBe('replaced')
+    // dispatching: too late to change or cancel
+    const [claimed] = (await claimAll()).filter((j) => j.id === 'st')
+    expect(claimed!.payloadJson).toBe('2')
+    expect((await t.store.get('st'))!.status).toBe('dispatching')
+    await expect(t.store.cancel('st')).rejects.toBeInstanceOf(JobDispatchingError)
+    await expect(t.store.upsert(job({ id: 'st' }))).rejects.toBeInstanceOf(JobDispatchingError)
+    // waiting for a retry after SQS refused it: scheduled again, with the error; may be cancelled
+    await leases.release(shard, [{ ...claimed!, error: 'throttled' }])
+    expect(await t.store.get('st')).toMatchObject({ status: 'scheduled', lastError: { message: 'throttled' } })
+    expect((await t.store.upsert(job({ id: 'st', payloadJson: '3' }))).status).toBe('replaced')
+    const [again] = (await claimAll()).filter((j) => j.id === 'st')
+    expect(again).toMatchObject({ payloadJson: '3', attempt: 1 })
+    // gone: in SQS now
+    await leases.ack(shard, [again!])
+    expect(await t.store.get('st')).toBeNull()
+    await expect(t.store.cancel('st')).rejects.toBeInstanceOf(JobNotFoundError)
+    expect((await t.store.upsert(job({ id: 'st' }))).status).toBe('created')
+    await t.store.cancel('st')
+  })
+})

@@ -1,0 +1,69 @@
+// A scanner wired to the real Redis and fauxqs, with settings short enough for tests.
+import type { Redis } from 'ioredis'
+import { inject } from 'vitest'
+import { Dispatcher } from '../../src/dispatcher'
+import { createSqsClient } from '../../src/engine'
+import type { Keyspace } from '../../src/keys'
+import { Leases, type LeaseOptions } from '../../src/leases'
+import { Scanner, type ScanReport, type ScannerOptions } from '../../src/scanner'
+import type { ScriptedClient } from '../../src/scripts'
+
+export interface TestScannerOptions extends Partial<LeaseOptions> {
+  queues: Record<string, string>
+  sqsEndpoint?: string
+  pollIntervalMs?: number
+  claimBatchSize?: number
+  concurrency?: number
+  subscribe?: boolean
+  onSent?: ScannerOptions['onSent']
+}
+
+export function testScanner(t: { redis: ScriptedClient; keys: Keyspace }, o: TestScannerOptions) {
+  const sqs = createSqsClient({
+    region: 'us-east-1',
+    sqsEndpoint: o.sqsEndpoint ?? inject('sqsEndpoint'),
+    sendConcurrency: o.concurrency ?? 8,
+  })
+  const leases = new Leases(t.redis, {
+    leaseMs: o.leaseMs ?? 5_000,
+    maxAttempts: o.maxAttempts ?? 10,
+    backoffBaseMs: o.backoffBaseMs ?? 20,
+    backoffMaxMs: o.backoffMaxMs ?? 200,
+  })
+  const dispatcher = new Dispatcher({ sqs, queues: o.queues, concurrency: o.concurrency ?? 8, maxBatchBytes: 1_048_576 })
+  const subscriber = o.subscribe === false ? undefined : (t.redis as Redis).duplicate()
+  const scanner = new Scanner({
+    leases,
+    dispatcher,
+    keys: t.keys,
+    subscriber,
+    pollIntervalMs: o.pollIntervalMs ?? 100,
+    claimBatchSize: o.claimBatchSize ?? 100,
+    onSent: o.onSent,
+  })
+  return {
+    scanner,
+    leases,
+    sqs,
+    /** Runs until `done()` holds (checked every 25 ms) or the timeout, then stops and returns the report. */
+    async runUntil(done: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<ScanReport> {
+      const run = scanner.run(Date.now() + timeoutMs)
+      let finished = false
+      void run.finally(() => (finished = true))
+      while (!finished && !(await done())) await new Promise((r) => setTimeout(r, 25))
+      scanner.stop()
+      return run
+    },
+    async close() {
+      scanner.stop()
+      sqs.destroy()
+      await subscriber?.quit()
+    },
+  }
+}
+
+/** Pending jobs of the store (scheduled + in flight), from its counters. */
+export async function pendingCount(store: { stats(): Promise<{ queues: Record<string, { pending: number }> }> }) {
+  const stats = await store.stats()
+  return Object.values(stats.queues).reduce((n, q) => n + q.pending, 0)
+}

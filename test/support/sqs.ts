@@ -1,0 +1,78 @@
+// Real SQS (fauxqs) helpers for tests: create queues with unique names, and read back everything that arrived.
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+  type Message,
+} from '@aws-sdk/client-sqs'
+import { randomBytes } from 'node:crypto'
+import { inject } from 'vitest'
+import { localCredentials } from '../../local/sqs-endpoint'
+
+export function sqsClient(endpoint = inject('sqsEndpoint')): SQSClient {
+  return new SQSClient({ endpoint, region: 'us-east-1', credentials: localCredentials, maxAttempts: 1 })
+}
+
+export async function createQueue(sqs: SQSClient, base: string, attributes: Record<string, string> = {}) {
+  const fifo = base.endsWith('.fifo')
+  const name = `${base.replace(/\.fifo$/, '')}-${randomBytes(3).toString('hex')}${fifo ? '.fifo' : ''}`
+  const { QueueUrl } = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: name,
+      Attributes: { VisibilityTimeout: '600', ...(fifo ? { FifoQueue: 'true' } : {}), ...attributes },
+    }),
+  )
+  return { name, url: QueueUrl! }
+}
+
+export async function approximateCount(sqs: SQSClient, url: string): Promise<number> {
+  const r = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  )
+  return Number(r.Attributes!.ApproximateNumberOfMessages) + Number(r.Attributes!.ApproximateNumberOfMessagesNotVisible)
+}
+
+/**
+ * Receives every message currently in the queue (long visibility timeout, so each is seen once), with several
+ * receivers in parallel. Stops after two empty polls in a row for every receiver.
+ */
+export async function receiveAll(sqs: SQSClient, url: string, receivers = 4): Promise<Message[]> {
+  const all: Message[] = []
+  await Promise.all(
+    Array.from({ length: receivers }, async () => {
+      let empty = 0
+      while (empty < 2) {
+        const r = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: url,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 0,
+            VisibilityTimeout: 3600,
+            MessageAttributeNames: ['All'],
+            MessageSystemAttributeNames: ['All'],
+          }),
+        )
+        if (!r.Messages?.length) empty++
+        else {
+          empty = 0
+          all.push(...r.Messages)
+        }
+      }
+    }),
+  )
+  return all
+}
+
+/** Job ids of messages, with how often each arrived. */
+export function countIds(messages: Message[]): Map<string, number> {
+  const counts = new Map<string, number>()
+  for (const m of messages) {
+    const id = (JSON.parse(m.Body!) as { id: string }).id
+    counts.set(id, (counts.get(id) ?? 0) + 1)
+  }
+  return counts
+}
