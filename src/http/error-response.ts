@@ -1,0 +1,54 @@
+// The one mapping from errors to HTTP answers: `{ "error": { "code", "message", "details"? } }`.
+// Anything that is not one of our own errors is a 500 whose body says nothing about its cause (it is logged).
+import { DelayQueueError, JobExistsError, PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors'
+import type { Logger } from './logger'
+import { json, type ApiResponse } from './response'
+
+const STATUS: Record<string, number> = {
+  ValidationError: 400,
+  Unauthorized: 401,
+  NotFound: 404,
+  Conflict: 409,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+  ServiceUnavailable: 503,
+}
+
+export interface ErrorBody {
+  code: string
+  message: string
+  details?: ErrorDetail[]
+}
+
+/** Our errors as the API shows them (also used for per-job answers of POST /jobs/batch), or null when internal. */
+export function errorBody(error: unknown): ErrorBody | null {
+  if (!(error instanceof DelayQueueError) || !(error.code in STATUS)) return null
+  const body: ErrorBody = { code: error.code, message: error.message }
+  if (error instanceof ValidationError) body.details = error.details
+  if (error instanceof PayloadTooLargeError) body.details = [{ path: 'payload', message: error.message }]
+  return body
+}
+
+
+export function errorResponse(error: unknown, log: Logger, requestId?: string): ApiResponse {
+  const body = errorBody(error)
+  if (!body) {
+    log.error('request failed', { requestId, error: describe(error) })
+    const message = `internal error${requestId ? ` (request ${requestId})` : ''}; it has been logged`
+    return json(500, { error: { code: 'InternalError', message } })
+  }
+  const status = STATUS[body.code]!
+  if (status === 503) {
+    log.warn('job store unavailable', { requestId, error: describe((error as Error).cause ?? error) })
+    return json(status, { error: body }, { 'retry-after': '1' })
+  }
+  // An insert of an existing id answers with the job that holds it: idempotent retries can check it is theirs.
+  if (error instanceof JobExistsError) return json(status, { error: body, job: error.existing })
+  return json(status, { error: body })
+}
+
+function describe(error: unknown): Record<string, unknown> {
+  return error instanceof Error
+    ? { name: error.name, message: error.message, stack: error.stack }
+    : { value: String(error) }
+}

@@ -1,0 +1,21 @@
+// Building API Gateway (payload v2) responses: JSON bodies, always with a content type, never cached.
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda'
+
+export type ApiResponse = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> }
+
+export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResponse {
+  return {
+    statusCode,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+    body: JSON.stringify(body),
+  }
+}
+
+export function noContent(): ApiResponse {
+  return { statusCode: 204, headers: { 'cache-control': 'no-store' } }
+}
+
+/** Where a job can be looked up. Ids are URL-safe by rule; encoding is belt and braces. */
+export function jobLocation(id: string): string {
+  return `/jobs/${encodeURIComponent(id)}`
+}

@@ -1,0 +1,72 @@
+// Which route a request is for: API Gateway's routeKey ("POST /jobs") when it names one of ours, else the method
+// and path (a catch-all route, or a stage name in the path).
+import type { APIGatewayProxyEventV2 } from 'aws-lambda'
+import { ValidationError } from '../errors'
+import { RouteNotFoundError } from './errors'
+
+export type RouteName = 'createJob' | 'createBatch' | 'getJob' | 'putJob' | 'deleteJob' | 'stats'
+
+// Literal paths before parameters: POST /jobs/batch is the batch route, not a job called "batch".
+export const ROUTES: readonly { key: string; name: RouteName }[] = [
+  { key: 'POST /jobs', name: 'createJob' },
+  { key: 'POST /jobs/batch', name: 'createBatch' },
+  { key: 'GET /stats', name: 'stats' },
+  { key: 'GET /jobs/{id}', name: 'getJob' },
+  { key: 'PUT /jobs/{id}', name: 'putJob' },
+  { key: 'DELETE /jobs/{id}', name: 'deleteJob' },
+]
+
+export interface MatchedRoute {
+  name: RouteName
+  /** The job id from the path, as given (validated by the route). */
+  id?: string
+}
+
+export function matchRoute(event: APIGatewayProxyEventV2): MatchedRoute {
+  const byKey = ROUTES.find((r) => r.key === event.routeKey)
+  if (byKey) {
+    return byKey.key.includes('{id}') ? { name: byKey.name, id: event.pathParameters?.id ?? idFromPath(event) } : { name: byKey.name }
+  }
+  const method = (event.requestContext?.http?.method ?? '').toUpperCase()
+  const path = requestPath(event)
+  for (const route of ROUTES) {
+    const [routeMethod, pattern] = route.key.split(' ') as [string, string]
+    if (routeMethod !== method) continue
+    const id = matchPath(pattern, path)
+    if (id === undefined) continue
+    return id === '' ? { name: route.name } : { name: route.name, id }
+  }
+  throw new RouteNotFoundError(method || '?', path)
+}
+
+/** The path without a stage prefix and trailing slash: "/prod/jobs/" -> "/jobs". */
+function requestPath(event: APIGatewayProxyEventV2): string {
+  let path = event.rawPath ?? event.requestContext?.http?.path ?? '/'
+  const stage = event.requestContext?.stage
+  if (stage && stage !== '$default' && path.startsWith(`/${stage}/`)) path = path.slice(stage.length + 1)
+  return path.length > 1 ? path.replace(/\/+$/, '') : path
+}
+
+function idFromPath(event: APIGatewayProxyEventV2): string | undefined {
+  const id = matchPath('/jobs/{id}', requestPath(event))
+  return id || undefined
+}
+
+/** undefined: no match; '': match without a parameter; else the decoded {id}. */
+function matchPath(pattern: string, path: string): string | undefined {
+  const want = pattern.split('/')
+  const got = path.split('/')
+  if (want.length !== got.length) return undefined
+  let id = ''
+  for (let i = 0; i < want.length; i++) {
+    if (want[i] === '{id}') {
+      if (!got[i]) return undefined
+      try {
+        id = decodeURIComponent(got[i]!)
+      } catch {
+        throw new ValidationError([{ path: 'id', message: 'is not a valid URL-encoded path segment' }])
+      }
+    } else if (want[i] !== got[i]) return undefined
+  }
+  return id
+}
