@@ -58,6 +58,7 @@ export class Scanner {
   private inFlight = 0
   private capacityWaiters: (() => void)[] = []
   private stopped = false
+  private running = false
   private report!: ScanReport
   private shards: ShardState[] = []
 
@@ -65,6 +66,8 @@ export class Scanner {
 
   /** Runs until `untilMs` (local epoch ms) or stop(), then waits for every send and settlement to finish. */
   async run(untilMs: number): Promise<ScanReport> {
+    if (this.running) throw new Error('this scanner is running already: create one scanner per loop')
+    this.running = true
     const started = Date.now()
     this.stopped = false
     this.report = { dispatched: 0, released: 0, dead: 0, claims: 0, errors: 0, lateness: null, durationMs: 0 }
@@ -76,6 +79,7 @@ export class Scanner {
       while (this.pending.size) await Promise.all([...this.pending])
     } finally {
       await unsubscribe()
+      this.running = false
     }
     this.report.lateness = this.latency.summary()
     this.report.durationMs = Date.now() - started
