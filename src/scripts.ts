@@ -6,6 +6,7 @@ import claimLua from '../lua/claim.lua'
 import enqueueLua from '../lua/enqueue.lua'
 import getLua from '../lua/get.lua'
 import releaseLua from '../lua/release.lua'
+import reviveLua from '../lua/revive.lua'
 
 export type RedisClient = Redis | Cluster
 type Arg = string | number
@@ -18,6 +19,7 @@ export interface ScriptCommands {
   sdqClaim(numberOfKeys: number, ...args: Arg[]): Promise<unknown>
   sdqAck(...args: Arg[]): Promise<unknown>
   sdqRelease(...args: Arg[]): Promise<unknown>
+  sdqRevive(...args: Arg[]): Promise<unknown>
 }
 
 const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys?: number }> = {
@@ -27,6 +29,7 @@ const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys?: number
   sdqClaim: { lua: claimLua }, // variable key count: the due buckets to look at
   sdqAck: { lua: ackLua, numberOfKeys: 5 },
   sdqRelease: { lua: releaseLua, numberOfKeys: 6 },
+  sdqRevive: { lua: reviveLua, numberOfKeys: 6 },
 }
 
 const registered = new WeakSet<object>()
