@@ -1,0 +1,95 @@
+// Operator CLI: `npm run sdq -- <command>`. Reads the same settings as the functions (REDIS_URL, QUEUES, ...).
+//
+//   dead list [--queue Q] [--limit N]         jobs SQS refused on every attempt, with their last error
+//   dead retry <id>... [--delay-ms N]         schedule dead jobs again, unchanged
+//   dead retry --all [--queue Q] [--delay-ms N]
+//   redrive --dlq-url URL [--delay-ms N]      DLQ messages back into the delay queue, due in N ms (default 0)
+//   redrive --dlq-url URL --direct            DLQ messages straight back to their target queue
+//           [--max N]
+//   stats                                     counts per target queue
+import { parseArgs } from 'node:util'
+import { loadConfig } from '../config'
+import { DeadSet } from '../dead-set'
+import { createEngine, createSqsClient } from '../engine'
+import { DelayQueueError } from '../errors'
+import { redrive } from '../redrive'
+
+const USAGE = `usage:
+  sdq dead list [--queue Q] [--limit N]
+  sdq dead retry <id>... | --all [--queue Q]   [--delay-ms N]
+  sdq redrive --dlq-url URL [--delay-ms N | --direct] [--max N]
+  sdq stats`
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      queue: { type: 'string' },
+      limit: { type: 'string' },
+      'delay-ms': { type: 'string' },
+      all: { type: 'boolean' },
+      'dlq-url': { type: 'string' },
+      direct: { type: 'boolean' },
+      max: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+  const [command, sub, ...ids] = positionals
+  if (values.help || !command) {
+    console.log(USAGE)
+    return command ? 0 : 2
+  }
+  const number = (name: string, raw: string | undefined, fallback?: number) => {
+    if (raw === undefined) return fallback
+    if (!/^\d+$/.test(raw)) throw new UsageError(`--${name} must be a whole number`)
+    return Number(raw)
+  }
+  const config = loadConfig()
+  const engine = createEngine(config, { maxRetriesPerRequest: 1, commandTimeoutMs: 5_000 })
+  const dead = new DeadSet(engine.redis, engine.keys)
+  try {
+    if (command === 'stats') {
+      print(await engine.store.stats())
+    } else if (command === 'dead' && sub === 'list') {
+      for (const job of await dead.list({ queue: values.queue, limit: number('limit', values.limit, 100) })) print(job)
+    } else if (command === 'dead' && sub === 'retry') {
+      const delayMs = number('delay-ms', values['delay-ms'], 0)!
+      const targets = values.all ? (await dead.list({ queue: values.queue, limit: 1000 })).map((j) => j.id) : ids
+      if (targets.length === 0) throw new UsageError('name job ids, or --all')
+      for (const id of targets) print({ id, runAt: new Date(await dead.revive(id, delayMs)).toISOString() })
+    } else if (command === 'redrive') {
+      if (!values['dlq-url']) throw new UsageError('--dlq-url is required')
+      const sqs = createSqsClient(config)
+      const report = await redrive({
+        sqs,
+        dlqUrl: values['dlq-url'],
+        max: number('max', values.max),
+        mode: values.direct
+          ? { kind: 'direct', queues: config.queues }
+          : { kind: 'schedule', store: engine.store, delayMs: number('delay-ms', values['delay-ms'], 0)! },
+      })
+      sqs.destroy()
+      print(report)
+    } else {
+      throw new UsageError(`unknown command: ${positionals.join(' ')}`)
+    }
+    return 0
+  } finally {
+    await engine.close()
+  }
+}
+
+class UsageError extends Error {}
+
+function print(value: unknown) {
+  console.log(JSON.stringify(value))
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(e instanceof UsageError ? `${e.message}\n${USAGE}` : e instanceof DelayQueueError ? e.message : e)
+    process.exit(e instanceof UsageError ? 2 : 1)
+  },
+)
