@@ -1,0 +1,27 @@
+// A parsed message plus what the record says about this delivery.
+import type { SQSRecord } from 'aws-lambda'
+import type { JobMessage } from '../envelope'
+import type { Job } from './types'
+
+export function toJob<Payload>(message: JobMessage<Payload>, record: SQSRecord, receivedAtMs: number): Job<Payload> {
+  const job: Job<Payload> = {
+    ...message,
+    messageId: record.messageId,
+    attempt: Number(record.attributes?.ApproximateReceiveCount) || 1,
+    latenessMs: receivedAtMs - Date.parse(message.runAt),
+  }
+  if (record.attributes?.MessageGroupId) job.groupId = record.attributes.MessageGroupId
+  return job
+}
+
+/** The fields every log line about a job carries (never the payload). */
+export function jobLogKeys(job: Job<unknown>): Record<string, string | number> {
+  return {
+    jobId: job.id,
+    queue: job.queue,
+    attempt: job.attempt,
+    latenessMs: job.latenessMs,
+    messageId: job.messageId,
+    ...(job.groupId ? { groupId: job.groupId } : {}),
+  }
+}

@@ -1,0 +1,51 @@
+// The public types of the consumer toolkit.
+import type { Logger } from '@aws-lambda-powertools/logger'
+import type { SQSClient } from '@aws-sdk/client-sqs'
+import type { Context, SQSRecord } from 'aws-lambda'
+import type { JobMessage } from '../envelope'
+import type { BackoffPolicy } from './backoff'
+import type { IdempotencyOptions } from './idempotency'
+
+/** A job as the business code sees it: the message body plus how it was delivered. */
+export interface Job<Payload = unknown> extends JobMessage<Payload> {
+  /** SQS message id (changes if the scanner re-sends the job; the job id does not). */
+  messageId: string
+  /** 1 on the first delivery: the message's ApproximateReceiveCount. */
+  attempt: number
+  /** Milliseconds between the job's due time and the moment this invocation received it. */
+  latenessMs: number
+  /** FIFO queues only. */
+  groupId?: string
+}
+
+export interface JobContext {
+  /** Carries jobId, queue, attempt, latenessMs and messageId on every line. */
+  logger: Logger
+  lambdaContext: Context
+  record: SQSRecord
+}
+
+export type JobFunction<Payload, Result = unknown> = (job: Job<Payload>, ctx: JobContext) => Promise<Result> | Result
+
+export interface JobHandlerOptions<Payload> {
+  /** Validates and narrows the payload (e.g. a zod schema's `parse`); a throw makes the record malformed. */
+  parsePayload?: (payload: unknown) => Payload
+  /** Records of a standard-queue batch running at once. Default 10. FIFO batches always run in order. */
+  concurrency?: number
+  /** Delay before the next attempt of a failed record; `false` leaves it to the queue's visibility timeout. */
+  backoff?: Partial<BackoffPolicy> | false
+  /** Visibility given to malformed records: they never parse, so by default (0) they reach the DLQ quickly. */
+  malformedRetrySeconds?: number
+  /** Queue URL for ChangeMessageVisibility; default derived from each record's eventSourceARN. */
+  queueUrl?: string
+  /** Local runs only (fauxqs). Default `SQS_ENDPOINT` from the environment. */
+  sqsEndpoint?: string
+  /** An SQS client to use instead of the module-scope one (tests, custom retry settings). */
+  sqs?: SQSClient
+  /** Run the business code at most once per job (per expiry window). */
+  idempotency?: IdempotencyOptions
+  /** Default: a Powertools Logger with service `POWERTOOLS_SERVICE_NAME` or "delay-queue-consumer". */
+  logger?: Logger
+  /** Add the payload to the "job failed" log line. Off by default: payloads can hold personal data. */
+  logPayload?: boolean
+}
