@@ -86,12 +86,14 @@ export function validateBatch(body: unknown): unknown[] {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new ValidationError([{ path: '', message: 'must be an object: { "jobs": [ ... ] }' }])
   }
-  const extra = Object.keys(body).filter((k) => k !== 'jobs')
-  if (extra.length) throw new ValidationError(extra.map((k) => ({ path: k, message: 'is not a known field (known: jobs)' })))
+  const details: ErrorDetail[] = Object.keys(body)
+    .filter((k) => k !== 'jobs')
+    .map((k) => ({ path: k, message: 'is not a known field (known: jobs); a single job goes to POST /jobs' }))
   const jobs = (body as { jobs?: unknown }).jobs
   if (!Array.isArray(jobs)) {
-    throw new ValidationError([{ path: 'jobs', message: jobs === undefined ? 'is required' : 'must be an array of jobs' }])
+    details.push({ path: 'jobs', message: jobs === undefined ? 'is required' : 'must be an array of jobs' })
   }
+  if (details.length || !Array.isArray(jobs)) throw new ValidationError(details)
   if (jobs.length > MAX_BATCH_JOBS) {
     throw new ValidationError([{ path: 'jobs', message: `must hold at most ${MAX_BATCH_JOBS} jobs, got ${jobs.length}` }])
   }
@@ -146,37 +148,46 @@ export function parseIsoWithZone(text: string): number | undefined {
   return utc - offsetMin * 60_000
 }
 
+/** Deeper payloads are refused: consumers' JSON parsers (and JSON.stringify itself) recurse per level. */
+export const MAX_PAYLOAD_DEPTH = 100
+
 /**
  * JSON text of the payload. Refused: values JSON cannot carry (functions, BigInt, cycles), non-finite numbers
- * (JSON.stringify would silently turn them into null), and `__proto__` / `constructor.prototype` keys, which could
- * pollute prototypes in consumers that merge payloads into objects.
+ * (JSON.stringify would silently turn them into null), nesting deeper than MAX_PAYLOAD_DEPTH, and `__proto__` /
+ * `constructor.prototype` keys, which could pollute prototypes in consumers that merge payloads into objects.
  */
 function serializePayload(payload: unknown, fail: (path: string, message: string) => void): string | undefined {
+  const tooDeep = `must not nest deeper than ${MAX_PAYLOAD_DEPTH} levels`
   let json: string | undefined
   try {
     json = JSON.stringify(payload)
   } catch (e) {
-    fail('payload', `must be a JSON value (${e instanceof Error ? e.message : String(e)})`)
+    if (e instanceof RangeError) fail('payload', tooDeep) // the stack ran out: far deeper than the limit
+    else fail('payload', `must be a JSON value (${e instanceof Error ? e.message : String(e)})`)
     return undefined
   }
   if (json === undefined) {
     fail('payload', 'must be a JSON value')
     return undefined
   }
-  // Iterative walk: a deeply nested payload must not overflow the stack. No cycles here: stringify passed.
-  const stack: [unknown, string][] = [[payload, 'payload']]
+  // Iterative walk, so no depth can overflow the stack here. No cycles: stringify passed.
+  const stack: [unknown, string, number][] = [[payload, 'payload', 0]]
   while (stack.length) {
-    const [value, path] = stack.pop()!
+    const [value, path, depth] = stack.pop()!
     if (typeof value === 'number' && !Number.isFinite(value)) {
       fail(path, 'must be a finite number')
-    } else if (value !== null && typeof value === 'object' && !(typeof (value as { toJSON?: unknown }).toJSON === 'function')) {
+    } else if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON !== 'function') {
+      if (depth >= MAX_PAYLOAD_DEPTH) {
+        fail('payload', tooDeep)
+        return undefined
+      }
       for (const key of Object.keys(value)) {
         const child = (value as Record<string, unknown>)[key]
         const childPath = Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`
         if (key === '__proto__') fail(childPath, 'is not allowed (prototype pollution guard)')
         else if (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) {
           fail(`${childPath}.prototype`, 'is not allowed (prototype pollution guard)')
-        } else stack.push([child, childPath])
+        } else stack.push([child, childPath, depth + 1])
       }
     }
   }
