@@ -1,0 +1,231 @@
+// The fault suite's stage: a private redis-server and fauxqs (each in its own process), scanner workers as separate
+// OS processes, and the audit that counts lost and duplicated jobs.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { resolve } from 'node:path'
+import { DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs'
+import { startRedis, stopChild, type LocalRedis, type LocalRedisOptions } from '../../local/redis-server'
+import { localCredentials, startSqsProcess, type LocalSqs } from '../../local/sqs-endpoint'
+import { loadConfig, type Config } from '../../src/config'
+import { createEngine, type Engine } from '../../src/engine'
+import type { NewJob } from '../../src/store'
+import { countIds, createQueue, receiveAll } from '../support/sqs'
+
+const ROOT = resolve(__dirname, '../..')
+
+let bundled: Promise<string> | undefined
+/** The worker bundled once per test process, the way Lambda gets our code (Lua inlined as text). */
+export function workerBundle(): Promise<string> {
+  bundled ??= (async () => {
+    // @ts-expect-error plain ESM helper without types
+    const { bundle } = (await import('../../scripts/run-ts.mjs')) as { bundle(entry: string, out: string): Promise<string> }
+    return bundle(resolve(__dirname, 'scanner-worker.ts'), resolve(ROOT, '.build', `faults-${process.pid}`))
+  })()
+  return bundled
+}
+
+export interface Stage {
+  redis: LocalRedis
+  sqs: LocalSqs
+  sqsClient: SQSClient
+  queueUrl: string
+  /** The engine's configuration as a worker would read it (also used in this process). */
+  env: Record<string, string>
+  config: Config
+  engine: Engine
+  close(): Promise<void>
+}
+
+export interface StageOptions {
+  redis?: LocalRedisOptions
+  env?: Record<string, string>
+}
+
+/** Redis + fauxqs + one target queue ("orders") and an engine on them, in this process. */
+export async function startStage(options: StageOptions = {}): Promise<Stage> {
+  const [redis, sqs] = await Promise.all([startRedis(options.redis), startSqsProcess()])
+  const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: localCredentials, maxAttempts: 3 })
+  const queue = await createQueue(sqsClient, 'orders')
+  const env: Record<string, string> = {
+    REDIS_URL: redis.url,
+    QUEUES: JSON.stringify({ orders: queue.url }),
+    SQS_ENDPOINT: sqs.endpoint,
+    AWS_REGION: 'us-east-1',
+    KEY_PREFIX: `f-${randomBytes(3).toString('hex')}`,
+    SHARDS: '2',
+    DUE_BUCKETS: '1024',
+    CLAIM_BATCH_SIZE: '100',
+    LEASE_MS: '2000',
+    SAFETY_MARGIN_MS: '0',
+    POLL_INTERVAL_MS: '200',
+    DISPATCH_BACKOFF_BASE_MS: '100',
+    DISPATCH_BACKOFF_MAX_MS: '1000',
+    ...options.env,
+  }
+  const config = loadConfig(env)
+  const engine = createEngine(config, { commandTimeoutMs: 2_000 })
+  return {
+    redis,
+    sqs,
+    sqsClient,
+    queueUrl: queue.url,
+    env,
+    config,
+    engine,
+    async close() {
+      await engine.close().catch(() => undefined)
+      await sqsClient.send(new DeleteQueueCommand({ QueueUrl: queue.url })).catch(() => undefined)
+      sqsClient.destroy()
+      await Promise.all([redis.stop(), sqs.stop()])
+    },
+  }
+}
+
+export interface Worker {
+  child: ChildProcess
+  ready: Promise<void>
+  /** Counted loop reports and log lines, for assertions and figures. */
+  lines: Record<string, unknown>[]
+  kill9(): Promise<void>
+  stop(): Promise<void>
+}
+
+/** A scanner worker process with the stage's environment (plus overrides). */
+export async function spawnScanner(env: Record<string, string>): Promise<Worker> {
+  const entry = await workerBundle()
+  const child = spawn(process.execPath, [entry], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', NODE_PATH: resolve(ROOT, 'node_modules'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const lines: Record<string, unknown>[] = []
+  let buffer = ''
+  let onReady: () => void = () => {}
+  const ready = new Promise<void>((ok, fail) => {
+    onReady = ok
+    child.once('exit', (code, signal) => fail(new Error(`scanner worker exited (${code ?? signal}) before ready`)))
+  })
+  ready.catch(() => undefined)
+  child.stdout!.on('data', (d) => {
+    buffer += d
+    let at: number
+    while ((at = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, at)
+      buffer = buffer.slice(at + 1)
+      try {
+        const entry = JSON.parse(line) as Record<string, unknown>
+        if (entry.event === 'ready') onReady()
+        else if (lines.length < 10_000) lines.push(entry)
+      } catch {
+        // not ours
+      }
+    }
+  })
+  let stderr = ''
+  child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)))
+  child.once('exit', (code) => {
+    if (code && code !== 0) lines.push({ event: 'exit', code, stderr })
+  })
+  const exited = () => child.exitCode !== null || child.signalCode !== null
+  return {
+    child,
+    ready,
+    lines,
+    kill9: () =>
+      exited()
+        ? Promise.resolve()
+        : new Promise<void>((ok) => {
+            child.once('exit', () => ok())
+            child.kill('SIGKILL')
+          }),
+    stop: () => stopChild(child),
+  }
+}
+
+let seq = 0
+/** `n` jobs due now, ids unique to this run. */
+export function dueJobs(n: number, tag: string, payload: unknown = { n: 0 }): NewJob[] {
+  const run = `${tag}-${(++seq).toString(36)}`
+  return Array.from({ length: n }, (_, i) => ({
+    id: `${run}-${i}`,
+    queue: 'orders',
+    payloadJson: JSON.stringify(payload),
+    schedule: { delayMs: 0 },
+  }))
+}
+
+/** Enqueues in chunks (one pipeline per shard each); returns the ids Redis accepted. */
+export async function enqueueAll(engine: Engine, jobs: NewJob[], chunk = 1_000): Promise<string[]> {
+  const accepted: string[] = []
+  for (let i = 0; i < jobs.length; i += chunk) {
+    const results = await engine.store.enqueueMany(jobs.slice(i, i + chunk))
+    for (const r of results) if (!(r instanceof Error)) accepted.push(r.id)
+  }
+  return accepted
+}
+
+/** Polls until nothing is pending or inflight in Redis (or the time is up); returns whether it drained. */
+export async function waitForDrain(engine: Engine, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    try {
+      const stats = await engine.store.stats()
+      const pending = Object.values(stats.queues).reduce((n, q) => n + q.pending, 0)
+      if (pending === 0 && stats.inflight === 0) return true
+    } catch {
+      // Redis restarting: ask again
+    }
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  return false
+}
+
+export interface Audit {
+  accepted: number
+  received: number
+  distinct: number
+  /** Accepted, never reached SQS, and not pending or dead in Redis. */
+  lost: string[]
+  /** Extra copies received (a job received 3 times counts 2). */
+  duplicated: number
+  /** Accepted and still in Redis (pending, inflight or dead). */
+  stillInRedis: number
+  dead: number
+  /** Received ids that were never accepted (enqueue failed on the client's side but reached Redis). */
+  unaccepted: number
+}
+
+/** Receives everything in the queue and compares it with what was accepted and what Redis still holds. */
+export async function audit(stage: Stage, accepted: Iterable<string>): Promise<Audit> {
+  const counts = countIds(await receiveAll(stage.sqsClient, stage.queueUrl, 8))
+  const inRedis = new Set<string>()
+  const redis = stage.engine.redis as import('ioredis').Redis
+  for (const shard of stage.engine.keys.shards) for (const id of await redis.hkeys(shard.jobs)) inRedis.add(id)
+  const dead = (await stage.engine.store.stats()).dead
+  const acceptedSet = new Set(accepted)
+  const lost: string[] = []
+  for (const id of acceptedSet) if (!counts.has(id) && !inRedis.has(id)) lost.push(id)
+  let duplicated = 0
+  let received = 0
+  let unaccepted = 0
+  for (const [id, n] of counts) {
+    received += n
+    duplicated += n - 1
+    if (!acceptedSet.has(id)) unaccepted++
+  }
+  return {
+    accepted: acceptedSet.size,
+    received,
+    distinct: counts.size,
+    lost,
+    duplicated,
+    stillInRedis: [...acceptedSet].filter((id) => inRedis.has(id)).length,
+    dead,
+    unaccepted,
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Uniform random integer in [min, max]. */
+export const between = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1))
