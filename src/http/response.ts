@@ -15,7 +15,7 @@ export function noContent(): ApiResponse {
   return { statusCode: 204, headers: { 'cache-control': 'no-store' } }
 }
 
-/** Where a job can be looked up. Ids are URL-safe by rule; encoding is belt and braces. */
+/** Where a job can be looked up. Every id character ([A-Za-z0-9_.:-]) is legal in a path segment as is. */
 export function jobLocation(id: string): string {
-  return `/jobs/${encodeURIComponent(id)}`
+  return `/jobs/${id}`
 }

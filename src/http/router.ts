@@ -25,7 +25,10 @@ export interface MatchedRoute {
 export function matchRoute(event: APIGatewayProxyEventV2): MatchedRoute {
   const byKey = ROUTES.find((r) => r.key === event.routeKey)
   if (byKey) {
-    return byKey.key.includes('{id}') ? { name: byKey.name, id: event.pathParameters?.id ?? idFromPath(event) } : { name: byKey.name }
+    if (!byKey.key.includes('{id}')) return { name: byKey.name }
+    const id = event.pathParameters?.id
+    // "%" is never part of an id: a still-encoded parameter ("order-42%3Aclose") is decoded here.
+    return { name: byKey.name, id: id === undefined ? idFromPath(event) : id.includes('%') ? decodeSegment(id) : id }
   }
   const method = (event.requestContext?.http?.method ?? '').toUpperCase()
   const path = requestPath(event)
@@ -61,12 +64,16 @@ function matchPath(pattern: string, path: string): string | undefined {
   for (let i = 0; i < want.length; i++) {
     if (want[i] === '{id}') {
       if (!got[i]) return undefined
-      try {
-        id = decodeURIComponent(got[i]!)
-      } catch {
-        throw new ValidationError([{ path: 'id', message: 'is not a valid URL-encoded path segment' }])
-      }
+      id = decodeSegment(got[i]!)
     } else if (want[i] !== got[i]) return undefined
   }
   return id
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    throw new ValidationError([{ path: 'id', message: 'is not a valid URL-encoded path segment' }])
+  }
 }

@@ -32,7 +32,10 @@ describe('POST /jobs', () => {
       request('POST', '/jobs', { body: { queue: 'events.fifo', payload: {}, runAt: IN_30_DAYS, id: 'order-42:close', groupId: 'order-42' } }),
     )
     expect(res.statusCode).toBe(201)
-    expect(res.headers.location).toBe('/jobs/order-42%3Aclose')
+    expect(res.headers.location).toBe('/jobs/order-42:close')
+    const encoded = request('GET', '/jobs/order-42%3Aclose')
+    encoded.pathParameters = { id: 'order-42%3Aclose' } // should API Gateway pass it on still encoded
+    expect(bodyOf(await api.call(encoded)).id).toBe('order-42:close')
     expect(bodyOf(res)).toMatchObject({ id: 'order-42:close', groupId: 'order-42', runAt: new Date(IN_30_DAYS).toISOString() })
   })
 
