@@ -1,0 +1,51 @@
+// Retry delays: exponential in the attempt, capped, jittered within [d/2, d], whole seconds.
+import { describe, expect, it } from 'vitest'
+import { backoffSeconds, MAX_VISIBILITY_SECONDS } from '../../src/consumer/backoff'
+import { limitConcurrency } from '../../src/consumer/limit'
+
+const exact = { baseSeconds: 5, capSeconds: 900, jitter: false }
+
+describe('backoffSeconds', () => {
+  it('doubles with each attempt from the base', () => {
+    expect([1, 2, 3, 4, 5].map((a) => backoffSeconds(a, exact))).toEqual([5, 10, 20, 40, 80])
+  })
+
+  it('never exceeds the cap, nor SQS maximum visibility timeout', () => {
+    expect(backoffSeconds(20, exact)).toBe(900)
+    expect(backoffSeconds(1_000, { ...exact, capSeconds: 10 ** 9 })).toBe(MAX_VISIBILITY_SECONDS)
+  })
+
+  it('spreads jittered delays over the upper half of the exponential delay', () => {
+    const policy = { ...exact, jitter: true }
+    expect(backoffSeconds(3, policy, () => 0)).toBe(10)
+    expect(backoffSeconds(3, policy, () => 0.999999)).toBe(20)
+    for (let i = 0; i < 200; i++) {
+      const d = backoffSeconds(3, policy)
+      expect(d).toBeGreaterThanOrEqual(10)
+      expect(d).toBeLessThanOrEqual(20)
+    }
+  })
+
+  it('rounds up to whole seconds and treats a missing receive count as the first attempt', () => {
+    expect(backoffSeconds(1, { baseSeconds: 0.2, capSeconds: 10, jitter: false })).toBe(1)
+    expect(backoffSeconds(0, exact)).toBe(5)
+  })
+})
+
+describe('limitConcurrency', () => {
+  it('runs at most the limit at once and every call still completes', async () => {
+    let active = 0
+    let peak = 0
+    const work = limitConcurrency(3, async (n: number) => {
+      peak = Math.max(peak, ++active)
+      await new Promise((r) => setTimeout(r, 5))
+      active--
+      if (n === 4) throw new Error('four')
+      return n * 2
+    })
+    const results = await Promise.allSettled(Array.from({ length: 10 }, (_, n) => work(n)))
+    expect(peak).toBe(3)
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(9)
+    expect(results[4]!.status).toBe('rejected') // a failure frees its slot too
+  })
+})
