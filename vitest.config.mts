@@ -2,13 +2,33 @@ import { defineConfig } from 'vitest/config'
 // @ts-expect-error plain ESM helper without types
 import { luaTextVitePlugin } from './scripts/lua-text.mjs'
 
+// Two projects: every suite against one redis-server ("redis"), and the engine suites plus the cluster scenarios
+// against a local 3-master Redis Cluster ("cluster"). Each project has its own global setup: no shared settings
+// here that vitest would merge (arrays such as include / globalSetup are concatenated by `extends`).
 export default defineConfig({
   plugins: [luaTextVitePlugin()],
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'redis',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/cluster/**', '**/node_modules/**'],
+          globalSetup: ['test/support/global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'cluster',
+          include: ['test/engine/**/*.test.ts', 'test/cluster/**/*.test.ts'],
+          globalSetup: ['test/support/cluster-setup.ts'],
+        },
+      },
+    ],
   },
 })

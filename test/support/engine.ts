@@ -9,11 +9,16 @@ export function uniquePrefix(name = 't'): string {
   return `${name}-${randomBytes(4).toString('hex')}`
 }
 
+/**
+ * A store on the project's Redis: one redis-server, or (project "cluster") the local Redis Cluster, where the
+ * store has `inject('testShards')` shards by default so its jobs spread over the masters.
+ */
 export function testStore(options: { shards?: number; buckets?: number; prefix?: string } = {}) {
-  const redis = connectRedis({ url: inject('redisUrl') })
+  const clusterNodes = inject('redisClusterNodes')
+  const redis = clusterNodes?.length ? connectRedis({ clusterNodes }) : connectRedis({ url: inject('redisUrl') })
   const keys = new Keyspace({
     prefix: options.prefix ?? uniquePrefix(),
-    shards: options.shards ?? 1,
+    shards: options.shards ?? (clusterNodes?.length ? (inject('testShards') ?? 1) : 1),
     buckets: options.buckets ?? 64,
   })
   const store = new JobStore(redis, keys)

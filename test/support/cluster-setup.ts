@@ -1,0 +1,27 @@
+// Global setup of the "cluster" project: a local 3-master Redis Cluster and fauxqs on free loopback ports.
+// Tests get the seed nodes with `inject('redisClusterNodes')`; test/support/engine.ts's testStore() then connects
+// through connectRedis({ clusterNodes }) and spreads its jobs over `inject('testShards')` shards.
+import type { TestProject } from 'vitest/node'
+import { startRedisCluster } from '../../local/redis-cluster'
+import { startSqsInProcess } from '../../local/sqs-endpoint'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    redisClusterNodes?: string[]
+    /** Default shard count of testStore() in this project. */
+    testShards?: number
+  }
+}
+
+/** Shards per test store: several per master, so one store's jobs live on every node. */
+export const CLUSTER_TEST_SHARDS = 4
+
+export default async function setup(project: TestProject) {
+  const [cluster, sqs] = await Promise.all([startRedisCluster({ masters: 3 }), startSqsInProcess()])
+  project.provide('redisClusterNodes', cluster.addresses)
+  project.provide('testShards', CLUSTER_TEST_SHARDS)
+  project.provide('sqsEndpoint', sqs.endpoint)
+  return async () => {
+    await Promise.all([cluster.stop(), sqs.stop()])
+  }
+}
