@@ -194,17 +194,25 @@ function serializePayload(payload: unknown, fail: (path: string, message: string
   return json
 }
 
+const MAX_KEY_DETAILS = 10
+
 /** One zod issue -> details; unknown keys become one detail each, with a hint for likely typos. */
 function toDetails(issue: z.core.$ZodIssue): ErrorDetail[] {
   const path = formatPath(issue.path)
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => {
+    // Keys are the caller's text: bound how much of it the answer echoes.
+    const details = issue.keys.slice(0, MAX_KEY_DETAILS).map((key) => {
       const near = FIELDS.find((f) => closeEnough(f, key))
+      const name = key.length > 64 ? `${key.slice(0, 64)}...` : key
       return {
-        path: path ? `${path}.${key}` : key,
+        path: path ? `${path}.${name}` : name,
         message: `is not a known field${near ? ` (did you mean "${near}"?)` : ''}; known: ${FIELDS.join(', ')}`,
       }
     })
+    if (issue.keys.length > MAX_KEY_DETAILS) {
+      details.push({ path, message: `has ${issue.keys.length - MAX_KEY_DETAILS} more unknown fields` })
+    }
+    return details
   }
   if (issue.code === 'invalid_type' && issue.path.length === 0) {
     return [{ path: '', message: 'must be a JSON object: { "queue", "payload", "delayMs" | "runAt", "id", "groupId" }' }]

@@ -72,6 +72,15 @@ describe('job input validation', () => {
     expect(details[2]!.message).toMatch(/^is not a known field; known: queue, payload, delayMs, runAt, id, groupId$/)
   })
 
+  it('echoes at most 10 unknown fields, each cut to 64 characters', () => {
+    const input: Record<string, unknown> = { queue: 'orders', payload: 1, ['k'.repeat(10_000)]: 1 }
+    for (let i = 0; i < 50; i++) input[`extra${i}`] = i
+    const details = detailsOf(input)
+    expect(details).toHaveLength(11)
+    expect(details[0]!.path).toBe(`${'k'.repeat(64)}...`)
+    expect(details[10]).toEqual({ path: '', message: 'has 41 more unknown fields' })
+  })
+
   it('rejects __proto__ and constructor keys at the top level as unknown fields without touching prototypes', () => {
     const input = JSON.parse('{"queue":"orders","payload":1,"__proto__":{"polluted":true},"constructor":{"prototype":{}}}')
     expect(detailsOf(input).map((d) => d.path)).toEqual(['__proto__', 'constructor'])
