@@ -64,6 +64,8 @@ export async function startStage(options: StageOptions = {}): Promise<Stage> {
   }
   const config = loadConfig(env)
   const engine = createEngine(config, { commandTimeoutMs: 2_000 })
+  // The suite restarts and cuts Redis on purpose: reconnect errors are expected here, not news.
+  engine.redis.on('error', () => undefined)
   return {
     redis,
     sqs,
