@@ -1,0 +1,135 @@
+// `npm run bench [-- --quick]`: every figure of docs/benchmarks.md, measured in one run on this machine, against a
+// private redis-server and a fauxqs process that this run starts on free loopback ports and stops at the end.
+//
+// Why references are measured here and not quoted: the machine is shared and noisy (2 cores), so absolute rates
+// drift from run to run. Ratios against a raw reference taken in the same run, interleaved repetition by
+// repetition, are what stay comparable. Rates are medians over repetitions where a repetition is cheap.
+import './esm-interop' // first: lets the CommonJS bundle load fauxqs (ESM-only)
+import { writeFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
+import { resolve } from 'node:path'
+import { measureBurst, type BurstResult } from './burst'
+import { ENQUEUE_BATCH, ENQUEUE_BATCHES_IN_FLIGHT, measureEnqueue } from './enqueue'
+import { info, startBenchEnv } from './env'
+import { measureIdle } from './idle'
+import { SPREAD_MS, measureLateness } from './lateness'
+import { measureMemory } from './memory'
+import { measureRawRedis, type RawRedisResult } from './raw-redis'
+import { measureRawSqs, type RawSqsResult } from './raw-sqs'
+import { median } from './stats'
+import { fmt, printTable, type Row } from './table'
+
+const quick = process.argv.includes('--quick')
+const size = quick
+  ? { reps: 1, rawCalls: 20_000, enqueueJobs: 20_000, sqsMessages: 5_000, latenessJobs: 5_000, burstJobs: 5_000, idleSeconds: 4, memoryJobs: 250_000, memoryBuckets: 4_096 }
+  : { reps: 3, rawCalls: 100_000, enqueueJobs: 100_000, sqsMessages: 20_000, latenessJobs: 20_000, burstJobs: 20_000, idleSeconds: 10, memoryJobs: 1_000_000, memoryBuckets: undefined }
+
+const TARGETS = { enqueueRatio: 0.6, p50: 3, p99: 10, burstShare: 0.8, bytesPerJob: 350, idleCommands: 5 }
+
+const log = (msg: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`)
+
+async function main() {
+  const started = Date.now()
+  const load = [loadavg()[0]!]
+  const env = await startBenchEnv()
+  try {
+    const machine = {
+      date: new Date().toISOString(),
+      node: process.version,
+      redis: (await info(env.admin, 'server')).redis_version,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      mode: quick ? 'quick' : 'full',
+    }
+    console.log(`machine: node ${machine.node}, redis ${machine.redis}, ${machine.cpus} cpus (${machine.cpuModel}), mode ${machine.mode}`)
+
+    // 1. Enqueue vs raw EVALSHA, interleaved so both see the same background load.
+    const raw: RawRedisResult[] = []
+    const lib: number[] = []
+    for (let rep = 0; rep < size.reps; rep++) {
+      raw.push(await measureRawRedis(env, size.rawCalls, rep))
+      lib.push(await measureEnqueue(env, size.enqueueJobs, rep))
+      log(`redis rep ${rep + 1}: raw ${fmt.rate(raw.at(-1)!.callsPerSec)}, enqueueMany ${fmt.rate(lib.at(-1)!)}`)
+    }
+    const rawRate = median(raw.map((r) => r.callsPerSec))
+    const libRate = median(lib)
+    const enqueueRatio = median(lib.map((l, i) => l / raw[i]!.callsPerSec))
+
+    // 2. Burst drain vs raw SendMessageBatch, interleaved likewise.
+    const sqs: RawSqsResult[] = []
+    const bursts: BurstResult[] = []
+    for (let rep = 0; rep < size.reps; rep++) {
+      sqs.push(await measureRawSqs(env, size.sqsMessages, rep))
+      bursts.push(await measureBurst(env, size.burstJobs, rep))
+      const b = bursts.at(-1)!
+      log(`sqs rep ${rep + 1}: raw ${fmt.rate(sqs.at(-1)!.messagesPerSec)}, burst drain ${fmt.rate(b.drainPerSec)} (last in SQS after ${b.lastInSqsMs} ms, ${b.inQueue} in queue)`)
+    }
+    const sqsRate = median(sqs.map((s) => s.messagesPerSec))
+    const burstShare = median(bursts.map((b, i) => b.drainPerSec / sqs[i]!.messagesPerSec))
+    const burstLast = median(bursts.map((b) => b.lastInSqsMs))
+    const burstDrain = median(bursts.map((b) => b.drainPerSec))
+
+    // 3. Lateness of a steady stream.
+    const late = await measureLateness(env, size.latenessJobs)
+    log(`lateness: p50 ${late.p50} p90 ${late.p90} p99 ${late.p99} max ${late.max} ms over ${late.count} jobs (${late.inQueue} in queue, ${late.claims} claims)`)
+
+    // 4. Idle cost.
+    const idle = await measureIdle(env, size.idleSeconds)
+    log(`idle: ${idle.commandsPerSec.toFixed(2)} commands/s ${JSON.stringify(idle.breakdown)}`)
+
+    // 5. Memory per pending job (last: it is the biggest load, and the server is stopped right after).
+    const mem = await measureMemory(env, size.memoryJobs, size.memoryBuckets)
+    log(`memory: ${mem.bytesPerJob.toFixed(1)} bytes/job over ${mem.jobs} jobs, loaded at ${fmt.rate(mem.loadPerSec)}`)
+
+    load.push(loadavg()[0]!)
+    const reps = size.reps > 1 ? `median of ${size.reps}` : '1 run'
+    const rows: Row[] = [
+      { measure: 'raw Redis EVALSHA (ZADD+HSET script, 50 in flight)', value: fmt.rate(rawRate), note: `${reps}, ${fmt.int(size.rawCalls)} calls each` },
+      { measure: `raw SQS SendMessageBatch (10 x ${sqs[0]!.messageBytes} B, ${sqs[0]!.concurrency} in flight)`, value: fmt.rate(sqsRate), note: `${reps}, messages/s` },
+      { measure: `enqueue (enqueueMany, batches of ${ENQUEUE_BATCH}, ${ENQUEUE_BATCHES_IN_FLIGHT} in flight)`, value: fmt.rate(libRate), note: `${reps}, ${fmt.int(size.enqueueJobs)} jobs each` },
+      { measure: 'enqueue / raw EVALSHA', value: fmt.pct(enqueueRatio), target: `>= ${fmt.pct(TARGETS.enqueueRatio)}`, met: enqueueRatio >= TARGETS.enqueueRatio, note: 'median of per-rep ratios' },
+      ...(['p50', 'p90', 'p99', 'max'] as const).map((p): Row => ({
+        measure: `lateness ${p} (${fmt.int(late.count)} jobs over ${SPREAD_MS / 1000} s)`,
+        value: fmt.ms(late[p]),
+        ...(p === 'p50' ? { target: `<= ${TARGETS.p50} ms`, met: late.p50 <= TARGETS.p50 } : {}),
+        ...(p === 'p99' ? { target: `<= ${TARGETS.p99} ms`, met: late.p99 <= TARGETS.p99 } : {}),
+        note: p === 'p50' ? 'SQS accepted (onSent) - due, Redis clock' : '',
+      })),
+      { measure: `burst of ${fmt.int(size.burstJobs)}: last in SQS after`, value: fmt.ms(burstLast), note: reps },
+      { measure: 'burst drain rate', value: fmt.rate(burstDrain), note: reps },
+      { measure: 'burst drain / raw SQS rate', value: fmt.pct(burstShare), target: `>= ${fmt.pct(TARGETS.burstShare)}`, met: burstShare >= TARGETS.burstShare, note: 'median of per-rep ratios' },
+      { measure: `bytes per pending job (${fmt.int(mem.jobs)} jobs, ${fmt.int(mem.buckets)} buckets)`, value: mem.bytesPerJob.toFixed(1), target: `<= ${TARGETS.bytesPerJob}`, met: mem.bytesPerJob <= TARGETS.bytesPerJob, note: `buckets ${mem.bucketEncoding}${quick ? '; quick: not the target size' : ''}` },
+      { measure: `bare ZSET+HASH bytes per job (${fmt.int(size.rawCalls)} jobs)`, value: median(raw.map((r) => r.bytesPerJob)).toFixed(1), note: 'reference, from the raw EVALSHA runs' },
+      { measure: `idle scanner Redis commands/s (${idle.seconds.toFixed(1)} s)`, value: idle.commandsPerSec.toFixed(2), target: `<= ${TARGETS.idleCommands}`, met: idle.commandsPerSec <= TARGETS.idleCommands, note: Object.entries(idle.breakdown).map(([c, n]) => `${c} ${n.toFixed(1)}`).join(', ') },
+    ]
+    console.log(printTable(rows))
+    const targeted = rows.filter((r) => r.met !== undefined)
+    console.log(`targets met: ${targeted.filter((r) => r.met).length}/${targeted.length}` +
+      (targeted.some((r) => !r.met) ? `; missed: ${targeted.filter((r) => !r.met).map((r) => r.measure).join('; ')}` : ''))
+    console.log(`load average (1 min) at start ${load[0]!.toFixed(2)}, at end ${load[1]!.toFixed(2)}; took ${((Date.now() - started) / 1000).toFixed(0)} s`)
+
+    const results = {
+      machine: { ...machine, loadAverageStart: load[0], loadAverageEnd: load[1], seconds: (Date.now() - started) / 1000 },
+      sizes: size,
+      targets: TARGETS,
+      raw: { redis: raw, sqs },
+      enqueue: { perRep: lib, median: libRate, ratio: enqueueRatio },
+      lateness: late,
+      burst: { perRep: bursts, lastInSqsMs: burstLast, drainPerSec: burstDrain, share: burstShare },
+      memory: mem,
+      idle,
+      rows,
+    }
+    writeFileSync(resolve(process.cwd(), 'bench/results.json'), JSON.stringify(results, null, 2) + '\n')
+  } finally {
+    await env.stop()
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e)
+    process.exit(1)
+  },
+)
