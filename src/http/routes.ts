@@ -32,8 +32,9 @@ export const routes: Record<RouteName, RouteHandler> = {
     if (raw.bytes > options.maxBatchBytes) throw new BatchTooLargeError(raw.bytes, options.maxBatchBytes)
     const inputs = validateBatch(parseJson(raw))
     const results = await queue.scheduleMany(inputs)
-    // Per-job errors are our own (validation, size, conflict); anything else would have thrown out of scheduleMany.
-    return json(200, { results: results.map((r) => ('error' in r ? { error: errorBody(r.error) } : r)) })
+    // Per-job errors are our own (validation, size, conflict); anything else throws out of scheduleMany (500/503).
+    const internal = { code: 'InternalError', message: 'internal error' }
+    return json(200, { results: results.map((r) => ('error' in r ? { error: errorBody(r.error) ?? internal } : r)) })
   },
 
   async getJob(queue, _event, id) {
