@@ -1,0 +1,45 @@
+// Seed: a nudge one week after sign-up, pushed back each time the user is active. One "week" is 400 ms here.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { nudgeJobId, recordActivity, signUp } from '../../examples/signup-nudge/app'
+import { nudgeHandler } from '../../examples/signup-nudge/handler'
+import { Users } from '../../examples/signup-nudge/users'
+import { eventually, silentLogger, startPipeline } from '../support/pipeline'
+
+const WEEK = 400
+const users = new Users()
+const sent: { userId: string; at: number }[] = []
+let pipeline: Awaited<ReturnType<typeof startPipeline>>
+
+beforeAll(async () => {
+  const send = async (userId: string) => void sent.push({ userId, at: Date.now() })
+  pipeline = await startPipeline('nudges', (sqs) => nudgeHandler(users, send, WEEK, { sqs, logger: silentLogger() }))
+})
+afterAll(() => pipeline.stop())
+
+describe('example: sign-up nudge', () => {
+  it('nudges a quiet user a week after sign-up, and an active one a week after their last activity', async () => {
+    // prepare
+    await signUp(pipeline.queue, users, 'quiet', WEEK)
+    await signUp(pipeline.queue, users, 'busy', WEEK)
+    // act: "busy" comes back twice within the week
+    for (let i = 0; i < 2; i++) {
+      await new Promise((r) => setTimeout(r, WEEK / 2))
+      await recordActivity(pipeline.queue, users, 'busy', WEEK)
+    }
+    await eventually(() => sent.length === 2)
+    // assess
+    const at = (id: string) => sent.find((s) => s.userId === id)!.at
+    expect(at('quiet') - users.get('quiet')!.signedUpAt).toBeGreaterThanOrEqual(WEEK)
+    expect(at('busy') - users.get('busy')!.lastActiveAt).toBeGreaterThanOrEqual(WEEK)
+    expect(at('busy')).toBeGreaterThan(at('quiet'))
+    expect(await pipeline.store.get(nudgeJobId('busy'))).toBeNull()
+  })
+
+  it('keeps one job per user however often they are active', async () => {
+    await signUp(pipeline.queue, users, 'chatty', 60_000)
+    for (let i = 0; i < 20; i++) await recordActivity(pipeline.queue, users, 'chatty', 60_000)
+    expect((await pipeline.store.stats()).queues.nudges!.pending).toBe(1)
+    expect((await pipeline.store.get(nudgeJobId('chatty')))!.status).toBe('scheduled')
+    await pipeline.queue.cancel(nudgeJobId('chatty'))
+  })
+})

@@ -1,0 +1,75 @@
+// The whole chain at compressed time, for the examples: DelayQueue -> Redis -> scanner -> SQS (fauxqs) -> a
+// stand-in for Lambda's event source mapping -> the business handler.
+import { Logger } from '@aws-lambda-powertools/logger'
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda'
+import { inject } from 'vitest'
+import { DelayQueue } from '../../src/client'
+import { loadConfig } from '../../src/config'
+import { startSqsPoller } from '../../local/sqs-poller'
+import { testStore } from './engine'
+import { testScanner } from './scanner'
+import { createQueue, sqsClient } from './sqs'
+
+type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>
+
+export const silentLogger = () => new Logger({ logLevel: 'SILENT' })
+
+export function lambdaContext(name = 'example'): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${name}`,
+    memoryLimitInMB: '256',
+    awsRequestId: 'local',
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => 30_000,
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  }
+}
+
+/** Starts the chain for one target queue; `handler` is built once the queue URL is known. */
+export async function startPipeline(
+  queueName: string,
+  makeHandler: (sqs: ReturnType<typeof sqsClient>, queue: DelayQueue) => Handler,
+) {
+  const sqs = sqsClient()
+  const t = testStore()
+  const q = await createQueue(sqs, queueName, { VisibilityTimeout: '2' })
+  const config = loadConfig({ REDIS_URL: inject('redisUrl'), QUEUES: `${queueName}=${q.url}` })
+  const queue = new DelayQueue({ config, store: t.store })
+  const scan = testScanner(t, { queues: { [queueName]: q.url }, pollIntervalMs: 50 })
+  const scanning = scan.scanner.run(Date.now() + 120_000)
+  const handler = makeHandler(sqs, queue)
+  const poller = startSqsPoller({
+    sqs,
+    queueUrl: q.url,
+    queueArn: `arn:aws:sqs:us-east-1:000000000000:${q.name}`,
+    invoke: (event) => handler(event, lambdaContext()).then((r) => r ?? undefined),
+    waitTimeSeconds: 0,
+  })
+  return {
+    queue,
+    store: t.store,
+    async stop() {
+      await poller.stop()
+      scan.scanner.stop()
+      await scanning
+      await scan.close()
+      await t.close()
+      sqs.destroy()
+    },
+  }
+}
+
+/** Polls `check` every 20 ms until it holds (or fails after timeoutMs). */
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
