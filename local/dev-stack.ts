@@ -1,0 +1,185 @@
+// The whole stack on one machine, as serverless.yml declares it for the `local` stage:
+//   redis-server (private, AOF in .dev/redis, unless REDIS_URL is given) -> fauxqs (every target queue + DLQ)
+//   -> serverless-offline (API, scan, consumer) -> one scan invocation at a time, back to back (EventBridge's part)
+//   -> an SQS poller per consumer, invoking it through the Lambda endpoint (the event source mapping's part).
+import { SQSClient } from '@aws-sdk/client-sqs'
+import { resolve } from 'node:path'
+import { freePort } from './ports'
+import { startRedis, type LocalRedis } from './redis-server'
+import type { LocalSqs } from './sqs-endpoint'
+import { localSqsCredentials as localCredentials, startSqsChild } from './sqs-process'
+import { startSqsPoller, type SqsPoller } from './sqs-poller'
+import { invokeFunction, startOffline, type Offline } from './offline'
+import { readServiceSpec, type ServiceSpec } from './service-config'
+
+export interface DevStackOptions {
+  /** The repository (serverless.yml). Default: the current directory. */
+  root?: string
+  stage?: string
+  /** Use this Redis instead of starting one. */
+  redisUrl?: string
+  /** Where the private redis-server keeps its AOF; undefined with `persist: false` (tests). */
+  dataDir?: string
+  persist?: boolean
+  /** API port; 0 or undefined: a free one. */
+  httpPort?: number
+  lambdaPort?: number
+  sqsPort?: number
+  /** Extra settings for the functions (any name of docs/settings.md). */
+  env?: NodeJS.ProcessEnv
+  /** serverless-offline's and the handlers' output, line by line (default: stdout). */
+  onOutput?: (line: string) => void
+  /** The stack's own messages (default: stdout). */
+  log?: (message: string) => void
+}
+
+export interface DevStack {
+  apiUrl: string
+  lambdaUrl: string
+  sqsEndpoint: string
+  redisUrl: string
+  /** Target name -> local queue URL (what the functions get as QUEUES). */
+  queues: Record<string, string>
+  /** Target name -> its DLQ's local URL. */
+  deadLetterQueues: Record<string, string>
+  spec: ServiceSpec
+  stop(): Promise<void>
+}
+
+/** Pause before the next scan after a failed one, so a broken setting does not spin. */
+const SCAN_RETRY_PAUSE_MS = 2_000
+
+export async function startDevStack(options: DevStackOptions = {}): Promise<DevStack> {
+  const root = resolve(options.root ?? process.cwd())
+  const stage = options.stage ?? 'local'
+  const print = options.log ?? ((m: string) => process.stdout.write(`[dev] ${m}\n`))
+  let stopping = false
+  // Once stopping, the parts going down one by one make the others complain: nothing worth showing.
+  const log = (m: string) => stopping || print(m)
+  const stops: (() => Promise<void>)[] = []
+  const stopAll = async () => {
+    stopping = true
+    for (const stop of stops.splice(0).reverse()) await stop().catch((e) => print(`stop failed: ${e}`))
+  }
+
+  try {
+    const spec = await readServiceSpec(root, stage, { ...process.env, QUEUES: '' })
+
+    let redis: LocalRedis | undefined
+    let redisUrl = options.redisUrl
+    if (!redisUrl) {
+      const persist = options.persist ?? true
+      redis = await startRedis({ dataDir: persist ? (options.dataDir ?? resolve(root, '.dev/redis')) : undefined })
+      stops.push(() => redis!.stop())
+      redisUrl = redis.url
+      log(`redis-server on ${redisUrl}${persist ? ' (AOF in .dev/redis: jobs survive a restart)' : ''}`)
+    } else {
+      log(`Redis: ${redisUrl.replace(/\/\/[^@/]*@/, '//***@')}`)
+    }
+
+    const sqs: LocalSqs = await startSqsChild(root, options.sqsPort ?? 0)
+    stops.push(() => sqs.stop())
+    const urls = await createQueues(sqs, spec)
+    const queues: Record<string, string> = {}
+    const deadLetterQueues: Record<string, string> = {}
+    for (const q of spec.queues) (q.role === 'dlq' ? deadLetterQueues : queues)[q.target] = urls.get(q.logicalId)!.queueUrl
+    log(`local SQS on ${sqs.endpoint}: ${spec.queues.map((q) => q.queueName).join(', ')}`)
+
+    const [httpPort, lambdaPort, websocketPort, albPort] = await Promise.all([
+      options.httpPort || freePort(),
+      options.lambdaPort || freePort(),
+      freePort(),
+      freePort(),
+    ])
+    const offline: Offline = await startOffline({
+      root,
+      stage,
+      httpPort,
+      lambdaPort,
+      websocketPort,
+      albPort,
+      onOutput: options.onOutput,
+      env: {
+        ...process.env,
+        ...options.env,
+        REDIS_URL: redisUrl,
+        QUEUES: Object.entries(queues).map(([name, url]) => `${name}=${url}`).join(','),
+        SQS_ENDPOINT: sqs.endpoint,
+        AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+        // The local SQS endpoint takes any credentials; these keep the SDK from looking for real ones.
+        AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: localCredentials.secretAccessKey,
+      },
+    })
+    stops.push(() => offline.stop())
+
+    // The event source mappings: one poller per consumer function.
+    const client = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: localCredentials })
+    stops.push(async () => client.destroy())
+    for (const consumer of spec.consumers) {
+      const queue = urls.get(consumer.queueLogicalId)
+      if (!queue) throw new Error(`${consumer.function}: its queue ${consumer.queueLogicalId} is not a queue of this stack`)
+      const fnName = spec.functionNames[consumer.function]!
+      const poller: SqsPoller = startSqsPoller({
+        sqs: client,
+        queueUrl: queue.queueUrl,
+        queueArn: queue.queueArn,
+        batchSize: consumer.batchSize,
+        invoke: (event) => invokeFunction(offline.lambdaUrl, fnName, event) as Promise<any>,
+        onError: (e) => log(`${consumer.function}: ${e instanceof Error ? e.message : e}`),
+      })
+      stops.push(() => poller.stop())
+    }
+
+    // EventBridge's part, without waiting for the minute: one scan at a time, the next as soon as one returns.
+    if (spec.functionNames.scan) stops.push(keepScanning(offline.lambdaUrl, spec.functionNames.scan, log))
+
+    return {
+      apiUrl: offline.apiUrl,
+      lambdaUrl: offline.lambdaUrl,
+      sqsEndpoint: sqs.endpoint,
+      redisUrl,
+      queues,
+      deadLetterQueues,
+      spec,
+      stop: stopAll,
+    }
+  } catch (error) {
+    await stopAll()
+    throw error
+  }
+}
+
+async function createQueues(sqs: LocalSqs, spec: ServiceSpec) {
+  const created = new Map<string, { queueUrl: string; queueArn: string }>()
+  for (const q of spec.queues) {
+    const attributes = { ...q.attributes }
+    if (q.redrive) {
+      const dlq = created.get(q.redrive.dlqLogicalId)
+      if (!dlq) throw new Error(`${q.queueName}: its DLQ ${q.redrive.dlqLogicalId} is not a queue of this stack`)
+      attributes.RedrivePolicy = JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: q.redrive.maxReceiveCount })
+    }
+    created.set(q.logicalId, await sqs.createQueue(q.queueName, attributes))
+  }
+  return created
+}
+
+/** Invokes the scan function over and over, never two at once. Returns its stop(). */
+function keepScanning(lambdaUrl: string, functionName: string, log: (m: string) => void): () => Promise<void> {
+  const abort = new AbortController()
+  const loop = (async () => {
+    while (!abort.signal.aborted) {
+      try {
+        await invokeFunction(lambdaUrl, functionName, { source: 'local.dev', 'detail-type': 'Scheduled Event' }, abort.signal)
+      } catch (error) {
+        if (abort.signal.aborted) return
+        log(`scan: ${error instanceof Error ? error.message : error}`)
+        await new Promise((r) => setTimeout(r, SCAN_RETRY_PAUSE_MS))
+      }
+    }
+  })()
+  return async () => {
+    abort.abort()
+    await loop
+  }
+}

@@ -1,0 +1,73 @@
+// `npm run dev`: the whole stack in one command (local/dev-stack.ts); Ctrl-C stops every process it started.
+// Environment: REDIS_URL (use that Redis instead of a private one), PORT (API port, default 3000 when free),
+// LAMBDA_PORT (serverless-offline's Lambda endpoint, default 3002 when free), SQS_PORT (local SQS, default 9324
+// when free), and any setting of docs/settings.md (e.g. POLL_INTERVAL_MS) for the functions.
+import { freePort } from './ports'
+import { startDevStack, type DevStack } from './dev-stack'
+import { createServer } from 'node:net'
+
+/** The wanted port when it is free, else a free one (a second stack, another tool on 3000...). */
+async function portOr(wanted: string | undefined, fallback: number): Promise<number> {
+  const port = wanted ? Number(wanted) : fallback
+  if (wanted && !(Number.isInteger(port) && port > 0 && port < 65536)) throw new Error(`not a port: ${wanted}`)
+  const free = await new Promise<boolean>((ok) => {
+    const srv = createServer()
+    srv.once('error', () => ok(false))
+    srv.listen(port, '127.0.0.1', () => srv.close(() => ok(true)))
+  })
+  if (free) return port
+  if (wanted) throw new Error(`port ${port} is taken`)
+  return freePort()
+}
+
+async function main() {
+  const started = Date.now()
+  let starting: Promise<DevStack> | undefined
+  let stopping: Promise<void> | undefined
+  const stop = (signal: string) => {
+    stopping ??= (async () => {
+      console.log(`\n[dev] ${signal}: stopping...`)
+      // Mid-start, wait for the start to finish (or fail and clean up) so nothing it spawned is left behind.
+      await starting?.then((stack) => stack.stop(), () => {})
+      console.log('[dev] stopped')
+      process.exit(0)
+    })()
+  }
+  // Ctrl-C reaches this process twice (from the terminal and from scripts/run-ts.mjs): stop once.
+  process.on('SIGINT', () => stop('SIGINT'))
+  process.on('SIGTERM', () => stop('SIGTERM'))
+
+  const [httpPort, lambdaPort, sqsPort] = await Promise.all([
+    portOr(process.env.PORT, 3000),
+    portOr(process.env.LAMBDA_PORT, 3002),
+    portOr(process.env.SQS_PORT, 9324),
+  ])
+  starting = startDevStack({ redisUrl: process.env.REDIS_URL || undefined, httpPort, lambdaPort, sqsPort })
+  const stack = await starting
+  if (stopping) return
+
+  const target = Object.keys(stack.queues)[0]!
+  const consumer = stack.spec.consumers[0]
+  console.log(`
+[dev] ready in ${((Date.now() - started) / 1000).toFixed(1)} s
+  API            ${stack.apiUrl}   (routes: POST /jobs, POST /jobs/batch, GET|PUT|DELETE /jobs/{id}, GET /stats)
+  Lambda         ${stack.lambdaUrl}/2015-03-31/functions/<name>/invocations
+  local SQS      ${stack.sqsEndpoint}
+  Redis          ${stack.redisUrl}
+  queues         ${Object.entries(stack.queues).map(([n, u]) => `${n} -> ${u}`).join('\n                 ')}
+  scan           running back to back (no wait for the minute)
+  consumer       ${consumer ? `${consumer.function} reads "${stack.spec.queues.find((q) => q.logicalId === consumer.queueLogicalId)?.target}"` : 'none'}
+
+Try it (the example consumer prints the job about 3 s later):
+  curl -s -X POST ${stack.apiUrl}/jobs -H 'content-type: application/json' \\
+    -d '{"queue":"${target}","payload":{"hello":"world"},"delayMs":3000}'
+  curl -s ${stack.apiUrl}/stats
+
+Ctrl-C stops everything.
+`)
+}
+
+main().catch((error) => {
+  console.error('[dev] failed to start:', error instanceof Error ? error.message : error)
+  process.exit(1)
+})

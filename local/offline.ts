@@ -1,0 +1,118 @@
+// serverless-offline as a child process (the API on an HTTP port, every function behind the Lambda endpoint), and
+// direct invocations through that endpoint: how the local stack plays EventBridge and the SQS event source mapping.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { rmSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { slsBin } from './service-config'
+
+export interface OfflineOptions {
+  root: string
+  stage: string
+  httpPort: number
+  lambdaPort: number
+  /** Ports of listeners this stack does not use; they must not collide with anything either. */
+  websocketPort: number
+  albPort: number
+  /** Handlers see only what serverless.yml declares; these feed its ${env:...} variables. */
+  env: NodeJS.ProcessEnv
+  /** Every line serverless-offline and the handlers print (default: this process's stdout). */
+  onOutput?: (line: string) => void
+  readyTimeoutMs?: number
+}
+
+export interface Offline {
+  apiUrl: string
+  lambdaUrl: string
+  process: ChildProcess
+  stop(): Promise<void>
+}
+
+export async function startOffline(options: OfflineOptions): Promise<Offline> {
+  const { root, stage, httpPort, lambdaPort } = options
+  // Its own esbuild work folder: a parallel `serverless package` or a second stack cleans up only its own.
+  const workFolder = `.esbuild/offline-${process.pid}-${httpPort}`
+  const args = [
+    slsBin(root), 'offline', 'start', '--stage', stage, '--host', '127.0.0.1', '--noPrependStageInUrl', '--noSponsor',
+    '--httpPort', String(httpPort), '--lambdaPort', String(lambdaPort),
+    '--websocketPort', String(options.websocketPort), '--albPort', String(options.albPort),
+  ]
+  // A process group of its own (esbuild runs a service process under it): stop() ends the whole group.
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...options.env, SDQ_ESBUILD_WORK_FOLDER: workFolder, FORCE_COLOR: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  })
+  const print = options.onOutput ?? ((line: string) => process.stdout.write(`${line}\n`))
+  let ready!: () => void
+  const readyLine = new Promise<void>((ok) => (ready = ok))
+  for (const stream of [child.stdout!, child.stderr!]) {
+    let buffered = ''
+    stream.on('data', (chunk) => {
+      buffered += chunk
+      const lines = buffered.split('\n')
+      buffered = lines.pop()!
+      for (const line of lines) {
+        print(line)
+        if (line.includes('Server ready:')) ready()
+      }
+    })
+  }
+  const exited = new Promise<never>((_, fail) => {
+    child.once('error', fail)
+    child.once('exit', (code, signal) => fail(new Error(`serverless offline exited (${code ?? signal}) before it was ready`)))
+  })
+  const timeoutMs = options.readyTimeoutMs ?? 120_000
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new Error(`serverless offline was not ready after ${timeoutMs} ms`)), timeoutMs)
+  })
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const gone = new Promise<void>((ok) => child.once('exit', () => ok()))
+      killGroup(child, 'SIGTERM')
+      const force = setTimeout(() => killGroup(child, 'SIGKILL'), 5_000)
+      await gone
+      clearTimeout(force)
+    }
+    rmSync(resolve(root, workFolder), { recursive: true, force: true })
+  }
+
+  try {
+    await Promise.race([readyLine, exited, timeout])
+  } catch (error) {
+    await stop()
+    throw error
+  } finally {
+    clearTimeout(timer)
+  }
+  exited.catch(() => {}) // after readiness, an exit is reported by the caller's own checks
+  return { apiUrl: `http://127.0.0.1:${httpPort}`, lambdaUrl: `http://127.0.0.1:${lambdaPort}`, process: child, stop }
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
+  try {
+    process.kill(-child.pid!, signal)
+  } catch {
+    child.kill(signal)
+  }
+}
+
+/** Thrown when the handler failed (serverless-offline answers 200 with X-Amz-Function-Error, like Lambda). */
+export class FunctionInvokeError extends Error {}
+
+/** A synchronous (RequestResponse) invocation: resolves with the handler's return value. */
+export async function invokeFunction(lambdaUrl: string, functionName: string, event: unknown, signal?: AbortSignal): Promise<unknown> {
+  const res = await fetch(`${lambdaUrl}/2015-03-31/functions/${encodeURIComponent(functionName)}/invocations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-amz-invocation-type': 'RequestResponse' },
+    body: JSON.stringify(event),
+    signal,
+  })
+  const text = await res.text()
+  if (res.status !== 200 || res.headers.get('x-amz-function-error')) {
+    throw new FunctionInvokeError(`${functionName} failed (${res.status}): ${text.slice(0, 2000)}`)
+  }
+  return text ? JSON.parse(text) : undefined
+}
