@@ -178,24 +178,24 @@ describe('jobHandler on a standard queue', () => {
   })
 
   it('hides a failed message for the backoff delay, longer than the queue visibility timeout', async () => {
-    // prepare: queue visibility 1 s, backoff 2 s on the first failure
-    const queue = await createQueue(unique('backoff'))
+    // prepare: queue visibility 2 s, backoff 4 s on the first failure (margins for a busy machine)
+    const queue = await createQueue(unique('backoff'), { VisibilityTimeout: '2' })
     const id = unique('job')
     await sendJob(queue.queueUrl, id, {})
     const handler = jobHandler(async () => {
       throw new Error('down')
-    }, options({ backoff: { baseSeconds: 2, jitter: false } }))
+    }, options({ backoff: { baseSeconds: 4, jitter: false } }))
     const event = await receiveEvent(queue.queueUrl, queue.queueArn, 1)
     // act
     const response = await handler(event, lambdaContext())
     const failedAt = Date.now()
     // assess
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: event.Records[0]!.messageId }])
-    await sleep(1_300)
-    expect(await receiveNow(queue.queueUrl)).toEqual([]) // the queue's 1 s alone would have shown it by now
-    const again = await receiveNow(queue.queueUrl, 3)
+    await sleep(2_700)
+    expect(await receiveNow(queue.queueUrl)).toEqual([]) // the queue's 2 s alone would have shown it by now
+    const again = await receiveNow(queue.queueUrl, 5)
     expect(again).toHaveLength(1)
-    expect(Date.now() - failedAt).toBeGreaterThanOrEqual(1_900)
+    expect(Date.now() - failedAt).toBeGreaterThanOrEqual(3_900)
     expect(again[0]!.Attributes!.ApproximateReceiveCount).toBe('2')
   })
 
