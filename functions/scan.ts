@@ -2,7 +2,8 @@
 // margin, so consecutive invocations overlap by a few seconds (claims make the overlap safe).
 import type { Context } from 'aws-lambda'
 import { loadConfig } from '../src/config'
-import { createEngine, createScanner, createSqsClient } from '../src/engine'
+import { createEngine } from '../src/engine'
+import { createScanner, createSqsClient } from '../src/scan-engine'
 
 const config = loadConfig()
 const engine = createEngine(config)

@@ -4,6 +4,8 @@ import type { Config } from './config'
 import { withScripts, type ScriptedClient } from './scripts'
 
 export interface ConnectOptions {
+  /** Where connection errors go (at most one line per 10 s). Default: a JSON line on stderr. */
+  onError?: (entry: { msg: string; error: string; suppressed: number }) => void
   /** Fail a command after this long rather than waiting for a reconnect (the API answers 503 instead). */
   commandTimeoutMs?: number
   /** How many times ioredis retries a command across reconnects before failing it. */
@@ -37,8 +39,32 @@ export function connectRedis(config: Config['redis'], options: ConnectOptions = 
       const at = node.lastIndexOf(':')
       return { host: node.slice(0, at), port: Number(node.slice(at + 1)) }
     })
-    return withScripts(new Cluster(nodes, clusterOptions))
+    return reportErrors(withScripts(new Cluster(nodes, clusterOptions)), options.onError)
   }
   const url = config.url!
-  return withScripts(new Redis(url, { ...common, tls: url.startsWith('rediss://') ? {} : undefined }))
+  return reportErrors(withScripts(new Redis(url, { ...common, tls: url.startsWith('rediss://') ? {} : undefined })), options.onError)
+}
+
+const ERROR_LOG_INTERVAL_MS = 10_000
+
+/**
+ * Without an 'error' listener ioredis prints "Unhandled error event" on every failed reconnect, flooding the logs
+ * during an outage. Commands still fail (and callers answer 503 / back off); this only reports, rate-limited.
+ */
+function reportErrors<T extends ScriptedClient>(client: T, onError?: ConnectOptions['onError']): T {
+  const report =
+    onError ?? ((entry) => process.stderr.write(`${JSON.stringify({ level: 'warn', ...entry })}\n`))
+  let last = 0
+  let suppressed = 0
+  client.on('error', (e: unknown) => {
+    const now = Date.now()
+    if (now - last < ERROR_LOG_INTERVAL_MS) {
+      suppressed++
+      return
+    }
+    last = now
+    report({ msg: 'redis connection error', error: e instanceof Error ? e.message : String(e), suppressed })
+    suppressed = 0
+  })
+  return client
 }

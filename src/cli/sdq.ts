@@ -10,7 +10,8 @@
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../config'
 import { DeadSet } from '../dead-set'
-import { createEngine, createSqsClient } from '../engine'
+import { createEngine } from '../engine'
+import { createSqsClient } from '../scan-engine'
 import { DelayQueueError } from '../errors'
 import { redrive } from '../redrive'
 

@@ -5,7 +5,8 @@
 //   MAX_IN_FLIGHT  leased-but-unsettled jobs per scanner (default: the engine's, 8 claims)
 // It prints one JSON line per event on stdout: {"event":"ready"} once subscribed, {"event":"loop",...} per loop.
 import { loadConfig } from '../../src/config'
-import { createEngine, createScanner, createSqsClient } from '../../src/engine'
+import { createEngine } from '../../src/engine'
+import { createScanner, createSqsClient } from '../../src/scan-engine'
 
 const config = loadConfig()
 const engine = createEngine(config)

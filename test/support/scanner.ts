@@ -2,7 +2,7 @@
 import type { Redis } from 'ioredis'
 import { inject } from 'vitest'
 import { Dispatcher } from '../../src/dispatcher'
-import { createSqsClient } from '../../src/engine'
+import { createSqsClient } from '../../src/scan-engine'
 import type { Keyspace } from '../../src/keys'
 import { Leases, type LeaseOptions } from '../../src/leases'
 import { Scanner, type ScanReport, type ScannerOptions } from '../../src/scanner'

@@ -1,0 +1,24 @@
+// One keep-alive SQS client: many SendMessageBatch calls share its sockets (no TLS handshake per batch).
+import { SQSClient } from '@aws-sdk/client-sqs'
+import { NodeHttpHandler } from '@smithy/node-http-handler'
+import { Agent as HttpAgent } from 'node:http'
+import { Agent } from 'node:https'
+import type { Config } from './config'
+
+export function createSqsClient(config: Pick<Config, 'region' | 'sqsEndpoint' | 'sendConcurrency'>): SQSClient {
+  const agentOptions = { keepAlive: true, maxSockets: Math.max(50, config.sendConcurrency * 2) }
+  return new SQSClient({
+    region: config.region,
+    ...(config.sqsEndpoint
+      ? { endpoint: config.sqsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+    requestHandler: new NodeHttpHandler({
+      httpAgent: new HttpAgent(agentOptions),
+      httpsAgent: new Agent(agentOptions),
+      connectionTimeout: 2_000,
+      requestTimeout: 10_000,
+    }),
+    // The scanner retries on its own terms (release with backoff); one quick SDK retry covers blips.
+    maxAttempts: 2,
+  })
+}
