@@ -38,11 +38,15 @@ function resolveSettings<Payload, Result>(
   if (backoff && !(backoff.baseSeconds >= 0 && backoff.capSeconds >= backoff.baseSeconds)) {
     throw new RangeError(`backoff needs 0 <= baseSeconds <= capSeconds, got ${JSON.stringify(backoff)}`)
   }
+  const concurrency = options.concurrency ?? 10
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(`concurrency must be an integer >= 1, got ${concurrency}`)
+  }
   const endpoint = options.sqsEndpoint ?? process.env.SQS_ENDPOINT
   return {
     run,
     parsePayload: options.parsePayload,
-    concurrency: options.concurrency ?? 10,
+    concurrency,
     backoff,
     malformedRetrySeconds: options.malformedRetrySeconds ?? 0,
     queueUrl: options.queueUrl,

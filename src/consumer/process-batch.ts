@@ -10,10 +10,10 @@ import { IdempotencyAlreadyInProgressError } from '@aws-lambda-powertools/idempo
 import type { Logger } from '@aws-lambda-powertools/logger'
 import type { SQSClient } from '@aws-sdk/client-sqs'
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
+import { Semaphore } from '../semaphore'
 import { backoffSeconds, type BackoffPolicy } from './backoff'
 import { jobLogKeys, toJob } from './delivery'
 import { MalformedMessageError } from './errors'
-import { limitConcurrency } from './limit'
 import { parseJobMessage } from './parse-message'
 import { isFifoArn, parseQueueArn, queueUrlFromArn } from './queue-arn'
 import { delayRetries } from './retry-delay'
@@ -78,6 +78,9 @@ export async function processJobBatch<Payload>(
   }
 
   const records = event.Records ?? []
+  // Powertools' parallel mode starts every record at once, and a batch can hold up to 10,000 records (with a
+  // batching window): too many for a database or an API.
+  const slots = new Semaphore(settings.concurrency)
   const arn = records[0]?.eventSourceARN ?? ''
   const response = isFifoArn(arn)
     ? await processPartialResponse(event, handleRecord, new SqsFifoPartialProcessorAsync(), {
@@ -88,7 +91,7 @@ export async function processJobBatch<Payload>(
       })
     : await processPartialResponse(
         event,
-        limitConcurrency(settings.concurrency, handleRecord),
+        (record: SQSRecord) => slots.run(() => handleRecord(record)),
         new BatchProcessor(EventType.SQS),
         { context, processInParallel: true, throwOnFullBatchFailure: false },
       )

@@ -1,7 +1,7 @@
 // Retry delays: exponential in the attempt, capped, jittered within [d/2, d], whole seconds.
 import { describe, expect, it } from 'vitest'
+import { jobHandler } from '../../src/consumer'
 import { backoffSeconds, MAX_VISIBILITY_SECONDS } from '../../src/consumer/backoff'
-import { limitConcurrency } from '../../src/consumer/limit'
 
 const exact = { baseSeconds: 5, capSeconds: 900, jitter: false }
 
@@ -32,20 +32,9 @@ describe('backoffSeconds', () => {
   })
 })
 
-describe('limitConcurrency', () => {
-  it('runs at most the limit at once and every call still completes', async () => {
-    let active = 0
-    let peak = 0
-    const work = limitConcurrency(3, async (n: number) => {
-      peak = Math.max(peak, ++active)
-      await new Promise((r) => setTimeout(r, 5))
-      active--
-      if (n === 4) throw new Error('four')
-      return n * 2
-    })
-    const results = await Promise.allSettled(Array.from({ length: 10 }, (_, n) => work(n)))
-    expect(peak).toBe(3)
-    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(9)
-    expect(results[4]!.status).toBe('rejected') // a failure frees its slot too
+describe('jobHandler options', () => {
+  it('refuses a concurrency or a backoff that cannot work, at cold start', () => {
+    expect(() => jobHandler(async () => {}, { concurrency: 0 })).toThrow(/concurrency must be an integer >= 1/)
+    expect(() => jobHandler(async () => {}, { backoff: { baseSeconds: 10, capSeconds: 5 } })).toThrow(/baseSeconds <= capSeconds/)
   })
 })
