@@ -354,6 +354,20 @@ describe('jobHandler with idempotency (real Redis)', () => {
     expect(await receiveNow(queue.queueUrl)).toEqual([])
   })
 
+  it('fails the job, without running it, when the idempotency store is unreachable', async () => {
+    // prepare: a client to a port nobody listens on, failing commands at once instead of queueing them
+    const down = new Redis({ host: '127.0.0.1', port: 1, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null })
+    let runs = 0
+    const handler = jobHandler(async () => void runs++, options({ backoff: false, idempotency: { redis: down } }))
+    const record = toRecord({ MessageId: 'm1', ReceiptHandle: 'rh', Body: jobBody(unique('job'), {}), Attributes: { ApproximateReceiveCount: '1' } }, 'arn:aws:sqs:us-east-1:000000000000:idem-down')
+    // act
+    const response = await handler({ Records: [record] }, lambdaContext())
+    // assess
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }])
+    expect(runs).toBe(0)
+    down.disconnect()
+  })
+
   it('runs a job again after its business code failed', async () => {
     // prepare
     const queue = await createQueue(unique('idem-fail'))
