@@ -1,0 +1,75 @@
+// The consumer toolkit on FIFO queues: order within a message group survives failures and retries.
+import type { SQSEvent } from 'aws-lambda'
+import { afterAll, describe, expect, it } from 'vitest'
+import { jobHandler, type Job } from '../../src/consumer'
+import {
+  closeFixtures,
+  createQueue,
+  drive,
+  eventually,
+  jobBody,
+  lambdaContext,
+  options,
+  sendJob,
+  toRecord,
+  unique,
+} from './fixtures'
+
+afterAll(closeFixtures)
+
+describe('jobHandler on a FIFO queue', () => {
+  it('stops a message group at its first failure within a batch and keeps other groups going', async () => {
+    // prepare: fauxqs hands out one message per group per receive, so this batch (several messages of a group,
+    // as AWS delivers them) is built here; backoff is off, so nothing talks to SQS.
+    const arn = `arn:aws:sqs:us-east-1:000000000000:${unique('orders')}.fifo`
+    const layout = [['a1', 'A'], ['a2', 'A'], ['b1', 'B'], ['a3', 'A'], ['b2', 'B']] as const
+    const event: SQSEvent = {
+      Records: layout.map(([id, group], n) =>
+        toRecord(
+          {
+            MessageId: `m-${id}`,
+            ReceiptHandle: `rh-${id}`,
+            Body: jobBody(id, {}),
+            Attributes: { ApproximateReceiveCount: '1', MessageGroupId: group, SequenceNumber: String(n) },
+          },
+          arn,
+        ),
+      ),
+    }
+    const runs: string[] = []
+    const handler = jobHandler(async (job: Job) => {
+      runs.push(job.id)
+      if (job.id === 'a2') throw new Error('a2 fails')
+    }, options({ backoff: false }))
+    // act
+    const response = await handler(event, lambdaContext())
+    // assess: a3 must not overtake a2; group B is unaffected
+    expect(runs).toEqual(['a1', 'a2', 'b1', 'b2'])
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-a2' }, { itemIdentifier: 'm-a3' }])
+  })
+
+  it('retries a failed FIFO message before the rest of its group, after its backoff', async () => {
+    // prepare
+    const queue = await createQueue(`${unique('order')}.fifo`, { FifoQueue: 'true' })
+    const [a1, a2, a3, b1, b2] = ['a1', 'a2', 'a3', 'b1', 'b2'].map((s) => unique(s)) as string[] as [
+      string, string, string, string, string,
+    ]
+    for (const [id, group] of [[a1, 'A'], [a2, 'A'], [b1, 'B'], [a3, 'A'], [b2, 'B']] as const) {
+      await sendJob(queue.queueUrl, id, {}, group)
+    }
+    const runs: { id: string; attempt: number; group?: string }[] = []
+    const handler = jobHandler(async (job: Job) => {
+      runs.push({ id: job.id, attempt: job.attempt, group: job.groupId })
+      if (job.id === a2 && job.attempt === 1) throw new Error('a2 fails once')
+    }, options())
+    // act
+    const run = drive(handler, queue)
+    await eventually(() => runs.some((r) => r.id === a3))
+    await run.stop()
+    // assess
+    const group = (g: string) => runs.filter((r) => r.group === g).map((r) => `${r.id}#${r.attempt}`)
+    expect(group('A')).toEqual([`${a1}#1`, `${a2}#1`, `${a2}#2`, `${a3}#1`])
+    expect(group('B')).toEqual([`${b1}#1`, `${b2}#1`])
+  })
+})
+

@@ -1,0 +1,160 @@
+// Shared scenario helpers for the consumer suites: uniquely named fauxqs queues (with DLQs), messages exactly as the
+// scanner sends them, Lambda-shaped events and contexts, and the local event source mapping.
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { Logger } from '@aws-lambda-powertools/logger'
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs'
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda'
+import { expect, inject } from 'vitest'
+import { localCredentials } from '../../local/sqs-endpoint'
+import { startSqsPoller, toRecord, type SqsPoller } from '../../local/sqs-poller'
+import type { JobHandlerOptions } from '../../src/consumer'
+import { JOB_ID_ATTRIBUTE, messageBody } from '../../src/envelope'
+
+export const sqsEndpoint = inject('sqsEndpoint')
+export const sqs = new SQSClient({ endpoint: sqsEndpoint, region: 'us-east-1', credentials: localCredentials })
+const silent = new Logger({ logLevel: 'SILENT' })
+const pollers: SqsPoller[] = []
+
+/** For afterAll: stops every poller still running and the client. */
+export async function closeFixtures(): Promise<void> {
+  await Promise.all(pollers.map((p) => p.stop()))
+  sqs.destroy()
+}
+
+export const unique = (name: string) => `${name}-${randomUUID().slice(0, 8)}`
+
+export { sleep, toRecord }
+
+export async function createQueue(name: string, attributes: Record<string, string> = {}) {
+  const { QueueUrl } = await sqs.send(
+    new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '1', ...attributes } }),
+  )
+  const a = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }))
+  return { queueUrl: QueueUrl!, queueArn: a.Attributes!.QueueArn! }
+}
+
+/** A target queue whose messages move to a DLQ after `maxReceiveCount` receives. */
+export async function queueWithDlq(name: string, maxReceiveCount: number, attributes: Record<string, string> = {}) {
+  const fifo = name.endsWith('.fifo')
+  const dlq = await createQueue(fifo ? name.replace(/\.fifo$/, '-dlq.fifo') : `${name}-dlq`, attributes)
+  const queue = await createQueue(name, {
+    ...attributes,
+    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount }),
+  })
+  return { ...queue, dlq }
+}
+
+/** A message exactly as the scanner sends it (src/envelope.ts). */
+export async function sendJob(queueUrl: string, id: string, payload: unknown, groupId?: string): Promise<void> {
+  await sendRaw(queueUrl, jobBody(id, payload), id, groupId)
+}
+
+export function jobBody(id: string, payload: unknown, dueMs = Date.now() - 25): string {
+  return messageBody({ id, queue: 'orders', payloadJson: JSON.stringify(payload), dueMs, createdAtMs: dueMs - 1000 }, dueMs)
+}
+
+export async function sendRaw(queueUrl: string, body: string, jobId: string, groupId?: string): Promise<void> {
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: queueUrl,
+      MessageBody: body,
+      MessageAttributes: { [JOB_ID_ATTRIBUTE]: { DataType: 'String', StringValue: jobId } },
+      ...(groupId ? { MessageGroupId: groupId, MessageDeduplicationId: randomUUID() } : {}),
+    }),
+  )
+}
+
+/** Receives `count` messages and shapes them as Lambda would (for driving the handler directly). */
+export async function receiveEvent(queueUrl: string, queueArn: string, count: number): Promise<SQSEvent> {
+  const records: SQSEvent['Records'] = []
+  for (let tries = 0; records.length < count && tries < 10; tries++) {
+    const out = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: Math.min(10, count - records.length),
+        WaitTimeSeconds: 1,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+    )
+    for (const m of out.Messages ?? []) records.push(toRecord(m, queueArn))
+  }
+  expect(records).toHaveLength(count)
+  return { Records: records }
+}
+
+export async function receiveNow(queueUrl: string, waitTimeSeconds = 0) {
+  const out = await sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: 10,
+      WaitTimeSeconds: waitTimeSeconds,
+      MessageSystemAttributeNames: ['All'],
+      VisibilityTimeout: 30,
+    }),
+  )
+  return out.Messages ?? []
+}
+
+export function lambdaContext(): Context {
+  const deadline = Date.now() + 30_000
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'consumer-test',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:consumer-test',
+    memoryLimitInMB: '256',
+    awsRequestId: randomUUID(),
+    logGroupName: '/aws/lambda/consumer-test',
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => deadline - Date.now(),
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  }
+}
+
+/** Runs the handler behind the local event source mapping; keeps every answer it gave. */
+export function drive(handler: (e: SQSEvent, c: Context) => Promise<SQSBatchResponse>, queue: { queueUrl: string; queueArn: string }) {
+  const answers: { event: SQSEvent; response: SQSBatchResponse }[] = []
+  const poller = startSqsPoller({
+    sqs,
+    ...queue,
+    waitTimeSeconds: 1,
+    invoke: async (event) => {
+      const response = await handler(event, lambdaContext())
+      answers.push({ event, response })
+      return response
+    },
+  })
+  pollers.push(poller)
+  return { answers, stop: () => poller.stop() }
+}
+
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time')
+    await sleep(50)
+  }
+}
+
+export const options = (extra: JobHandlerOptions<unknown> = {}): JobHandlerOptions<unknown> => ({
+  sqsEndpoint,
+  logger: silent,
+  backoff: { baseSeconds: 1, jitter: false },
+  ...extra,
+})
+
+/** Deletes a message as the event source mapping does for a record that succeeded. */
+export async function deleteRecord(queueUrl: string, receiptHandle: string): Promise<void> {
+  await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle }))
+}

@@ -1,0 +1,83 @@
+// The consumer toolkit with idempotency on (Powertools over a real redis-server): the business code runs once per
+// job, however often SQS or the scanner delivers it.
+import { Redis } from 'ioredis'
+import { afterAll, describe, expect, inject, it } from 'vitest'
+import { jobHandler } from '../../src/consumer'
+import {
+  closeFixtures,
+  createQueue,
+  drive,
+  eventually,
+  jobBody,
+  lambdaContext,
+  options,
+  receiveNow,
+  sendJob,
+  sendRaw,
+  sleep,
+  toRecord,
+  unique,
+} from './fixtures'
+
+afterAll(closeFixtures)
+
+describe('jobHandler with idempotency (real Redis)', () => {
+  const redis = new Redis(inject('redisUrl'))
+  afterAll(() => redis.quit())
+
+  it('runs the business code once when the same job is delivered twice', async () => {
+    // prepare: two copies of one job (what a lost ack or an SQS duplicate produces), with different dispatch times
+    const queue = await createQueue(unique('idem'))
+    const id = unique('job')
+    const due = Date.now() - 10
+    await sendRaw(queue.queueUrl, jobBody(id, { x: 1 }, due), id)
+    await sendRaw(queue.queueUrl, jobBody(id, { x: 1 }, due).replace(/"dispatchedAt":"[^"]+"/, `"dispatchedAt":"${new Date().toISOString()}"`), id)
+    let runs = 0
+    const handler = jobHandler(async () => {
+      runs++
+      await sleep(200) // the copies may arrive together: the second must wait for the first, not run beside it
+    }, options({ idempotency: { redis, keyPrefix: unique('idem') } }))
+    // act
+    const run = drive(handler, queue)
+    const settled = () =>
+      run.answers.reduce((n, a) => n + a.event.Records.length - a.response.batchItemFailures.length, 0)
+    await eventually(() => settled() === 2)
+    await run.stop()
+    // assess
+    expect(runs).toBe(1)
+    await sleep(1_200)
+    expect(await receiveNow(queue.queueUrl)).toEqual([])
+  })
+
+  it('fails the job, without running it, when the idempotency store is unreachable', async () => {
+    // prepare: a client to a port nobody listens on, failing commands at once instead of queueing them
+    const down = new Redis({ host: '127.0.0.1', port: 1, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null })
+    let runs = 0
+    const handler = jobHandler(async () => void runs++, options({ backoff: false, idempotency: { redis: down } }))
+    const record = toRecord({ MessageId: 'm1', ReceiptHandle: 'rh', Body: jobBody(unique('job'), {}), Attributes: { ApproximateReceiveCount: '1' } }, 'arn:aws:sqs:us-east-1:000000000000:idem-down')
+    // act
+    const response = await handler({ Records: [record] }, lambdaContext())
+    // assess
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }])
+    expect(runs).toBe(0)
+    down.disconnect()
+  })
+
+  it('runs a job again after its business code failed', async () => {
+    // prepare
+    const queue = await createQueue(unique('idem-fail'))
+    const id = unique('job')
+    await sendJob(queue.queueUrl, id, {})
+    const attempts: number[] = []
+    const handler = jobHandler(async (job) => {
+      attempts.push(job.attempt)
+      if (job.attempt === 1) throw new Error('first try fails')
+    }, options({ idempotency: { redis, keyPrefix: unique('idem') } }))
+    // act
+    const run = drive(handler, queue)
+    await eventually(() => attempts.length === 2)
+    await run.stop()
+    // assess
+    expect(attempts).toEqual([1, 2])
+  })
+})

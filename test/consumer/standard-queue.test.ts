@@ -1,0 +1,134 @@
+// The consumer toolkit on real fauxqs standard queues: what a business Lambda's author relies on — partial batch
+// failures, backoff, the DLQ, malformed messages and a bound on concurrency.
+import { afterAll, describe, expect, it } from 'vitest'
+import { jobHandler } from '../../src/consumer'
+import {
+  closeFixtures,
+  createQueue,
+  deleteRecord,
+  drive,
+  eventually,
+  lambdaContext,
+  options,
+  queueWithDlq,
+  receiveEvent,
+  receiveNow,
+  sendJob,
+  sendRaw,
+  sleep,
+  unique,
+} from './fixtures'
+
+afterAll(closeFixtures)
+
+describe('jobHandler on a standard queue', () => {
+  it('retries only the records that failed in a partial batch', async () => {
+    // prepare
+    const queue = await createQueue(unique('partial'))
+    const ids = ['a', 'b', 'c', 'd'].map((s) => unique(s))
+    for (const id of ids) await sendJob(queue.queueUrl, id, { n: id })
+    const runs: string[] = []
+    const handler = jobHandler(async (job) => {
+      runs.push(`${job.id}#${job.attempt}`)
+      if (job.id === ids[1] && job.attempt === 1) throw new Error('transient')
+    }, options())
+    // act
+    const run = drive(handler, queue)
+    await eventually(() => runs.includes(`${ids[1]}#2`))
+    await run.stop()
+    // assess
+    expect(runs.sort()).toEqual([`${ids[0]}#1`, `${ids[1]}#1`, `${ids[1]}#2`, `${ids[2]}#1`, `${ids[3]}#1`].sort())
+    const failures = run.answers.flatMap((a) => a.response.batchItemFailures)
+    expect(failures).toHaveLength(1)
+    await sleep(1_200) // past the queue's visibility timeout: anything left undeleted would be receivable
+    expect(await receiveNow(queue.queueUrl)).toEqual([])
+  })
+
+  it('hides a failed message for the backoff delay, longer than the queue visibility timeout', async () => {
+    // prepare: queue visibility 2 s, backoff 4 s on the first failure (margins for a busy machine)
+    const queue = await createQueue(unique('backoff'), { VisibilityTimeout: '2' })
+    const id = unique('job')
+    await sendJob(queue.queueUrl, id, {})
+    const handler = jobHandler(async () => {
+      throw new Error('down')
+    }, options({ backoff: { baseSeconds: 4, jitter: false } }))
+    const event = await receiveEvent(queue.queueUrl, queue.queueArn, 1)
+    // act
+    const response = await handler(event, lambdaContext())
+    const failedAt = Date.now()
+    // assess
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: event.Records[0]!.messageId }])
+    await sleep(2_700)
+    expect(await receiveNow(queue.queueUrl)).toEqual([]) // the queue's 2 s alone would have shown it by now
+    const again = await receiveNow(queue.queueUrl, 5)
+    expect(again).toHaveLength(1)
+    expect(Date.now() - failedAt).toBeGreaterThanOrEqual(3_900)
+    expect(again[0]!.Attributes!.ApproximateReceiveCount).toBe('2')
+  })
+
+  it('moves a job that keeps failing to the DLQ after maxReceiveCount attempts', async () => {
+    // prepare
+    const queue = await queueWithDlq(unique('dlq'), 2)
+    const id = unique('job')
+    await sendJob(queue.queueUrl, id, { orderId: 42 })
+    const attempts: number[] = []
+    const handler = jobHandler(async (job) => {
+      attempts.push(job.attempt)
+      throw new Error('always')
+    }, options())
+    // act
+    const run = drive(handler, queue)
+    let dead: Awaited<ReturnType<typeof receiveNow>> = []
+    await eventually(async () => (dead = await receiveNow(queue.dlq.queueUrl)).length > 0)
+    await run.stop()
+    // assess
+    expect(attempts).toEqual([1, 2])
+    expect(JSON.parse(dead[0]!.Body!)).toMatchObject({ id, payload: { orderId: 42 } })
+  })
+
+  it('fails only the malformed record of a batch and sends it to the DLQ without backoff', async () => {
+    // prepare: backoff of 30 s would keep a failed *job* out of the DLQ for the whole test
+    const queue = await queueWithDlq(unique('malformed'), 2)
+    const good = unique('good')
+    await sendRaw(queue.queueUrl, '{"id": "broken", "payload": ', 'broken')
+    await sendJob(queue.queueUrl, good, { ok: true })
+    const runs: string[] = []
+    const handler = jobHandler(async (job) => void runs.push(job.id), options({ backoff: { baseSeconds: 30 } }))
+    const event = await receiveEvent(queue.queueUrl, queue.queueArn, 2)
+    const bad = event.Records.find((r) => r.body.startsWith('{"id": "broken"'))!
+    // act
+    const response = await handler(event, lambdaContext())
+    // assess: the batch survived and only the malformed record is reported
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: bad.messageId }])
+    expect(runs).toEqual([good])
+    // act: settle that batch as AWS would, then let the poller carry on
+    const run = drive(handler, queue)
+    await deleteRecord(queue.queueUrl, event.Records.find((r) => r !== bad)!.receiptHandle)
+    let dead: Awaited<ReturnType<typeof receiveNow>> = []
+    await eventually(async () => (dead = await receiveNow(queue.dlq.queueUrl)).length > 0, 10_000)
+    await run.stop()
+    // assess
+    expect(dead.map((m) => m.Body)).toEqual([bad.body])
+    expect(runs).toEqual([good])
+  })
+
+  it('runs at most `concurrency` records of a batch at once', async () => {
+    // prepare
+    const queue = await createQueue(unique('bound'), { VisibilityTimeout: '30' })
+    for (let i = 0; i < 6; i++) await sendJob(queue.queueUrl, unique(`j${i}`), { i })
+    let active = 0
+    let peak = 0
+    const handler = jobHandler(async () => {
+      peak = Math.max(peak, ++active)
+      await sleep(50)
+      active--
+    }, options({ concurrency: 2 }))
+    const event = await receiveEvent(queue.queueUrl, queue.queueArn, 6)
+    // act
+    const response = await handler(event, lambdaContext())
+    // assess
+    expect(response.batchItemFailures).toEqual([])
+    expect(peak).toBe(2)
+  })
+})
+
