@@ -10,6 +10,7 @@ import { IdempotencyAlreadyInProgressError } from '@aws-lambda-powertools/idempo
 import type { Logger } from '@aws-lambda-powertools/logger'
 import type { SQSClient } from '@aws-sdk/client-sqs'
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
+import { JOB_ID_ATTRIBUTE } from '../envelope'
 import { Semaphore } from '../semaphore'
 import { backoffSeconds, type BackoffPolicy } from './backoff'
 import { jobLogKeys, toJob } from './delivery'
@@ -50,7 +51,9 @@ export async function processJobBatch<Payload>(
     const parsed = parseJobMessage(record.body, settings.parsePayload)
     if (!parsed.ok) {
       retryIn.set(record.messageId, settings.malformedRetrySeconds)
-      logger.error('malformed message', { messageId: record.messageId, attempt, reason: parsed.reason })
+      // The jobId attribute is readable even when the body is not: it tells an operator which job this was.
+      const jobId = record.messageAttributes?.[JOB_ID_ATTRIBUTE]?.stringValue
+      logger.error('malformed message', { messageId: record.messageId, jobId, attempt, reason: parsed.reason })
       throw new MalformedMessageError(record.messageId, parsed.reason)
     }
     const job = toJob(parsed.message, record, receivedAtMs)

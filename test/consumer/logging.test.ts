@@ -12,7 +12,16 @@ const context = { functionName: 'consumer', awsRequestId: 'req-1', getRemainingT
 function event(bodies: string[], receiveCount = '3'): SQSEvent {
   return {
     Records: bodies.map((Body, n) =>
-      toRecord({ MessageId: `m${n}`, ReceiptHandle: `rh${n}`, Body, Attributes: { ApproximateReceiveCount: receiveCount } }, ARN),
+      toRecord(
+        {
+          MessageId: `m${n}`,
+          ReceiptHandle: `rh${n}`,
+          Body,
+          Attributes: { ApproximateReceiveCount: receiveCount },
+          MessageAttributes: { jobId: { DataType: 'String', StringValue: `job-of-m${n}` } },
+        },
+        ARN,
+      ),
     ),
   }
 }
@@ -77,7 +86,11 @@ describe('consumer logs', () => {
     })
     const refused = lines.filter((l) => l.message === 'could not delay the retry: the queue visibility timeout applies')
     expect(refused.map((l) => l.messageId).sort()).toEqual(['m0', 'm1'])
-    expect(lines.find((l) => l.message === 'malformed message')).toMatchObject({ messageId: 'm1', reason: 'body is not JSON' })
+    expect(lines.find((l) => l.message === 'malformed message')).toMatchObject({
+      messageId: 'm1',
+      jobId: 'job-of-m1', // from the message attribute: the body could not be read
+      reason: 'body is not JSON',
+    })
     expect(JSON.stringify(lines)).not.toContain('s3cr3t')
   })
 })
