@@ -30,7 +30,7 @@ export function connectRedis(config: Config['redis'], options: ConnectOptions = 
         password: auth?.password ? decodeURIComponent(auth.password) : undefined,
         tls: auth?.protocol === 'rediss:' ? {} : undefined,
       },
-      clusterRetryStrategy: (times) => Math.min(100 * times, 2_000),
+      clusterRetryStrategy: clusterRetry(options.maxRetriesPerRequest ?? 2),
       // Managed clusters (ElastiCache, MemoryDB) announce node addresses behind TLS names: keep them as given.
       dnsLookup: (address, callback) => callback(null, address),
       slotsRefreshTimeout: 2_000,
@@ -43,6 +43,23 @@ export function connectRedis(config: Config['redis'], options: ConnectOptions = 
   }
   const url = config.url!
   return reportErrors(withScripts(new Redis(url, { ...common, tls: url.startsWith('rediss://') ? {} : undefined })), options.onError)
+}
+
+/**
+ * Keep reconnecting to the cluster, but do not let commands wait for it forever: ioredis's Cluster holds them in its
+ * offline queue until it is ready, with no limit (a wrong password or an unreachable cluster would hang every call
+ * until the Lambda times out). After `maxRetries` failed attempts in a row, fail what is queued, as the single-node
+ * client does with maxRetriesPerRequest; callers answer 503 / back off.
+ */
+function clusterRetry(maxRetries: number) {
+  return function (this: Cluster, times: number, reason?: Error): number {
+    if (times > maxRetries) {
+      ;(this as unknown as { flushQueue?(e: Error): void }).flushQueue?.(
+        new Error(`Redis Cluster unavailable after ${times - 1} attempts: ${reason?.message ?? 'no node answered'}`),
+      )
+    }
+    return Math.min(100 * times, 2_000)
+  }
 }
 
 const ERROR_LOG_INTERVAL_MS = 10_000
