@@ -14,8 +14,8 @@ export async function measureLateness(env: BenchEnv, jobs: number): Promise<Perc
     env,
     'lateness',
     async (store) => {
-      // Leave time to enqueue everything before the first one is due.
-      const first = Date.now() + 2_500
+      // Leave time to enqueue everything before the first one is due (0.5-3 s here, depending on the neighbours).
+      const first = Date.now() + 5_000
       const all: NewJob[] = Array.from({ length: jobs }, (_, i) =>
         benchJob(jobId('l', i), { atMs: first + Math.floor((i * SPREAD_MS) / jobs) }),
       )

@@ -3,6 +3,9 @@
 //                                                      script vs the real enqueue script, and the client's share
 //   node scripts/run-ts.mjs bench/profile.ts sqs       raw SendMessageBatch rate, 5 times in a row (warm-up drift)
 //   node scripts/run-ts.mjs bench/profile.ts lateness  the lateness scenario with Redis commandstats and the
+//   node scripts/run-ts.mjs bench/profile.ts split     the lateness scenario with each job's lateness split into
+//                                                      claim (Redis time at claim - due) and send (accepted - claim),
+//                                                      plus SendMessageBatch calls, entries per call, round trips
 //   node scripts/run-ts.mjs bench/profile.ts claim     cost of one claim on a shard with nothing due, by how many
 //                                                      bucket hints it carries in KEYS and returns (src/leases.ts
 //                                                      sends max(limit, 16) = 250 with the shipped defaults)
@@ -13,6 +16,13 @@ import { measureLateness } from './lateness'
 import { measureRawRedis } from './raw-redis'
 import { measureRawSqs } from './raw-sqs'
 import { fmt } from './table'
+import { Dispatcher } from '../src/dispatcher'
+import { createEngine } from '../src/engine'
+import { createSqsClient } from '../src/scan-engine'
+import { Leases } from '../src/leases'
+import { Scanner } from '../src/scanner'
+import type { ScriptedClient } from '../src/scripts'
+import { percentiles, sleep } from './stats'
 import { benchJob, jobId } from './data'
 import { Keyspace } from '../src/keys'
 import { connectRedis } from '../src/redis'
@@ -74,6 +84,71 @@ async function claimCost(env: BenchEnv) {
   await redis.quit()
 }
 
+/** The scanner as createScanner wires it, with the claim and the SQS client instrumented. */
+async function latenessSplit(env: BenchEnv, jobs: number) {
+  await flush(env.admin)
+  const queue = await env.queue('split')
+  const config = env.config(queue.url)
+  const engine = createEngine(config)
+  const sqs = createSqsClient(config)
+  const claimLate = new Map<string, number>()
+  const claimSizes: number[] = []
+  class TimedLeases extends Leases {
+    override async claim(...args: Parameters<Leases['claim']>) {
+      const r = await super.claim(...args)
+      if (r.jobs.length) claimSizes.push(r.jobs.length)
+      for (const j of r.jobs) claimLate.set(j.id, r.redisNowMs - j.dueMs)
+      return r
+    }
+  }
+  const calls: { entries: number; ms: number }[] = []
+  const send = sqs.send.bind(sqs) as (c: unknown) => Promise<unknown>
+  ;(sqs as unknown as { send: typeof send }).send = async (command) => {
+    const t0 = performance.now()
+    try {
+      return await send(command)
+    } finally {
+      const entries = (command as { input?: { Entries?: unknown[] } }).input?.Entries?.length ?? 0
+      calls.push({ entries, ms: performance.now() - t0 })
+    }
+  }
+  const leases = new TimedLeases(engine.redis, {
+    leaseMs: config.leaseMs, maxAttempts: config.maxDispatchAttempts,
+    backoffBaseMs: config.dispatchBackoffBaseMs, backoffMaxMs: config.dispatchBackoffMaxMs,
+  })
+  const dispatcher = new Dispatcher({ sqs, queues: config.queues, concurrency: config.sendConcurrency, maxBatchBytes: config.maxMessageBytes })
+  const subscriber = (engine.redis.duplicate as () => ScriptedClient).call(engine.redis)
+  const total: number[] = []
+  const sendPart: number[] = []
+  const scanner = new Scanner({
+    leases, dispatcher, keys: engine.keys, subscriber, pollIntervalMs: config.pollIntervalMs, claimBatchSize: config.claimBatchSize,
+    onSent: (job, _at, late) => {
+      total.push(late)
+      sendPart.push(late - (claimLate.get(job.id) ?? 0))
+    },
+  })
+  const run = scanner.run(Date.now() + 120_000)
+  await sleep(500)
+  const first = Date.now() + 5_000
+  const all = Array.from({ length: jobs }, (_, i) => benchJob(jobId('p', i), { atMs: first + Math.floor((i * 10_000) / jobs) }))
+  for (let b = 0; b < jobs; b += 100) await engine.store.enqueueMany(all.slice(b, b + 100))
+  while (total.length < jobs) await sleep(50)
+  scanner.stop()
+  await run
+  await subscriber.quit()
+  sqs.destroy()
+  await engine.close()
+  await queue.remove()
+  const line = (label: string, p: ReturnType<typeof percentiles>) =>
+    console.log(`${label.padEnd(34)} p50 ${p.p50.toFixed(1)}  p90 ${p.p90.toFixed(1)}  p99 ${p.p99.toFixed(1)}  max ${p.max.toFixed(1)} ms`)
+  line('lateness (accepted - due)', percentiles(total))
+  line('  claim part (claimed - due)', percentiles([...claimLate.values()]))
+  line('  send part (accepted - claimed)', percentiles(sendPart))
+  line('SendMessageBatch round trip', percentiles(calls.map((c) => c.ms)))
+  const entries = percentiles(calls.map((c) => c.entries))
+  console.log(`SendMessageBatch calls ${calls.length}, entries per call p50 ${entries.p50} p90 ${entries.p90} max ${entries.max}; claims with jobs ${claimSizes.length}, jobs per claim p50 ${percentiles(claimSizes).p50}`)
+}
+
 async function main() {
   const what = process.argv[2] ?? 'redis'
   const env = await startBenchEnv()
@@ -86,9 +161,12 @@ async function main() {
         console.log(`  -> ${fmt.rate(lib)}`)
       }
     } else if (what === 'sqs') {
-      for (let rep = 0; rep < 5; rep++) {
-        const r = await measureRawSqs(env, 20_000, rep)
-        console.log(`raw sqs rep ${rep + 1}: ${fmt.rate(r.messagesPerSec)}`)
+      // Per-request vs per-message cost of the endpoint: same concurrency, 1, 3 and 10 entries per call.
+      for (let rep = 0; rep < 2; rep++) {
+        for (const perBatch of [10, 3, 1]) {
+          const r = await measureRawSqs(env, perBatch * 1_500, rep, perBatch)
+          console.log(`raw sqs, ${perBatch} per call: ${fmt.rate(r.messagesPerSec)} messages, ${fmt.rate(r.messagesPerSec / perBatch)} calls`)
+        }
       }
     } else if (what === 'lateness') {
       const jobs = Number(process.argv[3] ?? 20_000)
@@ -96,6 +174,7 @@ async function main() {
       console.log(r)
     }
     else if (what === 'claim') await claimCost(env)
+    else if (what === 'split') await latenessSplit(env, Number(process.argv[3] ?? 20_000))
     await flush(env.admin)
     void commandCalls
   } finally {

@@ -15,14 +15,14 @@ export interface RawSqsResult {
   messageBytes: number
 }
 
-export async function measureRawSqs(env: BenchEnv, messages: number, rep: number): Promise<RawSqsResult> {
+export async function measureRawSqs(env: BenchEnv, messages: number, rep: number, perBatch = 10): Promise<RawSqsResult> {
   const queue = await env.queue('raw')
   const config = env.config(queue.url)
   const sqs = createSqsClient(config)
   const now = Date.now()
   const entries = (batch: number) =>
-    Array.from({ length: 10 }, (_, i) => {
-      const id = jobId(`s${rep}`, batch * 10 + i)
+    Array.from({ length: perBatch }, (_, i) => {
+      const id = jobId(`s${rep}`, batch * perBatch + i)
       const body = messageBody({ id, queue: TARGET, payloadJson: PAYLOAD_JSON, dueMs: now, createdAtMs: now }, now)
       return {
         Id: `e${i}`,
@@ -39,13 +39,13 @@ export async function measureRawSqs(env: BenchEnv, messages: number, rep: number
     // both processes' JITs settle (a cold fauxqs measured at a third of its warm rate in trials).
     const warm = 300
     await inFlight(warm, config.sendConcurrency, (b) => send(b))
-    const batches = Math.ceil(messages / 10)
+    const batches = Math.ceil(messages / perBatch)
     const started = performance.now()
     await inFlight(batches, config.sendConcurrency, (b) => send(warm + b))
     const seconds = (performance.now() - started) / 1000
     const sample = messageBody({ id: jobId('s', 0), queue: TARGET, payloadJson: PAYLOAD_JSON, dueMs: now, createdAtMs: now }, now)
     return {
-      messagesPerSec: (batches * 10) / seconds,
+      messagesPerSec: (batches * perBatch) / seconds,
       concurrency: config.sendConcurrency,
       messageBytes: messageBytes(sample, jobId('s', 0)),
     }
