@@ -241,7 +241,7 @@ export async function guard<T>(promise: Promise<T>): Promise<T> {
   } catch (e) {
     if (e instanceof DelayQueueError || e instanceof TypeError || e instanceof RangeError) throw e
     const message = e instanceof Error ? e.message : String(e)
-    if (e instanceof Error && e.name === 'ReplyError' && !/^(OOM|LOADING|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY)/.test(message)) {
+    if (e instanceof Error && e.name === 'ReplyError' && !/^(OOM|LOADING|CLUSTERDOWN|TRYAGAIN|MOVED|ASK|MASTERDOWN|READONLY)/.test(message)) {
       throw e
     }
     throw new StoreUnavailableError(e)
