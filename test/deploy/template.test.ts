@@ -1,0 +1,237 @@
+// What `serverless package --stage prod` builds, read from the CloudFormation template: run like a clean CI machine
+// (no AWS credentials or config files, none of our settings in the environment, no network).
+import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { inflateRawSync } from 'node:zlib'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const root = resolve(__dirname, '../..')
+type Json = Record<string, any>
+
+/** Every environment variable src/config.ts reads (the Lambda runtime provides the AWS_* ones). */
+function configSettingNames(): string[] {
+  const source = readFileSync(resolve(root, 'src/config.ts'), 'utf8')
+  const names = new Set<string>()
+  for (const m of source.matchAll(/env\.([A-Z][A-Z0-9_]+)/g)) names.add(m[1]!)
+  for (const m of source.matchAll(/int\('([A-Z][A-Z0-9_]+)'/g)) names.add(m[1]!)
+  names.delete('AWS_REGION')
+  names.delete('AWS_DEFAULT_REGION')
+  return [...names].sort()
+}
+
+/** Runs this repository's osls; no AWS credentials can be found, and serverless.yml's defaults apply. */
+async function sls(args: string[]): Promise<string> {
+  const drop = new Set(configSettingNames())
+  const env: NodeJS.ProcessEnv = {}
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AWS_') && !k.startsWith('SDQ_') && !drop.has(k)) env[k] = v
+  // An esbuild work folder of its own, so a dev stack or another packaging run keeps its build.
+  const workFolder = `.esbuild/test-${randomBytes(4).toString('hex')}`
+  Object.assign(env, {
+    SDQ_ESBUILD_WORK_FOLDER: workFolder,
+    AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials',
+    AWS_CONFIG_FILE: '/nonexistent/config',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    FORCE_COLOR: '0',
+  })
+  try {
+    return await new Promise<string>((ok, fail) =>
+      execFile(
+        process.execPath,
+        [resolve(root, 'node_modules/serverless/bin/serverless.js'), ...args],
+        { cwd: root, env, maxBuffer: 64 << 20, timeout: 120_000 },
+        (error, stdout, stderr) =>
+          error ? fail(new Error(`serverless ${args.join(' ')}: ${error.message}\n${stderr}\n${stdout}`)) : ok(stdout),
+      ),
+    )
+  } finally {
+    rmSync(resolve(root, workFolder), { recursive: true, force: true })
+  }
+}
+
+async function printConfig(stage: string, ...extra: string[]): Promise<Json> {
+  const out = await sls(['print', '--stage', stage, '--format', 'json', ...extra])
+  return JSON.parse(out.slice(out.indexOf('{')))
+}
+
+/** The files of a zip archive (central directory; stored or deflated entries). */
+function unzip(zip: Buffer): Map<string, string> {
+  const files = new Map<string, string>()
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]))
+  let at = zip.readUInt32LE(end + 16)
+  for (let n = zip.readUInt16LE(end + 10); n > 0; n--) {
+    const method = zip.readUInt16LE(at + 10)
+    const size = zip.readUInt32LE(at + 20)
+    const nameLength = zip.readUInt16LE(at + 28)
+    const skip = nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32)
+    const name = zip.toString('utf8', at + 46, at + 46 + nameLength)
+    const local = zip.readUInt32LE(at + 42)
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28)
+    const data = zip.subarray(start, start + size)
+    files.set(name, (method === 8 ? inflateRawSync(data) : data).toString('utf8'))
+    at += 46 + skip
+  }
+  return files
+}
+
+const getAtt = (logicalId: string) => ({ 'Fn::GetAtt': [logicalId, 'Arn'] })
+const asList = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v])
+
+let outDir: string
+let template: Json
+let resources: Record<string, Json>
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type)
+const fn = (key: string): Json => resources[`${key[0]!.toUpperCase()}${key.slice(1)}LambdaFunction`]!.Properties
+const statements = (roleId: string): Json[] =>
+  resources[roleId]!.Properties.Policies.flatMap((p: Json) => p.PolicyDocument.Statement)
+const sqsActions = (roleId: string) =>
+  statements(roleId).flatMap((s) => asList<string>(s.Action)).filter((a) => a.startsWith('sqs:'))
+
+/** QUEUES = Fn::Join of "name=" strings and { Ref: <queue> }: the target name -> queue logical id map. */
+function queuesOf(env: Json): Map<string, string> {
+  const parts: unknown[] = env.QUEUES['Fn::Join'][1]
+  const map = new Map<string, string>()
+  for (let i = 0; i < parts.length; i += 2) {
+    map.set(String(parts[i]).replace(/^,/, '').replace(/=$/, ''), (parts[i + 1] as Json).Ref)
+  }
+  return map
+}
+
+beforeAll(async () => {
+  outDir = mkdtempSync(join(tmpdir(), 'sdq-package-'))
+  await sls(['package', '--stage', 'prod', '--package', outDir])
+  template = JSON.parse(readFileSync(join(outDir, 'cloudformation-template-update-stack.json'), 'utf8'))
+  resources = template.Resources
+}, 180_000)
+
+afterAll(() => {
+  if (outDir) rmSync(outDir, { recursive: true, force: true })
+})
+
+describe('serverless package --stage prod (no credentials, no network)', () => {
+  it('runs every function on nodejs24.x, each with a role of its own and the VPC from SSM', () => {
+    const functions = ofType('AWS::Lambda::Function').map(([, r]) => r.Properties)
+    expect(functions.map((f) => f.FunctionName).sort()).toEqual(
+      ['api', 'consumer', 'scan'].map((k) => `serverless-delay-queue-prod-${k}`),
+    )
+    for (const f of functions) {
+      expect(f.Runtime).toBe('nodejs24.x')
+      expect(f.VpcConfig.SubnetIds).toBeDefined()
+      expect(f.VpcConfig.SecurityGroupIds).toBeDefined()
+    }
+    expect(new Set(functions.map((f) => f.Role['Fn::GetAtt'][0]))).toEqual(new Set(['ApiRole', 'ScanRole', 'ConsumerRole']))
+    expect(resources.IamRoleLambdaExecution).toBeUndefined() // no shared role holding everyone's rights
+    expect(template.Parameters.SubnetIds.Type).toBe('AWS::SSM::Parameter::Value<List<AWS::EC2::Subnet::Id>>')
+    expect(template.Parameters.SecurityGroupIds.Type).toBe('AWS::SSM::Parameter::Value<List<AWS::EC2::SecurityGroup::Id>>')
+    expect(template.Parameters.RedisUrl).toMatchObject({
+      Type: 'AWS::SSM::Parameter::Value<String>',
+      Default: '/serverless-delay-queue/prod/redis-url',
+    })
+    expect(fn('api').Environment.Variables.REDIS_URL).toEqual({ Ref: 'RedisUrl' })
+  })
+
+  it('declares every setting of src/config.ts in each function environment', () => {
+    const names = configSettingNames()
+    expect(names).toContain('SAFETY_MARGIN_MS')
+    for (const key of ['api', 'scan', 'consumer']) {
+      expect(Object.keys(fn(key).Environment.Variables)).toEqual(expect.arrayContaining(names))
+    }
+    expect(fn('scan').Environment.Variables.SQS_ENDPOINT).toBe('') // AWS: the SDK's own endpoint
+  })
+
+  it('bundles each handler with esbuild, Lua inlined and the AWS SDK left to the runtime', () => {
+    const files = unzip(readFileSync(join(outDir, 'serverless-delay-queue.zip')))
+    expect([...files.keys()].sort()).toEqual(['functions/api.js', 'functions/consumer.js', 'functions/scan.js'])
+    const scan = files.get('functions/scan.js')!
+    expect(scan).toContain('require("@aws-sdk/client-sqs")')
+    expect(scan).not.toMatch(/require\("[^"]*\.lua"\)/)
+    expect(scan).toMatch(/redis\.call\(/) // the Lua scripts, inlined as text
+  })
+
+  it('fires the scan every minute and lets consecutive runs overlap by a few seconds', () => {
+    const [, rule] = ofType('AWS::Events::Rule').find(([, r]) => r.Properties.Targets[0].Arn['Fn::GetAtt'][0] === 'ScanLambdaFunction')!
+    expect(rule.Properties.ScheduleExpression).toBe('rate(1 minute)')
+    expect(rule.Properties.State).toBe('ENABLED')
+    const env = fn('scan').Environment.Variables
+    const loopMs = fn('scan').Timeout * 1000 - Number(env.SAFETY_MARGIN_MS)
+    const overlapMs = loopMs - 60_000
+    expect(overlapMs).toBeGreaterThanOrEqual(2_000)
+    expect(overlapMs).toBeLessThanOrEqual(15_000)
+    expect(Number(env.LEASE_MS)).toBeGreaterThanOrEqual(2 * Number(env.SAFETY_MARGIN_MS))
+    // A failed run is not retried by Lambda: the next scheduled run follows within the minute.
+    const [, invokeConfig] = ofType('AWS::Lambda::EventInvokeConfig')[0]!
+    expect(invokeConfig.Properties.MaximumRetryAttempts).toBe(0)
+  })
+
+  it('creates a queue and a DLQ per target, with redrive, 1 MiB messages and 6 x the consumer timeout', () => {
+    const queues = queuesOf(fn('scan').Environment.Variables)
+    expect([...queues.keys()]).toEqual(['orders', 'emails'])
+    const consumerTimeout = fn('consumer').Timeout
+    for (const [name, logicalId] of queues) {
+      const q = resources[logicalId]!.Properties
+      expect(q.QueueName).toBe(`serverless-delay-queue-prod-${name}`)
+      expect(q.MaximumMessageSize).toBe(1_048_576)
+      expect(q.VisibilityTimeout).toBeGreaterThanOrEqual(6 * consumerTimeout)
+      expect(q.RedrivePolicy.maxReceiveCount).toBeGreaterThanOrEqual(1)
+      const dlqId = q.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0]
+      expect(resources[dlqId]).toMatchObject({
+        Type: 'AWS::SQS::Queue',
+        Properties: { QueueName: `serverless-delay-queue-prod-${name}-dlq`, MaximumMessageSize: 1_048_576 },
+      })
+    }
+    expect(ofType('AWS::SQS::Queue')).toHaveLength(2 * queues.size)
+  })
+
+  it('lets the scan send to the target queues only, the API touch no queue, the consumer read its own', () => {
+    const targets = [...queuesOf(fn('scan').Environment.Variables).values()]
+    const send = statements('ScanRole').filter((s) => asList<string>(s.Action).some((a) => a.startsWith('sqs:')))
+    expect(send).toHaveLength(1)
+    expect(send[0]).toMatchObject({ Effect: 'Allow', Action: 'sqs:SendMessage' })
+    expect(asList(send[0]!.Resource)).toEqual(targets.map(getAtt)) // never a DLQ, never "*"
+
+    expect(sqsActions('ApiRole')).toEqual([])
+
+    const [, mapping] = ofType('AWS::Lambda::EventSourceMapping')[0]!
+    expect(mapping.Properties.FunctionName).toEqual(getAtt('ConsumerLambdaFunction'))
+    expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures'])
+    const consumed = mapping.Properties.EventSourceArn
+    expect(consumed).toEqual(getAtt(targets[0]!))
+    expect(sqsActions('ConsumerRole').sort()).toEqual(
+      ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'],
+    )
+    for (const s of statements('ConsumerRole').filter((s) => asList<string>(s.Action).some((a) => a.startsWith('sqs:')))) {
+      expect(asList(s.Resource)).toEqual([consumed])
+    }
+    // Logs: each role writes to its own function's log group only.
+    for (const [role, group] of [['ApiRole', 'ApiLogGroup'], ['ScanRole', 'ScanLogGroup'], ['ConsumerRole', 'ConsumerLogGroup']]) {
+      const logs = statements(role!).find((s) => asList<string>(s.Action).includes('logs:PutLogEvents'))!
+      expect(logs.Resource).toEqual(getAtt(group!))
+    }
+  })
+
+  it('puts IAM authorization on every API route', () => {
+    const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties)
+    expect(routes.map((r) => r.RouteKey).sort()).toEqual(
+      ['DELETE /jobs/{id}', 'GET /jobs/{id}', 'GET /stats', 'POST /jobs', 'POST /jobs/batch', 'PUT /jobs/{id}'],
+    )
+    for (const r of routes) expect(r.AuthorizationType).toBe('AWS_IAM')
+  })
+})
+
+describe('serverless.yml for the local stage and with parameters', () => {
+  it('opens the API and turns the schedule off for serverless-offline (local/dev.ts runs the scan)', async () => {
+    const config = await printConfig('local')
+    for (const event of config.functions.api.events) expect(event.httpApi.authorizer).toBe('')
+    expect(config.functions.scan.events[0].schedule.enabled).toBe(false)
+    expect(config.provider.environment.REDIS_URL).toBe('redis://127.0.0.1:6379')
+  }, 120_000)
+
+  it('derives the visibility timeout from the consumer timeout and takes maxReceiveCount as a parameter', async () => {
+    const config = await printConfig('prod', '--param=consumerTimeout=60', '--param=maxReceiveCount=9')
+    const queue = config.resources.Resources.TargetQueueOrders.Properties
+    expect(queue.VisibilityTimeout).toBe(360)
+    expect(queue.RedrivePolicy.maxReceiveCount).toBe(9)
+  }, 120_000)
+})
