@@ -1,0 +1,114 @@
+// The local stack end to end, as `npm run dev` runs it: the real HTTP API on serverless-offline, the scan function
+// invoked back to back, fauxqs with the queues serverless.yml declares, the example consumer fed by the SQS poller.
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs'
+import { connect } from 'node:net'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { startDevStack, type DevStack } from '../../local/dev-stack'
+import { uniquePrefix } from '../support/engine'
+
+let stack: DevStack | undefined
+const output: string[] = []
+
+beforeAll(async () => {
+  stack = await startDevStack({
+    // The suite's redis-server, with a key prefix of this file's own.
+    redisUrl: inject('redisUrl'),
+    env: { KEY_PREFIX: uniquePrefix('e2e') },
+    onOutput: (line) => output.push(line),
+    log: (line) => output.push(`[dev] ${line}`),
+  })
+}, 180_000)
+
+afterAll(async () => {
+  await stack?.stop()
+}, 60_000)
+
+async function postJob(body: unknown) {
+  const res = await fetch(`${stack!.apiUrl}/jobs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  return { status: res.status, location: res.headers.get('location'), body: (await res.json()) as Record<string, any> }
+}
+
+/** The first output line that satisfies `match`, parsed as JSON (handlers log JSON lines). */
+async function waitForLine(match: (line: string) => boolean, timeoutMs: number): Promise<Record<string, any>> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const line = output.find(match)
+    if (line) return JSON.parse(line.slice(line.indexOf('{')))
+    if (Date.now() > deadline) throw new Error(`no such line after ${timeoutMs} ms; output:\n${output.slice(-40).join('\n')}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+const sqs = () => new SQSClient({ endpoint: stack!.sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } })
+
+const listening = (url: string) =>
+  new Promise<boolean>((resolve) => {
+    const { hostname, port } = new URL(url)
+    const sock = connect(Number(port), hostname)
+    sock.once('connect', () => (sock.destroy(), resolve(true)))
+    sock.once('error', () => resolve(false))
+  })
+
+describe('npm run dev: the local stack', () => {
+  it('creates every target queue of serverless.yml with its DLQ and redrive policy', async () => {
+    const client = sqs()
+    expect(Object.keys(stack!.queues)).toEqual(['orders', 'emails'])
+    for (const [name, url] of Object.entries(stack!.queues)) {
+      const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }))
+      const dlq = await client.send(
+        new GetQueueAttributesCommand({ QueueUrl: stack!.deadLetterQueues[name], AttributeNames: ['QueueArn'] }),
+      )
+      const redrive = JSON.parse(Attributes!.RedrivePolicy!)
+      expect(redrive.deadLetterTargetArn).toBe(dlq.Attributes!.QueueArn)
+      expect(Number(redrive.maxReceiveCount)).toBeGreaterThanOrEqual(1)
+      expect(Attributes!.MaximumMessageSize).toBe('1048576')
+    }
+    client.destroy()
+  })
+
+  it('hands a job posted through the HTTP API to the example consumer once it is due, never before', async () => {
+    const posted = await postJob({ queue: 'orders', payload: { orderId: 42 }, delayMs: 1500 })
+    expect(posted.status).toBe(201)
+    expect(posted.location).toBe(`/jobs/${posted.body.id}`)
+
+    const received = await waitForLine((l) => l.includes('"job received"') && l.includes(posted.body.id), 30_000)
+
+    expect(received.queue).toBe('orders')
+    expect(received.attempt).toBe(1)
+    expect(Date.parse(received.runAt)).toBe(Date.parse(posted.body.runAt))
+    expect(Date.parse(received.dispatchedAt)).toBeGreaterThanOrEqual(Date.parse(posted.body.runAt))
+    // Done means deleted from the queue: nothing is left to redeliver.
+    await waitForLine((l) => l.includes('"job done"') && l.includes(posted.body.id), 10_000)
+  }, 60_000)
+
+  it('sends a job for another target to that target queue, with the message contract', async () => {
+    const posted = await postJob({ queue: 'emails', payload: { to: 'a@example.com' }, delayMs: 0 })
+    expect(posted.status).toBe(201)
+
+    const client = sqs()
+    const deadline = Date.now() + 30_000
+    let message
+    while (!message && Date.now() < deadline) {
+      const out = await client.send(
+        new ReceiveMessageCommand({ QueueUrl: stack!.queues.emails, WaitTimeSeconds: 1, MessageAttributeNames: ['All'] }),
+      )
+      message = out.Messages?.find((m) => JSON.parse(m.Body!).id === posted.body.id)
+    }
+    client.destroy()
+
+    expect(message).toBeDefined()
+    expect(JSON.parse(message!.Body!)).toMatchObject({ id: posted.body.id, queue: 'emails', payload: { to: 'a@example.com' } })
+    expect(message!.MessageAttributes?.jobId?.StringValue).toBe(posted.body.id)
+  }, 60_000)
+
+  it('stops every process it started', async () => {
+    const { apiUrl, lambdaUrl, sqsEndpoint } = stack!
+    await stack!.stop()
+    stack = undefined
+    for (const url of [apiUrl, lambdaUrl, sqsEndpoint]) expect(await listening(url)).toBe(false)
+  }, 60_000)
+})
