@@ -132,12 +132,16 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     expect(fn('api').Environment.Variables.REDIS_URL).toEqual({ Ref: 'RedisUrl' })
   })
 
-  it('declares every setting of src/config.ts in each function environment', () => {
+  it('declares every setting of src/config.ts for the API and the scan, and no Redis URL for the consumer', () => {
     const names = configSettingNames()
     expect(names).toContain('SAFETY_MARGIN_MS')
-    for (const key of ['api', 'scan', 'consumer']) {
+    for (const key of ['api', 'scan']) {
       expect(Object.keys(fn(key).Environment.Variables)).toEqual(expect.arrayContaining(names))
     }
+    const consumerEnv = Object.keys(fn('consumer').Environment.Variables)
+    expect(consumerEnv).toContain('SQS_ENDPOINT')
+    expect(consumerEnv).not.toContain('REDIS_URL')
+    expect(consumerEnv).not.toContain('REDIS_CLUSTER_NODES')
     expect(fn('scan').Environment.Variables.SQS_ENDPOINT).toBe('') // AWS: the SDK's own endpoint
   })
 
@@ -225,7 +229,7 @@ describe('serverless.yml for the local stage and with parameters', () => {
     const config = await printConfig('local')
     for (const event of config.functions.api.events) expect(event.httpApi.authorizer).toBe('')
     expect(config.functions.scan.events[0].schedule.enabled).toBe(false)
-    expect(config.provider.environment.REDIS_URL).toBe('redis://127.0.0.1:6379')
+    expect(config.functions.api.environment.REDIS_URL).toBe('redis://127.0.0.1:6379')
   }, 120_000)
 
   it('derives the visibility timeout from the consumer timeout and takes maxReceiveCount as a parameter', async () => {
