@@ -2,6 +2,7 @@
 // OS processes, and the audit that counts lost and duplicated jobs.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { rmSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { startRedis, stopChild, type LocalRedis, type LocalRedisOptions } from '../../local/redis-server'
@@ -19,7 +20,9 @@ export function workerBundle(): Promise<string> {
   bundled ??= (async () => {
     // @ts-expect-error plain ESM helper without types
     const { bundle } = (await import('../../scripts/run-ts.mjs')) as { bundle(entry: string, out: string): Promise<string> }
-    return bundle(resolve(__dirname, 'scanner-worker.ts'), resolve(ROOT, '.build', `faults-${process.pid}`))
+    const dir = resolve(ROOT, '.build', `faults-${process.pid}`)
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+    return bundle(resolve(__dirname, 'scanner-worker.ts'), dir)
   })()
   return bundled
 }
