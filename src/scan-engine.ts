@@ -4,7 +4,7 @@ import { Dispatcher } from './dispatcher'
 import type { Engine } from './engine'
 import { Leases } from './leases'
 import { Scanner, type ScannerOptions } from './scanner'
-import type { RedisClient } from './scripts'
+import { connectRedis } from './redis'
 
 export { createSqsClient } from './sqs-client'
 
@@ -27,8 +27,8 @@ export function createScanner(
     concurrency: config.sendConcurrency,
     maxBatchBytes: config.maxMessageBytes,
   })
-  const subscriber =
-    options.subscribe === false ? undefined : (engine.redis.duplicate as () => RedisClient).call(engine.redis)
+  // A connection of its own (a subscribed one can run nothing else), with the same settings and error reporting.
+  const subscriber = options.subscribe === false ? undefined : connectRedis(config.redis)
   const scanner = new Scanner({
     leases,
     dispatcher,

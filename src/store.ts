@@ -104,6 +104,17 @@ export class JobStore {
           const pipeline = this.redis.pipeline() as ScriptedPipeline
           for (const i of indexes) pipeline.sdqEnqueue(...this.enqueueArgs(jobs[i]!, mode))
           const replies = (await pipeline.exec()) ?? []
+          for (const [k, jobIndex] of indexes.entries()) {
+            const [err] = replies[k] ?? []
+            // A slot on the move (Redis Cluster resharding) refuses commands without running them, and ioredis
+            // re-sends a pipeline only when every command was refused alike: re-send these one at a time.
+            if (err && /^(TRYAGAIN|MOVED|ASK)\b/.test(err.message)) {
+              replies[k] = await this.redis.sdqEnqueue(...this.enqueueArgs(jobs[jobIndex]!, mode)).then(
+                (reply) => [null, reply],
+                (e: Error) => [e, null],
+              )
+            }
+          }
           indexes.forEach((jobIndex, k) => {
             const [err, reply] = replies[k] ?? [new Error('no reply')]
             if (err) throw err

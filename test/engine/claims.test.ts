@@ -4,7 +4,7 @@ import { JobDispatchingError, JobNotFoundError } from '../../src/errors'
 import { Leases } from '../../src/leases'
 import { job, testStore } from '../support/engine'
 
-const t = testStore({ buckets: 8 })
+const t = testStore({ shards: 1, buckets: 8 })
 const leases = new Leases(t.redis, { leaseMs: 150, maxAttempts: 3, backoffBaseMs: 50, backoffMaxMs: 50 })
 const shard = t.keys.shards[0]!
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -35,7 +35,7 @@ describe('claims', () => {
   })
 
   it('orders jobs due in the same millisecond by id within a bucket', async () => {
-    const s = testStore({ buckets: 1 })
+    const s = testStore({ shards: 1, buckets: 1 })
     const l = new Leases(s.redis, { leaseMs: 1000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 })
     const at = Date.now() + 100
     for (const id of ['c', 'a', 'b']) await s.store.enqueue(job({ id, schedule: { atMs: at } }))
@@ -79,7 +79,7 @@ describe('claims', () => {
 
   it('drains a 20,000-job backlog in bounded batches', async () => {
     // prepare
-    const s = testStore({ buckets: 256 })
+    const s = testStore({ shards: 1, buckets: 256 })
     const l = new Leases(s.redis, { leaseMs: 60_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 })
     const sh = s.keys.shards[0]!
     for (let i = 0; i < 20; i++) {

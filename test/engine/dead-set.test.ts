@@ -5,7 +5,7 @@ import { JobNotFoundError } from '../../src/errors'
 import { Leases } from '../../src/leases'
 import { job, testStore } from '../support/engine'
 
-const t = testStore({ buckets: 4 })
+const t = testStore({ shards: 1, buckets: 4 })
 const leases = new Leases(t.redis, { leaseMs: 10_000, maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 })
 const dead = new DeadSet(t.redis, t.keys)
 const shard = t.keys.shards[0]!

@@ -37,7 +37,7 @@ describe('scanner', () => {
 
   it('sends a job whose scanner died between claim and send, once', async () => {
     // prepare: a scanner leases the job (short lease) and dies
-    const t = testStore()
+    const t = testStore({ shards: 1 })
     const q = await createQueue(sqs, 'orphan')
     await t.store.enqueue(job({ id: 'orphan' }))
     const dead = new Leases(t.redis, { leaseMs: 300, maxAttempts: 10, backoffBaseMs: 10, backoffMaxMs: 10 })

@@ -15,11 +15,10 @@ declare module 'vitest' {
 
 /**
  * Default shards per test store in this project. 4 spreads one store's jobs over every master, but some engine
- * tests address `keys.shards[0]` directly and so assume a single shard until they ask for `shards: 1` themselves;
- * until then the default is 1 (each store still lands on a random master: its prefix is random).
- * CLUSTER_TEST_SHARDS=4 runs the engine suites with jobs spread over all masters.
+ * tests that address `keys.shards[0]` ask for `shards: 1` themselves; every other store spreads its jobs over
+ * CLUSTER_TEST_SHARDS shards (default 4), so the engine suites run with jobs on all masters.
  */
-export const CLUSTER_TEST_SHARDS = Number(process.env.CLUSTER_TEST_SHARDS || 1)
+export const CLUSTER_TEST_SHARDS = Number(process.env.CLUSTER_TEST_SHARDS || 4)
 
 export default async function setup(project: TestProject) {
   const [cluster, sqs] = await Promise.all([startRedisCluster({ masters: 3 }), startSqsInProcess()])
