@@ -6,8 +6,7 @@ import { SQSClient } from '@aws-sdk/client-sqs'
 import { resolve } from 'node:path'
 import { freePort } from './ports'
 import { startRedis, type LocalRedis } from './redis-server'
-import type { LocalSqs } from './sqs-endpoint'
-import { localSqsCredentials as localCredentials, startSqsChild } from './sqs-process'
+import { localCredentials, startSqsProcess, type LocalSqs } from './sqs-endpoint'
 import { startSqsPoller, type SqsPoller } from './sqs-poller'
 import { invokeFunction, startOffline, type Offline } from './offline'
 import { readServiceSpec, type ServiceSpec } from './service-config'
@@ -77,7 +76,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       log(`Redis: ${redisUrl.replace(/\/\/[^@/]*@/, '//***@')}`)
     }
 
-    const sqs: LocalSqs = await startSqsChild(root, options.sqsPort ?? 0)
+    const sqs: LocalSqs = await startSqsProcess(options.sqsPort ?? 0)
     stops.push(() => sqs.stop())
     const urls = await createQueues(sqs, spec)
     const queues: Record<string, string> = {}

@@ -1,8 +1,9 @@
 // The local SQS endpoint: fauxqs, in this process (tests) or in a child process of its own (bench, dev stack),
 // so that its CPU is not shared with the code that sends to it.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { resolve } from 'node:path'
-import { startFauxqs, type FauxqsServer } from 'fauxqs'
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import type { FauxqsServer } from 'fauxqs'
 import { stopChild } from './redis-server'
 
 export interface LocalSqs {
@@ -15,6 +16,9 @@ export interface LocalSqs {
 
 /** fauxqs in this process. */
 export async function startSqsInProcess(port = 0): Promise<LocalSqs & { server: FauxqsServer }> {
+  // Imported when used: fauxqs is ESM-only, and a CommonJS bundle of this module (scripts/run-ts.mjs) must load
+  // without it unless it starts fauxqs in-process.
+  const { startFauxqs } = await import('fauxqs')
   const server = await startFauxqs({ port, logger: false })
   return {
     server,
@@ -27,7 +31,7 @@ export async function startSqsInProcess(port = 0): Promise<LocalSqs & { server: 
 
 /** fauxqs in a child process; queues are created through its SQS API. */
 export async function startSqsProcess(port = 0): Promise<LocalSqs & { process: ChildProcess }> {
-  const child = spawn(process.execPath, [resolve(__dirname, 'sqs-endpoint-main.mjs'), String(port)], {
+  const child = spawn(process.execPath, [childEntry(), String(port)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const actualPort = await new Promise<number>((ok, fail) => {
@@ -37,6 +41,7 @@ export async function startSqsProcess(port = 0): Promise<LocalSqs & { process: C
       const m = /listening (\d+)/.exec(out)
       if (m) ok(Number(m[1]))
     })
+    child.once('error', fail)
     child.once('exit', (code) => fail(new Error(`the SQS endpoint exited (${code}) before it was ready`)))
   })
   const endpoint = `http://127.0.0.1:${actualPort}`
@@ -53,6 +58,16 @@ export async function startSqsProcess(port = 0): Promise<LocalSqs & { process: C
       return { queueUrl: QueueUrl!, queueArn: attrs.Attributes!.QueueArn! }
     },
     stop: () => stopChild(child),
+  }
+}
+
+/** The child's entry, found from this module's folder up: here in local/, or from a bundle in .build/. */
+function childEntry(): string {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    for (const candidate of [join(dir, 'sqs-endpoint-main.mjs'), join(dir, 'local', 'sqs-endpoint-main.mjs')]) {
+      if (existsSync(candidate)) return candidate
+    }
+    if (dirname(dir) === dir) throw new Error('local/sqs-endpoint-main.mjs not found above ' + __dirname)
   }
 }
 
