@@ -245,14 +245,14 @@ function toView(id: string, state: string, record: string, score: number, attemp
   return view
 }
 
-/** Redis being away (or refusing writes: OOM, cluster down) is a 503, not a bug. */
+/** Redis being away, refusing writes (OOM, cluster down) or refusing us (a password being rotated) is a 503, not a bug. */
 export async function guard<T>(promise: Promise<T>): Promise<T> {
   try {
     return await promise
   } catch (e) {
     if (e instanceof DelayQueueError || e instanceof TypeError || e instanceof RangeError) throw e
     const message = e instanceof Error ? e.message : String(e)
-    if (e instanceof Error && e.name === 'ReplyError' && !/^(OOM|LOADING|CLUSTERDOWN|TRYAGAIN|MOVED|ASK|MASTERDOWN|READONLY)/.test(message)) {
+    if (e instanceof Error && e.name === 'ReplyError' && !/^(OOM|LOADING|CLUSTERDOWN|TRYAGAIN|MOVED|ASK|MASTERDOWN|READONLY|WRONGPASS|NOAUTH|NOPERM)/.test(message)) {
       throw e
     }
     throw new StoreUnavailableError(e)

@@ -17,9 +17,23 @@ export function rawJsonBody(event: APIGatewayProxyEventV2): RawBody {
   if (event.body === undefined || event.body === null || event.body === '') {
     throw new ValidationError([{ path: '', message: 'a JSON body is required' }])
   }
-  const buffer = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8')
-  return { text: buffer.toString('utf8'), bytes: buffer.length }
+  if (event.isBase64Encoded) {
+    const buffer = Buffer.from(event.body, 'base64')
+    try {
+      return { text: strictUtf8.decode(buffer), bytes: buffer.length }
+    } catch {
+      throw notUtf8()
+    }
+  }
+  // A lone surrogate cannot be encoded: Buffer would turn it into U+FFFD and store an altered payload.
+  if (!event.body.isWellFormed()) throw notUtf8()
+  return { text: event.body, bytes: Buffer.byteLength(event.body) }
 }
+
+/** Throws on malformed bytes instead of replacing them with U+FFFD. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
+
+const notUtf8 = () => new ValidationError([{ path: '', message: 'is not valid UTF-8' }])
 
 /** Parsed JSON. `__proto__` keys become plain own properties (JSON.parse never sets prototypes); validation
  * rejects them where they matter. */

@@ -46,6 +46,16 @@ describe('400 ValidationError', () => {
     expect(bodyOf(array).error.details[0].message).toMatch(/^must be a JSON object/)
   })
 
+  it('refuses text that is not valid Unicode instead of storing it altered to U+FFFD', async () => {
+    // prepare: a lone surrogate (a string API Gateway can hand over, but UTF-8 cannot encode)
+    const rawBody = '{"queue":"orders","payload":"\ud800"}'
+    // act
+    const res = await api.call(request('POST', '/jobs', { rawBody }))
+    // assess
+    expect(res.statusCode).toBe(400)
+    expect(bodyOf(res).error.details).toEqual([{ path: '', message: 'is not valid UTF-8' }])
+  })
+
   it('refuses __proto__ in the body without polluting anything', async () => {
     const res = await api.call(request('POST', '/jobs', { rawBody: '{"queue":"orders","payload":{"__proto__":{"admin":true}}}' }))
     expect(res.statusCode).toBe(400)
