@@ -1,6 +1,6 @@
 // Test helpers for the HTTP API: API Gateway (payload v2) events, a real engine on the test Redis with a key
 // prefix of its own, and a snapshot of everything that prefix holds in Redis.
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
+import type { APIGatewayProxyEventV2 } from 'aws-lambda'
 import { inject } from 'vitest'
 import { loadConfig, type Config } from '../../src/config'
 import { createEngine, type Engine } from '../../src/engine'
@@ -8,6 +8,7 @@ import { createApiHandler } from '../../src/http/handler'
 import type { Logger } from '../../src/http/logger'
 import type { ApiResponse } from '../../src/http/response'
 import { uniquePrefix } from '../support/engine'
+import { apiEvent, lambdaContext, type EventOptions } from '../support/lambda'
 
 export const QUEUES = {
   orders: 'http://127.0.0.1:9/000000000000/orders',
@@ -43,73 +44,21 @@ export function testApi(env: Record<string, string> = {}, engine: Engine = creat
   return {
     engine,
     logs,
-    call: (event: APIGatewayProxyEventV2) => handler(event, lambdaContext()) as Promise<ApiResponse>,
+    call: (event: APIGatewayProxyEventV2) => handler(event, lambdaContext({ name: 'sdq-test-api', requestId: 'test-request-id' })) as Promise<ApiResponse>,
     close: () => engine.close(),
   }
 }
 
-export interface RequestOptions {
+export interface RequestOptions extends EventOptions {
   body?: unknown
-  /** Sent as is (no JSON encoding). */
-  rawBody?: string
-  contentType?: string | null
-  headers?: Record<string, string>
-  /** API Gateway's routeKey; by default the route template a real HTTP API would match. */
-  routeKey?: string
-  base64?: boolean
 }
 
 /** An HTTP API payload v2 event as API Gateway sends it for `method path`. */
 export function request(method: string, path: string, options: RequestOptions = {}): APIGatewayProxyEventV2 {
-  const idMatch = /^\/jobs\/([^/]+)$/.exec(path)
-  const isBatch = path === '/jobs/batch' && method === 'POST'
-  const routeKey =
-    options.routeKey ?? (idMatch && !isBatch ? `${method} /jobs/{id}` : `${method} ${path}`)
-  let body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body))
-  if (body !== undefined && options.base64) body = Buffer.from(body).toString('base64')
-  const headers: Record<string, string> = { host: 'api.example.test', ...options.headers }
-  const contentType = options.contentType === undefined ? (body !== undefined ? 'application/json' : null) : options.contentType
-  if (contentType !== null) headers['content-type'] = contentType
-  return {
-    version: '2.0',
-    routeKey,
-    rawPath: path,
-    rawQueryString: '',
-    headers,
-    ...(idMatch && !isBatch ? { pathParameters: { id: decodeURIComponent(idMatch[1]!) } } : {}),
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'test',
-      domainName: 'api.example.test',
-      domainPrefix: 'api',
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'vitest' },
-      requestId: 'req',
-      routeKey,
-      stage: '$default',
-      time: new Date().toISOString(),
-      timeEpoch: Date.now(),
-    },
-    body,
-    isBase64Encoded: Boolean(options.base64),
-  }
+  return apiEvent(method, path, options.body, options)
 }
 
-export function lambdaContext(): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'sdq-test-api',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:sdq-test-api',
-    memoryLimitInMB: '256',
-    awsRequestId: 'test-request-id',
-    logGroupName: '/aws/lambda/sdq-test-api',
-    logStreamName: 'test',
-    getRemainingTimeInMillis: () => 30_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  }
-}
+export { lambdaContext }
 
 export function bodyOf(response: ApiResponse): any {
   return response.body === undefined ? undefined : JSON.parse(response.body)

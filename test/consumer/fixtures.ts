@@ -15,6 +15,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda'
 import { expect, inject } from 'vitest'
 import { localCredentials } from '../../local/sqs-endpoint'
 import { startSqsPoller, toRecord, type SqsPoller } from '../../local/sqs-poller'
+import { lambdaContext as sharedLambdaContext } from '../support/lambda'
 import type { JobHandlerOptions } from '../../src/consumer'
 import { JOB_ID_ATTRIBUTE, messageBody } from '../../src/envelope'
 
@@ -104,23 +105,7 @@ export async function receiveNow(queueUrl: string, waitTimeSeconds = 0) {
   return out.Messages ?? []
 }
 
-export function lambdaContext(): Context {
-  const deadline = Date.now() + 30_000
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'consumer-test',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:consumer-test',
-    memoryLimitInMB: '256',
-    awsRequestId: randomUUID(),
-    logGroupName: '/aws/lambda/consumer-test',
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => deadline - Date.now(),
-    done: () => {},
-    fail: () => {},
-    succeed: () => {},
-  }
-}
+export const lambdaContext = () => sharedLambdaContext({ name: 'consumer-test' })
 
 /** Runs the handler behind the local event source mapping; keeps every answer it gave. */
 export function drive(handler: (e: SQSEvent, c: Context) => Promise<SQSBatchResponse>, queue: { queueUrl: string; queueArn: string }) {

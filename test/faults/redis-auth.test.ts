@@ -10,7 +10,7 @@ import { createApiHandler } from '../../src/http/handler'
 import type { ApiResponse } from '../../src/http/response'
 import { createScanner, createSqsClient } from '../../src/scan-engine'
 import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
-import { apiEvent, lambdaContext } from './lambda'
+import { apiEvent, lambdaContext } from '../support/lambda'
 
 const PASSWORD = 'pw-Redis-Secret-7f3a'
 const ACL_USER = 'sdq-app'
@@ -35,7 +35,7 @@ function stack(url: string, prefix: string, queueUrl: string) {
   const handler = createApiHandler(engine, {
     logger: { error: (m, d) => void lines.push(JSON.stringify({ m, d })), warn: (m, d) => void lines.push(JSON.stringify({ m, d })) },
   })
-  const call = (e: ReturnType<typeof apiEvent>) => handler(e, lambdaContext(10_000)) as Promise<ApiResponse>
+  const call = (e: ReturnType<typeof apiEvent>) => handler(e, lambdaContext({ budgetMs: 10_000 })) as Promise<ApiResponse>
   return { config, engine, call, lines }
 }
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startTcpProxy, type TcpProxy } from '../../local/tcp-proxy'
 import type { ApiResponse } from '../../src/http/response'
 import { audit, sleep, startStage, waitForDrain, type Stage } from './harness'
-import { apiEvent, lambdaContext } from './lambda'
+import { apiEvent, lambdaContext } from '../support/lambda'
 import { recordFigures } from './results'
 import { pick } from './scale'
 
@@ -36,7 +36,7 @@ afterAll(async () => {
   await stage?.close()
 })
 
-const post = (body: unknown) => api(apiEvent('POST', '/jobs', body), lambdaContext(30_000))
+const post = (body: unknown) => api(apiEvent('POST', '/jobs', body), lambdaContext({ budgetMs: 30_000 }))
 
 describe(`Redis unreachable for ${OUTAGE_MS / 1000} s`, () => {
   it('answers 503 meanwhile, then the API and the scan function recover by themselves and lose nothing', async () => {
@@ -47,7 +47,7 @@ describe(`Redis unreachable for ${OUTAGE_MS / 1000} s`, () => {
       expect(r.statusCode).toBe(201)
       accepted.push(`out-${i}`)
     }
-    const invocation = scan({}, lambdaContext(OUTAGE_MS + pick(5_000, 12_000)))
+    const invocation = scan({}, lambdaContext({ budgetMs: OUTAGE_MS + pick(5_000, 12_000) }))
 
     // act: cut Redis off; keep calling the API meanwhile
     await sleep(300)
@@ -58,7 +58,7 @@ describe(`Redis unreachable for ${OUTAGE_MS / 1000} s`, () => {
       const t = Date.now()
       const r = await post({ queue: 'orders', payload: { during: true }, id: `during-${during.length}` })
       during.push({ status: r.statusCode, ms: Date.now() - t, body: JSON.parse(r.body!), retryAfter: r.headers['retry-after'] })
-      const stats = await api(apiEvent('GET', '/stats'), lambdaContext(30_000))
+      const stats = await api(apiEvent('GET', '/stats'), lambdaContext({ budgetMs: 30_000 }))
       during.push({ status: stats.statusCode, ms: Date.now() - t, body: JSON.parse(stats.body!) })
       await sleep(200)
     }
@@ -77,7 +77,7 @@ describe(`Redis unreachable for ${OUTAGE_MS / 1000} s`, () => {
     }
     const report = await invocation
     // A second invocation (the next minute) finishes whatever is left.
-    const drained = (await waitForDrain(stage.engine, 1_000)) || (await scan({}, lambdaContext(8_000)), await waitForDrain(stage.engine, 5_000))
+    const drained = (await waitForDrain(stage.engine, 1_000)) || (await scan({}, lambdaContext({ budgetMs: 8_000 })), await waitForDrain(stage.engine, 5_000))
 
     // assess
     const result = await audit(stage, accepted)

@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config'
 import { createEngine, type Engine } from '../../src/engine'
 import { createApiHandler } from '../../src/http/handler'
 import type { ApiResponse } from '../../src/http/response'
-import { apiEvent, lambdaContext } from '../faults/lambda'
+import { apiEvent, lambdaContext } from '../support/lambda'
 import { recordFigures } from '../faults/results'
 import { pick } from '../faults/scale'
 import { badRequest, QUEUES } from './arbitraries'
@@ -43,7 +43,7 @@ afterAll(async () => {
   await redisServer?.stop()
 })
 
-const call = (event: Parameters<typeof handler>[0]) => handler(event, lambdaContext(10_000)) as Promise<ApiResponse>
+const call = (event: Parameters<typeof handler>[0]) => handler(event, lambdaContext({ budgetMs: 10_000 })) as Promise<ApiResponse>
 
 async function writes(): Promise<number> {
   const info = await (engine.redis as Redis).info('persistence')
@@ -117,7 +117,7 @@ describe('API fuzzing with bad input', () => {
   it('refuses a job whose body is not valid UTF-8 rather than storing a payload altered to U+FFFD', async () => {
     // prepare: a job that is valid except for the bytes 0xff 0xfe inside its payload string
     const bytes = Buffer.concat([Buffer.from('{"queue":"orders","payload":"ab'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])
-    const event = apiEvent('POST', '/jobs', undefined, { rawBody: bytes.toString('latin1'), base64: true })
+    const event = apiEvent('POST', '/jobs', undefined, { rawBytes: bytes })
     const before = await writes()
     // act
     const response = await call(event)

@@ -7,29 +7,13 @@ import { DelayQueue } from '../../src/client'
 import { loadConfig } from '../../src/config'
 import { startSqsPoller } from '../../local/sqs-poller'
 import { testStore } from './engine'
+import { lambdaContext } from './lambda'
 import { testScanner } from './scanner'
 import { createQueue, sqsClient } from './sqs'
 
 type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>
 
 export const silentLogger = () => new Logger({ logLevel: 'SILENT' })
-
-export function lambdaContext(name = 'example'): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${name}`,
-    memoryLimitInMB: '256',
-    awsRequestId: 'local',
-    logGroupName: `/aws/lambda/${name}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => 30_000,
-    done: () => {},
-    fail: () => {},
-    succeed: () => {},
-  }
-}
 
 /** Starts the chain for one target queue; `handler` is built once the queue URL is known. */
 export async function startPipeline(
@@ -48,7 +32,7 @@ export async function startPipeline(
     sqs,
     queueUrl: q.url,
     queueArn: `arn:aws:sqs:us-east-1:000000000000:${q.name}`,
-    invoke: (event) => handler(event, lambdaContext()).then((r) => r ?? undefined),
+    invoke: (event) => handler(event, lambdaContext({ name: 'example' })).then((r) => r ?? undefined),
     waitTimeSeconds: 0,
   })
   return {

@@ -1,9 +1,13 @@
-// Minimal Lambda inputs for the fault and fuzz suites: an HTTP API (payload v2) event and a context.
+// Lambda inputs for tests: an HTTP API (payload v2) event as API Gateway sends it, and a Lambda context.
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
+import { randomUUID } from 'node:crypto'
 
 export interface EventOptions {
   /** Raw body text (no JSON encoding); `body` is JSON-encoded instead. */
   rawBody?: string
+  /** Exact bytes, sent base64-encoded (as API Gateway does for bodies it cannot pass as text). */
+  rawBytes?: Buffer
+  /** Send the (UTF-8) body base64-encoded. */
   base64?: boolean
   contentType?: string | null
   headers?: Record<string, string>
@@ -22,8 +26,8 @@ export function apiEvent(method: string, path: string, body?: unknown, o: EventO
       : ROUTE_KEYS.includes(`${method} ${path}`)
         ? `${method} ${path}`
         : '$default')
-  let text = o.rawBody ?? (body === undefined ? undefined : JSON.stringify(body))
-  if (text !== undefined && o.base64) text = Buffer.from(text, 'latin1').toString('base64')
+  let text = o.rawBytes ? o.rawBytes.toString('base64') : (o.rawBody ?? (body === undefined ? undefined : JSON.stringify(body)))
+  if (text !== undefined && o.base64 && !o.rawBytes) text = Buffer.from(text, 'utf8').toString('base64')
   const headers: Record<string, string> = { host: 'api.example.test', ...o.headers }
   const contentType = o.contentType === undefined ? (text !== undefined ? 'application/json' : null) : o.contentType
   if (contentType !== null) headers['content-type'] = contentType
@@ -44,10 +48,10 @@ export function apiEvent(method: string, path: string, body?: unknown, o: EventO
     ...(id !== undefined ? { pathParameters: { id } } : {}),
     requestContext: {
       accountId: '000000000000',
-      apiId: 'faults',
+      apiId: 'test',
       domainName: 'api.example.test',
       domainPrefix: 'api',
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'fault-suite' },
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'vitest' },
       requestId: 'req',
       routeKey,
       stage: '$default',
@@ -55,21 +59,23 @@ export function apiEvent(method: string, path: string, body?: unknown, o: EventO
       timeEpoch: Date.now(),
     },
     body: text,
-    isBase64Encoded: Boolean(o.base64),
+    isBase64Encoded: Boolean(o.base64 || o.rawBytes),
   }
 }
 
-export function lambdaContext(budgetMs: number): Context {
-  const end = Date.now() + budgetMs
+/** A Lambda context; `getRemainingTimeInMillis` counts down from `budgetMs`. */
+export function lambdaContext(options: { name?: string; budgetMs?: number; requestId?: string } = {}): Context {
+  const name = options.name ?? 'sdq-test'
+  const end = Date.now() + (options.budgetMs ?? 30_000)
   return {
     callbackWaitsForEmptyEventLoop: false,
-    functionName: 'sdq-faults',
+    functionName: name,
     functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:sdq-faults',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${name}`,
     memoryLimitInMB: '512',
-    awsRequestId: 'fault-request',
-    logGroupName: '/aws/lambda/sdq-faults',
-    logStreamName: 'faults',
+    awsRequestId: options.requestId ?? randomUUID(),
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: 'test',
     getRemainingTimeInMillis: () => Math.max(0, end - Date.now()),
     done: () => undefined,
     fail: () => undefined,
