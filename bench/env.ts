@@ -2,7 +2,8 @@
 // Every measurement gets a config built by the real loadConfig (so defaults are the shipped defaults), and a fresh
 // SQS queue of its own, deleted afterwards, so one measurement's messages never slow the next.
 import { CreateQueueCommand, DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs'
-import { copyFileSync, existsSync } from 'node:fs'
+import type { ChildProcess } from 'node:child_process'
+import { copyFileSync, existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { loadConfig, type Config } from '../src/config'
 import { connectRedis } from '../src/redis'
@@ -10,9 +11,15 @@ import type { ScriptedClient } from '../src/scripts'
 import { startRedis, type LocalRedis } from '../local/redis-server'
 import { localCredentials, startSqsProcess, type LocalSqs } from '../local/sqs-endpoint'
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+export function processCpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
 export interface BenchEnv {
   redis: LocalRedis
-  sqs: LocalSqs
+  sqs: LocalSqs & { process: ChildProcess }
   /** Admin connection: FLUSHALL, INFO. Never used while a measurement counts commands, except for INFO. */
   admin: ScriptedClient
   /** Shipped defaults plus the local endpoints; `overrides` are environment variables. */

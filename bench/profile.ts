@@ -8,11 +8,14 @@
 //                                                      plus SendMessageBatch calls, entries per call, round trips
 //   node scripts/run-ts.mjs bench/profile.ts enqueue-variant   the shipped enqueue script vs
 //                                                      experiments/enqueue-insert-lean.lua, same harness, alternating
+//   node scripts/run-ts.mjs bench/profile.ts burst     CPU seconds per 10,000 messages in each process (bench/scanner,
+//                                                      redis-server, fauxqs) for the raw SQS reference vs the burst
 //   node scripts/run-ts.mjs bench/profile.ts claim     cost of one claim on a shard with nothing due, by how many
 //                                                      bucket hints it carries in KEYS and returns (src/leases.ts
 //                                                      sends max(limit, 16) = 250 with the shipped defaults)
 import './esm-interop'
-import { commandCalls, flush, info, startBenchEnv, type BenchEnv } from './env'
+import { commandCalls, flush, info, processCpuSeconds, startBenchEnv, type BenchEnv } from './env'
+import { measureBurst } from './burst'
 import { measureEnqueue } from './enqueue'
 import { measureLateness } from './lateness'
 import { measureRawRedis } from './raw-redis'
@@ -188,6 +191,29 @@ async function enqueueVariant(env: BenchEnv) {
   await redis.quit()
 }
 
+async function burstCpu(env: BenchEnv) {
+  const sample = () => ({
+    me: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+    redis: processCpuSeconds(env.redis.process.pid!),
+    sqs: processCpuSeconds(env.sqs.process.pid!),
+    at: performance.now(),
+  })
+  const report = (label: string, a: ReturnType<typeof sample>, b: ReturnType<typeof sample>, messages: number) => {
+    const per = (x: number) => ((x * 10_000) / messages).toFixed(2)
+    console.log(`${label.padEnd(22)} wall ${((b.at - a.at) / 1000).toFixed(2)} s; CPU s per 10k messages: bench/scanner ${per(b.me - a.me)}, ` +
+      `redis ${per(b.redis - a.redis)}, fauxqs ${per(b.sqs - a.sqs)}`)
+  }
+  for (let rep = 0; rep < 3; rep++) {
+    let a = sample()
+    await measureRawSqs(env, 40_000, rep)
+    report('raw SQS (incl. warm-up)', a, sample(), 43_000)
+    a = sample()
+    const b = await measureBurst(env, 20_000, rep)
+    report('burst (incl. enqueue)', a, sample(), 20_000)
+    console.log(`  burst drain ${fmt.rate(b.drainPerSec)}, ${b.claims} claims`)
+  }
+}
+
 async function main() {
   const what = process.argv[2] ?? 'redis'
   const env = await startBenchEnv()
@@ -213,6 +239,7 @@ async function main() {
       console.log(r)
     }
     else if (what === 'claim') await claimCost(env)
+    else if (what === 'burst') await burstCpu(env)
     else if (what === 'enqueue-variant') await enqueueVariant(env)
     else if (what === 'split') await latenessSplit(env, Number(process.argv[3] ?? 20_000))
     await flush(env.admin)
