@@ -14,8 +14,9 @@
   ARGV[2] lease length (ms)
   ARGV[3] claim token (random, one per call)
   ARGV[4] max dispatch attempts: a lease that expires on the last attempt sends the job to the dead set
-  ARGV[5] how many bucket hints to return for the next call
-  ARGV[6..] bucket numbers of KEYS[8..], in the same order
+  ARGV[5] most bucket hints to return for the next call
+  ARGV[6] hint look-ahead (ms): hints are the buckets due within this long after now (at least the earliest one)
+  ARGV[7..] bucket numbers of KEYS[8..], in the same order
 
   Returns { now, nextDue, needHints, more, hints, jobs }
     now        Redis time (ms); lets the caller track the offset between its clock and Redis's
@@ -31,8 +32,8 @@
 ]]
 local jobs, index, inflight, leases, errors, dead, counts =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
-local limit, leaseMs, token, maxAttempts, hintCap =
-  tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+local limit, leaseMs, token, maxAttempts, hintCap, lookahead =
+  tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -43,8 +44,13 @@ local function queueOf(record)
   return string.sub(record, 1, string.find(record, '\n', 1, true) - 1)
 end
 
--- 1. Leases that expired (their scanner died) and released jobs whose retry time has come.
-local expired = redis.call('ZRANGE', inflight, '-inf', now, 'BYSCORE', 'LIMIT', 0, limit)
+-- 1. Leases that expired (their scanner died) and released jobs whose retry time has come. An idle scanner calls
+-- this every poll interval: look at the head first, and scan only when something is due.
+local leaseHead = redis.call('ZRANGE', inflight, 0, 0, 'WITHSCORES')
+local expired = {}
+if leaseHead[1] and tonumber(leaseHead[2]) <= now then
+  expired = redis.call('ZRANGE', inflight, '-inf', now, 'BYSCORE', 'LIMIT', 0, limit)
+end
 for _, id in ipairs(expired) do
   local lease = redis.call('HGET', leases, id)
   local record = redis.call('HGET', jobs, id)
@@ -78,11 +84,11 @@ end
 -- 2. Due jobs, merged across buckets in due-time order: take from the earliest bucket every job that is due
 -- no later than the second-earliest bucket's first job, then look again.
 local hinted = {}
-for i = 8, #KEYS do hinted[ARGV[i - 2]] = KEYS[i] end
+for i = 8, #KEYS do hinted[ARGV[i - 1]] = KEYS[i] end
 
 local needHints = 0
+local top = redis.call('ZRANGE', index, 0, 1, 'WITHSCORES')
 while n < limit do
-  local top = redis.call('ZRANGE', index, 0, 1, 'WITHSCORES')
   if not top[1] or tonumber(top[2]) > now then break end
   local bucketNo = top[1]
   local bucket = hinted[bucketNo]
@@ -117,14 +123,22 @@ while n < limit do
     local first = redis.call('ZRANGE', bucket, 0, 0, 'WITHSCORES')
     if first[1] then redis.call('ZADD', index, first[2], bucketNo) else redis.call('ZREM', index, bucketNo) end
   end
+  top = redis.call('ZRANGE', index, 0, 1, 'WITHSCORES')
 end
 
--- 3. What the caller needs for its next call: when to come back, and which buckets to bring.
+-- 3. What the caller needs for its next call: when to come back, and which buckets to bring. Only the buckets due
+-- soon: a claim carries its hints in and out, and a stream of 2-job claims must not haul hundreds of keys each time.
 local nextDue = -1
-local firstBucket = redis.call('ZRANGE', index, 0, 0, 'WITHSCORES')
-if firstBucket[1] then nextDue = tonumber(firstBucket[2]) end
-local firstLease = redis.call('ZRANGE', inflight, 0, 0, 'WITHSCORES')
-if firstLease[1] and (nextDue < 0 or tonumber(firstLease[2]) < nextDue) then nextDue = tonumber(firstLease[2]) end
-local hints = redis.call('ZRANGE', index, 0, hintCap - 1)
+local hints = {}
+if top[1] then
+  nextDue = tonumber(top[2])
+  if nextDue > now + lookahead then
+    hints = { top[1] }
+  else
+    hints = redis.call('ZRANGE', index, '-inf', now + lookahead, 'BYSCORE', 'LIMIT', 0, hintCap)
+  end
+end
+if n > 0 or #expired > 0 then leaseHead = redis.call('ZRANGE', inflight, 0, 0, 'WITHSCORES') end
+if leaseHead[1] and (nextDue < 0 or tonumber(leaseHead[2]) < nextDue) then nextDue = tonumber(leaseHead[2]) end
 
 return { now, nextDue, needHints, (n >= limit) and 1 or 0, hints, out }

@@ -62,6 +62,23 @@ local function reindex()
   end
 end
 
+-- Insert of a new id, the common case, in as few calls as possible: HSETNX both checks and writes; the index only
+-- changes when this job is its bucket's new earliest (ZADD LT), and only then can it be the shard's earliest.
+if mode == 'insert' then
+  local record = queue .. '\n' .. b36(now) .. '\n0\n' .. groupId .. '\n' .. payload
+  if redis.call('HSETNX', jobs, id, record) == 1 then
+    redis.call('ZADD', bucket, due, id)
+    redis.call('HINCRBY', counts, queue .. '|pending', 1)
+    if redis.call('ZADD', index, 'LT', 'CH', due, bucketNo) == 1 then
+      local first = redis.call('ZRANGE', index, 0, 0, 'WITHSCORES')
+      if first[1] == bucketNo and tonumber(first[2]) == due then
+        redis.call('PUBLISH', wake, due .. ':' .. bucketNo)
+      end
+    end
+    return { 1, due, now, 0 }
+  end
+end
+
 local createdAt, version = now, 0
 local old = redis.call('HGET', jobs, id)
 if old then

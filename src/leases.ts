@@ -39,6 +39,12 @@ export interface Settlement {
   token: string
 }
 
+/**
+ * Buckets due within this long are handed back as hints for the next claim. Long enough to cover the scanner's
+ * sleep between claims in a steady stream, short enough that an idle or sparse shard returns a single hint.
+ */
+const HINT_LOOKAHEAD_MS = 25
+
 export class Leases {
   constructor(
     readonly redis: ScriptedClient,
@@ -54,7 +60,7 @@ export class Leases {
     const token = newToken()
     const keys = [shard.jobs, shard.index, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts]
     for (const b of hints) keys.push(shard.bucket(b))
-    const args = [limit, this.options.leaseMs, token, this.options.maxAttempts, Math.max(limit, 16), ...hints]
+    const args = [limit, this.options.leaseMs, token, this.options.maxAttempts, limit, HINT_LOOKAHEAD_MS, ...hints]
     const [now, nextDue, needHints, more, nextHints, flat] = (await guard(
       this.redis.sdqClaim(keys.length, ...keys, ...args),
     )) as [number, number, number, number, string[], (string | number)[]]

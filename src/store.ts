@@ -96,7 +96,9 @@ export class JobStore {
     const byShard = new Map<number, number[]>()
     jobs.forEach((job, i) => {
       const shard = this.keys.locate(job.id).shard.shard
-      byShard.set(shard, [...(byShard.get(shard) ?? []), i])
+      const indexes = byShard.get(shard)
+      if (indexes) indexes.push(i)
+      else byShard.set(shard, [i])
     })
     await guard(
       Promise.all(
