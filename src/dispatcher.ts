@@ -6,12 +6,12 @@ import { isFifoQueue } from './config'
 import { deduplicationId, JOB_ID_ATTRIBUTE, messageBody, messageBytes } from './envelope'
 import { hashId } from './keys'
 import type { ClaimedJob } from './leases'
-import { Semaphore } from './semaphore'
 
 export interface DispatchOptions {
   sqs: SQSClient
   /** Target name -> queue URL. */
   queues: Record<string, string>
+  /** SendMessageBatch calls in flight at once. */
   concurrency: number
   /** SQS limit for one message and for a whole batch (1 MiB). */
   maxBatchBytes: number
@@ -37,96 +37,150 @@ const MAX_ENTRIES = 10
 /** FIFO order holds within a message group, so a group's batches go one after another, on one of these lanes. */
 const FIFO_LANES = 8
 
+/** A job waiting for a send slot, and how to report what became of it. */
+interface Pending {
+  job: ClaimedJob
+  body: string
+  bytes: number
+  settle(result: { acceptedAtMs: number } | { error: string }): void
+}
+
+/** Entries bound for one queue (one lane of a FIFO queue), in claim order. */
+interface Lane {
+  queueUrl: string
+  fifo: boolean
+  entries: Pending[]
+  /** FIFO lanes send one batch at a time. */
+  busy: boolean
+}
+
+/**
+ * Calls, not messages, are what an SQS endpoint (and the SDK's per-call signing) pays for. Entries wait in a lane
+ * per target queue; each free send slot takes up to 10 of them. At low load a claim's jobs leave at once; when every
+ * slot is busy, entries from several claims merge into full batches, so the call rate drops exactly when the
+ * endpoint is the bottleneck.
+ */
 export class Dispatcher {
-  private readonly semaphore: Semaphore
-  private readonly lanes = new Map<string, Promise<unknown>>()
+  private readonly lanes = new Map<string, Lane>()
+  private laneOrder: Lane[] = []
+  private cursor = 0
+  private active = 0
 
-  constructor(private readonly options: DispatchOptions) {
-    this.semaphore = new Semaphore(options.concurrency)
-  }
+  constructor(private readonly options: DispatchOptions) {}
 
+  /** Resolves once SQS has answered for every job (accepted or refused). */
   async dispatch(jobs: readonly ClaimedJob[]): Promise<DispatchOutcome> {
     const outcome: DispatchOutcome = { sent: [], refused: [] }
-    const groups = new Map<string, ClaimedJob[]>()
+    const settled: Promise<void>[] = []
+    const now = Date.now()
     for (const job of jobs) {
       if (!Object.hasOwn(this.options.queues, job.queue)) {
         outcome.refused.push({ job, error: `unknown target queue "${job.queue}": it is not in QUEUES` })
         continue
       }
-      const lane = isFifoQueue(job.queue) ? `${job.queue}#${hashId(job.groupId ?? job.id) % FIFO_LANES}` : job.queue
-      groups.set(lane, [...(groups.get(lane) ?? []), job])
+      const body = messageBody(job, now)
+      const lane = this.laneFor(job)
+      settled.push(
+        new Promise<void>((resolve) => {
+          lane.entries.push({
+            job,
+            body,
+            bytes: messageBytes(body, job.id),
+            settle(result) {
+              if ('error' in result) outcome.refused.push({ job, error: result.error })
+              else outcome.sent.push({ job, acceptedAtMs: result.acceptedAtMs })
+              resolve()
+            },
+          })
+        }),
+      )
     }
-    const sends: Promise<void>[] = []
-    for (const [lane, laneJobs] of groups) {
-      for (const batch of this.batches(laneJobs)) {
-        const send = () => this.semaphore.run(() => this.send(batch, outcome))
-        if (isFifoQueue(laneJobs[0]!.queue)) {
-          const chained = (this.lanes.get(lane) ?? Promise.resolve()).then(send)
-          this.lanes.set(lane, chained)
-          sends.push(chained)
-        } else {
-          sends.push(send())
-        }
-      }
-    }
-    await Promise.all(sends)
+    this.pump()
+    await Promise.all(settled)
     return outcome
   }
 
-  /** Consecutive runs of <= 10 entries and <= maxBatchBytes, in claim order. */
-  private *batches(jobs: ClaimedJob[]): Generator<{ job: ClaimedJob; body: string }[]> {
-    let batch: { job: ClaimedJob; body: string }[] = []
-    let bytes = 0
-    const now = Date.now()
-    for (const job of jobs) {
-      const body = messageBody(job, now)
-      const size = messageBytes(body, job.id)
-      if (batch.length === MAX_ENTRIES || (batch.length > 0 && bytes + size > this.options.maxBatchBytes)) {
-        yield batch
-        batch = []
-        bytes = 0
-      }
-      batch.push({ job, body })
-      bytes += size
+  private laneFor(job: ClaimedJob): Lane {
+    const fifo = isFifoQueue(job.queue)
+    const key = fifo ? `${job.queue}#${hashId(job.groupId ?? job.id) % FIFO_LANES}` : job.queue
+    let lane = this.lanes.get(key)
+    if (!lane) {
+      lane = { queueUrl: this.options.queues[job.queue]!, fifo, entries: [], busy: false }
+      this.lanes.set(key, lane)
+      this.laneOrder.push(lane)
     }
-    if (batch.length) yield batch
+    return lane
   }
 
-  private async send(batch: { job: ClaimedJob; body: string }[], outcome: DispatchOutcome): Promise<void> {
-    const queue = batch[0]!.job.queue
-    const fifo = isFifoQueue(queue)
+  /** Fills free send slots, taking lanes in turn so one busy queue cannot starve another. */
+  private pump(): void {
+    while (this.active < this.options.concurrency) {
+      const lane = this.nextReadyLane()
+      if (!lane) return
+      const batch = this.take(lane)
+      this.active++
+      lane.busy = lane.fifo
+      void this.send(lane, batch).finally(() => {
+        this.active--
+        lane.busy = false
+        this.pump()
+      })
+    }
+  }
+
+  private nextReadyLane(): Lane | undefined {
+    for (let i = 0; i < this.laneOrder.length; i++) {
+      const lane = this.laneOrder[(this.cursor + i) % this.laneOrder.length]!
+      if (lane.entries.length && !lane.busy) {
+        this.cursor = (this.cursor + i + 1) % this.laneOrder.length
+        return lane
+      }
+    }
+    return undefined
+  }
+
+  /** The lane's next entries: at most 10 and at most maxBatchBytes (but always at least one). */
+  private take(lane: Lane): Pending[] {
+    let bytes = 0
+    let count = 0
+    while (count < Math.min(MAX_ENTRIES, lane.entries.length)) {
+      const next = lane.entries[count]!
+      if (count > 0 && bytes + next.bytes > this.options.maxBatchBytes) break
+      bytes += next.bytes
+      count++
+    }
+    return lane.entries.splice(0, count)
+  }
+
+  private async send(lane: Lane, batch: Pending[]): Promise<void> {
     const entries: SendMessageBatchRequestEntry[] = batch.map(({ job, body }, i) => ({
       Id: `e${i}`,
       MessageBody: body,
       MessageAttributes: { [JOB_ID_ATTRIBUTE]: { DataType: 'String', StringValue: job.id } },
-      ...(fifo
+      ...(lane.fifo
         ? { MessageGroupId: job.groupId ?? job.id, MessageDeduplicationId: deduplicationId(job.id, job.version) }
         : {}),
     }))
+    const answered = new Set<number>()
+    const answer = (i: number, result: { acceptedAtMs: number } | { error: string }) => {
+      if (answered.has(i) || !batch[i]) return
+      answered.add(i)
+      batch[i].settle(result)
+    }
     try {
-      const result = await this.options.sqs.send(
-        new SendMessageBatchCommand({ QueueUrl: this.options.queues[queue], Entries: entries }),
-      )
+      const result = await this.options.sqs.send(new SendMessageBatchCommand({ QueueUrl: lane.queueUrl, Entries: entries }))
       const acceptedAtMs = Date.now()
-      const answered = new Set<string>()
-      for (const ok of result.Successful ?? []) {
-        answered.add(ok.Id!)
-        outcome.sent.push({ job: batch[Number(ok.Id!.slice(1))]!.job, acceptedAtMs })
-      }
+      for (const ok of result.Successful ?? []) answer(Number(ok.Id!.slice(1)), { acceptedAtMs })
       for (const failed of result.Failed ?? []) {
-        answered.add(failed.Id!)
-        outcome.refused.push({
-          job: batch[Number(failed.Id!.slice(1))]!.job,
+        answer(Number(failed.Id!.slice(1)), {
           error: `SQS refused the message: ${failed.Code ?? 'error'}: ${failed.Message ?? ''}`.trim(),
         })
       }
       // An entry SQS did not mention was not accepted: never assume success.
-      batch.forEach(({ job }, i) => {
-        if (!answered.has(`e${i}`)) outcome.refused.push({ job, error: 'SQS did not answer for this entry' })
-      })
+      batch.forEach((_, i) => answer(i, { error: 'SQS did not answer for this entry' }))
     } catch (e) {
       const error = `SendMessageBatch failed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`
-      for (const { job } of batch) outcome.refused.push({ job, error })
+      batch.forEach((_, i) => answer(i, { error }))
     }
   }
 }
