@@ -3,8 +3,7 @@
 // SQS queue of its own, deleted afterwards, so one measurement's messages never slow the next.
 import { CreateQueueCommand, DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs'
 import type { ChildProcess } from 'node:child_process'
-import { copyFileSync, existsSync, readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { loadConfig, type Config } from '../src/config'
 import { connectRedis } from '../src/redis'
 import type { ScriptedClient } from '../src/scripts'
@@ -30,7 +29,6 @@ export interface BenchEnv {
 }
 
 export async function startBenchEnv(): Promise<BenchEnv> {
-  ensureSqsEntryNextToBundle()
   const [redis, sqs] = await Promise.all([startRedis(), startSqsProcess()])
   const admin = connectRedis({ url: redis.url })
   const control = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: localCredentials })
@@ -56,16 +54,6 @@ export async function startBenchEnv(): Promise<BenchEnv> {
       await Promise.all([redis.stop(), sqs.stop()])
     },
   }
-}
-
-/**
- * startSqsProcess spawns `sqs-endpoint-main.mjs` from its own module's directory. Bundled by scripts/run-ts.mjs, that
- * directory is .build/, where the file is not: put a copy there (bench-side workaround; see docs/benchmarks.md).
- */
-function ensureSqsEntryNextToBundle(): void {
-  const target = join(__dirname, 'sqs-endpoint-main.mjs')
-  const source = resolve(process.cwd(), 'local/sqs-endpoint-main.mjs')
-  if (!existsSync(target) && existsSync(source)) copyFileSync(source, target)
 }
 
 /** One section of `INFO`, as numbers where they are numbers. */

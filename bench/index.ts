@@ -4,7 +4,6 @@
 // Why references are measured here and not quoted: the machine is shared and noisy (2 cores), so absolute rates
 // drift from run to run. Ratios against a raw reference taken in the same run, interleaved repetition by
 // repetition, are what stay comparable. Rates are medians over repetitions where a repetition is cheap.
-import './esm-interop' // first: lets the CommonJS bundle load fauxqs (ESM-only)
 import { writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { resolve } from 'node:path'

@@ -6,14 +6,11 @@
 //   node scripts/run-ts.mjs bench/profile.ts split     the lateness scenario with each job's lateness split into
 //                                                      claim (Redis time at claim - due) and send (accepted - claim),
 //                                                      plus SendMessageBatch calls, entries per call, round trips
-//   node scripts/run-ts.mjs bench/profile.ts enqueue-variant   the shipped enqueue script vs
-//                                                      experiments/enqueue-insert-lean.lua, same harness, alternating
 //   node scripts/run-ts.mjs bench/profile.ts burst     CPU seconds per 10,000 messages in each process (bench/scanner,
 //                                                      redis-server, fauxqs) for the raw SQS reference vs the burst
 //   node scripts/run-ts.mjs bench/profile.ts claim     cost of one claim on a shard with nothing due, by how many
 //                                                      bucket hints it carries in KEYS and returns (src/leases.ts
 //                                                      sends max(limit, 16) = 250 with the shipped defaults)
-import './esm-interop'
 import { commandCalls, flush, info, processCpuSeconds, startBenchEnv, type BenchEnv } from './env'
 import { measureBurst } from './burst'
 import { measureEnqueue } from './enqueue'
@@ -27,9 +24,7 @@ import { createSqsClient } from '../src/scan-engine'
 import { Leases } from '../src/leases'
 import { Scanner } from '../src/scanner'
 import type { ScriptedClient } from '../src/scripts'
-import { inFlight as inFlightBatches, percentiles, sleep } from './stats'
-import { PAYLOAD_JSON } from './data'
-import leanEnqueueLua from './experiments/enqueue-insert-lean.lua'
+import { percentiles, sleep } from './stats'
 import { benchJob, jobId } from './data'
 import { Keyspace } from '../src/keys'
 import { connectRedis } from '../src/redis'
@@ -157,40 +152,6 @@ async function latenessSplit(env: BenchEnv, jobs: number) {
 }
 
 /** Pipelines of 100 enqueue-script calls, 8 in flight: JobStore.enqueueMany's shape, with the script swappable. */
-async function enqueueVariant(env: BenchEnv) {
-  const config = env.config('http://127.0.0.1/unused')
-  const redis = connectRedis(config.redis)
-  redis.defineCommand('sdqEnqueueLean', { lua: leanEnqueueLua, numberOfKeys: 8 })
-  const keys = new Keyspace({ prefix: config.keyPrefix, shards: 1, buckets: config.dueBuckets })
-  const n = 100_000
-  for (let rep = 0; rep < 3; rep++) {
-    for (const script of ['sdqEnqueue', 'sdqEnqueueLean']) {
-      await flush(env.admin)
-      await (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[script]!(
-        ...Array.from({ length: 8 }, (_, k) => `warm:${k}`), 'w', '0', 'insert', 'bench', '', '1', 'delay', 1, 'wake')
-      await env.admin.config('RESETSTAT')
-      const base = Date.now() + 3_600_000
-      const t0 = performance.now()
-      await inFlightBatches(n / 100, 8, async (b) => {
-        const p = redis.pipeline() as unknown as Record<string, (...a: unknown[]) => unknown> & { exec(): Promise<unknown> }
-        for (let i = b * 100; i < b * 100 + 100; i++) {
-          const id = jobId(`v${rep}`, i)
-          const { shard, bucket, bucketNo } = keys.locate(id)
-          p[script]!(shard.jobs, shard.index, bucket, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts,
-            id, bucketNo, 'insert', 'bench', '', PAYLOAD_JSON, 'at', base + i, shard.wakeChannel)
-        }
-        await p.exec()
-      })
-      const rate = n / ((performance.now() - t0) / 1000)
-      const stats = await commandUsec(env)
-      const inner = Object.entries(stats).filter(([c]) => !['evalsha', 'eval', 'info', 'config|resetstat'].includes(c))
-      console.log(`${script.padEnd(15)} ${fmt.rate(rate)}  ${(stats.evalsha!.usec / stats.evalsha!.calls).toFixed(1)} us/call in Redis, ` +
-        `${(inner.reduce((a, [, s]) => a + s.calls, 0) / n).toFixed(2)} redis.call()s per job`)
-    }
-  }
-  await redis.quit()
-}
-
 async function burstCpu(env: BenchEnv) {
   const sample = () => ({
     me: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
@@ -240,7 +201,6 @@ async function main() {
     }
     else if (what === 'claim') await claimCost(env)
     else if (what === 'burst') await burstCpu(env)
-    else if (what === 'enqueue-variant') await enqueueVariant(env)
     else if (what === 'split') await latenessSplit(env, Number(process.argv[3] ?? 20_000))
     await flush(env.admin)
     void commandCalls
