@@ -87,6 +87,8 @@ local hinted = {}
 for i = 8, #KEYS do hinted[ARGV[i - 1]] = KEYS[i] end
 
 local needHints = 0
+-- Lease writes are gathered across buckets and written once at the end: a burst visits a bucket per job or two.
+local leased, leaseValues = {}, {}
 local top = redis.call('ZRANGE', index, 0, 1, 'WITHSCORES')
 while n < limit do
   if not top[1] or tonumber(top[2]) > now then break end
@@ -99,7 +101,7 @@ while n < limit do
   local upto = now
   if top[4] and tonumber(top[4]) < upto then upto = tonumber(top[4]) end
   local picked = redis.call('ZRANGE', bucket, '-inf', upto, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit - n)
-  local removed, leased, leaseValues = {}, {}, {}
+  local removed = {}
   for j = 1, #picked, 2 do
     local id, due = picked[j], picked[j + 1]
     local record = redis.call('HGET', jobs, id)
@@ -116,14 +118,14 @@ while n < limit do
     redis.call('ZREM', index, bucketNo)
   else
     redis.call('ZREM', bucket, unpack(removed))
-    if #leased > 0 then
-      redis.call('ZADD', inflight, unpack(leased))
-      redis.call('HSET', leases, unpack(leaseValues))
-    end
     local first = redis.call('ZRANGE', bucket, 0, 0, 'WITHSCORES')
     if first[1] then redis.call('ZADD', index, first[2], bucketNo) else redis.call('ZREM', index, bucketNo) end
   end
   top = redis.call('ZRANGE', index, 0, 1, 'WITHSCORES')
+end
+if #leased > 0 then
+  redis.call('ZADD', inflight, unpack(leased))
+  redis.call('HSET', leases, unpack(leaseValues))
 end
 
 -- 3. What the caller needs for its next call: when to come back, and which buckets to bring. Only the buckets due

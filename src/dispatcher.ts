@@ -42,7 +42,7 @@ interface Pending {
   job: ClaimedJob
   body: string
   bytes: number
-  settle(result: { acceptedAtMs: number } | { error: string }): void
+  settle(job: ClaimedJob, result: { acceptedAtMs: number } | { error: string }): void
 }
 
 /** Entries bound for one queue (one lane of a FIFO queue), in claim order. */
@@ -71,32 +71,28 @@ export class Dispatcher {
   /** Resolves once SQS has answered for every job (accepted or refused). */
   async dispatch(jobs: readonly ClaimedJob[]): Promise<DispatchOutcome> {
     const outcome: DispatchOutcome = { sent: [], refused: [] }
-    const settled: Promise<void>[] = []
     const now = Date.now()
+    // One promise per call, not per job: a burst dispatches tens of thousands of jobs.
+    let waiting = 0
+    let done!: () => void
+    const allSettled = new Promise<void>((resolve) => (done = resolve))
+    const settle = (job: ClaimedJob, result: { acceptedAtMs: number } | { error: string }) => {
+      if ('error' in result) outcome.refused.push({ job, error: result.error })
+      else outcome.sent.push({ job, acceptedAtMs: result.acceptedAtMs })
+      if (--waiting === 0) done()
+    }
     for (const job of jobs) {
       if (!Object.hasOwn(this.options.queues, job.queue)) {
         outcome.refused.push({ job, error: `unknown target queue "${job.queue}": it is not in QUEUES` })
         continue
       }
       const body = messageBody(job, now)
-      const lane = this.laneFor(job)
-      settled.push(
-        new Promise<void>((resolve) => {
-          lane.entries.push({
-            job,
-            body,
-            bytes: messageBytes(body, job.id),
-            settle(result) {
-              if ('error' in result) outcome.refused.push({ job, error: result.error })
-              else outcome.sent.push({ job, acceptedAtMs: result.acceptedAtMs })
-              resolve()
-            },
-          })
-        }),
-      )
+      waiting++
+      this.laneFor(job).entries.push({ job, body, bytes: messageBytes(body, job.id), settle })
     }
+    if (waiting === 0) return outcome
     this.pump()
-    await Promise.all(settled)
+    await allSettled
     return outcome
   }
 
@@ -165,7 +161,7 @@ export class Dispatcher {
     const answer = (i: number, result: { acceptedAtMs: number } | { error: string }) => {
       if (answered.has(i) || !batch[i]) return
       answered.add(i)
-      batch[i].settle(result)
+      batch[i].settle(batch[i].job, result)
     }
     try {
       const result = await this.options.sqs.send(new SendMessageBatchCommand({ QueueUrl: lane.queueUrl, Entries: entries }))
