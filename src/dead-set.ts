@@ -1,6 +1,7 @@
 // The scanner's dead set: jobs SQS refused on every dispatch attempt. Never dropped: listed here, revived on demand.
 import { scriptError, ScriptErrorCode } from './errors'
 import type { Keyspace } from './keys'
+import { verifyLayout } from './layout'
 import { decodeRecord } from './record'
 import type { ScriptedClient } from './scripts'
 import { guard, type DispatchError } from './store'
@@ -23,6 +24,7 @@ export class DeadSet {
 
   /** The most recently dead jobs first, across shards; optionally of one target queue only. */
   async list(options: { limit?: number; queue?: string } = {}): Promise<DeadJob[]> {
+    await guard(verifyLayout(this.redis, this.keys))
     const limit = Math.min(Math.max(options.limit ?? 100, 1), 1000)
     const perShard = await guard(
       Promise.all(
@@ -66,6 +68,7 @@ export class DeadSet {
 
   /** Schedule a dead job again, unchanged, `delayMs` from now (Redis's clock). Returns its new due time. */
   async revive(id: string, delayMs = 0): Promise<number> {
+    await guard(verifyLayout(this.redis, this.keys))
     const { shard, bucket, bucketNo } = this.keys.locate(id)
     const due = Number(
       await guard(

@@ -62,15 +62,21 @@ export interface JobLocation {
 
 export class Keyspace {
   readonly shards: readonly ShardKeys[]
+  /** Where the layout is recorded (src/layout.ts): one small key, under shard 0's hash tag like every key. */
+  readonly layoutKey: string
+  /** The layout as recorded: "shards=N;buckets=B". */
+  readonly layout: string
 
   constructor(readonly options: KeyLayoutOptions) {
     if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(options.prefix)) throw new RangeError(`bad key prefix: ${options.prefix}`)
     if (!Number.isInteger(options.shards) || options.shards < 1) throw new RangeError('shards must be >= 1')
     if (!Number.isInteger(options.buckets) || options.buckets < 1) throw new RangeError('buckets must be >= 1')
     this.shards = Array.from({ length: options.shards }, (_, i) => new ShardKeys(options.prefix, i))
+    this.layoutKey = `${this.shards[0]!.tag}:layout`
+    this.layout = `shards=${options.shards};buckets=${options.buckets}`
   }
 
-  /** Where a job lives: its shard and its due bucket. Changing shards or buckets re-homes ids: see README. */
+  /** Where a job lives: its shard and its due bucket. Other shard or bucket counts re-home ids: src/layout.ts. */
   locate(id: string): JobLocation {
     const h = hashId(id)
     const shard = this.shards[h % this.options.shards]!

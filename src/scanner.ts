@@ -10,6 +10,8 @@
 // `maxInFlight` leased jobs per scanner. A claim returns "again" when it hit its limit, so a backlog drains at once.
 import type { RedisClient } from './scripts'
 import { RedisClock } from './clock'
+import { ConfigError } from './errors'
+import { verifyLayout } from './layout'
 import type { Dispatcher } from './dispatcher'
 import type { Keyspace, ShardKeys } from './keys'
 import type { ClaimedJob, Leases } from './leases'
@@ -101,10 +103,16 @@ export class Scanner {
       let result
       const sentAt = Date.now()
       try {
+        await verifyLayout(leases.redis, this.options.keys)
         if (shard.hints.length === 0) shard.hints = await leases.seedHints(shard.keys, claimBatchSize)
         result = await leases.claim(shard.keys, shard.hints, claimBatchSize)
         failures = 0
       } catch (e) {
+        // Another deployment's key layout: scanning would strand jobs. Stop, loudly.
+        if (e instanceof ConfigError) {
+          this.stop()
+          throw e
+        }
         // Redis away (restart, failover): nothing is lost, leases keep the claimed jobs; back off and retry.
         this.report.errors++
         failures++

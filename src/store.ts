@@ -8,6 +8,7 @@ import {
   scriptError,
 } from './errors'
 import type { Keyspace } from './keys'
+import { verifyLayout } from './layout'
 import { decodeRecord } from './record'
 import type { ScriptedClient, ScriptedPipeline } from './scripts'
 
@@ -78,13 +79,20 @@ export class JobStore {
   ) {}
 
   /** Schedule a new job. Throws JobExistsError (carrying the existing job's view) when the id is taken. */
-  enqueue(job: NewJob): Promise<EnqueueResult> {
-    return guard(this.redis.sdqEnqueue(...this.enqueueArgs(job, 'insert')).then((r) => this.enqueueReply(job.id, r)))
+  async enqueue(job: NewJob): Promise<EnqueueResult> {
+    await this.ready()
+    return this.enqueueReply(job.id, await guard(this.redis.sdqEnqueue(...this.enqueueArgs(job, 'insert'))))
   }
 
   /** Create or replace (reschedule, new payload). Throws JobDispatchingError while a scanner holds it. */
-  upsert(job: NewJob): Promise<EnqueueResult> {
-    return guard(this.redis.sdqEnqueue(...this.enqueueArgs(job, 'upsert')).then((r) => this.enqueueReply(job.id, r)))
+  async upsert(job: NewJob): Promise<EnqueueResult> {
+    await this.ready()
+    return this.enqueueReply(job.id, await guard(this.redis.sdqEnqueue(...this.enqueueArgs(job, 'upsert'))))
+  }
+
+  /** The key layout this store was configured with is the one its jobs use (src/layout.ts); checked once. */
+  ready(): Promise<void> {
+    return guard(verifyLayout(this.redis, this.keys))
   }
 
   /**
@@ -92,6 +100,7 @@ export class JobStore {
    * Repeated ids within one call behave as if sent one after the other.
    */
   async enqueueMany(jobs: readonly NewJob[], mode: Mode = 'insert'): Promise<(EnqueueResult | DelayQueueError)[]> {
+    await this.ready()
     const results: (EnqueueResult | DelayQueueError)[] = new Array(jobs.length)
     const byShard = new Map<number, number[]>()
     jobs.forEach((job, i) => {
@@ -135,6 +144,7 @@ export class JobStore {
 
   /** A pending job (scheduled, being dispatched, or dead), or null: a job handed to SQS is gone. */
   async get(id: string): Promise<JobView | null> {
+    await this.ready()
     const { shard, bucket } = this.keys.locate(id)
     const reply = (await guard(
       this.redis.sdqGet(shard.jobs, bucket, shard.inflight, shard.leases, shard.errors, shard.dead, id),
@@ -146,6 +156,7 @@ export class JobStore {
 
   /** Cancel a job that is not in SQS yet. Throws JobNotFoundError, or JobDispatchingError when too late. */
   async cancel(id: string): Promise<void> {
+    await this.ready()
     const { shard, bucket, bucketNo } = this.keys.locate(id)
     const code = Number(
       await guard(
@@ -159,6 +170,7 @@ export class JobStore {
   }
 
   async stats(): Promise<StoreStats> {
+    await this.ready()
     const perShard = await guard(
       Promise.all(
         this.keys.shards.map(async (shard) => {
