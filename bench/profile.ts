@@ -21,6 +21,7 @@ import { fmt } from './table'
 import { Dispatcher } from '../src/dispatcher'
 import { createEngine } from '../src/engine'
 import { createSqsClient } from '../src/scan-engine'
+import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../src/sqs-client'
 import { Leases } from '../src/leases'
 import { Scanner } from '../src/scanner'
 import type { ScriptedClient } from '../src/scripts'
@@ -118,7 +119,10 @@ async function latenessSplit(env: BenchEnv, jobs: number) {
     leaseMs: config.leaseMs, maxAttempts: config.maxDispatchAttempts,
     backoffBaseMs: config.dispatchBackoffBaseMs, backoffMaxMs: config.dispatchBackoffMaxMs,
   })
-  const dispatcher = new Dispatcher({ sqs, queues: config.queues, concurrency: config.sendConcurrency, maxBatchBytes: config.maxMessageBytes })
+  const dispatcher = new Dispatcher({
+    sqs, queues: config.queues, concurrency: config.sendConcurrency, maxBatchBytes: config.maxMessageBytes,
+    maxSendMs: SQS_SDK_ATTEMPTS * sendTimeoutMs(config.leaseMs),
+  })
   const subscriber = (engine.redis.duplicate as () => ScriptedClient).call(engine.redis)
   const total: number[] = []
   const sendPart: number[] = []

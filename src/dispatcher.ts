@@ -15,6 +15,8 @@ export interface DispatchOptions {
   concurrency: number
   /** SQS limit for one message and for a whole batch (1 MiB). */
   maxBatchBytes: number
+  /** Longest a send can take (every SDK attempt): a job starts a send only while its lease outlasts this. */
+  maxSendMs: number
 }
 
 export interface SentJob {
@@ -114,6 +116,7 @@ export class Dispatcher {
       const lane = this.nextReadyLane()
       if (!lane) return
       const batch = this.take(lane)
+      if (batch.length === 0) continue
       this.active++
       lane.busy = lane.fifo
       void this.send(lane, batch).finally(() => {
@@ -121,6 +124,21 @@ export class Dispatcher {
         lane.busy = false
         this.pump()
       })
+    }
+  }
+
+  /**
+   * A job whose lease would end during its send is not sent: another scanner may claim it meanwhile, and it would go
+   * out twice. It is reported refused, so the scanner releases it for a retry (when SQS is slow, e.g. hanging
+   * connections, and work piles up in the lanes).
+   */
+  private dropStale(lane: Lane): void {
+    // Entries join a lane in claim order, so their lease deadlines ascend: only the front can be stale.
+    const latest = Date.now() + this.options.maxSendMs
+    let stale = 0
+    while (stale < lane.entries.length && lane.entries[stale]!.job.leaseDeadline <= latest) stale++
+    for (const entry of lane.entries.splice(0, stale)) {
+      entry.settle(entry.job, { error: 'not sent: its lease would have ended during the send (SQS slow?)' })
     }
   }
 
@@ -137,6 +155,7 @@ export class Dispatcher {
 
   /** The lane's next entries: at most 10 and at most maxBatchBytes (but always at least one). */
   private take(lane: Lane): Pending[] {
+    this.dropStale(lane)
     let bytes = 0
     let count = 0
     while (count < Math.min(MAX_ENTRIES, lane.entries.length)) {

@@ -13,6 +13,8 @@ export interface ClaimedJob extends StoredJob {
   /** Dispatch attempt, 1 on the first claim. */
   attempt: number
   dueMs: number
+  /** Local time the lease ends (counted from before the claim was sent, so never late). */
+  leaseDeadline: number
 }
 
 export interface ClaimResult {
@@ -58,6 +60,7 @@ export class Leases {
 
   async claim(shard: ShardKeys, hints: readonly string[], limit: number): Promise<ClaimResult> {
     const token = newToken()
+    const leaseDeadline = Date.now() + this.options.leaseMs
     const keys = [shard.jobs, shard.index, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts]
     for (const b of hints) keys.push(shard.bucket(b))
     const args = [limit, this.options.leaseMs, token, this.options.maxAttempts, limit, HINT_LOOKAHEAD_MS, ...hints]
@@ -73,6 +76,7 @@ export class Leases {
         attempt: Number(flat[i + 3]),
         token,
         shard: shard.shard,
+        leaseDeadline,
       })
     }
     return {

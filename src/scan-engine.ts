@@ -6,6 +6,8 @@ import { Leases } from './leases'
 import { Scanner, type ScannerOptions } from './scanner'
 import { connectRedis } from './redis'
 
+import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from './sqs-client'
+
 export { createSqsClient } from './sqs-client'
 
 /** The scan side: a dispatcher over one SQS client, leases, and a scanner with its own wake-signal connection. */
@@ -26,6 +28,7 @@ export function createScanner(
     queues: config.queues,
     concurrency: config.sendConcurrency,
     maxBatchBytes: config.maxMessageBytes,
+    maxSendMs: SQS_SDK_ATTEMPTS * sendTimeoutMs(config.leaseMs),
   })
   // A connection of its own (a subscribed one can run nothing else), with the same settings and error reporting.
   const subscriber = options.subscribe === false ? undefined : connectRedis(config.redis)

@@ -5,8 +5,23 @@ import { Agent as HttpAgent } from 'node:http'
 import { Agent } from 'node:https'
 import type { Config } from './config'
 
-export function createSqsClient(config: Pick<Config, 'region' | 'sqsEndpoint' | 'sendConcurrency'>): SQSClient {
+/** Attempts the SDK makes per call: the scanner retries on its own terms (release with backoff). */
+export const SQS_SDK_ATTEMPTS = 2
+
+/**
+ * How long one SendMessageBatch may take, derived from the lease: a send must end while its jobs are still leased,
+ * or another scanner claims them again and they go out twice. A quarter of the lease (the SDK tries twice), at most
+ * 10 s.
+ */
+export function sendTimeoutMs(leaseMs: number): number {
+  return Math.max(100, Math.min(10_000, Math.floor(leaseMs / (2 * SQS_SDK_ATTEMPTS))))
+}
+
+export function createSqsClient(
+  config: Pick<Config, 'region' | 'sqsEndpoint' | 'sendConcurrency'> & { leaseMs?: number },
+): SQSClient {
   const agentOptions = { keepAlive: true, maxSockets: Math.max(50, config.sendConcurrency * 2) }
+  const timeout = sendTimeoutMs(config.leaseMs ?? 30_000)
   return new SQSClient({
     region: config.region,
     ...(config.sqsEndpoint
@@ -15,11 +30,11 @@ export function createSqsClient(config: Pick<Config, 'region' | 'sqsEndpoint' | 
     requestHandler: new NodeHttpHandler({
       httpAgent: new HttpAgent(agentOptions),
       httpsAgent: new Agent(agentOptions),
-      connectionTimeout: 2_000,
-      requestTimeout: 10_000,
+      connectionTimeout: Math.min(2_000, timeout),
+      requestTimeout: timeout,
     }),
-    // The scanner retries on its own terms (release with backoff); one quick SDK retry covers blips.
-    maxAttempts: 2,
+    // One quick SDK retry covers blips; the scanner retries on its own terms (release with backoff).
+    maxAttempts: SQS_SDK_ATTEMPTS,
     // The SDK hashes every message body to compare with SQS's MD5 of what it received. Over HTTPS, TLS already
     // guarantees the bytes in transit; the hash was a tenth of the scanner's own CPU in a burst.
     md5: false,

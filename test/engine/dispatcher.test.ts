@@ -21,14 +21,14 @@ afterAll(() => {
 
 const claimed = (id: string, queue: string, groupId?: string): ClaimedJob => ({
   id, queue, groupId, payloadJson: JSON.stringify({ id }), createdAtMs: 0, version: 0,
-  dueMs: Date.now(), attempt: 1, token: 't', shard: 0,
+  dueMs: Date.now(), attempt: 1, token: 't', shard: 0, leaseDeadline: Date.now() + 30_000,
 })
 
 describe('dispatcher', () => {
   it('merges jobs of many claims into full batches while every send slot is busy', async () => {
     // prepare: one send slot; 21 claims of one job each arrive at once
     const q = await createQueue(sqs, 'merge')
-    const dispatcher = new Dispatcher({ sqs: sender, queues: { orders: q.url }, concurrency: 1, maxBatchBytes: 1_048_576 })
+    const dispatcher = new Dispatcher({ sqs: sender, queues: { orders: q.url }, concurrency: 1, maxBatchBytes: 1_048_576, maxSendMs: 1_000 })
     calls = 0
     // act
     const outcomes = await Promise.all(
@@ -43,7 +43,7 @@ describe('dispatcher', () => {
   it('keeps a FIFO group in claim order across claims, with sends in flight', async () => {
     // prepare
     const q = await createQueue(sqs, 'ordered.fifo')
-    const dispatcher = new Dispatcher({ sqs: sender, queues: { 'ordered.fifo': q.url }, concurrency: 4, maxBatchBytes: 1_048_576 })
+    const dispatcher = new Dispatcher({ sqs: sender, queues: { 'ordered.fifo': q.url }, concurrency: 4, maxBatchBytes: 1_048_576, maxSendMs: 1_000 })
     const ids = Array.from({ length: 30 }, (_, i) => `f-${String(i).padStart(2, '0')}`)
     // act: three claims of ten, dispatched without waiting for one another
     await Promise.all([0, 10, 20].map((at) => dispatcher.dispatch(ids.slice(at, at + 10).map((id) => claimed(id, 'ordered.fifo', 'g1')))))
@@ -60,10 +60,24 @@ describe('dispatcher', () => {
   })
 
   it('reports every job of a batch as refused when the call fails, and never as sent', async () => {
-    const dispatcher = new Dispatcher({ sqs: sender, queues: { gone: `${inject('sqsEndpoint')}/000000000000/does-not-exist` }, concurrency: 2, maxBatchBytes: 1_048_576 })
+    const dispatcher = new Dispatcher({ sqs: sender, queues: { gone: `${inject('sqsEndpoint')}/000000000000/does-not-exist` }, concurrency: 2, maxBatchBytes: 1_048_576, maxSendMs: 1_000 })
     const outcome = await dispatcher.dispatch([claimed('x-1', 'gone'), claimed('x-2', 'gone')])
     expect(outcome.sent).toEqual([])
     expect(outcome.refused.map((r) => r.job.id).sort()).toEqual(['x-1', 'x-2'])
     expect(outcome.refused[0]!.error).toMatch(/SendMessageBatch failed|SQS refused/)
+  })
+  it('does not send a job whose lease would end during the send, and reports it refused for a retry', async () => {
+    // prepare: one job still well leased, one whose lease ends before a send could finish
+    const q = await createQueue(sqs, 'stale')
+    const dispatcher = new Dispatcher({ sqs: sender, queues: { orders: q.url }, concurrency: 2, maxBatchBytes: 1_048_576, maxSendMs: 1_000 })
+    calls = 0
+    const stale = { ...claimed('stale-1', 'orders'), leaseDeadline: Date.now() + 500 }
+    // act
+    const outcome = await dispatcher.dispatch([claimed('fresh-1', 'orders'), stale])
+    // assess
+    expect(outcome.sent.map((s) => s.job.id)).toEqual(['fresh-1'])
+    expect(outcome.refused).toEqual([{ job: stale, error: expect.stringMatching(/lease would have ended/) }])
+    expect([...countIds(await receiveAll(sqs, q.url)).keys()]).toEqual(['fresh-1'])
+    expect(calls).toBe(1)
   })
 })

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis'
 import { inject } from 'vitest'
 import { Dispatcher } from '../../src/dispatcher'
 import { createSqsClient } from '../../src/scan-engine'
+import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../../src/sqs-client'
 import type { Keyspace } from '../../src/keys'
 import { Leases, type LeaseOptions } from '../../src/leases'
 import { Scanner, type ScanReport, type ScannerOptions } from '../../src/scanner'
@@ -30,7 +31,13 @@ export function testScanner(t: { redis: ScriptedClient; keys: Keyspace }, o: Tes
     backoffBaseMs: o.backoffBaseMs ?? 20,
     backoffMaxMs: o.backoffMaxMs ?? 200,
   })
-  const dispatcher = new Dispatcher({ sqs, queues: o.queues, concurrency: o.concurrency ?? 8, maxBatchBytes: 1_048_576 })
+  const dispatcher = new Dispatcher({
+    sqs,
+    queues: o.queues,
+    concurrency: o.concurrency ?? 8,
+    maxBatchBytes: 1_048_576,
+    maxSendMs: SQS_SDK_ATTEMPTS * sendTimeoutMs(o.leaseMs ?? 5_000),
+  })
   const subscriber = o.subscribe === false ? undefined : (t.redis as Redis).duplicate()
   const scanner = new Scanner({
     leases,
