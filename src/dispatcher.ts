@@ -133,13 +133,14 @@ export class Dispatcher {
    * connections, and work piles up in the lanes).
    */
   private dropStale(lane: Lane): void {
-    // Entries join a lane in claim order, so their lease deadlines ascend: only the front can be stale.
+    // A full pass: claims of several shards interleave in a lane, so deadlines are not in order. Cheap next to a send.
     const latest = Date.now() + this.options.maxSendMs
-    let stale = 0
-    while (stale < lane.entries.length && lane.entries[stale]!.job.leaseDeadline <= latest) stale++
-    for (const entry of lane.entries.splice(0, stale)) {
-      entry.settle(entry.job, { error: 'not sent: its lease would have ended during the send (SQS slow?)' })
+    let kept = 0
+    for (const entry of lane.entries) {
+      if (entry.job.leaseDeadline > latest) lane.entries[kept++] = entry
+      else entry.settle(entry.job, { error: 'not sent: its lease would have ended during the send (SQS slow?)' })
     }
+    lane.entries.length = kept
   }
 
   private nextReadyLane(): Lane | undefined {
