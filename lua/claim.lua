@@ -13,7 +13,8 @@
   ARGV[1] limit: most jobs to lease
   ARGV[2] lease length (ms)
   ARGV[3] claim token (random, one per call)
-  ARGV[4] max dispatch attempts: a lease that expires on the last attempt sends the job to the dead set
+  ARGV[4] max dispatch attempts: a lease that expires on the last attempt sends the job to the dead set (a job
+          released for a retry is taken again whatever its count: lua/release.lua decides about those)
   ARGV[5] most bucket hints to return for the next call
   ARGV[6] hint look-ahead (ms): hints are the buckets due within this long after now (at least the earliest one)
   ARGV[7..] bucket numbers of KEYS[8..], in the same order
@@ -60,14 +61,15 @@ for _, id in ipairs(expired) do
   else
     local attempt, due = string.match(lease, '^(%d+):(%d+):')
     attempt = tonumber(attempt)
-    if attempt >= maxAttempts then
+    -- A lease that expired on the last attempt means scanners keep dying on this job: dead set. A released job whose
+    -- retry time came (empty token) is retried whatever its count: release.lua already decided it may live.
+    local crashed = string.sub(lease, -1) ~= ':'
+    if crashed and attempt >= maxAttempts then
       redis.call('ZREM', inflight, id)
       redis.call('HDEL', leases, id)
       redis.call('ZADD', dead, now, id)
-      if string.sub(lease, -1) ~= ':' then
-        redis.call('HSET', errors, id, cjson.encode({ attempts = attempt, at = now,
-          message = 'lease expired: the scanner holding it stopped before acknowledging' }))
-      end
+      redis.call('HSET', errors, id, cjson.encode({ attempts = attempt, at = now,
+        message = 'lease expired: the scanner holding it stopped before acknowledging' }))
       local queue = queueOf(record)
       redis.call('HINCRBY', counts, queue .. '|pending', -1)
       redis.call('HINCRBY', counts, queue .. '|dead', 1)

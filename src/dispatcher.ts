@@ -28,7 +28,14 @@ export interface SentJob {
 export interface RefusedJob {
   job: ClaimedJob
   error: string
+  /**
+   * True when the job itself was refused (SQS says the sender is at fault, or the target is unknown): it counts
+   * toward the dead set. False for failures that are not the job's fault: SQS unreachable, throttling, server errors.
+   */
+  counts: boolean
 }
+
+type SendResult = { acceptedAtMs: number } | { error: string; counts: boolean }
 
 export interface DispatchOutcome {
   sent: SentJob[]
@@ -44,7 +51,7 @@ interface Pending {
   job: ClaimedJob
   body: string
   bytes: number
-  settle(job: ClaimedJob, result: { acceptedAtMs: number } | { error: string }): void
+  settle(job: ClaimedJob, result: SendResult): void
 }
 
 /** Entries bound for one queue (one lane of a FIFO queue), in claim order. */
@@ -78,14 +85,14 @@ export class Dispatcher {
     let waiting = 0
     let done!: () => void
     const allSettled = new Promise<void>((resolve) => (done = resolve))
-    const settle = (job: ClaimedJob, result: { acceptedAtMs: number } | { error: string }) => {
-      if ('error' in result) outcome.refused.push({ job, error: result.error })
+    const settle = (job: ClaimedJob, result: SendResult) => {
+      if ('error' in result) outcome.refused.push({ job, error: result.error, counts: result.counts })
       else outcome.sent.push({ job, acceptedAtMs: result.acceptedAtMs })
       if (--waiting === 0) done()
     }
     for (const job of jobs) {
       if (!Object.hasOwn(this.options.queues, job.queue)) {
-        outcome.refused.push({ job, error: `unknown target queue "${job.queue}": it is not in QUEUES` })
+        outcome.refused.push({ job, error: `unknown target queue "${job.queue}": it is not in QUEUES`, counts: true })
         continue
       }
       const body = messageBody(job, now)
@@ -138,7 +145,7 @@ export class Dispatcher {
     let kept = 0
     for (const entry of lane.entries) {
       if (entry.job.leaseDeadline > latest) lane.entries[kept++] = entry
-      else entry.settle(entry.job, { error: 'not sent: its lease would have ended during the send (SQS slow?)' })
+      else entry.settle(entry.job, { error: 'not sent: its lease would have ended during the send (SQS slow?)', counts: false })
     }
     lane.entries.length = kept
   }
@@ -178,7 +185,7 @@ export class Dispatcher {
         : {}),
     }))
     const answered = new Set<number>()
-    const answer = (i: number, result: { acceptedAtMs: number } | { error: string }) => {
+    const answer = (i: number, result: SendResult) => {
       if (answered.has(i) || !batch[i]) return
       answered.add(i)
       batch[i].settle(batch[i].job, result)
@@ -190,13 +197,27 @@ export class Dispatcher {
       for (const failed of result.Failed ?? []) {
         answer(Number(failed.Id!.slice(1)), {
           error: `SQS refused the message: ${failed.Code ?? 'error'}: ${failed.Message ?? ''}`.trim(),
+          counts: failed.SenderFault !== false,
         })
       }
       // An entry SQS did not mention was not accepted: never assume success.
-      batch.forEach((_, i) => answer(i, { error: 'SQS did not answer for this entry' }))
+      batch.forEach((_, i) => answer(i, { error: 'SQS did not answer for this entry', counts: false }))
     } catch (e) {
       const error = `SendMessageBatch failed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`
-      batch.forEach((_, i) => answer(i, { error }))
+      const counts = isClientFault(e)
+      batch.forEach((_, i) => answer(i, { error, counts }))
     }
   }
+}
+
+/**
+ * A call SQS rejected as the caller's fault (a 4xx: the queue does not exist, access denied, a bad parameter) will
+ * fail the same way again: it counts toward the dead set. Network errors, 5xx and throttling are SQS's or the
+ * network's trouble and pass.
+ */
+function isClientFault(e: unknown): boolean {
+  const err = e as { $fault?: string; $metadata?: { httpStatusCode?: number }; name?: string }
+  const status = err?.$metadata?.httpStatusCode
+  if (err?.$fault !== 'client' || status === undefined) return false
+  return status >= 400 && status < 500 && status !== 429 && !/throttl/i.test(err.name ?? '')
 }

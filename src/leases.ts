@@ -97,14 +97,17 @@ export class Leases {
     )
   }
 
-  /** Give back jobs SQS refused: retried with backoff, or dead after the last attempt. */
+  /**
+   * Give back jobs SQS did not take: retried with backoff. A refusal that is the job's fault (`counts`, the default)
+   * sends it to the dead set after the last attempt; a transient failure (SQS down, throttled) never does.
+   */
   async release(
     shard: ShardKeys,
-    items: readonly (Settlement & { error: string })[],
+    items: readonly (Settlement & { error: string; counts?: boolean })[],
   ): Promise<{ released: number; dead: number }> {
     if (items.length === 0) return { released: 0, dead: 0 }
     const { maxAttempts, backoffBaseMs, backoffMaxMs } = this.options
-    const args = items.flatMap((i) => [i.id, i.token, i.error.slice(0, 1000)])
+    const args = items.flatMap((i) => [i.id, i.token, i.error.slice(0, 1000), i.counts === false ? '0' : '1'])
     const [released, dead] = (await guard(
       this.redis.sdqRelease(
         shard.jobs, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts,

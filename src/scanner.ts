@@ -12,7 +12,7 @@ import type { RedisClient } from './scripts'
 import { RedisClock } from './clock'
 import { ConfigError } from './errors'
 import { verifyLayout } from './layout'
-import type { Dispatcher } from './dispatcher'
+import type { Dispatcher, RefusedJob } from './dispatcher'
 import type { Keyspace, ShardKeys } from './keys'
 import type { ClaimedJob, Leases } from './leases'
 import { LatencyRecorder } from './latency'
@@ -156,14 +156,17 @@ export class Scanner {
    * Ack what SQS has, release what it refused. If Redis is away, retry for a while; if it stays away the leases
    * expire and the jobs are claimed again: a duplicate send, never a lost job.
    */
-  private async settle(shard: ShardKeys, sent: ClaimedJob[], refused: { job: ClaimedJob; error: string }[]) {
+  private async settle(shard: ShardKeys, sent: ClaimedJob[], refused: RefusedJob[]) {
     const { leases } = this.options
     for (let attempt = 0; ; attempt++) {
       try {
         if (sent.length) await leases.ack(shard, sent)
         sent = []
         if (refused.length) {
-          const r = await leases.release(shard, refused.map(({ job, error }) => ({ id: job.id, token: job.token, error })))
+          const r = await leases.release(
+            shard,
+            refused.map(({ job, error, counts }) => ({ id: job.id, token: job.token, error, counts })),
+          )
           this.report.released += r.released
           this.report.dead += r.dead
           if (r.dead) this.log({ msg: 'jobs moved to the dead set', shard: shard.shard, count: r.dead })

@@ -123,6 +123,24 @@ describe('claims', () => {
     expect((await t.store.stats()).queues.refusing).toMatchObject({ pending: 0, dead: 1 })
   })
 
+  it('keeps retrying a job whose sends failed only for reasons that are not its fault, past the maximum attempts', async () => {
+    // prepare
+    await t.store.enqueue(job({ id: 'outage' }))
+    // act: five transient failures (SQS down), with at most 3 attempts allowed
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      await sleep(60)
+      const [claimed] = (await claimAll()).filter((j) => j.id === 'outage')
+      expect(claimed!.attempt).toBe(attempt)
+      expect(await leases.release(shard, [{ ...claimed!, error: 'SendMessageBatch failed: ECONNREFUSED', counts: false }]))
+        .toEqual({ released: 1, dead: 0 })
+    }
+    // assess: still scheduled for another try, with its error on view
+    expect(await t.store.get('outage')).toMatchObject({ status: 'scheduled', attempts: 5, lastError: { message: expect.stringMatching(/ECONNREFUSED/) } })
+    await sleep(60)
+    const [again] = (await claimAll()).filter((j) => j.id === 'outage')
+    await leases.ack(shard, [again!])
+  })
+
   it('answers cancel, upsert and get in each state: scheduled, dispatching, waiting for retry, dead, gone', async () => {
     // scheduled
     await t.store.enqueue(job({ id: 'st', payloadJson: '1', schedule: { delayMs: 100_000 } }))

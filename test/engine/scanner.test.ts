@@ -78,13 +78,14 @@ describe('scanner', () => {
     await t.close()
   }, 90_000)
 
-  it('loses nothing while the SQS endpoint is down for a while, and delivers once it is back', async () => {
+  it('loses nothing while the SQS endpoint is down for a while, and an outage never sends a job to the dead set', async () => {
     // prepare
     const t = testStore()
     const q = await createQueue(sqs, 'outage')
     const proxy = await startTcpProxy(Number(new URL(inject('sqsEndpoint')).port))
     await proxy.cut()
-    const s = testScanner(t, { queues: { orders: q.url }, sqsEndpoint: proxy.url, backoffBaseMs: 50, backoffMaxMs: 200 })
+    // two attempts allowed: the outage outlasts them, and must not count against the jobs
+    const s = testScanner(t, { queues: { orders: q.url }, sqsEndpoint: proxy.url, maxAttempts: 2, backoffBaseMs: 50, backoffMaxMs: 200 })
     await t.store.enqueueMany(Array.from({ length: 50 }, (_, k) => job({ id: `o-${k}` })))
     // act: the scanner fails for a while, then the endpoint returns
     const run = s.runUntil(async () => (await pendingCount(t.store)) === 0, 15_000)
