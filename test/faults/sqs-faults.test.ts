@@ -16,8 +16,8 @@ const REFUSE_RATE = 0.1
 let stage: Stage
 let proxy: SqsFaultProxy
 beforeAll(async () => {
-  // Ten attempts must outlast the outages: 100 ms doubling to 5 s gives ~21 s of retries against 2 x 5 s of cuts plus
-  // random refusals. (Production defaults: 1 s doubling to 5 min, ~8.5 min of retries.)
+  // Cuts and injected InternalErrors (SenderFault false) are not the jobs' fault: they never count toward the dead set
+  // (src/dispatcher.ts), so this backoff (100 ms doubling to 5 s) only paces the retries.
   stage = await startStage({ env: { DISPATCH_BACKOFF_BASE_MS: '100', DISPATCH_BACKOFF_MAX_MS: '5000' } })
   proxy = await startSqsFaultProxy({ target: stage.sqs.endpoint, refuseRate: REFUSE_RATE })
 })
