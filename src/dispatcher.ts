@@ -61,6 +61,8 @@ interface Lane {
   entries: Pending[]
   /** FIFO lanes send one batch at a time. */
   busy: boolean
+  /** No entry's lease ends before this (a lower bound: it may be stale-low, never high). */
+  earliestDeadline: number
 }
 
 /**
@@ -97,7 +99,9 @@ export class Dispatcher {
       }
       const body = messageBody(job, now)
       waiting++
-      this.laneFor(job).entries.push({ job, body, bytes: messageBytes(body, job.id), settle })
+      const lane = this.laneFor(job)
+      lane.entries.push({ job, body, bytes: messageBytes(body, job.id), settle })
+      if (job.leaseDeadline < lane.earliestDeadline) lane.earliestDeadline = job.leaseDeadline
     }
     if (waiting === 0) return outcome
     this.pump()
@@ -110,7 +114,7 @@ export class Dispatcher {
     const key = fifo ? `${job.queue}#${hashId(job.groupId ?? job.id) % FIFO_LANES}` : job.queue
     let lane = this.lanes.get(key)
     if (!lane) {
-      lane = { queueUrl: this.options.queues[job.queue]!, fifo, entries: [], busy: false }
+      lane = { queueUrl: this.options.queues[job.queue]!, fifo, entries: [], busy: false, earliestDeadline: Infinity }
       this.lanes.set(key, lane)
       this.laneOrder.push(lane)
     }
@@ -140,14 +144,21 @@ export class Dispatcher {
    * connections, and work piles up in the lanes).
    */
   private dropStale(lane: Lane): void {
-    // A full pass: claims of several shards interleave in a lane, so deadlines are not in order. Cheap next to a send.
     const latest = Date.now() + this.options.maxSendMs
+    if (lane.earliestDeadline > latest) return // the common case: nothing has waited anywhere near that long
+    // A full pass: claims of several shards interleave in a lane, so deadlines are not in order.
     let kept = 0
+    let earliest = Infinity
     for (const entry of lane.entries) {
-      if (entry.job.leaseDeadline > latest) lane.entries[kept++] = entry
-      else entry.settle(entry.job, { error: 'not sent: its lease would have ended during the send (SQS slow?)', counts: false })
+      if (entry.job.leaseDeadline > latest) {
+        lane.entries[kept++] = entry
+        earliest = Math.min(earliest, entry.job.leaseDeadline)
+      } else {
+        entry.settle(entry.job, { error: 'not sent: its lease would have ended during the send (SQS slow?)', counts: false })
+      }
     }
     lane.entries.length = kept
+    lane.earliestDeadline = earliest
   }
 
   private nextReadyLane(): Lane | undefined {
@@ -172,7 +183,9 @@ export class Dispatcher {
       bytes += next.bytes
       count++
     }
-    return lane.entries.splice(0, count)
+    const batch = lane.entries.splice(0, count)
+    if (lane.entries.length === 0) lane.earliestDeadline = Infinity
+    return batch
   }
 
   private async send(lane: Lane, batch: Pending[]): Promise<void> {
