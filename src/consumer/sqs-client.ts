@@ -1,9 +1,8 @@
 // One SQS client per (region, endpoint) for the life of the Lambda container: created on first use, kept alive
-// across invocations so ChangeMessageVisibility does not pay a TLS handshake per batch.
-import { Agent as HttpAgent } from 'node:http'
-import { Agent as HttpsAgent } from 'node:https'
-import { SQSClient } from '@aws-sdk/client-sqs'
-import { NodeHttpHandler } from '@smithy/node-http-handler'
+// across invocations so ChangeMessageVisibility does not pay a TLS handshake per batch. Built by the same factory as
+// the scanner's (src/sqs-client.ts).
+import type { SQSClient } from '@aws-sdk/client-sqs'
+import { createSqsClient } from '../sqs-client'
 
 const clients = new Map<string, SQSClient>()
 
@@ -12,16 +11,8 @@ export function sqsClientFor(region: string, endpoint?: string): SQSClient {
   const key = `${region} ${endpoint ?? ''}`
   let client = clients.get(key)
   if (!client) {
-    client = new SQSClient({
-      region,
-      ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-      requestHandler: new NodeHttpHandler({
-        httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 16 }),
-        httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 16 }),
-        connectionTimeout: 2_000,
-        requestTimeout: 5_000,
-      }),
-    })
+    // A 20 s budget gives 5 s per request, the most a visibility change should take inside a consumer's run.
+    client = createSqsClient({ region, sqsEndpoint: endpoint, sendConcurrency: 8, leaseMs: 20_000 })
     clients.set(key, client)
   }
   return client
