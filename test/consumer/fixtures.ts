@@ -124,13 +124,7 @@ export function drive(handler: (e: SQSEvent, c: Context) => Promise<SQSBatchResp
   return { answers, stop: () => poller.stop() }
 }
 
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time')
-    await sleep(50)
-  }
-}
+export { eventually } from '../support/eventually'
 
 export const options = (extra: JobHandlerOptions<unknown> = {}): JobHandlerOptions<unknown> => ({
   sqsEndpoint,

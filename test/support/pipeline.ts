@@ -49,11 +49,4 @@ export async function startPipeline(
   }
 }
 
-/** Polls `check` every 20 ms until it holds (or fails after timeoutMs). */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
+export { eventually } from './eventually'
