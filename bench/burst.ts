@@ -1,7 +1,7 @@
 // A burst: N jobs due at the same millisecond. The figure is how long after that instant the last one is in SQS,
 // and the drain rate (N / that time) as a share of the raw SendMessageBatch rate measured by raw-sqs.ts: the
 // scanner's claims, message building and acks should cost little next to the sends themselves.
-import type { NewJob } from '../src/store'
+import type { NewJob } from '../src/store/job-store'
 import { benchJob, jobId } from './data'
 import type { BenchEnv } from './env'
 import { runScanner } from './scan-run'

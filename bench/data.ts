@@ -1,6 +1,6 @@
 // The jobs every measurement uses: the sizes the issue asks for, built the same way everywhere so that the raw
 // references and the library move the same bytes.
-import type { NewJob } from '../src/store'
+import type { NewJob } from '../src/store/job-store'
 
 /** A 200-byte JSON payload. */
 export const PAYLOAD_JSON = JSON.stringify({ data: 'x'.repeat(189) })

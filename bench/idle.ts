@@ -2,7 +2,7 @@
 // hour). A Lambda scanner runs all day, so this is the floor load it puts on Redis. Counted from INFO stats
 // total_commands_processed, which includes commands run inside Lua scripts; the bench's own INFO calls are
 // measured first with no scanner and subtracted. INFO commandstats gives the breakdown.
-import { createEngine } from '../src/engine'
+import { createEngine } from '../src/store/engine'
 import { createScanner, createSqsClient } from '../src/scan-engine'
 import { benchJob, jobId } from './data'
 import { commandCalls, flush, info, type BenchEnv } from './env'

@@ -1,7 +1,7 @@
 // Dispatch lateness under a steady stream: N jobs due evenly over 10 s (2,000/s at full size), enqueued ahead of
 // time into a scanner that is already running and asleep. Lateness comes from the scanner's onSent callback
 // (see scan-run.ts), so it includes the claim, building the messages and the SendMessageBatch round trip.
-import type { NewJob } from '../src/store'
+import type { NewJob } from '../src/store/job-store'
 import { benchJob, jobId } from './data'
 import type { BenchEnv } from './env'
 import { runScanner } from './scan-run'

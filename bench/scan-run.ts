@@ -4,9 +4,9 @@
 //   lateness = (local time SendMessageBatch returned, converted to Redis's clock) - the job's due time (Redis clock).
 // That is "time SQS accepted the message - due time", measured at the sender, per job.
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs'
-import { createEngine } from '../src/engine'
+import { createEngine } from '../src/store/engine'
 import { createScanner, createSqsClient } from '../src/scan-engine'
-import type { JobStore } from '../src/store'
+import type { JobStore } from '../src/store/job-store'
 import { flush, type BenchEnv } from './env'
 import { sleep } from './stats'
 

@@ -2,7 +2,7 @@
 // margin, so consecutive invocations overlap by a few seconds (claims make the overlap safe).
 import type { Context } from 'aws-lambda'
 import { loadConfig } from '../src/config'
-import { createEngine } from '../src/engine'
+import { createEngine } from '../src/store/engine'
 import { createScanner, createSqsClient } from '../src/scan-engine'
 
 const config = loadConfig()

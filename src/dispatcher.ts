@@ -4,7 +4,7 @@
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs'
 import { isFifoQueue } from './config'
 import { deduplicationId, JOB_ID_ATTRIBUTE, messageBody, messageBytes } from './envelope'
-import { hashId } from './keys'
+import { hashId } from './store/keys'
 import type { ClaimedJob } from './leases'
 
 export interface DispatchOptions {

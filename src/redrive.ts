@@ -11,7 +11,7 @@ import {
 import { isFifoQueue } from './config'
 import { deduplicationId, JOB_ID_ATTRIBUTE, type JobMessage } from './envelope'
 import { JobExistsError } from './errors'
-import type { JobStore } from './store'
+import type { JobStore } from './store/job-store'
 
 export interface RedriveOptions {
   sqs: SQSClient

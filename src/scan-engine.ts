@@ -1,10 +1,10 @@
 // Wires the scan side from configuration: leases, the SQS dispatcher and a scanner, over an engine's Redis.
 import type { SQSClient } from '@aws-sdk/client-sqs'
 import { Dispatcher } from './dispatcher'
-import type { Engine } from './engine'
+import type { Engine } from './store/engine'
 import { Leases } from './leases'
 import { Scanner, type ScannerOptions } from './scanner'
-import { connectRedis } from './redis'
+import { connectRedis } from './store/redis'
 
 import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from './sqs-client'
 

@@ -5,8 +5,8 @@ import { z } from 'zod'
 import { isFifoQueue, type Config } from './config'
 import { expectedMessageBytes } from './envelope'
 import { PayloadTooLargeError, ValidationError, type ErrorDetail } from './errors'
-import { newJobId } from './ids'
-import type { NewJob } from './store'
+import { newJobId } from './store/ids'
+import type { NewJob } from './store/job-store'
 
 export const MAX_BATCH_JOBS = 100
 export const JOB_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/

@@ -10,7 +10,7 @@
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../config'
 import { DeadSet } from '../dead-set'
-import { createEngine } from '../engine'
+import { createEngine } from '../store/engine'
 import { createSqsClient } from '../scan-engine'
 import { DelayQueueError } from '../errors'
 import { redrive } from '../redrive'

@@ -3,7 +3,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda'
 import { inject } from 'vitest'
 import { loadConfig, type Config } from '../../src/config'
-import { createEngine, type Engine } from '../../src/engine'
+import { createEngine, type Engine } from '../../src/store/engine'
 import { createApiHandler } from '../../src/http/handler'
 import type { Logger } from '../../src/http/logger'
 import type { ApiResponse } from '../../src/http/response'

@@ -1,7 +1,7 @@
 // DelayQueue: applications enqueue from their own code, with the same rules as the HTTP API.
 import { afterAll, describe, expect, it } from 'vitest'
 import { DelayQueue } from '../../src/client'
-import { createEngine } from '../../src/engine'
+import { createEngine } from '../../src/store/engine'
 import { JobDispatchingError, JobExistsError, JobNotFoundError, PayloadTooLargeError, ValidationError } from '../../src/errors'
 import { Leases } from '../../src/leases'
 import { QUEUES, testConfig } from './api-helpers'

@@ -1,7 +1,7 @@
 // Every error answer of the API: its status, its code, its body, and that bad input leaves Redis untouched.
 import { afterAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../local/ports'
-import { createEngine } from '../../src/engine'
+import { createEngine } from '../../src/store/engine'
 import { createApiHandler } from '../../src/http/handler'
 import { Leases } from '../../src/leases'
 import { bodyOf, lambdaContext, redisSnapshot, request, testApi, testConfig } from './api-helpers'

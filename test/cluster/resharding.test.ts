@@ -2,9 +2,9 @@
 // scanner dispatches them to SQS: the clients follow MOVED / ASK / TRYAGAIN, and every accepted job arrives once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { JobExistsError } from '../../src/errors'
-import { Keyspace } from '../../src/keys'
-import { connectRedis } from '../../src/redis'
-import { JobStore, type NewJob } from '../../src/store'
+import { Keyspace } from '../../src/store/keys'
+import { connectRedis } from '../../src/store/redis'
+import { JobStore, type NewJob } from '../../src/store/job-store'
 import { startRedisCluster, type ClusterNode, type LocalRedisCluster } from '../../local/redis-cluster'
 import { job, uniquePrefix } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'

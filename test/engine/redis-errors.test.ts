@@ -1,9 +1,9 @@
 // An unreachable Redis fails commands with a clear error and is reported at a bounded rate, not once per retry.
 import { describe, expect, it } from 'vitest'
 import { freePort } from '../../local/ports'
-import { Keyspace } from '../../src/keys'
-import { connectRedis } from '../../src/redis'
-import { JobStore } from '../../src/store'
+import { Keyspace } from '../../src/store/keys'
+import { connectRedis } from '../../src/store/redis'
+import { JobStore } from '../../src/store/job-store'
 import { StoreUnavailableError } from '../../src/errors'
 
 describe('redis connection errors', () => {

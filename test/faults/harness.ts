@@ -8,8 +8,8 @@ import { DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { startRedis, stopChild, type LocalRedis, type LocalRedisOptions } from '../../local/redis-server'
 import { localCredentials, startSqsProcess, type LocalSqs } from '../../local/sqs-endpoint'
 import { loadConfig, type Config } from '../../src/config'
-import { createEngine, type Engine } from '../../src/engine'
-import type { NewJob } from '../../src/store'
+import { createEngine, type Engine } from '../../src/store/engine'
+import type { NewJob } from '../../src/store/job-store'
 import { countIds, createQueue, receiveAll } from '../support/sqs'
 
 const ROOT = resolve(__dirname, '../..')

@@ -5,7 +5,7 @@
 //   MAX_IN_FLIGHT  leased-but-unsettled jobs per scanner (default: the engine's, 8 claims)
 // It prints one JSON line per event on stdout: {"event":"ready"} once subscribed, {"event":"loop",...} per loop.
 import { loadConfig } from '../../src/config'
-import { createEngine } from '../../src/engine'
+import { createEngine } from '../../src/store/engine'
 import { createScanner, createSqsClient } from '../../src/scan-engine'
 
 const config = loadConfig()

@@ -1,9 +1,9 @@
 // Test helpers: a real Redis connection with a key prefix of its own, so test files never see each other's jobs.
 import { inject } from 'vitest'
 import { randomBytes } from 'node:crypto'
-import { Keyspace } from '../../src/keys'
-import { connectRedis } from '../../src/redis'
-import { JobStore, type NewJob } from '../../src/store'
+import { Keyspace } from '../../src/store/keys'
+import { connectRedis } from '../../src/store/redis'
+import { JobStore, type NewJob } from '../../src/store/job-store'
 
 export function uniquePrefix(name = 't'): string {
   return `${name}-${randomBytes(4).toString('hex')}`

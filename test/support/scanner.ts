@@ -4,10 +4,10 @@ import { inject } from 'vitest'
 import { Dispatcher } from '../../src/dispatcher'
 import { createSqsClient } from '../../src/scan-engine'
 import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../../src/sqs-client'
-import type { Keyspace } from '../../src/keys'
+import type { Keyspace } from '../../src/store/keys'
 import { Leases, type LeaseOptions } from '../../src/leases'
 import { Scanner, type ScanReport, type ScannerOptions } from '../../src/scanner'
-import type { ScriptedClient } from '../../src/scripts'
+import type { ScriptedClient } from '../../src/store/scripts'
 
 export interface TestScannerOptions extends Partial<LeaseOptions> {
   queues: Record<string, string>

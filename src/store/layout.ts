@@ -2,7 +2,7 @@
 // two numbers. Deploying other numbers over existing jobs would strand them (fewer shards: never scanned) or hide
 // them (lookups by id in the wrong place). So the first engine records the layout in Redis, and every later one
 // checks it: a mismatch fails fast with a ConfigError, unless the recorded layout holds no jobs at all.
-import { ConfigError } from './errors'
+import { ConfigError } from '../errors'
 import { Keyspace } from './keys'
 import type { RedisClient } from './scripts'
 

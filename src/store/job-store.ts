@@ -1,15 +1,10 @@
 // The job store: what the API (and any application that enqueues directly) does to jobs in Redis.
 // Scanner-side operations (claim / ack / release) live in src/leases.ts.
-import {
-  DelayQueueError,
-
-  ScriptErrorCode,
-  StoreUnavailableError,
-  scriptError,
-} from './errors'
+import { DelayQueueError, ScriptErrorCode, scriptError } from '../errors'
 import type { Keyspace } from './keys'
 import { verifyLayout } from './layout'
 import { decodeRecord } from './record'
+import { guard } from './redis-errors'
 import type { ScriptedClient, ScriptedPipeline } from './scripts'
 
 /** A validated job, ready to store (see src/validation.ts for how HTTP input becomes one). */
@@ -258,19 +253,3 @@ function toView(id: string, state: string, record: string, score: number, attemp
   }
   return view
 }
-
-/** Redis being away, refusing writes (OOM, cluster down) or refusing us (a password being rotated) is a 503, not a bug. */
-export async function guard<T>(promise: Promise<T>): Promise<T> {
-  try {
-    return await promise
-  } catch (e) {
-    if (e instanceof DelayQueueError || e instanceof TypeError || e instanceof RangeError) throw e
-    const message = e instanceof Error ? e.message : String(e)
-    if (e instanceof Error && e.name === 'ReplyError' && !/^(OOM|LOADING|CLUSTERDOWN|TRYAGAIN|MOVED|ASK|MASTERDOWN|READONLY|WRONGPASS|NOAUTH|NOPERM)/.test(message)) {
-      throw e
-    }
-    throw new StoreUnavailableError(e)
-  }
-}
-
-

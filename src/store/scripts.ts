@@ -1,12 +1,12 @@
 // The Lua scripts, registered once per client with ioredis defineCommand (EVALSHA, EVAL on NOSCRIPT).
 import type { Cluster, Redis } from 'ioredis'
-import ackLua from '../lua/ack.lua'
-import cancelLua from '../lua/cancel.lua'
-import claimLua from '../lua/claim.lua'
-import enqueueLua from '../lua/enqueue.lua'
-import getLua from '../lua/get.lua'
-import releaseLua from '../lua/release.lua'
-import reviveLua from '../lua/revive.lua'
+import ackLua from '../../lua/ack.lua'
+import cancelLua from '../../lua/cancel.lua'
+import claimLua from '../../lua/claim.lua'
+import enqueueLua from '../../lua/enqueue.lua'
+import getLua from '../../lua/get.lua'
+import releaseLua from '../../lua/release.lua'
+import reviveLua from '../../lua/revive.lua'
 
 export type RedisClient = Redis | Cluster
 type Arg = string | number

@@ -1,9 +1,9 @@
 // Wires the job store from configuration: what the API and any enqueuing application build once, at module scope.
 // The scan side (SQS, leases, scanner) is wired in src/scan-engine.ts, so the API never loads the SQS SDK.
-import type { Config } from './config'
+import type { Config } from '../config'
 import { Keyspace } from './keys'
 import { connectRedis, type ConnectOptions } from './redis'
-import { JobStore } from './store'
+import { JobStore } from './job-store'
 
 export interface Engine {
   config: Config

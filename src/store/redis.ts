@@ -1,6 +1,6 @@
 // Redis connections from configuration: one node (redis:// or rediss://) or a Redis Cluster.
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
-import type { Config } from './config'
+import type { Config } from '../config'
 import { withScripts, type ScriptedClient } from './scripts'
 
 export interface ConnectOptions {
