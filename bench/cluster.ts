@@ -9,7 +9,7 @@ import { GetQueueAttributesCommand, CreateQueueCommand, SQSClient } from '@aws-s
 import type { Redis } from 'ioredis'
 import { loadConfig, type Config } from '../src/config'
 import { createEngine, type Engine } from '../src/store/engine'
-import { createScanner, createSqsClient } from '../src/scan-engine'
+import { createScanner, createSqsClient } from '../src/scan/engine'
 import type { NewJob } from '../src/store/job-store'
 import { startRedisCluster, type LocalRedisCluster } from '../local/redis-cluster'
 import { localCredentials, startSqsProcess } from '../local/sqs-endpoint'

@@ -5,7 +5,7 @@
 // That is "time SQS accepted the message - due time", measured at the sender, per job.
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs'
 import { createEngine } from '../src/store/engine'
-import { createScanner, createSqsClient } from '../src/scan-engine'
+import { createScanner, createSqsClient } from '../src/scan/engine'
 import type { JobStore } from '../src/store/job-store'
 import { flush, type BenchEnv } from './env'
 import { sleep } from './stats'

@@ -3,7 +3,7 @@
 import type { Context } from 'aws-lambda'
 import { loadConfig } from '../src/config'
 import { createEngine } from '../src/store/engine'
-import { createScanner, createSqsClient } from '../src/scan-engine'
+import { createScanner, createSqsClient } from '../src/scan/engine'
 
 const config = loadConfig()
 const engine = createEngine(config)

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { DelayQueue } from '../../src/client'
 import { createEngine } from '../../src/store/engine'
 import { JobDispatchingError, JobExistsError, JobNotFoundError, PayloadTooLargeError, ValidationError } from '../../src/errors'
-import { Leases } from '../../src/leases'
+import { Leases } from '../../src/scan/leases'
 import { QUEUES, testConfig } from './api-helpers'
 
 const config = testConfig({ MAX_MESSAGE_BYTES: '2048' })

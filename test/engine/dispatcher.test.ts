@@ -1,9 +1,9 @@
 // The dispatcher against a real SQS endpoint: full batches when slots are busy, FIFO order within a group.
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs'
 import { afterAll, describe, expect, it } from 'vitest'
-import { Dispatcher } from '../../src/dispatcher'
-import type { ClaimedJob } from '../../src/leases'
-import { createSqsClient } from '../../src/scan-engine'
+import { Dispatcher } from '../../src/scan/dispatcher'
+import type { ClaimedJob } from '../../src/scan/leases'
+import { createSqsClient } from '../../src/scan/engine'
 import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
 import { inject } from 'vitest'
 

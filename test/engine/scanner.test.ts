@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
 import { inject } from 'vitest'
-import { Leases } from '../../src/leases'
+import { Leases } from '../../src/scan/leases'
 import { startTcpProxy } from '../../local/tcp-proxy'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'

@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../../src/config'
 import { createEngine, type Engine } from '../../src/store/engine'
 import { createApiHandler } from '../../src/http/handler'
 import type { ApiResponse } from '../../src/http/response'
-import { createScanner, createSqsClient } from '../../src/scan-engine'
+import { createScanner, createSqsClient } from '../../src/scan/engine'
 import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
 import { apiEvent, lambdaContext } from '../support/lambda'
 

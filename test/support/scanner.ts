@@ -1,12 +1,12 @@
 // A scanner wired to the real Redis and fauxqs, with settings short enough for tests.
 import type { Redis } from 'ioredis'
 import { inject } from 'vitest'
-import { Dispatcher } from '../../src/dispatcher'
-import { createSqsClient } from '../../src/scan-engine'
+import { Dispatcher } from '../../src/scan/dispatcher'
+import { createSqsClient } from '../../src/scan/engine'
 import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../../src/sqs-client'
 import type { Keyspace } from '../../src/store/keys'
-import { Leases, type LeaseOptions } from '../../src/leases'
-import { Scanner, type ScanReport, type ScannerOptions } from '../../src/scanner'
+import { Leases, type LeaseOptions } from '../../src/scan/leases'
+import { Scanner, type ScanReport, type ScannerOptions } from '../../src/scan/scanner'
 import type { ScriptedClient } from '../../src/store/scripts'
 
 export interface TestScannerOptions extends Partial<LeaseOptions> {

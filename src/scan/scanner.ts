@@ -8,12 +8,12 @@
 //
 // Throughput. Claims do not wait for their sends: while SQS works on one claim's batches the next claim runs, up to
 // `maxInFlight` leased jobs per scanner. A claim returns "again" when it hit its limit, so a backlog drains at once.
-import type { RedisClient } from './store/scripts'
+import type { RedisClient } from '../store/scripts'
 import { RedisClock } from './clock'
-import { ConfigError } from './errors'
-import { verifyLayout } from './store/layout'
+import { ConfigError } from '../errors'
+import { verifyLayout } from '../store/layout'
 import type { Dispatcher, RefusedJob } from './dispatcher'
-import type { Keyspace, ShardKeys } from './store/keys'
+import type { Keyspace, ShardKeys } from '../store/keys'
 import type { ClaimedJob, Leases } from './leases'
 import { LatencyRecorder } from './latency'
 

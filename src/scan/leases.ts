@@ -1,9 +1,9 @@
 // Scanner-side operations on a shard: claim due jobs under a lease, then ack (in SQS) or release (SQS refused).
-import { newToken } from './store/ids'
-import type { ShardKeys } from './store/keys'
-import { decodeRecord, type StoredJob } from './store/record'
-import type { ScriptedClient } from './store/scripts'
-import { guard } from './store/redis-errors'
+import { newToken } from '../store/ids'
+import type { ShardKeys } from '../store/keys'
+import { decodeRecord, type StoredJob } from '../store/record'
+import type { ScriptedClient } from '../store/scripts'
+import { guard } from '../store/redis-errors'
 
 export interface ClaimedJob extends StoredJob {
   id: string

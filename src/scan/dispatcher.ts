@@ -2,9 +2,9 @@
 // one keep-alive client. It never acks or releases: it reports which jobs SQS accepted and which it refused, and the
 // scanner settles the leases.
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs'
-import { isFifoQueue } from './config'
-import { deduplicationId, JOB_ID_ATTRIBUTE, messageBody, messageBytes } from './envelope'
-import { hashId } from './store/keys'
+import { isFifoQueue } from '../config'
+import { deduplicationId, JOB_ID_ATTRIBUTE, messageBody, messageBytes } from '../envelope'
+import { hashId } from '../store/keys'
 import type { ClaimedJob } from './leases'
 
 export interface DispatchOptions {

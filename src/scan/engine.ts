@@ -1,14 +1,14 @@
 // Wires the scan side from configuration: leases, the SQS dispatcher and a scanner, over an engine's Redis.
 import type { SQSClient } from '@aws-sdk/client-sqs'
 import { Dispatcher } from './dispatcher'
-import type { Engine } from './store/engine'
+import type { Engine } from '../store/engine'
 import { Leases } from './leases'
 import { Scanner, type ScannerOptions } from './scanner'
-import { connectRedis } from './store/redis'
+import { connectRedis } from '../store/redis'
 
-import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from './sqs-client'
+import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../sqs-client'
 
-export { createSqsClient } from './sqs-client'
+export { createSqsClient } from '../sqs-client'
 
 /** The scan side: a dispatcher over one SQS client, leases, and a scanner with its own wake-signal connection. */
 export function createScanner(
