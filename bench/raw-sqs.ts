@@ -4,7 +4,7 @@
 // The burst drain rate is judged against this.
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs'
 import { createSqsClient } from '../src/scan/engine'
-import { JOB_ID_ATTRIBUTE, messageBody, messageBytes } from '../src/envelope'
+import { JOB_ID_ATTRIBUTE, messageBody, messageBytes } from '../src/sqs/envelope'
 import { PAYLOAD_JSON, TARGET, jobId } from './data'
 import type { BenchEnv } from './env'
 import { inFlight } from './stats'

@@ -9,7 +9,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs'
 import { isFifoQueue } from './config'
-import { deduplicationId, JOB_ID_ATTRIBUTE, type JobMessage } from './envelope'
+import { deduplicationId, JOB_ID_ATTRIBUTE, type JobMessage } from './sqs/envelope'
 import { JobExistsError } from './errors'
 import type { JobStore } from './store/job-store'
 

@@ -3,7 +3,7 @@
 // Field shapes are zod schemas; rules that need configuration, the clock or more than one field come after.
 import { z } from 'zod'
 import { isFifoQueue, type Config } from './config'
-import { expectedMessageBytes } from './envelope'
+import { expectedMessageBytes } from './sqs/envelope'
 import { PayloadTooLargeError, ValidationError, type ErrorDetail } from './errors'
 import { newJobId } from './store/ids'
 import type { NewJob } from './store/job-store'

@@ -1,6 +1,6 @@
 // A parsed message plus what the record says about this delivery.
 import type { SQSRecord } from 'aws-lambda'
-import type { JobMessage } from '../envelope'
+import type { JobMessage } from '../sqs/envelope'
 import type { Job } from './types'
 
 export function toJob<Payload>(message: JobMessage<Payload>, record: SQSRecord, receivedAtMs: number): Job<Payload> {

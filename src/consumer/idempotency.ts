@@ -6,7 +6,7 @@ import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempo
 import { CachePersistenceLayer } from '@aws-lambda-powertools/idempotency/cache'
 import type { CacheClient } from '@aws-lambda-powertools/idempotency/cache/types'
 import type { Context } from 'aws-lambda'
-import type { JobMessage } from '../envelope'
+import type { JobMessage } from '../sqs/envelope'
 
 /** The ioredis calls we use (a Redis or a Cluster both have them). */
 export interface RedisCommands {

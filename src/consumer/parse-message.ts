@@ -1,5 +1,5 @@
 // The SQS message body (DESIGN.md, "SQS message") back into a typed JobMessage, with a reason when it is not one.
-import type { JobMessage } from '../envelope'
+import type { JobMessage } from '../sqs/envelope'
 
 export type ParseResult<Payload> = { ok: true; message: JobMessage<Payload> } | { ok: false; reason: string }
 

@@ -10,7 +10,7 @@ import { IdempotencyAlreadyInProgressError } from '@aws-lambda-powertools/idempo
 import type { Logger } from '@aws-lambda-powertools/logger'
 import type { SQSClient } from '@aws-sdk/client-sqs'
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
-import { JOB_ID_ATTRIBUTE } from '../envelope'
+import { JOB_ID_ATTRIBUTE } from '../sqs/envelope'
 import { Semaphore } from '../semaphore'
 import { backoffSeconds, type BackoffPolicy } from './backoff'
 import { jobLogKeys, toJob } from './delivery'

@@ -2,7 +2,7 @@
 // across invocations so ChangeMessageVisibility does not pay a TLS handshake per batch. Built by the same factory as
 // the scanner's (src/sqs-client.ts).
 import type { SQSClient } from '@aws-sdk/client-sqs'
-import { createSqsClient } from '../sqs-client'
+import { createSqsClient } from '../sqs/client'
 
 const clients = new Map<string, SQSClient>()
 

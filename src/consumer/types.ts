@@ -2,7 +2,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger'
 import type { SQSClient } from '@aws-sdk/client-sqs'
 import type { Context, SQSRecord } from 'aws-lambda'
-import type { JobMessage } from '../envelope'
+import type { JobMessage } from '../sqs/envelope'
 import type { BackoffPolicy } from './backoff'
 import type { IdempotencyOptions } from './idempotency'
 

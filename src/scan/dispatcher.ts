@@ -3,7 +3,7 @@
 // scanner settles the leases.
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs'
 import { isFifoQueue } from '../config'
-import { deduplicationId, JOB_ID_ATTRIBUTE, messageBody, messageBytes } from '../envelope'
+import { deduplicationId, JOB_ID_ATTRIBUTE, messageBody, messageBytes } from '../sqs/envelope'
 import { hashId } from '../store/keys'
 import type { ClaimedJob } from './leases'
 

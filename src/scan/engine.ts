@@ -6,9 +6,9 @@ import { Leases } from './leases'
 import { Scanner, type ScannerOptions } from './scanner'
 import { connectRedis } from '../store/redis'
 
-import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../sqs-client'
+import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../sqs/client'
 
-export { createSqsClient } from '../sqs-client'
+export { createSqsClient } from '../sqs/client'
 
 /** The scan side: a dispatcher over one SQS client, leases, and a scanner with its own wake-signal connection. */
 export function createScanner(

@@ -1,7 +1,7 @@
 // Pure unit tests of the job input rules (src/validation.ts): no Redis involved.
 import { describe, expect, it } from 'vitest'
 import { PayloadTooLargeError, ValidationError } from '../../src/errors'
-import { expectedMessageBytes } from '../../src/envelope'
+import { expectedMessageBytes } from '../../src/sqs/envelope'
 import { parseIsoWithZone, validateBatch, validateJob, validateJobId } from '../../src/validation'
 
 const DAY = 86_400_000

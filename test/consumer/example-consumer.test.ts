@@ -5,7 +5,7 @@ import type { Context } from 'aws-lambda'
 import { afterAll, describe, expect, inject, it, vi } from 'vitest'
 import { localCredentials } from '../../local/sqs-endpoint'
 import { toRecord } from '../../local/sqs-poller'
-import { messageBody } from '../../src/envelope'
+import { messageBody } from '../../src/sqs/envelope'
 
 const sqs = new SQSClient({ endpoint: inject('sqsEndpoint'), region: 'us-east-1', credentials: localCredentials })
 afterAll(() => {

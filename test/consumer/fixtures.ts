@@ -17,7 +17,7 @@ import { localCredentials } from '../../local/sqs-endpoint'
 import { startSqsPoller, toRecord, type SqsPoller } from '../../local/sqs-poller'
 import { lambdaContext as sharedLambdaContext } from '../support/lambda'
 import type { JobHandlerOptions } from '../../src/consumer'
-import { JOB_ID_ATTRIBUTE, messageBody } from '../../src/envelope'
+import { JOB_ID_ATTRIBUTE, messageBody } from '../../src/sqs/envelope'
 
 export const sqsEndpoint = inject('sqsEndpoint')
 export const sqs = new SQSClient({ endpoint: sqsEndpoint, region: 'us-east-1', credentials: localCredentials })

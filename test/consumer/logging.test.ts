@@ -4,7 +4,7 @@ import type { Context, SQSEvent } from 'aws-lambda'
 import { afterEach, describe, expect, inject, it, vi } from 'vitest'
 import { toRecord } from '../../local/sqs-poller'
 import { jobHandler } from '../../src/consumer'
-import { messageBody } from '../../src/envelope'
+import { messageBody } from '../../src/sqs/envelope'
 
 const ARN = 'arn:aws:sqs:us-east-1:000000000000:orders'
 const context = { functionName: 'consumer', awsRequestId: 'req-1', getRemainingTimeInMillis: () => 10_000 } as Context

@@ -1,7 +1,7 @@
 // The consumers' contract (DESIGN.md "SQS message"): what parses, and why what does not.
 import { describe, expect, it } from 'vitest'
 import { parseJobMessage } from '../../src/consumer'
-import { messageBody } from '../../src/envelope'
+import { messageBody } from '../../src/sqs/envelope'
 import { isFifoArn, parseQueueArn, queueUrlFromArn } from '../../src/consumer/queue-arn'
 
 const body = messageBody({ id: 'order-42:close', queue: 'orders', payloadJson: '{"orderId":42}', dueMs: 1_800_000_000_000, createdAtMs: 1_799_999_000_000 }, 1_800_000_000_250)

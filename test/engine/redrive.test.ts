@@ -1,7 +1,7 @@
 // DLQ redrive: messages business Lambdas gave up on come back, through the delay queue or straight to their queue.
 import { SendMessageCommand } from '@aws-sdk/client-sqs'
 import { afterAll, describe, expect, it } from 'vitest'
-import { messageBody } from '../../src/envelope'
+import { messageBody } from '../../src/sqs/envelope'
 import { redrive } from '../../src/redrive'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'

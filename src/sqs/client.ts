@@ -3,7 +3,7 @@ import { SQSClient } from '@aws-sdk/client-sqs'
 import { NodeHttpHandler } from '@smithy/node-http-handler'
 import { Agent as HttpAgent } from 'node:http'
 import { Agent } from 'node:https'
-import type { Config } from './config'
+import type { Config } from '../config'
 
 /** Attempts the SDK makes per call: the scanner retries on its own terms (release with backoff). */
 export const SQS_SDK_ATTEMPTS = 2
