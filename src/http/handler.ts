@@ -2,7 +2,7 @@
 import middy from '@middy/core'
 import httpHeaderNormalizer from '@middy/http-header-normalizer'
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
-import { DelayQueue, type DelayQueueEngine } from '../client'
+import { DelayQueue, type DelayQueueEngine } from '../client/delay-queue'
 import { errorMapper } from './error-middleware'
 import { consoleLogger, type Logger } from './logger'
 import type { ApiResponse } from './response'

@@ -1,8 +1,8 @@
 // One function per route: read the request, call DelayQueue (which validates), shape the answer.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda'
-import type { DelayQueue } from '../client'
+import type { DelayQueue } from '../client/delay-queue'
 import { JobNotFoundError } from '../errors'
-import { validateBatch, validateJobId } from '../validation'
+import { validateBatch, validateJobId } from '../client/validation'
 import { parseJson, rawJsonBody } from './body'
 import { errorBody } from './error-response'
 import { BatchTooLargeError } from './errors'

@@ -1,6 +1,6 @@
 // DelayQueue: applications enqueue from their own code, with the same rules as the HTTP API.
 import { afterAll, describe, expect, it } from 'vitest'
-import { DelayQueue } from '../../src/client'
+import { DelayQueue } from '../../src/client/delay-queue'
 import { createEngine } from '../../src/store/engine'
 import { JobDispatchingError, JobExistsError, JobNotFoundError, PayloadTooLargeError, ValidationError } from '../../src/errors'
 import { Leases } from '../../src/scan/leases'

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { PayloadTooLargeError, ValidationError } from '../../src/errors'
 import { expectedMessageBytes } from '../../src/sqs/envelope'
-import { parseIsoWithZone, validateBatch, validateJob, validateJobId } from '../../src/validation'
+import { parseIsoWithZone, validateBatch, validateJob, validateJobId } from '../../src/client/validation'
 
 const DAY = 86_400_000
 const config = {

@@ -2,11 +2,11 @@
 // Every rule lives here, so the HTTP API and src/client.ts accept and refuse exactly the same things.
 // Field shapes are zod schemas; rules that need configuration, the clock or more than one field come after.
 import { z } from 'zod'
-import { isFifoQueue, type Config } from './config'
-import { expectedMessageBytes } from './sqs/envelope'
-import { PayloadTooLargeError, ValidationError, type ErrorDetail } from './errors'
-import { newJobId } from './store/ids'
-import type { NewJob } from './store/job-store'
+import { isFifoQueue, type Config } from '../config'
+import { expectedMessageBytes } from '../sqs/envelope'
+import { PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors'
+import { newJobId } from '../store/ids'
+import type { NewJob } from '../store/job-store'
 
 export const MAX_BATCH_JOBS = 100
 export const JOB_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/

@@ -1,10 +1,10 @@
 // DelayQueue: schedule, reschedule, cancel and look jobs up from application code, straight into Redis.
 // The HTTP API (src/http/) is built on this class, so both accept and refuse exactly the same input.
-import { loadConfig, type Config } from './config'
-import { createEngine, type Engine } from './store/engine'
-import { DelayQueueError } from './errors'
-import type { ConnectOptions } from './store/redis'
-import type { JobStore, JobView, QueueCounts, StoreStats } from './store/job-store'
+import { loadConfig, type Config } from '../config'
+import { createEngine, type Engine } from '../store/engine'
+import { DelayQueueError } from '../errors'
+import type { ConnectOptions } from '../store/redis'
+import type { JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
 import { validateJob, validateJobId } from './validation'
 
 /** What callers send: see DESIGN.md "Job input" and docs/api.md. */
