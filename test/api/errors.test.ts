@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../local/ports'
 import { createEngine } from '../../src/store/engine'
-import { createApiHandler } from '../../src/http/handler'
+import { createApiHandler } from '../../src/api/handler'
 import { Leases } from '../../src/scan/leases'
 import { bodyOf, lambdaContext, redisSnapshot, request, testApi, testConfig } from './api-helpers'
 

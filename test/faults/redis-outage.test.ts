@@ -4,7 +4,7 @@
 import type { Context } from 'aws-lambda'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startTcpProxy, type TcpProxy } from '../../local/tcp-proxy'
-import type { ApiResponse } from '../../src/http/response'
+import type { ApiResponse } from '../../src/api/response'
 import { audit, sleep, startStage, waitForDrain, type Stage } from './harness'
 import { apiEvent, lambdaContext } from '../support/lambda'
 import { recordFigures } from './results'
