@@ -1,6 +1,6 @@
 // Jobs SQS refused on every attempt are listed with their error and can be put back on schedule.
 import { afterAll, describe, expect, it } from 'vitest'
-import { DeadSet } from '../../src/dead-set'
+import { DeadSet } from '../../src/ops/dead-set'
 import { JobNotFoundError } from '../../src/errors'
 import { Leases } from '../../src/scan/leases'
 import { job, testStore } from '../support/engine'

@@ -2,7 +2,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { messageBody } from '../../src/sqs/envelope'
-import { redrive } from '../../src/redrive'
+import { redrive } from '../../src/ops/redrive'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
 import { approximateCount, countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'

@@ -1,7 +1,7 @@
 // Scenario: SQS misbehaves while two scanner processes dispatch: a fault proxy (local/sqs-fault-proxy.ts) refuses
 // 10% of all SendMessageBatch entries (they come back under `Failed`) and cuts the endpoint off twice, open
 // connections and requests in flight included. Refused and failed entries must be retried until SQS has them.
-import { DeadSet } from '../../src/dead-set'
+import { DeadSet } from '../../src/ops/dead-set'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSqsFaultProxy, type SqsFaultProxy } from '../../local/sqs-fault-proxy'
 import { audit, enqueueAll, sleep, spawnScanner, startStage, waitForDrain, type Stage } from './harness'

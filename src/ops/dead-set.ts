@@ -1,11 +1,11 @@
 // The scanner's dead set: jobs SQS refused on every dispatch attempt. Never dropped: listed here, revived on demand.
-import { scriptError, ScriptErrorCode } from './errors'
-import type { Keyspace } from './store/keys'
-import { verifyLayout } from './store/layout'
-import { decodeRecord } from './store/record'
-import type { ScriptedClient } from './store/scripts'
-import type { DispatchError } from './store/job-store'
-import { guard } from './store/redis-errors'
+import { scriptError, ScriptErrorCode } from '../errors'
+import type { Keyspace } from '../store/keys'
+import { verifyLayout } from '../store/layout'
+import { decodeRecord } from '../store/record'
+import type { ScriptedClient } from '../store/scripts'
+import type { DispatchError } from '../store/job-store'
+import { guard } from '../store/redis-errors'
 
 export interface DeadJob {
   id: string

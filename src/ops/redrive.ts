@@ -8,10 +8,10 @@ import {
   type Message,
   type SQSClient,
 } from '@aws-sdk/client-sqs'
-import { isFifoQueue } from './config'
-import { deduplicationId, JOB_ID_ATTRIBUTE, type JobMessage } from './sqs/envelope'
-import { JobExistsError } from './errors'
-import type { JobStore } from './store/job-store'
+import { isFifoQueue } from '../config'
+import { deduplicationId, JOB_ID_ATTRIBUTE, type JobMessage } from '../sqs/envelope'
+import { JobExistsError } from '../errors'
+import type { JobStore } from '../store/job-store'
 
 export interface RedriveOptions {
   sqs: SQSClient

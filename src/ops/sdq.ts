@@ -9,11 +9,11 @@
 //   stats                                     counts per target queue
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../config'
-import { DeadSet } from '../dead-set'
+import { DeadSet } from './dead-set'
 import { createEngine } from '../store/engine'
 import { createSqsClient } from '../scan/engine'
 import { DelayQueueError } from '../errors'
-import { redrive } from '../redrive'
+import { redrive } from './redrive'
 
 const USAGE = `usage:
   sdq dead list [--queue Q] [--limit N]
