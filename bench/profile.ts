@@ -9,7 +9,7 @@
 //   node scripts/run-ts.mjs bench/profile.ts burst     CPU seconds per 10,000 messages in each process (bench/scanner,
 //                                                      redis-server, fauxqs) for the raw SQS reference vs the burst
 //   node scripts/run-ts.mjs bench/profile.ts claim     cost of one claim on a shard with nothing due, by how many
-//                                                      bucket hints it carries in KEYS and returns (src/leases.ts
+//                                                      bucket hints it carries in KEYS and returns (src/scan/leases.ts
 //                                                      sends max(limit, 16) = 250 with the shipped defaults)
 import { commandCalls, flush, info, processCpuSeconds, startBenchEnv, type BenchEnv } from './env'
 import { measureBurst } from './burst'

@@ -1,4 +1,4 @@
-// Small statistics: medians over repetitions, nearest-rank percentiles (the same definition as src/latency.ts).
+// Small statistics: medians over repetitions, nearest-rank percentiles (the same definition as src/scan/latency.ts).
 import { percentile } from '../src/scan/latency'
 
 export function median(values: readonly number[]): number {

@@ -1,4 +1,4 @@
-// API Lambda (HTTP API, payload v2): the engine is built once per container; requests go to src/http/.
+// API Lambda (HTTP API, payload v2): the engine is built once per container; requests go to src/api/.
 import { loadConfig } from '../src/config'
 import { createEngine } from '../src/store/engine'
 import { createApiHandler } from '../src/api/handler'

@@ -3,7 +3,7 @@
 
   KEYS[1] jobs      HASH  id -> record "queue\ncreatedAt(base36)\nversion\ngroupId\npayload"
   KEYS[2] index     ZSET  bucket number -> earliest due time (ms) in that bucket
-  KEYS[3] bucket    ZSET  id -> due time (ms); the job's due bucket, chosen from its id by src/keys.ts
+  KEYS[3] bucket    ZSET  id -> due time (ms); the job's due bucket, chosen from its id by src/store/keys.ts
   KEYS[4] inflight  ZSET  id -> lease expiry or retry time (ms)
   KEYS[5] leases    HASH  id -> "attempt:dueMs:token" (token empty while waiting for a dispatch retry)
   KEYS[6] errors    HASH  id -> last dispatch error (JSON)

@@ -12,7 +12,7 @@ export interface Config {
   queues: Record<string, string>
   keyPrefix: string
   shards: number
-  /** Due buckets per shard (see src/keys.ts). */
+  /** Due buckets per shard (see src/store/keys.ts). */
   dueBuckets: number
   pollIntervalMs: number
   claimBatchSize: number

@@ -1,5 +1,5 @@
 // DelayQueue: schedule, reschedule, cancel and look jobs up from application code, straight into Redis.
-// The HTTP API (src/http/) is built on this class, so both accept and refuse exactly the same input.
+// The HTTP API (src/api/) is built on this class, so both accept and refuse exactly the same input.
 import { loadConfig, type Config } from '../config'
 import { createEngine, type Engine } from '../store/engine'
 import { DelayQueueError } from '../errors'

@@ -1,6 +1,6 @@
 // DLQ redrive: bring messages that business Lambdas failed on (maxReceiveCount times) back, either into the delay
 // queue (scheduled again, after a chosen delay) or straight into their target queue. Run by an operator
-// (src/cli/sdq.ts) with credentials that may read the DLQ; the API has no SQS rights by design.
+// (src/ops/sdq.ts) with credentials that may read the DLQ; the API has no SQS rights by design.
 import {
   DeleteMessageCommand,
   ReceiveMessageCommand,

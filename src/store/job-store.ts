@@ -1,5 +1,5 @@
 // The job store: what the API (and any application that enqueues directly) does to jobs in Redis.
-// Scanner-side operations (claim / ack / release) live in src/leases.ts.
+// Scanner-side operations (claim / ack / release) live in src/scan/leases.ts.
 import { DelayQueueError, ScriptErrorCode, scriptError } from '../errors'
 import type { Keyspace } from './keys'
 import { verifyLayout } from './layout'
@@ -7,7 +7,7 @@ import { decodeRecord } from './record'
 import { guard } from './redis-errors'
 import type { ScriptedClient, ScriptedPipeline } from './scripts'
 
-/** A validated job, ready to store (see src/validation.ts for how HTTP input becomes one). */
+/** A validated job, ready to store (see src/client/validation.ts for how HTTP input becomes one). */
 export interface NewJob {
   id: string
   queue: string
@@ -85,7 +85,7 @@ export class JobStore {
     return this.enqueueReply(job.id, await guard(this.redis.sdqEnqueue(...this.enqueueArgs(job, 'upsert'))))
   }
 
-  /** The key layout this store was configured with is the one its jobs use (src/layout.ts); checked once. */
+  /** The key layout this store was configured with is the one its jobs use (src/store/layout.ts); checked once. */
   ready(): Promise<void> {
     return guard(verifyLayout(this.redis, this.keys))
   }

@@ -62,7 +62,7 @@ export interface JobLocation {
 
 export class Keyspace {
   readonly shards: readonly ShardKeys[]
-  /** Where the layout is recorded (src/layout.ts): one small key, under shard 0's hash tag like every key. */
+  /** Where the layout is recorded (src/store/layout.ts): one small key, under shard 0's hash tag like every key. */
   readonly layoutKey: string
   /** The layout as recorded: "shards=N;buckets=B". */
   readonly layout: string
@@ -76,7 +76,7 @@ export class Keyspace {
     this.layout = `shards=${options.shards};buckets=${options.buckets}`
   }
 
-  /** Where a job lives: its shard and its due bucket. Other shard or bucket counts re-home ids: src/layout.ts. */
+  /** Where a job lives: its shard and its due bucket. Other shard or bucket counts re-home ids: src/store/layout.ts. */
   locate(id: string): JobLocation {
     const h = hashId(id)
     const shard = this.shards[h % this.options.shards]!

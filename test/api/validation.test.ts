@@ -1,4 +1,4 @@
-// Pure unit tests of the job input rules (src/validation.ts): no Redis involved.
+// Pure unit tests of the job input rules (src/client/validation.ts): no Redis involved.
 import { describe, expect, it } from 'vitest'
 import { PayloadTooLargeError, ValidationError } from '../../src/errors'
 import { expectedMessageBytes } from '../../src/sqs/envelope'

@@ -53,7 +53,7 @@ export async function queueWithDlq(name: string, maxReceiveCount: number, attrib
   return { ...queue, dlq }
 }
 
-/** A message exactly as the scanner sends it (src/envelope.ts). */
+/** A message exactly as the scanner sends it (src/sqs/envelope.ts). */
 export async function sendJob(queueUrl: string, id: string, payload: unknown, groupId?: string): Promise<void> {
   await sendRaw(queueUrl, jobBody(id, payload), id, groupId)
 }
