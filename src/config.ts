@@ -73,7 +73,7 @@ export function loadConfig(env: Env = process.env): Config {
     sendConcurrency: int('SEND_CONCURRENCY', 16, 1, 256),
     maxHorizonMs: int('MAX_HORIZON_DAYS', 400, 1, 100 * 365) * DAY_MS,
     maxMessageBytes: int('MAX_MESSAGE_BYTES', 1_048_576, 1024, 1_048_576),
-    safetyMarginMs: int('SAFETY_MARGIN_MS', 3_000, 0, 60_000),
+    safetyMarginMs: int('SAFETY_MARGIN_MS', 4_000, 0, 60_000),
     maxDispatchAttempts: int('MAX_DISPATCH_ATTEMPTS', 10, 1, 100),
     dispatchBackoffBaseMs: int('DISPATCH_BACKOFF_BASE_MS', 1_000, 1, 3_600_000),
     dispatchBackoffMaxMs: int('DISPATCH_BACKOFF_MAX_MS', 300_000, 1, 86_400_000),

@@ -17,7 +17,6 @@ import { badRequest, QUEUES } from './arbitraries'
 const RUNS = pick(400, 10_000)
 const STATUS_OF: Record<string, number> = {
   ValidationError: 400,
-  Unauthorized: 401,
   NotFound: 404,
   Conflict: 409,
   PayloadTooLarge: 413,
