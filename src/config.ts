@@ -1,5 +1,6 @@
 // Configuration from the environment, validated once at cold start: a bad setting fails fast, naming it.
 import { ConfigError } from './errors'
+import { KEY_PREFIX_PATTERN } from './store/keys'
 
 export interface Config {
   redis: {
@@ -57,7 +58,7 @@ export function loadConfig(env: Env = process.env): Config {
   const sqsEndpoint = env.SQS_ENDPOINT || undefined
   if (sqsEndpoint && !/^https?:\/\//.test(sqsEndpoint)) throw new ConfigError('SQS_ENDPOINT', 'must be an http(s) URL')
   const keyPrefix = env.KEY_PREFIX || 'sdq'
-  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(keyPrefix)) {
+  if (!KEY_PREFIX_PATTERN.test(keyPrefix)) {
     throw new ConfigError('KEY_PREFIX', 'must be 1-64 characters of [A-Za-z0-9_.:-]')
   }
 

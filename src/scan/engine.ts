@@ -8,7 +8,6 @@ import { connectRedis } from '../store/redis'
 
 import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../sqs/client'
 
-export { createSqsClient } from '../sqs/client'
 
 /** The scan side: a dispatcher over one SQS client, leases, and a scanner with its own wake-signal connection. */
 export function createScanner(

@@ -3,7 +3,7 @@ import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs
 import { afterAll, describe, expect, it } from 'vitest'
 import { Dispatcher } from '../../src/scan/dispatcher'
 import type { ClaimedJob } from '../../src/scan/leases'
-import { createSqsClient } from '../../src/scan/engine'
+import { createSqsClient } from '../../src/sqs/client'
 import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
 import { inject } from 'vitest'
 

@@ -2,7 +2,7 @@
 import type { Redis } from 'ioredis'
 import { inject } from 'vitest'
 import { Dispatcher } from '../../src/scan/dispatcher'
-import { createSqsClient } from '../../src/scan/engine'
+import { createSqsClient } from '../../src/sqs/client'
 import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../../src/sqs/client'
 import type { Keyspace } from '../../src/store/keys'
 import { Leases, type LeaseOptions } from '../../src/scan/leases'
