@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { defineConfig } from 'vitest/config'
 // @ts-expect-error plain ESM helper without types
 import { luaTextVitePlugin } from './scripts/lua-text.mjs'
@@ -11,6 +12,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Marks every process a test starts, so the run fails when one outlives it (test/support/leftovers.ts).
+    env: { SDQ_TEST_RUN: randomUUID() },
     projects: [
       {
         extends: true,
@@ -18,7 +21,7 @@ export default defineConfig({
           name: 'redis',
           include: ['test/**/*.test.ts'],
           exclude: ['test/cluster/**', '**/node_modules/**'],
-          globalSetup: ['test/support/global-setup.ts'],
+          globalSetup: ['test/support/leftover-check.ts', 'test/support/global-setup.ts'],
         },
       },
       {

@@ -10,6 +10,7 @@ import { localCredentials, startSqsProcess, type LocalSqs } from '../../local/sq
 import { loadConfig, type Config } from '../../src/config'
 import { createEngine, type Engine } from '../../src/store/engine'
 import type { NewJob } from '../../src/store/job-store'
+import { runMarker } from '../support/leftovers'
 import { countIds, createQueue, receiveAll } from '../support/sqs'
 
 const ROOT = resolve(__dirname, '../..')
@@ -69,7 +70,7 @@ export async function startStage(options: StageOptions = {}): Promise<Stage> {
   const engine = createEngine(config, { commandTimeoutMs: 2_000 })
   // The suite restarts and cuts Redis on purpose: reconnect errors are expected here, not news.
   engine.redis.on('error', () => undefined)
-  return {
+  const stage: Stage = {
     redis,
     sqs,
     sqsClient,
@@ -81,9 +82,11 @@ export async function startStage(options: StageOptions = {}): Promise<Stage> {
       await engine.close().catch(() => undefined)
       await sqsClient.send(new DeleteQueueCommand({ QueueUrl: queue.url })).catch(() => undefined)
       sqsClient.destroy()
-      await Promise.all([redis.stop(), sqs.stop()])
+      // stage.redis, not the first server: a case that restarts Redis puts the new server there.
+      await Promise.all([stage.redis.stop(), sqs.stop()])
     },
   }
+  return stage
 }
 
 export interface Worker {
@@ -100,7 +103,7 @@ export async function spawnScanner(env: Record<string, string>): Promise<Worker>
   const entry = await workerBundle()
   const child = spawn(process.execPath, [entry], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', NODE_PATH: resolve(ROOT, 'node_modules'), ...env },
+    env: { PATH: process.env.PATH ?? '', NODE_PATH: resolve(ROOT, 'node_modules'), ...runMarker(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const lines: Record<string, unknown>[] = []
