@@ -1,4 +1,5 @@
 // Configuration from the environment, validated once at cold start: a bad setting fails fast, naming it.
+import { readFileSync } from 'node:fs'
 import { ConfigError } from './errors'
 import { KEY_PREFIX_PATTERN } from './store/keys'
 
@@ -8,7 +9,17 @@ export interface Config {
     url?: string
     /** Redis Cluster seed nodes ("host:port"); TLS and AUTH are taken from `url`'s scheme and credentials. */
     clusterNodes?: string[]
+    /** Sentinels ("host:port") that name the primary of `sentinelMaster`; TLS and AUTH as for the cluster. */
+    sentinels?: string[]
+    sentinelMaster?: string
+    /** PEM of the CA that signed the server's certificate (rediss://), when it is not a public one. */
+    tlsCa?: string
+    /** Replicas that must confirm each API write (WAIT) before it is answered; 0 = do not wait. */
+    waitReplicas?: number
+    waitTimeoutMs?: number
   }
+  /** used_memory above this share of maxmemory is warned about (percent). */
+  memoryWarnPercent: number
   /** Target name -> SQS queue URL. Names ending in `.fifo` are FIFO queues. */
   queues: Record<string, string>
   keyPrefix: string
@@ -46,13 +57,22 @@ export function loadConfig(env: Env = process.env): Config {
 
   const url = env.REDIS_URL || undefined
   if (url && !/^rediss?:\/\//.test(url)) throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://')
-  const clusterNodes = env.REDIS_CLUSTER_NODES
-    ? env.REDIS_CLUSTER_NODES.split(',').map((s) => s.trim()).filter(Boolean)
-    : undefined
-  for (const node of clusterNodes ?? []) {
-    if (!/^[^:\s]+:\d+$/.test(node)) throw new ConfigError('REDIS_CLUSTER_NODES', `"${node}" is not host:port`)
+  const clusterNodes = hostPorts(env, 'REDIS_CLUSTER_NODES')
+  const sentinels = hostPorts(env, 'REDIS_SENTINELS')
+  if (!url && !clusterNodes?.length && !sentinels?.length) {
+    throw new ConfigError('REDIS_URL', 'is required (or REDIS_CLUSTER_NODES, or REDIS_SENTINELS)')
   }
-  if (!url && !clusterNodes?.length) throw new ConfigError('REDIS_URL', 'is required (or REDIS_CLUSTER_NODES)')
+  if (clusterNodes?.length && sentinels?.length) {
+    throw new ConfigError('REDIS_SENTINELS', 'cannot be combined with REDIS_CLUSTER_NODES (a cluster fails over by itself)')
+  }
+  const sentinelMaster = env.REDIS_SENTINEL_MASTER || 'mymaster'
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(sentinelMaster)) {
+    throw new ConfigError('REDIS_SENTINEL_MASTER', 'must be 1-64 characters of [A-Za-z0-9_.-]')
+  }
+  const tlsCa = readCa(env.REDIS_TLS_CA_FILE)
+  if (tlsCa && url && !url.startsWith('rediss://')) {
+    throw new ConfigError('REDIS_TLS_CA_FILE', 'is set, but REDIS_URL is not rediss:// (TLS)')
+  }
 
   const queues = parseQueues(env.QUEUES)
   const sqsEndpoint = env.SQS_ENDPOINT || undefined
@@ -63,7 +83,15 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const config: Config = {
-    redis: { url, clusterNodes },
+    redis: {
+      url,
+      clusterNodes,
+      ...(sentinels?.length ? { sentinels, sentinelMaster } : {}),
+      tlsCa,
+      waitReplicas: int('REDIS_WAIT_REPLICAS', 0, 0, 16),
+      waitTimeoutMs: int('REDIS_WAIT_TIMEOUT_MS', 1_000, 1, 60_000),
+    },
+    memoryWarnPercent: int('REDIS_MEMORY_WARN_PERCENT', 80, 1, 100),
     queues,
     keyPrefix,
     shards: int('SHARDS', 1, 1, 1024),
@@ -85,6 +113,32 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('LEASE_MS', 'must be at least twice SAFETY_MARGIN_MS, so a send outlives no lease')
   }
   return config
+}
+
+/** A comma-separated host:port list, or undefined when the setting is empty. */
+function hostPorts(env: Env, name: string): string[] | undefined {
+  const raw = env[name]
+  if (!raw) return undefined
+  const nodes = raw.split(',').map((s) => s.trim()).filter(Boolean)
+  for (const node of nodes) {
+    if (!/^[^:\s]+:\d{1,5}$/.test(node)) throw new ConfigError(name, `"${node}" is not host:port`)
+  }
+  return nodes
+}
+
+/** REDIS_TLS_CA_FILE: read once at cold start, so a wrong path fails the deployment, not the first request. */
+function readCa(path: string | undefined): string | undefined {
+  if (!path) return undefined
+  let pem: string
+  try {
+    pem = readFileSync(path, 'utf8')
+  } catch (e) {
+    throw new ConfigError('REDIS_TLS_CA_FILE', `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)}): ${path}`)
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ConfigError('REDIS_TLS_CA_FILE', `holds no PEM certificate: ${path}`)
+  }
+  return pem
 }
 
 /** QUEUES: JSON object `{"orders":"https://sqs..."}`, or `orders=https://sqs...,emails=https://sqs...`. */

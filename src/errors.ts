@@ -73,6 +73,36 @@ export class StoreUnavailableError extends DelayQueueError {
   }
 }
 
+/**
+ * A write reached the Redis primary, but fewer replicas than REDIS_WAIT_REPLICAS confirmed it in time: a failover
+ * now could lose it. A 503 (retry: the same id makes an enqueue retry answer 409 with the job if it did survive).
+ */
+export class ReplicationUnconfirmedError extends DelayQueueError {
+  readonly code = 'ReplicationUnconfirmed'
+  constructor(readonly confirmed: number, readonly required: number, timeoutMs: number, cause?: unknown) {
+    super(
+      `the write reached the Redis primary, but ${confirmed} of ${required} replicas confirmed it within ${timeoutMs} ms: ` +
+        'it may or may not survive a failover; retry the request',
+    )
+    this.cause = cause
+  }
+}
+
+/**
+ * Redis refuses new data (maxmemory reached, noeviction): no outage, a full store. Jobs already accepted keep being
+ * dispatched and can be cancelled, which frees memory; new ones wait until then, or until the operator adds memory.
+ */
+export class StoreFullError extends DelayQueueError {
+  readonly code = 'StoreFull'
+  constructor(cause: unknown) {
+    super(
+      'the job store (Redis) is full (maxmemory reached): new jobs are refused until due jobs drain or memory is ' +
+        'added; pending jobs are still dispatched and can be cancelled',
+    )
+    this.cause = cause
+  }
+}
+
 /** The one factory that turns a script's error code into an error. */
 export function scriptError(code: ScriptErrorCode, jobId: string, existing?: unknown): DelayQueueError {
   switch (code) {

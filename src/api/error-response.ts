@@ -11,6 +11,16 @@ const STATUS: Record<string, number> = {
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
   ServiceUnavailable: 503,
+  // The write may or may not survive a failover: retryable, like an outage, but its own code (src/store/replication.ts).
+  ReplicationUnconfirmed: 503,
+  // 507 Insufficient Storage (RFC 4918): the server cannot store what it was asked to. Not 503: nothing is down,
+  // and an operator paged for "unavailable" would look for an outage instead of adding memory or draining jobs.
+  StoreFull: 507,
+}
+
+const RETRY_LOG: Record<string, string> = {
+  ReplicationUnconfirmed: 'write not confirmed by Redis replicas',
+  StoreFull: 'job store full (Redis maxmemory)',
 }
 
 export interface ErrorBody {
@@ -37,9 +47,9 @@ export function errorResponse(error: unknown, log: Logger, requestId?: string): 
     return json(500, { error: { code: 'InternalError', message } })
   }
   const status = STATUS[body.code]!
-  if (status === 503) {
-    log.warn('job store unavailable', { requestId, error: describe((error as Error).cause ?? error) })
-    return json(status, { error: body }, { 'retry-after': '1' })
+  if (status === 503 || status === 507) {
+    log.warn(RETRY_LOG[body.code] ?? 'job store unavailable', { requestId, error: describe((error as Error).cause ?? error) })
+    return json(status, { error: body }, { 'retry-after': status === 507 ? '30' : '1' })
   }
   // An insert of an existing id answers with the job that holds it: idempotent retries can check it is theirs.
   if (error instanceof JobExistsError) return json(status, { error: body, job: error.existing })

@@ -16,7 +16,10 @@ export interface Engine {
 export function createEngine(config: Config, redisOptions: ConnectOptions = {}): Engine {
   const keys = new Keyspace({ prefix: config.keyPrefix, shards: config.shards, buckets: config.dueBuckets })
   const redis = connectRedis(config.redis, redisOptions)
-  const store = new JobStore(redis, keys)
+  const store = new JobStore(redis, keys, {
+    replicas: config.redis.waitReplicas ?? 0,
+    timeoutMs: config.redis.waitTimeoutMs ?? 1_000,
+  })
   return {
     config,
     keys,

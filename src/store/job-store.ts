@@ -5,7 +5,8 @@ import type { Keyspace } from './keys'
 import { verifyLayout } from './layout'
 import { decodeRecord } from './record'
 import { guard } from './redis-errors'
-import type { ScriptedClient, ScriptedPipeline } from './scripts'
+import { replicatedWrites, type ReplicationOptions, type Reply } from './replication'
+import type { ScriptedClient } from './scripts'
 
 /** A validated job, ready to store (see src/client/validation.ts for how HTTP input becomes one). */
 export interface NewJob {
@@ -71,18 +72,22 @@ export class JobStore {
   constructor(
     readonly redis: ScriptedClient,
     readonly keys: Keyspace,
+    /** Replicas that confirm each write before it is answered (REDIS_WAIT_REPLICAS); none by default. */
+    readonly replication: ReplicationOptions = { replicas: 0, timeoutMs: 1_000 },
   ) {}
 
   /** Schedule a new job. Throws JobExistsError (carrying the existing job's view) when the id is taken. */
   async enqueue(job: NewJob): Promise<EnqueueResult> {
     await this.ready()
-    return this.enqueueReply(job.id, await guard(this.redis.sdqEnqueue(...this.enqueueArgs(job, 'insert'))))
+    const { reply, unconfirmed } = await this.write('sdqEnqueue', this.enqueueArgs(job, 'insert'))
+    return this.confirmed(this.enqueueReply(job.id, reply), unconfirmed)
   }
 
   /** Create or replace (reschedule, new payload). Throws JobDispatchingError while a scanner holds it. */
   async upsert(job: NewJob): Promise<EnqueueResult> {
     await this.ready()
-    return this.enqueueReply(job.id, await guard(this.redis.sdqEnqueue(...this.enqueueArgs(job, 'upsert'))))
+    const { reply, unconfirmed } = await this.write('sdqEnqueue', this.enqueueArgs(job, 'upsert'))
+    return this.confirmed(this.enqueueReply(job.id, reply), unconfirmed)
   }
 
   /** The key layout this store was configured with is the one its jobs use (src/store/layout.ts); checked once. */
@@ -107,25 +112,31 @@ export class JobStore {
     await guard(
       Promise.all(
         [...byShard.values()].map(async (indexes) => {
-          const pipeline = this.redis.pipeline() as ScriptedPipeline
-          for (const i of indexes) pipeline.sdqEnqueue(...this.enqueueArgs(jobs[i]!, mode))
-          const replies = (await pipeline.exec()) ?? []
+          const written = await replicatedWrites(this.redis, this.replication, (pipeline) => {
+            for (const i of indexes) pipeline.sdqEnqueue(...this.enqueueArgs(jobs[i]!, mode))
+          })
+          const replies = written.replies
+          let { unconfirmed } = written
+          let resent = false
           for (const [k, jobIndex] of indexes.entries()) {
             const [err] = replies[k] ?? []
             // A slot on the move (Redis Cluster resharding) refuses commands without running them, and ioredis
             // re-sends a pipeline only when every command was refused alike: re-send these one at a time.
             if (err && /^(TRYAGAIN|MOVED|ASK)\b/.test(err.message)) {
+              resent = true
               replies[k] = await this.redis.sdqEnqueue(...this.enqueueArgs(jobs[jobIndex]!, mode)).then(
-                (reply) => [null, reply],
-                (e: Error) => [e, null],
+                (reply): Reply => [null, reply],
+                (e: Error): Reply => [e, null],
               )
             }
           }
+          // The re-sent writes need a confirmation of their own (an empty pipeline: only the WAIT).
+          if (resent && !unconfirmed) unconfirmed = (await replicatedWrites(this.redis, this.replication, () => {})).unconfirmed
           indexes.forEach((jobIndex, k) => {
-            const [err, reply] = replies[k] ?? [new Error('no reply')]
+            const [err, reply] = replies[k] ?? [new Error('no reply'), null]
             if (err) throw err
             try {
-              results[jobIndex] = this.enqueueReply(jobs[jobIndex]!.id, reply)
+              results[jobIndex] = this.confirmed(this.enqueueReply(jobs[jobIndex]!.id, reply), unconfirmed)
             } catch (e) {
               if (!(e instanceof DelayQueueError)) throw e
               results[jobIndex] = e
@@ -153,15 +164,36 @@ export class JobStore {
   async cancel(id: string): Promise<void> {
     await this.ready()
     const { shard, bucket, bucketNo } = this.keys.locate(id)
-    const code = Number(
-      await guard(
-        this.redis.sdqCancel(
-          shard.jobs, shard.index, bucket, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts,
-          id, bucketNo,
-        ),
-      ),
-    )
+    const { reply, unconfirmed } = await this.write('sdqCancel', [
+      shard.jobs, shard.index, bucket, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts,
+      id, bucketNo,
+    ])
+    const code = Number(reply)
     if (code !== 1) throw scriptError(code as ScriptErrorCode, id)
+    this.confirmed(undefined, unconfirmed)
+  }
+
+  /**
+   * One script write. With REDIS_WAIT_REPLICAS set it goes out in a pipeline with WAIT (src/store/replication.ts),
+   * and `unconfirmed` says when the replicas did not confirm it: the caller reports that unless nothing was written.
+   */
+  private async write(
+    command: 'sdqEnqueue' | 'sdqCancel',
+    args: (string | number)[],
+  ): Promise<{ reply: unknown; unconfirmed?: DelayQueueError }> {
+    if (this.replication.replicas <= 0) return { reply: await guard(this.redis[command](...args)) }
+    const { replies, unconfirmed } = await guard(
+      replicatedWrites(this.redis, this.replication, (pipeline) => void pipeline[command](...args)),
+    )
+    const [err, reply] = replies[0] ?? [new Error('no reply'), null]
+    if (err) await guard(Promise.reject(err))
+    return { reply, unconfirmed }
+  }
+
+  /** A write that changed something is only a success once replicated (when that is asked for). */
+  private confirmed<T>(result: T, unconfirmed: DelayQueueError | undefined): T {
+    if (unconfirmed) throw unconfirmed
+    return result
   }
 
   async stats(): Promise<StoreStats> {

@@ -1,7 +1,7 @@
 // Redis connections from configuration: one node (redis:// or rediss://) or a Redis Cluster.
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 import type { Config } from '../config'
-import { withScripts, type ScriptedClient } from './scripts'
+import { withScripts, type RedisClient, type ScriptedClient } from './scripts'
 
 export interface ConnectOptions {
   /** Where connection errors go (at most one line per 10 s). Default: a JSON line on stderr. */
@@ -21,28 +21,49 @@ export function connectRedis(config: Config['redis'], options: ConnectOptions = 
     retryStrategy: (times) => Math.min(50 * times, 1_000),
     enableAutoPipelining: false,
   }
+  const auth = config.url ? new URL(config.url) : undefined
+  const credentials = {
+    username: auth?.username ? decodeURIComponent(auth.username) : undefined,
+    password: auth?.password ? decodeURIComponent(auth.password) : undefined,
+  }
+  const tls = auth?.protocol === 'rediss:' ? tlsOptions(config.tlsCa) : undefined
+  let client: RedisClient
   if (config.clusterNodes?.length) {
-    const auth = config.url ? new URL(config.url) : undefined
     const clusterOptions: ClusterOptions = {
-      redisOptions: {
-        ...common,
-        username: auth?.username ? decodeURIComponent(auth.username) : undefined,
-        password: auth?.password ? decodeURIComponent(auth.password) : undefined,
-        tls: auth?.protocol === 'rediss:' ? {} : undefined,
-      },
+      redisOptions: { ...common, ...credentials, tls },
       clusterRetryStrategy: clusterRetry(options.maxRetriesPerRequest ?? 2),
       // Managed clusters (ElastiCache, MemoryDB) announce node addresses behind TLS names: keep them as given.
       dnsLookup: (address, callback) => callback(null, address),
       slotsRefreshTimeout: 2_000,
     }
-    const nodes = config.clusterNodes.map((node) => {
-      const at = node.lastIndexOf(':')
-      return { host: node.slice(0, at), port: Number(node.slice(at + 1)) }
+    client = new Cluster(config.clusterNodes.map(hostPort), clusterOptions)
+  } else if (config.sentinels?.length) {
+    client = new Redis({
+      ...common,
+      ...credentials,
+      sentinels: config.sentinels.map(hostPort),
+      name: config.sentinelMaster ?? 'mymaster',
+      tls,
+      enableTLSForSentinelMode: tls !== undefined,
+      // Hear of a promotion from the sentinels at once rather than from the next failed command.
+      failoverDetector: true,
+      // A demoted primary answers writes with READONLY: they did not run, so reconnect (to the new primary) and resend.
+      reconnectOnError: (e) => (/^READONLY/.test(e.message) ? 2 : false),
     })
-    return reportErrors(withScripts(new Cluster(nodes, clusterOptions)), options.onError)
+  } else {
+    client = new Redis(config.url!, { ...common, tls })
   }
-  const url = config.url!
-  return reportErrors(withScripts(new Redis(url, { ...common, tls: url.startsWith('rediss://') ? {} : undefined })), options.onError)
+  return reportErrors(withScripts(client), options.onError)
+}
+
+function hostPort(node: string): { host: string; port: number } {
+  const at = node.lastIndexOf(':')
+  return { host: node.slice(0, at), port: Number(node.slice(at + 1)) }
+}
+
+/** TLS with the system's CAs, or only the configured CA (a private one, or the test's self-signed one). */
+function tlsOptions(ca: string | undefined): RedisOptions['tls'] {
+  return ca ? { ca } : {}
 }
 
 /**

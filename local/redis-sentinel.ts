@@ -1,0 +1,110 @@
+// A private primary + replicas + Sentinel quorum on loopback (tests): what ElastiCache Multi-AZ or a self-run
+// Sentinel setup gives in production. Every process runs in the foreground as our child and is stopped by stop().
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Redis } from 'ioredis'
+import { freePort } from './ports'
+import { startRedis, stopChild, waitForPort, type LocalRedis } from './redis-server'
+
+export interface LocalSentinelSetup {
+  primary: LocalRedis
+  replicas: LocalRedis[]
+  /** "127.0.0.1:port" of each sentinel: the form REDIS_SENTINELS takes. */
+  sentinels: string[]
+  masterName: string
+  /** Asks a sentinel which address it names as the primary now. */
+  currentPrimary(): Promise<string>
+  /** Starts a server again on a killed one's port (Sentinel makes it a replica of the current primary). */
+  restart(killed: LocalRedis): Promise<LocalRedis>
+  stop(): Promise<void>
+}
+
+export interface SentinelSetupOptions {
+  replicas?: number
+  sentinels?: number
+  /** How long a silent primary takes to be declared down (sentinel down-after-milliseconds). */
+  downAfterMs?: number
+}
+
+export async function startSentinelSetup(options: SentinelSetupOptions = {}): Promise<LocalSentinelSetup> {
+  const masterName = 'sdqmaster'
+  const dir = mkdtempSync(join(tmpdir(), 'sdq-sentinel-'))
+  const children: (LocalRedis | ChildProcess)[] = []
+  const stop = async () => {
+    await Promise.all(children.map((c) => ('stop' in c ? c.stop() : stopChild(c))))
+    rmSync(dir, { recursive: true, force: true })
+  }
+  try {
+    const primary = await startRedis()
+    children.push(primary)
+    const replicas: LocalRedis[] = []
+    for (let i = 0; i < (options.replicas ?? 1); i++) {
+      const replica = await startRedis({ extraArgs: ['--replicaof', '127.0.0.1', String(primary.port)] })
+      children.push(replica)
+      replicas.push(replica)
+    }
+    await waitForReplicas(primary.port, replicas.length)
+    const count = options.sentinels ?? 3
+    const sentinels: string[] = []
+    for (let i = 0; i < count; i++) {
+      const port = await freePort()
+      const conf = join(dir, `sentinel-${port}.conf`)
+      writeFileSync(
+        conf,
+        [
+          `port ${port}`,
+          'bind 127.0.0.1',
+          `dir ${dir}`,
+          `sentinel monitor ${masterName} 127.0.0.1 ${primary.port} ${Math.floor(count / 2) + 1}`,
+          `sentinel down-after-milliseconds ${masterName} ${options.downAfterMs ?? 1_000}`,
+          `sentinel failover-timeout ${masterName} 10000`,
+          `sentinel parallel-syncs ${masterName} 1`,
+          '',
+        ].join('\n'),
+      )
+      const child = spawn('redis-sentinel', [conf], { stdio: 'ignore' })
+      children.push(child)
+      await waitForPort(port, 10_000)
+      sentinels.push(`127.0.0.1:${port}`)
+    }
+    const ask = async (): Promise<string> => {
+      const [host, port] = sentinels[0]!.split(':')
+      const client = new Redis({ host, port: Number(port), lazyConnect: true, maxRetriesPerRequest: 1 })
+      try {
+        await client.connect()
+        const [ip, p] = (await client.call('SENTINEL', 'get-master-addr-by-name', masterName)) as [string, string]
+        return `${ip}:${p}`
+      } finally {
+        client.disconnect()
+      }
+    }
+    const restart = async (killed: LocalRedis) => {
+      const server = await startRedis({ port: killed.port })
+      children.push(server)
+      return server
+    }
+    return { primary, replicas, sentinels, masterName, currentPrimary: ask, restart, stop }
+  } catch (e) {
+    await stop()
+    throw e
+  }
+}
+
+/** Waits until the primary counts `n` replicas online (so WAIT and a failover have someone to count on). */
+async function waitForReplicas(port: number, n: number): Promise<void> {
+  const client = new Redis({ port, host: '127.0.0.1' })
+  try {
+    const deadline = Date.now() + 15_000
+    while (Date.now() < deadline) {
+      const info = await client.info('replication')
+      const online = info.split('\n').filter((l) => /^slave\d+:.*state=online/.test(l)).length
+      if (online >= n) return
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    throw new Error(`the replicas did not come online on 127.0.0.1:${port}`)
+  } finally {
+    client.disconnect()
+  }
+}

@@ -1,0 +1,101 @@
+// REDIS_WAIT_REPLICAS: API writes are answered only once a replica confirms them, never a silent success when it
+// does not. Real parts: a primary, a replica and three sentinels on loopback; the engine connects through Sentinel.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startSentinelSetup, type LocalSentinelSetup } from '../../local/redis-sentinel'
+import { ReplicationUnconfirmedError } from '../../src/errors'
+import { createEngine, type Engine } from '../../src/store/engine'
+import { bodyOf, request, testApi, testConfig } from '../api/api-helpers'
+import { job } from '../support/engine'
+
+let setup: LocalSentinelSetup
+let engine: Engine
+beforeAll(async () => {
+  setup = await startSentinelSetup({ replicas: 1, sentinels: 3 })
+  engine = createEngine(
+    testConfig({
+      REDIS_URL: '',
+      REDIS_SENTINELS: setup.sentinels.join(','),
+      REDIS_SENTINEL_MASTER: setup.masterName,
+      REDIS_WAIT_REPLICAS: '1',
+      REDIS_WAIT_TIMEOUT_MS: '200',
+    }),
+    { commandTimeoutMs: 2_000 },
+  )
+  engine.redis.on('error', () => undefined)
+})
+afterAll(async () => {
+  // A stopped replica must run again before it can be stopped.
+  setup?.replicas.forEach((r) => r.process.kill('SIGCONT'))
+  await engine?.close()
+  await setup?.stop()
+})
+
+/** The replica stops acknowledging (SIGSTOP) while `act` runs. */
+async function withReplicaFrozen<T>(act: () => Promise<T>): Promise<T> {
+  const replica = setup.replicas[0]!.process
+  replica.kill('SIGSTOP')
+  try {
+    return await act()
+  } finally {
+    replica.kill('SIGCONT')
+  }
+}
+
+describe('writes confirmed by a replica (REDIS_WAIT_REPLICAS=1)', () => {
+  it('answers enqueue, replace and cancel once the replica has them, and the replica holds them', async () => {
+    // act
+    const created = await engine.store.enqueue(job({ id: 'wait-ok', schedule: { delayMs: 60_000 } }))
+    const replaced = await engine.store.upsert(job({ id: 'wait-ok', schedule: { delayMs: 90_000 } }))
+    await engine.store.enqueue(job({ id: 'wait-cancel', schedule: { delayMs: 60_000 } }))
+    await engine.store.cancel('wait-cancel')
+    // assess: read straight from the replica
+    const replica = setup.replicas[0]!
+    const { Redis } = await import('ioredis')
+    const direct = new Redis(replica.url)
+    try {
+      const jobsKey = engine.keys.locate('wait-ok').shard.jobs
+      expect(created.status).toBe('created')
+      expect(replaced.status).toBe('replaced')
+      expect(await direct.hexists(jobsKey, 'wait-ok')).toBe(1)
+      expect(await direct.hexists(engine.keys.locate('wait-cancel').shard.jobs, 'wait-cancel')).toBe(0)
+    } finally {
+      direct.disconnect()
+    }
+  })
+
+  it('refuses to call an enqueue, a batch or a cancel a success when the replica does not confirm it', async () => {
+    // prepare
+    await engine.store.enqueue(job({ id: 'wait-cancel-2', schedule: { delayMs: 60_000 } }))
+    // act
+    const [single, batch, cancel] = await withReplicaFrozen(() =>
+      Promise.all([
+        engine.store.enqueue(job({ id: 'wait-frozen' })).catch((e: unknown) => e),
+        engine.store.enqueueMany([job({ id: 'wait-frozen-b1' }), job({ id: 'wait-frozen-b2' })]),
+        engine.store.cancel('wait-cancel-2').catch((e: unknown) => e),
+      ]),
+    )
+    // assess
+    expect(single).toBeInstanceOf(ReplicationUnconfirmedError)
+    expect((single as ReplicationUnconfirmedError).message).toMatch(/0 of 1 replicas confirmed it within 200 ms: it may or may not survive a failover/)
+    expect(batch.every((r) => r instanceof ReplicationUnconfirmedError)).toBe(true)
+    expect(cancel).toBeInstanceOf(ReplicationUnconfirmedError)
+  })
+
+  it('answers 503 ReplicationUnconfirmed through the API, per job in a batch too', async () => {
+    // prepare
+    const api = testApi({}, engine)
+    // act
+    const [one, many] = await withReplicaFrozen(() =>
+      Promise.all([
+        api.call(request('POST', '/jobs', { body: { queue: 'orders', payload: 1 } })),
+        api.call(request('POST', '/jobs/batch', { body: { jobs: [{ queue: 'orders', payload: 2 }] } })),
+      ]),
+    )
+    // assess
+    expect(one.statusCode).toBe(503)
+    expect(one.headers?.['retry-after']).toBe('1')
+    expect(bodyOf(one).error.code).toBe('ReplicationUnconfirmed')
+    expect(bodyOf(many).results[0].error.code).toBe('ReplicationUnconfirmed')
+    expect(api.logs.some((l) => l.message === 'write not confirmed by Redis replicas')).toBe(true)
+  })
+})
