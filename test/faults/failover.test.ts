@@ -1,0 +1,138 @@
+// Scenario: a Redis primary with two replicas, watched by three sentinels; the API side and a scanner process connect
+// through Sentinel. Under enqueue + cancel + dispatch load the primary is killed (-9); Sentinel promotes the replica,
+// and the old node comes back (empty, as a replaced node does) to be the new replica. Measured with
+// REDIS_WAIT_REPLICAS=0 and =1: acknowledged enqueues lost, acknowledged cancels that fired anyway, duplicates, and
+// how long until writes are acknowledged again. With 1, nothing acknowledged may be lost or resurrected.
+import { randomBytes } from 'node:crypto'
+import { DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs'
+import { afterEach, describe, expect, it } from 'vitest'
+import { startSentinelSetup, type LocalSentinelSetup } from '../../local/redis-sentinel'
+import { localCredentials, startSqsProcess } from '../../local/sqs-endpoint'
+import { loadConfig } from '../../src/config'
+import { createEngine, type Engine } from '../../src/store/engine'
+import { countIds, createQueue, receiveAll } from '../support/sqs'
+import { recoveredAfterMs, writeLoad } from './failover-load'
+import { sleep, spawnScanner, waitForDrain, type Worker } from './harness'
+import { recordFigures } from './results'
+import { pick } from './scale'
+
+const LOAD_MS = pick(7_000, 40_000)
+const KILL_AT_MS = pick(2_000, 10_000)
+const LANES = pick(4, 8)
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined)
+})
+
+async function stageFor(waitReplicas: number) {
+  const setup: LocalSentinelSetup = await startSentinelSetup({ replicas: 2, sentinels: 3, downAfterMs: 1_000 })
+  cleanup.push(() => setup.stop())
+  const sqs = await startSqsProcess()
+  cleanup.push(() => sqs.stop())
+  const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: localCredentials })
+  const queue = await createQueue(sqsClient, 'orders')
+  cleanup.push(async () => {
+    await sqsClient.send(new DeleteQueueCommand({ QueueUrl: queue.url }))
+    sqsClient.destroy()
+  })
+  const env: Record<string, string> = {
+    REDIS_SENTINELS: setup.sentinels.join(','),
+    REDIS_SENTINEL_MASTER: setup.masterName,
+    REDIS_WAIT_REPLICAS: String(waitReplicas),
+    REDIS_WAIT_TIMEOUT_MS: '500',
+    QUEUES: JSON.stringify({ orders: queue.url }),
+    SQS_ENDPOINT: sqs.endpoint,
+    AWS_REGION: 'us-east-1',
+    KEY_PREFIX: `fo-${randomBytes(3).toString('hex')}`,
+    SHARDS: '2',
+    DUE_BUCKETS: '1024',
+    CLAIM_BATCH_SIZE: '100',
+    LEASE_MS: '2000',
+    SAFETY_MARGIN_MS: '0',
+    POLL_INTERVAL_MS: '200',
+    DISPATCH_BACKOFF_BASE_MS: '100',
+    DISPATCH_BACKOFF_MAX_MS: '1000',
+  }
+  const engine: Engine = createEngine(loadConfig(env), { commandTimeoutMs: 2_000 })
+  engine.redis.on('error', () => undefined)
+  cleanup.push(() => engine.close())
+  return { setup, sqsClient, queueUrl: queue.url, env, engine }
+}
+
+/** Kills the primary, waits for Sentinel to name another, then brings the old node back. Returns timings. */
+async function failover(setup: LocalSentinelSetup) {
+  const old = setup.primary
+  const oldAddress = `127.0.0.1:${old.port}`
+  const killedAt = Date.now()
+  old.process.kill('SIGKILL')
+  let promoted = oldAddress
+  while (promoted === oldAddress && Date.now() - killedAt < 30_000) {
+    await sleep(50)
+    promoted = await setup.currentPrimary().catch(() => oldAddress)
+  }
+  const promotedAfterMs = Date.now() - killedAt
+  // Only after the promotion: an empty node back as primary before it would be synced *from* by the replica.
+  await setup.restart(old)
+  return { killedAt, promotedAfterMs, promoted: promoted !== oldAddress }
+}
+
+describe.each([0, 1])('primary killed (-9) and replaced by Sentinel, REDIS_WAIT_REPLICAS=%i', (waitReplicas) => {
+  it(waitReplicas ? 'loses no acknowledged enqueue and fires no acknowledged cancel' : 'measures what is lost', async () => {
+    // prepare: one scanner process, dispatching through Sentinel
+    const stage = await stageFor(waitReplicas)
+    const worker: Worker = await spawnScanner(stage.env)
+    cleanup.push(() => worker.stop())
+    await worker.ready
+
+    // act: writes for LOAD_MS (and on until they are acknowledged again, at most 30 s); the primary dies at KILL_AT_MS
+    const started = Date.now()
+    let killedAt = Infinity
+    const load = writeLoad(stage.engine, `w${waitReplicas}`, LANES, (r) => {
+      const now = Date.now()
+      return now < started + LOAD_MS || (recoveredAfterMs(r, killedAt) === null && now < killedAt + 30_000)
+    })
+    await sleep(KILL_AT_MS)
+    killedAt = Date.now()
+    const fault = await failover(stage.setup)
+    const record = await load
+    const drained = await waitForDrain(stage.engine, pick(30_000, 120_000))
+    await worker.stop()
+
+    // assess
+    const received = countIds(await receiveAll(stage.sqsClient, stage.queueUrl, 8))
+    const inRedis = new Set<string>()
+    for (const shard of stage.engine.keys.shards) {
+      for (const id of await (stage.engine.redis as import('ioredis').Redis).hkeys(shard.jobs)) inRedis.add(id)
+    }
+    const lost = [...record.enqueued].filter((id) => !received.has(id) && !inRedis.has(id))
+    const resurrected = [...record.cancelled].filter((id) => received.has(id))
+    let duplicated = 0
+    for (const n of received.values()) duplicated += n - 1
+    const recoveredMs = recoveredAfterMs(record, fault.killedAt)
+    recordFigures({
+      case: `failover-wait${waitReplicas}`,
+      scenario: `primary + 2 replicas + 3 sentinels; primary kill -9 under enqueue/cancel/dispatch load; REDIS_WAIT_REPLICAS=${waitReplicas}`,
+      jobs: record.enqueued.size + record.cancelled.size,
+      faults: `1 x kill -9 of the primary; Sentinel promoted the replica after ${fault.promotedAfterMs} ms`,
+      lost: lost.length,
+      duplicated,
+      notes: {
+        acknowledgedCancels: record.cancelled.size,
+        cancelsFiredAnyway: resurrected.length,
+        writesRefused: record.refused,
+        refusedAsUnconfirmed: record.refusedUnconfirmed,
+        writesAcknowledgedAgainAfterMs: recoveredMs ?? 'never',
+        drained,
+      },
+    })
+    expect(fault.promoted).toBe(true)
+    expect(record.enqueued.size).toBeGreaterThan(0)
+    expect(recoveredMs).not.toBeNull()
+    expect(drained).toBe(true)
+    if (waitReplicas > 0) {
+      expect(lost).toEqual([])
+      expect(resurrected).toEqual([])
+    }
+  }, pick(90_000, 300_000))
+})
