@@ -17,3 +17,22 @@ export async function guard<T>(promise: Promise<T>): Promise<T> {
 }
 
 
+
+const UNTRUSTED_CERTIFICATE =
+  /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_UNTRUSTED|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|ERR_TLS_CERT_ALTNAME_INVALID)$/
+
+/**
+ * A connection error as an operator should read it. Node's TLS errors name an OpenSSL condition
+ * ("self-signed certificate in certificate chain"); say which setting is wrong instead.
+ */
+export function describeConnectionError(e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e)
+  const code = (e as { code?: unknown })?.code
+  if (typeof code === 'string' && UNTRUSTED_CERTIFICATE.test(code)) {
+    return (
+      `TLS: the Redis server's certificate is not trusted (${code}: ${message}); REDIS_TLS_CA_FILE must hold the CA ` +
+      'that signed it (without it, the system CAs), and REDIS_URL must name a host the certificate is for'
+    )
+  }
+  return message
+}

@@ -1,6 +1,7 @@
 // Redis connections from configuration: one node (redis:// or rediss://) or a Redis Cluster.
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 import type { Config } from '../config'
+import { describeConnectionError } from './redis-errors'
 import { withScripts, type RedisClient, type ScriptedClient } from './scripts'
 
 export interface ConnectOptions {
@@ -101,7 +102,7 @@ function reportErrors<T extends ScriptedClient>(client: T, onError?: ConnectOpti
       return
     }
     last = now
-    report({ msg: 'redis connection error', error: e instanceof Error ? e.message : String(e), suppressed })
+    report({ msg: 'redis connection error', error: describeConnectionError(e), suppressed })
     suppressed = 0
   })
   return client

@@ -1,0 +1,68 @@
+// TLS to Redis: a redis-server that speaks only TLS, with a certificate from a CA the test makes (openssl). The
+// engine trusts that CA through REDIS_TLS_CA_FILE and runs the queue over rediss://; trusting another CA, it refuses
+// the server with an error that names the setting to fix.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../../local/ports'
+import { startRedis, type LocalRedis } from '../../local/redis-server'
+import { makeTestCertificates, tlsServerArgs, type TestCertificates } from '../../local/tls-certs'
+import { ConfigError, StoreUnavailableError } from '../../src/errors'
+import { createEngine } from '../../src/store/engine'
+import { testConfig } from '../api/api-helpers'
+import { job } from '../support/engine'
+
+let certs: TestCertificates
+let server: LocalRedis
+let url: string
+beforeAll(async () => {
+  certs = await makeTestCertificates()
+  const port = await freePort()
+  server = await startRedis({ port, extraArgs: tlsServerArgs(certs, port) })
+  url = `rediss://127.0.0.1:${port}`
+})
+afterAll(async () => {
+  await server?.stop()
+  certs?.remove()
+})
+
+describe('Redis over TLS (rediss://)', () => {
+  it('runs enqueue, lookup and cancel with the CA from REDIS_TLS_CA_FILE', async () => {
+    // prepare
+    const engine = createEngine(testConfig({ REDIS_URL: url, REDIS_TLS_CA_FILE: certs.caFile }))
+    try {
+      // act
+      await engine.store.enqueue(job({ id: 'tls-1', schedule: { delayMs: 60_000 } }))
+      const view = await engine.store.get('tls-1')
+      await engine.store.cancel('tls-1')
+      // assess
+      expect(view?.status).toBe('scheduled')
+      expect(await engine.store.get('tls-1')).toBeNull()
+    } finally {
+      await engine.close()
+    }
+  })
+
+  it('refuses a server whose certificate another CA signed, and says which setting to check', async () => {
+    // prepare
+    const logged: string[] = []
+    const engine = createEngine(testConfig({ REDIS_URL: url, REDIS_TLS_CA_FILE: certs.otherCaFile }), {
+      onError: (entry) => logged.push(entry.error),
+    })
+    try {
+      // act
+      const refused = await engine.store.enqueue(job({ id: 'tls-2' })).catch((e: unknown) => e)
+      // assess
+      expect(refused).toBeInstanceOf(StoreUnavailableError)
+      expect(logged[0]).toMatch(/^TLS: the Redis server's certificate is not trusted \(SELF_SIGNED_CERT_IN_CHAIN: .*REDIS_TLS_CA_FILE must hold the CA/)
+    } finally {
+      engine.redis.disconnect()
+    }
+  })
+
+  it('fails at cold start when REDIS_TLS_CA_FILE cannot be read or holds no certificate', () => {
+    expect(() => testConfig({ REDIS_URL: url, REDIS_TLS_CA_FILE: `${certs.dir}/missing.crt` })).toThrow(
+      new ConfigError('REDIS_TLS_CA_FILE', `cannot be read (ENOENT): ${certs.dir}/missing.crt`),
+    )
+    expect(() => testConfig({ REDIS_URL: url, REDIS_TLS_CA_FILE: certs.keyFile })).toThrow(/REDIS_TLS_CA_FILE: holds no PEM certificate/)
+    expect(() => testConfig({ REDIS_TLS_CA_FILE: certs.caFile })).toThrow(/REDIS_TLS_CA_FILE: is set, but REDIS_URL is not rediss:\/\//)
+  })
+})
