@@ -3,6 +3,8 @@ import type { SQSClient } from '@aws-sdk/client-sqs'
 import { Dispatcher } from './dispatcher'
 import type { Engine } from '../store/engine'
 import { Leases } from './leases'
+import { MemoryWatch } from './memory-watch'
+import type { MemoryReading } from '../store/memory'
 import { Scanner, type ScannerOptions } from './scanner'
 import { connectRedis } from '../store/redis'
 
@@ -13,7 +15,11 @@ import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../sqs/client'
 export function createScanner(
   engine: Engine,
   sqs: SQSClient,
-  options: Pick<ScannerOptions, 'log' | 'onSent' | 'maxInFlight'> & { subscribe?: boolean } = {},
+  options: Pick<ScannerOptions, 'log' | 'onSent' | 'maxInFlight'> & {
+    subscribe?: boolean
+    /** Each Redis memory reading (the fullest primary): for a metric. */
+    onMemory?: (reading: MemoryReading) => void
+  } = {},
 ): { scanner: Scanner; close(): Promise<void> } {
   const { config } = engine
   const leases = new Leases(engine.redis, {
@@ -31,7 +37,13 @@ export function createScanner(
   })
   // A connection of its own (a subscribed one can run nothing else), with the same settings and error reporting.
   const subscriber = options.subscribe === false ? undefined : connectRedis(config.redis)
+  const memoryWatch = new MemoryWatch(engine.redis, {
+    warnPercent: config.memoryWarnPercent,
+    log: options.log,
+    onReading: options.onMemory,
+  })
   const scanner = new Scanner({
+    memoryWatch,
     leases,
     dispatcher,
     keys: engine.keys,

@@ -16,6 +16,8 @@ import type { Dispatcher, RefusedJob } from './dispatcher'
 import type { Keyspace, ShardKeys } from '../store/keys'
 import type { ClaimedJob, Leases } from './leases'
 import { LatencyRecorder } from './latency'
+import type { MemoryWatch } from './memory-watch'
+import type { MemoryReading } from '../store/memory'
 
 export interface ScannerOptions {
   leases: Leases
@@ -28,6 +30,8 @@ export interface ScannerOptions {
   /** Most jobs leased and not yet settled, per scanner: bounds memory and lease age under a burst. */
   maxInFlight?: number
   log?: (entry: Record<string, unknown>) => void
+  /** Reads Redis's memory use while the loop runs (warning before it is full). */
+  memoryWatch?: MemoryWatch
   /** Called as each job is accepted by SQS (benchmarks, tests). */
   onSent?: (job: ClaimedJob, acceptedAtMs: number, lateMs: number) => void
 }
@@ -43,6 +47,8 @@ export interface ScanReport {
   errors: number
   lateness: { p50: number; p99: number; max: number } | null
   durationMs: number
+  /** The fullest Redis primary at the last memory reading (null without one): a metric for the scan function. */
+  memory: MemoryReading | null
 }
 
 interface ShardState {
@@ -72,17 +78,20 @@ export class Scanner {
     this.running = true
     const started = Date.now()
     this.stopped = false
-    this.report = { dispatched: 0, released: 0, dead: 0, claims: 0, errors: 0, lateness: null, durationMs: 0 }
+    this.report = { dispatched: 0, released: 0, dead: 0, claims: 0, errors: 0, lateness: null, durationMs: 0, memory: null }
     this.latency.reset()
     this.shards = this.options.keys.shards.map((keys) => ({ keys, hints: [], sleepingUntil: 0 }))
     const unsubscribe = await this.subscribe()
+    this.options.memoryWatch?.start()
     try {
       await Promise.all(this.shards.map((s) => this.runShard(s, untilMs)))
       while (this.pending.size) await Promise.all([...this.pending])
     } finally {
+      this.options.memoryWatch?.stop()
       await unsubscribe()
       this.running = false
     }
+    this.report.memory = this.options.memoryWatch?.latest ?? null
     this.report.lateness = this.latency.summary()
     this.report.durationMs = Date.now() - started
     return this.report
