@@ -26,7 +26,7 @@ export interface DispatchError {
   message: string
 }
 
-/** DESIGN.md's job view, plus `attempts` / `lastError` once a dispatch to SQS has failed, and the dead state. */
+/** The API's job view (docs/api.md), plus `attempts` / `lastError` once a dispatch to SQS has failed, and the dead state. */
 export interface JobView {
   id: string
   queue: string
