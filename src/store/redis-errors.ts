@@ -1,22 +1,29 @@
 // Which Redis failures are an outage (the caller answers 503 and retries) rather than a bug.
 import { DelayQueueError, StoreFullError, StoreUnavailableError } from '../errors'
 
-/** Redis being away, refusing writes (OOM, cluster down) or refusing us (a password being rotated) is a 503, not a bug. */
+/** Replies of a Redis Cluster slot on the move: the command did not run, and may run elsewhere or a moment later. */
+const SLOT_MOVING = /^(TRYAGAIN|MOVED|ASK)\b/
+/** Replies of a Redis that cannot take the command now: loading, failing over, or refusing us. (OOM: StoreFullError.) */
+const UNAVAILABLE = /^(LOADING|CLUSTERDOWN|MASTERDOWN|READONLY|WRONGPASS|NOAUTH|NOPERM)/
+
+export function isSlotMoving(error: Error): boolean {
+  return SLOT_MOVING.test(error.message)
+}
+
+/**
+ * Redis being away, refusing writes (cluster down, failover) or refusing us (a password being rotated) is a 503, not a
+ * bug; Redis full (OOM) is a StoreFullError (507).
+ */
 export async function guard<T>(promise: Promise<T>): Promise<T> {
   try {
     return await promise
   } catch (e) {
     if (e instanceof DelayQueueError || e instanceof TypeError || e instanceof RangeError) throw e
-    const message = e instanceof Error ? e.message : String(e)
-    if (e instanceof Error && e.name === 'ReplyError' && message.startsWith('OOM')) throw new StoreFullError(e)
-    if (e instanceof Error && e.name === 'ReplyError' && !/^(LOADING|CLUSTERDOWN|TRYAGAIN|MOVED|ASK|MASTERDOWN|READONLY|WRONGPASS|NOAUTH|NOPERM)/.test(message)) {
-      throw e
-    }
+    if (e instanceof Error && e.name === 'ReplyError' && e.message.startsWith('OOM')) throw new StoreFullError(e)
+    if (e instanceof Error && e.name === 'ReplyError' && !UNAVAILABLE.test(e.message) && !isSlotMoving(e)) throw e
     throw new StoreUnavailableError(e)
   }
 }
-
-
 
 const UNTRUSTED_CERTIFICATE =
   /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_UNTRUSTED|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|ERR_TLS_CERT_ALTNAME_INVALID)$/
