@@ -9,27 +9,27 @@
   KEYS[6] counts    HASH  per-queue counters
 
   ARGV[1] max dispatch attempts
-  ARGV[2] backoff base (ms): the retry waits base * 2^(attempt-1) ...
-  ARGV[3] backoff cap (ms):  ... but never longer than this
-  ARGV[4..] quadruples: id, claim token, error message, "1" when the refusal counts against the job (SQS refused it
-            as the sender's fault) or "0" when it does not (SQS down, throttling, a server-side error)
+  ARGV[2..] quintuples: id, claim token, error message, "1" when the refusal counts against the job (SQS refused it
+            as the sender's fault) or "0" when it does not (SQS down, throttling, a server-side error), and the
+            retry delay (ms; the caller draws it: src/scan/backoff.ts, exponential with jitter)
 
   A released job stays in the inflight set, scored by its retry time, with an empty token: the next claim after that
   time takes it again (attempt + 1). On its last attempt a counting refusal sends it to the dead set with its error;
   a failure that is not the job's fault never does: an SQS outage must not dead-letter every job due during it, so
   those retry at the capped backoff until SQS takes them.
-  Returns { released, dead }. A quadruple whose token no longer holds the job changes nothing.
+  Returns { released, dead }. A quintuple whose token no longer holds the job changes nothing.
   Error codes: none.
 ]]
 local jobs, inflight, leases, errors, dead, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local maxAttempts, base, cap = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local maxAttempts = tonumber(ARGV[1])
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local released, died = 0, 0
 
-for i = 4, #ARGV, 4 do
+for i = 2, #ARGV, 5 do
   local id, token, message, jobsFault = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3] == '1'
+  local retryIn = tonumber(ARGV[i + 4])
   local lease = redis.call('HGET', leases, id)
   if lease and token ~= '' and string.sub(lease, -(#token + 1)) == ':' .. token then
     local attempt, due = string.match(lease, '^(%d+):(%d+):')
@@ -47,7 +47,7 @@ for i = 4, #ARGV, 4 do
       end
       died = died + 1
     else
-      redis.call('ZADD', inflight, now + math.min(cap, base * 2 ^ (math.min(attempt, 40) - 1)), id)
+      redis.call('ZADD', inflight, now + retryIn, id)
       redis.call('HSET', leases, id, attempt .. ':' .. due .. ':')
       released = released + 1
     end

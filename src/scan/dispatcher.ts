@@ -33,9 +33,20 @@ export interface RefusedJob {
    * toward the dead set. False for failures that are not the job's fault: SQS unreachable, throttling, server errors.
    */
   jobsFault: boolean
+  /**
+   * FIFO only: the earlier job of the same message group that SQS did not take. This one was held back, not sent,
+   * and must be retried after it (src/scan/backoff.ts) so the group keeps its order.
+   */
+  after?: HeldBehind
 }
 
-type SendResult = { acceptedAtMs: number } | { error: string; jobsFault: boolean }
+/** The refused job a FIFO job waits behind, and its place in that line (1 = right behind it). */
+export interface HeldBehind {
+  job: ClaimedJob
+  place: number
+}
+
+type SendResult = { acceptedAtMs: number } | { error: string; jobsFault: boolean; after?: HeldBehind }
 
 export interface DispatchOutcome {
   sent: SentJob[]
@@ -88,7 +99,7 @@ export class Dispatcher {
     let done!: () => void
     const allSettled = new Promise<void>((resolve) => (done = resolve))
     const settle = (job: ClaimedJob, result: SendResult) => {
-      if ('error' in result) outcome.refused.push({ job, error: result.error, jobsFault: result.jobsFault })
+      if ('error' in result) outcome.refused.push({ job, ...result })
       else outcome.sent.push({ job, acceptedAtMs: result.acceptedAtMs })
       if (--waiting === 0) done()
     }
@@ -194,13 +205,15 @@ export class Dispatcher {
       MessageBody: body,
       MessageAttributes: { [JOB_ID_ATTRIBUTE]: { DataType: 'String', StringValue: job.id } },
       ...(lane.fifo
-        ? { MessageGroupId: job.groupId ?? job.id, MessageDeduplicationId: deduplicationId(job.id, job.version) }
+        ? { MessageGroupId: groupOf(job), MessageDeduplicationId: deduplicationId(job.id, job.version) }
         : {}),
     }))
     const answered = new Set<number>()
+    const failed: ClaimedJob[] = []
     const answer = (i: number, result: SendResult) => {
       if (answered.has(i) || !batch[i]) return
       answered.add(i)
+      if ('error' in result) failed.push(batch[i].job)
       batch[i].settle(batch[i].job, result)
     }
     try {
@@ -220,8 +233,34 @@ export class Dispatcher {
       const jobsFault = isClientFault(e)
       batch.forEach((_, i) => answer(i, { error, jobsFault }))
     }
+    if (lane.fifo && failed.length) this.holdBackGroups(lane, failed)
+  }
+
+  /**
+   * A FIFO group's later jobs must not overtake one SQS refused: those still waiting in the lane are not sent but
+   * released behind it (their retry comes after its retry). The lane sends one batch at a time, so none of them is on
+   * its way already. (Within one SendMessageBatch call SQS takes or refuses each entry itself: a later entry of the
+   * same group in the very call that failed may have been taken; nothing can unsend it.)
+   */
+  private holdBackGroups(lane: Lane, failed: ClaimedJob[]): void {
+    const firstFailed = new Map<string, HeldBehind>()
+    for (const job of failed) if (!firstFailed.has(groupOf(job))) firstFailed.set(groupOf(job), { job, place: 0 })
+    lane.entries = lane.entries.filter((entry) => {
+      const blocker = firstFailed.get(groupOf(entry.job))
+      if (!blocker) return true
+      blocker.place++
+      entry.settle(entry.job, {
+        error: `not sent: job "${blocker.job.id}" of its FIFO group was not accepted, and this one must go after it`,
+        jobsFault: false,
+        after: { job: blocker.job, place: blocker.place },
+      })
+      return false
+    })
+    if (lane.entries.length === 0) lane.earliestDeadline = Infinity
   }
 }
+
+const groupOf = (job: ClaimedJob): string => job.groupId ?? job.id
 
 /**
  * A call SQS rejected as the caller's fault (a 4xx: the queue does not exist, access denied, a bad parameter) will

@@ -4,6 +4,8 @@ import type { ShardKeys } from '../store/keys'
 import { decodeRecord, type StoredJob } from '../store/record'
 import type { ScriptedClient } from '../store/scripts'
 import { guard } from '../store/redis-errors'
+import { delayOf, heldBackDelay, retryDelayMs } from './backoff'
+import type { HeldBehind } from './dispatcher'
 
 export interface ClaimedJob extends StoredJob {
   id: string
@@ -97,21 +99,29 @@ export class Leases {
     )
   }
 
+  /** When a refused job is tried again (src/scan/backoff.ts); a held-back FIFO job comes right after its blocker. */
+  retryDelay(job: ClaimedJob, after?: HeldBehind): number {
+    return after ? heldBackDelay(after, this.options) : delayOf(job, this.options)
+  }
+
   /**
-   * Give back jobs SQS did not take: retried with backoff. A refusal that is the job's fault (`counts`, the default)
-   * sends it to the dead set after the last attempt; a transient failure (SQS down, throttled) never does.
+   * Give back jobs SQS did not take: retried after `retryInMs` (default: the backoff of their attempt, jittered). A
+   * refusal that is the job's fault (`jobsFault`, the default) sends it to the dead set after the last attempt; a
+   * transient failure (SQS down, throttled) never does.
    */
   async release(
     shard: ShardKeys,
-    items: readonly (Settlement & { error: string; jobsFault?: boolean })[],
+    items: readonly (Settlement & { attempt: number; error: string; jobsFault?: boolean; retryInMs?: number })[],
   ): Promise<{ released: number; dead: number }> {
     if (items.length === 0) return { released: 0, dead: 0 }
-    const { maxAttempts, backoffBaseMs, backoffMaxMs } = this.options
-    const args = items.flatMap((i) => [i.id, i.token, i.error.slice(0, 1000), i.jobsFault === false ? '0' : '1'])
+    const args = items.flatMap((i) => [
+      i.id, i.token, i.error.slice(0, 1000), i.jobsFault === false ? '0' : '1',
+      Math.max(0, Math.round(i.retryInMs ?? retryDelayMs(i.attempt, this.options))),
+    ])
     const [released, dead] = (await guard(
       this.redis.sdqRelease(
         shard.jobs, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts,
-        maxAttempts, backoffBaseMs, backoffMaxMs, ...args,
+        this.options.maxAttempts, ...args,
       ),
     )) as [number, number]
     return { released: Number(released), dead: Number(dead) }

@@ -174,7 +174,14 @@ export class Scanner {
         if (refused.length) {
           const r = await leases.release(
             shard,
-            refused.map(({ job, error, jobsFault }) => ({ id: job.id, token: job.token, error, jobsFault })),
+            refused.map(({ job, error, jobsFault, after }) => ({
+              id: job.id,
+              token: job.token,
+              attempt: job.attempt,
+              error,
+              jobsFault,
+              retryInMs: leases.retryDelay(job, after),
+            })),
           )
           this.report.released += r.released
           this.report.dead += r.dead

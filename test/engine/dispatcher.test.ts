@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { Dispatcher } from '../../src/scan/dispatcher'
 import type { ClaimedJob } from '../../src/scan/leases'
 import { createSqsClient } from '../../src/sqs/client'
-import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
+import { approximateCount, countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
 import { inject } from 'vitest'
 
 const sqs = sqsClient()
@@ -79,5 +79,28 @@ describe('dispatcher', () => {
     expect(outcome.refused).toEqual([{ job: stale, error: expect.stringMatching(/lease would have ended/), jobsFault: false }])
     expect([...countIds(await receiveAll(sqs, q.url)).keys()]).toEqual(['fresh-1'])
     expect(calls).toBe(1)
+  })
+
+  it('keeps a FIFO group in order when SQS refuses one of its jobs: the later ones still waiting are held back behind it', async () => {
+    // prepare: one group of 25 jobs (three batches), the second too big for the queue, and another group alongside
+    const q = await createQueue(sqs, 'partial.fifo', { MaximumMessageSize: '1024' })
+    const dispatcher = new Dispatcher({ sqs: sender, queues: { 'p.fifo': q.url }, concurrency: 1, maxBatchBytes: 1_048_576, maxSendMs: 1_000 })
+    const group = Array.from({ length: 25 }, (_, i) => claimed(`g1-${String(i).padStart(2, '0')}`, 'p.fifo', 'g1'))
+    group[1] = { ...group[1]!, payloadJson: JSON.stringify({ pad: 'x'.repeat(2_000) }) }
+    const other = Array.from({ length: 5 }, (_, i) => claimed(`g2-${i}`, 'p.fifo', 'g2'))
+    // act
+    const outcome = await dispatcher.dispatch([...group, ...other])
+    // assess: the refused job, then the 15 not yet sent, each behind it in its place; the rest of its batch went out
+    const refused = new Map(outcome.refused.map((r) => [r.job.id, r]))
+    expect(refused.get('g1-01')).toMatchObject({ jobsFault: true, error: expect.stringMatching(/SQS refused/) })
+    const heldBack = group.slice(10).map((j) => refused.get(j.id))
+    expect(heldBack.map((r) => [r?.jobsFault, r?.after?.job.id, r?.after?.place])).toEqual(
+      group.slice(10).map((_, i) => [false, 'g1-01', i + 1]),
+    )
+    expect(heldBack[0]!.error).toMatch(/not sent: job "g1-01" of its FIFO group was not accepted/)
+    expect(outcome.sent.map((s) => s.job.id).sort()).toEqual(
+      [group[0]!.id, ...group.slice(2, 10).map((j) => j.id), ...other.map((j) => j.id)].sort(),
+    )
+    expect(await approximateCount(sqs, q.url)).toBe(14)
   })
 })

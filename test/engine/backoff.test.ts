@@ -1,0 +1,36 @@
+// Dispatch retry delays: exponential and capped, with jitter, and FIFO jobs held back behind a refused one of their
+// group come back right after it, in their order.
+import { describe, expect, it } from 'vitest'
+import { delayOf, heldBackDelay, retryDelayMs } from '../../src/scan/backoff'
+import type { ClaimedJob } from '../../src/scan/leases'
+
+const options = { backoffBaseMs: 1_000, backoffMaxMs: 300_000 }
+const claimed = (id: string, attempt: number): ClaimedJob => ({
+  id, queue: 'q.fifo', groupId: 'g', payloadJson: '{}', createdAtMs: 0, version: 0,
+  dueMs: 0, attempt, token: 't', shard: 0, leaseDeadline: 0,
+})
+
+describe('dispatch backoff', () => {
+  it('keeps half of the exponential delay and draws the other half, up to the cap', () => {
+    expect(retryDelayMs(1, options, () => 0)).toBe(500)
+    expect(retryDelayMs(1, options, () => 0.999999)).toBe(1_000)
+    expect(retryDelayMs(4, options, () => 0.5)).toBe(6_000)
+    expect(retryDelayMs(30, options, () => 1)).toBe(300_000)
+    expect(retryDelayMs(30, options, () => 0)).toBe(150_000)
+  })
+
+  it('spreads jobs refused together instead of bringing them back in the same millisecond', () => {
+    const delays = Array.from({ length: 1_000 }, () => retryDelayMs(5, options))
+    expect(Math.min(...delays)).toBeGreaterThanOrEqual(8_000)
+    expect(Math.max(...delays)).toBeLessThanOrEqual(16_000)
+    expect(new Set(delays).size).toBeGreaterThan(500)
+  })
+
+  it('brings held-back FIFO jobs back after the refused one, in their places, whatever it drew', () => {
+    const blocker = claimed('first', 3)
+    const later = [1, 2, 3].map((place) => heldBackDelay({ job: blocker, place }, options))
+    const own = delayOf(blocker, options)
+    expect(later).toEqual([own + 1, own + 2, own + 3])
+    expect(delayOf(blocker, options)).toBe(own)
+  })
+})
