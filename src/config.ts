@@ -57,8 +57,8 @@ export function loadConfig(env: Env = process.env): Config {
 
   const url = env.REDIS_URL || undefined
   if (url && !/^rediss?:\/\//.test(url)) throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://')
-  const clusterNodes = hostPorts(env, 'REDIS_CLUSTER_NODES')
-  const sentinels = hostPorts(env, 'REDIS_SENTINELS')
+  const clusterNodes = hostPorts('REDIS_CLUSTER_NODES', env.REDIS_CLUSTER_NODES)
+  const sentinels = hostPorts('REDIS_SENTINELS', env.REDIS_SENTINELS)
   if (!url && !clusterNodes?.length && !sentinels?.length) {
     throw new ConfigError('REDIS_URL', 'is required (or REDIS_CLUSTER_NODES, or REDIS_SENTINELS)')
   }
@@ -116,8 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /** A comma-separated host:port list, or undefined when the setting is empty. */
-function hostPorts(env: Env, name: string): string[] | undefined {
-  const raw = env[name]
+function hostPorts(name: string, raw: string | undefined): string[] | undefined {
   if (!raw) return undefined
   const nodes = raw.split(',').map((s) => s.trim()).filter(Boolean)
   for (const node of nodes) {

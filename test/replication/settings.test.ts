@@ -1,0 +1,43 @@
+// The failover and replication settings are checked at cold start, each refusal naming the setting and its rule.
+import { describe, expect, it } from 'vitest'
+import { loadConfig } from '../../src/config'
+
+const base = { QUEUES: 'orders=http://127.0.0.1:9/000000000000/orders' }
+
+describe('Sentinel and WAIT settings', () => {
+  it('connects through sentinels without REDIS_URL, with the master name and WAIT settings given', () => {
+    const config = loadConfig({
+      ...base,
+      REDIS_SENTINELS: '10.0.0.1:26379, 10.0.0.2:26379,10.0.0.3:26379',
+      REDIS_SENTINEL_MASTER: 'queue-primary',
+      REDIS_WAIT_REPLICAS: '1',
+      REDIS_WAIT_TIMEOUT_MS: '250',
+    })
+    expect(config.redis).toMatchObject({
+      sentinels: ['10.0.0.1:26379', '10.0.0.2:26379', '10.0.0.3:26379'],
+      sentinelMaster: 'queue-primary',
+      waitReplicas: 1,
+      waitTimeoutMs: 250,
+    })
+  })
+
+  it('does not wait for replicas unless asked to', () => {
+    const config = loadConfig({ ...base, REDIS_URL: 'redis://127.0.0.1:6379' })
+    expect(config.redis).toMatchObject({ waitReplicas: 0, waitTimeoutMs: 1_000 })
+    expect(config.redis.sentinels).toBeUndefined()
+    expect(config.memoryWarnPercent).toBe(80)
+  })
+
+  it.each([
+    [{ REDIS_SENTINELS: '10.0.0.1' }, 'invalid setting REDIS_SENTINELS: "10.0.0.1" is not host:port'],
+    [{ REDIS_SENTINELS: 'a:1', REDIS_CLUSTER_NODES: 'b:2' }, 'invalid setting REDIS_SENTINELS: cannot be combined with REDIS_CLUSTER_NODES'],
+    [{ REDIS_SENTINELS: 'a:1', REDIS_SENTINEL_MASTER: 'my master' }, 'invalid setting REDIS_SENTINEL_MASTER: must be 1-64 characters'],
+    [{ REDIS_URL: 'redis://h:1', REDIS_WAIT_REPLICAS: '-1' }, 'invalid setting REDIS_WAIT_REPLICAS: must be a whole number, got "-1"'],
+    [{ REDIS_URL: 'redis://h:1', REDIS_WAIT_REPLICAS: '17' }, 'invalid setting REDIS_WAIT_REPLICAS: must be between 0 and 16, got 17'],
+    [{ REDIS_URL: 'redis://h:1', REDIS_WAIT_TIMEOUT_MS: '0' }, 'invalid setting REDIS_WAIT_TIMEOUT_MS: must be between 1 and 60000, got 0'],
+    [{ REDIS_URL: 'redis://h:1', REDIS_MEMORY_WARN_PERCENT: '101' }, 'invalid setting REDIS_MEMORY_WARN_PERCENT: must be between 1 and 100, got 101'],
+    [{}, 'invalid setting REDIS_URL: is required (or REDIS_CLUSTER_NODES, or REDIS_SENTINELS)'],
+  ])('refuses %o', (env, message) => {
+    expect(() => loadConfig({ ...base, ...env })).toThrow(message)
+  })
+})
