@@ -5,13 +5,14 @@
 // Slot moves go through `redis-cli --cluster reshard / rebalance` (what an operator runs), plus `moveSlot`, which
 // migrates one slot key by key with pauses, so a test can keep a slot half-migrated (ASK / TRYAGAIN) for a while.
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { Redis } from 'ioredis'
 import { freePort } from './ports'
 import { startRedis, type LocalRedis } from './redis-server'
+import { tlsServerArgs, type TestCertificates } from './tls-certs'
 
 const run = promisify(execFile)
 
@@ -51,6 +52,8 @@ export interface LocalRedisClusterOptions {
   masters?: number
   /** Protects every node with requirepass / masterauth. */
   password?: string
+  /** TLS only, on the client and the cluster bus (certificates from local/tls-certs.ts). */
+  tls?: TestCertificates
   extraArgs?: string[]
 }
 
@@ -59,7 +62,10 @@ export async function startRedisCluster(options: LocalRedisClusterOptions = {}):
   if (masters < 3) throw new RangeError('redis-cli --cluster create needs at least 3 masters')
   const dir = mkdtempSync(join(tmpdir(), 'sdq-cluster-'))
   const password = options.password
-  const auth = password ? ['-a', password, '--no-auth-warning'] : []
+  const auth = [
+    ...(password ? ['-a', password, '--no-auth-warning'] : []),
+    ...(options.tls ? ['--tls', '--cacert', options.tls.caFile] : []),
+  ]
   const servers: LocalRedis[] = []
   const stopAll = async () => {
     await Promise.all(servers.map((s) => s.stop()))
@@ -82,6 +88,7 @@ export async function startRedisCluster(options: LocalRedisClusterOptions = {}):
             '--cluster-allow-replica-migration', 'no',
             '--dir', dir,
             ...(password ? ['--requirepass', password, '--masterauth', password] : []),
+            ...(options.tls ? [...tlsServerArgs(options.tls, port), '--tls-cluster', 'yes'] : []),
             ...(options.extraArgs ?? []),
           ],
         }),
@@ -91,7 +98,10 @@ export async function startRedisCluster(options: LocalRedisClusterOptions = {}):
     await redisCli([...auth, '--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'])
 
     const connect = (node: { port: number }) =>
-      new Redis({ host: '127.0.0.1', port: node.port, password, lazyConnect: false, maxRetriesPerRequest: 1 })
+      new Redis({
+        host: '127.0.0.1', port: node.port, password, lazyConnect: false, maxRetriesPerRequest: 1,
+        tls: options.tls ? { ca: readFileSync(options.tls.caFile) } : undefined,
+      })
     const nodes: ClusterNode[] = []
     for (const server of servers) {
       const r = connect(server)

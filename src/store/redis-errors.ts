@@ -34,6 +34,9 @@ const UNTRUSTED_CERTIFICATE =
  */
 export function describeConnectionError(e: unknown): string {
   const message = e instanceof Error ? e.message : String(e)
+  // ioredis's Cluster reports "Failed to refresh slots cache." and keeps the reason of the last node it tried.
+  const lastNodeError = (e as { lastNodeError?: unknown })?.lastNodeError
+  if (lastNodeError) return `${message} ${describeConnectionError(lastNodeError)}`
   const code = (e as { code?: unknown })?.code
   if (typeof code === 'string' && UNTRUSTED_CERTIFICATE.test(code)) {
     return (

@@ -95,7 +95,7 @@ function reportErrors<T extends ScriptedClient>(client: T, onError?: ConnectOpti
     onError ?? ((entry) => process.stderr.write(`${JSON.stringify({ level: 'warn', ...entry })}\n`))
   let last = 0
   let suppressed = 0
-  client.on('error', (e: unknown) => {
+  const onConnectionError = (e: unknown) => {
     const now = Date.now()
     if (now - last < ERROR_LOG_INTERVAL_MS) {
       suppressed++
@@ -104,6 +104,9 @@ function reportErrors<T extends ScriptedClient>(client: T, onError?: ConnectOpti
     last = now
     report({ msg: 'redis connection error', error: describeConnectionError(e), suppressed })
     suppressed = 0
-  })
+  }
+  client.on('error', onConnectionError)
+  // A Cluster's own error only says that no node answered; each node's error says why (TLS, auth, refused).
+  if (client instanceof Cluster) client.on('node error', onConnectionError)
   return client
 }
