@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
+import { trackChild } from './child-registry'
 import { freePort } from './ports'
 import { startRedis, stopChild, waitForPort, type LocalRedis } from './redis-server'
 
@@ -65,6 +66,7 @@ export async function startSentinelSetup(options: SentinelSetupOptions = {}): Pr
         ].join('\n'),
       )
       const child = spawn('redis-sentinel', [conf], { stdio: 'ignore' })
+      trackChild(child, `redis-sentinel :${port}`)
       children.push(child)
       await waitForPort(port, 10_000)
       sentinels.push(`127.0.0.1:${port}`)

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { connect } from 'node:net'
+import { trackChild } from './child-registry'
 import { freePort } from './ports'
 
 export interface LocalRedis {
@@ -29,6 +30,7 @@ export async function startRedis(options: LocalRedisOptions = {}): Promise<Local
   }
   args.push(...(options.extraArgs ?? []))
   const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] })
+  trackChild(child, `redis-server :${port}`)
   let stderr = ''
   child.stderr?.on('data', (d) => (stderr += d))
   const spawnError = new Promise<never>((_, reject) => {

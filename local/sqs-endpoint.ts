@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { FauxqsServer } from 'fauxqs'
+import { trackChild } from './child-registry'
 import { stopChild } from './redis-server'
 
 export interface LocalSqs {
@@ -34,6 +35,7 @@ export async function startSqsProcess(port = 0): Promise<LocalSqs & { process: C
   const child = spawn(process.execPath, [childEntry(), String(port)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
+  trackChild(child, 'fauxqs (SQS endpoint process)')
   const actualPort = await new Promise<number>((ok, fail) => {
     let out = ''
     child.stdout!.on('data', (d) => {

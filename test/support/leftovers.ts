@@ -1,11 +1,13 @@
 // Fails the run when a process a test started outlives it (a redis-server, a sentinel, fauxqs, a scanner worker).
 //
 // How a test's processes are recognised: the vitest configs give every test worker the variable SDQ_TEST_RUN (one
-// value per run), and child processes inherit it (the fault harness passes it on to scanner workers explicitly).
-// The servers the global setups start run in the main vitest process, which does not have it: they are not counted.
-// At the end of the run this global setup's teardown reads /proc/<pid>/environ of every process of ours, stops the
-// ones that carry this run's marker and throws, naming them.
-import { readdirSync, readFileSync } from 'node:fs'
+// value per run). The local/ helpers note each server they start under it (local/child-registry.ts: redis-server
+// overwrites its environment for its process title), and other children inherit it in their environment (the fault
+// harness passes it on to scanner workers explicitly). The servers the global setups start run in the main vitest
+// process, which does not have it: they are not counted. At the end of the run this check stops whatever of this
+// run is still alive, and throws, naming it.
+import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { registryFile, startTimeOf } from '../../local/child-registry'
 
 export const RUN_MARKER = 'SDQ_TEST_RUN'
 
@@ -20,8 +22,30 @@ export interface Leftover {
   command: string
 }
 
-/** Processes (not this one, not its ancestors) whose environment carries `SDQ_TEST_RUN=<runId>`. */
+/** Processes of this run still alive: noted in its registry, or carrying `SDQ_TEST_RUN=<runId>` in their environment. */
 export function findLeftovers(runId: string): Leftover[] {
+  const found = registered(runId)
+  for (const other of marked(runId)) if (!found.some((f) => f.pid === other.pid)) found.push(other)
+  return found
+}
+
+function registered(runId: string): Leftover[] {
+  let lines: string[]
+  try {
+    lines = readFileSync(registryFile(runId), 'utf8').split('\n').filter(Boolean)
+  } catch {
+    return []
+  }
+  const alive: Leftover[] = []
+  for (const line of lines) {
+    const [pid, started, ...what] = line.split(' ')
+    // The same pid with another start time is a new process that reused the number: not ours.
+    if (startTimeOf(Number(pid)) === started) alive.push({ pid: Number(pid), command: what.join(' ') })
+  }
+  return alive
+}
+
+function marked(runId: string): Leftover[] {
   const needle = `${RUN_MARKER}=${runId}\0`
   const found: Leftover[] = []
   for (const entry of readdirSync('/proc')) {
@@ -52,6 +76,7 @@ export async function assertNoLeftovers(runId: string, graceMs = 2_000): Promise
     await new Promise((r) => setTimeout(r, 100))
     leftovers = findLeftovers(runId)
   }
+  rmSync(registryFile(runId), { force: true })
   if (!leftovers.length) return
   for (const { pid } of leftovers) {
     try {
