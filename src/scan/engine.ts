@@ -5,7 +5,7 @@ import type { Config } from '../config'
 import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../sqs/client'
 import type { Engine } from '../store/engine'
 import type { Keyspace } from '../store/keys'
-import { connectRedis } from '../store/redis'
+import { closeRedis, connectRedis } from '../store/redis'
 import type { RedisClient, ScriptedClient } from '../store/scripts'
 import { Dispatcher } from './dispatcher'
 import { Leases } from './leases'
@@ -85,7 +85,7 @@ export function createScanner(
     scanner,
     async close() {
       scanner.stop()
-      if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect())
+      if (subscriber) await closeRedis(subscriber)
     },
   }
 }

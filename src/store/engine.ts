@@ -2,7 +2,7 @@
 // The scan side (SQS, leases, scanner) is wired in src/scan/engine.ts, so the API never loads the SQS SDK.
 import type { Config } from '../config'
 import { Keyspace } from './keys'
-import { connectRedis, type ConnectOptions } from './redis'
+import { closeRedis, connectRedis, type ConnectOptions } from './redis'
 import { JobStore } from './job-store'
 
 export interface Engine {
@@ -26,7 +26,7 @@ export function createEngine(config: Config, redisOptions: ConnectOptions = {}):
     redis,
     store,
     async close() {
-      await redis.quit().catch(() => redis.disconnect())
+      await closeRedis(redis)
     },
   }
 }

@@ -57,6 +57,15 @@ export function connectRedis(config: Config['redis'], options: ConnectOptions = 
   return reportErrors(withScripts(client), options.onError)
 }
 
+/**
+ * QUIT, then disconnect: in Sentinel mode ioredis keeps the failover detector's own sentinel connections (and their
+ * reconnects) alive after QUIT; disconnect() ends them.
+ */
+export async function closeRedis(client: RedisClient): Promise<void> {
+  await client.quit().catch(() => undefined)
+  client.disconnect()
+}
+
 function hostPort(node: string): { host: string; port: number } {
   const at = node.lastIndexOf(':')
   return { host: node.slice(0, at), port: Number(node.slice(at + 1)) }
