@@ -5,17 +5,30 @@ import type { Engine } from '../store/engine'
 import { Leases } from './leases'
 import { Scanner, type ScannerOptions } from './scanner'
 import { connectRedis } from '../store/redis'
+import { readBacklog } from './backlog'
+import { ScanMetrics } from './metrics'
+import { recordWindow } from './run-log'
 
+import { defaultLog } from '../logger'
 import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../sqs/client'
 
 export { createSqsClient } from '../sqs/client'
 
-/** The scan side: a dispatcher over one SQS client, leases, and a scanner with its own wake-signal connection. */
+export interface CreateScannerOptions extends Pick<ScannerOptions, 'logger' | 'onSent' | 'maxInFlight'> {
+  subscribe?: boolean
+  /** Emit metrics (EMF on stdout) and the run log: the scan function's `service` dimension and window length. */
+  metrics?: { serviceName: string; intervalMs?: number }
+}
+
+/**
+ * The scan side: a dispatcher over one SQS client, leases, and a scanner with its own wake-signal connection; with
+ * `metrics`, the ScanMetrics that watches it (start() it with the run, stop() it after).
+ */
 export function createScanner(
   engine: Engine,
   sqs: SQSClient,
-  options: Pick<ScannerOptions, 'log' | 'onSent' | 'maxInFlight'> & { subscribe?: boolean } = {},
-): { scanner: Scanner; close(): Promise<void> } {
+  { metrics: metricsOptions, ...options }: CreateScannerOptions = {},
+): { scanner: Scanner; metrics?: ScanMetrics; close(): Promise<void> } {
   const { config } = engine
   const leases = new Leases(engine.redis, {
     leaseMs: config.leaseMs,
@@ -32,17 +45,29 @@ export function createScanner(
   })
   // A connection of its own (a subscribed one can run nothing else), with the same settings and error reporting.
   const subscriber = options.subscribe === false ? undefined : connectRedis(config.redis)
-  const scanner = new Scanner({
+  const metrics =
+    metricsOptions &&
+    new ScanMetrics({
+      ...metricsOptions,
+      loops: engine.keys.shards.length,
+      readBacklog: () => readBacklog(engine.redis, engine.keys),
+      redisNow: () => scanner.redisNow(),
+      recordWindow: (window) => recordWindow(engine.redis, engine.keys, window),
+      logger: options.logger ?? defaultLog(),
+    })
+  const scanner: Scanner = new Scanner({
     leases,
     dispatcher,
     keys: engine.keys,
     subscriber,
     pollIntervalMs: config.pollIntervalMs,
     claimBatchSize: config.claimBatchSize,
+    observer: metrics,
     ...options,
   })
   return {
     scanner,
+    metrics,
     async close() {
       scanner.stop()
       if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect())
