@@ -94,7 +94,10 @@ export class ScanMetrics implements ScanObserver {
     const oldestDueAgeMs = backlog ? Math.max(0, now - (backlog.earliestDueMs ?? now)) : null
     const record: ScanWindow = { ...window.summary, oldestDueAgeMs, redisErrors: window.redisErrors }
 
+    // Totals over every target queue as well: the dead-letter alarm watches one metric, not one per queue.
     const metrics = this.newMetrics()
+    metrics.addMetric('Dispatched', MetricUnit.Count, record.dispatched)
+    metrics.addMetric('DeadLettered', MetricUnit.Count, record.dead)
     metrics.addMetric('RedisErrors', MetricUnit.Count, window.redisErrors)
     metrics.addMetric('ScanActiveMs', MetricUnit.Milliseconds, record.activeMs)
     if (oldestDueAgeMs !== null) metrics.addMetric('OldestDueAgeMs', MetricUnit.Milliseconds, oldestDueAgeMs)

@@ -108,6 +108,8 @@ describe('scan metrics (EMF)', () => {
     // one line per window: the run lasted > 1 s with 200 ms windows
     expect(global.length).toBeGreaterThanOrEqual(4)
     expect(sum(global, 'RedisErrors')).toBe(0)
+    expect(sum(global, 'Dispatched')).toBe(6)
+    expect(sum(global, 'DeadLettered')).toBe(2)
     for (const name of ['DispatchLatenessP50', 'DispatchLatenessP99', 'DispatchLatenessMax', 'OldestDueAgeMs', 'ScanActiveMs']) {
       expect(unitOf(global, name)).toBe('Milliseconds')
     }
