@@ -11,13 +11,13 @@ interface MonitoringArgs {
   resolveVariable: (variable: string) => Promise<unknown>
 }
 
-type Cfn = Record<string, any>
+type CfnNode = Record<string, any>
 
 const NAMESPACE = 'DelayQueue'
 /** OldestDueAgeMs above this for 3 minutes: jobs wait for a scanner. */
 const OLDEST_DUE_AGE_MS = 60_000
 
-function alarm(name: string, description: string, props: Cfn): Cfn {
+function alarm(name: string, description: string, props: CfnNode): CfnNode {
   return {
     Type: 'AWS::CloudWatch::Alarm',
     Properties: {
@@ -31,9 +31,9 @@ function alarm(name: string, description: string, props: Cfn): Cfn {
   }
 }
 
-function alarms(prefix: string, service: string, dlqs: { logicalId: string; target: string }[]): Cfn {
+function alarms(prefix: string, service: string, dlqs: { logicalId: string; target: string }[]): CfnNode {
   const own = (metric: string) => ({ Namespace: NAMESPACE, MetricName: metric, Dimensions: [{ Name: 'service', Value: service }] })
-  const resources: Cfn = {
+  const resources: CfnNode = {
     OldestDueAgeAlarm: alarm(`${prefix}-oldest-due-age`, 'Due jobs have waited over 60 s for 3 minutes.', {
       ...own('OldestDueAgeMs'),
       Statistic: 'Maximum',
@@ -87,10 +87,10 @@ function alarms(prefix: string, service: string, dlqs: { logicalId: string; targ
 }
 
 /** The dashboard body: JSON text with ${AWS::Region} and the scan function's name substituted (Fn::Sub). */
-function dashboardBody(service: string, alarmIds: string[]): Cfn {
+function dashboardBody(service: string, alarmIds: string[]): CfnNode {
   const search = (dims: string, metric: string, stat: string) =>
     `SEARCH('{${NAMESPACE},${dims}} MetricName="${metric}" service="${service}"', '${stat}', 60)`
-  const graph = (title: string, y: number, x: number, metrics: unknown[], extra: Cfn = {}) => ({
+  const graph = (title: string, y: number, x: number, metrics: unknown[], extra: CfnNode = {}) => ({
     type: 'metric',
     x,
     y,
@@ -147,12 +147,12 @@ class ServerlessMonitoring {
           const prefix = `${await resolveConfigurationProperty(['service'])}-${await resolveVariable('sls:stage')}`
           const env = ((await resolveConfigurationProperty(['provider', 'environment'])) ?? {}) as Record<string, unknown>
           const service = String(env.POWERTOOLS_SERVICE_NAME ?? prefix)
-          const queues = (await resolveVariable('targetQueues:resources')) as { Resources: Cfn }
+          const queues = (await resolveVariable('targetQueues:resources')) as { Resources: CfnNode }
           const dlqs = Object.entries(queues.Resources)
-            .filter(([, r]) => r.Properties.Tags.some((t: Cfn) => t.Key === 'sdq:role' && t.Value === 'dlq'))
+            .filter(([, r]) => r.Properties.Tags.some((t: CfnNode) => t.Key === 'sdq:role' && t.Value === 'dlq'))
             .map(([logicalId, r]) => ({
               logicalId,
-              target: String(r.Properties.Tags.find((t: Cfn) => t.Key === 'sdq:target').Value),
+              target: String(r.Properties.Tags.find((t: CfnNode) => t.Key === 'sdq:target').Value),
             }))
           const Resources = alarms(prefix, service, dlqs)
           Resources.MonitoringDashboard = {

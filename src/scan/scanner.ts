@@ -183,7 +183,7 @@ export class Scanner {
           const batch = refused.filter((r) => r.job.queue === queue)
           const r = await leases.release(
             shard,
-            batch.map(({ job, error, counts }) => ({ id: job.id, token: job.token, error, counts })),
+            batch.map(({ job, error, jobsFault }) => ({ id: job.id, token: job.token, error, jobsFault })),
           )
           refused = refused.filter((r) => r.job.queue !== queue)
           this.report.released += r.released

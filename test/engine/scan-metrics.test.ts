@@ -2,7 +2,8 @@
 // values against what happened (jobs sent, their lateness, jobs dead-lettered, jobs still pending).
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { loadConfig } from '../../src/config'
-import { createScanner, createSqsClient } from '../../src/scan/engine'
+import { createScanner } from '../../src/scan/engine'
+import { createSqsClient } from '../../src/sqs/client'
 import { readWindows } from '../../src/scan/run-log'
 import type { Engine } from '../../src/store/engine'
 import { job, testStore } from '../support/engine'
