@@ -23,7 +23,15 @@ export interface Dashboard {
   close(): Promise<void>
 }
 
-const STATUS: Record<string, number> = { ValidationError: 400, PayloadTooLarge: 413, NotFound: 404, Conflict: 409, ServiceUnavailable: 503 }
+// ConfigError: this Redis holds another deployment's key layout (the message names the setting to fix).
+const STATUS: Record<string, number> = {
+  ValidationError: 400,
+  PayloadTooLarge: 413,
+  NotFound: 404,
+  Conflict: 409,
+  ConfigError: 500,
+  ServiceUnavailable: 503,
+}
 
 class HttpError extends Error {
   constructor(
