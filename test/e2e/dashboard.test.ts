@@ -2,6 +2,8 @@
 // function invoked back to back, fauxqs, the suite's redis-server), and the EMF metrics its functions write.
 // One browser for the whole file; a screenshot goes to test/artifacts/dashboard.png.
 import { CreateQueueCommand, DeleteQueueCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
@@ -18,13 +20,14 @@ const HOSTILE = `<img src=x onerror=window.__xss=1><script>window.__xss=2</scrip
 let stack: DevStack | undefined
 let browser: Browser | undefined
 let page: Page
+const prefix = uniquePrefix('dash')
 const output: string[] = []
 
 beforeAll(async () => {
   ;[stack, browser] = await Promise.all([
     startDevStack({
       redisUrl: inject('redisUrl'),
-      env: { KEY_PREFIX: uniquePrefix('dash'), MAX_DISPATCH_ATTEMPTS: '1' },
+      env: { KEY_PREFIX: prefix, MAX_DISPATCH_ATTEMPTS: '1' },
       onOutput: (line) => output.push(line),
       log: (line) => output.push(`[dev] ${line}`),
     }),
@@ -170,6 +173,51 @@ describe('dashboard in a browser', () => {
     await shows(page.getByTestId('job').locator('[data-field="status"]'), 'scheduled')
     mkdirSync(ARTIFACTS, { recursive: true })
     await page.screenshot({ path: resolve(ARTIFACTS, 'dashboard.png'), fullPage: true })
+  }, 40_000)
+})
+
+describe('dashboard server', () => {
+  it('refuses actions that are not JSON or come from another origin, and changes nothing', async () => {
+    // prepare
+    const { body: job } = await post('/jobs', { id: 'guarded-1', queue: 'orders', payload: {}, delayMs: 3_600_000 })
+    const cancel = (headers: Record<string, string>) =>
+      fetch(`${stack!.dashboardUrl}/api/jobs/${job.id}`, { method: 'DELETE', headers })
+    // act
+    const form = await cancel({ 'content-type': 'application/x-www-form-urlencoded' })
+    const foreign = await cancel({ 'content-type': 'application/json', origin: 'http://evil.example' })
+    // assess
+    expect(form.status).toBe(415)
+    expect(foreign.status).toBe(403)
+    expect((await fetch(`${stack!.apiUrl}/jobs/${job.id}`)).status).toBe(200)
+    expect((await cancel({ 'content-type': 'application/json' })).status).toBe(204)
+  })
+
+  it('is served alone by `npm run sdq -- dashboard` over any REDIS_URL, with no AWS settings', async () => {
+    // prepare: a job, and the CLI over the dev stack's Redis and key prefix, with no AWS variable at all
+    await post('/jobs', { queue: 'orders', payload: { alone: true }, delayMs: 3_600_000 })
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, REDIS_URL: stack!.redisUrl, QUEUES: 'orders=http://127.0.0.1:9/orders,emails=http://127.0.0.1:9/emails' }
+    env.KEY_PREFIX = prefix
+    const cli = spawn(process.execPath, ['scripts/run-ts.mjs', 'src/ops/sdq.ts', 'dashboard', '--port', '0'], {
+      cwd: resolve(__dirname, '../..'),
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    try {
+      let printed = ''
+      cli.stdout!.on('data', (chunk) => (printed += chunk))
+      await vi.waitFor(() => expect(printed).toMatch(/dashboard on http:\/\/127\.0\.0\.1:\d+/), { timeout: 20_000, interval: 100 })
+      const url = printed.match(/http:\/\/127\.0\.0\.1:\d+/)![0]
+      // act
+      const [alone, withStack] = await Promise.all(
+        [url, stack!.dashboardUrl].map(async (u) => ((await (await fetch(`${u}/api/overview`)).json()) as { queues: unknown }).queues),
+      )
+      // assess: the same counts as the dev stack's own dashboard
+      expect(alone).toEqual(withStack)
+      expect(Object.keys(alone as object)).toContain('orders')
+    } finally {
+      cli.kill('SIGTERM')
+      if (cli.exitCode === null) await once(cli, 'exit')
+    }
   }, 40_000)
 })
 
