@@ -34,6 +34,8 @@ export interface Overview {
   timeline: DueTimeline
   windows: ScanWindow[]
   dead: DeadJob[]
+  // Seam for recurring schedules (PUT /schedules/{id}): once the engine stores them, read them here as
+  // `schedules: { id, queue, cron | everyMs, nextRunAt }[]`; the page (client/app.ts) already renders that field.
 }
 
 const HORIZONS = { overdue: 0, minute: 60_000, hour: 3_600_000, day: 86_400_000, month: 30 * 86_400_000 } as const

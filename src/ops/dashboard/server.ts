@@ -46,35 +46,7 @@ type Handler = (req: IncomingMessage, match: RegExpMatchArray) => Promise<[numbe
 
 export async function startDashboard(engine: Engine, options: DashboardOptions = {}): Promise<Dashboard> {
   const client = await buildClient()
-  const queue = new DelayQueue(engine)
-  const dead = new DeadSet(engine.redis, engine.keys)
-  const overview = new OverviewReader(engine.redis, engine.keys, engine.store)
-  const id = (match: RegExpMatchArray) => validateJobId(decodeURIComponent(match[1]!))
-
-  const routes: [string, RegExp, Handler][] = [
-    ['GET', /^\/api\/overview$/, async () => [200, await overview.read()]],
-    ['GET', /^\/api\/jobs\/([^/]+)$/, async (_req, m) => {
-      const job = await queue.get(id(m))
-      if (!job) throw new JobNotFoundError(id(m))
-      return [200, job]
-    }],
-    ['DELETE', /^\/api\/jobs\/([^/]+)$/, async (_req, m) => (await queue.cancel(id(m)), [204])],
-    ['POST', /^\/api\/jobs\/([^/]+)\/reschedule$/, async (req, m) => {
-      const when = (await readJson(req)) as { delayMs?: unknown; runAt?: unknown }
-      const job = await queue.get(id(m))
-      if (!job) throw new JobNotFoundError(id(m))
-      const { created: _, ...moved } = await queue.reschedule(id(m), {
-        queue: job.queue,
-        payload: job.payload,
-        ...(job.groupId ? { groupId: job.groupId } : {}),
-        ...(when.runAt !== undefined ? { runAt: when.runAt } : { delayMs: when.delayMs }),
-      })
-      return [200, moved]
-    }],
-    ['POST', /^\/api\/dead\/([^/]+)\/retry$/, async (_req, m) => [200, { id: id(m), runAt: new Date(await dead.revive(id(m))).toISOString() }]],
-    ['DELETE', /^\/api\/dead\/([^/]+)$/, async (_req, m) => (await queue.cancel(id(m)), [204])],
-  ]
-
+  const routes = apiRoutes(engine)
   const server = createServer((req, res) => {
     void handle(req, res).catch((e) => sendError(res, e))
   })
@@ -106,6 +78,45 @@ export async function startDashboard(engine: Engine, options: DashboardOptions =
         server.closeAllConnections()
       }),
   }
+}
+
+/** The JSON API the page calls: [method, path pattern, handler]. */
+function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
+  const queue = new DelayQueue(engine)
+  const dead = new DeadSet(engine.redis, engine.keys)
+  const overview = new OverviewReader(engine.redis, engine.keys, engine.store)
+  const id = (match: RegExpMatchArray) => {
+    try {
+      return validateJobId(decodeURIComponent(match[1]!))
+    } catch (e) {
+      if (e instanceof URIError) throw new ValidationError([{ path: 'id', message: 'is not a valid URL-encoded path segment' }])
+      throw e
+    }
+  }
+
+  return [
+    ['GET', /^\/api\/overview$/, async () => [200, await overview.read()]],
+    ['GET', /^\/api\/jobs\/([^/]+)$/, async (_req, m) => {
+      const job = await queue.get(id(m))
+      if (!job) throw new JobNotFoundError(id(m))
+      return [200, job]
+    }],
+    ['DELETE', /^\/api\/jobs\/([^/]+)$/, async (_req, m) => (await queue.cancel(id(m)), [204])],
+    ['POST', /^\/api\/jobs\/([^/]+)\/reschedule$/, async (req, m) => {
+      const when = (await readJson(req)) as { delayMs?: unknown; runAt?: unknown }
+      const job = await queue.get(id(m))
+      if (!job) throw new JobNotFoundError(id(m))
+      const { created: _, ...moved } = await queue.reschedule(id(m), {
+        queue: job.queue,
+        payload: job.payload,
+        ...(job.groupId ? { groupId: job.groupId } : {}),
+        ...(when.runAt !== undefined ? { runAt: when.runAt } : { delayMs: when.delayMs }),
+      })
+      return [200, moved]
+    }],
+    ['POST', /^\/api\/dead\/([^/]+)\/retry$/, async (_req, m) => [200, { id: id(m), runAt: new Date(await dead.revive(id(m))).toISOString() }]],
+    ['DELETE', /^\/api\/dead\/([^/]+)$/, async (_req, m) => (await queue.cancel(id(m)), [204])],
+  ]
 }
 
 /** Actions: JSON only (a cross-site form cannot send it without a CORS preflight), and from this origin. */
