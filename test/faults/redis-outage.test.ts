@@ -24,8 +24,9 @@ beforeAll(async () => {
   proxy = await startTcpProxy(stage.redis.port)
   // The entry points read their configuration at module scope, like a Lambda cold start.
   Object.assign(process.env, { ...stage.env, REDIS_URL: `redis://127.0.0.1:${proxy.port}` })
-  for (const level of ['log', 'warn', 'error', 'info'] as const) {
-    vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')))
+  // Everything the functions write (Powertools Logger and Metrics write to stdout / stderr through their own console).
+  for (const stream of [process.stdout, process.stderr]) {
+    vi.spyOn(stream, 'write').mockImplementation((chunk: unknown) => (logged.push(String(chunk)), true))
   }
   api = (await import('../../functions/api')).handler as never
   scan = (await import('../../functions/scan')).handler as never
