@@ -114,6 +114,10 @@ describe(`Redis unreachable for ${OUTAGE_MS / 1000} s`, () => {
     expect(result.dead).toBe(0)
     // Logs speak of the outage without a payload in them.
     expect(logged.some((l) => /unavailable|claim failed/.test(l))).toBe(true)
+    // Powertools Logger lines, each with the Lambda request id of the invocation that wrote it
+    const warnings = logged.filter((l) => l.includes('"level":"WARN"'))
+    expect(warnings.length).toBeGreaterThan(0)
+    for (const l of warnings) expect(JSON.parse(l).function_request_id).toEqual(expect.any(String))
     expect(logged.filter((l) => l.includes('"during":true') || l.includes('payload-marker-77'))).toEqual([])
   }, pick(60_000, 120_000))
 })
