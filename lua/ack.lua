@@ -5,9 +5,9 @@
   KEYS[2] inflight  ZSET  id -> lease expiry or retry time (ms)
   KEYS[3] leases    HASH  id -> "attempt:dueMs:token"
   KEYS[4] errors    HASH  id -> last dispatch error
-  KEYS[5] counts    HASH  per-queue counters
+  KEYS[5] counts    HASH  "<queue>|<state>" -> count
 
-  ARGV    pairs: id, claim token, id, claim token, ...
+  ARGV[1..] settlements  pairs: id, claim token, id, claim token, ...
 
   Returns the number of jobs acknowledged. A pair whose token no longer holds the job (the lease expired and
   another scanner took it, or it was released) changes nothing.

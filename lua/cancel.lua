@@ -8,10 +8,10 @@
   KEYS[5] leases    HASH  id -> "attempt:dueMs:token"
   KEYS[6] errors    HASH  id -> last dispatch error
   KEYS[7] dead      ZSET  id -> time it died (ms)
-  KEYS[8] counts    HASH  per-queue counters
+  KEYS[8] counts    HASH  "<queue>|<state>" -> count
 
   ARGV[1] id
-  ARGV[2] bucket number
+  ARGV[2] bucketNo  the job's bucket number (its member in KEYS[2])
 
   Returns 1 cancelled (scheduled, waiting for a retry, or dead)
   Error codes:

@@ -7,17 +7,17 @@
   KEYS[4] leases    HASH  id -> "attempt:dueMs:token"
   KEYS[5] errors    HASH  id -> last dispatch error (JSON)
   KEYS[6] dead      ZSET  id -> time it died (ms)
-  KEYS[7] counts    HASH  per-queue counters
-  KEYS[8..]         due bucket ZSETs the caller expects to be due (hints from the previous claim)
+  KEYS[7] counts    HASH  "<queue>|<state>" -> count
+  KEYS[8..] buckets ZSET  the due buckets the caller expects to be due (hints from the previous claim)
 
-  ARGV[1] limit: most jobs to lease
-  ARGV[2] lease length (ms)
-  ARGV[3] claim token (random, one per call)
-  ARGV[4] max dispatch attempts: a lease that expires on the last attempt sends the job to the dead set (a job
-          released for a retry is taken again whatever its count: lua/release.lua decides about those)
-  ARGV[5] most bucket hints to return for the next call
-  ARGV[6] hint look-ahead (ms): hints are the buckets due within this long after now (at least the earliest one)
-  ARGV[7..] bucket numbers of KEYS[8..], in the same order
+  ARGV[1] limit        most jobs to lease
+  ARGV[2] leaseMs      lease length (ms)
+  ARGV[3] token        claim token (random, one per call)
+  ARGV[4] maxAttempts  max dispatch attempts: a lease that expires on the last attempt sends the job to the dead set
+                       (a job released for a retry is taken again whatever its count: lua/release.lua decides those)
+  ARGV[5] hintCap      most bucket hints to return for the next call
+  ARGV[6] lookaheadMs  hints are the buckets due within this long after now (at least the earliest one)
+  ARGV[7..] bucketNos  bucket numbers of KEYS[8..], in the same order
 
   Returns { now, nextDue, needHints, more, hints, jobs }
     now        Redis time (ms); lets the caller track the offset between its clock and Redis's

@@ -11,14 +11,14 @@
   KEYS[8] counts    HASH  "<queue>|pending" / "<queue>|dead" / "<queue>|dispatched" -> count
 
   ARGV[1] id
-  ARGV[2] bucket number (member of KEYS[2])
-  ARGV[3] mode: "insert" | "upsert"
-  ARGV[4] queue name
-  ARGV[5] groupId ("" for none)
-  ARGV[6] payload (JSON text)
-  ARGV[7] "delay" | "at"
-  ARGV[8] delay in ms (added to Redis's clock) | absolute due time in epoch ms (the past means now)
-  ARGV[9] wake channel: published to when this job becomes the earliest of its shard
+  ARGV[2] bucketNo  the job's bucket number (its member in KEYS[2])
+  ARGV[3] mode      "insert" | "upsert"
+  ARGV[4] queue     queue name
+  ARGV[5] groupId   "" for none
+  ARGV[6] payload   JSON text
+  ARGV[7] kind      "delay" | "at"
+  ARGV[8] when      delay in ms (added to Redis's clock) | absolute due time in epoch ms (the past means now)
+  ARGV[9] wake      the shard's wake channel: published to when this job becomes the earliest of its shard
 
   Returns on success: { 1 created | 2 replaced, dueMs, createdAtMs, version }
   Error codes (first element):

@@ -16,6 +16,7 @@
         "dispatching" score = original due time (a scanner holds a lease on it)
         "retrying"    score = time of the next dispatch attempt
         "dead"        score = time it died
+  Error codes: none.
 ]]
 local jobs, bucket, inflight, leases, errors, dead = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local id = ARGV[1]

@@ -6,13 +6,14 @@
   KEYS[3] leases    HASH  id -> "attempt:dueMs:token"
   KEYS[4] errors    HASH  id -> last dispatch error (JSON)
   KEYS[5] dead      ZSET  id -> time it died (ms)
-  KEYS[6] counts    HASH  per-queue counters
+  KEYS[6] counts    HASH  "<queue>|<state>" -> count
 
-  ARGV[1] max dispatch attempts
-  ARGV[2] backoff base (ms): the retry waits base * 2^(attempt-1) ...
-  ARGV[3] backoff cap (ms):  ... but never longer than this
-  ARGV[4..] quadruples: id, claim token, error message, "1" when the refusal counts against the job (SQS refused it
-            as the sender's fault) or "0" when it does not (SQS down, throttling, a server-side error)
+  ARGV[1] maxAttempts    max dispatch attempts
+  ARGV[2] backoffBaseMs  the retry waits base * 2^(attempt-1) ...
+  ARGV[3] backoffMaxMs   ... but never longer than this
+  ARGV[4..] refusals     quadruples: id, claim token, error message, "1" when the refusal counts against the job
+                         (SQS refused it as the sender's fault) or "0" when it does not (SQS down, throttling, a
+                         server-side error)
 
   A released job stays in the inflight set, scored by its retry time, with an empty token: the next claim after that
   time takes it again (attempt + 1). On its last attempt a counting refusal sends it to the dead set with its error;

@@ -6,12 +6,12 @@
   KEYS[3] bucket    ZSET  the job's due bucket
   KEYS[4] errors    HASH  id -> last dispatch error
   KEYS[5] dead      ZSET  id -> time it died (ms)
-  KEYS[6] counts    HASH  per-queue counters
+  KEYS[6] counts    HASH  "<queue>|<state>" -> count
 
   ARGV[1] id
-  ARGV[2] bucket number
-  ARGV[3] delay in ms, added to Redis's clock
-  ARGV[4] wake channel
+  ARGV[2] bucketNo  the job's bucket number (its member in KEYS[2])
+  ARGV[3] delayMs   added to Redis's clock
+  ARGV[4] wake      the shard's wake channel
 
   Returns the new due time (ms). The dispatch attempts start again from 1; the last error is kept for reference
   until the job is dispatched.

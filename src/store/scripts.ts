@@ -1,4 +1,5 @@
-// The Lua scripts, registered once per client with ioredis defineCommand (EVALSHA, EVAL on NOSCRIPT).
+// The Lua scripts, registered once per client with ioredis defineCommand (EVALSHA, EVAL on NOSCRIPT), and the one
+// way to run them: a call built in src/store/script-calls.ts, which knows each script's KEYS and ARGV by name.
 import type { Cluster, Redis } from 'ioredis'
 import ackLua from '../../lua/ack.lua'
 import cancelLua from '../../lua/cancel.lua'
@@ -7,30 +8,26 @@ import enqueueLua from '../../lua/enqueue.lua'
 import getLua from '../../lua/get.lua'
 import releaseLua from '../../lua/release.lua'
 import reviveLua from '../../lua/revive.lua'
+import type { ScriptCall } from './script-calls'
 
 export type RedisClient = Redis | Cluster
 type Arg = string | number
 
-/** The script commands; each call passes KEYS first, then ARGV (claim: the key count first). */
-export interface ScriptCommands {
-  sdqEnqueue(...args: Arg[]): Promise<unknown>
-  sdqGet(...args: Arg[]): Promise<unknown>
-  sdqCancel(...args: Arg[]): Promise<unknown>
-  sdqClaim(numberOfKeys: number, ...args: Arg[]): Promise<unknown>
-  sdqAck(...args: Arg[]): Promise<unknown>
-  sdqRelease(...args: Arg[]): Promise<unknown>
-  sdqRevive(...args: Arg[]): Promise<unknown>
-}
+/** The scripts by command name. */
+export const LUA_SCRIPTS = {
+  sdqEnqueue: enqueueLua,
+  sdqGet: getLua,
+  sdqCancel: cancelLua,
+  sdqClaim: claimLua,
+  sdqAck: ackLua,
+  sdqRelease: releaseLua,
+  sdqRevive: reviveLua,
+} as const
 
-const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys?: number }> = {
-  sdqEnqueue: { lua: enqueueLua, numberOfKeys: 8 },
-  sdqGet: { lua: getLua, numberOfKeys: 6 },
-  sdqCancel: { lua: cancelLua, numberOfKeys: 8 },
-  sdqClaim: { lua: claimLua }, // variable key count: the due buckets to look at
-  sdqAck: { lua: ackLua, numberOfKeys: 5 },
-  sdqRelease: { lua: releaseLua, numberOfKeys: 6 },
-  sdqRevive: { lua: reviveLua, numberOfKeys: 6 },
-}
+export type ScriptName = keyof typeof LUA_SCRIPTS
+
+/** Every script takes its key count first: the call built for it knows how many keys it has. */
+export type ScriptCommands = Record<ScriptName, (numberOfKeys: number, ...args: Arg[]) => Promise<unknown>>
 
 const registered = new WeakSet<object>()
 
@@ -38,7 +35,7 @@ export type ScriptedClient = RedisClient & ScriptCommands
 
 export function withScripts(client: RedisClient): ScriptedClient {
   if (!registered.has(client)) {
-    for (const [name, def] of Object.entries(SCRIPTS)) client.defineCommand(name, def)
+    for (const [name, lua] of Object.entries(LUA_SCRIPTS)) client.defineCommand(name, { lua })
     registered.add(client)
   }
   return client as ScriptedClient
@@ -46,5 +43,21 @@ export function withScripts(client: RedisClient): ScriptedClient {
 
 /** A pipeline with the script commands on it. */
 export type ScriptedPipeline = ReturnType<RedisClient['pipeline']> & {
-  [K in keyof ScriptCommands]: (...args: Parameters<ScriptCommands[K]>) => ScriptedPipeline
+  [K in ScriptName]: (...args: Parameters<ScriptCommands[K]>) => ScriptedPipeline
+}
+
+/** KEYS then ARGV, each in the order the call lists them by name (a list spreads in place), after the key count. */
+function commandArgs(call: ScriptCall<unknown>): [number, ...Arg[]] {
+  const keys = Object.values(call.keys).flat()
+  return [keys.length, ...keys, ...Object.values(call.args).flat()]
+}
+
+/** Run a script; the reply is typed by the call that built it. */
+export function runScript<R>(redis: ScriptedClient, call: ScriptCall<R>): Promise<R> {
+  return redis[call.script](...commandArgs(call)) as Promise<R>
+}
+
+/** Queue a script on a pipeline (its reply comes back untyped from exec()). */
+export function queueScript(pipeline: ScriptedPipeline, call: ScriptCall<unknown>): ScriptedPipeline {
+  return pipeline[call.script](...commandArgs(call))
 }
