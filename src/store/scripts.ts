@@ -1,11 +1,23 @@
 // The Lua scripts, registered once per client with ioredis defineCommand (EVALSHA, EVAL on NOSCRIPT), and the one
 // way to run them: a call built in src/store/script-calls.ts, which knows each script's KEYS and ARGV by name.
+//
+// A script names the shared helpers it uses on its header's "Helpers:" line; they are prepended to it here, each a
+// `local function` from lua/includes/<name>.lua (Redis 7 forbids globals), so a script carries only what it uses.
 import type { Cluster, Redis } from 'ioredis'
 import ackLua from '../../lua/ack.lua'
 import cancelLua from '../../lua/cancel.lua'
 import claimLua from '../../lua/claim.lua'
 import enqueueLua from '../../lua/enqueue.lua'
 import getLua from '../../lua/get.lua'
+import countBy from '../../lua/includes/countBy.lua'
+import decodeLease from '../../lua/includes/decodeLease.lua'
+import encodeLease from '../../lua/includes/encodeLease.lua'
+import holdsLease from '../../lua/includes/holdsLease.lua'
+import nowMs from '../../lua/includes/nowMs.lua'
+import queueOf from '../../lua/includes/queueOf.lua'
+import reindexBucket from '../../lua/includes/reindexBucket.lua'
+import waitsForRetry from '../../lua/includes/waitsForRetry.lua'
+import wakeIfEarliest from '../../lua/includes/wakeIfEarliest.lua'
 import releaseLua from '../../lua/release.lua'
 import reviveLua from '../../lua/revive.lua'
 import type { ScriptCall } from './script-calls'
@@ -13,7 +25,20 @@ import type { ScriptCall } from './script-calls'
 export type RedisClient = Redis | Cluster
 type Arg = string | number
 
-/** The scripts by command name. */
+/** The shared Lua helpers, in the order they are prepended (a helper may only use those before it). */
+export const LUA_HELPERS: Readonly<Record<string, string>> = {
+  nowMs,
+  queueOf,
+  countBy,
+  reindexBucket,
+  encodeLease,
+  decodeLease,
+  waitsForRetry,
+  holdsLease,
+  wakeIfEarliest,
+}
+
+/** The scripts by command name, as written in lua/ (before their helpers are prepended). */
 export const LUA_SCRIPTS = {
   sdqEnqueue: enqueueLua,
   sdqGet: getLua,
@@ -26,6 +51,22 @@ export const LUA_SCRIPTS = {
 
 export type ScriptName = keyof typeof LUA_SCRIPTS
 
+/** The helper names on a script's "Helpers:" header line ("none" for none). */
+export function helpersOf(lua: string): string[] {
+  const header = lua.slice(0, lua.indexOf(']]'))
+  const line = /^\s*Helpers:(.*)$/m.exec(header)
+  if (!line) throw new Error('a Lua script header must name its helpers ("Helpers: none" for none)')
+  return line[1]!.split(',').map((name) => name.trim()).filter((name) => name !== '' && name !== 'none')
+}
+
+/** A script with the helpers its header names prepended: the text Redis runs. */
+export function composeScript(lua: string): string {
+  const wanted = new Set(helpersOf(lua))
+  for (const name of wanted) if (!(name in LUA_HELPERS)) throw new Error(`no Lua helper ${name} in lua/includes/`)
+  const helpers = Object.entries(LUA_HELPERS).filter(([name]) => wanted.has(name)).map(([, text]) => text)
+  return [...helpers, lua].join('\n')
+}
+
 /** Every script takes its key count first: the call built for it knows how many keys it has. */
 export type ScriptCommands = Record<ScriptName, (numberOfKeys: number, ...args: Arg[]) => Promise<unknown>>
 
@@ -35,7 +76,7 @@ export type ScriptedClient = RedisClient & ScriptCommands
 
 export function withScripts(client: RedisClient): ScriptedClient {
   if (!registered.has(client)) {
-    for (const [name, lua] of Object.entries(LUA_SCRIPTS)) client.defineCommand(name, { lua })
+    for (const [name, lua] of Object.entries(LUA_SCRIPTS)) client.defineCommand(name, { lua: composeScript(lua) })
     registered.add(client)
   }
   return client as ScriptedClient
