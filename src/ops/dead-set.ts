@@ -2,6 +2,7 @@
 import { scriptError, ScriptErrorCode } from '../errors'
 import type { Keyspace } from '../store/keys'
 import { verifyLayout } from '../store/layout'
+import { decodeDispatchError } from '../store/job-state'
 import { decodeRecord } from '../store/record'
 import { reviveCall } from '../store/script-calls'
 import { runScript, type ScriptedClient } from '../store/scripts'
@@ -44,7 +45,7 @@ export class DeadSet {
             const record = records[i]
             if (!record) return []
             const job = decodeRecord(record)
-            const error = errors[i] ? (JSON.parse(errors[i]!) as { attempts: number; at: number; message: string }) : null
+            const error = errors[i] ? decodeDispatchError(errors[i]!) : null
             const dead: DeadJob = {
               id,
               queue: job.queue,

@@ -3,6 +3,7 @@
 import { DelayQueueError, ScriptErrorCode, scriptError } from '../errors'
 import type { Keyspace } from './keys'
 import { verifyLayout } from './layout'
+import { decodeCounterField, decodeDispatchError, type JobState } from './job-state'
 import { decodeRecord } from './record'
 import { guard } from './redis-errors'
 import { cancelCall, enqueueCall, getCall, type EnqueueReply } from './script-calls'
@@ -185,11 +186,9 @@ export class JobStore {
       stats.dead += shard.dead
       for (const due of shard.firstDue) next = Math.min(next, due)
       for (const [field, count] of Object.entries(shard.counts)) {
-        const at = field.lastIndexOf('|')
-        const queue = field.slice(0, at)
-        const kind = field.slice(at + 1) as keyof QueueCounts
+        const { queue, counter } = decodeCounterField(field)
         const counts = (stats.queues[queue] ??= { pending: 0, dead: 0, dispatched: 0 })
-        if (kind in counts) counts[kind] += Number(count)
+        if (counter in counts) counts[counter as keyof QueueCounts] += Number(count)
       }
     }
     if (next !== Infinity) stats.nextDueAt = new Date(next).toISOString()
@@ -204,7 +203,7 @@ export class JobStore {
     const r = reply as EnqueueReply
     const code = Number(r[0])
     if (code === ScriptErrorCode.JobExists) {
-      const [, state, record, score] = r as [number, string, string, string]
+      const [, state, record, score] = r as [number, JobState, string, string]
       throw scriptError(code, id, toView(id, state, record, Number(score), 0, ''))
     }
     if (code < 0) throw scriptError(code as ScriptErrorCode, id)
@@ -218,20 +217,20 @@ export class JobStore {
   }
 }
 
-function toView(id: string, state: string, record: string, score: number, attempt: number, lastError: string) {
+function toView(id: string, state: JobState, record: string, score: number, attempt: number, lastError: string) {
   const job = decodeRecord(record)
   const view: JobView = {
     id,
     queue: job.queue,
     runAt: new Date(score).toISOString(),
     // A job waiting for a dispatch retry is scheduled again: runAt is its next attempt.
-    status: state === 'retrying' ? 'scheduled' : (state as JobStatus),
+    status: state === 'retrying' ? 'scheduled' : state,
     payload: JSON.parse(job.payloadJson),
     ...(job.groupId ? { groupId: job.groupId } : {}),
     createdAt: new Date(job.createdAtMs).toISOString(),
   }
   if (lastError) {
-    const e = JSON.parse(lastError) as { attempts: number; at: number; message: string }
+    const e = decodeDispatchError(lastError)
     view.attempts = attempt || e.attempts
     view.lastError = { attempts: e.attempts, at: new Date(e.at).toISOString(), message: e.message }
   }

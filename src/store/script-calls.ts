@@ -2,6 +2,7 @@
 // parameters. Only these builders know the order of a script's KEYS and ARGV: they list them by name, in the order of
 // the script's header (test/engine/scripts.test.ts holds the two together), and the key count follows from the list.
 // Call sites pass names: a key cannot be swapped for another, nor a bucket for one of another shard.
+import type { JobState } from './job-state'
 import type { JobLocation, ShardKeys } from './keys'
 import type { ScriptName } from './scripts'
 
@@ -15,8 +16,6 @@ export interface ScriptCall<R> {
   /** Never set: carries the type of the script's reply to runScript. */
   readonly reply?: R
 }
-
-export type ScriptState = 'scheduled' | 'dispatching' | 'retrying' | 'dead'
 
 /** lua/enqueue.lua: { 1 | 2, dueMs, createdAtMs, version }, or { -1, state, record, score }, or { -2 }. */
 export type EnqueueReply = [number, ...(number | string)[]]
@@ -48,7 +47,7 @@ export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: Enque
 }
 
 /** lua/get.lua: { state, record, score, attempt, lastError }, or null. */
-export type GetReply = [ScriptState, string, string, string | number, string] | null
+export type GetReply = [JobState, string, string, string | number, string] | null
 
 export function getCall({ shard, bucket }: JobLocation, id: string): ScriptCall<GetReply> {
   return {
