@@ -94,16 +94,16 @@ export class Leases {
   }
 
   /**
-   * Give back jobs SQS did not take: retried with backoff. A refusal that is the job's fault (`counts`, the default)
+   * Give back jobs SQS did not take: retried with backoff. A refusal that is the job's fault (`jobsFault`, the default)
    * sends it to the dead set after the last attempt; a transient failure (SQS down, throttled) never does.
    */
   async release(
     shard: ShardKeys,
-    items: readonly (Settlement & { error: string; counts?: boolean })[],
+    items: readonly (Settlement & { error: string; jobsFault?: boolean })[],
   ): Promise<{ released: number; dead: number }> {
     if (items.length === 0) return { released: 0, dead: 0 }
     const { maxAttempts, backoffBaseMs, backoffMaxMs } = this.options
-    const refusals = items.map((i) => ({ ...i, error: i.error.slice(0, 1000), jobsFault: i.counts !== false }))
+    const refusals = items.map((i) => ({ ...i, error: i.error.slice(0, 1000), jobsFault: i.jobsFault !== false }))
     const [released, dead] = await guard(
       runScript(this.redis, releaseCall(shard, { maxAttempts, backoffBaseMs, backoffMaxMs, refusals })),
     )

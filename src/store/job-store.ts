@@ -5,7 +5,7 @@ import type { Keyspace } from './keys'
 import { verifyLayout } from './layout'
 import { decodeCounterField, decodeDispatchError, type JobState } from './job-state'
 import { decodeRecord } from './record'
-import { guard } from './redis-errors'
+import { guard, isSlotMoving } from './redis-errors'
 import { cancelCall, enqueueCall, getCall, type EnqueueReply } from './script-calls'
 import { queueScript, runScript, type ScriptedClient, type ScriptedPipeline } from './scripts'
 
@@ -28,7 +28,7 @@ export interface DispatchError {
   message: string
 }
 
-/** DESIGN.md's job view, plus `attempts` / `lastError` once a dispatch to SQS has failed, and the dead state. */
+/** The API's job view (docs/api.md), plus `attempts` / `lastError` once a dispatch to SQS has failed, and the dead state. */
 export interface JobView {
   id: string
   queue: string
@@ -116,7 +116,7 @@ export class JobStore {
             const [err] = replies[k] ?? []
             // A slot on the move (Redis Cluster resharding) refuses commands without running them, and ioredis
             // re-sends a pipeline only when every command was refused alike: re-send these one at a time.
-            if (err && /^(TRYAGAIN|MOVED|ASK)\b/.test(err.message)) {
+            if (err && isSlotMoving(err)) {
               replies[k] = await runScript(this.redis, this.enqueueCall(jobs[jobIndex]!, mode)).then(
                 (reply) => [null, reply],
                 (e: Error) => [e, null],

@@ -17,7 +17,7 @@ describe('stored formats', () => {
     const [claimed] = (await leases.claim(shard, await leases.seedHints(shard, 4), 10)).jobs
     const held = decodeLease((await t.redis.hget(shard.leases, 'fmt-retry'))!)
     // act: SQS refused it, not as the job's fault (so it waits for a retry instead of dying on its last attempt)
-    await leases.release(shard, [{ ...claimed!, error: 'SQS throttled', counts: false }])
+    await leases.release(shard, [{ ...claimed!, error: 'SQS throttled', jobsFault: false }])
     // assess
     expect(held).toEqual({ attempt: 1, dueMs, token: claimed!.token })
     expect(decodeLease((await t.redis.hget(shard.leases, 'fmt-retry'))!)).toEqual({ attempt: 1, dueMs, token: '' })
