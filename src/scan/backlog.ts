@@ -1,5 +1,6 @@
 // What is waiting, read at each metrics window: pending jobs per target queue (the shards' counters) and the
 // earliest due time of anything not yet in SQS (a due bucket's earliest job, or an expired lease / a retry time).
+import { decodeCounterField } from '../store/job-state'
 import type { Keyspace } from '../store/keys'
 import type { ScriptedClient } from '../store/scripts'
 
@@ -25,8 +26,8 @@ export async function readBacklog(redis: ScriptedClient, keys: Keyspace): Promis
   )
   for (const [counts, firstBucket, firstInflight] of perShard) {
     for (const [field, value] of Object.entries(counts)) {
-      if (!field.endsWith('|pending')) continue
-      const queue = field.slice(0, -'|pending'.length)
+      const { queue, counter } = decodeCounterField(field)
+      if (counter !== 'pending') continue
       backlog.pending[queue] = (backlog.pending[queue] ?? 0) + Number(value)
     }
     for (const score of [firstBucket[1], firstInflight[1]]) {
