@@ -6,12 +6,13 @@
   KEYS[3] leases    HASH  id -> "attempt:dueMs:token"
   KEYS[4] errors    HASH  id -> last dispatch error (JSON)
   KEYS[5] dead      ZSET  id -> time it died (ms)
-  KEYS[6] counts    HASH  per-queue counters
+  KEYS[6] counts    HASH  "<queue>|<state>" -> count
 
-  ARGV[1] max dispatch attempts
-  ARGV[2..] quintuples: id, claim token, error message, "1" when the refusal counts against the job (SQS refused it
-            as the sender's fault) or "0" when it does not (SQS down, throttling, a server-side error), and the
-            retry delay (ms; the caller draws it: src/scan/backoff.ts, exponential with jitter)
+  ARGV[1] maxAttempts    max dispatch attempts
+  ARGV[2..] refusals     quintuples: id, claim token, error message, "1" when the refusal counts against the job
+                         (SQS refused it as the sender's fault) or "0" when it does not (SQS down, throttling, a
+                         server-side error), and the retry delay in ms (drawn by the caller: exponential in the
+                         attempt, capped, with jitter: src/scan/backoff.ts)
 
   A released job stays in the inflight set, scored by its retry time, with an empty token: the next claim after that
   time takes it again (attempt + 1). On its last attempt a counting refusal sends it to the dead set with its error;
@@ -19,21 +20,19 @@
   those retry at the capped backoff until SQS takes them.
   Returns { released, dead }. A quintuple whose token no longer holds the job changes nothing.
   Error codes: none.
+  Helpers: nowMs, queueOf, countBy, encodeLease, decodeLease, holdsLease
 ]]
 local jobs, inflight, leases, errors, dead, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local maxAttempts = tonumber(ARGV[1])
 
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = nowMs()
 local released, died = 0, 0
 
 for i = 2, #ARGV, 5 do
-  local id, token, message, jobsFault = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3] == '1'
-  local retryIn = tonumber(ARGV[i + 4])
+  local id, token, message, jobsFault, retryIn = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3] == '1', ARGV[i + 4]
   local lease = redis.call('HGET', leases, id)
-  if lease and token ~= '' and string.sub(lease, -(#token + 1)) == ':' .. token then
-    local attempt, due = string.match(lease, '^(%d+):(%d+):')
-    attempt = tonumber(attempt)
+  if holdsLease(lease, token) then
+    local attempt, due = decodeLease(lease)
     redis.call('HSET', errors, id, cjson.encode({ attempts = attempt, at = now, message = message }))
     if jobsFault and attempt >= maxAttempts then
       redis.call('ZREM', inflight, id)
@@ -41,14 +40,14 @@ for i = 2, #ARGV, 5 do
       redis.call('ZADD', dead, now, id)
       local record = redis.call('HGET', jobs, id)
       if record then
-        local queue = string.sub(record, 1, string.find(record, '\n', 1, true) - 1)
-        redis.call('HINCRBY', counts, queue .. '|pending', -1)
-        redis.call('HINCRBY', counts, queue .. '|dead', 1)
+        local queue = queueOf(record)
+        countBy(counts, queue, 'pending', -1)
+        countBy(counts, queue, 'dead', 1)
       end
       died = died + 1
     else
-      redis.call('ZADD', inflight, now + retryIn, id)
-      redis.call('HSET', leases, id, attempt .. ':' .. due .. ':')
+      redis.call('ZADD', inflight, now + tonumber(retryIn), id)
+      redis.call('HSET', leases, id, encodeLease(attempt, due, ''))
       released = released + 1
     end
   end

@@ -12,6 +12,10 @@ import { Leases } from './leases'
 import { MemoryWatch } from './memory-watch'
 import type { MemoryReading } from '../store/memory'
 import { Scanner, type ScannerOptions } from './scanner'
+import { defaultLog } from '../logger'
+import { readBacklog } from './backlog'
+import { ScanMetrics } from './metrics'
+import { recordWindow } from './run-log'
 
 /** The settings the scan side reads. */
 export type ScanSettings = Pick<
@@ -29,7 +33,7 @@ export type ScanSettings = Pick<
   /** Without it, no memory watch (tests and benches that count Redis commands). */
   Partial<Pick<Config, 'memoryWarnPercent'>>
 
-export type ScanHooks = Pick<ScannerOptions, 'log' | 'onSent' | 'maxInFlight'> & {
+export type ScanHooks = Pick<ScannerOptions, 'logger' | 'observer' | 'onSent' | 'maxInFlight'> & {
   /** Each Redis memory reading (the fullest primary): for a metric. */
   onMemory?: (reading: MemoryReading) => void
 }
@@ -57,7 +61,7 @@ export function buildScanner(
   const memoryWatch =
     settings.memoryWarnPercent === undefined
       ? undefined
-      : new MemoryWatch(parts.redis, { warnPercent: settings.memoryWarnPercent, log: hooks.log, onReading: onMemory })
+      : new MemoryWatch(parts.redis, { warnPercent: settings.memoryWarnPercent, logger: hooks.logger, onReading: onMemory })
   const scanner = new Scanner({
     memoryWatch,
     leases,
@@ -71,18 +75,41 @@ export function buildScanner(
   return { scanner, leases, dispatcher }
 }
 
-/** The scan side from the deployed configuration, with its own wake-signal connection. */
+export interface CreateScannerOptions extends ScanHooks {
+  subscribe?: boolean
+  /** Emit metrics (EMF on stdout) and the run log: the `service` dimension, and the window length. */
+  metrics?: { serviceName: string; intervalMs?: number }
+}
+
+/**
+ * The scan side from the deployed configuration, with its own wake-signal connection; with `metrics`, the
+ * ScanMetrics that watches it (start() it with the run, stop() it after).
+ */
 export function createScanner(
   engine: Engine,
   sqs: SQSClient,
-  options: ScanHooks & { subscribe?: boolean } = {},
-): { scanner: Scanner; close(): Promise<void> } {
-  const { subscribe, ...hooks } = options
+  options: CreateScannerOptions = {},
+): { scanner: Scanner; metrics?: ScanMetrics; close(): Promise<void> } {
+  const { subscribe, metrics: metricsOptions, ...hooks } = options
   // A connection of its own (a subscribed one can run nothing else), with the same settings and error reporting.
-  const subscriber = subscribe === false ? undefined : connectRedis(engine.config.redis)
-  const { scanner } = buildScanner({ redis: engine.redis, keys: engine.keys, sqs, subscriber }, engine.config, hooks)
+  const subscriber = subscribe === false ? undefined : connectRedis(engine.config.redis, { logger: hooks.logger })
+  const metrics =
+    metricsOptions &&
+    new ScanMetrics({
+      ...metricsOptions,
+      loops: engine.keys.shards.length,
+      readBacklog: () => readBacklog(engine.redis, engine.keys),
+      redisNow: () => scanner.redisNow(),
+      recordWindow: (window) => recordWindow(engine.redis, engine.keys, window),
+      logger: hooks.logger ?? defaultLog(),
+    })
+  const { scanner } = buildScanner({ redis: engine.redis, keys: engine.keys, sqs, subscriber }, engine.config, {
+    observer: metrics,
+    ...hooks,
+  })
   return {
     scanner,
+    metrics,
     async close() {
       scanner.stop()
       if (subscriber) await closeRedis(subscriber)

@@ -2,7 +2,8 @@
 import { newToken } from '../store/ids'
 import type { ShardKeys } from '../store/keys'
 import { decodeRecord, type StoredJob } from '../store/record'
-import type { ScriptedClient } from '../store/scripts'
+import { ackCall, claimCall, releaseCall, type Settlement } from '../store/script-calls'
+import { runScript, type ScriptedClient } from '../store/scripts'
 import { guard } from '../store/redis-errors'
 import { delayOf, heldBackDelay, retryDelayMs } from './backoff'
 import type { HeldBehind } from './dispatcher'
@@ -38,10 +39,7 @@ export interface LeaseOptions {
   backoffMaxMs: number
 }
 
-export interface Settlement {
-  id: string
-  token: string
-}
+export type { Settlement }
 
 /**
  * Buckets due within this long are handed back as hints for the next claim. Long enough to cover the scanner's
@@ -63,12 +61,13 @@ export class Leases {
   async claim(shard: ShardKeys, hints: readonly string[], limit: number): Promise<ClaimResult> {
     const token = newToken()
     const leaseDeadline = Date.now() + this.options.leaseMs
-    const keys = [shard.jobs, shard.index, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts]
-    for (const b of hints) keys.push(shard.bucket(b))
-    const args = [limit, this.options.leaseMs, token, this.options.maxAttempts, limit, HINT_LOOKAHEAD_MS, ...hints]
-    const [now, nextDue, needHints, more, nextHints, flat] = (await guard(
-      this.redis.sdqClaim(keys.length, ...keys, ...args),
-    )) as [number, number, number, number, string[], (string | number)[]]
+    const { leaseMs, maxAttempts } = this.options
+    const [now, nextDue, needHints, more, nextHints, flat] = await guard(
+      runScript(
+        this.redis,
+        claimCall(shard, { limit, leaseMs, token, maxAttempts, hintCap: limit, lookaheadMs: HINT_LOOKAHEAD_MS, hints }),
+      ),
+    )
     const jobs: ClaimedJob[] = []
     for (let i = 0; i < flat.length; i += 4) {
       jobs.push({
@@ -93,10 +92,7 @@ export class Leases {
   /** Forget jobs SQS accepted. Returns how many this lease still held. */
   async ack(shard: ShardKeys, items: readonly Settlement[]): Promise<number> {
     if (items.length === 0) return 0
-    const args = items.flatMap((i) => [i.id, i.token])
-    return Number(
-      await guard(this.redis.sdqAck(shard.jobs, shard.inflight, shard.leases, shard.errors, shard.counts, ...args)),
-    )
+    return Number(await guard(runScript(this.redis, ackCall(shard, items))))
   }
 
   /** When a refused job is tried again (src/scan/backoff.ts); a held-back FIFO job comes right after its blocker. */
@@ -114,16 +110,15 @@ export class Leases {
     items: readonly (Settlement & { attempt: number; error: string; jobsFault?: boolean; retryInMs?: number })[],
   ): Promise<{ released: number; dead: number }> {
     if (items.length === 0) return { released: 0, dead: 0 }
-    const args = items.flatMap((i) => [
-      i.id, i.token, i.error.slice(0, 1000), i.jobsFault === false ? '0' : '1',
-      Math.max(0, Math.round(i.retryInMs ?? retryDelayMs(i.attempt, this.options))),
-    ])
-    const [released, dead] = (await guard(
-      this.redis.sdqRelease(
-        shard.jobs, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts,
-        this.options.maxAttempts, ...args,
-      ),
-    )) as [number, number]
+    const refusals = items.map((i) => ({
+      ...i,
+      error: i.error.slice(0, 1000),
+      jobsFault: i.jobsFault !== false,
+      retryInMs: Math.max(0, Math.round(i.retryInMs ?? retryDelayMs(i.attempt, this.options))),
+    }))
+    const [released, dead] = await guard(
+      runScript(this.redis, releaseCall(shard, { maxAttempts: this.options.maxAttempts, refusals })),
+    )
     return { released: Number(released), dead: Number(dead) }
   }
 }

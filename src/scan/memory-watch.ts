@@ -2,6 +2,7 @@
 // used_memory is above REDIS_MEMORY_WARN_PERCENT of maxmemory, and reports the fullest node, so the scan function
 // can emit it as a metric. At 100% with noeviction new jobs are refused (507 StoreFull) while dispatch and cancels
 // go on; the warning is the time to add memory or find the producer.
+import { defaultLog, type Log } from '../logger'
 import { readMemory, type MemoryReading } from '../store/memory'
 import type { RedisClient } from '../store/scripts'
 
@@ -9,7 +10,7 @@ export interface MemoryWatchOptions {
   warnPercent: number
   /** How often to read INFO while a scan loop runs. */
   intervalMs?: number
-  log?: (entry: Record<string, unknown>) => void
+  logger?: Log
   /** Every reading (metrics). */
   onReading?: (fullest: MemoryReading) => void
 }
@@ -39,6 +40,10 @@ export class MemoryWatch {
     this.timer = undefined
   }
 
+  private get logger(): Log {
+    return this.options.logger ?? defaultLog()
+  }
+
   async check(): Promise<MemoryReading | null> {
     let readings: MemoryReading[]
     try {
@@ -46,7 +51,7 @@ export class MemoryWatch {
       this.failed = false
     } catch (e) {
       // Redis away (the loop reports that itself), or INFO refused by an ACL: the queue works on without the warning.
-      if (!this.failed) this.options.log?.({ level: 'warn', msg: 'redis memory could not be read', error: String(e) })
+      if (!this.failed) this.logger.warn('redis memory could not be read', { error: String(e) })
       this.failed = true
       return null
     }
@@ -57,12 +62,10 @@ export class MemoryWatch {
       if (r.maxBytes > 0 && r.policy !== 'noeviction' && !this.evictionWarned) {
         // Any other policy makes Redis delete keys at maxmemory: jobs would vanish without an error.
         this.evictionWarned = true
-        this.options.log?.({ level: 'error', msg: 'redis maxmemory-policy evicts keys: set it to noeviction, or jobs can be lost', node: r.node, policy: r.policy })
+        this.logger.error('redis maxmemory-policy evicts keys: set it to noeviction, or jobs can be lost', { node: r.node, policy: r.policy })
       }
       if (r.percent !== null && r.percent >= this.options.warnPercent) {
-        this.options.log?.({
-          level: 'warn',
-          msg: 'redis memory above the warning threshold: at maxmemory new jobs are refused (507 StoreFull)',
+        this.logger.warn('redis memory above the warning threshold: at maxmemory new jobs are refused (507 StoreFull)', {
           node: r.node,
           usedBytes: r.usedBytes,
           maxBytes: r.maxBytes,

@@ -3,10 +3,12 @@
 import { DelayQueueError, ScriptErrorCode, scriptError } from '../errors'
 import type { Keyspace } from './keys'
 import { verifyLayout } from './layout'
+import { decodeCounterField, decodeDispatchError, type JobState } from './job-state'
 import { decodeRecord } from './record'
 import { guard, isSlotMoving } from './redis-errors'
 import { replicatedWrites, type ReplicationOptions, type Reply } from './replication'
-import type { ScriptedClient } from './scripts'
+import { cancelCall, enqueueCall, getCall, type EnqueueReply, type ScriptCall } from './script-calls'
+import { queueScript, runScript, type ScriptedClient } from './scripts'
 
 /** A validated job, ready to store (see src/client/validation.ts for how HTTP input becomes one). */
 export interface NewJob {
@@ -79,14 +81,14 @@ export class JobStore {
   /** Schedule a new job. Throws JobExistsError (carrying the existing job's view) when the id is taken. */
   async enqueue(job: NewJob): Promise<EnqueueResult> {
     await this.ready()
-    const { reply, unconfirmed } = await this.write('sdqEnqueue', this.enqueueArgs(job, 'insert'))
+    const { reply, unconfirmed } = await this.write(this.enqueueCall(job, 'insert'))
     return this.confirmed(this.enqueueReply(job.id, reply), unconfirmed)
   }
 
   /** Create or replace (reschedule, new payload). Throws JobDispatchingError while a scanner holds it. */
   async upsert(job: NewJob): Promise<EnqueueResult> {
     await this.ready()
-    const { reply, unconfirmed } = await this.write('sdqEnqueue', this.enqueueArgs(job, 'upsert'))
+    const { reply, unconfirmed } = await this.write(this.enqueueCall(job, 'upsert'))
     return this.confirmed(this.enqueueReply(job.id, reply), unconfirmed)
   }
 
@@ -113,7 +115,7 @@ export class JobStore {
       Promise.all(
         [...byShard.values()].map(async (indexes) => {
           const written = await replicatedWrites(this.redis, this.replication, (pipeline) => {
-            for (const i of indexes) pipeline.sdqEnqueue(...this.enqueueArgs(jobs[i]!, mode))
+            for (const i of indexes) queueScript(pipeline, this.enqueueCall(jobs[i]!, mode))
           })
           const replies = written.replies
           let { unconfirmed } = written
@@ -124,7 +126,7 @@ export class JobStore {
             // re-sends a pipeline only when every command was refused alike: re-send these one at a time.
             if (err && isSlotMoving(err)) {
               resent = true
-              replies[k] = await this.redis.sdqEnqueue(...this.enqueueArgs(jobs[jobIndex]!, mode)).then(
+              replies[k] = await runScript(this.redis, this.enqueueCall(jobs[jobIndex]!, mode)).then(
                 (reply): Reply => [null, reply],
                 (e: Error): Reply => [e, null],
               )
@@ -151,10 +153,7 @@ export class JobStore {
   /** A pending job (scheduled, being dispatched, or dead), or null: a job handed to SQS is gone. */
   async get(id: string): Promise<JobView | null> {
     await this.ready()
-    const { shard, bucket } = this.keys.locate(id)
-    const reply = (await guard(
-      this.redis.sdqGet(shard.jobs, bucket, shard.inflight, shard.leases, shard.errors, shard.dead, id),
-    )) as [string, string, string, string | number, string] | null
+    const reply = await guard(runScript(this.redis, getCall(this.keys.locate(id), id)))
     if (!reply) return null
     const [state, record, score, attempt, lastError] = reply
     return toView(id, state, record, Number(score), Number(attempt), lastError)
@@ -163,11 +162,7 @@ export class JobStore {
   /** Cancel a job that is not in SQS yet. Throws JobNotFoundError, or JobDispatchingError when too late. */
   async cancel(id: string): Promise<void> {
     await this.ready()
-    const { shard, bucket, bucketNo } = this.keys.locate(id)
-    const { reply, unconfirmed } = await this.write('sdqCancel', [
-      shard.jobs, shard.index, bucket, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts,
-      id, bucketNo,
-    ])
+    const { reply, unconfirmed } = await this.write(cancelCall(this.keys.locate(id), id))
     const code = Number(reply)
     if (code !== 1) throw scriptError(code as ScriptErrorCode, id)
     this.confirmed(undefined, unconfirmed)
@@ -177,17 +172,14 @@ export class JobStore {
    * One script write. With REDIS_WAIT_REPLICAS set it goes out in a pipeline with WAIT (src/store/replication.ts),
    * and `unconfirmed` says when the replicas did not confirm it: the caller reports that unless nothing was written.
    */
-  private async write(
-    command: 'sdqEnqueue' | 'sdqCancel',
-    args: (string | number)[],
-  ): Promise<{ reply: unknown; unconfirmed?: DelayQueueError }> {
-    if (this.replication.replicas <= 0) return { reply: await guard(this.redis[command](...args)) }
+  private async write<R>(call: ScriptCall<R>): Promise<{ reply: R; unconfirmed?: DelayQueueError }> {
+    if (this.replication.replicas <= 0) return { reply: await guard(runScript(this.redis, call)) }
     const { replies, unconfirmed } = await guard(
-      replicatedWrites(this.redis, this.replication, (pipeline) => void pipeline[command](...args)),
+      replicatedWrites(this.redis, this.replication, (pipeline) => void queueScript(pipeline, call)),
     )
     const [err, reply] = replies[0] ?? [new Error('no reply'), null]
     if (err) await guard(Promise.reject(err))
-    return { reply, unconfirmed }
+    return { reply: reply as R, unconfirmed }
   }
 
   /** A write that changed something is only a success once replicated (when that is asked for). */
@@ -227,32 +219,24 @@ export class JobStore {
       stats.dead += shard.dead
       for (const due of shard.firstDue) next = Math.min(next, due)
       for (const [field, count] of Object.entries(shard.counts)) {
-        const at = field.lastIndexOf('|')
-        const queue = field.slice(0, at)
-        const kind = field.slice(at + 1) as keyof QueueCounts
+        const { queue, counter } = decodeCounterField(field)
         const counts = (stats.queues[queue] ??= { pending: 0, dead: 0, dispatched: 0 })
-        if (kind in counts) counts[kind] += Number(count)
+        if (counter in counts) counts[counter as keyof QueueCounts] += Number(count)
       }
     }
     if (next !== Infinity) stats.nextDueAt = new Date(next).toISOString()
     return stats
   }
 
-  private enqueueArgs(job: NewJob, mode: Mode): (string | number)[] {
-    if (job.queue.includes('\n') || job.groupId?.includes('\n')) throw new Error('queue and groupId cannot hold "\\n"')
-    const { shard, bucket, bucketNo } = this.keys.locate(job.id)
-    const [kind, when] = 'delayMs' in job.schedule ? ['delay', job.schedule.delayMs] : ['at', job.schedule.atMs]
-    return [
-      shard.jobs, shard.index, bucket, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts,
-      job.id, bucketNo, mode, job.queue, job.groupId ?? '', job.payloadJson, kind, when, shard.wakeChannel,
-    ]
+  private enqueueCall(job: NewJob, mode: Mode) {
+    return enqueueCall(this.keys.locate(job.id), { ...job, mode, groupId: job.groupId ?? '' })
   }
 
   private enqueueReply(id: string, reply: unknown): EnqueueResult {
-    const r = reply as (number | string)[]
+    const r = reply as EnqueueReply
     const code = Number(r[0])
     if (code === ScriptErrorCode.JobExists) {
-      const [, state, record, score] = r as [number, string, string, string]
+      const [, state, record, score] = r as [number, JobState, string, string]
       throw scriptError(code, id, toView(id, state, record, Number(score), 0, ''))
     }
     if (code < 0) throw scriptError(code as ScriptErrorCode, id)
@@ -266,20 +250,20 @@ export class JobStore {
   }
 }
 
-function toView(id: string, state: string, record: string, score: number, attempt: number, lastError: string) {
+function toView(id: string, state: JobState, record: string, score: number, attempt: number, lastError: string) {
   const job = decodeRecord(record)
   const view: JobView = {
     id,
     queue: job.queue,
     runAt: new Date(score).toISOString(),
     // A job waiting for a dispatch retry is scheduled again: runAt is its next attempt.
-    status: state === 'retrying' ? 'scheduled' : (state as JobStatus),
+    status: state === 'retrying' ? 'scheduled' : state,
     payload: JSON.parse(job.payloadJson),
     ...(job.groupId ? { groupId: job.groupId } : {}),
     createdAt: new Date(job.createdAtMs).toISOString(),
   }
   if (lastError) {
-    const e = JSON.parse(lastError) as { attempts: number; at: number; message: string }
+    const e = decodeDispatchError(lastError)
     view.attempts = attempt || e.attempts
     view.lastError = { attempts: e.attempts, at: new Date(e.at).toISOString(), message: e.message }
   }

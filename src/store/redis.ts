@@ -1,12 +1,13 @@
 // Redis connections from configuration: one node (redis:// or rediss://) or a Redis Cluster.
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 import type { Config } from '../config'
+import { defaultLog, type Log } from '../logger'
 import { describeConnectionError } from './redis-errors'
 import { withScripts, type RedisClient, type ScriptedClient } from './scripts'
 
 export interface ConnectOptions {
-  /** Where connection errors go (at most one line per 10 s). Default: a JSON line on stderr. */
-  onError?: (entry: { msg: string; error: string; suppressed: number }) => void
+  /** Where connection errors go (at most one line per 10 s). Default: the engine's shared logger. */
+  logger?: Log
   /** Fail a command after this long rather than waiting for a reconnect (the API answers 503 instead). */
   commandTimeoutMs?: number
   /** How many times ioredis retries a command across reconnects before failing it. */
@@ -54,7 +55,7 @@ export function connectRedis(config: Config['redis'], options: ConnectOptions = 
   } else {
     client = new Redis(config.url!, { ...common, tls })
   }
-  return reportErrors(withScripts(client), options.onError)
+  return reportErrors(withScripts(client), options.logger)
 }
 
 /**
@@ -99,9 +100,7 @@ const ERROR_LOG_INTERVAL_MS = 10_000
  * Without an 'error' listener ioredis prints "Unhandled error event" on every failed reconnect, flooding the logs
  * during an outage. Commands still fail (and callers answer 503 / back off); this only reports, rate-limited.
  */
-function reportErrors<T extends ScriptedClient>(client: T, onError?: ConnectOptions['onError']): T {
-  const report =
-    onError ?? ((entry) => process.stderr.write(`${JSON.stringify({ level: 'warn', ...entry })}\n`))
+function reportErrors<T extends ScriptedClient>(client: T, logger?: Log): T {
   let last = 0
   let suppressed = 0
   const onConnectionError = (e: unknown) => {
@@ -111,7 +110,7 @@ function reportErrors<T extends ScriptedClient>(client: T, onError?: ConnectOpti
       return
     }
     last = now
-    report({ msg: 'redis connection error', error: describeConnectionError(e), suppressed })
+    ;(logger ?? defaultLog()).warn('redis connection error', { error: describeConnectionError(e), suppressed })
     suppressed = 0
   }
   client.on('error', onConnectionError)

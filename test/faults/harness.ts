@@ -82,7 +82,7 @@ export async function startStage(options: StageOptions = {}): Promise<Stage> {
       await engine.close().catch(() => undefined)
       await sqsClient.send(new DeleteQueueCommand({ QueueUrl: queue.url })).catch(() => undefined)
       sqsClient.destroy()
-      // stage.redis, not the first server: a case that restarts Redis puts the new server there.
+      // stage.redis, not the first one: a test that kills Redis restarts it there, and that one must stop too.
       await Promise.all([stage.redis.stop(), sqs.stop()])
     },
   }

@@ -45,8 +45,9 @@ describe('Redis full (maxmemory, noeviction)', () => {
     const ghost = job({ id: 'ghost', queue: 'ghost', schedule: { delayMs: 0 } })
     const later = Array.from({ length: 50 }, (_, i) => job({ id: `later-${i}`, payloadJson: PAYLOAD, schedule: { delayMs: 3_600_000 } }))
     await store.enqueueMany([...due, ...later, ghost])
-    const warnings: Record<string, unknown>[] = []
-    const watch = new MemoryWatch(redis, { warnPercent: 80, log: (e) => warnings.push(e) })
+    const warnings: string[] = []
+    const logger = { info: () => undefined, error: () => undefined, warn: (message: string) => void warnings.push(message) }
+    const watch = new MemoryWatch(redis, { warnPercent: 80, logger })
     await admin.config('SET', 'maxmemory', String(Math.floor((await usedMemory()) * 1.1)))
     const warnedBeforeFull = await watch.check()
     const acceptedBeforeFull = await store.enqueue(job({ id: 'fits', schedule: { delayMs: 3_600_000 } }))
@@ -66,7 +67,7 @@ describe('Redis full (maxmemory, noeviction)', () => {
     // assess
     const received = countIds(await receiveAll(sqs, queue.url))
     expect(warnedBeforeFull!.percent).toBeGreaterThanOrEqual(80)
-    expect(warnings.some((w) => String(w.msg).startsWith('redis memory above the warning threshold'))).toBe(true)
+    expect(warnings.some((w) => w.startsWith('redis memory above the warning threshold'))).toBe(true)
     expect(acceptedBeforeFull.status).toBe('created')
     expect(refused).toBeInstanceOf(StoreFullError)
     expect(answer.statusCode).toBe(507)
