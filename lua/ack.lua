@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[
   ack: forget jobs that SQS accepted, for the lease that sent them only.
 
@@ -11,6 +12,8 @@
 
   Returns the number of jobs acknowledged. A pair whose token no longer holds the job (the lease expired and
   another scanner took it, or it was released) changes nothing.
+  Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
+  and this script frees memory or holds it about level.
   Error codes: none.
   Helpers: queueOf, countBy, holdsLease
 ]]

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[
   cancel: remove a job that has not been handed to SQS yet.
 
@@ -14,6 +15,8 @@
   ARGV[2] bucketNo  the job's bucket number (its member in KEYS[2])
 
   Returns 1 cancelled (scheduled, waiting for a retry, or dead)
+  Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
+  and this script frees memory or holds it about level.
   Error codes:
      0 JOB_NOT_FOUND    no such job (never existed, cancelled, or already in SQS)
     -2 JOB_DISPATCHING  a scanner holds a lease on it: it is being handed to SQS right now

@@ -1,10 +1,11 @@
+#!lua flags=allow-oom
 --[[
   claim: lease a bounded batch of due jobs to one scanner.
 
   KEYS[1] jobs      HASH  id -> record
   KEYS[2] index     ZSET  bucket number -> earliest due time in that bucket
   KEYS[3] inflight  ZSET  id -> lease expiry or retry time (ms)
-  KEYS[4] leases    HASH  id -> "attempt:dueMs:token"
+  KEYS[4] leases    HASH  id -> lease (lua/includes/encodeLease.lua)
   KEYS[5] errors    HASH  id -> last dispatch error (JSON)
   KEYS[6] dead      ZSET  id -> time it died (ms)
   KEYS[7] counts    HASH  "<queue>|<state>" -> count
@@ -13,8 +14,8 @@
   ARGV[1] limit        most jobs to lease
   ARGV[2] leaseMs      lease length (ms)
   ARGV[3] token        claim token (random, one per call)
-  ARGV[4] maxAttempts  max dispatch attempts: a lease that expires on the last attempt sends the job to the dead set
-                       (a job released for a retry is taken again whatever its count: lua/release.lua decides those)
+  ARGV[4] maxAttempts  a job whose lease expired this many times (its scanners died) goes to the dead set; a job
+                       released for a retry is taken again whatever its counts (lua/release.lua decides those)
   ARGV[5] hintCap      most bucket hints to return for the next call
   ARGV[6] lookaheadMs  hints are the buckets due within this long after now (at least the earliest one)
   ARGV[7..] bucketNos  bucket numbers of KEYS[8..], in the same order
@@ -29,6 +30,8 @@
 
   Order: expired leases and due retries first (they are the oldest), then due jobs by due time. Jobs due in the
   same millisecond come out bucket by bucket (bucket = hash of the id) and by id within a bucket.
+  Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
+  and this script frees memory or holds it about level.
   Error codes: none.
   Helpers: nowMs, queueOf, countBy, reindexBucket, encodeLease, decodeLease, waitsForRetry
 ]]
@@ -62,22 +65,26 @@ local function retakeExpired()
       redis.call('ZREM', inflight, id)
       redis.call('HDEL', leases, id)
     else
-      local attempt, due = decodeLease(held)
-      -- A lease that expired on the last attempt means scanners keep dying on this job: dead set. A released job
-      -- whose retry time came (empty token) is retried whatever its count: release.lua already decided it may live.
-      if not waitsForRetry(held) and attempt >= maxAttempts then
+      local attempt, due, recoveries, faults = decodeLease(held)
+      -- A lease that expired (not one released for a retry) is a crash recovery, counted apart from dispatch
+      -- attempts: a job that SQS turned away many times during an outage and then lost one scanner is not dying.
+      -- Scanners that keep dying on the same job (maxAttempts expired leases) send it to the dead set. A released
+      -- job whose retry time came is retried whatever its counts: release.lua already decided it may live.
+      local crashed = not waitsForRetry(held)
+      if crashed then recoveries = recoveries + 1 end
+      if crashed and recoveries >= maxAttempts then
         redis.call('ZREM', inflight, id)
         redis.call('HDEL', leases, id)
         redis.call('ZADD', dead, now, id)
         redis.call('HSET', errors, id, cjson.encode({ attempts = attempt, at = now,
-          message = 'lease expired: the scanner holding it stopped before acknowledging' }))
+          message = 'lease expired ' .. recoveries .. ' times: the scanners holding it stopped before acknowledging' }))
         local queue = queueOf(record)
         countBy(counts, queue, 'pending', -1)
         countBy(counts, queue, 'dead', 1)
       else
         attempt = attempt + 1
         redis.call('ZADD', inflight, leaseUntil, id)
-        redis.call('HSET', leases, id, encodeLease(attempt, due, token))
+        redis.call('HSET', leases, id, encodeLease(attempt, due, token, recoveries, faults))
         addClaimed(id, record, due, attempt)
       end
     end

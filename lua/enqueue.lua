@@ -1,3 +1,4 @@
+#!lua
 --[[
   enqueue: schedule one job, insert-only or create-or-replace (upsert).
 
@@ -21,6 +22,8 @@
   ARGV[9] wake      the shard's wake channel: published to when this job becomes the earliest of its shard
 
   Returns on success: { 1 created | 2 replaced, dueMs, createdAtMs, version }
+  Refused whole by Redis at maxmemory (the shebang makes Redis check memory before it runs, so no write is ever
+  half done): OOM, which the store reports as StoreFullError (507).
   Error codes (first element):
     -1 JOB_EXISTS       insert of an id that exists: { -1, state, record, score }
     -2 JOB_DISPATCHING  upsert of a job that is being handed to SQS right now

@@ -1,24 +1,28 @@
+#!lua flags=allow-oom
 --[[
   release: give back jobs that SQS refused, for the lease that tried them only.
 
   KEYS[1] jobs      HASH  id -> record
   KEYS[2] inflight  ZSET  id -> lease expiry or retry time (ms)
-  KEYS[3] leases    HASH  id -> "attempt:dueMs:token"
+  KEYS[3] leases    HASH  id -> lease (lua/includes/encodeLease.lua)
   KEYS[4] errors    HASH  id -> last dispatch error (JSON)
   KEYS[5] dead      ZSET  id -> time it died (ms)
   KEYS[6] counts    HASH  "<queue>|<state>" -> count
 
-  ARGV[1] maxAttempts    max dispatch attempts
+  ARGV[1] maxAttempts    refusals that are the job's fault before it goes to the dead set
   ARGV[2..] refusals     quintuples: id, claim token, error message, "1" when the refusal counts against the job
                          (SQS refused it as the sender's fault) or "0" when it does not (SQS down, throttling, a
                          server-side error), and the retry delay in ms (drawn by the caller: exponential in the
                          attempt, capped, with jitter: src/scan/backoff.ts)
 
   A released job stays in the inflight set, scored by its retry time, with an empty token: the next claim after that
-  time takes it again (attempt + 1). On its last attempt a counting refusal sends it to the dead set with its error;
-  a failure that is not the job's fault never does: an SQS outage must not dead-letter every job due during it, so
-  those retry at the capped backoff until SQS takes them.
+  time takes it again (attempt + 1). Refusals that are the job's fault are counted in its lease (faults), apart from
+  its dispatch attempts: the maxAttempts-th sends it to the dead set with its error. A failure that is not the job's
+  fault never counts: an SQS outage must not dead-letter every job due during it, and a job that waited out an
+  outage has the same budget as one that did not.
   Returns { released, dead }. A quintuple whose token no longer holds the job changes nothing.
+  Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
+  and this script frees memory or holds it about level.
   Error codes: none.
   Helpers: nowMs, queueOf, countBy, encodeLease, decodeLease, holdsLease
 ]]
@@ -32,9 +36,10 @@ for i = 2, #ARGV, 5 do
   local id, token, message, jobsFault, retryIn = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3] == '1', ARGV[i + 4]
   local lease = redis.call('HGET', leases, id)
   if holdsLease(lease, token) then
-    local attempt, due = decodeLease(lease)
+    local attempt, due, recoveries, faults = decodeLease(lease)
+    if jobsFault then faults = faults + 1 end
     redis.call('HSET', errors, id, cjson.encode({ attempts = attempt, at = now, message = message }))
-    if jobsFault and attempt >= maxAttempts then
+    if jobsFault and faults >= maxAttempts then
       redis.call('ZREM', inflight, id)
       redis.call('HDEL', leases, id)
       redis.call('ZADD', dead, now, id)
@@ -47,7 +52,7 @@ for i = 2, #ARGV, 5 do
       died = died + 1
     else
       redis.call('ZADD', inflight, now + tonumber(retryIn), id)
-      redis.call('HSET', leases, id, encodeLease(attempt, due, ''))
+      redis.call('HSET', leases, id, encodeLease(attempt, due, '', recoveries, faults))
       released = released + 1
     end
   end

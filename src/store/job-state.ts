@@ -19,20 +19,33 @@ export function decodeCounterField(field: string): { queue: string; counter: str
   return { queue: field.slice(0, at), counter: field.slice(at + 1) }
 }
 
-/** A lease, stored in a shard's leases hash as "<attempt>:<dueMs>:<token>". */
+/**
+ * A lease, stored in a shard's leases hash as "<attempt>:<dueMs>:<recoveries>:<faults>:<token>", or as
+ * "<attempt>:<dueMs>:<token>" while both counters are 0 (the only form before they existed: such leases still
+ * decode). Tokens never hold ':'.
+ */
 export interface Lease {
   /** Dispatch attempt, 1 on the first claim. */
   attempt: number
   /** The job's original due time (ms): lateness is measured from it, whatever the retries. */
   dueMs: number
+  /** Leases of this job that expired (the scanner holding it died): MAX_DISPATCH_ATTEMPTS of them make it dead. */
+  recoveries: number
+  /** SQS refusals that were the job's own fault: MAX_DISPATCH_ATTEMPTS of them make it dead. */
+  faults: number
   /** The claim that holds it; empty while the job waits for a dispatch retry (no scanner holds it). */
   token: string
 }
 
 export function decodeLease(lease: string): Lease {
-  const m = /^(\d+):(\d+):(.*)$/.exec(lease)
-  if (!m) throw new Error(`corrupt lease: ${lease}`)
-  return { attempt: Number(m[1]), dueMs: Number(m[2]), token: m[3]! }
+  const full = /^(\d+):(\d+):(\d+):(\d+):([^:]*)$/.exec(lease)
+  if (full) {
+    const [, attempt, dueMs, recoveries, faults, token] = full
+    return { attempt: Number(attempt), dueMs: Number(dueMs), recoveries: Number(recoveries), faults: Number(faults), token: token! }
+  }
+  const short = /^(\d+):(\d+):([^:]*)$/.exec(lease)
+  if (!short) throw new Error(`corrupt lease: ${lease}`)
+  return { attempt: Number(short[1]), dueMs: Number(short[2]), recoveries: 0, faults: 0, token: short[3]! }
 }
 
 /** The last dispatch error, stored as JSON in a shard's errors hash. */

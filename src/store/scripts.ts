@@ -59,12 +59,23 @@ export function helpersOf(lua: string): string[] {
   return line[1]!.split(',').map((name) => name.trim()).filter((name) => name !== '' && name !== 'none')
 }
 
-/** A script with the helpers its header names prepended: the text Redis runs. */
+/**
+ * A script with the helpers its header names prepended: the text Redis runs. A first line `#!lua ...` (Redis 7 script
+ * flags, such as allow-oom) stays the first line.
+ */
 export function composeScript(lua: string): string {
   const wanted = new Set(helpersOf(lua))
   for (const name of wanted) if (!(name in LUA_HELPERS)) throw new Error(`no Lua helper ${name} in lua/includes/`)
   const helpers = Object.entries(LUA_HELPERS).filter(([name]) => wanted.has(name)).map(([, text]) => text)
-  return [...helpers, lua].join('\n')
+  const { shebang, body } = splitShebang(lua)
+  return [...(shebang ? [shebang] : []), ...helpers, body].join('\n')
+}
+
+/** A script's `#!lua` line (flags for Redis 7), if it has one, and the rest. */
+export function splitShebang(lua: string): { shebang?: string; body: string } {
+  if (!lua.startsWith('#!')) return { body: lua }
+  const end = lua.indexOf('\n')
+  return { shebang: lua.slice(0, end), body: lua.slice(end + 1) }
 }
 
 /** Every script takes its key count first: the call built for it knows how many keys it has. */

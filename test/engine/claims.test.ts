@@ -141,6 +141,51 @@ describe('claims', () => {
     await leases.ack(shard, [again!])
   })
 
+  it('counts crash recoveries apart from dispatch attempts: retries after an outage and one lost scanner do not kill a job', async () => {
+    // prepare: five transient refusals (attempts 1-5, past the 3 allowed), then a 6th claim whose scanner dies
+    await t.store.enqueue(job({ id: 'outage-then-crash', queue: 'counted' }))
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      await sleep(60)
+      const [claimed] = (await claimAll()).filter((j) => j.id === 'outage-then-crash')
+      await leases.release(shard, [{ ...claimed!, error: 'SendMessageBatch failed: ECONNREFUSED', jobsFault: false }])
+    }
+    await sleep(60)
+    expect((await claimAll()).filter((j) => j.id === 'outage-then-crash')).toHaveLength(1)
+    // act: the lease expires: one crash recovery; then two more scanners die holding it
+    const recoveries: number[] = []
+    for (let crash = 1; crash <= 3; crash++) {
+      await sleep(200)
+      recoveries.push((await claimAll()).filter((j) => j.id === 'outage-then-crash').length)
+    }
+    // assess: recovered after the 1st and 2nd expired lease; the 3rd (MAX_DISPATCH_ATTEMPTS = 3) sends it to the dead set
+    expect(recoveries).toEqual([1, 1, 0])
+    expect(await t.store.get('outage-then-crash')).toMatchObject({
+      status: 'dead',
+      lastError: { attempts: 8, message: 'lease expired 3 times: the scanners holding it stopped before acknowledging' },
+    })
+  })
+
+  it('counts only refusals that are the job\'s fault toward the dead set, not the transient ones before them', async () => {
+    // prepare: four transient refusals
+    await t.store.enqueue(job({ id: 'transient-then-fault', queue: 'counted' }))
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      await sleep(60)
+      const [claimed] = (await claimAll()).filter((j) => j.id === 'transient-then-fault')
+      await leases.release(shard, [{ ...claimed!, error: 'throttled', jobsFault: false }])
+    }
+    // act: then SQS refuses it as the sender's fault, twice: 2 of the 3 allowed
+    const outcomes = []
+    for (let fault = 1; fault <= 2; fault++) {
+      await sleep(60)
+      const [claimed] = (await claimAll()).filter((j) => j.id === 'transient-then-fault')
+      outcomes.push(await leases.release(shard, [{ ...claimed!, error: 'InvalidParameterValue' }]))
+    }
+    // assess: alive, waiting for its 7th attempt
+    expect(outcomes).toEqual([{ released: 1, dead: 0 }, { released: 1, dead: 0 }])
+    expect(await t.store.get('transient-then-fault')).toMatchObject({ status: 'scheduled', attempts: 6 })
+    await t.store.cancel('transient-then-fault')
+  })
+
   it('answers cancel, upsert and get in each state: scheduled, dispatching, waiting for retry, dead, gone', async () => {
     // scheduled
     await t.store.enqueue(job({ id: 'st', payloadJson: '1', schedule: { delayMs: 100_000 } }))

@@ -5,7 +5,7 @@ import { Keyspace } from '../../src/store/keys'
 import {
   ackCall, cancelCall, claimCall, enqueueCall, getCall, releaseCall, reviveCall, type ScriptCall,
 } from '../../src/store/script-calls'
-import { composeScript, helpersOf, LUA_HELPERS, LUA_SCRIPTS, type ScriptName } from '../../src/store/scripts'
+import { composeScript, helpersOf, LUA_HELPERS, LUA_SCRIPTS, splitShebang, type ScriptName } from '../../src/store/scripts'
 
 const keys = new Keyspace({ prefix: 'sc', shards: 2, buckets: 4 })
 const at = keys.locate('job-1')
@@ -56,8 +56,10 @@ describe('script calls', () => {
       // act
       const composed = composeScript(lua)
       // assess
+      const { shebang, body } = splitShebang(lua)
       expect(helpersOf(lua).sort()).toEqual(uses.sort())
-      for (const helper of uses) expect(composed.indexOf(`local function ${helper}(`)).toBeLessThan(composed.indexOf(lua))
+      if (shebang) expect(composed.startsWith(`${shebang}\n`)).toBe(true)
+      for (const helper of uses) expect(composed.indexOf(`local function ${helper}(`)).toBeLessThan(composed.indexOf(body))
       for (const helper of Object.keys(LUA_HELPERS).filter((h) => !uses.includes(h))) {
         expect(composed).not.toContain(`local function ${helper}(`)
       }
