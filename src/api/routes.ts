@@ -2,7 +2,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda'
 import type { DelayQueue } from '../client/delay-queue'
 import { JobNotFoundError } from '../errors'
-import { validateBatch, validateJobId } from '../client/validation'
+import { validateBatch, validateJobId, validateJobRef } from '../client/validation'
 import { parseJson, rawJsonBody } from './body'
 import { errorBody } from './error-response'
 import { BatchTooLargeError } from './errors'
@@ -38,7 +38,7 @@ export const routes: Record<RouteName, RouteHandler> = {
   },
 
   async getJob(queue, _event, id) {
-    const jobId = validateJobId(id)
+    const jobId = validateJobRef(id)
     const view = await queue.get(jobId)
     if (!view) throw new JobNotFoundError(jobId)
     return json(200, view)
@@ -51,7 +51,7 @@ export const routes: Record<RouteName, RouteHandler> = {
   },
 
   async deleteJob(queue, _event, id) {
-    await queue.cancel(validateJobId(id))
+    await queue.cancel(validateJobRef(id))
     return noContent()
   },
 

@@ -21,7 +21,7 @@ export function createScanner(
     maxAttempts: config.maxDispatchAttempts,
     backoffBaseMs: config.dispatchBackoffBaseMs,
     backoffMaxMs: config.dispatchBackoffMaxMs,
-  })
+  }, engine.keys)
   const dispatcher = new Dispatcher({
     sqs,
     queues: config.queues,

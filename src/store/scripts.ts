@@ -7,6 +7,9 @@ import enqueueLua from '../../lua/enqueue.lua'
 import getLua from '../../lua/get.lua'
 import releaseLua from '../../lua/release.lua'
 import reviveLua from '../../lua/revive.lua'
+import scheduleAckLua from '../../lua/schedule-ack.lua'
+import scheduleDeleteLua from '../../lua/schedule-delete.lua'
+import schedulePutLua from '../../lua/schedule-put.lua'
 
 export type RedisClient = Redis | Cluster
 type Arg = string | number
@@ -20,6 +23,9 @@ export interface ScriptCommands {
   sdqAck(...args: Arg[]): Promise<unknown>
   sdqRelease(...args: Arg[]): Promise<unknown>
   sdqRevive(...args: Arg[]): Promise<unknown>
+  sdqSchedulePut(...args: Arg[]): Promise<unknown>
+  sdqScheduleDelete(...args: Arg[]): Promise<unknown>
+  sdqScheduleAck(numberOfKeys: number, ...args: Arg[]): Promise<unknown>
 }
 
 const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys?: number }> = {
@@ -30,6 +36,9 @@ const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys?: number
   sdqAck: { lua: ackLua, numberOfKeys: 5 },
   sdqRelease: { lua: releaseLua, numberOfKeys: 6 },
   sdqRevive: { lua: reviveLua, numberOfKeys: 6 },
+  sdqSchedulePut: { lua: schedulePutLua, numberOfKeys: 10 },
+  sdqScheduleDelete: { lua: scheduleDeleteLua, numberOfKeys: 10 },
+  sdqScheduleAck: { lua: scheduleAckLua }, // variable key count: the schedules' due buckets
 }
 
 const registered = new WeakSet<object>()

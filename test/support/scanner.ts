@@ -30,7 +30,7 @@ export function testScanner(t: { redis: ScriptedClient; keys: Keyspace }, o: Tes
     maxAttempts: o.maxAttempts ?? 10,
     backoffBaseMs: o.backoffBaseMs ?? 20,
     backoffMaxMs: o.backoffMaxMs ?? 200,
-  })
+  }, t.keys)
   const dispatcher = new Dispatcher({
     sqs,
     queues: o.queues,
