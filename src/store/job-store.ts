@@ -1,6 +1,7 @@
 // The job store: what the API (and any application that enqueues directly) does to jobs in Redis.
 // Scanner-side operations (claim / ack / release) live in src/scan/leases.ts.
 import { DelayQueueError, ScriptErrorCode, scriptError } from '../errors'
+import { parseOccurrenceId } from '../schedule/occurrence-id'
 import type { Keyspace } from './keys'
 import { verifyLayout } from './layout'
 import { decodeRecord } from './record'
@@ -157,7 +158,7 @@ export class JobStore {
       await guard(
         this.redis.sdqCancel(
           shard.jobs, shard.index, bucket, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts,
-          id, bucketNo,
+          shard.schedules, id, bucketNo, parseOccurrenceId(id)?.scheduleId ?? '',
         ),
       ),
     )

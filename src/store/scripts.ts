@@ -31,7 +31,7 @@ export interface ScriptCommands {
 const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys?: number }> = {
   sdqEnqueue: { lua: enqueueLua, numberOfKeys: 8 },
   sdqGet: { lua: getLua, numberOfKeys: 6 },
-  sdqCancel: { lua: cancelLua, numberOfKeys: 8 },
+  sdqCancel: { lua: cancelLua, numberOfKeys: 9 },
   sdqClaim: { lua: claimLua }, // variable key count: the due buckets to look at
   sdqAck: { lua: ackLua, numberOfKeys: 5 },
   sdqRelease: { lua: releaseLua, numberOfKeys: 6 },
