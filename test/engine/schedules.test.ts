@@ -1,7 +1,9 @@
 // Recurring schedules in the store: create, replace, pause, delete and list, and what each leaves pending.
 import { describe, expect, it } from 'vitest'
 import { OccurrenceOfScheduleError, ScheduleNotFoundError } from '../../src/errors'
+import { Leases } from '../../src/scan/leases'
 import { testStore } from '../support/engine'
+import { eventually } from '../support/eventually'
 import { pendingCount } from '../support/scanner'
 import { occurrencesOf, testQueue } from '../support/schedules'
 
@@ -90,6 +92,27 @@ describe('recurring schedules (store)', () => {
     expect(error).toBeInstanceOf(OccurrenceOfScheduleError)
     expect(error.message).toContain('schedule "keep"')
     expect(await occurrencesOf(t, 'keep')).toEqual([id])
+    await t.close()
+  })
+
+  it('a replace while an occurrence is being dispatched: its ack creates nothing, the new rule stays pending', async () => {
+    // prepare: the occurrence is due and a scanner holds it
+    const t = testStore({ shards: 1 })
+    const q = testQueue(t)
+    const start = Math.ceil((Date.now() + 100) / 1000) * 1000
+    await q.putSchedule('racy', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
+    const leases = new Leases(t.redis, { leaseMs: 30_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 }, t.keys)
+    const shard = t.keys.shards[0]!
+    await eventually(async () => Date.now() >= start)
+    const claimed = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
+    expect(claimed.jobs.map((j) => j.id)).toEqual([`racy@${start}`])
+    // act: replaced meanwhile, then the dispatch's ack
+    const replaced = await q.putSchedule('racy', { queue: 'orders', payload: 2, everyMs: HOUR })
+    const acked = await leases.ack(shard, claimed.jobs)
+    // assess: the old rule's successor (start + 1 s) never appears
+    expect(acked).toBe(1)
+    expect(await occurrencesOf(t, 'racy')).toEqual([`racy@${Date.parse(replaced.nextRunAt!)}`])
+    expect(await q.getSchedule('racy')).toMatchObject({ everyMs: HOUR, nextRunAt: replaced.nextRunAt, runs: 0 })
     await t.close()
   })
 
