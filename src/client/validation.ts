@@ -87,7 +87,9 @@ const OCCURRENCE_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,100}@\d{1,15}$/
 /** An id to look up or cancel: a job id, or an occurrence id ("<schedule id>@<epoch ms>"). */
 export function validateJobRef(id: unknown, path = 'id'): string {
   if (typeof id === 'string' && (JOB_ID_PATTERN.test(id) || OCCURRENCE_ID_PATTERN.test(id))) return id
-  throw new ValidationError([{ path, message: `${JOB_ID_RULE}, or name an occurrence of a schedule ("<schedule id>@<epoch ms>")` }])
+  const occurrence = typeof id === 'string' && id.includes('@')
+  const rule = occurrence ? 'an occurrence id must be "<schedule id>@<epoch ms>" (schedule id: 1-100 of [A-Za-z0-9_.:-])' : JOB_ID_RULE
+  throw new ValidationError([{ path, message: rule }])
 }
 
 /** The envelope of POST /jobs/batch: `{ "jobs": [ ...up to 100 ] }`. Items are validated one by one later. */

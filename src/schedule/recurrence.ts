@@ -27,6 +27,16 @@ export interface Recurrence {
 
 const FIELDS_5 = ['minute', 'hour', 'day of month', 'month', 'day of week']
 const FIELDS_6 = ['second', ...FIELDS_5]
+// What each field accepts, for messages: the library's own wording is sometimes off by one (it reports month 13
+// as "12").
+const FIELD_RULES: Record<string, string> = {
+  second: '0-59',
+  minute: '0-59',
+  hour: '0-23',
+  'day of month': '1-31, L, or nW',
+  month: '1-12 or JAN-DEC',
+  'day of week': '0-7 or SUN-SAT (0 and 7 are Sunday), n#k, or nL',
+}
 
 // Compiled patterns, reused: the scanner computes a next run per occurrence. Cleared when it grows (many schedules
 // share few distinct patterns).
@@ -81,7 +91,13 @@ export function cronProblems(pattern: string, timezone: string): ErrorDetail[] {
   parts.forEach((part, i) => {
     const probe = parts.map((p, j) => (j === i ? p : '*')).join(' ')
     const error = tryCron(probe, 'UTC')
-    if (error) problems.push({ path: 'cron', message: `field ${i + 1} (${names[i]}) "${part}": ${error}` })
+    const name = names[i]!
+    if (error) {
+      problems.push({
+        path: 'cron',
+        message: `field ${i + 1} (${name}) "${part}" is invalid: values ${FIELD_RULES[name]}, as lists (,) ranges (-) and steps (*/n or a-b/n)`,
+      })
+    }
   })
   if (problems.length === 0) {
     const error = tryCron(pattern, timezone)

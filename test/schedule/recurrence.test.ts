@@ -64,7 +64,7 @@ describe('recurrence', () => {
 describe('schedule input rules', () => {
   it('names the cron field that is wrong', () => {
     expect(detailsOf({ queue: 'orders', payload: 1, cron: '0 25 * * *' })).toEqual([
-      { path: 'cron', message: 'field 2 (hour) "25": Invalid value for hour: 25' },
+      { path: 'cron', message: 'field 2 (hour) "25" is invalid: values 0-23, as lists (,) ranges (-) and steps (*/n or a-b/n)' },
     ])
     expect(detailsOf({ queue: 'orders', payload: 1, cron: '0 9 * * FUNDAY' })[0]!.message).toMatch(/^field 5 \(day of week\) "FUNDAY"/)
     expect(detailsOf({ queue: 'orders', payload: 1, cron: '*/0 * * * * *' })[0]!.message).toMatch(/^field 1 \(second\) "\*\/0"/)
