@@ -1,6 +1,7 @@
 // Recurring schedules in the store: create, replace, pause, delete and list, and what each leaves pending.
 import { describe, expect, it } from 'vitest'
 import { OccurrenceOfScheduleError, ScheduleNotFoundError } from '../../src/errors'
+import { DeadSet } from '../../src/ops/dead-set'
 import { Leases } from '../../src/scan/leases'
 import { testStore } from '../support/engine'
 import { eventually } from '../support/eventually'
@@ -113,6 +114,34 @@ describe('recurring schedules (store)', () => {
     expect(acked).toBe(1)
     expect(await occurrencesOf(t, 'racy')).toEqual([`racy@${Date.parse(replaced.nextRunAt!)}`])
     expect(await q.getSchedule('racy')).toMatchObject({ everyMs: HOUR, nextRunAt: replaced.nextRunAt, runs: 0 })
+    await t.close()
+  })
+
+  it('an occurrence SQS refused for good holds its series in the dead set; revived, it goes on', async () => {
+    // prepare: the due occurrence is claimed and refused on its last attempt
+    const t = testStore({ shards: 1 })
+    const q = testQueue(t)
+    const start = Math.ceil((Date.now() + 100) / 1000) * 1000
+    await q.putSchedule('refused', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
+    const leases = new Leases(t.redis, { leaseMs: 30_000, maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 }, t.keys)
+    const shard = t.keys.shards[0]!
+    await eventually(async () => Date.now() >= start)
+    const first = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
+    // act
+    const released = await leases.release(shard, first.jobs.map((j) => ({ id: j.id, token: j.token, error: 'refused' })))
+    // assess: dead, no successor, the schedule still names it
+    expect(released).toEqual({ released: 0, dead: 1 })
+    expect(await q.get(`refused@${start}`)).toMatchObject({ status: 'dead' })
+    expect(await occurrencesOf(t, 'refused')).toEqual([`refused@${start}`])
+    expect((await q.getSchedule('refused'))!.nextRunAt).toBe(new Date(start).toISOString())
+    // act: an operator revives it; it is claimed and acked
+    await new DeadSet(t.redis, t.keys).revive(`refused@${start}`, 0)
+    const again = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
+    await leases.ack(shard, again.jobs)
+    // assess: the series continues
+    const view = (await q.getSchedule('refused'))!
+    expect(view.runs).toBe(1)
+    expect(await occurrencesOf(t, 'refused')).toEqual([`refused@${Date.parse(view.nextRunAt!)}`])
     await t.close()
   })
 
