@@ -7,7 +7,8 @@ import { nextOccurrence } from '../schedule/recurrence'
 import type { Keyspace, ShardKeys } from '../store/keys'
 import { guard } from '../store/redis-errors'
 import { decodeScheduleRecord, type StoredSchedule } from '../store/schedule-record'
-import type { ScriptedClient } from '../store/scripts'
+import { scheduleAckCall, type OccurrenceAck } from '../store/script-calls'
+import { runScript, type ScriptedClient } from '../store/scripts'
 
 export interface OccurrenceSettlement {
   id: string
@@ -30,22 +31,21 @@ export async function ackOccurrences(
     if (records[i]) byId.set(id, decodeScheduleRecord(records[i]!))
   })
 
-  const scriptKeys = [shard.jobs, shard.inflight, shard.leases, shard.errors, shard.counts, shard.schedules, shard.index]
-  const keyIndex = new Map<string, number>()
-  const args: (string | number)[] = [shard.wakeChannel]
   const nowMs = Date.now()
-  for (const { item, ref } of refs) {
+  const acks = refs.map(({ item, ref }): OccurrenceAck => {
     const schedule = byId.get(ref.scheduleId)
-    const { bucket, bucketNo } = keys.locate(ref.scheduleId)
-    if (!keyIndex.has(bucket)) keyIndex.set(bucket, scriptKeys.push(bucket))
     // A deleted or paused schedule gets no successor; the script checks the version and pending time anyway.
     const active = schedule && !schedule.spec.paused
-    const afterIt = active ? nextOccurrence(schedule.spec, ref.atMs) : null
-    const afterNow = active ? nextOccurrence(schedule.spec, Math.max(ref.atMs, nowMs)) : null
-    args.push(
-      item.id, item.token, ref.scheduleId, ref.atMs, schedule?.version ?? 0, afterIt ?? -1, afterNow ?? -1,
-      bucketNo, keyIndex.get(bucket)!,
-    )
-  }
-  return Number(await guard(redis.sdqScheduleAck(scriptKeys.length, ...scriptKeys, ...args)))
+    return {
+      id: item.id,
+      token: item.token,
+      scheduleId: ref.scheduleId,
+      atMs: ref.atMs,
+      version: schedule?.version ?? 0,
+      nextAfterIt: active ? nextOccurrence(schedule.spec, ref.atMs) : null,
+      nextAfterNow: active ? nextOccurrence(schedule.spec, Math.max(ref.atMs, nowMs)) : null,
+      bucketNo: keys.locate(ref.scheduleId).bucketNo,
+    }
+  })
+  return Number(await guard(runScript(redis, scheduleAckCall(shard, acks))))
 }

@@ -6,7 +6,8 @@ import type { Keyspace } from './keys'
 import { verifyLayout } from './layout'
 import { guard } from './redis-errors'
 import { decodeScheduleRecord, type ScheduleSpec, type StoredSchedule } from './schedule-record'
-import type { ScriptedClient } from './scripts'
+import { scheduleDeleteCall, schedulePutCall } from './script-calls'
+import { runScript, type ScriptedClient } from './scripts'
 
 export interface NewSchedule {
   id: string
@@ -39,15 +40,11 @@ export class ScheduleStore {
     const spec = anchored(schedule.spec, nowMs)
     const first = spec.paused ? null : nextOccurrence(spec, nowMs)
     const second = first === null ? null : nextOccurrence(spec, first)
-    const { shard, bucket, bucketNo } = this.keys.locate(id)
-    const reply = (await guard(
-      this.redis.sdqSchedulePut(
-        shard.schedules, shard.scheduleIds, shard.jobs, shard.index, bucket, shard.inflight, shard.leases,
-        shard.errors, shard.dead, shard.counts,
-        id, bucketNo, JSON.stringify(spec), payloadJson, spec.queue, spec.groupId ?? '', first ?? -1, second ?? -1,
-        shard.wakeChannel, expectedVersion ?? '',
-      ),
-    )) as number[]
+    const call = schedulePutCall(this.keys.locate(id), {
+      id, specJson: JSON.stringify(spec), payloadJson, queue: spec.queue, groupId: spec.groupId ?? '', first, second,
+      expectedVersion,
+    })
+    const reply = await guard(runScript(this.redis, call))
     const [code, version, pending, runs, lastRun, createdAt] = reply.map(Number) as number[]
     if (code === 0) throw new ScheduleNotFoundError(id)
     if (code === -4) throw new ScheduleChangedError(id)
@@ -74,13 +71,7 @@ export class ScheduleStore {
   /** Throws ScheduleNotFoundError. */
   async delete(id: string): Promise<void> {
     await guard(verifyLayout(this.redis, this.keys))
-    const { shard, bucket, bucketNo } = this.keys.locate(id)
-    const deleted = await guard(
-      this.redis.sdqScheduleDelete(
-        shard.schedules, shard.scheduleIds, shard.jobs, shard.index, bucket, shard.inflight, shard.leases,
-        shard.errors, shard.dead, shard.counts, id, bucketNo,
-      ),
-    )
+    const deleted = await guard(runScript(this.redis, scheduleDeleteCall(this.keys.locate(id), id)))
     if (Number(deleted) !== 1) throw new ScheduleNotFoundError(id)
   }
 

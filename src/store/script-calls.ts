@@ -1,0 +1,232 @@
+// What each Lua script receives: one builder per script, from a shard's keys (or a job's location in it) and named
+// parameters. Only these builders know the order of a script's KEYS and ARGV: they list them by name, in the order of
+// the script's header (test/engine/scripts.test.ts holds the two together), and the key count follows from the list.
+// Call sites pass names: a key cannot be swapped for another, nor a bucket for one of another shard.
+import { parseOccurrenceId } from '../schedule/occurrence-id'
+import type { JobState } from './job-state'
+import type { JobLocation, ShardKeys } from './keys'
+import type { ScriptName } from './scripts'
+
+type Arg = string | number
+
+/** A script's keys (a list spreads in place: claim's due buckets) and arguments by name, in KEYS / ARGV order. */
+export interface ScriptCall<R> {
+  script: ScriptName
+  keys: Readonly<Record<string, string | readonly string[]>>
+  args: Readonly<Record<string, Arg | readonly Arg[]>>
+  /** Never set: carries the type of the script's reply to runScript. */
+  readonly reply?: R
+}
+
+/** lua/enqueue.lua: { 1 | 2, dueMs, createdAtMs, version }, or { -1, state, record, score }, or { -2 }. */
+export type EnqueueReply = [number, ...(number | string)[]]
+
+export interface EnqueueParams {
+  id: string
+  mode: 'insert' | 'upsert'
+  queue: string
+  groupId: string
+  payloadJson: string
+  schedule: { delayMs: number } | { atMs: number }
+}
+
+export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: EnqueueParams): ScriptCall<EnqueueReply> {
+  // The record is "\n"-separated (src/store/record.ts): a newline in these would corrupt it.
+  if (job.queue.includes('\n') || job.groupId.includes('\n')) throw new Error('queue and groupId cannot hold "\\n"')
+  const [kind, when] = 'delayMs' in job.schedule ? ['delay', job.schedule.delayMs] : ['at', job.schedule.atMs]
+  return {
+    script: 'sdqEnqueue',
+    keys: {
+      jobs: shard.jobs, index: shard.index, bucket, inflight: shard.inflight, leases: shard.leases,
+      errors: shard.errors, dead: shard.dead, counts: shard.counts,
+    },
+    args: {
+      id: job.id, bucketNo, mode: job.mode, queue: job.queue, groupId: job.groupId, payload: job.payloadJson,
+      kind, when, wake: shard.wakeChannel,
+    },
+  }
+}
+
+/** lua/get.lua: { state, record, score, attempt, lastError }, or null. */
+export type GetReply = [JobState, string, string, string | number, string] | null
+
+export function getCall({ shard, bucket }: JobLocation, id: string): ScriptCall<GetReply> {
+  return {
+    script: 'sdqGet',
+    keys: {
+      jobs: shard.jobs, bucket, inflight: shard.inflight, leases: shard.leases, errors: shard.errors, dead: shard.dead,
+    },
+    args: { id },
+  }
+}
+
+/** lua/cancel.lua: 1, or a ScriptErrorCode. */
+export function cancelCall({ shard, bucket, bucketNo }: JobLocation, id: string): ScriptCall<number> {
+  return {
+    script: 'sdqCancel',
+    keys: {
+      jobs: shard.jobs, index: shard.index, bucket, inflight: shard.inflight, leases: shard.leases,
+      errors: shard.errors, dead: shard.dead, counts: shard.counts, schedules: shard.schedules,
+    },
+    args: { id, bucketNo, scheduleId: parseOccurrenceId(id)?.scheduleId ?? '' },
+  }
+}
+
+/** lua/revive.lua: the new due time (ms), or ScriptErrorCode.JobNotFound (0). */
+export function reviveCall({ shard, bucket, bucketNo }: JobLocation, id: string, delayMs: number): ScriptCall<number> {
+  return {
+    script: 'sdqRevive',
+    keys: {
+      jobs: shard.jobs, index: shard.index, bucket, errors: shard.errors, dead: shard.dead, counts: shard.counts,
+    },
+    args: { id, bucketNo, delayMs, wake: shard.wakeChannel },
+  }
+}
+
+export interface ClaimParams {
+  limit: number
+  leaseMs: number
+  token: string
+  maxAttempts: number
+  hintCap: number
+  lookaheadMs: number
+  /** Bucket numbers the caller expects to be due: their keys go to KEYS, their numbers to ARGV. */
+  hints: readonly string[]
+}
+
+/** lua/claim.lua: { now, nextDue, needHints, more, hints, flat jobs: id, record, dueMs, attempt, ... }. */
+export type ClaimReply = [number, number, number, number, string[], (string | number)[]]
+
+export function claimCall(shard: ShardKeys, p: ClaimParams): ScriptCall<ClaimReply> {
+  return {
+    script: 'sdqClaim',
+    keys: {
+      jobs: shard.jobs, index: shard.index, inflight: shard.inflight, leases: shard.leases, errors: shard.errors,
+      dead: shard.dead, counts: shard.counts, buckets: p.hints.map((b) => shard.bucket(b)),
+    },
+    args: {
+      limit: p.limit, leaseMs: p.leaseMs, token: p.token, maxAttempts: p.maxAttempts, hintCap: p.hintCap,
+      lookaheadMs: p.lookaheadMs, bucketNos: p.hints,
+    },
+  }
+}
+
+export interface Settlement {
+  id: string
+  token: string
+}
+
+/** lua/ack.lua: how many of the jobs their lease still held. */
+export function ackCall(shard: ShardKeys, settlements: readonly Settlement[]): ScriptCall<number> {
+  return {
+    script: 'sdqAck',
+    keys: {
+      jobs: shard.jobs, inflight: shard.inflight, leases: shard.leases, errors: shard.errors, counts: shard.counts,
+    },
+    args: { settlements: settlements.flatMap((s) => [s.id, s.token]) },
+  }
+}
+
+export interface Refusal extends Settlement {
+  error: string
+  /** Whether the refusal counts against the job's attempts (SQS refused it as the sender's fault). */
+  jobsFault: boolean
+}
+
+export interface ReleaseParams {
+  maxAttempts: number
+  backoffBaseMs: number
+  backoffMaxMs: number
+  refusals: readonly Refusal[]
+}
+
+/** lua/release.lua: { released, dead }. */
+export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[number, number]> {
+  return {
+    script: 'sdqRelease',
+    keys: {
+      jobs: shard.jobs, inflight: shard.inflight, leases: shard.leases, errors: shard.errors, dead: shard.dead,
+      counts: shard.counts,
+    },
+    args: {
+      maxAttempts: p.maxAttempts, backoffBaseMs: p.backoffBaseMs, backoffMaxMs: p.backoffMaxMs,
+      refusals: p.refusals.flatMap((r) => [r.id, r.token, r.error, r.jobsFault ? '1' : '0']),
+    },
+  }
+}
+
+/** The keys a schedule script touches besides its schedule: the whole job side of its shard, and its bucket. */
+function scheduleKeys({ shard, bucket }: JobLocation) {
+  return {
+    schedules: shard.schedules, scheduleIds: shard.scheduleIds, jobs: shard.jobs, index: shard.index, bucket,
+    inflight: shard.inflight, leases: shard.leases, errors: shard.errors, dead: shard.dead, counts: shard.counts,
+  }
+}
+
+export interface SchedulePutParams {
+  id: string
+  specJson: string
+  payloadJson: string
+  queue: string
+  groupId: string
+  /** First occurrence (epoch ms), and the one after it; null for none. */
+  first: number | null
+  second: number | null
+  /** Write only over this version (pause / resume); undefined for any. */
+  expectedVersion?: number
+}
+
+/** lua/schedule-put.lua: { 1 | 2, version, pendingMs | -1, runs, lastRunMs | -1, createdAtMs }, or { 0 } / { -4 }. */
+export type SchedulePutReply = number[]
+
+export function schedulePutCall(at: JobLocation, p: SchedulePutParams): ScriptCall<SchedulePutReply> {
+  if (p.queue.includes('\n') || p.groupId.includes('\n')) throw new Error('queue and groupId cannot hold "\\n"')
+  return {
+    script: 'sdqSchedulePut',
+    keys: scheduleKeys(at),
+    args: {
+      id: p.id, bucketNo: at.bucketNo, spec: p.specJson, payload: p.payloadJson, queue: p.queue, groupId: p.groupId,
+      first: p.first ?? -1, second: p.second ?? -1, wake: at.shard.wakeChannel, expected: p.expectedVersion ?? '',
+    },
+  }
+}
+
+/** lua/schedule-delete.lua: 1, or 0 (no such schedule). */
+export function scheduleDeleteCall(at: JobLocation, id: string): ScriptCall<number> {
+  return { script: 'sdqScheduleDelete', keys: scheduleKeys(at), args: { id, bucketNo: at.bucketNo } }
+}
+
+export interface OccurrenceAck extends Settlement {
+  scheduleId: string
+  atMs: number
+  /** The schedule version the next occurrences were computed from (0: no schedule). */
+  version: number
+  /** The next occurrence after this one, and the next after the caller's now; null for none. */
+  nextAfterIt: number | null
+  nextAfterNow: number | null
+  /** The schedule's bucket (where its occurrences live). */
+  bucketNo: number
+}
+
+/** lua/schedule-ack.lua: how many of the occurrences their lease still held. */
+export function scheduleAckCall(shard: ShardKeys, acks: readonly OccurrenceAck[]): ScriptCall<number> {
+  const buckets: string[] = []
+  const keyIndex = new Map<number, number>() // bucket number -> its position in KEYS (1-based: 7 fixed keys first)
+  for (const a of acks) {
+    if (!keyIndex.has(a.bucketNo)) keyIndex.set(a.bucketNo, 7 + buckets.push(shard.bucket(a.bucketNo)))
+  }
+  return {
+    script: 'sdqScheduleAck',
+    keys: {
+      jobs: shard.jobs, inflight: shard.inflight, leases: shard.leases, errors: shard.errors, counts: shard.counts,
+      schedules: shard.schedules, index: shard.index, buckets,
+    },
+    args: {
+      wake: shard.wakeChannel,
+      occurrences: acks.flatMap((a) => [
+        a.id, a.token, a.scheduleId, a.atMs, a.version, a.nextAfterIt ?? -1, a.nextAfterNow ?? -1, a.bucketNo,
+        keyIndex.get(a.bucketNo)!,
+      ]),
+    },
+  }
+}
