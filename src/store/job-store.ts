@@ -6,7 +6,7 @@ import { verifyLayout } from './layout'
 import { decodeCounterField, decodeDispatchError, type JobState } from './job-state'
 import { decodeRecord } from './record'
 import { guard, isSlotMoving } from './redis-errors'
-import { replicatedWrites, type ReplicationOptions, type Reply } from './replication'
+import { replicatedWrites, writeScript, type ReplicationOptions, type Reply } from './replication'
 import { cancelCall, enqueueCall, getCall, type EnqueueReply, type ScriptCall } from './script-calls'
 import { queueScript, runScript, type ScriptedClient } from './scripts'
 
@@ -168,18 +168,8 @@ export class JobStore {
     this.confirmed(undefined, unconfirmed)
   }
 
-  /**
-   * One script write. With REDIS_WAIT_REPLICAS set it goes out in a pipeline with WAIT (src/store/replication.ts),
-   * and `unconfirmed` says when the replicas did not confirm it: the caller reports that unless nothing was written.
-   */
-  private async write<R>(call: ScriptCall<R>): Promise<{ reply: R; unconfirmed?: DelayQueueError }> {
-    if (this.replication.replicas <= 0) return { reply: await guard(runScript(this.redis, call)) }
-    const { replies, unconfirmed } = await guard(
-      replicatedWrites(this.redis, this.replication, (pipeline) => void queueScript(pipeline, call)),
-    )
-    const [err, reply] = replies[0] ?? [new Error('no reply'), null]
-    if (err) await guard(Promise.reject(err))
-    return { reply: reply as R, unconfirmed }
+  private write<R>(call: ScriptCall<R>) {
+    return writeScript(this.redis, this.replication, call)
   }
 
   /** A write that changed something is only a success once replicated (when that is asked for). */

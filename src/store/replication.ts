@@ -8,7 +8,9 @@
 // inflight with an older lease): a duplicate, which consumers handle anyway, never a lost job. Waiting there would
 // put a replica round trip on every batch of the dispatch path for no gain in safety.
 import { ReplicationUnconfirmedError } from '../errors'
-import type { RedisClient, ScriptedPipeline } from './scripts'
+import { guard } from './redis-errors'
+import type { ScriptCall } from './script-calls'
+import { queueScript, runScript, type RedisClient, type ScriptedClient, type ScriptedPipeline } from './scripts'
 
 export interface ReplicationOptions {
   /** Replicas that must confirm a write; 0 answers as soon as the primary has it. */
@@ -49,4 +51,20 @@ export async function replicatedWrites(
   if (!waitError && sameConnection && Number(acked) >= options.replicas) return { replies }
   const confirmed = waitError || !sameConnection ? 0 : Number(acked)
   return { replies, unconfirmed: new ReplicationUnconfirmedError(confirmed, options.replicas, options.timeoutMs, waitError ?? undefined) }
+}
+
+/**
+ * One script write (enqueue, cancel, a schedule's put or delete), followed by WAIT when replicas are asked for. The
+ * caller throws `unconfirmed` once the reply shows the script wrote something (a refusal such as 409 wrote nothing).
+ */
+export async function writeScript<R>(
+  redis: ScriptedClient,
+  options: ReplicationOptions,
+  call: ScriptCall<R>,
+): Promise<{ reply: R; unconfirmed?: ReplicationUnconfirmedError }> {
+  if (options.replicas <= 0) return { reply: await guard(runScript(redis, call)) }
+  const { replies, unconfirmed } = await guard(replicatedWrites(redis, options, (pipeline) => void queueScript(pipeline, call)))
+  const [err, reply] = replies[0] ?? [new Error('no reply'), null]
+  if (err) await guard(Promise.reject(err))
+  return { reply: reply as R, unconfirmed }
 }

@@ -2,6 +2,7 @@
 // does not. Real parts: a primary, a replica and three sentinels on loopback; the engine connects through Sentinel.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSentinelSetup, type LocalSentinelSetup } from '../../local/redis-sentinel'
+import { DelayQueue } from '../../src/client/delay-queue'
 import { ReplicationUnconfirmedError } from '../../src/errors'
 import { createEngine, type Engine } from '../../src/store/engine'
 import { bodyOf, request, testApi, testConfig } from '../api/api-helpers'
@@ -79,6 +80,22 @@ describe('writes confirmed by a replica (REDIS_WAIT_REPLICAS=1)', () => {
     expect((single as ReplicationUnconfirmedError).message).toMatch(/0 of 1 replicas confirmed it within 200 ms: it may or may not survive a failover/)
     expect(batch.every((r) => r instanceof ReplicationUnconfirmedError)).toBe(true)
     expect(cancel).toBeInstanceOf(ReplicationUnconfirmedError)
+  })
+
+  it('refuses to call a schedule put or delete a success when the replica does not confirm it', async () => {
+    // prepare
+    const queue = new DelayQueue(engine)
+    await queue.putSchedule('wait-sched', { queue: 'orders', payload: 1, everyMs: 60_000 })
+    // act
+    const [put, removed] = await withReplicaFrozen(() =>
+      Promise.all([
+        queue.putSchedule('wait-sched-2', { queue: 'orders', payload: 2, everyMs: 60_000 }).catch((e: unknown) => e),
+        queue.deleteSchedule('wait-sched').catch((e: unknown) => e),
+      ]),
+    )
+    // assess
+    expect(put).toBeInstanceOf(ReplicationUnconfirmedError)
+    expect(removed).toBeInstanceOf(ReplicationUnconfirmedError)
   })
 
   it('answers 503 ReplicationUnconfirmed through the API, per job in a batch too', async () => {
