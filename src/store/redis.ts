@@ -47,8 +47,10 @@ export function connectRedis(config: Config['redis'], options: ConnectOptions = 
       name: config.sentinelMaster ?? 'mymaster',
       tls,
       enableTLSForSentinelMode: tls !== undefined,
-      // Hear of a promotion from the sentinels at once rather than from the next failed command.
-      failoverDetector: true,
+      // No failoverDetector: in ioredis 6 its "+switch-master" disconnect can land while the client is reconnecting
+      // after the primary died, and a connect cut short that way ends the client for good (the likely cause of a
+      // "Connection is closed." the failover test met once). A dead primary drops the connection anyway, and each
+      // reconnect asks the sentinels where the primary is.
       // A demoted primary answers writes with READONLY: they did not run, so reconnect (to the new primary) and resend.
       reconnectOnError: (e) => (/^READONLY/.test(e.message) ? 2 : false),
     })
@@ -58,10 +60,7 @@ export function connectRedis(config: Config['redis'], options: ConnectOptions = 
   return reportErrors(withScripts(client), options.logger)
 }
 
-/**
- * QUIT, then disconnect: in Sentinel mode ioredis keeps the failover detector's own sentinel connections (and their
- * reconnects) alive after QUIT; disconnect() ends them.
- */
+/** QUIT, then disconnect: in Sentinel mode ioredis can keep sentinel connections (and their reconnects) after QUIT. */
 export async function closeRedis(client: RedisClient): Promise<void> {
   await client.quit().catch(() => undefined)
   client.disconnect()

@@ -1,7 +1,7 @@
-// Replicated writes: an API write (enqueue, replace, cancel) is answered only once WAIT says that enough replicas
-// have it. Redis replicates asynchronously: without this, a primary that dies right after answering takes the write
-// with it, and the replica Sentinel (or ElastiCache Multi-AZ) promotes has never seen it: an accepted job vanishes, or
-// a cancelled one comes back and fires.
+// Replicated writes: an API write (enqueue, replace, cancel, a schedule's put or delete) is answered only once WAIT
+// says that enough replicas have it. Redis replicates asynchronously: without this, a primary that dies right after
+// answering takes the write with it, and the replica Sentinel (or ElastiCache Multi-AZ) promotes has never seen it:
+// an accepted job vanishes, or a cancelled one comes back and fires.
 //
 // Scanner writes (claim, ack, release) do not wait, on purpose: a claim or an ack lost in a failover only makes the
 // job go out again (the lease it left on the old primary is gone, so the new primary still has the job due or
