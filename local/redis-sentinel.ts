@@ -38,11 +38,13 @@ export async function startSentinelSetup(options: SentinelSetupOptions = {}): Pr
     rmSync(dir, { recursive: true, force: true })
   }
   try {
-    const primary = await startRedis()
+    // Their own directory: a replica's full sync writes an RDB file there (else into the caller's working directory).
+    const inDir = ['--dir', dir]
+    const primary = await startRedis({ extraArgs: inDir })
     children.push(primary)
     const replicas: LocalRedis[] = []
     for (let i = 0; i < (options.replicas ?? 1); i++) {
-      const replica = await startRedis({ extraArgs: ['--replicaof', '127.0.0.1', String(primary.port)] })
+      const replica = await startRedis({ extraArgs: [...inDir, '--replicaof', '127.0.0.1', String(primary.port)] })
       children.push(replica)
       replicas.push(replica)
     }
@@ -83,7 +85,7 @@ export async function startSentinelSetup(options: SentinelSetupOptions = {}): Pr
       }
     }
     const restart = async (killed: LocalRedis) => {
-      const server = await startRedis({ port: killed.port })
+      const server = await startRedis({ port: killed.port, extraArgs: inDir })
       children.push(server)
       return server
     }
