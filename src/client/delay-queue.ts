@@ -6,6 +6,8 @@ import { DelayQueueError } from '../errors'
 import type { ConnectOptions } from '../store/redis'
 import type { JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
 import { validateJob, validateJobId } from './validation'
+import { scanStartOptions } from '../store/scan-start'
+import { lambdaInvoker, ScanStarter, type ScanInvoker } from './scan-starter'
 
 /** What callers send: see DESIGN.md "Job input" and docs/api.md. */
 export interface JobInput {
@@ -38,6 +40,15 @@ export interface QueueStats extends StoreStats {
 /** The parts DelayQueue needs: what createEngine builds (or a test engine). */
 export type DelayQueueEngine = Pick<Engine, 'config' | 'store'> & { close?(): Promise<void> }
 
+export interface DelayQueueOptions {
+  /**
+   * On-demand scan mode: how to start the scan function when a job is due before the next scheduled scan and no
+   * scanner runs. Default: an asynchronous Lambda invoke of SCAN_FUNCTION_NAME. Without either, jobs wait for the
+   * next scheduled scan (up to a minute late).
+   */
+  scanInvoker?: ScanInvoker
+}
+
 // The store pipelines one round trip per shard; chunks keep a huge scheduleMany from building one giant pipeline.
 const CHUNK = 100
 
@@ -47,14 +58,21 @@ export class DelayQueue {
   private readonly engine: DelayQueueEngine
   /** Whether close() should close the engine: only when this instance built it. */
   private readonly owned: boolean
+  /** On-demand scan mode only. */
+  private readonly starter?: ScanStarter
 
   /** From a Config (connects to Redis; call close() when done), or from an engine built elsewhere. */
-  constructor(source: Config | DelayQueueEngine, redisOptions: ConnectOptions = {}) {
-    const engine = 'store' in source ? source : createEngine(source, redisOptions)
+  constructor(source: Config | DelayQueueEngine, redisOptions: ConnectOptions = {}, options: DelayQueueOptions = {}) {
+    // A given invoker can start the scanner even when SCAN_FUNCTION_NAME is not set.
+    const scanStart = options.scanInvoker ? scanStartOptions(source as Config, true) : undefined
+    const engine = 'store' in source ? source : createEngine(source, redisOptions, scanStart)
     this.engine = engine
     this.owned = !('store' in source)
     this.store = engine.store
     this.config = engine.config
+    const { scanMode, scanFunctionName } = this.config
+    const invoker = options.scanInvoker ?? (scanFunctionName ? lambdaInvoker(this.config, scanFunctionName) : undefined)
+    if (scanMode === 'on-demand' && invoker) this.starter = new ScanStarter(this.store, invoker)
   }
 
   /** From the environment (REDIS_URL, QUEUES, ...: see src/config.ts). */
@@ -66,6 +84,7 @@ export class DelayQueue {
   async schedule(input: JobInput | unknown): Promise<ScheduledJob> {
     const job = validateJob(input, this.config)
     const result = await this.store.enqueue(job)
+    await this.starter?.afterEnqueue([result])
     return scheduled(job.id, job.queue, result.dueMs, result.createdAtMs, job.groupId)
   }
 
@@ -85,6 +104,7 @@ export class DelayQueue {
   async reschedule(id: string, input: Omit<JobInput, 'id'> | unknown): Promise<ScheduledJob & { created: boolean }> {
     const job = validateJob(input, this.config, { id: validateJobId(id) })
     const result = await this.store.upsert(job)
+    await this.starter?.afterEnqueue([result])
     return { ...scheduled(job.id, job.queue, result.dueMs, result.createdAtMs, job.groupId), created: result.status === 'created' }
   }
 
@@ -127,6 +147,7 @@ export class DelayQueue {
       }
     })
     const stored = await this.store.enqueueMany(valid.map((v) => v.job))
+    await this.starter?.afterEnqueue(stored)
     stored.forEach((r, k) => {
       results[valid[k]!.index] = r instanceof DelayQueueError ? { error: r } : { id: r.id, status: 'scheduled' }
     })

@@ -3,7 +3,8 @@
 import type { Config } from '../config'
 import { Keyspace } from './keys'
 import { connectRedis, type ConnectOptions } from './redis'
-import { JobStore } from './job-store'
+import { JobStore, type ScanStartOptions } from './job-store'
+import { scanStartOptions } from './scan-start'
 
 export interface Engine {
   config: Config
@@ -13,10 +14,14 @@ export interface Engine {
   close(): Promise<void>
 }
 
-export function createEngine(config: Config, redisOptions: ConnectOptions = {}): Engine {
+export function createEngine(
+  config: Config,
+  redisOptions: ConnectOptions = {},
+  scanStart: ScanStartOptions = scanStartOptions(config),
+): Engine {
   const keys = new Keyspace({ prefix: config.keyPrefix, shards: config.shards, buckets: config.dueBuckets })
   const redis = connectRedis(config.redis, redisOptions)
-  const store = new JobStore(redis, keys)
+  const store = new JobStore(redis, keys, scanStart)
   return {
     config,
     keys,

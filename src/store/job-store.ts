@@ -45,6 +45,16 @@ export interface EnqueueResult {
   dueMs: number
   createdAtMs: number
   version: number
+  /** On-demand scan mode: this enqueue took the start guard of its shard; the caller should start a scanner. */
+  startScanner: boolean
+}
+
+/** On-demand scan mode, as the enqueue script sees it (lua/enqueue.lua ARGV[10], ARGV[11]). */
+export interface ScanStartOptions {
+  /** A job due sooner than this while no scanner runs asks for one; 0 (default) never asks. */
+  horizonMs: number
+  /** How long one start keeps the others away (src/store/scan-start.ts). */
+  guardMs: number
 }
 
 export interface QueueCounts {
@@ -71,6 +81,7 @@ export class JobStore {
   constructor(
     readonly redis: ScriptedClient,
     readonly keys: Keyspace,
+    private readonly scanStart: ScanStartOptions = { horizonMs: 0, guardMs: 0 },
   ) {}
 
   /** Schedule a new job. Throws JobExistsError (carrying the existing job's view) when the id is taken. */
@@ -212,7 +223,9 @@ export class JobStore {
     const [kind, when] = 'delayMs' in job.schedule ? ['delay', job.schedule.delayMs] : ['at', job.schedule.atMs]
     return [
       shard.jobs, shard.index, bucket, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts,
+      shard.scannerAlive, shard.scanStart,
       job.id, bucketNo, mode, job.queue, job.groupId ?? '', job.payloadJson, kind, when, shard.wakeChannel,
+      this.scanStart.horizonMs, this.scanStart.guardMs,
     ]
   }
 
@@ -230,6 +243,7 @@ export class JobStore {
       dueMs: Number(r[1]),
       createdAtMs: Number(r[2]),
       version: Number(r[3]),
+      startScanner: Number(r[4]) === 1,
     }
   }
 }

@@ -23,7 +23,7 @@ export interface ScriptCommands {
 }
 
 const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys?: number }> = {
-  sdqEnqueue: { lua: enqueueLua, numberOfKeys: 8 },
+  sdqEnqueue: { lua: enqueueLua, numberOfKeys: 10 },
   sdqGet: { lua: getLua, numberOfKeys: 6 },
   sdqCancel: { lua: cancelLua, numberOfKeys: 8 },
   sdqClaim: { lua: claimLua }, // variable key count: the due buckets to look at

@@ -1,0 +1,61 @@
+// On-demand scan mode, the enqueuer's side: when the enqueue script says a job is due before the next scheduled scan
+// and no scanner runs, start the scan function with an asynchronous invoke (InvocationType Event: the caller waits
+// for Lambda to queue the event, ~tens of ms, never for the scan). A failed start never fails the enqueue: the job is
+// stored, and the next scheduled scan takes it.
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda'
+import type { Config } from '../config'
+import type { EnqueueResult, JobStore } from '../store/job-store'
+import { releaseScanStart, takeScanStart } from '../store/scan-start'
+
+/** Starts the scan function once, asynchronously. */
+export interface ScanInvoker {
+  invoke(): Promise<void>
+}
+
+/** The event a started scan function receives (a scheduled one gets EventBridge's). */
+export const SCAN_START_EVENT = { source: 'sdq.enqueue', 'detail-type': 'Scan Start' } as const
+
+/** Lambda's Invoke API; locally, serverless-offline's Lambda endpoint (LAMBDA_ENDPOINT). */
+export function lambdaInvoker(config: Pick<Config, 'region' | 'lambdaEndpoint'>, functionName: string): ScanInvoker {
+  const client = new LambdaClient({
+    region: config.region,
+    endpoint: config.lambdaEndpoint,
+    // The API answers within its own timeout even when Lambda is slow: one retry, then give up (the tick remains).
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+  })
+  const payload = new TextEncoder().encode(JSON.stringify(SCAN_START_EVENT))
+  return {
+    async invoke() {
+      await client.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: payload }))
+    },
+  }
+}
+
+export type StartLog = (entry: Record<string, unknown>) => void
+const stderrLog: StartLog = (entry) => console.error(JSON.stringify({ level: 'warn', ...entry }))
+
+export class ScanStarter {
+  constructor(
+    private readonly store: JobStore,
+    private readonly invoker: ScanInvoker,
+    private readonly log: StartLog = stderrLog,
+  ) {}
+
+  /** Starts a scanner if one of these enqueues asked for it (at most one start per call). */
+  async afterEnqueue(results: readonly (EnqueueResult | unknown)[]): Promise<void> {
+    const asked = results.find((r): r is EnqueueResult => (r as EnqueueResult | undefined)?.startScanner === true)
+    if (!asked) return
+    const { redis, keys } = this.store
+    const shard = keys.locate(asked.id).shard.shard
+    let taken = false
+    try {
+      taken = await takeScanStart(redis, keys, shard)
+      if (taken) await this.invoker.invoke()
+    } catch (error) {
+      if (!taken) return this.log({ msg: 'scan start guard failed', jobId: asked.id, error: String(error) })
+      this.log({ msg: 'scan start failed; the next scheduled scan takes the job', jobId: asked.id, error: String(error) })
+      await releaseScanStart(redis, keys, shard).catch(() => {})
+    }
+  }
+}
