@@ -2,7 +2,7 @@
 // and no scanner runs, start the scan function with an asynchronous invoke (InvocationType Event: the caller waits
 // for Lambda to queue the event, ~tens of ms, never for the scan). A failed start never fails the enqueue: the job is
 // stored, and the next scheduled scan takes it.
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda'
+import type { LambdaClient } from '@aws-sdk/client-lambda'
 import type { Config } from '../config'
 import type { EnqueueResult, JobStore } from '../store/job-store'
 import { releaseScanStart, takeScanStart } from '../store/scan-start'
@@ -15,19 +15,29 @@ export interface ScanInvoker {
 /** The event a started scan function receives (a scheduled one gets EventBridge's). */
 export const SCAN_START_EVENT = { source: 'sdq.enqueue', 'detail-type': 'Scan Start' } as const
 
-/** Lambda's Invoke API; locally, serverless-offline's Lambda endpoint (LAMBDA_ENDPOINT). */
+/**
+ * Lambda's Invoke API; locally, serverless-offline's Lambda endpoint (LAMBDA_ENDPOINT). The SDK client is loaded
+ * when this is built, in the background: it doubles the API's module load time (measured: docs/cost.md), which
+ * only on-demand mode should pay.
+ */
 export function lambdaInvoker(config: Pick<Config, 'region' | 'lambdaEndpoint'>, functionName: string): ScanInvoker {
-  const client = new LambdaClient({
-    region: config.region,
-    endpoint: config.lambdaEndpoint,
-    // The API answers within its own timeout even when Lambda is slow: one retry, then give up (the tick remains).
-    maxAttempts: 2,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
-  })
+  const sdk = import('@aws-sdk/client-lambda')
+  const client: Promise<LambdaClient> = sdk.then(
+    ({ LambdaClient }) =>
+      new LambdaClient({
+        region: config.region,
+        endpoint: config.lambdaEndpoint,
+        // The API answers within its own timeout even when Lambda is slow: one retry, then give up (the tick remains).
+        maxAttempts: 2,
+        requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+      }),
+  )
+  client.catch(() => {}) // reported by the first invoke()
   const payload = new TextEncoder().encode(JSON.stringify(SCAN_START_EVENT))
   return {
     async invoke() {
-      await client.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: payload }))
+      const { InvokeCommand } = await sdk
+      await (await client).send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: payload }))
     },
   }
 }
