@@ -145,13 +145,23 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     expect(fn('scan').Environment.Variables.SQS_ENDPOINT).toBe('') // AWS: the SDK's own endpoint
   })
 
-  it('bundles each handler with esbuild, Lua inlined and the AWS SDK left to the runtime', () => {
-    const files = unzip(readFileSync(join(outDir, 'serverless-delay-queue.zip')))
-    expect([...files.keys()].sort()).toEqual(['functions/api.js', 'functions/consumer.js', 'functions/scan.js'])
-    const scan = files.get('functions/scan.js')!
+  it('bundles each handler on its own with esbuild, Lua inlined and the AWS SDK (with @smithy/*) left to the runtime', () => {
+    const bundles = new Map(
+      ['api', 'consumer', 'scan'].map((key) => {
+        const files = unzip(readFileSync(join(outDir, `${key}.zip`)))
+        expect([...files.keys()]).toEqual([`functions/${key}.js`]) // one handler per zip
+        return [key, files.get(`functions/${key}.js`)!]
+      }),
+    )
+    const scan = bundles.get('scan')!
     expect(scan).toContain('require("@aws-sdk/client-sqs")')
+    expect(scan).toContain('require("@smithy/node-http-handler")')
     expect(scan).not.toMatch(/require\("[^"]*\.lua"\)/)
     expect(scan).toMatch(/redis\.call\(/) // the Lua scripts, inlined as text
+    for (const code of bundles.values()) {
+      // esbuild marks each bundled package with a "// node_modules/<package>/..." comment: no SDK code inside.
+      expect(code).not.toMatch(/^\/\/ node_modules\/@(aws-sdk|smithy)\//m)
+    }
   })
 
   it('fires the scan every minute and lets consecutive runs overlap by a few seconds', () => {
@@ -196,6 +206,10 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     expect(asList(send[0]!.Resource)).toEqual(targets.map(getAtt)) // never a DLQ, never "*"
 
     expect(sqsActions('ApiRole')).toEqual([])
+    // Continuous mode (the default): the API never starts the scan function, so it may not invoke anything.
+    expect(resources.ApiStartsScanPolicy).toBeUndefined()
+    expect(statements('ApiRole').flatMap((s) => asList<string>(s.Action)).filter((a) => a.startsWith('lambda:'))).toEqual([])
+    expect(fn('api').Environment.Variables.SCAN_MODE).toBe('continuous')
 
     const [, mapping] = ofType('AWS::Lambda::EventSourceMapping')[0]!
     expect(mapping.Properties.FunctionName).toEqual(getAtt('ConsumerLambdaFunction'))
@@ -221,6 +235,41 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       ['DELETE /jobs/{id}', 'GET /jobs/{id}', 'GET /stats', 'POST /jobs', 'POST /jobs/batch', 'PUT /jobs/{id}'],
     )
     for (const r of routes) expect(r.AuthorizationType).toBe('AWS_IAM')
+    expect(ofType('AWS::Lambda::Url')).toEqual([]) // no second way in
+  })
+})
+
+describe('serverless package --param=scanMode=on-demand --param=apiEndpoint=functionUrl', () => {
+  let dir: string
+  let res: Record<string, Json>
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sdq-package-'))
+    await sls(['package', '--stage', 'prod', '--package', dir, '--param=scanMode=on-demand', '--param=apiEndpoint=functionUrl'])
+    res = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')).Resources
+  }, 180_000)
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('lets the API invoke the scan function, and nothing else, in on-demand mode', () => {
+    const env = res.ApiLambdaFunction!.Properties.Environment.Variables
+    expect(env.SCAN_MODE).toBe('on-demand')
+    expect(env.SCAN_FUNCTION_NAME).toBe(res.ScanLambdaFunction!.Properties.FunctionName)
+    expect(res.ApiStartsScanPolicy!.Properties).toMatchObject({
+      Roles: [{ Ref: 'ApiRole' }],
+      PolicyDocument: {
+        Statement: [{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: getAtt('ScanLambdaFunction') }],
+      },
+    })
+    expect(res.ScanLambdaFunction!.Properties.Environment.Variables.SCAN_MODE).toBe('on-demand')
+  })
+
+  it('serves the API through a Function URL with AWS_IAM auth and no HTTP API', () => {
+    const urls = Object.values(res).filter((r) => r.Type === 'AWS::Lambda::Url')
+    expect(urls).toEqual([
+      { Type: 'AWS::Lambda::Url', Properties: { AuthType: 'AWS_IAM', TargetFunctionArn: getAtt('ApiLambdaFunction') } },
+    ])
+    expect(Object.values(res).filter((r) => r.Type.startsWith('AWS::ApiGatewayV2::'))).toEqual([])
   })
 })
 
