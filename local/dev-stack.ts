@@ -1,6 +1,8 @@
 // The whole stack on one machine, as serverless.yml declares it for the `local` stage:
 //   redis-server (private, AOF in .dev/redis, unless REDIS_URL is given) -> fauxqs (every target queue + DLQ)
-//   -> serverless-offline (API, scan, consumer) -> one scan invocation at a time, back to back (EventBridge's part)
+//   -> serverless-offline (API, scan, consumer) -> EventBridge's part: in continuous mode one scan invocation at a
+//      time, back to back; in on-demand mode (SCAN_MODE=on-demand) one a minute, and the API starts the others
+//      through serverless-offline's Lambda endpoint, as it would through Lambda's
 //   -> an SQS poller per consumer, invoking it through the Lambda endpoint (the event source mapping's part).
 import { SQSClient } from '@aws-sdk/client-sqs'
 import { resolve } from 'node:path'
@@ -30,6 +32,8 @@ export interface DevStackOptions {
   onOutput?: (line: string) => void
   /** The stack's own messages (default: stdout). */
   log?: (message: string) => void
+  /** On-demand mode: how often the schedule fires the scan (default 60 s, as in AWS); 0: never (enqueues only). */
+  scanTickMs?: number
 }
 
 export interface DevStack {
@@ -42,6 +46,7 @@ export interface DevStack {
   /** Target name -> its DLQ's local URL. */
   deadLetterQueues: Record<string, string>
   spec: ServiceSpec
+  scanMode: string
   stop(): Promise<void>
 }
 
@@ -90,6 +95,8 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       freePort(),
       freePort(),
     ])
+    const env = { ...process.env, ...options.env }
+    const scanMode = env.SCAN_MODE || 'continuous'
     const offline: Offline = await startOffline({
       root,
       stage,
@@ -99,9 +106,10 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       albPort,
       onOutput: options.onOutput,
       env: {
-        ...process.env,
-        ...options.env,
+        ...env,
         REDIS_URL: redisUrl,
+        // On-demand mode: where the API starts the scan function (Lambda's Invoke API, served by serverless-offline).
+        LAMBDA_ENDPOINT: `http://127.0.0.1:${lambdaPort}`,
         QUEUES: Object.entries(queues).map(([name, url]) => `${name}=${url}`).join(','),
         SQS_ENDPOINT: sqs.endpoint,
         AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
@@ -130,8 +138,12 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       stops.push(() => poller.stop())
     }
 
-    // EventBridge's part, without waiting for the minute: one scan at a time, the next as soon as one returns.
-    if (spec.functionNames.scan) stops.push(keepScanning(offline.lambdaUrl, spec.functionNames.scan, log))
+    // EventBridge's part. Continuous mode, without waiting for the minute: one scan at a time, the next as soon as
+    // one returns. On-demand mode: the schedule's own pace, since the point is to see what runs between ticks.
+    const tickMs = scanMode === 'on-demand' ? (options.scanTickMs ?? 60_000) : 0
+    if (spec.functionNames.scan && (scanMode !== 'on-demand' || tickMs > 0)) {
+      stops.push(keepScanning(offline.lambdaUrl, spec.functionNames.scan, log, tickMs))
+    }
 
     return {
       apiUrl: offline.apiUrl,
@@ -141,6 +153,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       queues,
       deadLetterQueues,
       spec,
+      scanMode,
       stop: stopAll,
     }
   } catch (error) {
@@ -163,18 +176,25 @@ async function createQueues(sqs: LocalSqs, spec: ServiceSpec) {
   return created
 }
 
-/** Invokes the scan function over and over, never two at once. Returns its stop(). */
-function keepScanning(lambdaUrl: string, functionName: string, log: (m: string) => void): () => Promise<void> {
+/** Invokes the scan function over and over, never two at once, at most one start per `everyMs`. Returns its stop(). */
+function keepScanning(lambdaUrl: string, functionName: string, log: (m: string) => void, everyMs = 0): () => Promise<void> {
   const abort = new AbortController()
+  const pause = (ms: number) =>
+    new Promise<void>((r) => {
+      const timer = setTimeout(r, ms)
+      abort.signal.addEventListener('abort', () => (clearTimeout(timer), r()), { once: true })
+    })
   const loop = (async () => {
     while (!abort.signal.aborted) {
+      const started = Date.now()
       try {
         await invokeFunction(lambdaUrl, functionName, { source: 'local.dev', 'detail-type': 'Scheduled Event' }, abort.signal)
       } catch (error) {
         if (abort.signal.aborted) return
         log(`scan: ${error instanceof Error ? error.message : error}`)
-        await new Promise((r) => setTimeout(r, SCAN_RETRY_PAUSE_MS))
+        await pause(SCAN_RETRY_PAUSE_MS)
       }
+      await pause(started + everyMs - Date.now())
     }
   })()
   return async () => {

@@ -92,21 +92,20 @@ export function functionUrlEvent(method: string, path: string, body?: unknown, o
   const event = apiEvent(method, path, body, { ...o, routeKey: '$default' })
   const [rawPath, rawQueryString = ''] = path.split('?') as [string, string?]
   const domainName = 'abcdefghijklmnopqrstuvwxyz012345.lambda-url.us-east-1.on.aws'
+  const iam = { accessKey: 'AKIAEXAMPLE', accountId: '000000000000', callerId: 'AIDAEXAMPLE', userArn: 'arn:aws:iam::000000000000:user/caller', userId: 'AIDAEXAMPLE' }
+  // Function URL events carry the IAM caller in requestContext.authorizer.iam, a field the v2 event type lacks.
+  const requestContext = { ...event.requestContext, authorizer: { iam } } as APIGatewayProxyEventV2['requestContext']
   return {
     ...event,
     rawPath,
     rawQueryString,
     headers: { ...event.headers, host: domainName, 'x-amzn-trace-id': 'Root=1-00000000-000000000000000000000000' },
     requestContext: {
-      ...event.requestContext,
+      ...requestContext,
       apiId: 'abcdefghijklmnopqrstuvwxyz012345',
       domainName,
       domainPrefix: 'abcdefghijklmnopqrstuvwxyz012345',
       http: { ...event.requestContext.http, path: rawPath },
-      // Function URL events carry the IAM caller here; the type only knows API Gateway's authorizer shapes.
-      authorizer: {
-        iam: { accessKey: 'AKIAEXAMPLE', accountId: '000000000000', callerId: 'AIDAEXAMPLE', userArn: 'arn:aws:iam::000000000000:user/caller', userId: 'AIDAEXAMPLE' },
-      } as never,
     },
   }
 }
