@@ -9,7 +9,7 @@ import { validateJob, validateJobId } from './validation'
 import { scanStartOptions } from '../store/scan-start'
 import { lambdaInvoker, ScanStarter, type ScanInvoker } from './scan-starter'
 
-/** What callers send: see DESIGN.md "Job input" and docs/api.md. */
+/** What callers send: the job input of docs/api.md. */
 export interface JobInput {
   queue: string
   payload: unknown

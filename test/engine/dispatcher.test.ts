@@ -76,7 +76,7 @@ describe('dispatcher', () => {
     const outcome = await dispatcher.dispatch([claimed('fresh-1', 'orders'), stale])
     // assess
     expect(outcome.sent.map((s) => s.job.id)).toEqual(['fresh-1'])
-    expect(outcome.refused).toEqual([{ job: stale, error: expect.stringMatching(/lease would have ended/), counts: false }])
+    expect(outcome.refused).toEqual([{ job: stale, error: expect.stringMatching(/lease would have ended/), jobsFault: false }])
     expect([...countIds(await receiveAll(sqs, q.url)).keys()]).toEqual(['fresh-1'])
     expect(calls).toBe(1)
   })
