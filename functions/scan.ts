@@ -16,6 +16,7 @@ const sqs = createSqsClient(config)
 const log = (entry: Record<string, unknown>) => console.log(JSON.stringify({ level: 'info', ...entry }))
 
 export const handler = async (event: unknown, context: Context) => {
+  const startedAt = Date.now()
   const until = Date.now() + context.getRemainingTimeInMillis() - config.safetyMarginMs
   const source = (event as { source?: unknown } | null)?.source
   // A scanner (and its wake-signal connection) per invocation: local runners may overlap invocations in one process.
@@ -30,7 +31,8 @@ export const handler = async (event: unknown, context: Context) => {
             log,
           })
         : await scanner.run(until)
-    log({ msg: 'scan finished', mode: config.scanMode, source, ...report })
+    // activeMs: the whole handler, what Lambda bills (the scan loop's own durationMs is in the report).
+    log({ msg: 'scan finished', mode: config.scanMode, source, activeMs: Date.now() - startedAt, ...report })
     return report
   } finally {
     await close()
