@@ -125,7 +125,10 @@ export function bill(s: Scenario, m: Measured): Line[] {
   lines.push(...redisLines(s, m, scan.seconds))
   if (s.endpointAzs > 0) {
     const gb = (s.jobsPerMonth * ASSUMED.messageBytes) / 1e9
-    lines.push({ item: `SQS interface VPC endpoint (${s.endpointAzs} AZ)`, quantity: `${s.endpointAzs * HOURS_PER_MONTH} endpoint-hours + ${gb.toFixed(2)} GB`, usd: s.endpointAzs * HOURS_PER_MONTH * PRICES.interfaceEndpointHour.usd + gb * PRICES.interfaceEndpointGb.usd })
+    const hours = s.endpointAzs * HOURS_PER_MONTH
+    lines.push({ item: `SQS interface VPC endpoint (${s.endpointAzs} AZ)`, quantity: `${hours} endpoint-hours + ${gb.toFixed(2)} GB`, usd: hours * PRICES.interfaceEndpointHour.usd + gb * PRICES.interfaceEndpointGb.usd })
+    // On-demand: whoever enqueues from inside the VPC calls Lambda's Invoke API to start scans.
+    if (s.mode === 'on-demand') lines.push({ item: `Lambda interface VPC endpoint (${s.endpointAzs} AZ, scan starts)`, quantity: `${hours} endpoint-hours`, usd: hours * PRICES.interfaceEndpointHour.usd })
   }
   const logGb = (invocations * ASSUMED.logBytesPerInvocation) / 1e9
   lines.push({ item: 'CloudWatch Logs (one line per scan)', quantity: `${logGb.toFixed(3)} GB`, usd: logGb * PRICES.logsIngestGb.usd })

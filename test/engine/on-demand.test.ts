@@ -92,6 +92,34 @@ describe('on-demand scan mode', () => {
     await t.close()
   })
 
+  it('keeps a job whose scan start failed, and asks again on the next enqueue (the guard is given back)', async () => {
+    // prepare: Lambda refuses the invoke (throttled, no network)
+    const t = testStore()
+    const q = await createQueue(sqs, 'od-fail')
+    let calls = 0
+    const failing = {
+      async invoke() {
+        calls++
+        throw new Error('TooManyRequestsException')
+      },
+    }
+    const queue = onDemandQueue(t, { orders: q.url }, failing)
+    // act
+    const first = await queue.schedule({ id: 'kept-1', queue: 'orders', payload: 1 })
+    await queue.schedule({ id: 'kept-2', queue: 'orders', payload: 2 })
+    // assess: both stored and scheduled, both enqueues tried to start a scan (no guard left behind)
+    expect(first.status).toBe('scheduled')
+    expect((await t.store.get('kept-1'))!.status).toBe('scheduled')
+    expect((await t.store.get('kept-2'))!.status).toBe('scheduled')
+    expect(calls).toBe(2)
+    for (const shard of t.keys.shards) expect(await t.redis.exists(shard.scanStart)).toBe(0)
+    // and a scheduled run takes them
+    const fn = inProcessScanFunction(t, { orders: q.url })
+    await fn.tick().done
+    expect([...countIds(await receiveAll(sqs, q.url))].sort()).toEqual([['kept-1', 1], ['kept-2', 1]])
+    await t.close()
+  })
+
   it('keeps a scheduled run going while a job is due within the horizon, and ends it after the job and a linger', async () => {
     // prepare: one job due in 1.5 s, one in two hours; nothing asks for a start (plain store)
     const t = testStore()
