@@ -3,8 +3,8 @@
 import type { Config } from '../config'
 import { Keyspace } from './keys'
 import { connectRedis, type ConnectOptions } from './redis'
-import { JobStore, type ScanStartOptions } from './job-store'
-import { scanStartOptions } from './scan-start'
+import { JobStore } from './job-store'
+import { scanStartOptions, type ScanStartOptions } from './scan-start'
 
 export interface Engine {
   config: Config

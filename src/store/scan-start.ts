@@ -4,8 +4,15 @@
 // keeps enqueues from asking anyway) and go when it retires (src/scan/presence.ts), or expire.
 import type { Config } from '../config'
 import type { Keyspace } from './keys'
-import type { ScanStartOptions } from './job-store'
 import type { ScriptedClient } from './scripts'
+
+/** On-demand scan mode, as the enqueue script sees it (lua/enqueue.lua: startHorizon, startGuardMs). */
+export interface ScanStartOptions {
+  /** A job due sooner than this while no scanner runs asks for one; 0 never asks. */
+  horizonMs: number
+  /** How long one start keeps the others away. */
+  guardMs: number
+}
 
 /**
  * How long a start keeps other enqueues from asking for another: longer than a cold start of the scan function
