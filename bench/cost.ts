@@ -7,16 +7,16 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { alternatives, bill, scanCapacityPerSec, type EnqueuePath, type Measured, type Scenario, type ScanMode } from './cost-model'
-import { PRICES, PRICES_DATE } from './prices'
+import { PRICES, PRICES_DATE, VALKEY_NODES, type Price } from './prices'
 
 const usd = (n: number) => (n < 0.01 && n > 0 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`)
 
-function parseArgs(argv: string[]): Scenario & { compare: boolean } {
+function parseArgs(argv: string[]): Scenario & { compare: boolean; prices: boolean } {
   const args = new Map<string, string>()
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
     if (!a.startsWith('--')) throw new Error(`unexpected argument ${a}`)
-    if (a === '--compare') args.set('compare', 'true')
+    if (a === '--compare' || a === '--prices') args.set(a.slice(2), 'true')
     else args.set(a.slice(2), argv[++i] ?? '')
   }
   const num = (name: string, fallback: number) => {
@@ -31,7 +31,7 @@ function parseArgs(argv: string[]): Scenario & { compare: boolean } {
     if (!values.includes(v)) throw new Error(`--${name} must be one of ${values.join(', ')}, got "${v}"`)
     return v
   }
-  if (!args.has('jobs-per-month') && !args.has('compare')) throw new Error('--jobs-per-month N is required')
+  if (!['jobs-per-month', 'compare', 'prices'].some((a) => args.has(a))) throw new Error('--jobs-per-month N is required')
   return {
     jobsPerMonth: num('jobs-per-month', 0),
     enqueue: oneOf<EnqueuePath>('enqueue', ['api', 'function-url', 'batch', 'direct'], 'api'),
@@ -43,7 +43,18 @@ function parseArgs(argv: string[]): Scenario & { compare: boolean } {
     redis: args.get('redis') ?? 'auto',
     endpointAzs: num('endpoint-azs', 1),
     compare: args.has('compare'),
+    prices: args.has('prices'),
   }
+}
+
+/** The price table as docs/cost.md shows it. */
+function printPrices() {
+  console.log(`| what | price (USD) | source |\n|---|---|---|`)
+  const rows = [
+    ...Object.values(PRICES).map((p: Price) => [p.usd < 0.001 ? `${(p.usd * 1e6).toPrecision(6).replace(/\.?0+$/, '')} per million` : String(p.usd), p.unit, p.source, p.unverified]),
+    ...VALKEY_NODES.map((n) => [String(n.hour.usd), `${n.type} Valkey node-hour (${n.memoryGiB} GiB)`, n.hour.source, n.hour.unverified]),
+  ]
+  for (const [usd, unit, source, unverified] of rows) console.log(`| ${unit}${unverified ? ' †' : ''} | ${usd} | ${source} |`)
 }
 
 function measured(): Measured {
@@ -94,7 +105,8 @@ function compare(base: Scenario, m: Measured) {
 }
 
 function main() {
-  const { compare: wantCompare, ...scenario } = parseArgs(process.argv.slice(2))
+  const { compare: wantCompare, prices, ...scenario } = parseArgs(process.argv.slice(2))
+  if (prices) return printPrices()
   const m = measured()
   if (scenario.jobsPerMonth || !wantCompare) printBill(scenario, m)
   if (wantCompare) compare(scenario, m)
