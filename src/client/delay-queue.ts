@@ -64,15 +64,18 @@ export class DelayQueue {
   /** From a Config (connects to Redis; call close() when done), or from an engine built elsewhere. */
   constructor(source: Config | DelayQueueEngine, redisOptions: ConnectOptions = {}, options: DelayQueueOptions = {}) {
     // A given invoker can start the scanner even when SCAN_FUNCTION_NAME is not set.
-    const scanStart = options.scanInvoker ? scanStartOptions(source as Config, true) : undefined
-    const engine = 'store' in source ? source : createEngine(source, redisOptions, scanStart)
+    const canStart = options.scanInvoker ? true : undefined
+    const engine = 'store' in source ? source : createEngine(source, redisOptions, scanStartOptions(source, canStart))
     this.engine = engine
     this.owned = !('store' in source)
     this.store = engine.store
     this.config = engine.config
+    // Only on-demand mode builds an invoker: the Lambda SDK client is not even loaded otherwise.
     const { scanMode, scanFunctionName } = this.config
-    const invoker = options.scanInvoker ?? (scanFunctionName ? lambdaInvoker(this.config, scanFunctionName) : undefined)
-    if (scanMode === 'on-demand' && invoker) this.starter = new ScanStarter(this.store, invoker)
+    if (scanMode === 'on-demand') {
+      const invoker = options.scanInvoker ?? (scanFunctionName ? lambdaInvoker(this.config, scanFunctionName) : undefined)
+      if (invoker) this.starter = new ScanStarter(this.store, invoker)
+    }
   }
 
   /** From the environment (REDIS_URL, QUEUES, ...: see src/config.ts). */
