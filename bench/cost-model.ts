@@ -45,7 +45,7 @@ export interface Line {
 export const ASSUMED = {
   /** ECPUs per job on ElastiCache Serverless: enqueue, its share of a claim and of an ack (1 ECPU per KB moved, with Lua's extra vCPU time). */
   ecpuPerJob: 3,
-  /** A job that waited longer than the schedule's interval is taken by the scheduled run of the minute before it is due: on average half a minute early. */
+  /** A job that waits longer than the schedule's interval is taken by the scheduled run of the minute before it is due: on average half a minute early. */
   tickWaitS: 30,
   /** SQS message size on the wire (envelope + 200 B payload), for endpoint data charges. */
   messageBytes: 600,
@@ -63,11 +63,13 @@ export function scanSeconds(s: Scenario, m: Measured): { seconds: number; starts
   const continuous = TICKS * m.continuousInvocationS
   if (s.mode === 'continuous') return { seconds: continuous, starts: 0, note: `${fmtInt(TICKS)} runs x ${m.continuousInvocationS.toFixed(1)} s` }
   const gapS = (HOURS_PER_MONTH * 3600) / Math.max(1, s.jobsPerMonth)
-  // Jobs that wait longer than a tick are taken by a scheduled run; shorter ones start a scanner when enqueued.
-  const perJobS = s.waitHours * 3600 > 60 ? ASSUMED.tickWaitS + m.startedJobActiveS : m.startedJobActiveS
-  // Short waits: each job starts a scanner, unless jobs come closer together than one job's scan time.
-  const starts = s.waitHours * 3600 > 60 ? 0 : s.jobsPerMonth * Math.min(1, gapS / perJobS)
-  // Jobs closer together than one job's scan time share a scanner: count at most the gap per job.
+  // A job due within a minute of its enqueue starts a scan, which waits for it; a later one is taken by the scheduled
+  // scan of the minute before it is due, which waits for it too. Then the measured dispatch, linger and exit.
+  const waitS = s.waitHours * 3600
+  const startedByEnqueue = waitS <= 60
+  const perJobS = (startedByEnqueue ? waitS : ASSUMED.tickWaitS) + m.startedJobActiveS
+  const starts = startedByEnqueue ? s.jobsPerMonth * Math.min(1, gapS / perJobS) : 0
+  // Jobs closer together than one job's scan time share a scan: count at most the gap per job.
   const jobsS = s.jobsPerMonth * Math.min(perJobS, gapS)
   const seconds = Math.min(continuous, TICKS * m.emptyTickActiveS + jobsS)
   return { seconds, starts, note: `${fmtInt(TICKS)} ticks x ${m.emptyTickActiveS.toFixed(2)} s + jobs x ${Math.min(perJobS, gapS).toFixed(2)} s, capped at continuous` }

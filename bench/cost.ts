@@ -89,19 +89,22 @@ function printBill(s: Scenario, m: Measured) {
 function compare(base: Scenario, m: Measured) {
   const volumes = [1e6, 10e6, 100e6]
   const total = (s: Scenario) => bill(s, m).reduce((a, l) => a + l.usd, 0)
+  const row = (label: string, usds: number[]) =>
+    console.log(`| ${label} | ${usds.map((c, i) => `${usd(c)} (${usd((c / volumes[i]!) * 1e6)}/M)`).join(' | ')} |`)
+  console.log(`\njobs wait ${base.waitHours} h on average unless a row says otherwise; payload ${base.payloadBytes} B; SQS and Lambda reached through interface endpoints in ${base.endpointAzs} AZ`)
   console.log(`\n| system (jobs a month) | ${volumes.map((v) => `${v / 1e6}M`).join(' | ')} |`)
   console.log(`|---|${volumes.map(() => '---:').join('|')}|`)
-  console.log(`| ours, nothing scheduled (on-demand, direct) | ${usd(total({ ...base, jobsPerMonth: 0, mode: 'on-demand', enqueue: 'direct' }))} a month | | |`)
   for (const mode of ['continuous', 'on-demand'] as const) {
     for (const enqueue of ['api', 'function-url', 'batch', 'direct'] as const) {
-      const cells = volumes.map((v) => total({ ...base, jobsPerMonth: v, mode, enqueue }))
-      console.log(`| ours, ${mode}, ${enqueue} | ${cells.map((c, i) => `${usd(c)} (${usd((c / volumes[i]!) * 1e6)}/M)`).join(' | ')} |`)
+      row(`ours, ${mode}, ${enqueue}`, volumes.map((v) => total({ ...base, jobsPerMonth: v, mode, enqueue })))
     }
   }
+  row('ours, on-demand, function-url, jobs due 5 s after enqueue', volumes.map((v) => total({ ...base, jobsPerMonth: v, mode: 'on-demand', enqueue: 'function-url', waitHours: 5 / 3600 })))
   for (const alt of alternatives(1).map((a) => a.system)) {
-    const cells = volumes.map((v) => alternatives(v).find((a) => a.system === alt)!.usd)
-    console.log(`| ${alt} | ${cells.map((c, i) => `${usd(c)} (${usd((c / volumes[i]!) * 1e6)}/M)`).join(' | ')} |`)
+    row(alt, volumes.map((v) => alternatives(v).find((a) => a.system === alt)!.usd))
   }
+  const idle = (endpointAzs: number) => total({ ...base, jobsPerMonth: 0, mode: 'on-demand', enqueue: 'direct', endpointAzs })
+  console.log(`\nnothing scheduled, on-demand: ${usd(idle(base.endpointAzs))} a month; ${usd(idle(0))} without the interface endpoints`)
 }
 
 function main() {
