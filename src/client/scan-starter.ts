@@ -4,6 +4,7 @@
 // stored, and the next scheduled scan takes it.
 import type { LambdaClient } from '@aws-sdk/client-lambda'
 import type { Config } from '../config'
+import { defaultLog, type Log } from '../logger'
 import type { EnqueueResult, JobStore } from '../store/job-store'
 import { releaseScanStart, takeScanStart } from '../store/scan-start'
 
@@ -42,14 +43,11 @@ export function lambdaInvoker(config: Pick<Config, 'region' | 'lambdaEndpoint'>,
   }
 }
 
-export type StartLog = (entry: Record<string, unknown>) => void
-const stderrLog: StartLog = (entry) => console.error(JSON.stringify({ level: 'warn', ...entry }))
-
 export class ScanStarter {
   constructor(
     private readonly store: JobStore,
     private readonly invoker: ScanInvoker,
-    private readonly log: StartLog = stderrLog,
+    private readonly logger: Log = defaultLog(),
   ) {}
 
   /** Starts a scanner if one of these enqueues asked for it (at most one start per call). */
@@ -63,8 +61,8 @@ export class ScanStarter {
       taken = await takeScanStart(redis, keys, shard)
       if (taken) await this.invoker.invoke()
     } catch (error) {
-      if (!taken) return this.log({ msg: 'scan start guard failed', jobId: asked.id, error: String(error) })
-      this.log({ msg: 'scan start failed; the next scheduled scan takes the job', jobId: asked.id, error: String(error) })
+      if (!taken) return this.logger.warn('scan start guard failed', { jobId: asked.id, error: String(error) })
+      this.logger.warn('scan start failed; the next scheduled scan takes the job', { jobId: asked.id, error: String(error) })
       await releaseScanStart(redis, keys, shard).catch(() => {})
     }
   }

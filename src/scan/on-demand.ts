@@ -5,6 +5,7 @@
 // (lua/enqueue.lua), and the watch looks at the due times again after removing the marker. An enqueue that saw the
 // marker is visible to that second look (the scanner stays); one that came after it sees no marker (it starts a
 // scanner). Jobs are never lost either way: what no scanner takes now, the next scheduled invocation takes.
+import { defaultLog, type Log } from '../logger'
 import type { Presence } from './presence'
 import { ALIVE_REFRESH_MS } from './presence'
 import type { ScanReport, Scanner } from './scanner'
@@ -15,7 +16,7 @@ export interface OnDemandOptions {
   horizonMs: number
   /** How long to stay after the last job, for the ones that follow it. */
   lingerMs: number
-  log?: (entry: Record<string, unknown>) => void
+  logger?: Log
 }
 
 export interface OnDemandReport extends ScanReport {
@@ -28,8 +29,8 @@ const MAX_CHECK_MS = 1_000
 
 export async function runOnDemand(scanner: Scanner, untilMs: number, options: OnDemandOptions): Promise<OnDemandReport> {
   const { presence, horizonMs, lingerMs } = options
-  const log = options.log ?? (() => {})
-  await presence.markAlive().catch((e) => log({ msg: 'alive marker failed', error: String(e) }))
+  const log = options.logger ?? defaultLog()
+  await presence.markAlive().catch((e) => log.warn('alive marker failed', { error: String(e) }))
   let finished = false
   const run = scanner.run(untilMs).finally(() => (finished = true))
   const finishedOrAfter = (ms: number) => Promise.race([run.catch(() => {}), new Promise((r) => setTimeout(r, ms))])
@@ -65,11 +66,11 @@ export async function runOnDemand(scanner: Scanner, untilMs: number, options: On
       pauseMs = Math.max(50, Math.min(untilDue + lingerMs, MAX_CHECK_MS))
     } catch (e) {
       // Redis away: keep scanning (the scanner backs off on its own); the marker expires if we cannot refresh it.
-      log({ msg: 'on-demand watch failed', error: String(e) })
+      log.warn('on-demand watch failed', { error: String(e) })
       pauseMs = MAX_CHECK_MS
     }
   }
   const report = await run
-  if (!endedEarly) await presence.retire().catch((e) => log({ msg: 'alive marker removal failed', error: String(e) }))
+  if (!endedEarly) await presence.retire().catch((e) => log.warn('alive marker removal failed', { error: String(e) }))
   return { ...report, endedEarly }
 }
