@@ -82,7 +82,7 @@ export class DelayQueue {
     const { scanMode, scanFunctionName } = this.config
     if (scanMode === 'on-demand') {
       const invoker = options.scanInvoker ?? (scanFunctionName ? lambdaInvoker(this.config, scanFunctionName) : undefined)
-      if (invoker) this.starter = new ScanStarter(this.store, invoker)
+      if (invoker) this.starter = new ScanStarter(this.store, invoker, this.config.onDemandHorizonMs)
     }
   }
 
@@ -147,6 +147,7 @@ export class DelayQueue {
    */
   async putSchedule(id: string, input: ScheduleInput | unknown): Promise<ScheduleView & { created: boolean }> {
     const { created, schedule } = await this.schedules.put(validateSchedule(id, input, this.config))
+    await this.starter?.afterSchedule(id, schedule.pendingMs)
     return { ...scheduleView(id, schedule), created }
   }
 
@@ -177,6 +178,7 @@ export class DelayQueue {
       try {
         const spec = { ...current.spec, paused }
         const { schedule } = await this.schedules.put({ id, spec, payloadJson: current.payloadJson }, current.version)
+        await this.starter?.afterSchedule(id, schedule.pendingMs)
         return scheduleView(id, schedule)
       } catch (e) {
         if (!(e instanceof ScheduleChangedError) || attempt >= 3) throw e

@@ -6,7 +6,7 @@ import type { LambdaClient } from '@aws-sdk/client-lambda'
 import type { Config } from '../config'
 import { defaultLog, type Log } from '../logger'
 import type { EnqueueResult, JobStore } from '../store/job-store'
-import { releaseScanStart, takeScanStart } from '../store/scan-start'
+import { releaseScanStart, takeScanStart, takeScanStartUnlessAlive } from '../store/scan-start'
 
 /** Starts the scan function once, asynchronously. */
 export interface ScanInvoker {
@@ -47,6 +47,8 @@ export class ScanStarter {
   constructor(
     private readonly store: JobStore,
     private readonly invoker: ScanInvoker,
+    /** ON_DEMAND_HORIZON_MS: a job due sooner than this needs a running scanner. */
+    private readonly horizonMs: number,
     private readonly logger: Log = defaultLog(),
   ) {}
 
@@ -64,6 +66,20 @@ export class ScanStarter {
       if (!taken) return this.logger.warn('scan start guard failed', { jobId: asked.id, error: String(error) })
       this.logger.warn('scan start failed; the next scheduled scan takes the job', { jobId: asked.id, error: String(error) })
       await releaseScanStart(redis, keys, shard).catch(() => {})
+    }
+  }
+
+  /** After a schedule was created, replaced or resumed: starts a scanner if its next occurrence is due soon. */
+  async afterSchedule(id: string, nextRunMs: number | null): Promise<void> {
+    if (nextRunMs === null || nextRunMs >= Date.now() + this.horizonMs) return
+    const { redis, keys } = this.store
+    let taken = false
+    try {
+      taken = await takeScanStartUnlessAlive(redis, keys)
+      if (taken) await this.invoker.invoke()
+    } catch (error) {
+      this.logger.warn('scan start failed; the next scheduled scan takes the occurrence', { scheduleId: id, error: String(error) })
+      if (taken) await releaseScanStart(redis, keys, 0).catch(() => {})
     }
   }
 }

@@ -40,3 +40,15 @@ export async function takeScanStart(redis: ScriptedClient, keys: Keyspace, shard
 export async function releaseScanStart(redis: ScriptedClient, keys: Keyspace, shard: number): Promise<void> {
   await Promise.all([...new Set([0, shard])].map((i) => redis.del(keys.shards[i]!.scanStart)))
 }
+
+/**
+ * For writes that do not go through the enqueue script (a schedule's first occurrence, written by
+ * lua/schedule-put.lua): true when no scanner is alive and this caller took shard 0's guard. Two steps, not one
+ * script, and still no gap: the job is written before this looks, and a retiring scanner removes its marker before
+ * it looks at the due times (src/scan/on-demand.ts), so one of the two sees the other.
+ */
+export async function takeScanStartUnlessAlive(redis: ScriptedClient, keys: Keyspace): Promise<boolean> {
+  const shard0 = keys.shards[0]!
+  if ((await redis.exists(shard0.scannerAlive)) === 1) return false
+  return (await redis.set(shard0.scanStart, '1', 'PX', SCAN_START_GUARD_MS, 'NX')) === 'OK'
+}

@@ -120,6 +120,24 @@ describe('on-demand scan mode', () => {
     await t.close()
   })
 
+  it('starts a scanner for a recurring schedule whose first occurrence is due within the horizon', async () => {
+    // prepare
+    const t = testStore()
+    const q = await createQueue(sqs, 'od-sched')
+    const fn = inProcessScanFunction(t, { orders: q.url })
+    const queue = onDemandQueue(t, { orders: q.url }, fn.invoker)
+    // act: every 2 s; stop the series once its first occurrence went out
+    await queue.putSchedule('tick', { queue: 'orders', payload: { n: 1 }, everyMs: 2_000 })
+    await eventually(() => fn.sent.length >= 1, 10_000)
+    await queue.deleteSchedule('tick')
+    await fn.settled()
+    // assess: one start, the occurrence sent, and the scanner ended once nothing was due
+    expect(fn.invocations).toHaveLength(1)
+    expect(fn.sent[0]!.id).toMatch(/^tick@\d+$/)
+    expect(await t.redis.exists(t.keys.shards[0]!.scannerAlive)).toBe(0)
+    await t.close()
+  })
+
   it('keeps a scheduled run going while a job is due within the horizon, and ends it after the job and a linger', async () => {
     // prepare: one job due in 1.5 s, one in two hours; nothing asks for a start (plain store)
     const t = testStore()
