@@ -17,7 +17,7 @@ export const PRICES = {
   sqsRequest: { usd: 0.4 / 1e6, unit: 'SQS request (standard queue; a batch under 64 KB is one)', source: 'https://aws.amazon.com/sqs/pricing/' },
   valkeyServerlessGbHour: { usd: 0.084, unit: 'GB-hour stored (ElastiCache Serverless for Valkey, 100 MB minimum)', source: 'https://aws.amazon.com/elasticache/pricing/' },
   valkeyServerlessEcpu: { usd: 0.0023 / 1e6, unit: 'ECPU (ElastiCache Serverless for Valkey; 1 ECPU per KB moved)', source: 'https://aws.amazon.com/elasticache/pricing/' },
-  interfaceEndpointHour: { usd: 0.01, unit: 'interface VPC endpoint-hour per AZ (SQS from inside the VPC)', source: 'https://aws.amazon.com/privatelink/pricing/' },
+  interfaceEndpointHour: { usd: 0.01, unit: 'interface VPC endpoint-hour per AZ (SQS, and Lambda in on-demand mode, from inside the VPC)', source: 'https://aws.amazon.com/privatelink/pricing/' },
   interfaceEndpointGb: { usd: 0.01, unit: 'GB processed by an interface endpoint', source: 'https://aws.amazon.com/privatelink/pricing/' },
   logsIngestGb: { usd: 0.5, unit: 'GB of CloudWatch Logs ingested', source: 'https://aws.amazon.com/cloudwatch/pricing/', unverified: true },
   eventBridgeSchedulerInvocation: { usd: 1.0 / 1e6, unit: 'EventBridge Scheduler invocation, after 14M free a month', source: 'https://aws.amazon.com/eventbridge/pricing/' },
