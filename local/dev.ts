@@ -1,10 +1,13 @@
 // `npm run dev`: the whole stack in one command (local/dev-stack.ts); Ctrl-C stops every process it started.
+// `npm run dev -- --no-example-consumer` leaves the target queues to another service's consumer (sdq-poll); the
+// stack's addresses are in .dev/env while it runs.
 // Environment: REDIS_URL (use that Redis instead of a private one), PORT (API port, default 3000 when free),
 // LAMBDA_PORT (serverless-offline's Lambda endpoint, default 3002 when free), SQS_PORT (local SQS, default 9324
 // when free), and any setting of docs/settings.md (e.g. POLL_INTERVAL_MS) for the functions.
 import { freePort } from './ports'
 import { startDevStack, type DevStack } from './dev-stack'
 import { createServer } from 'node:net'
+import { resolve } from 'node:path'
 
 /** The wanted port when it is free, else a free one (a second stack, another tool on 3000...). */
 async function portOr(wanted: string | undefined, fallback: number): Promise<number> {
@@ -42,7 +45,9 @@ async function main() {
     portOr(process.env.LAMBDA_PORT, 3002),
     portOr(process.env.SQS_PORT, 9324),
   ])
-  starting = startDevStack({ redisUrl: process.env.REDIS_URL || undefined, httpPort, lambdaPort, sqsPort })
+  const exampleConsumer = !process.argv.includes('--no-example-consumer')
+  const envFile = resolve('.dev/env')
+  starting = startDevStack({ redisUrl: process.env.REDIS_URL || undefined, httpPort, lambdaPort, sqsPort, exampleConsumer, envFile })
   const stack = await starting
   if (stopping) return
 
@@ -56,7 +61,8 @@ async function main() {
   Redis          ${stack.redisUrl}
   queues         ${Object.entries(stack.queues).map(([n, u]) => `${n} -> ${u}`).join('\n                 ')}
   scan           running back to back (no wait for the minute)
-  consumer       ${consumer ? `${consumer.function} reads "${stack.spec.queues.find((q) => q.logicalId === consumer.queueLogicalId)?.target}"` : 'none'}
+  consumer       ${consumer && exampleConsumer ? `${consumer.function} reads "${stack.spec.queues.find((q) => q.logicalId === consumer.queueLogicalId)?.target}"` : 'none (--no-example-consumer): run sdq-poll in your service'}
+  addresses      ${envFile} (for other services: sdq-poll --env ${envFile})
 
 Try it (the example consumer prints the job about 3 s later):
   curl -s -X POST ${stack.apiUrl}/jobs -H 'content-type: application/json' \\

@@ -1,14 +1,21 @@
 // Adopting the delay queue from another service, exactly as a user does: the packed tarball installed into a copy of
 // examples/user-service (a service of its own), type-checked with tsc, its entry points run from node_modules, its
-// handlers bundled with esbuild and no loader, and both stacks packaged offline with every Fn::ImportValue of the
-// user's service matching an Export of the delay queue's.
+// handlers bundled with esbuild and no loader, both stacks packaged offline with every Fn::ImportValue of the user's
+// service matching an Export of the delay queue's, and the local loop: the dev stack without its example consumer,
+// the user's consumer fed by the package's sdq-poll.
+import { spawn, type ChildProcess } from 'node:child_process'
 import { build } from 'esbuild'
 import { readFileSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { packAndInstall, run, type PackedInstall } from '../support/packed-install'
 import { packageTemplate } from '../support/sls'
 import { uniquePrefix } from '../support/engine'
+import { eventually } from '../support/eventually'
+import { startDevStack, type DevStack } from '../../local/dev-stack'
+import { readDevEnv } from '../../local/dev-env'
 
 const root = resolve(__dirname, '../..')
 let installed: PackedInstall
@@ -141,4 +148,85 @@ describe('both stacks, packaged offline', () => {
     expect(grants('sqs:ChangeMessageVisibility').map((s: any) => s.Resource)).toEqual([mapping.EventSourceArn])
     expect(JSON.stringify(grants('execute-api:Invoke'))).toContain('serverless-delay-queue-prod-HttpApiId')
   })
+})
+
+describe("the local loop: the dev stack without its example consumer, sdq-poll running the user's handler", () => {
+  let stack: DevStack | undefined
+  let poller: ChildProcess | undefined
+  let orders: Server
+  let ordersUrl: string
+  let envFile: string
+  const output: string[] = []
+  /** The orders service the user's handler calls: o-flaky fails its first call (the service "was down"). */
+  const calls: { orderId: string; at: number; status: number }[] = []
+
+  beforeAll(async () => {
+    orders = createServer((req, res) => {
+      const orderId = decodeURIComponent(/^\/orders\/([^/]+)\//.exec(req.url ?? '')?.[1] ?? '')
+      const status = orderId === 'o-flaky' && !calls.some((c) => c.orderId === orderId) ? 503 : 200
+      calls.push({ orderId, at: Date.now(), status })
+      res.writeHead(status).end()
+    })
+    await new Promise<void>((ok) => orders.listen(0, '127.0.0.1', ok))
+    ordersUrl = `http://127.0.0.1:${(orders.address() as AddressInfo).port}`
+
+    envFile = join(installed.dir, 'delay-queue/.dev/env')
+    stack = await startDevStack({
+      redisUrl: inject('redisUrl'),
+      env: { KEY_PREFIX: uniquePrefix('loop') },
+      exampleConsumer: false,
+      envFile,
+      onOutput: (line) => output.push(line),
+      log: (line) => output.push(`[dev] ${line}`),
+    })
+    // The user's terminal: `npx sdq-poll --env <delay queue>/.dev/env --queue orders --handler src/close-order.ts`
+    const bin = join(installed.service, 'node_modules/serverless-delay-queue/dist/bin/sdq-poll.js')
+    poller = spawn(process.execPath, [bin, '--env', envFile, '--queue', 'orders', '--handler', 'src/close-order.ts'], {
+      cwd: installed.service,
+      env: { ...process.env, ORDERS_API_URL: ordersUrl },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    for (const stream of [poller.stdout!, poller.stderr!]) stream.on('data', (d) => output.push(...String(d).trim().split('\n')))
+    await eventually(() => output.some((l) => l.startsWith('[sdq-poll] polling')), 30_000)
+  }, 180_000)
+
+  afterAll(async () => {
+    if (poller && poller.exitCode === null) {
+      const exited = new Promise((ok) => poller!.once('exit', ok))
+      poller.kill('SIGTERM')
+      await exited
+    }
+    await stack?.stop()
+    await new Promise((ok) => orders?.close(ok))
+  }, 60_000)
+
+  it("hands a job scheduled by the user's placeOrder to the user's closeOrder, and retries a failing one with backoff", async () => {
+    // prepare: placeOrder as the user's service runs it locally, with the addresses of the written env file
+    const dev = readDevEnv(envFile)
+    Object.assign(process.env, {
+      DELAY_QUEUE_API_URL: dev.DELAY_QUEUE_API_URL,
+      AWS_REGION: dev.AWS_REGION,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      PAYMENT_WINDOW_MS: '300',
+    })
+    const { handler: placeOrder } = await import(join(installed.service, 'src/place-order.ts'))
+    // act
+    for (const orderId of ['o-ok', 'o-flaky']) {
+      const answer = await placeOrder({ body: JSON.stringify({ orderId }) })
+      expect(answer.statusCode, answer.body).toBe(202)
+    }
+    // assess: each order reached the user's handler; o-flaky failed once and came back after the backoff
+    await eventually(() => calls.filter((c) => c.orderId === 'o-flaky').length >= 2 && calls.some((c) => c.orderId === 'o-ok'), 30_000)
+    const flaky = calls.filter((c) => c.orderId === 'o-flaky')
+    expect(flaky.map((c) => c.status)).toEqual([503, 200])
+    // backoff base 2 s, jitter from the upper half: the retry comes 1-2 s later, not at once and not after the
+    // queue's visibility timeout (180 s)
+    expect(flaky[1]!.at - flaky[0]!.at).toBeGreaterThanOrEqual(1_000)
+    expect(flaky[1]!.at - flaky[0]!.at).toBeLessThan(10_000)
+    expect(calls.filter((c) => c.orderId === 'o-ok').map((c) => c.status)).toEqual([200])
+    const failed = output.find((l) => l.includes('"job failed"') && l.includes('order-o-flaky:close'))
+    expect(JSON.parse(failed!.slice(failed!.indexOf('{')))).toMatchObject({ attempt: 1, retryInSeconds: expect.any(Number) })
+    await eventually(() => output.some((l) => l.includes('"job done"') && l.includes('order-o-flaky:close') && l.includes('"attempt":2')), 10_000)
+  }, 60_000)
 })
