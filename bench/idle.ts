@@ -3,7 +3,8 @@
 // total_commands_processed, which includes commands run inside Lua scripts; the bench's own INFO calls are
 // measured first with no scanner and subtracted. INFO commandstats gives the breakdown.
 import { createEngine } from '../src/store/engine'
-import { createScanner, createSqsClient } from '../src/scan/engine'
+import { createScanner } from '../src/scan/engine'
+import { createSqsClient } from '../src/sqs/client'
 import { benchJob, jobId } from './data'
 import { commandCalls, flush, info, type BenchEnv } from './env'
 import { sleep } from './stats'

@@ -5,7 +5,8 @@
 // That is "time SQS accepted the message - due time", measured at the sender, per job.
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs'
 import { createEngine } from '../src/store/engine'
-import { createScanner, createSqsClient } from '../src/scan/engine'
+import { createScanner } from '../src/scan/engine'
+import { createSqsClient } from '../src/sqs/client'
 import type { JobStore } from '../src/store/job-store'
 import { flush, type BenchEnv } from './env'
 import { sleep } from './stats'

@@ -3,7 +3,8 @@
 import type { Context } from 'aws-lambda'
 import { loadConfig } from '../src/config'
 import { createEngine } from '../src/store/engine'
-import { createScanner, createSqsClient } from '../src/scan/engine'
+import { createScanner } from '../src/scan/engine'
+import { createSqsClient } from '../src/sqs/client'
 
 const config = loadConfig()
 const engine = createEngine(config)

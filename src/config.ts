@@ -1,5 +1,6 @@
 // Configuration from the environment, validated once at cold start: a bad setting fails fast, naming it.
 import { ConfigError } from './errors'
+import { KEY_PREFIX_PATTERN } from './store/keys'
 
 export interface Config {
   redis: {
@@ -57,7 +58,7 @@ export function loadConfig(env: Env = process.env): Config {
   const sqsEndpoint = env.SQS_ENDPOINT || undefined
   if (sqsEndpoint && !/^https?:\/\//.test(sqsEndpoint)) throw new ConfigError('SQS_ENDPOINT', 'must be an http(s) URL')
   const keyPrefix = env.KEY_PREFIX || 'sdq'
-  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(keyPrefix)) {
+  if (!KEY_PREFIX_PATTERN.test(keyPrefix)) {
     throw new ConfigError('KEY_PREFIX', 'must be 1-64 characters of [A-Za-z0-9_.:-]')
   }
 
@@ -73,7 +74,7 @@ export function loadConfig(env: Env = process.env): Config {
     sendConcurrency: int('SEND_CONCURRENCY', 16, 1, 256),
     maxHorizonMs: int('MAX_HORIZON_DAYS', 400, 1, 100 * 365) * DAY_MS,
     maxMessageBytes: int('MAX_MESSAGE_BYTES', 1_048_576, 1024, 1_048_576),
-    safetyMarginMs: int('SAFETY_MARGIN_MS', 3_000, 0, 60_000),
+    safetyMarginMs: int('SAFETY_MARGIN_MS', 4_000, 0, 60_000),
     maxDispatchAttempts: int('MAX_DISPATCH_ATTEMPTS', 10, 1, 100),
     dispatchBackoffBaseMs: int('DISPATCH_BACKOFF_BASE_MS', 1_000, 1, 3_600_000),
     dispatchBackoffMaxMs: int('DISPATCH_BACKOFF_MAX_MS', 300_000, 1, 86_400_000),

@@ -1,4 +1,6 @@
-// Every error the queue raises, and the one mapping from Lua error codes to them.
+// The queue's errors (store, validation, configuration) and the one mapping from Lua error codes to them. Errors only
+// the HTTP layer or the consumer toolkit raise live beside them (src/api/errors.ts, src/consumer/errors.ts) and extend
+// the same DelayQueueError base.
 
 /** Codes the Lua scripts return in place of a result (see each script's header). */
 export enum ScriptErrorCode {

@@ -1,4 +1,4 @@
-/** Bounds how many SendMessageBatch calls are in flight at once. */
+/** Bounds how many tasks run at once: SendMessageBatch calls in the dispatcher, records in the consumer toolkit. */
 export class Semaphore {
   private waiters: (() => void)[] = []
   private active = 0

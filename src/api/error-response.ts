@@ -6,7 +6,6 @@ import { json, type ApiResponse } from './response'
 
 const STATUS: Record<string, number> = {
   ValidationError: 400,
-  Unauthorized: 401,
   NotFound: 404,
   Conflict: 409,
   PayloadTooLarge: 413,

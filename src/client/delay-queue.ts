@@ -7,7 +7,7 @@ import type { ConnectOptions } from '../store/redis'
 import type { JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
 import { validateJob, validateJobId } from './validation'
 
-/** What callers send: see DESIGN.md "Job input" and docs/api.md. */
+/** What callers send: the job input of docs/api.md. */
 export interface JobInput {
   queue: string
   payload: unknown

@@ -7,11 +7,16 @@ export function toJob<Payload>(message: JobMessage<Payload>, record: SQSRecord, 
   const job: Job<Payload> = {
     ...message,
     messageId: record.messageId,
-    attempt: Number(record.attributes?.ApproximateReceiveCount) || 1,
+    attempt: deliveryAttempt(record),
     latenessMs: receivedAtMs - Date.parse(message.runAt),
   }
   if (record.attributes?.MessageGroupId) job.groupId = record.attributes.MessageGroupId
   return job
+}
+
+/** Which delivery of its message this record is: 1 on the first (SQS's ApproximateReceiveCount). */
+export function deliveryAttempt(record: SQSRecord): number {
+  return Number(record.attributes?.ApproximateReceiveCount) || 1
 }
 
 /** The fields every log line about a job carries (never the payload). */

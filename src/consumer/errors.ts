@@ -1,5 +1,5 @@
-// Errors the consumer toolkit raises. (Kept here rather than in src/errors.ts because business Lambdas bundle only
-// src/consumer/; they extend the queue's common base so callers can treat them alike.)
+// Errors only the consumer toolkit raises. They extend the queue's common base (src/errors.ts), so callers can treat
+// every error of the package alike.
 import { DelayQueueError } from '../errors'
 
 /** The record is not a job message (bad JSON, a missing or mistyped field, a payload the consumer rejects).

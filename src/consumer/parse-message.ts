@@ -1,4 +1,4 @@
-// The SQS message body (DESIGN.md, "SQS message") back into a typed JobMessage, with a reason when it is not one.
+// The SQS message body (docs/consumer.md, "The message") back into a typed JobMessage, with a reason when it is not one.
 import type { JobMessage } from '../sqs/envelope'
 
 export type ParseResult<Payload> = { ok: true; message: JobMessage<Payload> } | { ok: false; reason: string }

@@ -13,7 +13,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { JOB_ID_ATTRIBUTE } from '../sqs/envelope'
 import { Semaphore } from '../semaphore'
 import { backoffSeconds, type BackoffPolicy } from './backoff'
-import { jobLogKeys, toJob } from './delivery'
+import { deliveryAttempt, jobLogKeys, toJob } from './delivery'
 import { MalformedMessageError } from './errors'
 import { parseJobMessage } from './parse-message'
 import { isFifoArn, parseQueueArn, queueUrlFromArn } from './queue-arn'
@@ -47,7 +47,7 @@ export async function processJobBatch<Payload>(
   const retryIn = new Map<string, number>()
 
   const handleRecord = async (record: SQSRecord): Promise<unknown> => {
-    const attempt = Number(record.attributes?.ApproximateReceiveCount) || 1
+    const attempt = deliveryAttempt(record)
     const parsed = parseJobMessage(record.body, settings.parsePayload)
     if (!parsed.ok) {
       retryIn.set(record.messageId, settings.malformedRetrySeconds)
@@ -116,7 +116,7 @@ async function backOff<Payload>(
   const delays = response.batchItemFailures.flatMap(({ itemIdentifier }) => {
     const record = byId.get(itemIdentifier)
     if (!record) return []
-    const attempt = Number(record.attributes?.ApproximateReceiveCount) || 1
+    const attempt = deliveryAttempt(record)
     return [{ record, seconds: retryIn.get(itemIdentifier) ?? backoffSeconds(attempt, policy) }]
   })
   const arn = delays[0]?.record.eventSourceARN

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util'
 import { loadConfig } from '../config'
 import { DeadSet } from './dead-set'
 import { createEngine } from '../store/engine'
-import { createSqsClient } from '../scan/engine'
+import { createSqsClient } from '../sqs/client'
 import { DelayQueueError } from '../errors'
 import { redrive } from './redrive'
 

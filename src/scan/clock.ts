@@ -29,7 +29,4 @@ export class RedisClock {
     return localMs + this.offsetMs
   }
 
-  get offset(): number {
-    return this.offsetMs
-  }
 }

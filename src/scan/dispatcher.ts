@@ -32,10 +32,10 @@ export interface RefusedJob {
    * True when the job itself was refused (SQS says the sender is at fault, or the target is unknown): it counts
    * toward the dead set. False for failures that are not the job's fault: SQS unreachable, throttling, server errors.
    */
-  counts: boolean
+  jobsFault: boolean
 }
 
-type SendResult = { acceptedAtMs: number } | { error: string; counts: boolean }
+type SendResult = { acceptedAtMs: number } | { error: string; jobsFault: boolean }
 
 export interface DispatchOutcome {
   sent: SentJob[]
@@ -88,13 +88,13 @@ export class Dispatcher {
     let done!: () => void
     const allSettled = new Promise<void>((resolve) => (done = resolve))
     const settle = (job: ClaimedJob, result: SendResult) => {
-      if ('error' in result) outcome.refused.push({ job, error: result.error, counts: result.counts })
+      if ('error' in result) outcome.refused.push({ job, error: result.error, jobsFault: result.jobsFault })
       else outcome.sent.push({ job, acceptedAtMs: result.acceptedAtMs })
       if (--waiting === 0) done()
     }
     for (const job of jobs) {
       if (!Object.hasOwn(this.options.queues, job.queue)) {
-        outcome.refused.push({ job, error: `unknown target queue "${job.queue}": it is not in QUEUES`, counts: true })
+        outcome.refused.push({ job, error: `unknown target queue "${job.queue}": it is not in QUEUES`, jobsFault: true })
         continue
       }
       const body = messageBody(job, now)
@@ -154,7 +154,7 @@ export class Dispatcher {
         lane.entries[kept++] = entry
         earliest = Math.min(earliest, entry.job.leaseDeadline)
       } else {
-        entry.settle(entry.job, { error: 'not sent: its lease would have ended during the send (SQS slow?)', counts: false })
+        entry.settle(entry.job, { error: 'not sent: its lease would have ended during the send (SQS slow?)', jobsFault: false })
       }
     }
     lane.entries.length = kept
@@ -210,15 +210,15 @@ export class Dispatcher {
       for (const failed of result.Failed ?? []) {
         answer(Number(failed.Id!.slice(1)), {
           error: `SQS refused the message: ${failed.Code ?? 'error'}: ${failed.Message ?? ''}`.trim(),
-          counts: failed.SenderFault !== false,
+          jobsFault: failed.SenderFault !== false,
         })
       }
       // An entry SQS did not mention was not accepted: never assume success.
-      batch.forEach((_, i) => answer(i, { error: 'SQS did not answer for this entry', counts: false }))
+      batch.forEach((_, i) => answer(i, { error: 'SQS did not answer for this entry', jobsFault: false }))
     } catch (e) {
       const error = `SendMessageBatch failed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`
-      const counts = isClientFault(e)
-      batch.forEach((_, i) => answer(i, { error, counts }))
+      const jobsFault = isClientFault(e)
+      batch.forEach((_, i) => answer(i, { error, jobsFault }))
     }
   }
 }

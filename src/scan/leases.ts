@@ -103,11 +103,11 @@ export class Leases {
    */
   async release(
     shard: ShardKeys,
-    items: readonly (Settlement & { error: string; counts?: boolean })[],
+    items: readonly (Settlement & { error: string; jobsFault?: boolean })[],
   ): Promise<{ released: number; dead: number }> {
     if (items.length === 0) return { released: 0, dead: 0 }
     const { maxAttempts, backoffBaseMs, backoffMaxMs } = this.options
-    const args = items.flatMap((i) => [i.id, i.token, i.error.slice(0, 1000), i.counts === false ? '0' : '1'])
+    const args = items.flatMap((i) => [i.id, i.token, i.error.slice(0, 1000), i.jobsFault === false ? '0' : '1'])
     const [released, dead] = (await guard(
       this.redis.sdqRelease(
         shard.jobs, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts,

@@ -165,7 +165,7 @@ export class Scanner {
         if (refused.length) {
           const r = await leases.release(
             shard,
-            refused.map(({ job, error, counts }) => ({ id: job.id, token: job.token, error, counts })),
+            refused.map(({ job, error, jobsFault }) => ({ id: job.id, token: job.token, error, jobsFault })),
           )
           this.report.released += r.released
           this.report.dead += r.dead

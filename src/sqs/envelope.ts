@@ -1,4 +1,4 @@
-// The SQS message a job becomes: the consumers' contract (DESIGN.md, "SQS message").
+// The SQS message a job becomes: the consumers' contract (docs/consumer.md, "The message").
 import { createHash } from 'node:crypto'
 
 export interface JobMessage<Payload = unknown> {

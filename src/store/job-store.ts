@@ -4,7 +4,7 @@ import { DelayQueueError, ScriptErrorCode, scriptError } from '../errors'
 import type { Keyspace } from './keys'
 import { verifyLayout } from './layout'
 import { decodeRecord } from './record'
-import { guard } from './redis-errors'
+import { guard, isSlotMoving } from './redis-errors'
 import type { ScriptedClient, ScriptedPipeline } from './scripts'
 
 /** A validated job, ready to store (see src/client/validation.ts for how HTTP input becomes one). */
@@ -26,7 +26,7 @@ export interface DispatchError {
   message: string
 }
 
-/** DESIGN.md's job view, plus `attempts` / `lastError` once a dispatch to SQS has failed, and the dead state. */
+/** The API's job view (docs/api.md), plus `attempts` / `lastError` once a dispatch to SQS has failed, and the dead state. */
 export interface JobView {
   id: string
   queue: string
@@ -114,7 +114,7 @@ export class JobStore {
             const [err] = replies[k] ?? []
             // A slot on the move (Redis Cluster resharding) refuses commands without running them, and ioredis
             // re-sends a pipeline only when every command was refused alike: re-send these one at a time.
-            if (err && /^(TRYAGAIN|MOVED|ASK)\b/.test(err.message)) {
+            if (err && isSlotMoving(err)) {
               replies[k] = await this.redis.sdqEnqueue(...this.enqueueArgs(jobs[jobIndex]!, mode)).then(
                 (reply) => [null, reply],
                 (e: Error) => [e, null],

@@ -9,6 +9,9 @@
 // <= zset-max-listpack-entries = 128 members), which costs ~35 bytes per job instead of ~120 for one big sorted set:
 // that is what keeps a pending job near payload + 130 bytes. Keep pending jobs per shard below ~100 x buckets.
 
+/** What a key prefix may be: safe inside a hash-tagged key name and in an ACL key pattern. */
+export const KEY_PREFIX_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/
+
 /** FNV-1a, 32 bit: stable across processes and languages, cheap, well spread for short ids. */
 export function hashId(id: string): number {
   let h = 0x811c9dc5
@@ -68,7 +71,7 @@ export class Keyspace {
   readonly layout: string
 
   constructor(readonly options: KeyLayoutOptions) {
-    if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(options.prefix)) throw new RangeError(`bad key prefix: ${options.prefix}`)
+    if (!KEY_PREFIX_PATTERN.test(options.prefix)) throw new RangeError(`bad key prefix: ${options.prefix}`)
     if (!Number.isInteger(options.shards) || options.shards < 1) throw new RangeError('shards must be >= 1')
     if (!Number.isInteger(options.buckets) || options.buckets < 1) throw new RangeError('buckets must be >= 1')
     this.shards = Array.from({ length: options.shards }, (_, i) => new ShardKeys(options.prefix, i))

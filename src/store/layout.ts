@@ -15,7 +15,7 @@ export function verifyLayout(redis: RedisClient, keys: Keyspace): Promise<void> 
   const id = `${keys.layoutKey} ${keys.layout}`
   let check = byLayout.get(id)
   if (!check) {
-    check = check_(redis, keys)
+    check = checkLayout(redis, keys)
     byLayout.set(id, check)
     check.catch((e) => {
       if (!(e instanceof ConfigError)) byLayout.delete(id)
@@ -24,7 +24,7 @@ export function verifyLayout(redis: RedisClient, keys: Keyspace): Promise<void> 
   return check
 }
 
-async function check_(redis: RedisClient, keys: Keyspace): Promise<void> {
+async function checkLayout(redis: RedisClient, keys: Keyspace): Promise<void> {
   if ((await redis.set(keys.layoutKey, keys.layout, 'NX')) === 'OK') return
   const stored = await redis.get(keys.layoutKey)
   if (stored === keys.layout) return

@@ -1,4 +1,4 @@
-// The consumers' contract (DESIGN.md "SQS message"): what parses, and why what does not.
+// The consumers' contract (docs/consumer.md, "The message"): what parses, and why what does not.
 import { describe, expect, it } from 'vitest'
 import { parseJobMessage } from '../../src/consumer/parse-message'
 import { messageBody } from '../../src/sqs/envelope'

@@ -131,7 +131,7 @@ describe('claims', () => {
       await sleep(60)
       const [claimed] = (await claimAll()).filter((j) => j.id === 'outage')
       expect(claimed!.attempt).toBe(attempt)
-      expect(await leases.release(shard, [{ ...claimed!, error: 'SendMessageBatch failed: ECONNREFUSED', counts: false }]))
+      expect(await leases.release(shard, [{ ...claimed!, error: 'SendMessageBatch failed: ECONNREFUSED', jobsFault: false }]))
         .toEqual({ released: 1, dead: 0 })
     }
     // assess: still scheduled for another try, with its error on view

@@ -3,7 +3,7 @@ import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs
 import { afterAll, describe, expect, it } from 'vitest'
 import { Dispatcher } from '../../src/scan/dispatcher'
 import type { ClaimedJob } from '../../src/scan/leases'
-import { createSqsClient } from '../../src/scan/engine'
+import { createSqsClient } from '../../src/sqs/client'
 import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
 import { inject } from 'vitest'
 
@@ -76,7 +76,7 @@ describe('dispatcher', () => {
     const outcome = await dispatcher.dispatch([claimed('fresh-1', 'orders'), stale])
     // assess
     expect(outcome.sent.map((s) => s.job.id)).toEqual(['fresh-1'])
-    expect(outcome.refused).toEqual([{ job: stale, error: expect.stringMatching(/lease would have ended/), counts: false }])
+    expect(outcome.refused).toEqual([{ job: stale, error: expect.stringMatching(/lease would have ended/), jobsFault: false }])
     expect([...countIds(await receiveAll(sqs, q.url)).keys()]).toEqual(['fresh-1'])
     expect(calls).toBe(1)
   })

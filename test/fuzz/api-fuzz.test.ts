@@ -1,5 +1,5 @@
 // Property: no bad request, however malformed or hostile, gets a 5xx, is accepted, or writes to Redis; each answer
-// is DESIGN.md's error body. The real API handler (src/api/) runs in-process on API Gateway v2 events against a
+// is the documented error body (docs/api.md). The real API handler (src/api/) runs in-process on API Gateway v2 events against a
 // redis-server of this file's own, so Redis's own write counter (rdb_changes_since_last_save) proves "no write".
 import fc from 'fast-check'
 import type { Redis } from 'ioredis'
@@ -17,7 +17,6 @@ import { badRequest, QUEUES } from './arbitraries'
 const RUNS = pick(400, 10_000)
 const STATUS_OF: Record<string, number> = {
   ValidationError: 400,
-  Unauthorized: 401,
   NotFound: 404,
   Conflict: 409,
   PayloadTooLarge: 413,
@@ -50,7 +49,7 @@ async function writes(): Promise<number> {
   return Number(/rdb_changes_since_last_save:(\d+)/.exec(info)![1])
 }
 
-/** DESIGN.md: `{ "error": { "code", "message", "details"?: [{ path, message }] } }`, plus `job` on a 409 insert. */
+/** docs/api.md: `{ "error": { "code", "message", "details"?: [{ path, message }] } }`, plus `job` on a 409 insert. */
 function expectErrorBody(response: ApiResponse) {
   expect(response.headers['content-type']).toMatch(/^application\/json/)
   const body = JSON.parse(response.body!)

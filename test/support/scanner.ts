@@ -1,12 +1,11 @@
 // A scanner wired to the real Redis and fauxqs, with settings short enough for tests.
 import type { Redis } from 'ioredis'
 import { inject } from 'vitest'
-import { Dispatcher } from '../../src/scan/dispatcher'
-import { createSqsClient } from '../../src/scan/engine'
-import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../../src/sqs/client'
+import { buildScanner } from '../../src/scan/engine'
+import type { LeaseOptions } from '../../src/scan/leases'
+import type { ScanReport, ScannerOptions } from '../../src/scan/scanner'
+import { createSqsClient } from '../../src/sqs/client'
 import type { Keyspace } from '../../src/store/keys'
-import { Leases, type LeaseOptions } from '../../src/scan/leases'
-import { Scanner, type ScanReport, type ScannerOptions } from '../../src/scan/scanner'
 import type { ScriptedClient } from '../../src/store/scripts'
 
 export interface TestScannerOptions extends Partial<LeaseOptions> {
@@ -25,29 +24,22 @@ export function testScanner(t: { redis: ScriptedClient; keys: Keyspace }, o: Tes
     sqsEndpoint: o.sqsEndpoint ?? inject('sqsEndpoint'),
     sendConcurrency: o.concurrency ?? 8,
   })
-  const leases = new Leases(t.redis, {
-    leaseMs: o.leaseMs ?? 5_000,
-    maxAttempts: o.maxAttempts ?? 10,
-    backoffBaseMs: o.backoffBaseMs ?? 20,
-    backoffMaxMs: o.backoffMaxMs ?? 200,
-  })
-  const dispatcher = new Dispatcher({
-    sqs,
-    queues: o.queues,
-    concurrency: o.concurrency ?? 8,
-    maxBatchBytes: 1_048_576,
-    maxSendMs: SQS_SDK_ATTEMPTS * sendTimeoutMs(o.leaseMs ?? 5_000),
-  })
   const subscriber = o.subscribe === false ? undefined : (t.redis as Redis).duplicate()
-  const scanner = new Scanner({
-    leases,
-    dispatcher,
-    keys: t.keys,
-    subscriber,
-    pollIntervalMs: o.pollIntervalMs ?? 100,
-    claimBatchSize: o.claimBatchSize ?? 100,
-    onSent: o.onSent,
-  })
+  const { scanner, leases } = buildScanner(
+    { redis: t.redis, keys: t.keys, sqs, subscriber },
+    {
+      leaseMs: o.leaseMs ?? 5_000,
+      maxDispatchAttempts: o.maxAttempts ?? 10,
+      dispatchBackoffBaseMs: o.backoffBaseMs ?? 20,
+      dispatchBackoffMaxMs: o.backoffMaxMs ?? 200,
+      queues: o.queues,
+      sendConcurrency: o.concurrency ?? 8,
+      maxMessageBytes: 1_048_576,
+      pollIntervalMs: o.pollIntervalMs ?? 100,
+      claimBatchSize: o.claimBatchSize ?? 100,
+    },
+    { onSent: o.onSent },
+  )
   return {
     scanner,
     leases,
