@@ -64,7 +64,7 @@ async function main() {
   consumer       ${consumer && exampleConsumer ? `${consumer.function} reads "${stack.spec.queues.find((q) => q.logicalId === consumer.queueLogicalId)?.target}"` : 'none (--no-example-consumer): run sdq-poll in your service'}
   addresses      ${envFile} (for other services: sdq-poll --env ${envFile})
 
-Try it (the example consumer prints the job about 3 s later):
+Try it (${exampleConsumer ? 'the example consumer prints the job about 3 s later' : 'your sdq-poll gets the job about 3 s later'}):
   curl -s -X POST ${stack.apiUrl}/jobs -H 'content-type: application/json' \\
     -d '{"queue":"${target}","payload":{"hello":"world"},"delayMs":3000}'
   curl -s ${stack.apiUrl}/stats
