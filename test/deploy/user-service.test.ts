@@ -5,9 +5,10 @@
 // the user's consumer fed by the package's sdq-poll.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { build } from 'esbuild'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { packAndInstall, run, type PackedInstall } from '../support/packed-install'
@@ -19,13 +20,35 @@ import { readDevEnv } from '../../local/dev-env'
 
 const root = resolve(__dirname, '../..')
 let installed: PackedInstall
+// Started together with the install (they do not depend on it): the delay queue's template and its dev stack.
+let delayQueueTemplate: Promise<Record<string, any>>
+let devStack: Promise<DevStack>
+const devDir = mkdtempSync(join(tmpdir(), 'sdq-dev-'))
+const envFile = join(devDir, '.dev/env')
+const output: string[] = []
 
 beforeAll(async () => {
+  delayQueueTemplate = packageTemplate(root, 'prod')
+  devStack = startDevStack({
+    redisUrl: inject('redisUrl'),
+    env: { KEY_PREFIX: uniquePrefix('loop') },
+    exampleConsumer: false,
+    envFile,
+    onOutput: (line) => output.push(line),
+    log: (line) => output.push(`[dev] ${line}`),
+  })
+  // Awaited by the tests that use them; a failure must not surface before as an unhandled rejection.
+  delayQueueTemplate.catch(() => {})
+  devStack.catch(() => {})
   installed = await packAndInstall()
   console.log(`[user-service] npm pack ${installed.timings.packMs} ms, npm install ${installed.timings.installMs} ms`)
 }, 180_000)
 
-afterAll(() => installed?.remove())
+afterAll(async () => {
+  await devStack?.then((stack) => stack.stop(), () => {})
+  installed?.remove()
+  rmSync(devDir, { recursive: true, force: true })
+}, 60_000)
 
 /** Every string value under `Fn::ImportValue` / the Name of every `Export` in a template. */
 function collect(node: unknown, key: 'Fn::ImportValue' | 'Export', out = new Set<string>()): Set<string> {
@@ -124,7 +147,7 @@ describe('both stacks, packaged offline', () => {
   let userService: Record<string, any>
 
   beforeAll(async () => {
-    ;[delayQueue, userService] = await Promise.all([packageTemplate(root, 'prod'), packageTemplate(installed.service, 'prod')])
+    ;[delayQueue, userService] = await Promise.all([delayQueueTemplate, packageTemplate(installed.service, 'prod')])
   }, 180_000)
 
   it("resolves every Fn::ImportValue of the user's service to an Export of the delay queue's stack", () => {
@@ -151,12 +174,9 @@ describe('both stacks, packaged offline', () => {
 })
 
 describe("the local loop: the dev stack without its example consumer, sdq-poll running the user's handler", () => {
-  let stack: DevStack | undefined
   let poller: ChildProcess | undefined
   let orders: Server
   let ordersUrl: string
-  let envFile: string
-  const output: string[] = []
   /** The orders service the user's handler calls: o-flaky fails its first call (the service "was down"). */
   const calls: { orderId: string; at: number; status: number }[] = []
 
@@ -170,15 +190,7 @@ describe("the local loop: the dev stack without its example consumer, sdq-poll r
     await new Promise<void>((ok) => orders.listen(0, '127.0.0.1', ok))
     ordersUrl = `http://127.0.0.1:${(orders.address() as AddressInfo).port}`
 
-    envFile = join(installed.dir, 'delay-queue/.dev/env')
-    stack = await startDevStack({
-      redisUrl: inject('redisUrl'),
-      env: { KEY_PREFIX: uniquePrefix('loop') },
-      exampleConsumer: false,
-      envFile,
-      onOutput: (line) => output.push(line),
-      log: (line) => output.push(`[dev] ${line}`),
-    })
+    await devStack
     // The user's terminal: `npx sdq-poll --env <delay queue>/.dev/env --queue orders --handler src/close-order.ts`
     const bin = join(installed.service, 'node_modules/serverless-delay-queue/dist/bin/sdq-poll.js')
     poller = spawn(process.execPath, [bin, '--env', envFile, '--queue', 'orders', '--handler', 'src/close-order.ts'], {
@@ -196,7 +208,6 @@ describe("the local loop: the dev stack without its example consumer, sdq-poll r
       poller.kill('SIGTERM')
       await exited
     }
-    await stack?.stop()
     await new Promise((ok) => orders?.close(ok))
   }, 60_000)
 
@@ -228,5 +239,11 @@ describe("the local loop: the dev stack without its example consumer, sdq-poll r
     const failed = output.find((l) => l.includes('"job failed"') && l.includes('order-o-flaky:close'))
     expect(JSON.parse(failed!.slice(failed!.indexOf('{')))).toMatchObject({ attempt: 1, retryInSeconds: expect.any(Number) })
     await eventually(() => output.some((l) => l.includes('"job done"') && l.includes('order-o-flaky:close') && l.includes('"attempt":2')), 10_000)
+  }, 60_000)
+
+  it('removes its env file when the dev stack stops, so no other service reads stale addresses', async () => {
+    expect(existsSync(envFile)).toBe(true)
+    await (await devStack).stop()
+    expect(existsSync(envFile)).toBe(false)
   }, 60_000)
 })
