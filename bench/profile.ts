@@ -24,7 +24,8 @@ import { createSqsClient } from '../src/sqs/client'
 import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../src/sqs/client'
 import { Leases } from '../src/scan/leases'
 import { Scanner } from '../src/scan/scanner'
-import type { ScriptedClient } from '../src/store/scripts'
+import { runScript, type ScriptedClient } from '../src/store/scripts'
+import { claimCall } from '../src/store/script-calls'
 import { percentiles, sleep } from './stats'
 import { benchJob, jobId } from './data'
 import { Keyspace } from '../src/store/keys'
@@ -75,11 +76,10 @@ async function claimCost(env: BenchEnv) {
   }
   for (const hintCount of [250, 64, 16, 250, 64, 16]) {
     const hints = await redis.zrange(shard.index, '0', String(hintCount - 1))
-    const claimKeys = [shard.jobs, shard.index, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts, ...hints.map((b) => shard.bucket(b))]
     const n = 2_000
     await env.admin.config('RESETSTAT')
     const t0 = performance.now()
-    for (let i = 0; i < n; i++) await redis.sdqClaim(claimKeys.length, ...claimKeys, 250, 30_000, 'tok', 10, hintCount, ...hints)
+    for (let i = 0; i < n; i++) await runScript(redis, claimCall(shard, { limit: 250, leaseMs: 30_000, token: 'tok', maxAttempts: 10, hintCap: hintCount, lookaheadMs: 25, hints }))
     const wall = (performance.now() - t0) / n
     const evalsha = (await commandUsec(env)).evalsha!
     console.log(`claim with ${hintCount} hints in and out: ${(evalsha.usec / evalsha.calls).toFixed(1)} us in Redis, ${(wall * 1000).toFixed(0)} us round trip`)

@@ -5,29 +5,29 @@
   KEYS[2] inflight  ZSET  id -> lease expiry or retry time (ms)
   KEYS[3] leases    HASH  id -> "attempt:dueMs:token"
   KEYS[4] errors    HASH  id -> last dispatch error
-  KEYS[5] counts    HASH  per-queue counters
+  KEYS[5] counts    HASH  "<queue>|<state>" -> count
 
-  ARGV    pairs: id, claim token, id, claim token, ...
+  ARGV[1..] settlements  pairs: id, claim token, id, claim token, ...
 
   Returns the number of jobs acknowledged. A pair whose token no longer holds the job (the lease expired and
   another scanner took it, or it was released) changes nothing.
   Error codes: none.
+  Helpers: queueOf, countBy, holdsLease
 ]]
 local jobs, inflight, leases, errors, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local acked = 0
 for i = 1, #ARGV, 2 do
   local id, token = ARGV[i], ARGV[i + 1]
-  local lease = redis.call('HGET', leases, id)
-  if lease and token ~= '' and string.sub(lease, -(#token + 1)) == ':' .. token then
+  if holdsLease(redis.call('HGET', leases, id), token) then
     local record = redis.call('HGET', jobs, id)
     redis.call('ZREM', inflight, id)
     redis.call('HDEL', leases, id)
     redis.call('HDEL', errors, id)
     if record then
       redis.call('HDEL', jobs, id)
-      local queue = string.sub(record, 1, string.find(record, '\n', 1, true) - 1)
-      redis.call('HINCRBY', counts, queue .. '|pending', -1)
-      redis.call('HINCRBY', counts, queue .. '|dispatched', 1)
+      local queue = queueOf(record)
+      countBy(counts, queue, 'pending', -1)
+      countBy(counts, queue, 'dispatched', 1)
     end
     acked = acked + 1
   end

@@ -8,15 +8,16 @@
   KEYS[5] leases    HASH  id -> "attempt:dueMs:token"
   KEYS[6] errors    HASH  id -> last dispatch error
   KEYS[7] dead      ZSET  id -> time it died (ms)
-  KEYS[8] counts    HASH  per-queue counters
+  KEYS[8] counts    HASH  "<queue>|<state>" -> count
 
   ARGV[1] id
-  ARGV[2] bucket number
+  ARGV[2] bucketNo  the job's bucket number (its member in KEYS[2])
 
   Returns 1 cancelled (scheduled, waiting for a retry, or dead)
   Error codes:
      0 JOB_NOT_FOUND    no such job (never existed, cancelled, or already in SQS)
     -2 JOB_DISPATCHING  a scanner holds a lease on it: it is being handed to SQS right now
+  Helpers: queueOf, countBy, reindexBucket, waitsForRetry
 ]]
 local jobs, index, bucket, inflight, leases, errors, dead, counts =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
@@ -24,21 +25,20 @@ local id, bucketNo = ARGV[1], ARGV[2]
 
 local record = redis.call('HGET', jobs, id)
 if not record then return 0 end
-local queue = string.sub(record, 1, string.find(record, '\n', 1, true) - 1)
+local queue = queueOf(record)
 
 local lease = redis.call('HGET', leases, id)
-if lease and string.sub(lease, -1) ~= ':' then return -2 end
+if lease and not waitsForRetry(lease) then return -2 end
 
 if redis.call('ZREM', bucket, id) == 1 then
-  local first = redis.call('ZRANGE', bucket, 0, 0, 'WITHSCORES')
-  if first[1] then redis.call('ZADD', index, first[2], bucketNo) else redis.call('ZREM', index, bucketNo) end
-  redis.call('HINCRBY', counts, queue .. '|pending', -1)
+  reindexBucket(index, bucket, bucketNo)
+  countBy(counts, queue, 'pending', -1)
 elseif lease then
   redis.call('ZREM', inflight, id)
   redis.call('HDEL', leases, id)
-  redis.call('HINCRBY', counts, queue .. '|pending', -1)
+  countBy(counts, queue, 'pending', -1)
 elseif redis.call('ZREM', dead, id) == 1 then
-  redis.call('HINCRBY', counts, queue .. '|dead', -1)
+  countBy(counts, queue, 'dead', -1)
 end
 redis.call('HDEL', errors, id)
 redis.call('HDEL', jobs, id)

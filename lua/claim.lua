@@ -7,17 +7,17 @@
   KEYS[4] leases    HASH  id -> "attempt:dueMs:token"
   KEYS[5] errors    HASH  id -> last dispatch error (JSON)
   KEYS[6] dead      ZSET  id -> time it died (ms)
-  KEYS[7] counts    HASH  per-queue counters
-  KEYS[8..]         due bucket ZSETs the caller expects to be due (hints from the previous claim)
+  KEYS[7] counts    HASH  "<queue>|<state>" -> count
+  KEYS[8..] buckets ZSET  the due buckets the caller expects to be due (hints from the previous claim)
 
-  ARGV[1] limit: most jobs to lease
-  ARGV[2] lease length (ms)
-  ARGV[3] claim token (random, one per call)
-  ARGV[4] max dispatch attempts: a lease that expires on the last attempt sends the job to the dead set (a job
-          released for a retry is taken again whatever its count: lua/release.lua decides about those)
-  ARGV[5] most bucket hints to return for the next call
-  ARGV[6] hint look-ahead (ms): hints are the buckets due within this long after now (at least the earliest one)
-  ARGV[7..] bucket numbers of KEYS[8..], in the same order
+  ARGV[1] limit        most jobs to lease
+  ARGV[2] leaseMs      lease length (ms)
+  ARGV[3] token        claim token (random, one per call)
+  ARGV[4] maxAttempts  max dispatch attempts: a lease that expires on the last attempt sends the job to the dead set
+                       (a job released for a retry is taken again whatever its count: lua/release.lua decides those)
+  ARGV[5] hintCap      most bucket hints to return for the next call
+  ARGV[6] lookaheadMs  hints are the buckets due within this long after now (at least the earliest one)
+  ARGV[7..] bucketNos  bucket numbers of KEYS[8..], in the same order
 
   Returns { now, nextDue, needHints, more, hints, jobs }
     now        Redis time (ms); lets the caller track the offset between its clock and Redis's
@@ -30,119 +30,128 @@
   Order: expired leases and due retries first (they are the oldest), then due jobs by due time. Jobs due in the
   same millisecond come out bucket by bucket (bucket = hash of the id) and by id within a bucket.
   Error codes: none.
+  Helpers: nowMs, queueOf, countBy, reindexBucket, encodeLease, decodeLease, waitsForRetry
 ]]
 local jobs, index, inflight, leases, errors, dead, counts =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local limit, leaseMs, token, maxAttempts, hintCap, lookahead =
   tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = nowMs()
 local leaseUntil = now + leaseMs
 local out, n = {}, 0
 
-local function queueOf(record)
-  return string.sub(record, 1, string.find(record, '\n', 1, true) - 1)
+local function addClaimed(id, record, due, attempt)
+  out[#out + 1] = id; out[#out + 1] = record; out[#out + 1] = due; out[#out + 1] = attempt
+  n = n + 1
 end
 
 -- 1. Leases that expired (their scanner died) and released jobs whose retry time has come. An idle scanner calls
--- this every poll interval: look at the head first, and scan only when something is due.
-local leaseHead = redis.call('ZRANGE', inflight, 0, 0, 'WITHSCORES')
-local expired = {}
-if leaseHead[1] and tonumber(leaseHead[2]) <= now then
-  expired = redis.call('ZRANGE', inflight, '-inf', now, 'BYSCORE', 'LIMIT', 0, limit)
-end
-for _, id in ipairs(expired) do
-  local lease = redis.call('HGET', leases, id)
-  local record = redis.call('HGET', jobs, id)
-  if not lease or not record then
-    redis.call('ZREM', inflight, id)
-    redis.call('HDEL', leases, id)
-  else
-    local attempt, due = string.match(lease, '^(%d+):(%d+):')
-    attempt = tonumber(attempt)
-    -- A lease that expired on the last attempt means scanners keep dying on this job: dead set. A released job whose
-    -- retry time came (empty token) is retried whatever its count: release.lua already decided it may live.
-    local crashed = string.sub(lease, -1) ~= ':'
-    if crashed and attempt >= maxAttempts then
+-- this every poll interval: look at the head first, and scan only when something is due. Returns the head and
+-- whether anything was looked at.
+local function retakeExpired()
+  local leaseHead = redis.call('ZRANGE', inflight, 0, 0, 'WITHSCORES')
+  local expired = {}
+  if leaseHead[1] and tonumber(leaseHead[2]) <= now then
+    expired = redis.call('ZRANGE', inflight, '-inf', now, 'BYSCORE', 'LIMIT', 0, limit)
+  end
+  for _, id in ipairs(expired) do
+    local held = redis.call('HGET', leases, id)
+    local record = redis.call('HGET', jobs, id)
+    if not held or not record then
       redis.call('ZREM', inflight, id)
       redis.call('HDEL', leases, id)
-      redis.call('ZADD', dead, now, id)
-      redis.call('HSET', errors, id, cjson.encode({ attempts = attempt, at = now,
-        message = 'lease expired: the scanner holding it stopped before acknowledging' }))
-      local queue = queueOf(record)
-      redis.call('HINCRBY', counts, queue .. '|pending', -1)
-      redis.call('HINCRBY', counts, queue .. '|dead', 1)
     else
-      attempt = attempt + 1
-      redis.call('ZADD', inflight, leaseUntil, id)
-      redis.call('HSET', leases, id, attempt .. ':' .. due .. ':' .. token)
-      out[#out + 1] = id; out[#out + 1] = record; out[#out + 1] = due; out[#out + 1] = attempt
-      n = n + 1
+      local attempt, due = decodeLease(held)
+      -- A lease that expired on the last attempt means scanners keep dying on this job: dead set. A released job
+      -- whose retry time came (empty token) is retried whatever its count: release.lua already decided it may live.
+      if not waitsForRetry(held) and attempt >= maxAttempts then
+        redis.call('ZREM', inflight, id)
+        redis.call('HDEL', leases, id)
+        redis.call('ZADD', dead, now, id)
+        redis.call('HSET', errors, id, cjson.encode({ attempts = attempt, at = now,
+          message = 'lease expired: the scanner holding it stopped before acknowledging' }))
+        local queue = queueOf(record)
+        countBy(counts, queue, 'pending', -1)
+        countBy(counts, queue, 'dead', 1)
+      else
+        attempt = attempt + 1
+        redis.call('ZADD', inflight, leaseUntil, id)
+        redis.call('HSET', leases, id, encodeLease(attempt, due, token))
+        addClaimed(id, record, due, attempt)
+      end
     end
   end
+  return leaseHead, #expired > 0
 end
 
 -- 2. Due jobs, merged across buckets in due-time order: take from the earliest bucket every job that is due
--- no later than the second-earliest bucket's first job, then look again.
-local hinted = {}
-for i = 8, #KEYS do hinted[ARGV[i - 1]] = KEYS[i] end
-
-local needHints = 0
--- Lease writes are gathered across buckets and written once at the end: a burst visits a bucket per job or two.
-local leased, leaseValues = {}, {}
-local top = redis.call('ZRANGE', index, 0, 1, 'WITHSCORES')
-while n < limit do
-  if not top[1] or tonumber(top[2]) > now then break end
-  local bucketNo = top[1]
-  local bucket = hinted[bucketNo]
-  if not bucket then
-    needHints = 1
-    break
-  end
-  local upto = now
-  if top[4] and tonumber(top[4]) < upto then upto = tonumber(top[4]) end
-  local picked = redis.call('ZRANGE', bucket, '-inf', upto, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit - n)
-  local removed = {}
-  for j = 1, #picked, 2 do
-    local id, due = picked[j], picked[j + 1]
-    local record = redis.call('HGET', jobs, id)
-    removed[#removed + 1] = id
-    if record then
-      leased[#leased + 1] = leaseUntil; leased[#leased + 1] = id
-      leaseValues[#leaseValues + 1] = id; leaseValues[#leaseValues + 1] = '1:' .. due .. ':' .. token
-      out[#out + 1] = id; out[#out + 1] = record; out[#out + 1] = due; out[#out + 1] = 1
-      n = n + 1
+-- no later than the second-earliest bucket's first job, then look again. Returns the index's head (its first two
+-- buckets) and 1 when a due bucket was not among KEYS.
+local function takeDue()
+  local hinted = {}
+  for i = 8, #KEYS do hinted[ARGV[i - 1]] = KEYS[i] end
+  -- Lease writes are gathered across buckets and written once at the end: a burst visits a bucket per job or two.
+  local leased, leaseValues = {}, {}
+  local needHints = 0
+  local top = redis.call('ZRANGE', index, 0, 1, 'WITHSCORES')
+  while n < limit do
+    if not top[1] or tonumber(top[2]) > now then break end
+    local bucketNo = top[1]
+    local bucket = hinted[bucketNo]
+    if not bucket then
+      needHints = 1
+      break
     end
+    local upto = now
+    if top[4] and tonumber(top[4]) < upto then upto = tonumber(top[4]) end
+    local picked = redis.call('ZRANGE', bucket, '-inf', upto, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit - n)
+    local removed = {}
+    for j = 1, #picked, 2 do
+      local id, due = picked[j], picked[j + 1]
+      local record = redis.call('HGET', jobs, id)
+      removed[#removed + 1] = id
+      if record then
+        leased[#leased + 1] = leaseUntil; leased[#leased + 1] = id
+        leaseValues[#leaseValues + 1] = id; leaseValues[#leaseValues + 1] = encodeLease(1, due, token)
+        addClaimed(id, record, due, 1)
+      end
+    end
+    if #removed == 0 then
+      -- The index was stale for this bucket (cannot happen through these scripts; heal it rather than spin).
+      redis.call('ZREM', index, bucketNo)
+    else
+      redis.call('ZREM', bucket, unpack(removed))
+      reindexBucket(index, bucket, bucketNo)
+    end
+    top = redis.call('ZRANGE', index, 0, 1, 'WITHSCORES')
   end
-  if #removed == 0 then
-    -- The index was stale for this bucket (cannot happen through these scripts; heal it rather than spin).
-    redis.call('ZREM', index, bucketNo)
-  else
-    redis.call('ZREM', bucket, unpack(removed))
-    local first = redis.call('ZRANGE', bucket, 0, 0, 'WITHSCORES')
-    if first[1] then redis.call('ZADD', index, first[2], bucketNo) else redis.call('ZREM', index, bucketNo) end
+  if #leased > 0 then
+    redis.call('ZADD', inflight, unpack(leased))
+    redis.call('HSET', leases, unpack(leaseValues))
   end
-  top = redis.call('ZRANGE', index, 0, 1, 'WITHSCORES')
-end
-if #leased > 0 then
-  redis.call('ZADD', inflight, unpack(leased))
-  redis.call('HSET', leases, unpack(leaseValues))
+  return top, needHints
 end
 
 -- 3. What the caller needs for its next call: when to come back, and which buckets to bring. Only the buckets due
 -- soon: a claim carries its hints in and out, and a stream of 2-job claims must not haul hundreds of keys each time.
-local nextDue = -1
-local hints = {}
-if top[1] then
-  nextDue = tonumber(top[2])
-  if nextDue > now + lookahead then
-    hints = { top[1] }
-  else
-    hints = redis.call('ZRANGE', index, '-inf', now + lookahead, 'BYSCORE', 'LIMIT', 0, hintCap)
+local function nextCall(top, leaseHead, leasesMoved)
+  local nextDue = -1
+  local hints = {}
+  if top[1] then
+    nextDue = tonumber(top[2])
+    if nextDue > now + lookahead then
+      hints = { top[1] }
+    else
+      hints = redis.call('ZRANGE', index, '-inf', now + lookahead, 'BYSCORE', 'LIMIT', 0, hintCap)
+    end
   end
+  if leasesMoved then leaseHead = redis.call('ZRANGE', inflight, 0, 0, 'WITHSCORES') end
+  if leaseHead[1] and (nextDue < 0 or tonumber(leaseHead[2]) < nextDue) then nextDue = tonumber(leaseHead[2]) end
+  return nextDue, hints
 end
-if n > 0 or #expired > 0 then leaseHead = redis.call('ZRANGE', inflight, 0, 0, 'WITHSCORES') end
-if leaseHead[1] and (nextDue < 0 or tonumber(leaseHead[2]) < nextDue) then nextDue = tonumber(leaseHead[2]) end
 
+local leaseHead, retook = retakeExpired()
+local top, needHints = takeDue()
+local nextDue, hints = nextCall(top, leaseHead, n > 0 or retook)
 return { now, nextDue, needHints, (n >= limit) and 1 or 0, hints, out }

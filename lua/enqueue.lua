@@ -11,14 +11,14 @@
   KEYS[8] counts    HASH  "<queue>|pending" / "<queue>|dead" / "<queue>|dispatched" -> count
 
   ARGV[1] id
-  ARGV[2] bucket number (member of KEYS[2])
-  ARGV[3] mode: "insert" | "upsert"
-  ARGV[4] queue name
-  ARGV[5] groupId ("" for none)
-  ARGV[6] payload (JSON text)
-  ARGV[7] "delay" | "at"
-  ARGV[8] delay in ms (added to Redis's clock) | absolute due time in epoch ms (the past means now)
-  ARGV[9] wake channel: published to when this job becomes the earliest of its shard
+  ARGV[2] bucketNo  the job's bucket number (its member in KEYS[2])
+  ARGV[3] mode      "insert" | "upsert"
+  ARGV[4] queue     queue name
+  ARGV[5] groupId   "" for none
+  ARGV[6] payload   JSON text
+  ARGV[7] kind      "delay" | "at"
+  ARGV[8] when      delay in ms (added to Redis's clock) | absolute due time in epoch ms (the past means now)
+  ARGV[9] wake      the shard's wake channel: published to when this job becomes the earliest of its shard
 
   Returns on success: { 1 created | 2 replaced, dueMs, createdAtMs, version }
   Error codes (first element):
@@ -26,14 +26,14 @@
     -2 JOB_DISPATCHING  upsert of a job that is being handed to SQS right now
 
   Due time is Redis's clock (TIME), never the caller's: a skewed client cannot make a job early or late.
+  Helpers: nowMs, countBy, reindexBucket, waitsForRetry, wakeIfEarliest
 ]]
 local jobs, index, bucket, inflight, leases, errors, dead, counts =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local id, bucketNo, mode, queue, groupId, payload, kind, when, wake =
   ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8]), ARGV[9]
 
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = nowMs()
 
 local due
 if kind == 'delay' then
@@ -52,29 +52,14 @@ local function b36(n)
   return s
 end
 
--- Keep the index score of this bucket equal to the bucket's earliest due time.
-local function reindex()
-  local first = redis.call('ZRANGE', bucket, 0, 0, 'WITHSCORES')
-  if first[1] then
-    redis.call('ZADD', index, first[2], bucketNo)
-  else
-    redis.call('ZREM', index, bucketNo)
-  end
-end
-
 -- Insert of a new id, the common case, in as few calls as possible: HSETNX both checks and writes; the index only
 -- changes when this job is its bucket's new earliest (ZADD LT), and only then can it be the shard's earliest.
 if mode == 'insert' then
   local record = queue .. '\n' .. b36(now) .. '\n0\n' .. groupId .. '\n' .. payload
   if redis.call('HSETNX', jobs, id, record) == 1 then
     redis.call('ZADD', bucket, due, id)
-    redis.call('HINCRBY', counts, queue .. '|pending', 1)
-    if redis.call('ZADD', index, 'LT', 'CH', due, bucketNo) == 1 then
-      local first = redis.call('ZRANGE', index, 0, 0, 'WITHSCORES')
-      if first[1] == bucketNo and tonumber(first[2]) == due then
-        redis.call('PUBLISH', wake, due .. ':' .. bucketNo)
-      end
-    end
+    countBy(counts, queue, 'pending', 1)
+    if redis.call('ZADD', index, 'LT', 'CH', due, bucketNo) == 1 then wakeIfEarliest(index, wake, bucketNo, due) end
     return { 1, due, now, 0 }
   end
 end
@@ -88,11 +73,11 @@ if old then
   if mode == 'insert' then
     if dueScore then return { -1, 'scheduled', old, dueScore } end
     if deadAt then return { -1, 'dead', old, deadAt } end
-    local waiting = lease and string.sub(lease, -1) == ':'
-    return { -1, waiting and 'retrying' or 'dispatching', old, redis.call('ZSCORE', inflight, id) or '0' }
+    local retrying = lease and waitsForRetry(lease)
+    return { -1, retrying and 'retrying' or 'dispatching', old, redis.call('ZSCORE', inflight, id) or '0' }
   end
   -- A lease with an empty token is waiting for a dispatch retry: it may still be replaced.
-  if lease and string.sub(lease, -1) ~= ':' then return { -2 } end
+  if lease and not waitsForRetry(lease) then return { -2 } end
   -- Replace: keep the creation time, bump the version (FIFO dedup ids change with it).
   local q1 = string.find(old, '\n', 1, true)
   local q2 = string.find(old, '\n', q1 + 1, true)
@@ -108,20 +93,16 @@ if old then
   if deadAt then
     redis.call('ZREM', dead, id)
     redis.call('HDEL', errors, id)
-    redis.call('HINCRBY', counts, oldQueue .. '|dead', -1)
+    countBy(counts, oldQueue, 'dead', -1)
   else
-    redis.call('HINCRBY', counts, oldQueue .. '|pending', -1)
+    countBy(counts, oldQueue, 'pending', -1)
   end
 end
 
 redis.call('HSET', jobs, id, queue .. '\n' .. b36(createdAt) .. '\n' .. version .. '\n' .. groupId .. '\n' .. payload)
 redis.call('ZADD', bucket, due, id)
-redis.call('HINCRBY', counts, queue .. '|pending', 1)
-reindex()
-
-local first = redis.call('ZRANGE', index, 0, 0, 'WITHSCORES')
-if first[1] == bucketNo and tonumber(first[2]) == due then
-  redis.call('PUBLISH', wake, due .. ':' .. bucketNo)
-end
+countBy(counts, queue, 'pending', 1)
+reindexBucket(index, bucket, bucketNo)
+wakeIfEarliest(index, wake, bucketNo, due)
 
 return { old and 2 or 1, due, createdAt, version }

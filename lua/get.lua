@@ -16,6 +16,8 @@
         "dispatching" score = original due time (a scanner holds a lease on it)
         "retrying"    score = time of the next dispatch attempt
         "dead"        score = time it died
+  Error codes: none.
+  Helpers: decodeLease, waitsForRetry
 ]]
 local jobs, bucket, inflight, leases, errors, dead = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local id = ARGV[1]
@@ -29,8 +31,8 @@ if due then return { 'scheduled', record, due, 0, lastError } end
 
 local lease = redis.call('HGET', leases, id)
 if lease then
-  local attempt, leaseDue = string.match(lease, '^(%d+):(%d+):')
-  if string.sub(lease, -1) == ':' then
+  local attempt, leaseDue = decodeLease(lease)
+  if waitsForRetry(lease) then
     return { 'retrying', record, redis.call('ZSCORE', inflight, id), attempt, lastError }
   end
   return { 'dispatching', record, leaseDue, attempt, lastError }

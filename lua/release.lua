@@ -6,13 +6,14 @@
   KEYS[3] leases    HASH  id -> "attempt:dueMs:token"
   KEYS[4] errors    HASH  id -> last dispatch error (JSON)
   KEYS[5] dead      ZSET  id -> time it died (ms)
-  KEYS[6] counts    HASH  per-queue counters
+  KEYS[6] counts    HASH  "<queue>|<state>" -> count
 
-  ARGV[1] max dispatch attempts
-  ARGV[2] backoff base (ms): the retry waits base * 2^(attempt-1) ...
-  ARGV[3] backoff cap (ms):  ... but never longer than this
-  ARGV[4..] quadruples: id, claim token, error message, "1" when the refusal counts against the job (SQS refused it
-            as the sender's fault) or "0" when it does not (SQS down, throttling, a server-side error)
+  ARGV[1] maxAttempts    max dispatch attempts
+  ARGV[2] backoffBaseMs  the retry waits base * 2^(attempt-1) ...
+  ARGV[3] backoffMaxMs   ... but never longer than this
+  ARGV[4..] refusals     quadruples: id, claim token, error message, "1" when the refusal counts against the job
+                         (SQS refused it as the sender's fault) or "0" when it does not (SQS down, throttling, a
+                         server-side error)
 
   A released job stays in the inflight set, scored by its retry time, with an empty token: the next claim after that
   time takes it again (attempt + 1). On its last attempt a counting refusal sends it to the dead set with its error;
@@ -20,20 +21,19 @@
   those retry at the capped backoff until SQS takes them.
   Returns { released, dead }. A quadruple whose token no longer holds the job changes nothing.
   Error codes: none.
+  Helpers: nowMs, queueOf, countBy, encodeLease, decodeLease, holdsLease
 ]]
 local jobs, inflight, leases, errors, dead, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local maxAttempts, base, cap = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = nowMs()
 local released, died = 0, 0
 
 for i = 4, #ARGV, 4 do
   local id, token, message, jobsFault = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3] == '1'
   local lease = redis.call('HGET', leases, id)
-  if lease and token ~= '' and string.sub(lease, -(#token + 1)) == ':' .. token then
-    local attempt, due = string.match(lease, '^(%d+):(%d+):')
-    attempt = tonumber(attempt)
+  if holdsLease(lease, token) then
+    local attempt, due = decodeLease(lease)
     redis.call('HSET', errors, id, cjson.encode({ attempts = attempt, at = now, message = message }))
     if jobsFault and attempt >= maxAttempts then
       redis.call('ZREM', inflight, id)
@@ -41,14 +41,14 @@ for i = 4, #ARGV, 4 do
       redis.call('ZADD', dead, now, id)
       local record = redis.call('HGET', jobs, id)
       if record then
-        local queue = string.sub(record, 1, string.find(record, '\n', 1, true) - 1)
-        redis.call('HINCRBY', counts, queue .. '|pending', -1)
-        redis.call('HINCRBY', counts, queue .. '|dead', 1)
+        local queue = queueOf(record)
+        countBy(counts, queue, 'pending', -1)
+        countBy(counts, queue, 'dead', 1)
       end
       died = died + 1
     else
       redis.call('ZADD', inflight, now + math.min(cap, base * 2 ^ (math.min(attempt, 40) - 1)), id)
-      redis.call('HSET', leases, id, attempt .. ':' .. due .. ':')
+      redis.call('HSET', leases, id, encodeLease(attempt, due, ''))
       released = released + 1
     end
   end

@@ -2,8 +2,10 @@
 import { scriptError, ScriptErrorCode } from '../errors'
 import type { Keyspace } from '../store/keys'
 import { verifyLayout } from '../store/layout'
+import { decodeDispatchError } from '../store/job-state'
 import { decodeRecord } from '../store/record'
-import type { ScriptedClient } from '../store/scripts'
+import { reviveCall } from '../store/script-calls'
+import { runScript, type ScriptedClient } from '../store/scripts'
 import type { DispatchError } from '../store/job-store'
 import { guard } from '../store/redis-errors'
 
@@ -43,7 +45,7 @@ export class DeadSet {
             const record = records[i]
             if (!record) return []
             const job = decodeRecord(record)
-            const error = errors[i] ? (JSON.parse(errors[i]!) as { attempts: number; at: number; message: string }) : null
+            const error = errors[i] ? decodeDispatchError(errors[i]!) : null
             const dead: DeadJob = {
               id,
               queue: job.queue,
@@ -70,15 +72,7 @@ export class DeadSet {
   /** Schedule a dead job again, unchanged, `delayMs` from now (Redis's clock). Returns its new due time. */
   async revive(id: string, delayMs = 0): Promise<number> {
     await guard(verifyLayout(this.redis, this.keys))
-    const { shard, bucket, bucketNo } = this.keys.locate(id)
-    const due = Number(
-      await guard(
-        this.redis.sdqRevive(
-          shard.jobs, shard.index, bucket, shard.errors, shard.dead, shard.counts,
-          id, bucketNo, delayMs, shard.wakeChannel,
-        ),
-      ),
-    )
+    const due = Number(await guard(runScript(this.redis, reviveCall(this.keys.locate(id), id, delayMs))))
     if (due === 0) throw scriptError(ScriptErrorCode.JobNotFound, id)
     return due
   }

@@ -2,7 +2,8 @@
 import { newToken } from '../store/ids'
 import type { ShardKeys } from '../store/keys'
 import { decodeRecord, type StoredJob } from '../store/record'
-import type { ScriptedClient } from '../store/scripts'
+import { ackCall, claimCall, releaseCall, type Settlement } from '../store/script-calls'
+import { runScript, type ScriptedClient } from '../store/scripts'
 import { guard } from '../store/redis-errors'
 
 export interface ClaimedJob extends StoredJob {
@@ -36,10 +37,7 @@ export interface LeaseOptions {
   backoffMaxMs: number
 }
 
-export interface Settlement {
-  id: string
-  token: string
-}
+export type { Settlement }
 
 /**
  * Buckets due within this long are handed back as hints for the next claim. Long enough to cover the scanner's
@@ -61,12 +59,13 @@ export class Leases {
   async claim(shard: ShardKeys, hints: readonly string[], limit: number): Promise<ClaimResult> {
     const token = newToken()
     const leaseDeadline = Date.now() + this.options.leaseMs
-    const keys = [shard.jobs, shard.index, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts]
-    for (const b of hints) keys.push(shard.bucket(b))
-    const args = [limit, this.options.leaseMs, token, this.options.maxAttempts, limit, HINT_LOOKAHEAD_MS, ...hints]
-    const [now, nextDue, needHints, more, nextHints, flat] = (await guard(
-      this.redis.sdqClaim(keys.length, ...keys, ...args),
-    )) as [number, number, number, number, string[], (string | number)[]]
+    const { leaseMs, maxAttempts } = this.options
+    const [now, nextDue, needHints, more, nextHints, flat] = await guard(
+      runScript(
+        this.redis,
+        claimCall(shard, { limit, leaseMs, token, maxAttempts, hintCap: limit, lookaheadMs: HINT_LOOKAHEAD_MS, hints }),
+      ),
+    )
     const jobs: ClaimedJob[] = []
     for (let i = 0; i < flat.length; i += 4) {
       jobs.push({
@@ -91,14 +90,11 @@ export class Leases {
   /** Forget jobs SQS accepted. Returns how many this lease still held. */
   async ack(shard: ShardKeys, items: readonly Settlement[]): Promise<number> {
     if (items.length === 0) return 0
-    const args = items.flatMap((i) => [i.id, i.token])
-    return Number(
-      await guard(this.redis.sdqAck(shard.jobs, shard.inflight, shard.leases, shard.errors, shard.counts, ...args)),
-    )
+    return Number(await guard(runScript(this.redis, ackCall(shard, items))))
   }
 
   /**
-   * Give back jobs SQS did not take: retried with backoff. A refusal that is the job's fault (`counts`, the default)
+   * Give back jobs SQS did not take: retried with backoff. A refusal that is the job's fault (`jobsFault`, the default)
    * sends it to the dead set after the last attempt; a transient failure (SQS down, throttled) never does.
    */
   async release(
@@ -107,13 +103,10 @@ export class Leases {
   ): Promise<{ released: number; dead: number }> {
     if (items.length === 0) return { released: 0, dead: 0 }
     const { maxAttempts, backoffBaseMs, backoffMaxMs } = this.options
-    const args = items.flatMap((i) => [i.id, i.token, i.error.slice(0, 1000), i.jobsFault === false ? '0' : '1'])
-    const [released, dead] = (await guard(
-      this.redis.sdqRelease(
-        shard.jobs, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts,
-        maxAttempts, backoffBaseMs, backoffMaxMs, ...args,
-      ),
-    )) as [number, number]
+    const refusals = items.map((i) => ({ ...i, error: i.error.slice(0, 1000), jobsFault: i.jobsFault !== false }))
+    const [released, dead] = await guard(
+      runScript(this.redis, releaseCall(shard, { maxAttempts, backoffBaseMs, backoffMaxMs, refusals })),
+    )
     return { released: Number(released), dead: Number(dead) }
   }
 }

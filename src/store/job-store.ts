@@ -3,9 +3,11 @@
 import { DelayQueueError, ScriptErrorCode, scriptError } from '../errors'
 import type { Keyspace } from './keys'
 import { verifyLayout } from './layout'
+import { decodeCounterField, decodeDispatchError, type JobState } from './job-state'
 import { decodeRecord } from './record'
 import { guard, isSlotMoving } from './redis-errors'
-import type { ScriptedClient, ScriptedPipeline } from './scripts'
+import { cancelCall, enqueueCall, getCall, type EnqueueReply } from './script-calls'
+import { queueScript, runScript, type ScriptedClient, type ScriptedPipeline } from './scripts'
 
 /** A validated job, ready to store (see src/client/validation.ts for how HTTP input becomes one). */
 export interface NewJob {
@@ -76,13 +78,13 @@ export class JobStore {
   /** Schedule a new job. Throws JobExistsError (carrying the existing job's view) when the id is taken. */
   async enqueue(job: NewJob): Promise<EnqueueResult> {
     await this.ready()
-    return this.enqueueReply(job.id, await guard(this.redis.sdqEnqueue(...this.enqueueArgs(job, 'insert'))))
+    return this.enqueueReply(job.id, await guard(runScript(this.redis, this.enqueueCall(job, 'insert'))))
   }
 
   /** Create or replace (reschedule, new payload). Throws JobDispatchingError while a scanner holds it. */
   async upsert(job: NewJob): Promise<EnqueueResult> {
     await this.ready()
-    return this.enqueueReply(job.id, await guard(this.redis.sdqEnqueue(...this.enqueueArgs(job, 'upsert'))))
+    return this.enqueueReply(job.id, await guard(runScript(this.redis, this.enqueueCall(job, 'upsert'))))
   }
 
   /** The key layout this store was configured with is the one its jobs use (src/store/layout.ts); checked once. */
@@ -108,14 +110,14 @@ export class JobStore {
       Promise.all(
         [...byShard.values()].map(async (indexes) => {
           const pipeline = this.redis.pipeline() as ScriptedPipeline
-          for (const i of indexes) pipeline.sdqEnqueue(...this.enqueueArgs(jobs[i]!, mode))
+          for (const i of indexes) queueScript(pipeline, this.enqueueCall(jobs[i]!, mode))
           const replies = (await pipeline.exec()) ?? []
           for (const [k, jobIndex] of indexes.entries()) {
             const [err] = replies[k] ?? []
             // A slot on the move (Redis Cluster resharding) refuses commands without running them, and ioredis
             // re-sends a pipeline only when every command was refused alike: re-send these one at a time.
             if (err && isSlotMoving(err)) {
-              replies[k] = await this.redis.sdqEnqueue(...this.enqueueArgs(jobs[jobIndex]!, mode)).then(
+              replies[k] = await runScript(this.redis, this.enqueueCall(jobs[jobIndex]!, mode)).then(
                 (reply) => [null, reply],
                 (e: Error) => [e, null],
               )
@@ -140,10 +142,7 @@ export class JobStore {
   /** A pending job (scheduled, being dispatched, or dead), or null: a job handed to SQS is gone. */
   async get(id: string): Promise<JobView | null> {
     await this.ready()
-    const { shard, bucket } = this.keys.locate(id)
-    const reply = (await guard(
-      this.redis.sdqGet(shard.jobs, bucket, shard.inflight, shard.leases, shard.errors, shard.dead, id),
-    )) as [string, string, string, string | number, string] | null
+    const reply = await guard(runScript(this.redis, getCall(this.keys.locate(id), id)))
     if (!reply) return null
     const [state, record, score, attempt, lastError] = reply
     return toView(id, state, record, Number(score), Number(attempt), lastError)
@@ -152,15 +151,7 @@ export class JobStore {
   /** Cancel a job that is not in SQS yet. Throws JobNotFoundError, or JobDispatchingError when too late. */
   async cancel(id: string): Promise<void> {
     await this.ready()
-    const { shard, bucket, bucketNo } = this.keys.locate(id)
-    const code = Number(
-      await guard(
-        this.redis.sdqCancel(
-          shard.jobs, shard.index, bucket, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts,
-          id, bucketNo,
-        ),
-      ),
-    )
+    const code = Number(await guard(runScript(this.redis, cancelCall(this.keys.locate(id), id))))
     if (code !== 1) throw scriptError(code as ScriptErrorCode, id)
   }
 
@@ -195,32 +186,24 @@ export class JobStore {
       stats.dead += shard.dead
       for (const due of shard.firstDue) next = Math.min(next, due)
       for (const [field, count] of Object.entries(shard.counts)) {
-        const at = field.lastIndexOf('|')
-        const queue = field.slice(0, at)
-        const kind = field.slice(at + 1) as keyof QueueCounts
+        const { queue, counter } = decodeCounterField(field)
         const counts = (stats.queues[queue] ??= { pending: 0, dead: 0, dispatched: 0 })
-        if (kind in counts) counts[kind] += Number(count)
+        if (counter in counts) counts[counter as keyof QueueCounts] += Number(count)
       }
     }
     if (next !== Infinity) stats.nextDueAt = new Date(next).toISOString()
     return stats
   }
 
-  private enqueueArgs(job: NewJob, mode: Mode): (string | number)[] {
-    if (job.queue.includes('\n') || job.groupId?.includes('\n')) throw new Error('queue and groupId cannot hold "\\n"')
-    const { shard, bucket, bucketNo } = this.keys.locate(job.id)
-    const [kind, when] = 'delayMs' in job.schedule ? ['delay', job.schedule.delayMs] : ['at', job.schedule.atMs]
-    return [
-      shard.jobs, shard.index, bucket, shard.inflight, shard.leases, shard.errors, shard.dead, shard.counts,
-      job.id, bucketNo, mode, job.queue, job.groupId ?? '', job.payloadJson, kind, when, shard.wakeChannel,
-    ]
+  private enqueueCall(job: NewJob, mode: Mode) {
+    return enqueueCall(this.keys.locate(job.id), { ...job, mode, groupId: job.groupId ?? '' })
   }
 
   private enqueueReply(id: string, reply: unknown): EnqueueResult {
-    const r = reply as (number | string)[]
+    const r = reply as EnqueueReply
     const code = Number(r[0])
     if (code === ScriptErrorCode.JobExists) {
-      const [, state, record, score] = r as [number, string, string, string]
+      const [, state, record, score] = r as [number, JobState, string, string]
       throw scriptError(code, id, toView(id, state, record, Number(score), 0, ''))
     }
     if (code < 0) throw scriptError(code as ScriptErrorCode, id)
@@ -234,20 +217,20 @@ export class JobStore {
   }
 }
 
-function toView(id: string, state: string, record: string, score: number, attempt: number, lastError: string) {
+function toView(id: string, state: JobState, record: string, score: number, attempt: number, lastError: string) {
   const job = decodeRecord(record)
   const view: JobView = {
     id,
     queue: job.queue,
     runAt: new Date(score).toISOString(),
     // A job waiting for a dispatch retry is scheduled again: runAt is its next attempt.
-    status: state === 'retrying' ? 'scheduled' : (state as JobStatus),
+    status: state === 'retrying' ? 'scheduled' : state,
     payload: JSON.parse(job.payloadJson),
     ...(job.groupId ? { groupId: job.groupId } : {}),
     createdAt: new Date(job.createdAtMs).toISOString(),
   }
   if (lastError) {
-    const e = JSON.parse(lastError) as { attempts: number; at: number; message: string }
+    const e = decodeDispatchError(lastError)
     view.attempts = attempt || e.attempts
     view.lastError = { attempts: e.attempts, at: new Date(e.at).toISOString(), message: e.message }
   }

@@ -1,36 +1,74 @@
-// The Lua scripts, registered once per client with ioredis defineCommand (EVALSHA, EVAL on NOSCRIPT).
+// The Lua scripts, registered once per client with ioredis defineCommand (EVALSHA, EVAL on NOSCRIPT), and the one
+// way to run them: a call built in src/store/script-calls.ts, which knows each script's KEYS and ARGV by name.
+//
+// A script names the shared helpers it uses on its header's "Helpers:" line; they are prepended to it here, each a
+// `local function` from lua/includes/<name>.lua (Redis 7 forbids globals), so a script carries only what it uses.
 import type { Cluster, Redis } from 'ioredis'
 import ackLua from '../../lua/ack.lua'
 import cancelLua from '../../lua/cancel.lua'
 import claimLua from '../../lua/claim.lua'
 import enqueueLua from '../../lua/enqueue.lua'
 import getLua from '../../lua/get.lua'
+import countBy from '../../lua/includes/countBy.lua'
+import decodeLease from '../../lua/includes/decodeLease.lua'
+import encodeLease from '../../lua/includes/encodeLease.lua'
+import holdsLease from '../../lua/includes/holdsLease.lua'
+import nowMs from '../../lua/includes/nowMs.lua'
+import queueOf from '../../lua/includes/queueOf.lua'
+import reindexBucket from '../../lua/includes/reindexBucket.lua'
+import waitsForRetry from '../../lua/includes/waitsForRetry.lua'
+import wakeIfEarliest from '../../lua/includes/wakeIfEarliest.lua'
 import releaseLua from '../../lua/release.lua'
 import reviveLua from '../../lua/revive.lua'
+import type { ScriptCall } from './script-calls'
 
 export type RedisClient = Redis | Cluster
 type Arg = string | number
 
-/** The script commands; each call passes KEYS first, then ARGV (claim: the key count first). */
-export interface ScriptCommands {
-  sdqEnqueue(...args: Arg[]): Promise<unknown>
-  sdqGet(...args: Arg[]): Promise<unknown>
-  sdqCancel(...args: Arg[]): Promise<unknown>
-  sdqClaim(numberOfKeys: number, ...args: Arg[]): Promise<unknown>
-  sdqAck(...args: Arg[]): Promise<unknown>
-  sdqRelease(...args: Arg[]): Promise<unknown>
-  sdqRevive(...args: Arg[]): Promise<unknown>
+/** The shared Lua helpers, in the order they are prepended (a helper may only use those before it). */
+export const LUA_HELPERS: Readonly<Record<string, string>> = {
+  nowMs,
+  queueOf,
+  countBy,
+  reindexBucket,
+  encodeLease,
+  decodeLease,
+  waitsForRetry,
+  holdsLease,
+  wakeIfEarliest,
 }
 
-const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys?: number }> = {
-  sdqEnqueue: { lua: enqueueLua, numberOfKeys: 8 },
-  sdqGet: { lua: getLua, numberOfKeys: 6 },
-  sdqCancel: { lua: cancelLua, numberOfKeys: 8 },
-  sdqClaim: { lua: claimLua }, // variable key count: the due buckets to look at
-  sdqAck: { lua: ackLua, numberOfKeys: 5 },
-  sdqRelease: { lua: releaseLua, numberOfKeys: 6 },
-  sdqRevive: { lua: reviveLua, numberOfKeys: 6 },
+/** The scripts by command name, as written in lua/ (before their helpers are prepended). */
+export const LUA_SCRIPTS = {
+  sdqEnqueue: enqueueLua,
+  sdqGet: getLua,
+  sdqCancel: cancelLua,
+  sdqClaim: claimLua,
+  sdqAck: ackLua,
+  sdqRelease: releaseLua,
+  sdqRevive: reviveLua,
+} as const
+
+export type ScriptName = keyof typeof LUA_SCRIPTS
+
+/** The helper names on a script's "Helpers:" header line ("none" for none). */
+export function helpersOf(lua: string): string[] {
+  const header = lua.slice(0, lua.indexOf(']]'))
+  const line = /^\s*Helpers:(.*)$/m.exec(header)
+  if (!line) throw new Error('a Lua script header must name its helpers ("Helpers: none" for none)')
+  return line[1]!.split(',').map((name) => name.trim()).filter((name) => name !== '' && name !== 'none')
 }
+
+/** A script with the helpers its header names prepended: the text Redis runs. */
+export function composeScript(lua: string): string {
+  const wanted = new Set(helpersOf(lua))
+  for (const name of wanted) if (!(name in LUA_HELPERS)) throw new Error(`no Lua helper ${name} in lua/includes/`)
+  const helpers = Object.entries(LUA_HELPERS).filter(([name]) => wanted.has(name)).map(([, text]) => text)
+  return [...helpers, lua].join('\n')
+}
+
+/** Every script takes its key count first: the call built for it knows how many keys it has. */
+export type ScriptCommands = Record<ScriptName, (numberOfKeys: number, ...args: Arg[]) => Promise<unknown>>
 
 const registered = new WeakSet<object>()
 
@@ -38,7 +76,7 @@ export type ScriptedClient = RedisClient & ScriptCommands
 
 export function withScripts(client: RedisClient): ScriptedClient {
   if (!registered.has(client)) {
-    for (const [name, def] of Object.entries(SCRIPTS)) client.defineCommand(name, def)
+    for (const [name, lua] of Object.entries(LUA_SCRIPTS)) client.defineCommand(name, { lua: composeScript(lua) })
     registered.add(client)
   }
   return client as ScriptedClient
@@ -46,5 +84,21 @@ export function withScripts(client: RedisClient): ScriptedClient {
 
 /** A pipeline with the script commands on it. */
 export type ScriptedPipeline = ReturnType<RedisClient['pipeline']> & {
-  [K in keyof ScriptCommands]: (...args: Parameters<ScriptCommands[K]>) => ScriptedPipeline
+  [K in ScriptName]: (...args: Parameters<ScriptCommands[K]>) => ScriptedPipeline
+}
+
+/** KEYS then ARGV, each in the order the call lists them by name (a list spreads in place), after the key count. */
+function commandArgs(call: ScriptCall<unknown>): [number, ...Arg[]] {
+  const keys = Object.values(call.keys).flat()
+  return [keys.length, ...keys, ...Object.values(call.args).flat()]
+}
+
+/** Run a script; the reply is typed by the call that built it. */
+export function runScript<R>(redis: ScriptedClient, call: ScriptCall<R>): Promise<R> {
+  return redis[call.script](...commandArgs(call)) as Promise<R>
+}
+
+/** Queue a script on a pipeline (its reply comes back untyped from exec()). */
+export function queueScript(pipeline: ScriptedPipeline, call: ScriptCall<unknown>): ScriptedPipeline {
+  return pipeline[call.script](...commandArgs(call))
 }

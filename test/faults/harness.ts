@@ -69,7 +69,7 @@ export async function startStage(options: StageOptions = {}): Promise<Stage> {
   const engine = createEngine(config, { commandTimeoutMs: 2_000 })
   // The suite restarts and cuts Redis on purpose: reconnect errors are expected here, not news.
   engine.redis.on('error', () => undefined)
-  return {
+  const stage: Stage = {
     redis,
     sqs,
     sqsClient,
@@ -81,9 +81,11 @@ export async function startStage(options: StageOptions = {}): Promise<Stage> {
       await engine.close().catch(() => undefined)
       await sqsClient.send(new DeleteQueueCommand({ QueueUrl: queue.url })).catch(() => undefined)
       sqsClient.destroy()
-      await Promise.all([redis.stop(), sqs.stop()])
+      // stage.redis, not the first one: a test that kills Redis restarts it there, and that one must stop too.
+      await Promise.all([stage.redis.stop(), sqs.stop()])
     },
   }
+  return stage
 }
 
 export interface Worker {

@@ -1,0 +1,48 @@
+// The states of a pending job and the stored encodings that hold them, named once (docs/internals.md draws the
+// lifecycle). These formats are stored with the jobs: change them and existing jobs are stranded.
+
+/**
+ * Where a pending job is, as lua/get.lua reports it:
+ *  scheduled    in its due bucket, scored by its due time
+ *  dispatching  leased to a scanner (inflight, scored by the lease expiry; lease with a token)
+ *  retrying     SQS refused it; inflight, scored by its next attempt (lease with an empty token)
+ *  dead         SQS refused it on every attempt (dead set, scored by when it died)
+ * A job handed to SQS (acknowledged) or cancelled is gone: no state.
+ */
+export type JobState = 'scheduled' | 'dispatching' | 'retrying' | 'dead'
+
+/** The per-queue counters, fields "<queue>|<counter>" of a shard's counts hash. */
+export type Counter = 'pending' | 'dead' | 'dispatched'
+
+export function decodeCounterField(field: string): { queue: string; counter: string } {
+  const at = field.lastIndexOf('|')
+  return { queue: field.slice(0, at), counter: field.slice(at + 1) }
+}
+
+/** A lease, stored in a shard's leases hash as "<attempt>:<dueMs>:<token>". */
+export interface Lease {
+  /** Dispatch attempt, 1 on the first claim. */
+  attempt: number
+  /** The job's original due time (ms): lateness is measured from it, whatever the retries. */
+  dueMs: number
+  /** The claim that holds it; empty while the job waits for a dispatch retry (no scanner holds it). */
+  token: string
+}
+
+export function decodeLease(lease: string): Lease {
+  const m = /^(\d+):(\d+):(.*)$/.exec(lease)
+  if (!m) throw new Error(`corrupt lease: ${lease}`)
+  return { attempt: Number(m[1]), dueMs: Number(m[2]), token: m[3]! }
+}
+
+/** The last dispatch error, stored as JSON in a shard's errors hash. */
+export interface StoredDispatchError {
+  attempts: number
+  /** When it failed (ms). */
+  at: number
+  message: string
+}
+
+export function decodeDispatchError(json: string): StoredDispatchError {
+  return JSON.parse(json) as StoredDispatchError
+}

@@ -1,0 +1,79 @@
+// The seam between TypeScript and Lua: each call builder lists its script's KEYS and ARGV under the names and in the
+// order of the script's header, and each script carries exactly the shared helpers it uses.
+import { describe, expect, it } from 'vitest'
+import { Keyspace } from '../../src/store/keys'
+import {
+  ackCall, cancelCall, claimCall, enqueueCall, getCall, releaseCall, reviveCall, type ScriptCall,
+} from '../../src/store/script-calls'
+import { composeScript, helpersOf, LUA_HELPERS, LUA_SCRIPTS, type ScriptName } from '../../src/store/scripts'
+
+const keys = new Keyspace({ prefix: 'sc', shards: 2, buckets: 4 })
+const at = keys.locate('job-1')
+const shard = at.shard
+const calls: Record<ScriptName, ScriptCall<unknown>> = {
+  sdqEnqueue: enqueueCall(at, {
+    id: 'job-1', mode: 'insert', queue: 'q', groupId: '', payloadJson: '{}', schedule: { delayMs: 5 },
+  }),
+  sdqGet: getCall(at, 'job-1'),
+  sdqCancel: cancelCall(at, 'job-1'),
+  sdqRevive: reviveCall(at, 'job-1', 0),
+  sdqClaim: claimCall(shard, {
+    limit: 10, leaseMs: 1000, token: 't', maxAttempts: 3, hintCap: 10, lookaheadMs: 25, hints: ['0', '3'],
+  }),
+  sdqAck: ackCall(shard, [{ id: 'job-1', token: 't' }]),
+  sdqRelease: releaseCall(shard, {
+    maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 2, refusals: [{ id: 'job-1', token: 't', error: 'e', jobsFault: true }],
+  }),
+}
+
+/** The names a header gives KEYS[n] / ARGV[n] (a trailing "..": a list that runs to the end), in order. */
+function headerNames(lua: string, table: 'KEYS' | 'ARGV'): string[] {
+  const header = lua.slice(0, lua.indexOf(']]'))
+  const lines = [...header.matchAll(new RegExp(`^\\s*${table}\\[(\\d+)(\\.\\.)?\\]\\s+(\\w+)`, 'gm'))]
+  lines.forEach((m, i) => expect(Number(m[1]), `${table}[${m[1]}] out of order`).toBe(i + 1))
+  return lines.map((m) => m[3]!)
+}
+
+/** Lua names called in a script's own text (after its header). */
+function called(lua: string): Set<string> {
+  return new Set([...lua.slice(lua.indexOf(']]')).matchAll(/\b(\w+)\(/g)].map((m) => m[1]!))
+}
+
+describe('script calls', () => {
+  for (const [name, lua] of Object.entries(LUA_SCRIPTS) as [ScriptName, string][]) {
+    it(`${name} is called with the KEYS and ARGV its header names, in that order`, () => {
+      // prepare / act
+      const call = calls[name]
+      // assess
+      expect(call.script).toBe(name)
+      expect(Object.keys(call.keys)).toEqual(headerNames(lua, 'KEYS'))
+      expect(Object.keys(call.args)).toEqual(headerNames(lua, 'ARGV'))
+    })
+
+    it(`${name} carries exactly the helpers it calls, each defined before the script`, () => {
+      // prepare
+      const uses = [...called(lua)].filter((fn) => fn in LUA_HELPERS)
+      // act
+      const composed = composeScript(lua)
+      // assess
+      expect(helpersOf(lua).sort()).toEqual(uses.sort())
+      for (const helper of uses) expect(composed.indexOf(`local function ${helper}(`)).toBeLessThan(composed.indexOf(lua))
+      for (const helper of Object.keys(LUA_HELPERS).filter((h) => !uses.includes(h))) {
+        expect(composed).not.toContain(`local function ${helper}(`)
+      }
+    })
+  }
+
+  it('puts every key of a call in its shard, claim buckets included, and counts them', () => {
+    // act
+    const flat = Object.values(calls.sdqClaim.keys).flat()
+    // assess
+    expect(flat).toHaveLength(9)
+    expect(flat.every((key) => key.startsWith(`${shard.tag}:`))).toBe(true)
+    expect(flat.slice(7)).toEqual([shard.bucket('0'), shard.bucket('3')])
+  })
+
+  it('refuses a helper the prelude does not have', () => {
+    expect(() => composeScript('--[[\n  Helpers: noSuchHelper\n]]\nreturn 1')).toThrow(/noSuchHelper/)
+  })
+})
