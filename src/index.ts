@@ -8,6 +8,9 @@ export {
   type JobInput,
   type QueueStats,
   type ScheduledJob,
+  type ScheduleInput,
+  type ScheduleListPage,
+  type ScheduleView,
 } from './client/delay-queue'
 export { loadConfig, type Config } from './config'
 export type { ConnectOptions } from './store/redis'
@@ -19,7 +22,10 @@ export {
   JobDispatchingError,
   JobExistsError,
   JobNotFoundError,
+  OccurrenceOfScheduleError,
   PayloadTooLargeError,
+  ScheduleChangedError,
+  ScheduleNotFoundError,
   StoreUnavailableError,
   ValidationError,
   type ErrorDetail,

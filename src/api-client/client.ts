@@ -1,9 +1,18 @@
 // DelayQueueApiClient: the deployed HTTP API from another service, with the same methods as DelayQueue (which talks
 // to Redis directly). Every request is signed with SigV4; error answers become DelayQueueApiError / JobConflictError.
-// Recurring schedules (/schedules) get their methods here, next to the job ones, once the API serves them.
 import { sigV4Signer, regionOf } from './signer'
 import { call, DEFAULT_RETRY, type Transport } from './transport'
-import type { ApiClientOptions, BatchResult, JobInput, JobView, QueueStats, ScheduledJob } from './types'
+import type {
+  ApiClientOptions,
+  BatchResult,
+  JobInput,
+  JobView,
+  QueueStats,
+  ScheduledJob,
+  ScheduleInput,
+  ScheduleListPage,
+  ScheduleView,
+} from './types'
 
 export class DelayQueueApiClient {
   private readonly transport: Transport
@@ -57,6 +66,38 @@ export class DelayQueueApiClient {
   async stats(): Promise<QueueStats> {
     return (await call(this.transport, 'GET', '/stats')).body
   }
+
+  /** PUT /schedules/{id}: create or replace a recurring schedule (cron or everyMs). */
+  async putSchedule(id: string, input: ScheduleInput): Promise<ScheduleView & { created: boolean }> {
+    const answer = await call(this.transport, 'PUT', schedulePath(id), input)
+    return { ...answer.body, created: answer.status === 201 }
+  }
+
+  /** GET /schedules/{id}: the schedule, or null. */
+  async getSchedule(id: string): Promise<ScheduleView | null> {
+    const answer = await call(this.transport, 'GET', schedulePath(id), undefined, [404])
+    return answer.status === 404 ? null : answer.body
+  }
+
+  /** GET /schedules: `limit` (1-100, default 50) at a time, by id; pass the returned cursor back for the next page. */
+  async listSchedules(options: { cursor?: string | null; limit?: number } = {}): Promise<ScheduleListPage> {
+    const query = new URLSearchParams()
+    if (options.cursor) query.set('cursor', options.cursor)
+    if (options.limit !== undefined) query.set('limit', String(options.limit))
+    const qs = query.size ? `?${query}` : ''
+    return (await call(this.transport, 'GET', `/schedules${qs}`)).body
+  }
+
+  /** DELETE /schedules/{id}: no occurrence is created after this returns. Throws DelayQueueApiError NotFound. */
+  async deleteSchedule(id: string): Promise<void> {
+    await call(this.transport, 'DELETE', schedulePath(id))
+  }
+
+  /** POST /schedules/{id}/pause or /resume. */
+  async pauseSchedule(id: string, paused = true): Promise<ScheduleView> {
+    return (await call(this.transport, 'POST', `${schedulePath(id)}/${paused ? 'pause' : 'resume'}`)).body
+  }
 }
 
 const jobPath = (id: string) => `/jobs/${encodeURIComponent(id)}`
+const schedulePath = (id: string) => `/schedules/${encodeURIComponent(id)}`

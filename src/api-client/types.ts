@@ -1,11 +1,11 @@
 // What the HTTP API takes and answers (docs/api.md), as the API client types them.
-import type { JobInput, QueueStats, ScheduledJob } from '../client/delay-queue'
+import type { JobInput, QueueStats, ScheduledJob, ScheduleInput, ScheduleListPage, ScheduleView } from '../client/delay-queue'
 import type { JobView } from '../store/job-store'
 import type { ApiErrorCode, ApiErrorDetail } from './errors'
 import type { Credentials } from './signer'
 import type { RetryPolicy } from './transport'
 
-export type { JobInput, JobView, QueueStats, ScheduledJob }
+export type { JobInput, JobView, QueueStats, ScheduledJob, ScheduleInput, ScheduleListPage, ScheduleView }
 
 /** One answer of POST /jobs/batch, in input order. */
 export type BatchResult =

@@ -7,11 +7,13 @@ import { DelayQueueApiClient, DelayQueueApiError, JobConflictError } from '../..
 import { apiErrorOf } from '../../src/api-client/errors'
 import { regionOf } from '../../src/api-client/signer'
 import { retryDelayMs } from '../../src/api-client/transport'
+import type { Log } from '../../src/logger'
 import { createEngine, type Engine } from '../../src/store/engine'
 import { startTcpProxy, type TcpProxy } from '../../local/tcp-proxy'
 import { redisSnapshot, testConfig } from '../api/api-helpers'
 import { serveApi, type ApiServer, type ReceivedRequest } from '../support/api-server'
 
+const quiet: Log = { info: () => {}, warn: () => {}, error: () => {} }
 const credentials = { accessKeyId: 'AKIDLOCALTEST', secretAccessKey: 'local-secret', sessionToken: 'local-session' }
 const region = 'eu-west-1'
 
@@ -20,7 +22,7 @@ let api: ApiServer
 
 beforeAll(async () => {
   engine = createEngine(testConfig())
-  api = await serveApi(createApiHandler(engine, { logger: { error: () => {}, warn: () => {} } }))
+  api = await serveApi(createApiHandler(engine, { logger: quiet }))
 })
 
 afterAll(async () => {
@@ -64,12 +66,14 @@ describe('DelayQueueApiClient: SigV4 signing', () => {
     const job = await c.schedule({ id: `sig-${Date.now()}`, queue: 'orders', payload: { orderId: 7 }, delayMs: 60_000 })
     await c.get(job.id)
     await c.cancel(job.id)
+    await c.listSchedules({ limit: 5, cursor: 'a:b' })
     // assess
     const sent = api.received.slice(from)
     expect(sent.map((r) => `${r.method} ${r.url}`)).toEqual([
       'POST /jobs',
       `GET /jobs/${encodeURIComponent(job.id)}`,
       `DELETE /jobs/${encodeURIComponent(job.id)}`,
+      'GET /schedules?cursor=a%3Ab&limit=5',
     ])
     for (const r of sent) {
       const auth = r.headers.authorization ?? ''
@@ -140,6 +144,29 @@ describe('DelayQueueApiClient: every route of the real API', () => {
   })
 })
 
+describe('DelayQueueApiClient: recurring schedules', () => {
+  it('creates, reads, lists, pauses, resumes and removes a schedule', async () => {
+    const c = client()
+    const id = `digest-${Date.now()}`
+    // act + assess, route by route
+    const created = await c.putSchedule(id, { queue: 'emails', payload: { digest: true }, cron: '0 9 * * MON-FRI', timezone: 'Europe/Berlin' })
+    expect(created).toMatchObject({ id, queue: 'emails', cron: '0 9 * * MON-FRI', timezone: 'Europe/Berlin', created: true })
+    expect((await c.putSchedule(id, { queue: 'emails', payload: { digest: 2 }, everyMs: 60_000 })).created).toBe(false)
+    expect(await c.getSchedule(id)).toMatchObject({ id, everyMs: 60_000, payload: { digest: 2 } })
+    const page = await c.listSchedules({ limit: 100 })
+    expect(page.schedules.map((s) => s.id)).toContain(id)
+    expect((await c.pauseSchedule(id)).nextRunAt).toBeNull()
+    expect((await c.pauseSchedule(id, false)).nextRunAt).not.toBeNull()
+    await c.deleteSchedule(id)
+    expect(await c.getSchedule(id)).toBeNull()
+    await expect(c.deleteSchedule(id)).rejects.toMatchObject({ status: 404, code: 'NotFound' })
+  })
+
+  it('refuses a bad list limit with a typed ValidationError naming the parameter', async () => {
+    await expect(client().listSchedules({ limit: 0 })).rejects.toMatchObject({ status: 400, details: [{ path: 'limit' }] })
+  })
+})
+
 describe('DelayQueueApiClient: 503 retries', () => {
   let proxy: TcpProxy
   let downEngine: Engine
@@ -148,9 +175,9 @@ describe('DelayQueueApiClient: 503 retries', () => {
   beforeAll(async () => {
     // The API's Redis behind a proxy the tests cut: the real handler then answers 503 ServiceUnavailable.
     proxy = await startTcpProxy(Number(new URL(inject('redisUrl')).port))
-    downEngine = createEngine(testConfig({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` }), { commandTimeoutMs: 1_000, maxRetriesPerRequest: 1, onError: () => {} })
+    downEngine = createEngine(testConfig({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` }), { commandTimeoutMs: 1_000, maxRetriesPerRequest: 1, logger: quiet })
     downEngine.redis.on('error', () => {})
-    downApi = await serveApi(createApiHandler(downEngine, { logger: { error: () => {}, warn: () => {} } }))
+    downApi = await serveApi(createApiHandler(downEngine, { logger: quiet }))
   })
 
   afterAll(async () => {

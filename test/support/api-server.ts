@@ -56,6 +56,7 @@ function toEvent(r: ReceivedRequest): APIGatewayProxyEventV2 {
     rawPath,
     rawQueryString,
     headers: r.headers,
+    ...(rawQueryString ? { queryStringParameters: Object.fromEntries(new URLSearchParams(rawQueryString)) } : {}),
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
