@@ -156,7 +156,6 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     )
     const scan = bundles.get('scan')!
     expect(scan).toContain('require("@aws-sdk/client-sqs")')
-    expect(scan).toContain('require("@smithy/node-http-handler")')
     expect(scan).not.toMatch(/require\("[^"]*\.lua"\)/)
     expect(scan).toMatch(/redis\.call\(/) // the Lua scripts, inlined as text
     for (const code of bundles.values()) {
@@ -209,6 +208,20 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       })
     }
     expect(ofType('AWS::SQS::Queue')).toHaveLength(2 * queues.size)
+  })
+
+  it("exports the API's URL and id and each target queue's and DLQ's URL and ARN as <service>-<stage>-...", () => {
+    const exported = (name: string) =>
+      Object.values<Json>(template.Outputs).find((o) => o.Export?.Name === `serverless-delay-queue-prod-${name}`)?.Value
+    expect(exported('HttpApiId')).toEqual({ Ref: 'HttpApi' })
+    expect(JSON.stringify(exported('HttpApiUrl'))).toContain('execute-api')
+    for (const [, logicalId] of queuesOf(fn('scan').Environment.Variables)) {
+      const dlqId = resources[logicalId]!.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0]
+      expect(exported(`${logicalId}Url`)).toEqual({ Ref: logicalId })
+      expect(exported(`${logicalId}Arn`)).toEqual(getAtt(logicalId))
+      expect(exported(`${dlqId}Url`)).toEqual({ Ref: dlqId })
+      expect(exported(`${dlqId}Arn`)).toEqual(getAtt(dlqId))
+    }
   })
 
   it('lets the scan send to the target queues only, the API touch no queue, the consumer read its own', () => {
@@ -313,10 +326,13 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
 describe('serverless package --param=scanMode=on-demand --param=apiEndpoint=functionUrl', () => {
   let dir: string
   let res: Record<string, Json>
+  let outputs: Record<string, Json>
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sdq-package-'))
     await sls(['package', '--stage', 'prod', '--package', dir, '--param=scanMode=on-demand', '--param=apiEndpoint=functionUrl'])
-    res = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')).Resources
+    const packaged = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8'))
+    res = packaged.Resources
+    outputs = packaged.Outputs
   }, 180_000)
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true })
@@ -341,6 +357,12 @@ describe('serverless package --param=scanMode=on-demand --param=apiEndpoint=func
       { Type: 'AWS::Lambda::Url', Properties: { AuthType: 'AWS_IAM', TargetFunctionArn: getAtt('ApiLambdaFunction') } },
     ])
     expect(Object.values(res).filter((r) => r.Type.startsWith('AWS::ApiGatewayV2::'))).toEqual([])
+    // Its address is exported in place of the HTTP API's.
+    expect(outputs.ApiLambdaFunctionUrl).toMatchObject({
+      Value: { 'Fn::GetAtt': ['ApiLambdaFunctionUrl', 'FunctionUrl'] },
+      Export: { Name: 'serverless-delay-queue-prod-ApiFunctionUrl' },
+    })
+    expect(outputs.HttpApiUrl).toBeUndefined()
   })
 })
 
