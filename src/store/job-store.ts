@@ -7,6 +7,7 @@ import { decodeCounterField, decodeDispatchError, type JobState } from './job-st
 import { decodeRecord } from './record'
 import { guard, isSlotMoving } from './redis-errors'
 import { replicatedWrites, writeScript, type ReplicationOptions, type Reply } from './replication'
+import type { ScanStartOptions } from './scan-start'
 import { cancelCall, enqueueCall, getCall, type EnqueueReply, type ScriptCall } from './script-calls'
 import { queueScript, runScript, type ScriptedClient } from './scripts'
 
@@ -48,6 +49,8 @@ export interface EnqueueResult {
   dueMs: number
   createdAtMs: number
   version: number
+  /** On-demand scan mode: this enqueue took the start guard of its shard; the caller should start a scanner. */
+  startScanner: boolean
 }
 
 export interface QueueCounts {
@@ -74,6 +77,8 @@ export class JobStore {
   constructor(
     readonly redis: ScriptedClient,
     readonly keys: Keyspace,
+    /** On-demand scan mode: when the enqueue script should ask for a scanner (src/store/scan-start.ts). */
+    private readonly scanStart?: ScanStartOptions,
     /** Replicas that confirm each write before it is answered (REDIS_WAIT_REPLICAS); none by default. */
     readonly replication: ReplicationOptions = { replicas: 0, timeoutMs: 1_000 },
   ) {}
@@ -219,7 +224,7 @@ export class JobStore {
   }
 
   private enqueueCall(job: NewJob, mode: Mode) {
-    return enqueueCall(this.keys.locate(job.id), { ...job, mode, groupId: job.groupId ?? '' })
+    return enqueueCall(this.keys.locate(job.id), { ...job, mode, groupId: job.groupId ?? '', scanStart: this.scanStart })
   }
 
   private enqueueReply(id: string, reply: unknown): EnqueueResult {
@@ -236,6 +241,7 @@ export class JobStore {
       dueMs: Number(r[1]),
       createdAtMs: Number(r[2]),
       version: Number(r[3]),
+      startScanner: Number(r[4]) === 1,
     }
   }
 }
