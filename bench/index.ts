@@ -125,7 +125,7 @@ async function main() {
       idle,
       rows,
     }
-    writeFileSync(resolve(process.cwd(), 'bench/results.json'), JSON.stringify(results, null, 2) + '\n')
+    writeFileSync(resolve(process.cwd(), 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`)
   } finally {
     await env.stop()
   }

@@ -213,4 +213,10 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (e) => (console.error(e), process.exit(1)))
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e)
+    process.exit(1)
+  },
+)

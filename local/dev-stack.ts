@@ -124,6 +124,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
         queueUrl: queue.queueUrl,
         queueArn: queue.queueArn,
         batchSize: consumer.batchSize,
+        // biome-ignore lint/suspicious/noExplicitAny: the handler answer is passed through to the poller untouched
         invoke: (event) => invokeFunction(offline.lambdaUrl, fnName, event) as Promise<any>,
         onError: (e) => log(`${consumer.function}: ${e instanceof Error ? e.message : e}`),
       })

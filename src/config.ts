@@ -89,7 +89,7 @@ export function loadConfig(env: Env = process.env): Config {
 
 /** QUEUES: JSON object `{"orders":"https://sqs..."}`, or `orders=https://sqs...,emails=https://sqs...`. */
 export function parseQueues(raw: string | undefined): Record<string, string> {
-  if (!raw || !raw.trim()) throw new ConfigError('QUEUES', 'is required: name=url pairs or a JSON object')
+  if (!raw?.trim()) throw new ConfigError('QUEUES', 'is required: name=url pairs or a JSON object')
   let entries: [string, unknown][]
   if (raw.trim().startsWith('{')) {
     let parsed: unknown

@@ -187,7 +187,8 @@ export class JobStore {
       for (const due of shard.firstDue) next = Math.min(next, due)
       for (const [field, count] of Object.entries(shard.counts)) {
         const { queue, counter } = decodeCounterField(field)
-        const counts = (stats.queues[queue] ??= { pending: 0, dead: 0, dispatched: 0 })
+        const counts = stats.queues[queue] ?? { pending: 0, dead: 0, dispatched: 0 }
+        stats.queues[queue] = counts
         if (counter in counts) counts[counter as keyof QueueCounts] += Number(count)
       }
     }

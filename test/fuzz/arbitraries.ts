@@ -34,7 +34,7 @@ const badRunAtText = fc.oneof(
 )
 const depth = fc.integer({ min: 500, max: 120_000 })
 const deep = depth.map((d) => '['.repeat(d) + ']'.repeat(d))
-const deepObject = fc.integer({ min: 50, max: 5_000 }).map((d) => '{"a":'.repeat(d) + '{"__proto__":{"polluted":true}}' + '}'.repeat(d))
+const deepObject = fc.integer({ min: 50, max: 5_000 }).map((d) => `${'{"a":'.repeat(d)}{"__proto__":{"polluted":true}}${'}'.repeat(d)}`)
 const jsonText = fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v))
 
 /** A job body (raw JSON text) that is wrong in at least one way. */
