@@ -139,7 +139,7 @@ export class JobStore {
     return results
   }
 
-  /** A pending job (scheduled, being dispatched, or dead), or null: a job handed to SQS is gone. */
+  /** A stored job (scheduled, being dispatched, retrying or dead), or null: a job handed to SQS is gone. */
   async get(id: string): Promise<JobView | null> {
     await this.ready()
     const reply = await guard(runScript(this.redis, getCall(this.keys.locate(id), id)))
