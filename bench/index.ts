@@ -10,6 +10,7 @@ import { resolve } from 'node:path'
 import { measureBurst, type BurstResult } from './burst'
 import { ENQUEUE_BATCH, ENQUEUE_BATCHES_IN_FLIGHT, measureEnqueue } from './enqueue'
 import { info, startBenchEnv } from './env'
+import { runMain } from './main'
 import { measureIdle } from './idle'
 import { SPREAD_MS, measureLateness } from './lateness'
 import { measureMemory } from './memory'
@@ -125,16 +126,10 @@ async function main() {
       idle,
       rows,
     }
-    writeFileSync(resolve(process.cwd(), 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`)
+    writeFileSync(resolve(process.cwd(), 'bench/results.json'), JSON.stringify(results, null, 2) + '\n')
   } finally {
     await env.stop()
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e)
-    process.exit(1)
-  },
-)
+runMain(main)
