@@ -1,11 +1,11 @@
 // Example business Lambda on the default target queue: what a user writes with the consumer toolkit.
 // It only logs each job and how late it arrived; replace the body with real work (close the order, send the email).
 // A throw fails that job alone: it is retried with backoff, then moves to the queue's DLQ after maxReceiveCount.
-import { Logger } from '@aws-lambda-powertools/logger'
 import { jobHandler } from '../src/consumer'
+import { createLogger } from '../src/logger'
 
 // Module scope: built once per container. SQS_ENDPOINT is set for local runs only (fauxqs).
-const logger = new Logger({ serviceName: 'example-consumer' })
+const logger = createLogger('example-consumer')
 
 export const handler = jobHandler(
   async (job, { logger }) => {

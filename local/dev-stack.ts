@@ -10,6 +10,9 @@ import { localCredentials, startSqsProcess, type LocalSqs } from './sqs-endpoint
 import { startSqsPoller, type SqsPoller } from './sqs-poller'
 import { invokeFunction, startOffline, type Offline } from './offline'
 import { readServiceSpec, type ServiceSpec } from './service-config'
+import { loadConfig } from '../src/config'
+import { startDashboard } from '../src/ops/dashboard/server'
+import { createEngine } from '../src/store/engine'
 
 export interface DevStackOptions {
   /** The repository (serverless.yml). Default: the current directory. */
@@ -24,6 +27,8 @@ export interface DevStackOptions {
   httpPort?: number
   lambdaPort?: number
   sqsPort?: number
+  /** The dashboard's port; 0 or undefined: a free one. */
+  dashboardPort?: number
   /** Extra settings for the functions (any name of docs/settings.md). */
   env?: NodeJS.ProcessEnv
   /** serverless-offline's and the handlers' output, line by line (default: stdout). */
@@ -36,6 +41,8 @@ export interface DevStack {
   apiUrl: string
   lambdaUrl: string
   sqsEndpoint: string
+  /** The operator dashboard (src/ops/dashboard/) over the stack's Redis. */
+  dashboardUrl: string
   redisUrl: string
   /** Target name -> local queue URL (what the functions get as QUEUES). */
   queues: Record<string, string>
@@ -90,6 +97,17 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       freePort(),
       freePort(),
     ])
+    const functionEnv = {
+      ...process.env,
+      ...options.env,
+      REDIS_URL: redisUrl,
+      QUEUES: Object.entries(queues).map(([name, url]) => `${name}=${url}`).join(','),
+      SQS_ENDPOINT: sqs.endpoint,
+      AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+      // The local SQS endpoint takes any credentials; these keep the SDK from looking for real ones.
+      AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: localCredentials.secretAccessKey,
+    }
     const offline: Offline = await startOffline({
       root,
       stage,
@@ -98,19 +116,15 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       websocketPort,
       albPort,
       onOutput: options.onOutput,
-      env: {
-        ...process.env,
-        ...options.env,
-        REDIS_URL: redisUrl,
-        QUEUES: Object.entries(queues).map(([name, url]) => `${name}=${url}`).join(','),
-        SQS_ENDPOINT: sqs.endpoint,
-        AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
-        // The local SQS endpoint takes any credentials; these keep the SDK from looking for real ones.
-        AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: localCredentials.secretAccessKey,
-      },
+      env: functionEnv,
     })
     stops.push(() => offline.stop())
+
+    // The dashboard reads the same Redis with the functions' settings (key prefix, shards).
+    const dashboardEngine = createEngine(loadConfig(functionEnv), { maxRetriesPerRequest: 1, commandTimeoutMs: 5_000 })
+    stops.push(() => dashboardEngine.close())
+    const dashboard = await startDashboard(dashboardEngine, { port: options.dashboardPort ?? 0 })
+    stops.push(() => dashboard.close())
 
     // The event source mappings: one poller per consumer function.
     const client = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: localCredentials })
@@ -138,6 +152,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       apiUrl: offline.apiUrl,
       lambdaUrl: offline.lambdaUrl,
       sqsEndpoint: sqs.endpoint,
+      dashboardUrl: dashboard.url,
       redisUrl,
       queues,
       deadLetterQueues,

@@ -1,7 +1,8 @@
 // `npm run dev`: the whole stack in one command (local/dev-stack.ts); Ctrl-C stops every process it started.
 // Environment: REDIS_URL (use that Redis instead of a private one), PORT (API port, default 3000 when free),
 // LAMBDA_PORT (serverless-offline's Lambda endpoint, default 3002 when free), SQS_PORT (local SQS, default 9324
-// when free), and any setting of docs/settings.md (e.g. POLL_INTERVAL_MS) for the functions.
+// when free), DASHBOARD_PORT (the operator dashboard, default 3003 when free), SHOW_METRICS=1 (print the functions'
+// EMF metric lines too), and any setting of docs/settings.md (e.g. POLL_INTERVAL_MS) for the functions.
 import { freePort } from './ports'
 import { startDevStack, type DevStack } from './dev-stack'
 import { createServer } from 'node:net'
@@ -20,6 +21,8 @@ async function portOr(wanted: string | undefined, fallback: number): Promise<num
   return freePort()
 }
 
+const showMetrics = Boolean(process.env.SHOW_METRICS)
+
 async function main() {
   const started = Date.now()
   let starting: Promise<DevStack> | undefined
@@ -37,12 +40,21 @@ async function main() {
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGTERM', () => stop('SIGTERM'))
 
-  const [httpPort, lambdaPort, sqsPort] = await Promise.all([
+  const [httpPort, lambdaPort, sqsPort, dashboardPort] = await Promise.all([
     portOr(process.env.PORT, 3000),
     portOr(process.env.LAMBDA_PORT, 3002),
     portOr(process.env.SQS_PORT, 9324),
+    portOr(process.env.DASHBOARD_PORT, 3003),
   ])
-  starting = startDevStack({ redisUrl: process.env.REDIS_URL || undefined, httpPort, lambdaPort, sqsPort })
+  starting = startDevStack({
+    redisUrl: process.env.REDIS_URL || undefined,
+    httpPort,
+    lambdaPort,
+    sqsPort,
+    dashboardPort,
+    // The functions' metric lines (EMF, several every 10 s) would bury their logs: the dashboard shows the figures.
+    onOutput: (line) => (showMetrics || !line.includes('{"_aws":')) && console.log(line),
+  })
   const stack = await starting
   if (stopping) return
 
@@ -51,6 +63,7 @@ async function main() {
   console.log(`
 [dev] ready in ${((Date.now() - started) / 1000).toFixed(1)} s
   API            ${stack.apiUrl}   (routes: POST /jobs, POST /jobs/batch, GET|PUT|DELETE /jobs/{id}, GET /stats)
+  dashboard      ${stack.dashboardUrl}   (counts, due jobs, lateness, dead set, look up / cancel / reschedule)
   Lambda         ${stack.lambdaUrl}/2015-03-31/functions/<name>/invocations
   local SQS      ${stack.sqsEndpoint}
   Redis          ${stack.redisUrl}

@@ -2,10 +2,10 @@
 import type { MiddlewareObj } from '@middy/core'
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
 import { errorResponse } from './error-response'
-import type { Logger } from './logger'
+import type { Log } from '../logger'
 import type { ApiResponse } from './response'
 
-export function errorMapper(log: Logger): MiddlewareObj<APIGatewayProxyEventV2, ApiResponse, Error, Context> {
+export function errorMapper(log: Log): MiddlewareObj<APIGatewayProxyEventV2, ApiResponse, Error, Context> {
   return {
     name: 'sdq-error-mapper',
     onError(request) {

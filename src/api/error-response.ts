@@ -1,7 +1,7 @@
 // The one mapping from errors to HTTP answers: `{ "error": { "code", "message", "details"? } }`.
 // Anything that is not one of our own errors is a 500 whose body says nothing about its cause (it is logged).
 import { DelayQueueError, JobExistsError, PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors'
-import type { Logger } from './logger'
+import type { Log } from '../logger'
 import { json, type ApiResponse } from './response'
 
 const STATUS: Record<string, number> = {
@@ -29,7 +29,7 @@ export function errorBody(error: unknown): ErrorBody | null {
 }
 
 
-export function errorResponse(error: unknown, log: Logger, requestId?: string): ApiResponse {
+export function errorResponse(error: unknown, log: Log, requestId?: string): ApiResponse {
   const body = errorBody(error)
   if (!body) {
     log.error('request failed', { requestId, error: describe(error) })

@@ -1,16 +1,21 @@
 // The API Lambda handler, built around an engine: functions/api.ts passes the real one, tests a test engine.
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware'
 import middy from '@middy/core'
 import httpHeaderNormalizer from '@middy/http-header-normalizer'
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
 import { DelayQueue, type DelayQueueEngine } from '../client/delay-queue'
+import { createLogger, Logger, type Log } from '../logger'
 import { errorMapper } from './error-middleware'
-import { consoleLogger, type Logger } from './logger'
+import { requestMetrics } from './request-metrics'
 import type { ApiResponse } from './response'
 import { matchRoute } from './router'
 import { routes } from './routes'
 
 export interface ApiHandlerOptions {
-  logger?: Logger
+  /** Default: a Powertools Logger, which then carries each request's id. */
+  logger?: Log
+  /** Emit request metrics (EMF lines) with this `service` dimension. Default: none. */
+  metricsService?: string
   /** Largest POST /jobs/batch body, bytes. Default 5 MiB: under Lambda's 6 MB request limit. */
   maxBatchBytes?: number
 }
@@ -20,11 +25,13 @@ export const DEFAULT_MAX_BATCH_BYTES = 5 * 1024 * 1024
 export function createApiHandler(engine: DelayQueueEngine, options: ApiHandlerOptions = {}) {
   const queue = new DelayQueue(engine)
   const routeOptions = { maxBatchBytes: options.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES }
-  return middy<APIGatewayProxyEventV2, ApiResponse, Error, Context>()
-    .use(httpHeaderNormalizer())
-    .use(errorMapper(options.logger ?? consoleLogger))
-    .handler(async (event) => {
-      const route = matchRoute(event)
-      return routes[route.name](queue, event, route.id, routeOptions)
-    })
+  const logger = options.logger ?? createLogger('delay-queue')
+  const handler = middy<APIGatewayProxyEventV2, ApiResponse, Error, Context>().use(httpHeaderNormalizer())
+  // Every line logged during a request carries its Lambda request id.
+  if (logger instanceof Logger) handler.use(injectLambdaContext(logger, { resetKeys: true }))
+  if (options.metricsService) handler.use(requestMetrics(options.metricsService))
+  return handler.use(errorMapper(logger)).handler(async (event) => {
+    const route = matchRoute(event)
+    return routes[route.name](queue, event, route.id, routeOptions)
+  })
 }

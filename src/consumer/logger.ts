@@ -1,6 +1,6 @@
-// The toolkit's default logger: structured JSON lines (Powertools), one per job outcome.
-import { Logger } from '@aws-lambda-powertools/logger'
+// The toolkit's default logger: the engine's Powertools Logger, one line per job outcome.
+import { createLogger, type Logger } from '../logger'
 
 export function defaultLogger(): Logger {
-  return new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'delay-queue-consumer' })
+  return createLogger('delay-queue-consumer')
 }

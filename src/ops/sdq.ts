@@ -7,6 +7,7 @@
 //   redrive --dlq-url URL --direct            DLQ messages straight back to their target queue
 //           [--max N]
 //   stats                                     counts per target queue
+//   dashboard [--port N] [--host H]           the operator dashboard over REDIS_URL (default 127.0.0.1:3003); no AWS
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../config'
 import { DeadSet } from './dead-set'
@@ -14,12 +15,14 @@ import { createEngine } from '../store/engine'
 import { createSqsClient } from '../sqs/client'
 import { DelayQueueError } from '../errors'
 import { redrive } from './redrive'
+import { startDashboard } from './dashboard/server'
 
 const USAGE = `usage:
   sdq dead list [--queue Q] [--limit N]
   sdq dead retry <id>... | --all [--queue Q]   [--delay-ms N]
   sdq redrive --dlq-url URL [--delay-ms N | --direct] [--max N]
-  sdq stats`
+  sdq stats
+  sdq dashboard [--port N] [--host H]`
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -33,6 +36,8 @@ async function main(argv: string[]): Promise<number> {
       'dlq-url': { type: 'string' },
       direct: { type: 'boolean' },
       max: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -52,6 +57,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (command === 'stats') {
       print(await engine.store.stats())
+    } else if (command === 'dashboard') {
+      await serveDashboard(engine, { port: number('port', values.port, 3003), host: values.host })
     } else if (command === 'dead' && sub === 'list') {
       for (const job of await dead.list({ queue: values.queue, limit: number('limit', values.limit, 100) })) print(job)
     } else if (command === 'dead' && sub === 'retry') {
@@ -79,6 +86,18 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await engine.close()
   }
+}
+
+/** Serves the dashboard until Ctrl-C (SIGINT) or SIGTERM. */
+async function serveDashboard(engine: ReturnType<typeof createEngine>, options: { port?: number; host?: string }) {
+  const dashboard = await startDashboard(engine, options)
+  const redis = engine.config.redis.url?.replace(/\/\/[^@/]*@/, '//***@') ?? engine.config.redis.clusterNodes?.join(',')
+  console.log(`dashboard on ${dashboard.url} (Redis ${redis}, key prefix ${engine.config.keyPrefix}); Ctrl-C stops it`)
+  await new Promise<void>((ok) => {
+    process.once('SIGINT', ok)
+    process.once('SIGTERM', ok)
+  })
+  await dashboard.close()
 }
 
 class UsageError extends Error {}

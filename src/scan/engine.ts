@@ -10,6 +10,10 @@ import type { RedisClient, ScriptedClient } from '../store/scripts'
 import { Dispatcher } from './dispatcher'
 import { Leases } from './leases'
 import { Scanner, type ScannerOptions } from './scanner'
+import { defaultLog } from '../logger'
+import { readBacklog } from './backlog'
+import { ScanMetrics } from './metrics'
+import { recordWindow } from './run-log'
 
 /** The settings the scan side reads. */
 export type ScanSettings = Pick<
@@ -25,7 +29,7 @@ export type ScanSettings = Pick<
   | 'claimBatchSize'
 >
 
-export type ScanHooks = Pick<ScannerOptions, 'log' | 'onSent' | 'maxInFlight'>
+export type ScanHooks = Pick<ScannerOptions, 'logger' | 'observer' | 'onSent' | 'maxInFlight'>
 
 /** Leases, a dispatcher over one SQS client, and a scanner; `subscriber` carries the wake signal when given. */
 export function buildScanner(
@@ -58,18 +62,41 @@ export function buildScanner(
   return { scanner, leases, dispatcher }
 }
 
-/** The scan side from the deployed configuration, with its own wake-signal connection. */
+export interface CreateScannerOptions extends ScanHooks {
+  subscribe?: boolean
+  /** Emit metrics (EMF on stdout) and the run log: the `service` dimension, and the window length. */
+  metrics?: { serviceName: string; intervalMs?: number }
+}
+
+/**
+ * The scan side from the deployed configuration, with its own wake-signal connection; with `metrics`, the
+ * ScanMetrics that watches it (start() it with the run, stop() it after).
+ */
 export function createScanner(
   engine: Engine,
   sqs: SQSClient,
-  options: ScanHooks & { subscribe?: boolean } = {},
-): { scanner: Scanner; close(): Promise<void> } {
-  const { subscribe, ...hooks } = options
+  options: CreateScannerOptions = {},
+): { scanner: Scanner; metrics?: ScanMetrics; close(): Promise<void> } {
+  const { subscribe, metrics: metricsOptions, ...hooks } = options
   // A connection of its own (a subscribed one can run nothing else), with the same settings and error reporting.
-  const subscriber = subscribe === false ? undefined : connectRedis(engine.config.redis)
-  const { scanner } = buildScanner({ redis: engine.redis, keys: engine.keys, sqs, subscriber }, engine.config, hooks)
+  const subscriber = subscribe === false ? undefined : connectRedis(engine.config.redis, { logger: hooks.logger })
+  const metrics =
+    metricsOptions &&
+    new ScanMetrics({
+      ...metricsOptions,
+      loops: engine.keys.shards.length,
+      readBacklog: () => readBacklog(engine.redis, engine.keys),
+      redisNow: () => scanner.redisNow(),
+      recordWindow: (window) => recordWindow(engine.redis, engine.keys, window),
+      logger: hooks.logger ?? defaultLog(),
+    })
+  const { scanner } = buildScanner({ redis: engine.redis, keys: engine.keys, sqs, subscriber }, engine.config, {
+    observer: metrics,
+    ...hooks,
+  })
   return {
     scanner,
+    metrics,
     async close() {
       scanner.stop()
       if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect())

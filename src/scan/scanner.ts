@@ -16,6 +16,19 @@ import type { Dispatcher, RefusedJob } from './dispatcher'
 import type { Keyspace, ShardKeys } from '../store/keys'
 import type { ClaimedJob, ClaimResult, Leases } from './leases'
 import { LatencyRecorder } from './latency'
+import { defaultLog, type Log } from '../logger'
+
+/** What the scanner reports as it goes (src/scan/metrics.ts turns it into metrics). */
+export interface ScanObserver {
+  sent(queue: string, lateMs: number): void
+  /** Refused by SQS, back for a retry with backoff. */
+  released(queue: string, count: number): void
+  /** Used up their attempts: in the dead set now. */
+  dead(queue: string, count: number): void
+  redisError(): void
+  /** A shard's loop slept this long (waiting for the next due time, the poll interval, or a wake signal). */
+  slept(ms: number): void
+}
 
 export interface ScannerOptions {
   leases: Leases
@@ -27,7 +40,8 @@ export interface ScannerOptions {
   claimBatchSize: number
   /** Most jobs leased and not yet settled, per scanner: bounds memory and lease age under a burst. */
   maxInFlight?: number
-  log?: (entry: Record<string, unknown>) => void
+  logger?: Log
+  observer?: ScanObserver
   /** Called as each job is accepted by SQS (benchmarks, tests). */
   onSent?: (job: ClaimedJob, acceptedAtMs: number, lateMs: number) => void
 }
@@ -114,9 +128,9 @@ export class Scanner {
           throw e
         }
         // Redis away (restart, failover): nothing is lost, leases keep the claimed jobs; back off and retry.
-        this.report.errors++
+        this.redisError()
         failures++
-        this.log({ msg: 'claim failed', shard: shard.keys.shard, error: String(e) })
+        this.logger.warn('claim failed', { shard: shard.keys.shard, error: String(e) })
         await this.sleep(shard, Math.min(Date.now() + Math.min(100 * 2 ** failures, 2_000), untilMs))
         continue
       }
@@ -138,12 +152,13 @@ export class Scanner {
       for (const { job, acceptedAtMs } of sent) {
         const late = this.clock.toRedis(acceptedAtMs) - job.dueMs
         this.latency.record(late)
+        this.options.observer?.sent(job.queue, late)
         this.options.onSent?.(job, acceptedAtMs, late)
       }
       this.report.dispatched += sent.length
       await this.settle(shard, sent.map((s) => s.job), refused)
     })()
-      .catch((e) => this.log({ msg: 'delivery failed', shard: shard.shard, error: String(e) }))
+      .catch((e) => this.logger.error('delivery failed', { shard: shard.shard, error: String(e) }))
       .finally(() => {
         this.pending.delete(task)
         this.inFlight -= jobs.length
@@ -162,18 +177,26 @@ export class Scanner {
       try {
         if (sent.length) await leases.ack(shard, sent)
         sent = []
-        if (refused.length) {
+        // One release per target queue (refusals are rare): the metrics count released and dead jobs per queue.
+        while (refused.length) {
+          const queue = refused[0]!.job.queue
+          const batch = refused.filter((r) => r.job.queue === queue)
           const r = await leases.release(
             shard,
-            refused.map(({ job, error, jobsFault }) => ({ id: job.id, token: job.token, error, jobsFault })),
+            batch.map(({ job, error, jobsFault }) => ({ id: job.id, token: job.token, error, jobsFault })),
           )
+          refused = refused.filter((r) => r.job.queue !== queue)
           this.report.released += r.released
           this.report.dead += r.dead
-          if (r.dead) this.log({ msg: 'jobs moved to the dead set', shard: shard.shard, count: r.dead })
+          if (r.released) this.options.observer?.released(queue, r.released)
+          if (r.dead) {
+            this.options.observer?.dead(queue, r.dead)
+            this.logger.warn('jobs moved to the dead set', { shard: shard.shard, queue, count: r.dead })
+          }
         }
         return
       } catch (e) {
-        this.report.errors++
+        this.redisError()
         if (attempt >= 8) throw e
         await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 3_000)))
       }
@@ -200,10 +223,13 @@ export class Scanner {
     const ms = untilLocalMs - Date.now()
     if (ms <= 0 || this.stopped) return Promise.resolve()
     shard.sleepingUntil = untilLocalMs
+    const observer = this.options.observer
+    const from = Date.now()
     return new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms)
       function done() {
         clearTimeout(timer)
+        observer?.slept(Date.now() - from)
         shard.wake = undefined
         shard.sleepingUntil = 0
         resolve()
@@ -229,7 +255,7 @@ export class Scanner {
       await sub.subscribe(...byChannel.keys())
     } catch (e) {
       // Without wake signals the loop still works, on the poll interval.
-      this.log({ msg: 'wake subscription failed', error: String(e) })
+      this.logger.warn('wake subscription failed', { error: String(e) })
     }
     return async () => {
       sub.off('message', onMessage)
@@ -237,7 +263,17 @@ export class Scanner {
     }
   }
 
-  private log(entry: Record<string, unknown>): void {
-    this.options.log?.(entry)
+  /** Redis's clock now, as this scanner last measured it. */
+  redisNow(): number {
+    return this.clock.toRedis(Date.now())
+  }
+
+  private redisError(): void {
+    this.report.errors++
+    this.options.observer?.redisError()
+  }
+
+  private get logger(): Log {
+    return this.options.logger ?? defaultLog()
   }
 }

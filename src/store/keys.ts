@@ -69,6 +69,8 @@ export class Keyspace {
   readonly layoutKey: string
   /** The layout as recorded: "shards=N;buckets=B". */
   readonly layout: string
+  /** The scanners' recent metric windows (src/scan/run-log.ts), for the dashboard: a short LIST, newest first. */
+  readonly runLogKey: string
 
   constructor(readonly options: KeyLayoutOptions) {
     if (!KEY_PREFIX_PATTERN.test(options.prefix)) throw new RangeError(`bad key prefix: ${options.prefix}`)
@@ -77,6 +79,7 @@ export class Keyspace {
     this.shards = Array.from({ length: options.shards }, (_, i) => new ShardKeys(options.prefix, i))
     this.layoutKey = `${this.shards[0]!.tag}:layout`
     this.layout = `shards=${options.shards};buckets=${options.buckets}`
+    this.runLogKey = `${this.shards[0]!.tag}:runs`
   }
 
   /** Where a job lives: its shard and its due bucket. Other shard or bucket counts re-home ids: src/store/layout.ts. */

@@ -1,11 +1,12 @@
 // Redis connections from configuration: one node (redis:// or rediss://) or a Redis Cluster.
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 import type { Config } from '../config'
+import { defaultLog, type Log } from '../logger'
 import { withScripts, type ScriptedClient } from './scripts'
 
 export interface ConnectOptions {
-  /** Where connection errors go (at most one line per 10 s). Default: a JSON line on stderr. */
-  onError?: (entry: { msg: string; error: string; suppressed: number }) => void
+  /** Where connection errors go (at most one line per 10 s). Default: the engine's shared logger. */
+  logger?: Log
   /** Fail a command after this long rather than waiting for a reconnect (the API answers 503 instead). */
   commandTimeoutMs?: number
   /** How many times ioredis retries a command across reconnects before failing it. */
@@ -39,10 +40,10 @@ export function connectRedis(config: Config['redis'], options: ConnectOptions = 
       const at = node.lastIndexOf(':')
       return { host: node.slice(0, at), port: Number(node.slice(at + 1)) }
     })
-    return reportErrors(withScripts(new Cluster(nodes, clusterOptions)), options.onError)
+    return reportErrors(withScripts(new Cluster(nodes, clusterOptions)), options.logger)
   }
   const url = config.url!
-  return reportErrors(withScripts(new Redis(url, { ...common, tls: url.startsWith('rediss://') ? {} : undefined })), options.onError)
+  return reportErrors(withScripts(new Redis(url, { ...common, tls: url.startsWith('rediss://') ? {} : undefined })), options.logger)
 }
 
 /**
@@ -68,9 +69,7 @@ const ERROR_LOG_INTERVAL_MS = 10_000
  * Without an 'error' listener ioredis prints "Unhandled error event" on every failed reconnect, flooding the logs
  * during an outage. Commands still fail (and callers answer 503 / back off); this only reports, rate-limited.
  */
-function reportErrors<T extends ScriptedClient>(client: T, onError?: ConnectOptions['onError']): T {
-  const report =
-    onError ?? ((entry) => process.stderr.write(`${JSON.stringify({ level: 'warn', ...entry })}\n`))
+function reportErrors<T extends ScriptedClient>(client: T, logger?: Log): T {
   let last = 0
   let suppressed = 0
   client.on('error', (e: unknown) => {
@@ -80,7 +79,10 @@ function reportErrors<T extends ScriptedClient>(client: T, onError?: ConnectOpti
       return
     }
     last = now
-    report({ msg: 'redis connection error', error: e instanceof Error ? e.message : String(e), suppressed })
+    ;(logger ?? defaultLog()).warn('redis connection error', {
+      error: e instanceof Error ? e.message : String(e),
+      suppressed,
+    })
     suppressed = 0
   })
   return client

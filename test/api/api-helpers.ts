@@ -5,7 +5,7 @@ import { inject } from 'vitest'
 import { loadConfig, type Config } from '../../src/config'
 import { createEngine, type Engine } from '../../src/store/engine'
 import { createApiHandler } from '../../src/api/handler'
-import type { Logger } from '../../src/api/logger'
+import type { Log } from '../../src/logger'
 import type { ApiResponse } from '../../src/api/response'
 import { uniquePrefix } from '../support/engine'
 import { apiEvent, lambdaContext, type EventOptions } from '../support/lambda'
@@ -36,7 +36,8 @@ export interface LoggedLine {
 /** The handler under test around a real engine; `logs` collects what it logged. */
 export function testApi(env: Record<string, string> = {}, engine: Engine = createEngine(testConfig(env))) {
   const logs: LoggedLine[] = []
-  const logger: Logger = {
+  const logger: Log = {
+    info: () => undefined,
     error: (message, data) => logs.push({ level: 'error', message, data }),
     warn: (message, data) => logs.push({ level: 'warn', message, data }),
   }

@@ -99,7 +99,7 @@ describe('413 PayloadTooLarge', () => {
 
   it('refuses a batch body above the batch limit as a whole', async () => {
     const small = testApi()
-    const limited = createApiHandler(small.engine, { maxBatchBytes: 1_000, logger: { error() {}, warn() {} } })
+    const limited = createApiHandler(small.engine, { maxBatchBytes: 1_000, logger: { error() {}, warn() {}, info() {} } })
     const res = (await limited(request('POST', '/jobs/batch', { body: { jobs: [{ queue: 'orders', payload: 'z'.repeat(1_000) }] } }), lambdaContext()))!
     expect(res.statusCode).toBe(413)
     expect(JSON.parse(res.body!).error).toMatchObject({ code: 'PayloadTooLarge', message: expect.stringMatching(/^the batch body is \d+ bytes; the limit is 1000/) })

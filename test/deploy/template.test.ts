@@ -148,11 +148,24 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
 
   it('bundles each handler with esbuild, Lua inlined and the AWS SDK left to the runtime', () => {
     const files = unzip(readFileSync(join(outDir, 'serverless-delay-queue.zip')))
-    expect([...files.keys()].sort()).toEqual(['functions/api.js', 'functions/consumer.js', 'functions/scan.js'])
+    const handlers = ['functions/api.js', 'functions/consumer.js', 'functions/scan.js']
+    expect([...files.keys()].sort()).toEqual(handlers.flatMap((f) => [f, `${f}.map`]))
     const scan = files.get('functions/scan.js')!
     expect(scan).toContain('require("@aws-sdk/client-sqs")')
     expect(scan).not.toMatch(/require\("[^"]*\.lua"\)/)
     expect(scan).toMatch(/redis\.call\(/) // the Lua scripts, inlined as text
+  })
+
+  it('ships source maps that point at src/, turned on for every function', () => {
+    const files = unzip(readFileSync(join(outDir, 'serverless-delay-queue.zip')))
+    const scan = files.get('functions/scan.js')!
+    expect(scan.trimEnd().endsWith('//# sourceMappingURL=scan.js.map')).toBe(true)
+    const map = JSON.parse(files.get('functions/scan.js.map')!)
+    for (const source of ['src/scan/scanner.ts', 'src/scan/metrics.ts', 'src/store/job-store.ts']) {
+      expect(map.sources.some((s: string) => s.endsWith(source) && !s.includes('node_modules'))).toBe(true)
+    }
+    expect(map.sourcesContent).toBeUndefined() // small maps: stack traces need names and lines, not the sources
+    for (const key of ['api', 'scan', 'consumer']) expect(fn(key).Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps')
   })
 
   it('fires the scan every minute and lets consecutive runs overlap by a few seconds', () => {
@@ -216,6 +229,60 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     }
   })
 
+  it('alarms on late, dead-lettered and DLQ-ed jobs and on scan errors, notifying the optional topic', () => {
+    const alarms = Object.fromEntries(ofType('AWS::CloudWatch::Alarm').map(([id, r]) => [id, r.Properties]))
+    const service = fn('scan').Environment.Variables.POWERTOOLS_SERVICE_NAME
+    expect(service).toBe('serverless-delay-queue-prod')
+    expect(fn('api').Environment.Variables.POWERTOOLS_SERVICE_NAME).toBe(service)
+    const own = { Namespace: 'DelayQueue', Dimensions: [{ Name: 'service', Value: service }] }
+    expect(alarms.OldestDueAgeAlarm).toMatchObject({
+      ...own, MetricName: 'OldestDueAgeMs', Statistic: 'Maximum', Period: 60, EvaluationPeriods: 3, DatapointsToAlarm: 3,
+      Threshold: 60_000, ComparisonOperator: 'GreaterThanThreshold', TreatMissingData: 'breaching',
+    })
+    expect(alarms.DeadLetteredAlarm).toMatchObject({ ...own, MetricName: 'DeadLettered', Statistic: 'Sum', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' })
+    expect(alarms.ScanErrorsAlarm).toMatchObject({
+      Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'ScanLambdaFunction' } }], Threshold: 0,
+    })
+    // one per target queue's DLQ
+    const dlqs = ofType('AWS::SQS::Queue').filter(([, q]) => q.Properties.Tags.some((t: Json) => t.Value === 'dlq')).map(([id]) => id)
+    expect(dlqs).toHaveLength(2)
+    for (const dlq of dlqs) {
+      expect(alarms[`${dlq}Alarm`]).toMatchObject({
+        Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }], Threshold: 0,
+      })
+    }
+    expect(Object.keys(alarms)).toHaveLength(3 + dlqs.length)
+    // each notifies the topic when one is given, and needs nothing to package without one
+    const topic = { 'Fn::If': ['HasAlarmTopic', [{ Ref: 'AlarmTopicArn' }], { Ref: 'AWS::NoValue' }] }
+    for (const a of Object.values(alarms)) {
+      expect(a.AlarmActions).toEqual(topic)
+      expect(a.OKActions).toEqual(topic)
+      expect(a.AlarmDescription).toContain('docs/operations.md')
+    }
+    expect(template.Parameters.AlarmTopicArn).toMatchObject({ Type: 'String', Default: '' })
+    expect(template.Conditions.HasAlarmTopic).toEqual({ 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'AlarmTopicArn' }, ''] }] })
+  })
+
+  it('draws the main graphs on a CloudWatch dashboard, with every alarm', () => {
+    const [[, dashboard]] = ofType('AWS::CloudWatch::Dashboard') as [[string, Json]]
+    const body = JSON.parse(dashboard.Properties.DashboardBody['Fn::Sub'])
+    const text = JSON.stringify(body)
+    for (const metric of ['Dispatched', 'Pending', 'DispatchLatenessP99', 'OldestDueAgeMs', 'DeadLettered', 'ApiRequests', 'Api5xx']) {
+      expect(text).toContain(metric)
+    }
+    expect(text).toContain('service=\\"serverless-delay-queue-prod\\"')
+    const alarmWidget = body.widgets.find((w: Json) => w.type === 'alarm')
+    expect(alarmWidget.properties.alarms).toHaveLength(ofType('AWS::CloudWatch::Alarm').length)
+  })
+
+  it('writes HTTP API access logs with the request id, route, status and latency', () => {
+    const [[, stage]] = ofType('AWS::ApiGatewayV2::Stage') as [[string, Json]]
+    const settings = stage.Properties.AccessLogSettings
+    expect(settings.DestinationArn).toEqual(getAtt('HttpApiLogGroup'))
+    expect(Object.keys(JSON.parse(settings.Format))).toEqual(expect.arrayContaining(['requestId', 'routeKey', 'status', 'latencyMs']))
+  })
+
   it('puts IAM authorization on every API route', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties)
     expect(routes.map((r) => r.RouteKey).sort()).toEqual(
@@ -238,5 +305,12 @@ describe('serverless.yml for the local stage and with parameters', () => {
     const queue = config.resources.Resources.TargetQueueOrders.Properties
     expect(queue.VisibilityTimeout).toBe(360)
     expect(queue.RedrivePolicy.maxReceiveCount).toBe(9)
+  }, 120_000)
+
+  it('takes the SNS topic of the alarms as the alarmTopicArn parameter', async () => {
+    const topic = 'arn:aws:sns:us-east-1:123456789012:delay-queue-ops'
+    const config = await printConfig('prod', `--param=alarmTopicArn=${topic}`)
+    const parameters = config.resources.Parameters
+    expect(parameters.AlarmTopicArn.Default).toBe(topic)
   }, 120_000)
 })

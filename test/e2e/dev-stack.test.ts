@@ -111,9 +111,9 @@ describe('npm run dev: the local stack', () => {
   }, 60_000)
 
   it('stops every process it started', async () => {
-    const { apiUrl, lambdaUrl, sqsEndpoint } = stack!
+    const { apiUrl, lambdaUrl, sqsEndpoint, dashboardUrl } = stack!
     await stack!.stop()
     stack = undefined
-    for (const url of [apiUrl, lambdaUrl, sqsEndpoint]) expect(await listening(url)).toBe(false)
+    for (const url of [apiUrl, lambdaUrl, sqsEndpoint, dashboardUrl]) expect(await listening(url)).toBe(false)
   }, 60_000)
 })

@@ -6,13 +6,18 @@ import { connectRedis } from '../../src/store/redis'
 import { JobStore } from '../../src/store/job-store'
 import { StoreUnavailableError } from '../../src/errors'
 
+function recorder(into: Record<string, unknown>[]) {
+  const push = (_message: string, ...extra: Record<string, unknown>[]) => void into.push(Object.assign({}, ...extra))
+  return { info: push, warn: push, error: push }
+}
+
 describe('redis connection errors', () => {
   it('answers StoreUnavailableError and reports connection errors at most once per 10 s', async () => {
     // prepare: nothing listens on this port
-    const reports: { suppressed: number }[] = []
+    const reports: Record<string, unknown>[] = []
     const redis = connectRedis(
       { url: `redis://127.0.0.1:${await freePort()}` },
-      { maxRetriesPerRequest: 1, onError: (e) => reports.push(e) },
+      { maxRetriesPerRequest: 1, logger: recorder(reports) },
     )
     const store = new JobStore(redis, new Keyspace({ prefix: 'down', shards: 1, buckets: 1 }))
     // act: a second of reconnect attempts (every 50-1000 ms)

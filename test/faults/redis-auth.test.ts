@@ -29,12 +29,18 @@ afterAll(async () => {
   await server?.stop()
 })
 
+/** A logger that keeps each line as JSON text. */
+function recorder(lines: string[]) {
+  const push = (m: string, ...extra: Record<string, unknown>[]) => void lines.push(JSON.stringify({ m, ...Object.assign({}, ...extra) }))
+  return { info: push, warn: push, error: push }
+}
+
 function stack(url: string, prefix: string, queueUrl: string) {
   const lines: string[] = []
   const config: Config = loadConfig({ REDIS_URL: url, QUEUES: JSON.stringify({ orders: queueUrl }), KEY_PREFIX: prefix, SQS_ENDPOINT: inject('sqsEndpoint'), POLL_INTERVAL_MS: '50' })
-  const engine: Engine = createEngine(config, { commandTimeoutMs: 1_000, maxRetriesPerRequest: 1, onError: (e) => void lines.push(JSON.stringify(e)) })
+  const engine: Engine = createEngine(config, { commandTimeoutMs: 1_000, maxRetriesPerRequest: 1, logger: recorder(lines) })
   const handler = createApiHandler(engine, {
-    logger: { error: (m, d) => void lines.push(JSON.stringify({ m, d })), warn: (m, d) => void lines.push(JSON.stringify({ m, d })) },
+    logger: recorder(lines),
   })
   const call = (e: ReturnType<typeof apiEvent>) => handler(e, lambdaContext({ budgetMs: 10_000 })) as Promise<ApiResponse>
   return { config, engine, call, lines }
@@ -46,7 +52,7 @@ async function roundTrip(url: string, prefix: string) {
   const s = stack(url, prefix, q.url)
   const created = await s.call(apiEvent('POST', '/jobs', { queue: 'orders', payload: { secret: 'payload-marker-5521' }, id: 'auth-1' }))
   const sqsOut = createSqsClient(s.config)
-  const { scanner, close } = createScanner(s.engine, sqsOut, { log: (e) => void s.lines.push(JSON.stringify(e)) })
+  const { scanner, close } = createScanner(s.engine, sqsOut, { logger: recorder(s.lines) })
   const run = scanner.run(Date.now() + 5_000)
   for (let i = 0; i < 100 && (await s.engine.store.get('auth-1')); i++) await new Promise((r) => setTimeout(r, 50))
   scanner.stop()

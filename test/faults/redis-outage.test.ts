@@ -24,8 +24,9 @@ beforeAll(async () => {
   proxy = await startTcpProxy(stage.redis.port)
   // The entry points read their configuration at module scope, like a Lambda cold start.
   Object.assign(process.env, { ...stage.env, REDIS_URL: `redis://127.0.0.1:${proxy.port}` })
-  for (const level of ['log', 'warn', 'error', 'info'] as const) {
-    vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')))
+  // Everything the functions write (Powertools Logger and Metrics write to stdout / stderr through their own console).
+  for (const stream of [process.stdout, process.stderr]) {
+    vi.spyOn(stream, 'write').mockImplementation((chunk: unknown) => (logged.push(String(chunk)), true))
   }
   api = (await import('../../functions/api')).handler as never
   scan = (await import('../../functions/scan')).handler as never
@@ -118,6 +119,10 @@ describe(`Redis unreachable for ${OUTAGE_MS / 1000} s`, () => {
     expect(result.dead).toBe(0)
     // Logs speak of the outage without a payload in them.
     expect(logged.some((l) => /unavailable|claim failed/.test(l))).toBe(true)
+    // Powertools Logger lines, each with the Lambda request id of the invocation that wrote it
+    const warnings = logged.filter((l) => l.includes('"level":"WARN"'))
+    expect(warnings.length).toBeGreaterThan(0)
+    for (const l of warnings) expect(JSON.parse(l).function_request_id).toEqual(expect.any(String))
     expect(logged.filter((l) => l.includes('"during":true') || l.includes('payload-marker-77'))).toEqual([])
   }, pick(60_000, 120_000))
 })

@@ -19,13 +19,20 @@ const say = (entry: Record<string, unknown>) => process.stdout.write(`${JSON.str
 let stopping = false
 let current: { close(): Promise<void> } | undefined
 
+function log(msg: string, ...extra: Record<string, unknown>[]) {
+  say({ event: 'log', msg, ...Object.assign({}, ...extra) })
+}
+
 async function main() {
   await engine.redis.ping().catch(() => undefined)
   say({ event: 'ready', pid: process.pid })
   // Bounded: a worker never outlives its test by much (the harness also kills it).
   const deadline = Date.now() + Number(process.env.WORKER_MAX_MS ?? 15 * 60_000)
   while (!stopping && Date.now() < deadline) {
-    const s = createScanner(engine, sqs, { maxInFlight, log: (e) => say({ event: 'log', ...e }) })
+    const s = createScanner(engine, sqs, {
+      maxInFlight,
+      logger: { info: log, warn: log, error: log },
+    })
     current = s
     const report = await s.scanner.run(Math.min(Date.now() + runMs, deadline))
     await s.close()

@@ -32,7 +32,7 @@ beforeAll(async () => {
   redisServer = await startRedis()
   engine = createEngine(loadConfig({ REDIS_URL: redisServer.url, QUEUES: JSON.stringify(QUEUES), KEY_PREFIX: 'fuzz', SHARDS: '2', DUE_BUCKETS: '8' }))
   handler = createApiHandler(engine, {
-    logger: { error: (message, data) => void errorsLogged.push({ message, data }), warn: () => undefined },
+    logger: { error: (message, data) => void errorsLogged.push({ message, data }), warn: () => undefined, info: () => undefined },
   })
   // One job that exists, so PUT on it with a bad body is part of the search.
   await engine.store.enqueue({ id: 'fuzz-existing', queue: 'orders', payloadJson: '{"keep":true}', schedule: { delayMs: 3_600_000 } })

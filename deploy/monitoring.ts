@@ -1,0 +1,169 @@
+// osls plugin: the alarms and the CloudWatch dashboard of docs/operations.md, as one `resources` entry:
+//   ${monitoring:resources}
+// They read the scan function's and the API's EMF metrics (namespace DelayQueue, dimension service = the stack's
+// POWERTOOLS_SERVICE_NAME), the scan function's Lambda errors and each target queue's DLQ depth. The DLQs are found
+// in ${targetQueues:resources} (tag sdq:role = dlq), so this file never repeats the queue naming rules.
+// Every alarm notifies the optional SNS topic of the AlarmTopicArn parameter (serverless param `alarmTopicArn`).
+// CommonJS with erasable types only, like deploy/target-queues.ts.
+
+interface MonitoringArgs {
+  resolveConfigurationProperty: (path: string[]) => Promise<unknown>
+  resolveVariable: (variable: string) => Promise<unknown>
+}
+
+type CfnNode = Record<string, any>
+
+const NAMESPACE = 'DelayQueue'
+/** OldestDueAgeMs above this for 3 minutes: jobs wait for a scanner. */
+const OLDEST_DUE_AGE_MS = 60_000
+
+function alarm(name: string, description: string, props: CfnNode): CfnNode {
+  return {
+    Type: 'AWS::CloudWatch::Alarm',
+    Properties: {
+      AlarmName: name,
+      AlarmDescription: `${description} Runbook: docs/operations.md`,
+      ActionsEnabled: true,
+      AlarmActions: { 'Fn::If': ['HasAlarmTopic', [{ Ref: 'AlarmTopicArn' }], { Ref: 'AWS::NoValue' }] },
+      OKActions: { 'Fn::If': ['HasAlarmTopic', [{ Ref: 'AlarmTopicArn' }], { Ref: 'AWS::NoValue' }] },
+      ...props,
+    },
+  }
+}
+
+function alarms(prefix: string, service: string, dlqs: { logicalId: string; target: string }[]): CfnNode {
+  const own = (metric: string) => ({ Namespace: NAMESPACE, MetricName: metric, Dimensions: [{ Name: 'service', Value: service }] })
+  const resources: CfnNode = {
+    OldestDueAgeAlarm: alarm(`${prefix}-oldest-due-age`, 'Due jobs have waited over 60 s for 3 minutes.', {
+      ...own('OldestDueAgeMs'),
+      Statistic: 'Maximum',
+      Period: 60,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+      Threshold: OLDEST_DUE_AGE_MS,
+      ComparisonOperator: 'GreaterThanThreshold',
+      // The scan function reports every 10 s while it runs: no data at all means no scanner.
+      TreatMissingData: 'breaching',
+    }),
+    DeadLetteredAlarm: alarm(`${prefix}-dead-lettered`, 'SQS refused jobs on every attempt: they are in the dead set.', {
+      ...own('DeadLettered'),
+      Statistic: 'Sum',
+      Period: 60,
+      EvaluationPeriods: 1,
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+    }),
+    ScanErrorsAlarm: alarm(`${prefix}-scan-errors`, 'The scan function failed (error or timeout).', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'ScanLambdaFunction' } }],
+      Statistic: 'Sum',
+      Period: 60,
+      EvaluationPeriods: 1,
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+    }),
+  }
+  for (const dlq of dlqs) {
+    resources[`${dlq.logicalId}Alarm`] = alarm(
+      `${prefix}-${dlq.target.replace(/\.fifo$/, '')}-dlq-not-empty`,
+      `Messages in the DLQ of target queue "${dlq.target}": a consumer gave up on jobs.`,
+      {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq.logicalId, 'QueueName'] } }],
+        Statistic: 'Maximum',
+        Period: 300,
+        EvaluationPeriods: 1,
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      },
+    )
+  }
+  return resources
+}
+
+/** The dashboard body: JSON text with ${AWS::Region} and the scan function's name substituted (Fn::Sub). */
+function dashboardBody(service: string, alarmIds: string[]): CfnNode {
+  const search = (dims: string, metric: string, stat: string) =>
+    `SEARCH('{${NAMESPACE},${dims}} MetricName="${metric}" service="${service}"', '${stat}', 60)`
+  const graph = (title: string, y: number, x: number, metrics: unknown[], extra: CfnNode = {}) => ({
+    type: 'metric',
+    x,
+    y,
+    width: 12,
+    height: 6,
+    properties: { title, region: '${AWS::Region}', view: 'timeSeries', period: 60, metrics, ...extra },
+  })
+  const expr = (expression: string, label: string, id: string) => [{ expression, label, id }]
+  const own = (metric: string, stat: string, label: string) => [NAMESPACE, metric, 'service', service, { stat, label }]
+  const widgets = [
+    {
+      type: 'alarm',
+      x: 0,
+      y: 0,
+      width: 24,
+      height: 3,
+      properties: { title: 'Alarms', alarms: alarmIds.map((id) => `\${${id}.Arn}`) },
+    },
+    graph('Jobs dispatched per target queue', 3, 0, [expr(search('service,queue', 'Dispatched', 'Sum'), '', 'd')]),
+    graph('Pending jobs per target queue', 3, 12, [expr(search('service,queue', 'Pending', 'Maximum'), '', 'p')]),
+    graph('Dispatch lateness (ms)', 9, 0, [
+      own('DispatchLatenessP50', 'Maximum', 'p50'),
+      own('DispatchLatenessP99', 'Maximum', 'p99'),
+      own('DispatchLatenessMax', 'Maximum', 'max'),
+    ]),
+    graph('Oldest due job waiting (ms)', 9, 12, [own('OldestDueAgeMs', 'Maximum', 'oldest due age')], {
+      annotations: { horizontal: [{ value: OLDEST_DUE_AGE_MS, label: 'alarm' }] },
+    }),
+    graph('Released and dead-lettered jobs', 15, 0, [
+      expr(search('service,queue', 'Released', 'Sum'), '', 'r'),
+      expr(search('service,queue', 'DeadLettered', 'Sum'), '', 'x'),
+    ]),
+    graph('Scan function', 15, 12, [
+      own('ScanActiveMs', 'Sum', 'active ms'),
+      own('RedisErrors', 'Sum', 'Redis errors'),
+      ['AWS/Lambda', 'Errors', 'FunctionName', '${ScanLambdaFunction}', { stat: 'Sum', label: 'Lambda errors' }],
+    ]),
+    graph('API requests per route', 21, 0, [expr(search('service,route', 'ApiRequests', 'Sum'), '', 'a')]),
+    graph('API 4xx and 5xx per route', 21, 12, [
+      expr(search('service,route', 'Api4xx', 'Sum'), '', 'c'),
+      expr(search('service,route', 'Api5xx', 'Sum'), '', 's'),
+    ]),
+  ]
+  return { 'Fn::Sub': JSON.stringify({ widgets }) }
+}
+
+class ServerlessMonitoring {
+  configurationVariablesSources: Record<string, { resolve: (args: MonitoringArgs) => Promise<{ value: unknown }> }>
+
+  constructor() {
+    this.configurationVariablesSources = {
+      monitoring: {
+        resolve: async ({ resolveConfigurationProperty, resolveVariable }) => {
+          const prefix = `${await resolveConfigurationProperty(['service'])}-${await resolveVariable('sls:stage')}`
+          const env = ((await resolveConfigurationProperty(['provider', 'environment'])) ?? {}) as Record<string, unknown>
+          const service = String(env.POWERTOOLS_SERVICE_NAME ?? prefix)
+          const queues = (await resolveVariable('targetQueues:resources')) as { Resources: CfnNode }
+          const dlqs = Object.entries(queues.Resources)
+            .filter(([, r]) => r.Properties.Tags.some((t: CfnNode) => t.Key === 'sdq:role' && t.Value === 'dlq'))
+            .map(([logicalId, r]) => ({
+              logicalId,
+              target: String(r.Properties.Tags.find((t: CfnNode) => t.Key === 'sdq:target').Value),
+            }))
+          const Resources = alarms(prefix, service, dlqs)
+          Resources.MonitoringDashboard = {
+            Type: 'AWS::CloudWatch::Dashboard',
+            Properties: { DashboardName: prefix, DashboardBody: dashboardBody(service, Object.keys(Resources)) },
+          }
+          return { value: { Conditions: { HasAlarmTopic: { 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'AlarmTopicArn' }, ''] }] } }, Resources } }
+        },
+      },
+    }
+  }
+}
+
+module.exports = ServerlessMonitoring

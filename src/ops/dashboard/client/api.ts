@@ -1,0 +1,75 @@
+// The dashboard's JSON API, as the page calls it (src/ops/dashboard/server.ts). Types are restated here, not imported:
+// this file runs in the browser and must not pull server code into the bundle.
+export interface QueueRow {
+  pending: number
+  inFlight: number
+  dead: number
+  dispatched: number
+}
+
+export interface ScanWindow {
+  at: number
+  ms: number
+  dispatched: number
+  released: number
+  dead: number
+  redisErrors: number
+  lateness: { p50: number; p99: number; max: number } | null
+  oldestDueAgeMs: number | null
+  activeMs: number
+}
+
+export interface DeadJob {
+  id: string
+  queue: string
+  payload: unknown
+  diedAt: string
+  lastError?: { attempts: number; at: string; message: string }
+}
+
+export interface Overview {
+  at: string
+  queues: Record<string, QueueRow>
+  timeline: { overdue: number; minute: number; hour: number; day: number; month: number; all: number }
+  windows: ScanWindow[]
+  dead: DeadJob[]
+  /** Recurring schedules, once the engine has them: the page shows them when present. */
+  schedules?: { id: string; queue: string; nextRunAt: string | null; cron?: string; everyMs?: number }[]
+}
+
+export interface JobView {
+  id: string
+  queue: string
+  runAt: string
+  status: string
+  payload: unknown
+  groupId?: string
+  createdAt: string
+  attempts?: number
+  lastError?: { attempts: number; at: string; message: string }
+}
+
+export class ApiError extends Error {}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(path, {
+    method,
+    headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  if (res.status === 204) return undefined as T
+  const data = (await res.json().catch(() => ({}))) as { error?: { message?: string } }
+  if (!res.ok) throw new ApiError(data?.error?.message ?? `HTTP ${res.status}`)
+  return data as T
+}
+
+const job = (id: string) => `/api/jobs/${encodeURIComponent(id)}`
+
+export const api = {
+  overview: () => call<Overview>('GET', '/api/overview'),
+  getJob: (id: string) => call<JobView>('GET', job(id)),
+  cancel: (id: string) => call<void>('DELETE', job(id)),
+  reschedule: (id: string, delayMs: number) => call<JobView>('POST', `${job(id)}/reschedule`, { delayMs }),
+  retryDead: (id: string) => call<{ id: string; runAt: string }>('POST', `/api/dead/${encodeURIComponent(id)}/retry`, {}),
+  deleteDead: (id: string) => call<void>('DELETE', `/api/dead/${encodeURIComponent(id)}`),
+}

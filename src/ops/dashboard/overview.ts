@@ -1,0 +1,108 @@
+// What the dashboard shows, read from Redis only (no AWS call, no credentials): counts per target queue, due jobs
+// by horizon, the scanners' recent windows (src/scan/run-log.ts) and the dead set.
+import { readWindows, type ScanWindow } from '../../scan/run-log'
+import type { JobStore } from '../../store/job-store'
+import type { Keyspace } from '../../store/keys'
+import { decodeRecord } from '../../store/record'
+import { guard } from '../../store/redis-errors'
+import type { ScriptedClient } from '../../store/scripts'
+import { DeadSet, type DeadJob } from '../dead-set'
+
+export interface QueueRow {
+  /** Scheduled, not yet claimed. */
+  pending: number
+  /** Leased to a scanner, or waiting for a dispatch retry. */
+  inFlight: number
+  dead: number
+  dispatched: number
+}
+
+/** Scheduled jobs by when they are due: each count includes the shorter horizons. */
+export interface DueTimeline {
+  overdue: number
+  minute: number
+  hour: number
+  day: number
+  month: number
+  /** Every scheduled job, whenever due. */
+  all: number
+}
+
+export interface Overview {
+  at: string
+  queues: Record<string, QueueRow>
+  timeline: DueTimeline
+  windows: ScanWindow[]
+  dead: DeadJob[]
+  // Seam for recurring schedules (PUT /schedules/{id}): once the engine stores them, read them here as
+  // `schedules: { id, queue, cron | everyMs, nextRunAt }[]`; the page (client/app.ts) already renders that field.
+}
+
+const HORIZONS = { overdue: 0, minute: 60_000, hour: 3_600_000, day: 86_400_000, month: 30 * 86_400_000 } as const
+/** Most in-flight jobs read per shard to split them by queue: a scanner holds at most a few thousand. */
+const MAX_INFLIGHT_READ = 5_000
+/** Most due buckets counted per shard for the timeline (each is a small sorted set). */
+const MAX_TIMELINE_BUCKETS = 20_000
+
+export class OverviewReader {
+  private readonly deadSet: DeadSet
+
+  constructor(
+    private readonly redis: ScriptedClient,
+    private readonly keys: Keyspace,
+    private readonly store: JobStore,
+  ) {
+    this.deadSet = new DeadSet(redis, keys)
+  }
+
+  async read(options: { deadLimit?: number; windows?: number } = {}): Promise<Overview> {
+    const [stats, inFlight, timeline, windows, dead] = await Promise.all([
+      this.store.stats(),
+      guard(this.inFlightByQueue()),
+      guard(this.timeline()),
+      guard(readWindows(this.redis, this.keys, options.windows ?? 60)),
+      this.deadSet.list({ limit: options.deadLimit ?? 50 }),
+    ])
+    const queues: Record<string, QueueRow> = {}
+    for (const [name, c] of Object.entries(stats.queues)) {
+      const flying = inFlight.get(name) ?? 0
+      // The counters' "pending" covers everything not yet in SQS; the table splits off what is in flight.
+      queues[name] = { pending: Math.max(0, c.pending - flying), inFlight: flying, dead: c.dead, dispatched: c.dispatched }
+    }
+    const all = Object.values(queues).reduce((n, q) => n + q.pending, 0)
+    return { at: new Date().toISOString(), queues, timeline: { ...timeline, all }, windows, dead }
+  }
+
+  private async inFlightByQueue(): Promise<Map<string, number>> {
+    const byQueue = new Map<string, number>()
+    for (const shard of this.keys.shards) {
+      const ids = await this.redis.zrange(shard.inflight, '0', String(MAX_INFLIGHT_READ - 1))
+      if (ids.length === 0) continue
+      for (const record of await this.redis.hmget(shard.jobs, ...ids)) {
+        if (!record) continue
+        const { queue } = decodeRecord(record)
+        byQueue.set(queue, (byQueue.get(queue) ?? 0) + 1)
+      }
+    }
+    return byQueue
+  }
+
+  /** Counts per horizon: only buckets whose earliest job is due within a month are looked into. */
+  private async timeline(): Promise<Omit<DueTimeline, 'all'>> {
+    const [seconds, micros] = await this.redis.time()
+    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)
+    const timeline = { overdue: 0, minute: 0, hour: 0, day: 0, month: 0 }
+    const horizons = Object.entries(HORIZONS) as [keyof typeof HORIZONS, number][]
+    for (const shard of this.keys.shards) {
+      const buckets = await this.redis.zrangebyscore(shard.index, '-inf', String(now + HORIZONS.month), 'LIMIT', '0', String(MAX_TIMELINE_BUCKETS))
+      const pipeline = this.redis.pipeline()
+      for (const b of buckets) for (const [, ms] of horizons) pipeline.zcount(shard.bucket(b), '-inf', now + ms)
+      const replies = (await pipeline.exec()) ?? []
+      replies.forEach(([err, count], i) => {
+        if (err) throw err
+        timeline[horizons[i % horizons.length]![0]] += Number(count)
+      })
+    }
+    return timeline
+  }
+}

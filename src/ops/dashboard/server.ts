@@ -1,0 +1,166 @@
+// The operator dashboard: a small HTTP server over one Redis (any REDIS_URL; it never calls AWS) that serves the page
+// and the JSON it polls. `npm run dev` starts one beside the stack; `npm run sdq -- dashboard` starts one alone.
+// Bound to loopback by default and unauthenticated: reach a deployed Redis through a tunnel, never expose the port.
+// Actions need a JSON content type and a same-origin request, so a page on another site cannot trigger them.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { DelayQueue } from '../../client/delay-queue'
+import { validateJobId } from '../../client/validation'
+import { DelayQueueError, JobNotFoundError, ValidationError } from '../../errors'
+import type { Engine } from '../../store/engine'
+import { DeadSet } from '../dead-set'
+import { buildClient } from './client-bundle'
+import { OverviewReader } from './overview'
+import { PAGE_HTML } from './page'
+
+export interface DashboardOptions {
+  port?: number
+  host?: string
+}
+
+export interface Dashboard {
+  url: string
+  close(): Promise<void>
+}
+
+// ConfigError: this Redis holds another deployment's key layout (the message names the setting to fix).
+const STATUS: Record<string, number> = {
+  ValidationError: 400,
+  PayloadTooLarge: 413,
+  NotFound: 404,
+  Conflict: 409,
+  ConfigError: 500,
+  ServiceUnavailable: 503,
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+type Handler = (req: IncomingMessage, match: RegExpMatchArray) => Promise<[number, unknown?]>
+
+export async function startDashboard(engine: Engine, options: DashboardOptions = {}): Promise<Dashboard> {
+  const client = await buildClient()
+  const routes = apiRoutes(engine)
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((e) => sendError(res, e))
+  })
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const path = new URL(req.url ?? '/', 'http://dashboard').pathname
+    if (req.method === 'GET' && path === '/') return send(res, 200, PAGE_HTML, 'text/html; charset=utf-8')
+    if (req.method === 'GET' && path === '/app.js') return send(res, 200, client.js, 'text/javascript; charset=utf-8')
+    if (req.method === 'GET' && path === '/app.css') return send(res, 200, client.css, 'text/css; charset=utf-8')
+    for (const [method, pattern, handler] of routes) {
+      const match = path.match(pattern)
+      if (!match || method !== req.method) continue
+      if (method !== 'GET') checkAction(req)
+      const [status, body] = await handler(req, match)
+      return body === undefined ? send(res, status) : send(res, status, JSON.stringify(body), 'application/json')
+    }
+    throw new HttpError(404, `no route ${req.method} ${path}`)
+  }
+
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail)
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => ok())
+  })
+  const { address, port } = server.address() as AddressInfo
+  return {
+    url: `http://${address.includes(':') ? `[${address}]` : address}:${port}`,
+    close: () =>
+      new Promise<void>((ok) => {
+        server.close(() => ok())
+        server.closeAllConnections()
+      }),
+  }
+}
+
+/** The JSON API the page calls: [method, path pattern, handler]. */
+function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
+  const queue = new DelayQueue(engine)
+  const dead = new DeadSet(engine.redis, engine.keys)
+  const overview = new OverviewReader(engine.redis, engine.keys, engine.store)
+  const id = (match: RegExpMatchArray) => {
+    try {
+      return validateJobId(decodeURIComponent(match[1]!))
+    } catch (e) {
+      if (e instanceof URIError) throw new ValidationError([{ path: 'id', message: 'is not a valid URL-encoded path segment' }])
+      throw e
+    }
+  }
+
+  return [
+    ['GET', /^\/api\/overview$/, async () => [200, await overview.read()]],
+    ['GET', /^\/api\/jobs\/([^/]+)$/, async (_req, m) => {
+      const job = await queue.get(id(m))
+      if (!job) throw new JobNotFoundError(id(m))
+      return [200, job]
+    }],
+    ['DELETE', /^\/api\/jobs\/([^/]+)$/, async (_req, m) => (await queue.cancel(id(m)), [204])],
+    ['POST', /^\/api\/jobs\/([^/]+)\/reschedule$/, async (req, m) => {
+      const when = (await readJson(req)) as { delayMs?: unknown; runAt?: unknown }
+      const job = await queue.get(id(m))
+      if (!job) throw new JobNotFoundError(id(m))
+      const { created: _, ...moved } = await queue.reschedule(id(m), {
+        queue: job.queue,
+        payload: job.payload,
+        ...(job.groupId ? { groupId: job.groupId } : {}),
+        ...(when.runAt !== undefined ? { runAt: when.runAt } : { delayMs: when.delayMs }),
+      })
+      return [200, moved]
+    }],
+    ['POST', /^\/api\/dead\/([^/]+)\/retry$/, async (_req, m) => [200, { id: id(m), runAt: new Date(await dead.revive(id(m))).toISOString() }]],
+    ['DELETE', /^\/api\/dead\/([^/]+)$/, async (_req, m) => (await queue.cancel(id(m)), [204])],
+  ]
+}
+
+/** Actions: JSON only (a cross-site form cannot send it without a CORS preflight), and from this origin. */
+function checkAction(req: IncomingMessage) {
+  if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
+    throw new HttpError(415, 'actions need content-type: application/json')
+  }
+  const origin = req.headers.origin
+  if (origin && new URL(origin).host !== req.headers.host) throw new HttpError(403, 'cross-origin action refused')
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  let text = ''
+  for await (const chunk of req) {
+    text += chunk
+    if (text.length > 10_000) throw new HttpError(413, 'body too large')
+  }
+  try {
+    return text ? JSON.parse(text) : {}
+  } catch {
+    throw new ValidationError([{ path: '', message: 'is not valid JSON' }])
+  }
+}
+
+function send(res: ServerResponse, status: number, body?: string, type?: string) {
+  res.writeHead(status, {
+    ...(type ? { 'content-type': type } : {}),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    // Only our own script and style (no inline script or style attribute): injected markup could not run anything.
+    'content-security-policy': "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'",
+  })
+  res.end(body)
+}
+
+function sendError(res: ServerResponse, e: unknown) {
+  const [status, code, message] =
+    e instanceof HttpError
+      ? [e.status, 'BadRequest', e.message]
+      : e instanceof DelayQueueError && e.code in STATUS
+        ? [STATUS[e.code]!, e.code, e.message]
+        : [500, 'InternalError', 'internal error']
+  if (status === 500) console.error('[dashboard]', e)
+  const details = e instanceof ValidationError ? { details: e.details } : {}
+  if (!res.headersSent) send(res, status, JSON.stringify({ error: { code, message, ...details } }), 'application/json')
+  else res.end()
+}

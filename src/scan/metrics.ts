@@ -1,0 +1,174 @@
+// The scan function's metrics: CloudWatch Embedded Metric Format lines on stdout (Powertools Metrics; CloudWatch
+// Logs turns them into metrics, no PutMetricData call). One set per window of at most `intervalMs` (10 s) and one
+// when the invocation ends, so a 66 s run is not one late data point. Each window's figures also go to the run log
+// in Redis (src/scan/run-log.ts) for the dashboard. docs/operations.md says what each metric means.
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics'
+import type { Log } from '../logger'
+import type { Backlog } from './backlog'
+import { percentile } from './latency'
+import type { ScanWindow } from './run-log'
+import type { ScanObserver } from './scanner'
+
+export const METRICS_NAMESPACE = 'DelayQueue'
+export const METRICS_INTERVAL_MS = 10_000
+
+export interface ScanMetricsOptions {
+  /** The `service` dimension. */
+  serviceName: string
+  /** Parallel loops of the scanner (shards): ScanActiveMs is the average over them. */
+  loops: number
+  readBacklog(): Promise<Backlog>
+  /** Redis's clock now: due times are on it. */
+  redisNow(): number
+  recordWindow?(window: ScanWindow): Promise<void>
+  logger: Log
+  intervalMs?: number
+}
+
+interface QueueCounts {
+  dispatched: number
+  released: number
+  dead: number
+}
+
+export class ScanMetrics implements ScanObserver {
+  private queues = new Map<string, QueueCounts>()
+  private lateness: number[] = []
+  private redisErrors = 0
+  private sleptMs = 0
+  private windowStart = Date.now()
+  private timer?: NodeJS.Timeout
+  private flushing: Promise<void> = Promise.resolve()
+
+  constructor(private readonly options: ScanMetricsOptions) {}
+
+  sent(queue: string, lateMs: number): void {
+    this.counts(queue).dispatched++
+    this.lateness.push(lateMs)
+  }
+
+  released(queue: string, count: number): void {
+    this.counts(queue).released += count
+  }
+
+  dead(queue: string, count: number): void {
+    this.counts(queue).dead += count
+  }
+
+  redisError(): void {
+    this.redisErrors++
+  }
+
+  slept(ms: number): void {
+    this.sleptMs += ms
+  }
+
+  /** Starts the window timer: a flush every `intervalMs` until stop(). */
+  start(): void {
+    this.windowStart = Date.now()
+    const every = this.options.intervalMs ?? METRICS_INTERVAL_MS
+    this.timer = setInterval(() => void this.flush(), every)
+    this.timer.unref()
+  }
+
+  /** Flushes the last window: call once the invocation's loop has ended. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer)
+    await this.flush()
+  }
+
+  /** Emits the current window and starts the next; flushes never overlap. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.emit())
+    return this.flushing
+  }
+
+  private async emit(): Promise<void> {
+    const window = this.take()
+    const backlog = await this.options.readBacklog().catch((e) => {
+      this.options.logger.warn('metrics: backlog unreadable', { error: String(e) })
+      window.redisErrors++
+      return null
+    })
+    const now = this.options.redisNow()
+    const oldestDueAgeMs = backlog ? Math.max(0, now - (backlog.earliestDueMs ?? now)) : null
+    const record: ScanWindow = { ...window.summary, oldestDueAgeMs, redisErrors: window.redisErrors }
+
+    // Totals over every target queue as well: the dead-letter alarm watches one metric, not one per queue.
+    const metrics = this.newMetrics()
+    metrics.addMetric('Dispatched', MetricUnit.Count, record.dispatched)
+    metrics.addMetric('DeadLettered', MetricUnit.Count, record.dead)
+    metrics.addMetric('RedisErrors', MetricUnit.Count, window.redisErrors)
+    metrics.addMetric('ScanActiveMs', MetricUnit.Milliseconds, record.activeMs)
+    if (oldestDueAgeMs !== null) metrics.addMetric('OldestDueAgeMs', MetricUnit.Milliseconds, oldestDueAgeMs)
+    if (record.lateness) {
+      metrics.addMetric('DispatchLatenessP50', MetricUnit.Milliseconds, record.lateness.p50)
+      metrics.addMetric('DispatchLatenessP99', MetricUnit.Milliseconds, record.lateness.p99)
+      metrics.addMetric('DispatchLatenessMax', MetricUnit.Milliseconds, record.lateness.max)
+    }
+    metrics.publishStoredMetrics()
+
+    // Per target queue: every queue with pending jobs or activity in the window (zeros included, for the alarms).
+    const names = new Set([...window.queues.keys(), ...Object.keys(backlog?.pending ?? {})])
+    for (const queue of names) {
+      const counts = window.queues.get(queue) ?? { dispatched: 0, released: 0, dead: 0 }
+      const perQueue = this.newMetrics({ queue })
+      perQueue.addMetric('Dispatched', MetricUnit.Count, counts.dispatched)
+      perQueue.addMetric('Released', MetricUnit.Count, counts.released)
+      perQueue.addMetric('DeadLettered', MetricUnit.Count, counts.dead)
+      if (backlog) perQueue.addMetric('Pending', MetricUnit.Count, backlog.pending[queue] ?? 0)
+      perQueue.publishStoredMetrics()
+    }
+
+    await this.options.recordWindow?.(record).catch((e) => {
+      this.options.logger.warn('metrics: run log not written', { error: String(e) })
+    })
+  }
+
+  /** The window so far, and a fresh one. */
+  private take() {
+    const end = Date.now()
+    const ms = end - this.windowStart
+    const sorted = this.lateness.sort((a, b) => a - b)
+    let dispatched = 0
+    let released = 0
+    let dead = 0
+    for (const c of this.queues.values()) {
+      dispatched += c.dispatched
+      released += c.released
+      dead += c.dead
+    }
+    const summary = {
+      at: end,
+      ms,
+      dispatched,
+      released,
+      dead,
+      lateness: sorted.length
+        ? { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted[sorted.length - 1]! }
+        : null,
+      activeMs: Math.max(0, Math.round(ms - this.sleptMs / Math.max(1, this.options.loops))),
+    }
+    const taken = { summary, queues: this.queues, redisErrors: this.redisErrors }
+    this.queues = new Map()
+    this.lateness = []
+    this.redisErrors = 0
+    this.sleptMs = 0
+    this.windowStart = end
+    return taken
+  }
+
+  private counts(queue: string): QueueCounts {
+    let c = this.queues.get(queue)
+    if (!c) this.queues.set(queue, (c = { dispatched: 0, released: 0, dead: 0 }))
+    return c
+  }
+
+  private newMetrics(dimensions: Record<string, string> = {}): Metrics {
+    return new Metrics({
+      namespace: METRICS_NAMESPACE,
+      serviceName: this.options.serviceName,
+      defaultDimensions: dimensions,
+    })
+  }
+}

@@ -1,0 +1,253 @@
+// The operator dashboard in headless Chromium, against the real dev stack (`npm run dev`: serverless-offline, the scan
+// function invoked back to back, fauxqs, the suite's redis-server), and the EMF metrics its functions write.
+// One browser for the whole file; a screenshot goes to test/artifacts/dashboard.png.
+import { CreateQueueCommand, DeleteQueueCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdirSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
+import { startDevStack, type DevStack } from '../../local/dev-stack'
+import { localCredentials } from '../../local/sqs-endpoint'
+import { uniquePrefix } from '../support/engine'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const ARTIFACTS = resolve(__dirname, '../artifacts')
+/** Payload and error text that would run script if the page inserted it as HTML. */
+const HOSTILE = `<img src=x onerror=window.__xss=1><script>window.__xss=2</script>`
+
+let stack: DevStack | undefined
+let browser: Browser | undefined
+let page: Page
+const prefix = uniquePrefix('dash')
+const output: string[] = []
+
+beforeAll(async () => {
+  ;[stack, browser] = await Promise.all([
+    startDevStack({
+      redisUrl: inject('redisUrl'),
+      env: { KEY_PREFIX: prefix, MAX_DISPATCH_ATTEMPTS: '1' },
+      onOutput: (line) => output.push(line),
+      log: (line) => output.push(`[dev] ${line}`),
+    }),
+    chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }),
+  ])
+  page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+  await page.goto(stack.dashboardUrl)
+}, 180_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await stack?.stop()
+}, 60_000)
+
+/** Every POST this file made, with its answer: what the API's request metrics must add up to. */
+const posted: { path: string; status: number }[] = []
+
+async function post(path: string, body: unknown) {
+  const res = await fetch(`${stack!.apiUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  posted.push({ path, status: res.status })
+  return { status: res.status, body: (await res.json()) as Record<string, any> }
+}
+
+const count = (queue: string, kind: 'pending' | 'inFlight' | 'dead' | 'dispatched') =>
+  page.locator(`[data-queue="${queue}"] [data-count="${kind}"]`)
+const sqs = () => new SQSClient({ endpoint: stack!.sqsEndpoint, region: 'us-east-1', credentials: localCredentials })
+const queueName = (url: string) => url.slice(url.lastIndexOf('/') + 1)
+
+/** Waits until the element's text is `text` (or contains it), as the page refreshes itself. */
+const shows = (locator: Locator, text: string, timeout = 5_000, partly = false) =>
+  vi.waitFor(
+    async () => {
+      const actual = (await locator.first().textContent({ timeout }))?.trim()
+      if (partly) expect(actual).toContain(text)
+      else expect(actual).toBe(text)
+    },
+    { timeout, interval: 100 },
+  )
+const visible = (locator: Locator, timeout = 5_000) => locator.waitFor({ state: 'visible', timeout })
+const gone = (locator: Locator, timeout = 5_000) => locator.waitFor({ state: 'detached', timeout })
+const eventually = (check: () => void | Promise<void>, timeout: number) => vi.waitFor(check, { timeout, interval: 200 })
+
+/** EMF lines the functions printed (serverless-offline prefixes nothing; each is one JSON object). */
+function emfLines(): Record<string, any>[] {
+  return output.filter((l) => l.includes('"_aws"')).map((l) => JSON.parse(l.slice(l.indexOf('{'))))
+}
+
+describe('dashboard in a browser', () => {
+  it('shows the counts change as jobs are enqueued and as they fire', async () => {
+    // prepare
+    await visible(page.getByTestId('queues'))
+    // act: three jobs due in 3 s
+    for (let i = 0; i < 3; i++) expect((await post('/jobs', { queue: 'orders', payload: { i }, delayMs: 3_000 })).status).toBe(201)
+    // assess: pending, then dispatched, without reloading the page
+    await shows(count('orders', 'pending'), '3', 10_000)
+    await shows(page.locator('[data-horizon="minute"] .n'), '3')
+    await shows(count('orders', 'dispatched'), '3', 20_000)
+    await shows(count('orders', 'pending'), '0')
+  }, 40_000)
+
+  it('retries a dead job: it leaves the dead set and is sent', async () => {
+    // prepare: SQS refuses jobs for "emails" (its queue is gone); one attempt sends a job to the dead set
+    const client = sqs()
+    const emailsUrl = stack!.queues.emails!
+    await client.send(new DeleteQueueCommand({ QueueUrl: emailsUrl }))
+    const { body: job } = await post('/jobs', { id: 'dead-mail-1', queue: 'emails', payload: { note: HOSTILE } })
+    const row = page.locator('[data-dead-id="dead-mail-1"]')
+    await visible(row, 15_000)
+    await shows(count('emails', 'dead'), '1')
+    await client.send(new CreateQueueCommand({ QueueName: queueName(emailsUrl) }))
+    expect((await client.send(new GetQueueUrlCommand({ QueueName: queueName(emailsUrl) }))).QueueUrl).toBe(emailsUrl)
+    client.destroy()
+    // act
+    await row.getByRole('button', { name: 'Retry' }).click()
+    // assess
+    await shows(page.getByTestId('notice'), `retried ${job.id}`)
+    await gone(row)
+    await shows(count('emails', 'dead'), '0')
+    await shows(count('emails', 'dispatched'), '1', 15_000)
+  }, 40_000)
+
+  it('looks a job up by id, reschedules it and cancels it', async () => {
+    // prepare
+    const { body: job } = await post('/jobs', { id: 'page-cancel-1', queue: 'orders', payload: { html: HOSTILE }, delayMs: 3_600_000 })
+    // act: look up
+    await page.getByPlaceholder('job id').fill(job.id)
+    await page.getByRole('button', { name: 'Look up' }).click()
+    // assess: the job, its payload as text
+    const shown = page.getByTestId('job')
+    await shows(shown.locator('[data-field="status"]'), 'scheduled')
+    await shows(shown.locator('[data-field="payload"]'), HOSTILE, 5_000, true)
+    // act: reschedule to 2 minutes from now
+    await page.locator('input[name="seconds"]').fill('120')
+    await page.getByRole('button', { name: 'Reschedule' }).click()
+    await shows(page.getByTestId('notice'), `rescheduled ${job.id}`)
+    const moved = (await (await fetch(`${stack!.apiUrl}/jobs/${job.id}`)).json()) as { runAt: string }
+    expect(Date.parse(moved.runAt) - Date.now()).toBeGreaterThan(100_000)
+    expect(Date.parse(moved.runAt) - Date.now()).toBeLessThan(125_000)
+    // act: cancel
+    await page.getByRole('button', { name: 'Cancel job' }).click()
+    // assess
+    await shows(page.getByTestId('notice'), `cancelled ${job.id}`)
+    expect((await fetch(`${stack!.apiUrl}/jobs/${job.id}`)).status).toBe(404)
+  })
+
+  it('renders ids, payloads and errors holding HTML or script as text', async () => {
+    // prepare: a dead job whose payload is markup, and a look-up of an id that is markup
+    const client = sqs()
+    await client.send(new DeleteQueueCommand({ QueueUrl: stack!.queues.emails! }))
+    await post('/jobs', { id: 'dead-mail-2', queue: 'emails', payload: { note: HOSTILE } })
+    const row = page.locator('[data-dead-id="dead-mail-2"]')
+    await visible(row, 15_000)
+    await client.send(new CreateQueueCommand({ QueueName: queueName(stack!.queues.emails!) }))
+    client.destroy()
+    await page.getByPlaceholder('job id').fill('<b id="injected">x</b>')
+    await page.getByRole('button', { name: 'Look up' }).click()
+    await shows(page.getByTestId('notice'), '<b id="injected">x</b>', 5_000, true)
+    // assess: the markup is on the page as characters, and nothing of it became an element or ran
+    await shows(row.locator('code.payload'), HOSTILE, 5_000, true)
+    expect(await page.locator('#app img, #app script, #injected').count()).toBe(0)
+    expect(await page.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined()
+  }, 40_000)
+
+  it('charts the lateness of the scan windows and the due jobs by horizon (screenshot)', async () => {
+    // prepare: jobs due within the minute, the hour, the day
+    for (const [i, delayMs] of [50_000, 50_000, 1_800_000, 40_000_000, 40_000_000, 40_000_000].entries()) {
+      await post('/jobs', { id: `later-${i}`, queue: 'orders', payload: { i }, delayMs })
+    }
+    // assess: the page shows them, and the scan function's windows (every 10 s) with their lateness
+    await shows(page.locator('[data-horizon="minute"] .n'), '2')
+    await shows(page.locator('[data-horizon="hour"] .n'), '3')
+    await shows(page.locator('[data-horizon="day"] .n'), '6')
+    await shows(page.getByTestId('lateness'), 'last window with sends', 25_000, true)
+    const bar = await page.locator('[data-horizon="minute"] .fill').evaluate((e) => (e as unknown as { style: { width: string } }).style.width)
+    expect(parseFloat(bar)).toBeCloseTo((100 * 2) / 6, 1)
+    // the picture: one job looked up
+    await page.getByPlaceholder('job id').fill('later-2')
+    await page.getByRole('button', { name: 'Look up' }).click()
+    await shows(page.getByTestId('job').locator('[data-field="status"]'), 'scheduled')
+    mkdirSync(ARTIFACTS, { recursive: true })
+    await page.screenshot({ path: resolve(ARTIFACTS, 'dashboard.png'), fullPage: true })
+  }, 40_000)
+})
+
+describe('dashboard server', () => {
+  it('refuses actions that are not JSON or come from another origin, and changes nothing', async () => {
+    // prepare
+    const { body: job } = await post('/jobs', { id: 'guarded-1', queue: 'orders', payload: {}, delayMs: 3_600_000 })
+    const cancel = (headers: Record<string, string>) =>
+      fetch(`${stack!.dashboardUrl}/api/jobs/${job.id}`, { method: 'DELETE', headers })
+    // act
+    const form = await cancel({ 'content-type': 'application/x-www-form-urlencoded' })
+    const foreign = await cancel({ 'content-type': 'application/json', origin: 'http://evil.example' })
+    // assess
+    expect(form.status).toBe(415)
+    expect(foreign.status).toBe(403)
+    expect((await fetch(`${stack!.apiUrl}/jobs/${job.id}`)).status).toBe(200)
+    expect((await cancel({ 'content-type': 'application/json' })).status).toBe(204)
+  })
+
+  it('is served alone by `npm run sdq -- dashboard` over any REDIS_URL, with no AWS settings', async () => {
+    // prepare: a job, and the CLI over the dev stack's Redis and key prefix, with no AWS variable at all
+    await post('/jobs', { queue: 'orders', payload: { alone: true }, delayMs: 3_600_000 })
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, REDIS_URL: stack!.redisUrl, QUEUES: 'orders=http://127.0.0.1:9/orders,emails=http://127.0.0.1:9/emails' }
+    env.KEY_PREFIX = prefix
+    const cli = spawn(process.execPath, ['scripts/run-ts.mjs', 'src/ops/sdq.ts', 'dashboard', '--port', '0'], {
+      cwd: resolve(__dirname, '../..'),
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    try {
+      let printed = ''
+      cli.stdout!.on('data', (chunk) => (printed += chunk))
+      await vi.waitFor(() => expect(printed).toMatch(/dashboard on http:\/\/127\.0\.0\.1:\d+/), { timeout: 20_000, interval: 100 })
+      const url = printed.match(/http:\/\/127\.0\.0\.1:\d+/)![0]
+      // act
+      const [alone, withStack] = await Promise.all(
+        [url, stack!.dashboardUrl].map(async (u) => ((await (await fetch(`${u}/api/overview`)).json()) as { queues: unknown }).queues),
+      )
+      // assess: the same counts as the dev stack's own dashboard
+      expect(alone).toEqual(withStack)
+      expect(Object.keys(alone as object)).toContain('orders')
+    } finally {
+      cli.kill('SIGTERM')
+      if (cli.exitCode === null) await once(cli, 'exit')
+    }
+  }, 40_000)
+})
+
+describe('metrics written by the dev stack functions (EMF)', () => {
+  it('the scan function reports the jobs it sent per queue, with their lateness', async () => {
+    // The jobs of the tests above: 3 for orders and 1 for emails sent, 2 dead-lettered for emails (a 10 s window).
+    await eventually(() => {
+      const lines = emfLines().filter((l) => l.service === 'serverless-delay-queue-local')
+      const sum = (queue: string, name: string) => lines.filter((l) => l.queue === queue).reduce((n, l) => n + (l[name] ?? 0), 0)
+      expect(sum('orders', 'Dispatched')).toBe(3)
+      expect(sum('emails', 'Dispatched')).toBe(1)
+      expect(sum('emails', 'DeadLettered')).toBe(2)
+      const late = lines.filter((l) => 'DispatchLatenessMax' in l)
+      expect(late.length).toBeGreaterThan(0)
+      expect(late[0]._aws.CloudWatchMetrics[0].Metrics).toContainEqual({ Name: 'DispatchLatenessMax', Unit: 'Milliseconds' })
+    }, 25_000)
+  }, 30_000)
+
+  it('the API counts requests and 4xx answers per route', async () => {
+    const lines = emfLines().filter((l) => l.route === 'POST /jobs')
+    expect(lines.map((l) => l._aws.CloudWatchMetrics[0].Dimensions)).toContainEqual([['service', 'route']])
+    // the jobs created above, and one refused
+    expect((await post('/jobs', { queue: 'orders', payload: 1, delayMs: -1 })).status).toBe(400)
+    const mine = posted.filter((p) => p.path === '/jobs')
+    expect(mine.filter((p) => p.status === 201).length).toBeGreaterThanOrEqual(10)
+    await eventually(() => {
+      const now = emfLines().filter((l) => l.route === 'POST /jobs')
+      expect(now.reduce((n, l) => n + l.ApiRequests, 0)).toBe(mine.length)
+      expect(now.reduce((n, l) => n + l.Api4xx, 0)).toBe(mine.filter((p) => p.status >= 400 && p.status < 500).length)
+      expect(now.reduce((n, l) => n + l.Api5xx, 0)).toBe(0)
+    }, 5_000)
+  })
+})

@@ -1,0 +1,141 @@
+// The scan function's metrics, read back from the EMF lines a real run writes on stdout: names, units, dimensions and
+// values against what happened (jobs sent, their lateness, jobs dead-lettered, jobs still pending).
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest'
+import { loadConfig } from '../../src/config'
+import { createScanner } from '../../src/scan/engine'
+import { createSqsClient } from '../../src/sqs/client'
+import { readWindows } from '../../src/scan/run-log'
+import type { Engine } from '../../src/store/engine'
+import { job, testStore } from '../support/engine'
+import { createQueue, receiveAll, sqsClient } from '../support/sqs'
+
+interface EmfLine {
+  _aws: { Timestamp: number; CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] }
+  [field: string]: unknown
+}
+
+const t = testStore()
+const sqs = sqsClient()
+let engine: Engine
+let ordersUrl: string
+const quiet = { info() {}, warn() {}, error() {} }
+
+beforeAll(async () => {
+  ordersUrl = (await createQueue(sqs, 'metrics-orders')).url
+  const config = loadConfig({
+    REDIS_URL: 'redis://unused',
+    // "broken" points at a queue that does not exist: SQS refuses its jobs, and one attempt sends them to the dead set.
+    QUEUES: JSON.stringify({ orders: ordersUrl, broken: `${inject('sqsEndpoint')}/000000000000/no-such-queue` }),
+    SQS_ENDPOINT: inject('sqsEndpoint'),
+    POLL_INTERVAL_MS: '50',
+    MAX_DISPATCH_ATTEMPTS: '1',
+  })
+  engine = { config, keys: t.keys, redis: t.redis, store: t.store, close: async () => {} }
+})
+afterAll(async () => {
+  sqs.destroy()
+  await t.close()
+})
+afterEach(() => vi.restoreAllMocks())
+
+/** Runs a scanner with metrics every 200 ms until `done`, collecting every EMF line it writes. */
+async function scanWithMetrics(done: () => Promise<boolean>) {
+  const out = createSqsClient(engine.config)
+  const lines: EmfLine[] = []
+  const write = process.stdout.write.bind(process.stdout)
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: any, ...rest: any[]) => {
+    const text = String(chunk)
+    if (text.startsWith('{"_aws"')) for (const l of text.trim().split('\n')) lines.push(JSON.parse(l))
+    else return write(chunk, ...rest)
+    return true
+  })
+  const late: number[] = []
+  const { scanner, metrics, close } = createScanner(engine, out, {
+    subscribe: false,
+    logger: quiet,
+    onSent: (_job, _at, lateMs) => void late.push(lateMs),
+    metrics: { serviceName: 'sdq-test', intervalMs: 200 },
+  })
+  metrics!.start()
+  const run = scanner.run(Date.now() + 20_000)
+  const started = Date.now()
+  // At least a second: several windows, not just the final one.
+  while (!(await done()) || Date.now() - started < 1_000) await new Promise((r) => setTimeout(r, 50))
+  scanner.stop()
+  const report = await run
+  await metrics!.stop()
+  await close()
+  out.destroy()
+  vi.restoreAllMocks()
+  return { lines, late, report }
+}
+
+const withDimensions = (lines: EmfLine[], dims: string[]) =>
+  lines.filter((l) => JSON.stringify(l._aws.CloudWatchMetrics[0]!.Dimensions) === JSON.stringify([dims]))
+const sum = (lines: EmfLine[], name: string) => lines.reduce((n, l) => n + (Number(l[name]) || 0), 0)
+const unitOf = (lines: EmfLine[], name: string) =>
+  lines.flatMap((l) => l._aws.CloudWatchMetrics[0]!.Metrics).find((m) => m.Name === name)?.Unit
+
+describe('scan metrics (EMF)', () => {
+  it('report dispatched, dead-lettered and pending jobs per queue, and the lateness of what was sent', async () => {
+    // prepare: 6 jobs due now for orders, 2 for a queue SQS refuses, 1 for orders an hour out
+    for (let i = 0; i < 6; i++) await t.store.enqueue(job({ id: `m-ok-${i}`, queue: 'orders' }))
+    for (let i = 0; i < 2; i++) await t.store.enqueue(job({ id: `m-bad-${i}`, queue: 'broken' }))
+    await t.store.enqueue(job({ id: 'm-later', queue: 'orders', schedule: { delayMs: 3_600_000 } }))
+    // act
+    const { lines, late, report } = await scanWithMetrics(async () => (await t.store.stats()).dead === 2)
+    // assess: what happened
+    expect(report).toMatchObject({ dispatched: 6, dead: 2 })
+    expect((await receiveAll(sqs, ordersUrl)).length).toBe(6)
+    // every line: our namespace and the service dimension
+    expect(lines.length).toBeGreaterThan(0)
+    for (const l of lines) {
+      expect(l._aws.CloudWatchMetrics[0]!.Namespace).toBe('DelayQueue')
+      expect(l.service).toBe('sdq-test')
+    }
+    const perQueue = withDimensions(lines, ['service', 'queue'])
+    const orders = perQueue.filter((l) => l.queue === 'orders')
+    const broken = perQueue.filter((l) => l.queue === 'broken')
+    expect(sum(orders, 'Dispatched')).toBe(6)
+    expect(sum(orders, 'DeadLettered')).toBe(0)
+    expect(sum(broken, 'Dispatched')).toBe(0)
+    expect(sum(broken, 'DeadLettered')).toBe(2)
+    // the last window sees what is left: the job an hour out
+    expect(orders.at(-1)!.Pending).toBe(1)
+    expect(broken.at(-1)!.Pending).toBe(0)
+    for (const name of ['Dispatched', 'Released', 'DeadLettered', 'Pending']) expect(unitOf(perQueue, name)).toBe('Count')
+
+    const global = withDimensions(lines, ['service'])
+    // one line per window: the run lasted > 1 s with 200 ms windows
+    expect(global.length).toBeGreaterThanOrEqual(4)
+    expect(sum(global, 'RedisErrors')).toBe(0)
+    expect(sum(global, 'Dispatched')).toBe(6)
+    expect(sum(global, 'DeadLettered')).toBe(2)
+    for (const name of ['DispatchLatenessP50', 'DispatchLatenessP99', 'DispatchLatenessMax', 'OldestDueAgeMs', 'ScanActiveMs']) {
+      expect(unitOf(global, name)).toBe('Milliseconds')
+    }
+    const withLateness = global.filter((l) => 'DispatchLatenessMax' in l)
+    expect(Math.max(...withLateness.map((l) => Number(l.DispatchLatenessMax)))).toBe(Math.max(...late))
+    for (const l of withLateness) expect(Number(l.DispatchLatenessP50)).toBeLessThanOrEqual(Number(l.DispatchLatenessMax))
+    // nothing due is left waiting at the end
+    expect(global.at(-1)!.OldestDueAgeMs).toBe(0)
+    for (const l of global) expect(Number(l.ScanActiveMs)).toBeGreaterThanOrEqual(0)
+  })
+
+  it('keep the same windows in the run log that the dashboard reads', async () => {
+    // prepare
+    for (let i = 0; i < 3; i++) await t.store.enqueue(job({ id: `m-log-${i}`, queue: 'orders' }))
+    const before = (await readWindows(t.redis, t.keys)).length
+    // act
+    const { lines } = await scanWithMetrics(async () => (await t.store.get('m-log-2')) === null)
+    // assess
+    const windows = (await readWindows(t.redis, t.keys)).slice(before)
+    const global = withDimensions(lines, ['service'])
+    expect(windows).toHaveLength(global.length)
+    expect(windows.reduce((n, w) => n + w.dispatched, 0)).toBe(3)
+    for (const [i, w] of windows.entries()) {
+      expect(w.at).toBeGreaterThan(i ? windows[i - 1]!.at - 1 : 0)
+      expect(w.lateness?.max ?? null).toBe(global[i]!.DispatchLatenessMax ?? null)
+    }
+  })
+})
