@@ -11,6 +11,7 @@ interface MonitoringArgs {
   resolveVariable: (variable: string) => Promise<unknown>
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: CloudFormation resources as plain JSON, written field by field
 type CfnNode = Record<string, any>
 
 const NAMESPACE = 'DelayQueue'

@@ -26,7 +26,10 @@ beforeAll(async () => {
   Object.assign(process.env, { ...stage.env, REDIS_URL: `redis://127.0.0.1:${proxy.port}` })
   // Everything the functions write (Powertools Logger and Metrics write to stdout / stderr through their own console).
   for (const stream of [process.stdout, process.stderr]) {
-    vi.spyOn(stream, 'write').mockImplementation((chunk: unknown) => (logged.push(String(chunk)), true))
+    vi.spyOn(stream, 'write').mockImplementation((chunk: unknown) => {
+      logged.push(String(chunk))
+      return true
+    })
   }
   api = (await import('../../functions/api')).handler as never
   scan = (await import('../../functions/scan')).handler as never
