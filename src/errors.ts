@@ -7,6 +7,7 @@ export enum ScriptErrorCode {
   JobNotFound = 0,
   JobExists = -1,
   JobDispatching = -2,
+  OccurrenceOfSchedule = -3,
 }
 
 export interface ErrorDetail {
@@ -57,6 +58,31 @@ export class JobDispatchingError extends DelayQueueError {
   }
 }
 
+export class ScheduleNotFoundError extends DelayQueueError {
+  readonly code = 'NotFound'
+  constructor(readonly scheduleId: string) {
+    super(`no schedule with id "${scheduleId}"`)
+  }
+}
+
+/** A pause or resume lost a race with another write of the same schedule. */
+export class ScheduleChangedError extends DelayQueueError {
+  readonly code = 'Conflict'
+  constructor(readonly scheduleId: string) {
+    super(`schedule "${scheduleId}" was changed meanwhile; read it again`)
+  }
+}
+
+/** Cancelling a schedule's pending occurrence would end its series: change the schedule instead. */
+export class OccurrenceOfScheduleError extends DelayQueueError {
+  readonly code = 'Conflict'
+  constructor(readonly jobId: string, readonly scheduleId: string) {
+    super(
+      `job "${jobId}" is the next occurrence of schedule "${scheduleId}": pause, replace or delete the schedule instead`,
+    )
+  }
+}
+
 export class ConfigError extends DelayQueueError {
   readonly code = 'ConfigError'
   constructor(readonly setting: string, rule: string) {
@@ -82,6 +108,8 @@ export function scriptError(code: ScriptErrorCode, jobId: string, existing?: unk
       return new JobExistsError(jobId, existing)
     case ScriptErrorCode.JobDispatching:
       return new JobDispatchingError(jobId)
+    case ScriptErrorCode.OccurrenceOfSchedule:
+      return new OccurrenceOfScheduleError(jobId, jobId.slice(0, jobId.lastIndexOf('@')))
     default:
       throw new Error(`unknown script error code ${String(code)}`)
   }

@@ -19,3 +19,8 @@ export function noContent(): ApiResponse {
 export function jobLocation(id: string): string {
   return `/jobs/${id}`
 }
+
+/** Where a schedule can be looked up (schedule ids use the same path-safe characters as job ids). */
+export function scheduleLocation(id: string): string {
+  return `/schedules/${id}`
+}

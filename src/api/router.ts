@@ -4,7 +4,19 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda'
 import { ValidationError } from '../errors'
 import { RouteNotFoundError } from './errors'
 
-export type RouteName = 'createJob' | 'createBatch' | 'getJob' | 'putJob' | 'deleteJob' | 'stats'
+export type RouteName =
+  | 'createJob'
+  | 'createBatch'
+  | 'getJob'
+  | 'putJob'
+  | 'deleteJob'
+  | 'stats'
+  | 'listSchedules'
+  | 'getSchedule'
+  | 'putSchedule'
+  | 'deleteSchedule'
+  | 'pauseSchedule'
+  | 'resumeSchedule'
 
 // Literal paths before parameters: POST /jobs/batch is the batch route, not a job called "batch".
 export const ROUTES: readonly { key: string; name: RouteName }[] = [
@@ -14,11 +26,17 @@ export const ROUTES: readonly { key: string; name: RouteName }[] = [
   { key: 'GET /jobs/{id}', name: 'getJob' },
   { key: 'PUT /jobs/{id}', name: 'putJob' },
   { key: 'DELETE /jobs/{id}', name: 'deleteJob' },
+  { key: 'GET /schedules', name: 'listSchedules' },
+  { key: 'GET /schedules/{id}', name: 'getSchedule' },
+  { key: 'PUT /schedules/{id}', name: 'putSchedule' },
+  { key: 'DELETE /schedules/{id}', name: 'deleteSchedule' },
+  { key: 'POST /schedules/{id}/pause', name: 'pauseSchedule' },
+  { key: 'POST /schedules/{id}/resume', name: 'resumeSchedule' },
 ]
 
 export interface MatchedRoute {
   name: RouteName
-  /** The job id from the path, as given (validated by the route). */
+  /** The job or schedule id from the path, as given (validated by the route). */
   id?: string
 }
 
@@ -28,7 +46,8 @@ export function matchRoute(event: APIGatewayProxyEventV2): MatchedRoute {
     if (!byKey.key.includes('{id}')) return { name: byKey.name }
     const id = event.pathParameters?.id
     // "%" is never part of an id: a still-encoded parameter ("order-42%3Aclose") is decoded here.
-    return { name: byKey.name, id: id === undefined ? idFromPath(event) : id.includes('%') ? decodeSegment(id) : id }
+    const pattern = byKey.key.split(' ')[1]!
+    return { name: byKey.name, id: id === undefined ? idFromPath(event, pattern) : id.includes('%') ? decodeSegment(id) : id }
   }
   const method = (event.requestContext?.http?.method ?? '').toUpperCase()
   const path = requestPath(event)
@@ -50,8 +69,8 @@ function requestPath(event: APIGatewayProxyEventV2): string {
   return path.length > 1 ? path.replace(/\/+$/, '') : path
 }
 
-function idFromPath(event: APIGatewayProxyEventV2): string | undefined {
-  const id = matchPath('/jobs/{id}', requestPath(event))
+function idFromPath(event: APIGatewayProxyEventV2, pattern: string): string | undefined {
+  const id = matchPath(pattern, requestPath(event))
   return id || undefined
 }
 

@@ -1,12 +1,13 @@
 // One function per route: read the request, call DelayQueue (which validates), shape the answer.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda'
 import type { DelayQueue } from '../client/delay-queue'
-import { JobNotFoundError } from '../errors'
-import { validateBatch, validateJobId } from '../client/validation'
+import { JobNotFoundError, ScheduleNotFoundError, ValidationError } from '../errors'
+import { validateScheduleId } from '../client/schedule-validation'
+import { validateBatch, validateJobId, validateJobRef } from '../client/validation'
 import { parseJson, rawJsonBody } from './body'
 import { errorBody } from './error-response'
 import { BatchTooLargeError } from './errors'
-import { json, jobLocation, noContent, type ApiResponse } from './response'
+import { json, jobLocation, noContent, scheduleLocation, type ApiResponse } from './response'
 import type { RouteName } from './router'
 
 export interface RouteOptions {
@@ -38,7 +39,7 @@ export const routes: Record<RouteName, RouteHandler> = {
   },
 
   async getJob(queue, _event, id) {
-    const jobId = validateJobId(id)
+    const jobId = validateJobRef(id)
     const view = await queue.get(jobId)
     if (!view) throw new JobNotFoundError(jobId)
     return json(200, view)
@@ -51,11 +52,47 @@ export const routes: Record<RouteName, RouteHandler> = {
   },
 
   async deleteJob(queue, _event, id) {
-    await queue.cancel(validateJobId(id))
+    await queue.cancel(validateJobRef(id))
     return noContent()
   },
 
   async stats(queue) {
     return json(200, await queue.stats())
+  },
+
+  async listSchedules(queue, event) {
+    const query = event.queryStringParameters ?? {}
+    const limit = query.limit ?? '50'
+    if (!/^\d{1,3}$/.test(limit) || Number(limit) < 1 || Number(limit) > 100) {
+      throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
+    }
+    const cursor = query.cursor ? validateScheduleId(query.cursor) : null
+    return json(200, await queue.listSchedules({ cursor, limit: Number(limit) }))
+  },
+
+  async getSchedule(queue, _event, id) {
+    const scheduleId = validateScheduleId(id)
+    const view = await queue.getSchedule(scheduleId)
+    if (!view) throw new ScheduleNotFoundError(scheduleId)
+    return json(200, view)
+  },
+
+  async putSchedule(queue, event, id) {
+    const scheduleId = validateScheduleId(id)
+    const { created, ...view } = await queue.putSchedule(scheduleId, parseJson(rawJsonBody(event)))
+    return created ? json(201, view, { location: scheduleLocation(scheduleId) }) : json(200, view)
+  },
+
+  async deleteSchedule(queue, _event, id) {
+    await queue.deleteSchedule(validateScheduleId(id))
+    return noContent()
+  },
+
+  async pauseSchedule(queue, _event, id) {
+    return json(200, await queue.pauseSchedule(validateScheduleId(id), true))
+  },
+
+  async resumeSchedule(queue, _event, id) {
+    return json(200, await queue.pauseSchedule(validateScheduleId(id), false))
   },
 }

@@ -5,7 +5,13 @@ import { createEngine, type Engine } from '../store/engine'
 import { DelayQueueError } from '../errors'
 import type { ConnectOptions } from '../store/redis'
 import type { JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
-import { validateJob, validateJobId } from './validation'
+import { validateJob, validateJobId, validateJobRef } from './validation'
+import { ScheduleChangedError, ScheduleNotFoundError } from '../errors'
+import { ScheduleStore } from '../store/schedule-store'
+import { validateSchedule, validateScheduleId, type ScheduleInput } from './schedule-validation'
+import { scheduleView, type ScheduleListPage, type ScheduleView } from './schedule-view'
+
+export type { ScheduleInput, ScheduleListPage, ScheduleView }
 
 /** What callers send: the job input of docs/api.md. */
 export interface JobInput {
@@ -44,6 +50,7 @@ const CHUNK = 100
 export class DelayQueue {
   readonly config: Config
   private readonly store: JobStore
+  private readonly schedules: ScheduleStore
   private readonly engine: DelayQueueEngine
   /** Whether close() should close the engine: only when this instance built it. */
   private readonly owned: boolean
@@ -54,6 +61,7 @@ export class DelayQueue {
     this.engine = engine
     this.owned = !('store' in source)
     this.store = engine.store
+    this.schedules = new ScheduleStore(engine.store.redis, engine.store.keys)
     this.config = engine.config
   }
 
@@ -90,12 +98,12 @@ export class DelayQueue {
 
   /** Cancel a pending job. Throws JobNotFoundError, or JobDispatchingError when it is being handed to SQS. */
   async cancel(id: string): Promise<void> {
-    await this.store.cancel(validateJobId(id))
+    await this.store.cancel(validateJobRef(id))
   }
 
   /** A pending job, or null (never existed, cancelled, or already handed to SQS). */
   async get(id: string): Promise<JobView | null> {
-    return this.store.get(validateJobId(id))
+    return this.store.get(validateJobRef(id))
   }
 
   async stats(): Promise<QueueStats> {
@@ -108,6 +116,49 @@ export class DelayQueue {
       }
     }
     return { ...stats, queues }
+  }
+
+  /**
+   * Create or replace a recurring schedule. Its next occurrence is a pending job ("<id>@<epoch ms>") at once; a
+   * replace moves it to the new rule's next time.
+   */
+  async putSchedule(id: string, input: ScheduleInput | unknown): Promise<ScheduleView & { created: boolean }> {
+    const { created, schedule } = await this.schedules.put(validateSchedule(id, input, this.config))
+    return { ...scheduleView(id, schedule), created }
+  }
+
+  async getSchedule(id: string): Promise<ScheduleView | null> {
+    const schedule = await this.schedules.get(validateScheduleId(id))
+    return schedule && scheduleView(id, schedule)
+  }
+
+  /** Schedules in id order, `limit` (1-100) at a time; pass the returned cursor back for the next page. */
+  async listSchedules(options: { cursor?: string | null; limit?: number } = {}): Promise<ScheduleListPage> {
+    const cursor = options.cursor ? validateScheduleId(options.cursor) : null
+    const page = await this.schedules.list(cursor, options.limit ?? 50)
+    return { schedules: page.schedules.map((s) => scheduleView(s.id, s.schedule)), cursor: page.cursor }
+  }
+
+  /** Remove a schedule: no occurrence is created after this returns. Throws ScheduleNotFoundError. */
+  async deleteSchedule(id: string): Promise<void> {
+    await this.schedules.delete(validateScheduleId(id))
+  }
+
+  /** Pause (no occurrence pending) or resume (the next one from now) a schedule. Throws ScheduleNotFoundError. */
+  async pauseSchedule(id: string, paused = true): Promise<ScheduleView> {
+    validateScheduleId(id)
+    // Read, then write over exactly that version; a concurrent write makes us read again.
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.schedules.get(id)
+      if (!current) throw new ScheduleNotFoundError(id)
+      try {
+        const spec = { ...current.spec, paused }
+        const { schedule } = await this.schedules.put({ id, spec, payloadJson: current.payloadJson }, current.version)
+        return scheduleView(id, schedule)
+      } catch (e) {
+        if (!(e instanceof ScheduleChangedError) || attempt >= 3) throw e
+      }
+    }
   }
 
   /** Closes the Redis connection if this instance opened it. */

@@ -81,6 +81,17 @@ export function validateJobId(id: unknown, path = 'id'): string {
   return id
 }
 
+/** An occurrence of a recurring schedule: "<schedule id>@<epoch ms>" (src/schedule/occurrence-id.ts). */
+const OCCURRENCE_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,100}@\d{1,15}$/
+
+/** An id to look up or cancel: a job id, or an occurrence id ("<schedule id>@<epoch ms>"). */
+export function validateJobRef(id: unknown, path = 'id'): string {
+  if (typeof id === 'string' && (JOB_ID_PATTERN.test(id) || OCCURRENCE_ID_PATTERN.test(id))) return id
+  const occurrence = typeof id === 'string' && id.includes('@')
+  const rule = occurrence ? 'an occurrence id must be "<schedule id>@<epoch ms>" (schedule id: 1-100 of [A-Za-z0-9_.:-])' : JOB_ID_RULE
+  throw new ValidationError([{ path, message: rule }])
+}
+
 /** The envelope of POST /jobs/batch: `{ "jobs": [ ...up to 100 ] }`. Items are validated one by one later. */
 export function validateBatch(body: unknown): unknown[] {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -156,7 +167,7 @@ export const MAX_PAYLOAD_DEPTH = 100
  * (JSON.stringify would silently turn them into null), nesting deeper than MAX_PAYLOAD_DEPTH, and `__proto__` /
  * `constructor.prototype` keys, which could pollute prototypes in consumers that merge payloads into objects.
  */
-function serializePayload(payload: unknown, fail: (path: string, message: string) => void): string | undefined {
+export function serializePayload(payload: unknown, fail: (path: string, message: string) => void): string | undefined {
   const tooDeep = `must not nest deeper than ${MAX_PAYLOAD_DEPTH} levels`
   let json: string | undefined
   try {

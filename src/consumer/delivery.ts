@@ -28,5 +28,6 @@ export function jobLogKeys(job: Job<unknown>): Record<string, string | number> {
     latenessMs: job.latenessMs,
     messageId: job.messageId,
     ...(job.groupId ? { groupId: job.groupId } : {}),
+    ...(job.scheduleId ? { scheduleId: job.scheduleId } : {}),
   }
 }

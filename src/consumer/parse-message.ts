@@ -28,6 +28,15 @@ export function parseJobMessage<Payload = unknown>(
       return { ok: false, reason: `${field} must be an ISO-8601 date` }
     }
   }
+  const occurrence: Pick<JobMessage, 'scheduleId' | 'occurrenceAt'> = {}
+  if (o.scheduleId !== undefined || o.occurrenceAt !== undefined) {
+    if (typeof o.scheduleId !== 'string' || o.scheduleId === '') return { ok: false, reason: 'scheduleId must be a non-empty string' }
+    if (typeof o.occurrenceAt !== 'string' || Number.isNaN(Date.parse(o.occurrenceAt))) {
+      return { ok: false, reason: 'occurrenceAt must be an ISO-8601 date' }
+    }
+    occurrence.scheduleId = o.scheduleId
+    occurrence.occurrenceAt = o.occurrenceAt
+  }
   let payload = o.payload as Payload
   if (parsePayload) {
     try {
@@ -45,6 +54,7 @@ export function parseJobMessage<Payload = unknown>(
       runAt: o.runAt as string,
       createdAt: o.createdAt as string,
       dispatchedAt: o.dispatchedAt as string,
+      ...occurrence,
     },
   }
 }

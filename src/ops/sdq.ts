@@ -7,6 +7,7 @@
 //   redrive --dlq-url URL --direct            DLQ messages straight back to their target queue
 //           [--max N]
 //   stats                                     counts per target queue
+//   schedules list|get|put|pause|resume|delete  recurring schedules (src/ops/schedule-commands.ts)
 //   dashboard [--port N] [--host H]           the operator dashboard over REDIS_URL (default 127.0.0.1:3003); no AWS
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../config'
@@ -15,6 +16,8 @@ import { createEngine } from '../store/engine'
 import { createSqsClient } from '../sqs/client'
 import { DelayQueueError } from '../errors'
 import { redrive } from './redrive'
+import { DelayQueue } from '../client/delay-queue'
+import { SCHEDULE_USAGE, scheduleCommand } from './schedule-commands'
 import { startDashboard } from './dashboard/server'
 
 const USAGE = `usage:
@@ -22,7 +25,8 @@ const USAGE = `usage:
   sdq dead retry <id>... | --all [--queue Q]   [--delay-ms N]
   sdq redrive --dlq-url URL [--delay-ms N | --direct] [--max N]
   sdq stats
-  sdq dashboard [--port N] [--host H]`
+  sdq dashboard [--port N] [--host H]
+${SCHEDULE_USAGE}`
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -36,6 +40,9 @@ async function main(argv: string[]): Promise<number> {
       'dlq-url': { type: 'string' },
       direct: { type: 'boolean' },
       max: { type: 'string' },
+      cursor: { type: 'string' },
+      json: { type: 'string' },
+      file: { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -66,6 +73,9 @@ async function main(argv: string[]): Promise<number> {
       const targets = values.all ? (await dead.list({ queue: values.queue, limit: 1000 })).map((j) => j.id) : ids
       if (targets.length === 0) throw new UsageError('name job ids, or --all')
       for (const id of targets) print({ id, runAt: new Date(await dead.revive(id, delayMs)).toISOString() })
+    } else if (command === 'schedules') {
+      const flags = { cursor: values.cursor, limit: number('limit', values.limit), json: values.json, file: values.file }
+      for (const line of await scheduleCommand(new DelayQueue(engine), sub, ids[0], flags)) print(line)
     } else if (command === 'redrive') {
       if (!values['dlq-url']) throw new UsageError('--dlq-url is required')
       const sqs = createSqsClient(config)

@@ -42,7 +42,7 @@ export function buildScanner(
     maxAttempts: settings.maxDispatchAttempts,
     backoffBaseMs: settings.dispatchBackoffBaseMs,
     backoffMaxMs: settings.dispatchBackoffMaxMs,
-  })
+  }, parts.keys)
   const dispatcher = new Dispatcher({
     sqs: parts.sqs,
     queues: settings.queues,

@@ -1,10 +1,12 @@
 // Scanner-side operations on a shard: claim due jobs under a lease, then ack (in SQS) or release (SQS refused).
+import { parseOccurrenceId } from '../schedule/occurrence-id'
 import { newToken } from '../store/ids'
-import type { ShardKeys } from '../store/keys'
+import type { Keyspace, ShardKeys } from '../store/keys'
 import { decodeRecord, type StoredJob } from '../store/record'
 import { ackCall, claimCall, releaseCall, type Settlement } from '../store/script-calls'
 import { runScript, type ScriptedClient } from '../store/scripts'
 import { guard } from '../store/redis-errors'
+import { ackOccurrences } from './occurrence-ack'
 
 export interface ClaimedJob extends StoredJob {
   id: string
@@ -49,6 +51,8 @@ export class Leases {
   constructor(
     readonly redis: ScriptedClient,
     readonly options: LeaseOptions,
+    /** Where schedules live: needed to ack occurrences of recurring schedules (their acks create the next one). */
+    readonly keys?: Keyspace,
   ) {}
 
   /** The earliest buckets of a shard: hints for a first claim. */
@@ -87,8 +91,20 @@ export class Leases {
     }
   }
 
-  /** Forget jobs SQS accepted. Returns how many this lease still held. */
+  /** Forget jobs SQS accepted (occurrences of schedules: and create their next one). Returns how many this lease
+   * still held. */
   async ack(shard: ShardKeys, items: readonly Settlement[]): Promise<number> {
+    const occurrences = items.filter((i) => parseOccurrenceId(i.id) !== null)
+    if (occurrences.length === 0) return this.ackJobs(shard, items)
+    if (!this.keys) throw new Error('Leases needs the Keyspace to ack occurrences of schedules')
+    const [jobs, acked] = await Promise.all([
+      this.ackJobs(shard, items.filter((i) => parseOccurrenceId(i.id) === null)),
+      ackOccurrences(this.redis, this.keys, shard, occurrences),
+    ])
+    return jobs + acked
+  }
+
+  private async ackJobs(shard: ShardKeys, items: readonly Settlement[]): Promise<number> {
     if (items.length === 0) return 0
     return Number(await guard(runScript(this.redis, ackCall(shard, items))))
   }

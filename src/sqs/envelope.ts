@@ -1,5 +1,6 @@
 // The SQS message a job becomes: the consumers' contract (docs/consumer.md, "The message").
 import { createHash } from 'node:crypto'
+import { parseOccurrenceId } from '../schedule/occurrence-id'
 
 export interface JobMessage<Payload = unknown> {
   id: string
@@ -10,6 +11,10 @@ export interface JobMessage<Payload = unknown> {
   createdAt: string
   /** When the scanner handed it to SQS (ISO). */
   dispatchedAt: string
+  /** Occurrences of a recurring schedule only: the schedule's id. */
+  scheduleId?: string
+  /** Occurrences of a recurring schedule only: the time this occurrence stands for (ISO; equals runAt). */
+  occurrenceAt?: string
 }
 
 /** Message attribute carrying the job id, so consumers and tools can see it without parsing the body. */
@@ -25,9 +30,13 @@ export interface EnvelopeSource {
 
 /** The body, built around the stored payload text (never re-parsed: it was validated JSON when accepted). */
 export function messageBody(job: EnvelopeSource, dispatchedAtMs: number): string {
+  const occurrence = parseOccurrenceId(job.id)
   return (
     `{"id":${JSON.stringify(job.id)},"queue":${JSON.stringify(job.queue)},"payload":${job.payloadJson},` +
-    `"runAt":"${iso(job.dueMs)}","createdAt":"${iso(job.createdAtMs)}","dispatchedAt":"${iso(dispatchedAtMs)}"}`
+    `"runAt":"${iso(job.dueMs)}","createdAt":"${iso(job.createdAtMs)}","dispatchedAt":"${iso(dispatchedAtMs)}"` +
+    (occurrence
+      ? `,"scheduleId":${JSON.stringify(occurrence.scheduleId)},"occurrenceAt":"${iso(occurrence.atMs)}"}`
+      : '}')
   )
 }
 

@@ -8,6 +8,10 @@
 // index of buckets scored by their earliest job. Small sorted sets stay listpack-encoded (Redis's compact form,
 // <= zset-max-listpack-entries = 128 members), which costs ~35 bytes per job instead of ~120 for one big sorted set:
 // that is what keeps a pending job near payload + 130 bytes. Keep pending jobs per shard below ~100 x buckets.
+//
+// A recurring schedule lives on the shard its id hashes to, and so do all its occurrences (jobs "<scheduleId>@<ms>"
+// are placed by the part before "@"): an occurrence's ack creates the next one in the same script, in one slot.
+import { placementId } from '../schedule/occurrence-id'
 
 /** What a key prefix may be: safe inside a hash-tagged key name and in an ACL key pattern. */
 export const KEY_PREFIX_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/
@@ -37,6 +41,10 @@ export class ShardKeys {
   readonly errors: string
   readonly dead: string
   readonly counts: string
+  /** HASH schedule id -> schedule record (src/store/schedule-record.ts). */
+  readonly schedules: string
+  /** ZSET of schedule ids, all scored 0: listed in id order (ZRANGE BYLEX) for the cursor of GET /schedules. */
+  readonly scheduleIds: string
   /** Pub/sub channel (not a key) the enqueue script publishes to when a job becomes the shard's earliest. */
   readonly wakeChannel: string
 
@@ -49,6 +57,8 @@ export class ShardKeys {
     this.errors = `${this.tag}:errors`
     this.dead = `${this.tag}:dead`
     this.counts = `${this.tag}:counts`
+    this.schedules = `${this.tag}:schedules`
+    this.scheduleIds = `${this.tag}:schedule-ids`
     this.wakeChannel = `${this.tag}:wake`
   }
 
@@ -82,9 +92,12 @@ export class Keyspace {
     this.runLogKey = `${this.shards[0]!.tag}:runs`
   }
 
-  /** Where a job lives: its shard and its due bucket. Other shard or bucket counts re-home ids: src/store/layout.ts. */
+  /**
+   * Where a job (or a schedule) lives: its shard and its due bucket. A schedule's occurrences share its shard and
+   * bucket. Other shard or bucket counts re-home ids: src/store/layout.ts.
+   */
   locate(id: string): JobLocation {
-    const h = hashId(id)
+    const h = hashId(placementId(id))
     const shard = this.shards[h % this.options.shards]!
     const bucketNo = Math.floor(h / this.options.shards) % this.options.buckets
     return { shard, bucketNo, bucket: shard.bucket(bucketNo) }

@@ -31,7 +31,8 @@ async function checkLayout(redis: RedisClient, keys: Keyspace): Promise<void> {
   const old = parseLayout(stored)
   if (old) {
     const previous = new Keyspace({ prefix: keys.options.prefix, ...old })
-    const counts = await Promise.all(previous.shards.map((s) => redis.hlen(s.jobs)))
+    // Schedules count too: a paused one has no pending job, and would be stranded just the same.
+    const counts = await Promise.all(previous.shards.flatMap((s) => [redis.hlen(s.jobs), redis.hlen(s.schedules)]))
     if (counts.every((n) => n === 0)) {
       await redis.set(keys.layoutKey, keys.layout)
       return

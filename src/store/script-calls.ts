@@ -2,6 +2,7 @@
 // parameters. Only these builders know the order of a script's KEYS and ARGV: they list them by name, in the order of
 // the script's header (test/engine/scripts.test.ts holds the two together), and the key count follows from the list.
 // Call sites pass names: a key cannot be swapped for another, nor a bucket for one of another shard.
+import { parseOccurrenceId } from '../schedule/occurrence-id'
 import type { JobState } from './job-state'
 import type { JobLocation, ShardKeys } from './keys'
 import type { ScriptName } from './scripts'
@@ -65,9 +66,9 @@ export function cancelCall({ shard, bucket, bucketNo }: JobLocation, id: string)
     script: 'sdqCancel',
     keys: {
       jobs: shard.jobs, index: shard.index, bucket, inflight: shard.inflight, leases: shard.leases,
-      errors: shard.errors, dead: shard.dead, counts: shard.counts,
+      errors: shard.errors, dead: shard.dead, counts: shard.counts, schedules: shard.schedules,
     },
-    args: { id, bucketNo },
+    args: { id, bucketNo, scheduleId: parseOccurrenceId(id)?.scheduleId ?? '' },
   }
 }
 
@@ -150,6 +151,82 @@ export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[num
     args: {
       maxAttempts: p.maxAttempts, backoffBaseMs: p.backoffBaseMs, backoffMaxMs: p.backoffMaxMs,
       refusals: p.refusals.flatMap((r) => [r.id, r.token, r.error, r.jobsFault ? '1' : '0']),
+    },
+  }
+}
+
+/** The keys a schedule script touches besides its schedule: the whole job side of its shard, and its bucket. */
+function scheduleKeys({ shard, bucket }: JobLocation) {
+  return {
+    schedules: shard.schedules, scheduleIds: shard.scheduleIds, jobs: shard.jobs, index: shard.index, bucket,
+    inflight: shard.inflight, leases: shard.leases, errors: shard.errors, dead: shard.dead, counts: shard.counts,
+  }
+}
+
+export interface SchedulePutParams {
+  id: string
+  specJson: string
+  payloadJson: string
+  queue: string
+  groupId: string
+  /** First occurrence (epoch ms), and the one after it; null for none. */
+  first: number | null
+  second: number | null
+  /** Write only over this version (pause / resume); undefined for any. */
+  expectedVersion?: number
+}
+
+/** lua/schedule-put.lua: { 1 | 2, version, pendingMs | -1, runs, lastRunMs | -1, createdAtMs }, or { 0 } / { -4 }. */
+export type SchedulePutReply = number[]
+
+export function schedulePutCall(at: JobLocation, p: SchedulePutParams): ScriptCall<SchedulePutReply> {
+  if (p.queue.includes('\n') || p.groupId.includes('\n')) throw new Error('queue and groupId cannot hold "\\n"')
+  return {
+    script: 'sdqSchedulePut',
+    keys: scheduleKeys(at),
+    args: {
+      id: p.id, bucketNo: at.bucketNo, spec: p.specJson, payload: p.payloadJson, queue: p.queue, groupId: p.groupId,
+      first: p.first ?? -1, second: p.second ?? -1, wake: at.shard.wakeChannel, expected: p.expectedVersion ?? '',
+    },
+  }
+}
+
+/** lua/schedule-delete.lua: 1, or 0 (no such schedule). */
+export function scheduleDeleteCall(at: JobLocation, id: string): ScriptCall<number> {
+  return { script: 'sdqScheduleDelete', keys: scheduleKeys(at), args: { id, bucketNo: at.bucketNo } }
+}
+
+export interface OccurrenceAck extends Settlement {
+  scheduleId: string
+  atMs: number
+  /** The schedule version the next occurrences were computed from (0: no schedule). */
+  version: number
+  /** The next occurrence after this one, and the next after the caller's now; null for none. */
+  nextAfterIt: number | null
+  nextAfterNow: number | null
+  /** The schedule's bucket (where its occurrences live). */
+  bucketNo: number
+}
+
+/** lua/schedule-ack.lua: how many of the occurrences their lease still held. */
+export function scheduleAckCall(shard: ShardKeys, acks: readonly OccurrenceAck[]): ScriptCall<number> {
+  const buckets: string[] = []
+  const keyIndex = new Map<number, number>() // bucket number -> its position in KEYS (1-based: 7 fixed keys first)
+  for (const a of acks) {
+    if (!keyIndex.has(a.bucketNo)) keyIndex.set(a.bucketNo, 7 + buckets.push(shard.bucket(a.bucketNo)))
+  }
+  return {
+    script: 'sdqScheduleAck',
+    keys: {
+      jobs: shard.jobs, inflight: shard.inflight, leases: shard.leases, errors: shard.errors, counts: shard.counts,
+      schedules: shard.schedules, index: shard.index, buckets,
+    },
+    args: {
+      wake: shard.wakeChannel,
+      occurrences: acks.flatMap((a) => [
+        a.id, a.token, a.scheduleId, a.atMs, a.version, a.nextAfterIt ?? -1, a.nextAfterNow ?? -1, a.bucketNo,
+        keyIndex.get(a.bucketNo)!,
+      ]),
     },
   }
 }

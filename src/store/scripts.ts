@@ -2,7 +2,8 @@
 // way to run them: a call built in src/store/script-calls.ts, which knows each script's KEYS and ARGV by name.
 //
 // A script names the shared helpers it uses on its header's "Helpers:" line; they are prepended to it here, each a
-// `local function` from lua/includes/<name>.lua (Redis 7 forbids globals), so a script carries only what it uses.
+// `local function` from lua/includes/<name>.lua (Redis 7 forbids globals), so a script carries only what it uses
+// (and the helpers those helpers call: the schedule helpers build on the job ones).
 import type { Cluster, Redis } from 'ioredis'
 import ackLua from '../../lua/ack.lua'
 import cancelLua from '../../lua/cancel.lua'
@@ -20,6 +21,14 @@ import waitsForRetry from '../../lua/includes/waitsForRetry.lua'
 import wakeIfEarliest from '../../lua/includes/wakeIfEarliest.lua'
 import releaseLua from '../../lua/release.lua'
 import reviveLua from '../../lua/revive.lua'
+import addOccurrence from '../../lua/includes/addOccurrence.lua'
+import base36 from '../../lua/includes/base36.lua'
+import decodeSchedule from '../../lua/includes/decodeSchedule.lua'
+import dropUnleased from '../../lua/includes/dropUnleased.lua'
+import encodeSchedule from '../../lua/includes/encodeSchedule.lua'
+import scheduleAckLua from '../../lua/schedule-ack.lua'
+import scheduleDeleteLua from '../../lua/schedule-delete.lua'
+import schedulePutLua from '../../lua/schedule-put.lua'
 import type { ScriptCall } from './script-calls'
 
 export type RedisClient = Redis | Cluster
@@ -36,6 +45,11 @@ export const LUA_HELPERS: Readonly<Record<string, string>> = {
   waitsForRetry,
   holdsLease,
   wakeIfEarliest,
+  base36,
+  decodeSchedule,
+  encodeSchedule,
+  dropUnleased,
+  addOccurrence,
 }
 
 /** The scripts by command name, as written in lua/ (before their helpers are prepended). */
@@ -47,6 +61,9 @@ export const LUA_SCRIPTS = {
   sdqAck: ackLua,
   sdqRelease: releaseLua,
   sdqRevive: reviveLua,
+  sdqSchedulePut: schedulePutLua,
+  sdqScheduleDelete: scheduleDeleteLua,
+  sdqScheduleAck: scheduleAckLua,
 } as const
 
 export type ScriptName = keyof typeof LUA_SCRIPTS
@@ -59,10 +76,22 @@ export function helpersOf(lua: string): string[] {
   return line[1]!.split(',').map((name) => name.trim()).filter((name) => name !== '' && name !== 'none')
 }
 
-/** A script with the helpers its header names prepended: the text Redis runs. */
+/** The helpers named, and the helpers they call, transitively (a helper calls only helpers listed before it). */
+export function helperClosure(names: Iterable<string>): Set<string> {
+  const wanted = new Set<string>()
+  const visit = (name: string) => {
+    if (wanted.has(name)) return
+    if (!(name in LUA_HELPERS)) throw new Error(`no Lua helper ${name} in lua/includes/`)
+    wanted.add(name)
+    for (const [, fn] of LUA_HELPERS[name]!.matchAll(/\b(\w+)\(/g)) if (fn !== name && fn! in LUA_HELPERS) visit(fn!)
+  }
+  for (const name of names) visit(name)
+  return wanted
+}
+
+/** A script with the helpers its header names (and theirs) prepended: the text Redis runs. */
 export function composeScript(lua: string): string {
-  const wanted = new Set(helpersOf(lua))
-  for (const name of wanted) if (!(name in LUA_HELPERS)) throw new Error(`no Lua helper ${name} in lua/includes/`)
+  const wanted = helperClosure(helpersOf(lua))
   const helpers = Object.entries(LUA_HELPERS).filter(([name]) => wanted.has(name)).map(([, text]) => text)
   return [...helpers, lua].join('\n')
 }

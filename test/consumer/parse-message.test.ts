@@ -21,6 +21,13 @@ describe('parseJobMessage', () => {
     })
   })
 
+  it('reads scheduleId and occurrenceAt from the message of a schedule occurrence', () => {
+    const occurrence = messageBody({ id: 'digest@1800000000000', queue: 'emails', payloadJson: '{}', dueMs: 1_800_000_000_000, createdAtMs: 1_799_999_000_000 }, 1_800_000_000_250)
+    const parsed = parseJobMessage(occurrence)
+    expect(parsed.ok && parsed.message).toMatchObject({ id: 'digest@1800000000000', scheduleId: 'digest', occurrenceAt: '2027-01-15T08:00:00.000Z' })
+    expect(parseJobMessage(occurrence.replace('"scheduleId":"digest"', '"scheduleId":""'))).toEqual({ ok: false, reason: 'scheduleId must be a non-empty string' })
+  })
+
   it.each([
     ['not json', 'body is not JSON'],
     ['[1]', 'body is not an object'],

@@ -286,7 +286,11 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
   it('puts IAM authorization on every API route', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties)
     expect(routes.map((r) => r.RouteKey).sort()).toEqual(
-      ['DELETE /jobs/{id}', 'GET /jobs/{id}', 'GET /stats', 'POST /jobs', 'POST /jobs/batch', 'PUT /jobs/{id}'],
+      [
+        'DELETE /jobs/{id}', 'DELETE /schedules/{id}', 'GET /jobs/{id}', 'GET /schedules', 'GET /schedules/{id}',
+        'GET /stats', 'POST /jobs', 'POST /jobs/batch', 'POST /schedules/{id}/pause', 'POST /schedules/{id}/resume',
+        'PUT /jobs/{id}', 'PUT /schedules/{id}',
+      ],
     )
     for (const r of routes) expect(r.AuthorizationType).toBe('AWS_IAM')
   })

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { ConfigError } from '../../src/errors'
 import { job, testStore, uniquePrefix } from '../support/engine'
 import { testScanner } from '../support/scanner'
+import { testQueue } from '../support/schedules'
 
 const opened: { close(): Promise<unknown> }[] = []
 const store = (options: Parameters<typeof testStore>[0]) => {
@@ -36,6 +37,18 @@ describe('key layout', () => {
     const error = await store({ prefix, shards: 1, buckets: 32 }).store.stats().catch((e) => e)
     expect(error).toBeInstanceOf(ConfigError)
     expect(error.setting).toBe('DUE_BUCKETS')
+  })
+
+  it('refuses another layout over a paused schedule, though no job is pending', async () => {
+    // prepare
+    const prefix = uniquePrefix('layout')
+    const q = testQueue(store({ prefix, shards: 1, buckets: 16 }))
+    await q.putSchedule('resting', { queue: 'orders', payload: 1, everyMs: 60_000, paused: true })
+    // act
+    const error = await store({ prefix, shards: 2, buckets: 16 }).store.stats().catch((e) => e)
+    // assess
+    expect(error).toBeInstanceOf(ConfigError)
+    expect(error.setting).toBe('SHARDS')
   })
 
   it('lets a new layout replace one that holds no jobs', async () => {

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { OverviewReader } from '../../src/ops/dashboard/overview'
 import { Leases } from '../../src/scan/leases'
 import { job, testStore } from '../support/engine'
+import { testQueue } from '../support/schedules'
 
 const t = testStore({ buckets: 16 })
 const leases = new Leases(t.redis, { leaseMs: 60_000, maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 })
@@ -34,5 +35,19 @@ describe('dashboard overview', () => {
     expect(o.queues.emails).toEqual({ pending: 0, inFlight: 0, dead: 1, dispatched: 0 })
     expect(o.timeline).toEqual({ overdue: 2, minute: 3, hour: 4, day: 5, month: 6, all: 7 })
     expect(o.dead).toEqual([expect.objectContaining({ id: 'ov-mail', queue: 'emails', lastError: expect.objectContaining({ message: 'refused <b>x</b>' }) })])
+  })
+
+  it('lists recurring schedules with their rule and next run', async () => {
+    // prepare
+    const q = testQueue(t)
+    const daily = await q.putSchedule('ov-daily', { queue: 'orders', payload: 1, cron: '0 9 * * *', timezone: 'Europe/Berlin' })
+    await q.putSchedule('ov-paused', { queue: 'orders', payload: 1, everyMs: 60_000, paused: true })
+    // act
+    const o = await reader.read()
+    // assess
+    expect(o.schedules).toEqual([
+      { id: 'ov-daily', queue: 'orders', cron: '0 9 * * *', nextRunAt: daily.nextRunAt },
+      { id: 'ov-paused', queue: 'orders', everyMs: 60_000, nextRunAt: null },
+    ])
   })
 })

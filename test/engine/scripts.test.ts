@@ -3,9 +3,10 @@
 import { describe, expect, it } from 'vitest'
 import { Keyspace } from '../../src/store/keys'
 import {
-  ackCall, cancelCall, claimCall, enqueueCall, getCall, releaseCall, reviveCall, type ScriptCall,
+  ackCall, cancelCall, claimCall, enqueueCall, getCall, releaseCall, reviveCall, scheduleAckCall, scheduleDeleteCall,
+  schedulePutCall, type ScriptCall,
 } from '../../src/store/script-calls'
-import { composeScript, helpersOf, LUA_HELPERS, LUA_SCRIPTS, type ScriptName } from '../../src/store/scripts'
+import { composeScript, helperClosure, helpersOf, LUA_HELPERS, LUA_SCRIPTS, type ScriptName } from '../../src/store/scripts'
 
 const keys = new Keyspace({ prefix: 'sc', shards: 2, buckets: 4 })
 const at = keys.locate('job-1')
@@ -24,6 +25,13 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   sdqRelease: releaseCall(shard, {
     maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 2, refusals: [{ id: 'job-1', token: 't', error: 'e', jobsFault: true }],
   }),
+  sdqSchedulePut: schedulePutCall(at, {
+    id: 'job-1', specJson: '{}', payloadJson: '{}', queue: 'q', groupId: '', first: 1, second: 2,
+  }),
+  sdqScheduleDelete: scheduleDeleteCall(at, 'job-1'),
+  sdqScheduleAck: scheduleAckCall(shard, [
+    { id: 'job-1@1', token: 't', scheduleId: 'job-1', atMs: 1, version: 1, nextAfterIt: 2, nextAfterNow: 2, bucketNo: 3 },
+  ]),
 }
 
 /** The names a header gives KEYS[n] / ARGV[n] (a trailing "..": a list that runs to the end), in order. */
@@ -58,7 +66,10 @@ describe('script calls', () => {
       // assess
       expect(helpersOf(lua).sort()).toEqual(uses.sort())
       for (const helper of uses) expect(composed.indexOf(`local function ${helper}(`)).toBeLessThan(composed.indexOf(lua))
-      for (const helper of Object.keys(LUA_HELPERS).filter((h) => !uses.includes(h))) {
+      // Helpers may call helpers listed before them: those come along, and nothing else.
+      const needed = helperClosure(uses)
+      for (const helper of needed) expect(composed).toContain(`local function ${helper}(`)
+      for (const helper of Object.keys(LUA_HELPERS).filter((h) => !needed.has(h))) {
         expect(composed).not.toContain(`local function ${helper}(`)
       }
     })
@@ -71,6 +82,21 @@ describe('script calls', () => {
     expect(flat).toHaveLength(9)
     expect(flat.every((key) => key.startsWith(`${shard.tag}:`))).toBe(true)
     expect(flat.slice(7)).toEqual([shard.bucket('0'), shard.bucket('3')])
+  })
+
+  it('puts an occurrence ack\'s buckets in KEYS once each, and points each occurrence at its bucket', () => {
+    // act
+    const call = scheduleAckCall(shard, [
+      { id: 'a@1', token: 't', scheduleId: 'a', atMs: 1, version: 1, nextAfterIt: 2, nextAfterNow: 2, bucketNo: 3 },
+      { id: 'b@1', token: 't', scheduleId: 'b', atMs: 1, version: 1, nextAfterIt: null, nextAfterNow: null, bucketNo: 1 },
+      { id: 'c@1', token: 't', scheduleId: 'c', atMs: 1, version: 1, nextAfterIt: 5, nextAfterNow: 5, bucketNo: 3 },
+    ])
+    // assess
+    const flat = Object.values(call.keys).flat()
+    expect(flat.slice(7)).toEqual([shard.bucket(3), shard.bucket(1)])
+    const groups = (call.args.occurrences as (string | number)[])
+    expect([groups[8], groups[17], groups[26]]).toEqual([8, 9, 8])
+    expect(groups.slice(9, 18)).toEqual(['b@1', 't', 'b', 1, 1, -1, -1, 1, 9])
   })
 
   it('refuses a helper the prelude does not have', () => {

@@ -11,6 +11,8 @@ export interface EventOptions {
   base64?: boolean
   contentType?: string | null
   headers?: Record<string, string>
+  /** Query string parameters. */
+  query?: Record<string, string>
   /** API Gateway's routeKey: by default the route a real HTTP API would match, `$default` for anything else. */
   routeKey?: string
 }
@@ -43,7 +45,8 @@ export function apiEvent(method: string, path: string, body?: unknown, o: EventO
     version: '2.0',
     routeKey,
     rawPath: path,
-    rawQueryString: '',
+    rawQueryString: new URLSearchParams(o.query ?? {}).toString(),
+    ...(o.query ? { queryStringParameters: o.query } : {}),
     headers,
     ...(id !== undefined ? { pathParameters: { id } } : {}),
     requestContext: {

@@ -5,6 +5,7 @@ import type { JobStore } from '../../store/job-store'
 import type { Keyspace } from '../../store/keys'
 import { decodeRecord } from '../../store/record'
 import { guard } from '../../store/redis-errors'
+import { ScheduleStore } from '../../store/schedule-store'
 import type { ScriptedClient } from '../../store/scripts'
 import { DeadSet, type DeadJob } from '../dead-set'
 
@@ -34,9 +35,20 @@ export interface Overview {
   timeline: DueTimeline
   windows: ScanWindow[]
   dead: DeadJob[]
-  // Seam for recurring schedules (PUT /schedules/{id}): once the engine stores them, read them here as
-  // `schedules: { id, queue, cron | everyMs, nextRunAt }[]`; the page (client/app.ts) already renders that field.
+  /** The first recurring schedules by id (client/app.ts renders them). */
+  schedules: ScheduleRow[]
 }
+
+export interface ScheduleRow {
+  id: string
+  queue: string
+  cron?: string
+  everyMs?: number
+  nextRunAt: string | null
+}
+
+/** Most schedules the overview lists (the first page by id; GET /schedules pages through all). */
+const MAX_SCHEDULES = 50
 
 const HORIZONS = { overdue: 0, minute: 60_000, hour: 3_600_000, day: 86_400_000, month: 30 * 86_400_000 } as const
 /** Most in-flight jobs read per shard to split them by queue: a scanner holds at most a few thousand. */
@@ -46,6 +58,7 @@ const MAX_TIMELINE_BUCKETS = 20_000
 
 export class OverviewReader {
   private readonly deadSet: DeadSet
+  private readonly schedules: ScheduleStore
 
   constructor(
     private readonly redis: ScriptedClient,
@@ -53,15 +66,17 @@ export class OverviewReader {
     private readonly store: JobStore,
   ) {
     this.deadSet = new DeadSet(redis, keys)
+    this.schedules = new ScheduleStore(redis, keys)
   }
 
   async read(options: { deadLimit?: number; windows?: number } = {}): Promise<Overview> {
-    const [stats, inFlight, timeline, windows, dead] = await Promise.all([
+    const [stats, inFlight, timeline, windows, dead, schedules] = await Promise.all([
       this.store.stats(),
       guard(this.inFlightByQueue()),
       guard(this.timeline()),
       guard(readWindows(this.redis, this.keys, options.windows ?? 60)),
       this.deadSet.list({ limit: options.deadLimit ?? 50 }),
+      this.schedules.list(null, MAX_SCHEDULES),
     ])
     const queues: Record<string, QueueRow> = {}
     for (const [name, c] of Object.entries(stats.queues)) {
@@ -70,7 +85,15 @@ export class OverviewReader {
       queues[name] = { pending: Math.max(0, c.pending - flying), inFlight: flying, dead: c.dead, dispatched: c.dispatched }
     }
     const all = Object.values(queues).reduce((n, q) => n + q.pending, 0)
-    return { at: new Date().toISOString(), queues, timeline: { ...timeline, all }, windows, dead }
+    return {
+      at: new Date().toISOString(), queues, timeline: { ...timeline, all }, windows, dead,
+      schedules: schedules.schedules.map(({ id, schedule: s }) => ({
+        id,
+        queue: s.spec.queue,
+        ...(s.spec.cron !== undefined ? { cron: s.spec.cron } : { everyMs: s.spec.everyMs! }),
+        nextRunAt: s.pendingMs === null ? null : new Date(s.pendingMs).toISOString(),
+      })),
+    }
   }
 
   private async inFlightByQueue(): Promise<Map<string, number>> {

@@ -33,7 +33,7 @@ export interface Overview {
   timeline: { overdue: number; minute: number; hour: number; day: number; month: number; all: number }
   windows: ScanWindow[]
   dead: DeadJob[]
-  /** Recurring schedules, once the engine has them: the page shows them when present. */
+  /** Recurring schedules, the first 50 by id: the page shows them when there are some. */
   schedules?: { id: string; queue: string; nextRunAt: string | null; cron?: string; everyMs?: number }[]
 }
 

@@ -1,0 +1,23 @@
+-- Remove a job the way lua/cancel.lua does (scheduled, waiting for a retry, or dead), unless a scanner holds its
+-- lease right now: then it stays (it is being sent) and this returns false. An absent job counts as removed.
+-- k: the shard's keys by name (jobs, index, bucket, inflight, leases, errors, dead, counts).
+local function dropUnleased(k, bucketNo, id)
+  local record = redis.call('HGET', k.jobs, id)
+  if not record then return true end
+  local lease = redis.call('HGET', k.leases, id)
+  if lease and not waitsForRetry(lease) then return false end
+  local queue = queueOf(record)
+  if redis.call('ZREM', k.bucket, id) == 1 then
+    reindexBucket(k.index, k.bucket, bucketNo)
+    countBy(k.counts, queue, 'pending', -1)
+  elseif lease then
+    redis.call('ZREM', k.inflight, id)
+    redis.call('HDEL', k.leases, id)
+    countBy(k.counts, queue, 'pending', -1)
+  elseif redis.call('ZREM', k.dead, id) == 1 then
+    countBy(k.counts, queue, 'dead', -1)
+  end
+  redis.call('HDEL', k.errors, id)
+  redis.call('HDEL', k.jobs, id)
+  return true
+end

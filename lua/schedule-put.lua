@@ -1,0 +1,66 @@
+--[[
+  schedule-put: create or replace a recurring schedule, and (re)place its pending occurrence.
+
+  KEYS[1]  schedules    HASH  schedule id -> record "version\npendingMs\nruns\nlastRunMs\ncreatedAtMs\nspec\npayload"
+  KEYS[2]  scheduleIds  ZSET  schedule id -> 0 (listing in id order)
+  KEYS[3]  jobs         HASH  job id -> record
+  KEYS[4]  index        ZSET  bucket number -> earliest due time in that bucket
+  KEYS[5]  bucket       ZSET  the schedule's due bucket (all its occurrences live there)
+  KEYS[6]  inflight     ZSET  id -> lease expiry or retry time (ms)
+  KEYS[7]  leases       HASH  id -> "attempt:dueMs:token"
+  KEYS[8]  errors       HASH  id -> last dispatch error
+  KEYS[9]  dead         ZSET  id -> time it died (ms)
+  KEYS[10] counts       HASH  "<queue>|<state>" -> count
+
+  ARGV[1]  id        schedule id
+  ARGV[2]  bucketNo  the schedule's bucket number (its member in KEYS[4])
+  ARGV[3]  spec      JSON: the rule, queue, group, ... (opaque here)
+  ARGV[4]  payload   JSON text
+  ARGV[5]  queue     queue name
+  ARGV[6]  groupId   "" for none
+  ARGV[7]  first     first occurrence (epoch ms), -1 for none (paused, or ended)
+  ARGV[8]  second    the occurrence after it, -1 for none: used when the first one's job exists already (a scanner
+                     took it between the caller's clock reading and this script)
+  ARGV[9]  wake      the shard's wake channel
+  ARGV[10] expected  expected version, "" for any: a pause / resume applies only to the version it read
+
+  The old pending occurrence is removed unless a scanner holds it right now; then it goes out, and its ack creates
+  nothing (the schedule no longer names it as pending). Runs, last run and creation time survive a replace.
+  Returns { 1 created | 2 replaced, version, pendingMs or -1, runs, lastRunMs or -1, createdAtMs }
+  Error codes (first element):
+     0 SCHEDULE_NOT_FOUND  an expected version was given and there is no such schedule
+    -4 SCHEDULE_CHANGED    an expected version was given and the schedule has another one
+  Helpers: nowMs, base36, decodeSchedule, encodeSchedule, dropUnleased, addOccurrence
+]]
+local k = { schedules = KEYS[1], scheduleIds = KEYS[2], jobs = KEYS[3], index = KEYS[4], bucket = KEYS[5],
+  inflight = KEYS[6], leases = KEYS[7], errors = KEYS[8], dead = KEYS[9], counts = KEYS[10] }
+local sid, bucketNo, spec, payload, queue, groupId = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local first, second, wake, expected = tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9], ARGV[10]
+local now = nowMs()
+
+local version, runs, lastRun, createdAt = 1, '0', '', now
+local old = redis.call('HGET', k.schedules, sid)
+if expected ~= '' and not old then return { 0 } end
+if old then
+  local oldVersion, oldPending, oldRuns, oldLast, oldCreated = decodeSchedule(old)
+  if expected ~= '' and oldVersion ~= expected then return { -4 } end
+  version = tonumber(oldVersion) + 1
+  runs, lastRun, createdAt = oldRuns, oldLast, tonumber(oldCreated)
+  if oldPending ~= '' then dropUnleased(k, bucketNo, sid .. '@' .. oldPending) end
+end
+
+local pending = -1
+if first >= 0 and redis.call('HEXISTS', k.jobs, sid .. '@' .. first) == 0 then
+  pending = first
+elseif second >= 0 and redis.call('HEXISTS', k.jobs, sid .. '@' .. second) == 0 then
+  pending = second
+end
+if pending >= 0 then
+  local record = queue .. '\n' .. base36(now) .. '\n0\n' .. groupId .. '\n' .. payload
+  addOccurrence(k, bucketNo, wake, sid .. '@' .. pending, pending, queue, record)
+end
+
+redis.call('HSET', k.schedules, sid,
+  encodeSchedule(version, pending >= 0 and pending or '', runs, lastRun, createdAt, spec .. '\n' .. payload))
+redis.call('ZADD', k.scheduleIds, 0, sid)
+return { old and 2 or 1, version, pending, tonumber(runs), tonumber(lastRun) or -1, createdAt }

@@ -1,0 +1,126 @@
+// Turns raw schedule input (PUT /schedules/{id} bodies, DelayQueue.putSchedule) into a stored spec, with every rule
+// in one place. Field shapes are zod schemas; the cron expression, zone and time rules come after.
+import { z } from 'zod'
+import { isFifoQueue, type Config } from '../config'
+import { PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors'
+import { occurrenceId } from '../schedule/occurrence-id'
+import { cronProblems, isTimeZone } from '../schedule/recurrence'
+import { expectedMessageBytes } from '../sqs/envelope'
+import type { NewSchedule } from '../store/schedule-store'
+import { parseIsoWithZone, serializePayload } from './validation'
+
+/** Leaves room for "@<epoch ms>" within the 128-character job id limit. */
+export const SCHEDULE_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/
+export const SCHEDULE_ID_RULE = 'must be 1-100 characters of [A-Za-z0-9_.:-]'
+export const MIN_EVERY_MS = 1000
+const FIELDS = ['queue', 'payload', 'cron', 'everyMs', 'timezone', 'startAt', 'endAt', 'paused', 'groupId'] as const
+const TIME_RULE = 'must be an ISO-8601 time with a zone (e.g. 2027-01-04T09:00:00Z), or an integer epoch ms'
+const GROUP_ID_RULE = 'must be 1-128 printable ASCII characters without spaces (SQS MessageGroupId rules)'
+
+/** What callers send: see docs/api.md, "Recurring schedules". */
+export interface ScheduleInput {
+  queue: string
+  payload: unknown
+  cron?: string
+  everyMs?: number
+  timezone?: string
+  startAt?: string | number
+  endAt?: string | number
+  paused?: boolean
+  groupId?: string
+}
+
+const required = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : what)
+const time = z.union([z.string(), z.number()], { error: TIME_RULE }).optional()
+
+const inputSchema = z.strictObject({
+  queue: z.string({ error: required('must be a string naming a configured queue') }),
+  payload: z.unknown().refine((v) => v !== undefined, { error: 'is required (any JSON value, null included)' }),
+  cron: z.string({ error: 'must be a string: 5 cron fields, or 6 with seconds first' }).optional(),
+  everyMs: z
+    .number({ error: `must be an integer >= ${MIN_EVERY_MS}` })
+    .int({ error: `must be an integer >= ${MIN_EVERY_MS}` })
+    .min(MIN_EVERY_MS, { error: `must be an integer >= ${MIN_EVERY_MS}` })
+    .optional(),
+  timezone: z.string({ error: 'must be an IANA time zone name, e.g. Europe/Berlin' }).optional(),
+  startAt: time,
+  endAt: time,
+  paused: z.boolean({ error: 'must be true or false' }).optional(),
+  groupId: z.string({ error: GROUP_ID_RULE }).regex(/^[\x21-\x7e]{1,128}$/, { error: GROUP_ID_RULE }).optional(),
+})
+
+export type ScheduleValidationConfig = Pick<Config, 'queues' | 'maxMessageBytes'>
+
+export function validateScheduleId(id: unknown): string {
+  if (typeof id !== 'string' || !SCHEDULE_ID_PATTERN.test(id)) throw new ValidationError([{ path: 'id', message: SCHEDULE_ID_RULE }])
+  return id
+}
+
+/** Validate one schedule. Throws ValidationError naming every bad field, or PayloadTooLargeError. */
+export function validateSchedule(id: string, input: unknown, config: ScheduleValidationConfig): NewSchedule {
+  validateScheduleId(id)
+  const parsed = inputSchema.safeParse(input)
+  if (!parsed.success) throw new ValidationError(parsed.error.issues.flatMap(toDetails))
+  const raw = parsed.data
+  const details: ErrorDetail[] = []
+  const fail = (path: string, message: string) => details.push({ path, message })
+
+  if (!Object.hasOwn(config.queues, raw.queue)) {
+    const known = Object.keys(config.queues).map((q) => JSON.stringify(q))
+    fail('queue', `must be one of the configured queues: ${known.join(', ')}`)
+  } else if (raw.groupId !== undefined && !isFifoQueue(raw.queue)) {
+    fail('groupId', `is only allowed for FIFO queues (names ending in .fifo); "${raw.queue}" is a standard queue`)
+  }
+  const timezone = raw.timezone ?? 'UTC'
+  if (!isTimeZone(timezone)) fail('timezone', 'must be an IANA time zone name the runtime knows, e.g. Europe/Berlin or UTC')
+  if ((raw.cron === undefined) === (raw.everyMs === undefined)) {
+    fail(raw.cron === undefined ? 'cron' : 'everyMs', 'give exactly one of cron and everyMs')
+  } else if (raw.cron !== undefined && isTimeZone(timezone)) {
+    details.push(...cronProblems(raw.cron, timezone))
+  }
+  const startAtMs = timeOf('startAt', raw.startAt, fail)
+  const endAtMs = timeOf('endAt', raw.endAt, fail)
+  if (startAtMs !== undefined && endAtMs !== undefined && endAtMs < startAtMs) fail('endAt', 'must not be before startAt')
+  const payloadJson = serializePayload(raw.payload, fail)
+  if (details.length > 0) throw new ValidationError(details)
+
+  // The largest occurrence id this schedule's jobs will carry (15-digit times are beyond year 33658).
+  const bytes = expectedMessageBytes(occurrenceId(id, 1e14), raw.queue, payloadJson!)
+  if (bytes > config.maxMessageBytes) throw new PayloadTooLargeError(bytes, config.maxMessageBytes)
+  return {
+    id,
+    payloadJson: payloadJson!,
+    spec: {
+      queue: raw.queue,
+      ...(raw.cron !== undefined ? { cron: raw.cron.trim().split(/\s+/).join(' ') } : { everyMs: raw.everyMs! }),
+      timezone,
+      ...(startAtMs !== undefined ? { startAtMs } : {}),
+      ...(endAtMs !== undefined ? { endAtMs } : {}),
+      paused: raw.paused ?? false,
+      ...(raw.groupId !== undefined ? { groupId: raw.groupId } : {}),
+    },
+  }
+}
+
+function timeOf(path: string, value: string | number | undefined, fail: (p: string, m: string) => void) {
+  if (value === undefined) return undefined
+  const ms = typeof value === 'number' ? value : parseIsoWithZone(value)
+  if (ms === undefined || !Number.isSafeInteger(ms) || ms < 0) {
+    fail(path, TIME_RULE)
+    return undefined
+  }
+  return ms
+}
+
+function toDetails(issue: z.core.$ZodIssue): ErrorDetail[] {
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.slice(0, 10).map((key) => ({
+      path: key.length > 64 ? `${key.slice(0, 64)}...` : key,
+      message: `is not a known field; known: ${FIELDS.join(', ')}`,
+    }))
+  }
+  if (issue.code === 'invalid_type' && issue.path.length === 0) {
+    return [{ path: '', message: 'must be a JSON object: { "queue", "payload", "cron" | "everyMs", "timezone", ... }' }]
+  }
+  return [{ path: issue.path.map(String).join('.'), message: issue.message }]
+}

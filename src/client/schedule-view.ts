@@ -1,0 +1,48 @@
+// A stored schedule as callers see it: the input (times as ISO) plus nextRunAt, lastRunAt, runs and createdAt.
+import type { StoredSchedule } from '../store/schedule-record'
+
+export interface ScheduleView {
+  id: string
+  queue: string
+  payload: unknown
+  cron?: string
+  everyMs?: number
+  timezone: string
+  startAt?: string
+  endAt?: string
+  paused: boolean
+  groupId?: string
+  /** The pending occurrence's time; null when paused or ended. */
+  nextRunAt: string | null
+  lastRunAt: string | null
+  /** Occurrences handed to SQS so far. */
+  runs: number
+  createdAt: string
+}
+
+export interface ScheduleListPage {
+  schedules: ScheduleView[]
+  /** Pass it back for the next page; null on the last one. */
+  cursor: string | null
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+export function scheduleView(id: string, s: StoredSchedule): ScheduleView {
+  const { spec } = s
+  return {
+    id,
+    queue: spec.queue,
+    payload: JSON.parse(s.payloadJson),
+    ...(spec.cron !== undefined ? { cron: spec.cron } : { everyMs: spec.everyMs! }),
+    timezone: spec.timezone,
+    ...(spec.startAtMs !== undefined ? { startAt: iso(spec.startAtMs) } : {}),
+    ...(spec.endAtMs !== undefined ? { endAt: iso(spec.endAtMs) } : {}),
+    paused: spec.paused,
+    ...(spec.groupId !== undefined ? { groupId: spec.groupId } : {}),
+    nextRunAt: s.pendingMs === null ? null : iso(s.pendingMs),
+    lastRunAt: s.lastRunMs === null ? null : iso(s.lastRunMs),
+    runs: s.runs,
+    createdAt: iso(s.createdAtMs),
+  }
+}

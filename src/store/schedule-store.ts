@@ -1,0 +1,110 @@
+// The schedule store: recurring schedules in Redis, next to the jobs they produce (lua/schedule-*.lua).
+// The next occurrence is computed here (src/schedule/recurrence.ts) from Redis's clock and handed to the scripts.
+import { ScheduleChangedError, ScheduleNotFoundError } from '../errors'
+import { nextOccurrence } from '../schedule/recurrence'
+import type { Keyspace } from './keys'
+import { verifyLayout } from './layout'
+import { guard } from './redis-errors'
+import { decodeScheduleRecord, type ScheduleSpec, type StoredSchedule } from './schedule-record'
+import { scheduleDeleteCall, schedulePutCall } from './script-calls'
+import { runScript, type ScriptedClient } from './scripts'
+
+export interface NewSchedule {
+  id: string
+  spec: ScheduleSpec
+  payloadJson: string
+}
+
+export interface PutResult {
+  created: boolean
+  schedule: StoredSchedule
+}
+
+export interface ScheduleList {
+  schedules: { id: string; schedule: StoredSchedule }[]
+  /** The last id returned when more may follow, else null. */
+  cursor: string | null
+}
+
+export class ScheduleStore {
+  constructor(
+    readonly redis: ScriptedClient,
+    readonly keys: Keyspace,
+  ) {}
+
+  /** Create or replace. With `expectedVersion`, only over that version (ScheduleChangedError otherwise). */
+  async put(schedule: NewSchedule, expectedVersion?: number): Promise<PutResult> {
+    await guard(verifyLayout(this.redis, this.keys))
+    const { id, payloadJson } = schedule
+    const nowMs = await this.redisNow()
+    const spec = anchored(schedule.spec, nowMs)
+    const first = spec.paused ? null : nextOccurrence(spec, nowMs)
+    const second = first === null ? null : nextOccurrence(spec, first)
+    const call = schedulePutCall(this.keys.locate(id), {
+      id, specJson: JSON.stringify(spec), payloadJson, queue: spec.queue, groupId: spec.groupId ?? '', first, second,
+      expectedVersion,
+    })
+    const reply = await guard(runScript(this.redis, call))
+    const [code, version, pending, runs, lastRun, createdAt] = reply.map(Number) as number[]
+    if (code === 0) throw new ScheduleNotFoundError(id)
+    if (code === -4) throw new ScheduleChangedError(id)
+    return {
+      created: code === 1,
+      schedule: {
+        version: version!,
+        pendingMs: pending! < 0 ? null : pending!,
+        runs: runs!,
+        lastRunMs: lastRun! < 0 ? null : lastRun!,
+        createdAtMs: createdAt!,
+        spec,
+        payloadJson,
+      },
+    }
+  }
+
+  async get(id: string): Promise<StoredSchedule | null> {
+    await guard(verifyLayout(this.redis, this.keys))
+    const record = await guard(this.redis.hget(this.keys.locate(id).shard.schedules, id))
+    return record === null ? null : decodeScheduleRecord(record)
+  }
+
+  /** Throws ScheduleNotFoundError. */
+  async delete(id: string): Promise<void> {
+    await guard(verifyLayout(this.redis, this.keys))
+    const deleted = await guard(runScript(this.redis, scheduleDeleteCall(this.keys.locate(id), id)))
+    if (Number(deleted) !== 1) throw new ScheduleNotFoundError(id)
+  }
+
+  /** Schedules in id order, after `cursor` (an id). Each shard keeps its ids sorted; their heads are merged. */
+  async list(cursor: string | null, limit: number): Promise<ScheduleList> {
+    await guard(verifyLayout(this.redis, this.keys))
+    const from = cursor === null ? '-' : `(${cursor}`
+    const perShard = await guard(
+      Promise.all(
+        this.keys.shards.map(async (shard) => {
+          const ids = await this.redis.zrangebylex(shard.scheduleIds, from, '+', 'LIMIT', 0, limit + 1)
+          return ids.map((id) => ({ id, shard }))
+        }),
+      ),
+    )
+    const merged = perShard.flat().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    const page = merged.slice(0, limit)
+    const records = await guard(Promise.all(page.map(({ id, shard }) => this.redis.hget(shard.schedules, id))))
+    const schedules = page.flatMap(({ id }, i) => {
+      const record = records[i]
+      return record ? [{ id, schedule: decodeScheduleRecord(record) }] : [] // deleted meanwhile
+    })
+    return { schedules, cursor: merged.length > limit ? page[page.length - 1]!.id : null }
+  }
+
+  private async redisNow(): Promise<number> {
+    const [seconds, micros] = await guard(this.redis.time())
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)
+  }
+}
+
+/** A fixed rate counts from startAt, else from the moment it is written: the first run is one period later. */
+function anchored(spec: ScheduleSpec, nowMs: number): ScheduleSpec {
+  if (spec.everyMs === undefined) return spec
+  return { ...spec, anchorMs: spec.startAtMs ?? nowMs + spec.everyMs }
+}
