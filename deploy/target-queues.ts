@@ -1,7 +1,8 @@
 // osls plugin: the target queues are declared once, as a list in serverless.yml (custom.delayQueue.targetQueues),
 // and this turns the list into everything that depends on it. YAML has no loops, hence a plugin; it only adds a
 // variable source, so serverless.yml shows where each generated value goes:
-//   ${targetQueues:resources}        SQS queue + DLQ per name (redrive policy, 1 MiB messages), as a `resources` entry
+//   ${targetQueues:resources}        SQS queue + DLQ per name (redrive policy, 1 MiB messages), as a `resources` entry,
+//                                    with their URLs and ARNs as exported Outputs
 //   ${targetQueues:queuesEnv}        the QUEUES variable: "name=<queue url>,..." (CloudFormation Fn::Join)
 //   ${targetQueues:sendArns}         the target queues' ARNs (not the DLQs): the scan function's SendMessage grant
 //   ${targetQueues:defaultQueueArn}  the first queue's ARN: the example consumer's event source
@@ -86,7 +87,9 @@ function targetQueues(settings: DelayQueueSettings, service: string, stage: stri
 
 const arnOf = (logicalId: string): Cfn => ({ 'Fn::GetAtt': [logicalId, 'Arn'] })
 
-function resources(queues: TargetQueue[], settings: DelayQueueSettings): Cfn {
+// Every output is exported as `<service>-<stage>-<output>` (e.g. my-queue-prod-TargetQueueOrdersArn), so another
+// stack attaches a consumer with Fn::ImportValue. Logical ids only hold [A-Za-z0-9], which export names allow.
+function resources(queues: TargetQueue[], settings: DelayQueueSettings, exportPrefix: string): Cfn {
   const maxReceiveCount = wholeNumber(settings.maxReceiveCount ?? 5, 'maxReceiveCount', 1, 1000)
   const consumerTimeout = wholeNumber(settings.consumerTimeout ?? 30, 'consumerTimeout', 1, 900)
   const minVisibility = VISIBILITY_FACTOR * consumerTimeout
@@ -123,9 +126,12 @@ function resources(queues: TargetQueue[], settings: DelayQueueSettings): Cfn {
         ...common('target'),
       },
     }
-    Outputs[`${q.logicalId}Url`] = { Description: `SQS URL of target queue "${q.name}"`, Value: { Ref: q.logicalId } }
-    Outputs[`${q.logicalId}Arn`] = { Description: `ARN of target queue "${q.name}"`, Value: arnOf(q.logicalId) }
-    Outputs[`${q.dlqLogicalId}Url`] = { Description: `SQS URL of the DLQ of "${q.name}"`, Value: { Ref: q.dlqLogicalId } }
+    const output = (key: string, Description: string, Value: unknown) =>
+      (Outputs[key] = { Description, Value, Export: { Name: `${exportPrefix}-${key}` } })
+    output(`${q.logicalId}Url`, `SQS URL of target queue "${q.name}"`, { Ref: q.logicalId })
+    output(`${q.logicalId}Arn`, `ARN of target queue "${q.name}"`, arnOf(q.logicalId))
+    output(`${q.dlqLogicalId}Url`, `SQS URL of the DLQ of "${q.name}"`, { Ref: q.dlqLogicalId })
+    output(`${q.dlqLogicalId}Arn`, `ARN of the DLQ of "${q.name}"`, arnOf(q.dlqLogicalId))
   }
   return { Resources, Outputs }
 }
@@ -150,7 +156,7 @@ class ServerlessTargetQueues {
           const queues = targetQueues(settings, service, stage)
           switch (address) {
             case 'resources':
-              return { value: resources(queues, settings) }
+              return { value: resources(queues, settings, `${service}-${stage}`) }
             case 'queuesEnv':
               return { value: queuesEnv(queues) }
             case 'sendArns':

@@ -1,7 +1,8 @@
 // The whole stack on one machine, as serverless.yml declares it for the `local` stage:
 //   redis-server (private, AOF in .dev/redis, unless REDIS_URL is given) -> fauxqs (every target queue + DLQ)
 //   -> serverless-offline (API, scan, consumer) -> one scan invocation at a time, back to back (EventBridge's part)
-//   -> an SQS poller per consumer, invoking it through the Lambda endpoint (the event source mapping's part).
+//   -> an SQS poller per consumer, invoking it through the Lambda endpoint (the event source mapping's part)
+//   -> the addresses, written for other services' local loops (local/dev-env.ts, sdq-poll).
 import { SQSClient } from '@aws-sdk/client-sqs'
 import { resolve } from 'node:path'
 import { freePort } from './ports'
@@ -10,6 +11,7 @@ import { localCredentials, startSqsProcess, type LocalSqs } from './sqs-endpoint
 import { startSqsPoller, type SqsPoller } from './sqs-poller'
 import { invokeFunction, startOffline, type Offline } from './offline'
 import { readServiceSpec, type ServiceSpec } from './service-config'
+import { removeDevEnv, writeDevEnv } from './dev-env'
 import { loadConfig } from '../src/config'
 import { startDashboard } from '../src/ops/dashboard/server'
 import { createEngine } from '../src/store/engine'
@@ -27,6 +29,11 @@ export interface DevStackOptions {
   httpPort?: number
   lambdaPort?: number
   sqsPort?: number
+  /** Feed the example consumer (functions/consumer.ts) from its queue. Default true; false leaves the target queues
+   * to another service's consumer (sdq-poll). */
+  exampleConsumer?: boolean
+  /** Where the stack writes its addresses for other services (local/dev-env.ts); removed on stop. Default: none. */
+  envFile?: string
   /** The dashboard's port; 0 or undefined: a free one. */
   dashboardPort?: number
   /** Extra settings for the functions (any name of docs/settings.md). */
@@ -129,7 +136,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     // The event source mappings: one poller per consumer function.
     const client = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: localCredentials })
     stops.push(async () => client.destroy())
-    for (const consumer of spec.consumers) {
+    for (const consumer of options.exampleConsumer === false ? [] : spec.consumers) {
       const queue = urls.get(consumer.queueLogicalId)
       if (!queue) throw new Error(`${consumer.function}: its queue ${consumer.queueLogicalId} is not a queue of this stack`)
       const fnName = spec.functionNames[consumer.function]!
@@ -147,6 +154,20 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
 
     // EventBridge's part, without waiting for the minute: one scan at a time, the next as soon as one returns.
     if (spec.functionNames.scan) stops.push(keepScanning(offline.lambdaUrl, spec.functionNames.scan, log))
+
+    if (options.envFile) {
+      const envFile = options.envFile
+      writeDevEnv(envFile, {
+        DELAY_QUEUE_API_URL: offline.apiUrl,
+        REDIS_URL: redisUrl,
+        QUEUES: Object.entries(queues).map(([name, url]) => `${name}=${url}`).join(','),
+        DEAD_LETTER_QUEUES: Object.entries(deadLetterQueues).map(([name, url]) => `${name}=${url}`).join(','),
+        SQS_ENDPOINT: sqs.endpoint,
+        AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+      })
+      stops.push(async () => removeDevEnv(envFile))
+      log(`addresses for other services in ${envFile}`)
+    }
 
     return {
       apiUrl: offline.apiUrl,

@@ -1,4 +1,6 @@
 // `npm run dev`: the whole stack in one command (local/dev-stack.ts); Ctrl-C stops every process it started.
+// `npm run dev -- --no-example-consumer` leaves the target queues to another service's consumer (sdq-poll); the
+// stack's addresses are in .dev/env while it runs.
 // Environment: REDIS_URL (use that Redis instead of a private one), PORT (API port, default 3000 when free),
 // LAMBDA_PORT (serverless-offline's Lambda endpoint, default 3002 when free), SQS_PORT (local SQS, default 9324
 // when free), DASHBOARD_PORT (the operator dashboard, default 3003 when free), SHOW_METRICS=1 (print the functions'
@@ -6,6 +8,7 @@
 import { freePort } from './ports'
 import { startDevStack, type DevStack } from './dev-stack'
 import { createServer } from 'node:net'
+import { resolve } from 'node:path'
 
 /** The wanted port when it is free, else a free one (a second stack, another tool on 3000...). */
 async function portOr(wanted: string | undefined, fallback: number): Promise<number> {
@@ -46,12 +49,16 @@ async function main() {
     portOr(process.env.SQS_PORT, 9324),
     portOr(process.env.DASHBOARD_PORT, 3003),
   ])
+  const exampleConsumer = !process.argv.includes('--no-example-consumer')
+  const envFile = resolve('.dev/env')
   starting = startDevStack({
     redisUrl: process.env.REDIS_URL || undefined,
     httpPort,
     lambdaPort,
     sqsPort,
     dashboardPort,
+    exampleConsumer,
+    envFile,
     // The functions' metric lines (EMF, several every 10 s) would bury their logs: the dashboard shows the figures.
     onOutput: (line) => (showMetrics || !line.includes('{"_aws":')) && console.log(line),
   })
@@ -69,9 +76,10 @@ async function main() {
   Redis          ${stack.redisUrl}
   queues         ${Object.entries(stack.queues).map(([n, u]) => `${n} -> ${u}`).join('\n                 ')}
   scan           running back to back (no wait for the minute)
-  consumer       ${consumer ? `${consumer.function} reads "${stack.spec.queues.find((q) => q.logicalId === consumer.queueLogicalId)?.target}"` : 'none'}
+  consumer       ${consumer && exampleConsumer ? `${consumer.function} reads "${stack.spec.queues.find((q) => q.logicalId === consumer.queueLogicalId)?.target}"` : 'none (--no-example-consumer): run sdq-poll in your service'}
+  addresses      ${envFile} (for other services: sdq-poll --env ${envFile})
 
-Try it (the example consumer prints the job about 3 s later):
+Try it (${exampleConsumer ? 'the example consumer prints the job about 3 s later' : 'your sdq-poll gets the job about 3 s later'}):
   curl -s -X POST ${stack.apiUrl}/jobs -H 'content-type: application/json' \\
     -d '{"queue":"${target}","payload":{"hello":"world"},"delayMs":3000}'
   curl -s ${stack.apiUrl}/stats

@@ -1,8 +1,16 @@
-// The consumer toolkit: what a business Lambda imports.
+// The consumer toolkit: what a business Lambda imports (`serverless-delay-queue/consumer`). Nothing here loads a
+// Redis client: with idempotency on, the caller passes its own.
 export { jobHandler } from './job-handler'
-export type { Job, JobContext, JobFunction, JobHandlerOptions } from './types'
-export { backoffSeconds, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff'
-export { parseJobMessage, type ParseResult } from './parse-message'
+export type {
+  Job,
+  JobBatchHandler,
+  JobBatchMiddleware,
+  JobBatchRequest,
+  JobContext,
+  JobFunction,
+  JobHandlerOptions,
+} from './types'
+export type { BackoffPolicy } from './backoff'
 export { MalformedMessageError } from './errors'
-export { ioredisCacheClient, type IdempotencyOptions, type RedisCommands } from './idempotency'
+export type { IdempotencyOptions, RedisCommands } from './idempotency'
 export { JOB_ID_ATTRIBUTE, type JobMessage } from '../sqs/envelope'

@@ -8,17 +8,17 @@ import { idempotentRunner } from './idempotency'
 import { defaultLogger } from './logger'
 import { processJobBatch, type BatchSettings, type RunJob } from './process-batch'
 import { sqsClientFor } from './sqs-client'
-import type { JobFunction, JobHandlerOptions } from './types'
+import type { JobBatchHandler, JobFunction, JobHandlerOptions } from './types'
 
 export function jobHandler<Payload = unknown, Result = unknown>(
   fn: JobFunction<Payload, Result>,
   options: JobHandlerOptions<Payload> = {},
-) {
+): JobBatchHandler {
   const settings = resolveSettings(fn, options)
   const handler = middy<SQSEvent, SQSBatchResponse>(
     async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => processJobBatch(event, context, settings),
   )
-  return handler.use(injectLambdaContext(settings.logger))
+  return handler.use(injectLambdaContext(settings.logger)) as unknown as JobBatchHandler
 }
 
 function resolveSettings<Payload, Result>(

@@ -1,7 +1,7 @@
 // The public types of the consumer toolkit.
 import type { Logger } from '@aws-lambda-powertools/logger'
 import type { SQSClient } from '@aws-sdk/client-sqs'
-import type { Context, SQSRecord } from 'aws-lambda'
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { JobMessage } from '../sqs/envelope'
 import type { BackoffPolicy } from './backoff'
 import type { IdempotencyOptions } from './idempotency'
@@ -48,4 +48,28 @@ export interface JobHandlerOptions<Payload> {
   logger?: Logger
   /** Add the payload to the "job failed" log line. Off by default: payloads can hold personal data. */
   logPayload?: boolean
+}
+
+/** What a middleware sees: middy's request for one batch. */
+export interface JobBatchRequest {
+  event: SQSEvent
+  context: Context
+  response: SQSBatchResponse | null | undefined
+  error: Error | null | undefined
+  internal: Record<string, unknown>
+}
+
+/** A middy middleware for the batch handler. */
+export interface JobBatchMiddleware {
+  before?: (request: JobBatchRequest) => unknown
+  after?: (request: JobBatchRequest) => unknown
+  onError?: (request: JobBatchRequest) => unknown
+  name?: string
+}
+
+/** The Lambda handler that jobHandler returns: a middy handler, typed here so that the package's declarations do not
+ * depend on middy's (ESM-only) ones. Add middlewares with `.use()`. */
+export interface JobBatchHandler {
+  (event: SQSEvent, context: Context): Promise<SQSBatchResponse>
+  use(middleware: JobBatchMiddleware | JobBatchMiddleware[]): JobBatchHandler
 }

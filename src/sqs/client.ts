@@ -1,6 +1,5 @@
 // One keep-alive SQS client: many SendMessageBatch calls share its sockets (no TLS handshake per batch).
 import { SQSClient } from '@aws-sdk/client-sqs'
-import { NodeHttpHandler } from '@smithy/node-http-handler'
 import { Agent as HttpAgent } from 'node:http'
 import { Agent } from 'node:https'
 import type { Config } from '../config'
@@ -27,12 +26,16 @@ export function createSqsClient(
     ...(config.sqsEndpoint
       ? { endpoint: config.sqsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),
-    requestHandler: new NodeHttpHandler({
+    // The SDK's own NodeHttpHandler, built from these options: importing it here would put a second copy of
+    // @smithy/core (~280 kB) into every bundle that keeps the runtime's @aws-sdk/* external.
+    requestHandler: {
       httpAgent: new HttpAgent(agentOptions),
       httpsAgent: new Agent(agentOptions),
       connectionTimeout: Math.min(2_000, timeout),
       requestTimeout: timeout,
-    }),
+      // Without it, a request past requestTimeout only logs a warning and keeps waiting (its lease would run out).
+      throwOnRequestTimeout: true,
+    },
     // One quick SDK retry covers blips; the scanner retries on its own terms (release with backoff).
     maxAttempts: SQS_SDK_ATTEMPTS,
     // The SDK hashes every message body to compare with SQS's MD5 of what it received. Over HTTPS, TLS already

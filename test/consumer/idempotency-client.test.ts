@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import { ioredisCacheClient } from '../../src/consumer'
+import { ioredisCacheClient } from '../../src/consumer/idempotency'
 
 const redis = new Redis(inject('redisUrl'))
 afterAll(() => redis.quit())

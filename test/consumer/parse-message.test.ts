@@ -1,6 +1,6 @@
 // The consumers' contract (docs/consumer.md, "The message"): what parses, and why what does not.
 import { describe, expect, it } from 'vitest'
-import { parseJobMessage } from '../../src/consumer'
+import { parseJobMessage } from '../../src/consumer/parse-message'
 import { messageBody } from '../../src/sqs/envelope'
 import { isFifoArn, parseQueueArn, queueUrlFromArn } from '../../src/consumer/queue-arn'
 

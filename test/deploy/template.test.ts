@@ -202,6 +202,20 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     expect(ofType('AWS::SQS::Queue')).toHaveLength(2 * queues.size)
   })
 
+  it("exports the API's URL and id and each target queue's and DLQ's URL and ARN as <service>-<stage>-...", () => {
+    const exported = (name: string) =>
+      Object.values<Json>(template.Outputs).find((o) => o.Export?.Name === `serverless-delay-queue-prod-${name}`)?.Value
+    expect(exported('HttpApiId')).toEqual({ Ref: 'HttpApi' })
+    expect(JSON.stringify(exported('HttpApiUrl'))).toContain('execute-api')
+    for (const [, logicalId] of queuesOf(fn('scan').Environment.Variables)) {
+      const dlqId = resources[logicalId]!.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0]
+      expect(exported(`${logicalId}Url`)).toEqual({ Ref: logicalId })
+      expect(exported(`${logicalId}Arn`)).toEqual(getAtt(logicalId))
+      expect(exported(`${dlqId}Url`)).toEqual({ Ref: dlqId })
+      expect(exported(`${dlqId}Arn`)).toEqual(getAtt(dlqId))
+    }
+  })
+
   it('lets the scan send to the target queues only, the API touch no queue, the consumer read its own', () => {
     const targets = [...queuesOf(fn('scan').Environment.Variables).values()]
     const send = statements('ScanRole').filter((s) => asList<string>(s.Action).some((a) => a.startsWith('sqs:')))

@@ -1,0 +1,63 @@
+// Loads a user's Lambda handler for sdq-poll: `path/to/file.ts#export` (default export name `handler`). TypeScript
+// is bundled with the user's own esbuild (serverless-esbuild brings it), so extensionless imports work as they do
+// when serverless packages the function; without esbuild, Node loads the file itself (type stripping on Node 24).
+import { createRequire } from 'node:module'
+import { mkdirSync } from 'node:fs'
+import { basename, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda'
+
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>
+
+export async function loadHandler(spec: string, cwd = process.cwd()): Promise<SqsHandler> {
+  const [file, exportName = 'handler'] = spec.split('#') as [string, string?]
+  let path = resolve(cwd, file)
+  if (/\.[mc]?ts$/.test(path)) path = (await bundleWithUsersEsbuild(path, cwd)) ?? path
+  const mod = await import(pathToFileURL(path).href)
+  const fn = mod[exportName] ?? mod.default?.[exportName]
+  if (typeof fn !== 'function') throw new Error(`${file} has no exported function "${exportName}"`)
+  return fn as SqsHandler
+}
+
+async function bundleWithUsersEsbuild(entry: string, cwd: string): Promise<string | undefined> {
+  let esbuild: typeof import('esbuild')
+  try {
+    esbuild = createRequire(resolve(cwd, 'package.json'))('esbuild')
+  } catch {
+    return undefined
+  }
+  const outDir = resolve(cwd, '.dev/sdq-poll')
+  mkdirSync(outDir, { recursive: true })
+  const outfile = resolve(outDir, basename(entry).replace(/\.[mc]?ts$/, '.cjs'))
+  await esbuild.build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node24',
+    packages: 'external',
+    sourcemap: 'inline',
+    logLevel: 'warning',
+  })
+  return outfile
+}
+
+/** A Lambda context for an in-process invocation, counting down from `timeoutMs`. */
+export function localContext(functionName: string, timeoutMs: number): Context {
+  const end = Date.now() + timeoutMs
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
+    memoryLimitInMB: '256',
+    awsRequestId: crypto.randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, end - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  }
+}

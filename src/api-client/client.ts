@@ -1,0 +1,103 @@
+// DelayQueueApiClient: the deployed HTTP API from another service, with the same methods as DelayQueue (which talks
+// to Redis directly). Every request is signed with SigV4; error answers become DelayQueueApiError / JobConflictError.
+import { sigV4Signer, regionOf } from './signer'
+import { call, DEFAULT_RETRY, type Transport } from './transport'
+import type {
+  ApiClientOptions,
+  BatchResult,
+  JobInput,
+  JobView,
+  QueueStats,
+  ScheduledJob,
+  ScheduleInput,
+  ScheduleListPage,
+  ScheduleView,
+} from './types'
+
+export class DelayQueueApiClient {
+  private readonly transport: Transport
+
+  constructor(options: ApiClientOptions) {
+    const baseUrl = new URL(options.url)
+    this.transport = {
+      baseUrl,
+      sign: sigV4Signer(options.region ?? regionOf(baseUrl), options.credentials),
+      retry: { ...DEFAULT_RETRY, ...options.retry },
+      fetch: options.fetch ?? globalThis.fetch,
+      timeoutMs: options.timeoutMs ?? 10_000,
+    }
+  }
+
+  /** From the environment: DELAY_QUEUE_API_URL (and AWS_REGION when the URL does not name a region). */
+  static fromEnv(env: NodeJS.ProcessEnv = process.env, options: Omit<ApiClientOptions, 'url'> = {}): DelayQueueApiClient {
+    const url = env.DELAY_QUEUE_API_URL
+    if (!url) throw new Error('DELAY_QUEUE_API_URL is not set (the stack exports it as <service>-<stage>-HttpApiUrl)')
+    return new DelayQueueApiClient({ region: options.region ?? regionOf(new URL(url), env), ...options, url })
+  }
+
+  /** POST /jobs. A taken id throws JobConflictError carrying the job that holds it. */
+  async schedule(input: JobInput): Promise<ScheduledJob> {
+    return (await call(this.transport, 'POST', '/jobs', input)).body
+  }
+
+  /** POST /jobs/batch: up to 100 jobs, each scheduled or refused on its own; results in input order. */
+  async scheduleMany(jobs: readonly JobInput[]): Promise<BatchResult[]> {
+    return (await call(this.transport, 'POST', '/jobs/batch', { jobs })).body.results
+  }
+
+  /** PUT /jobs/{id}: create or replace (new time, payload, queue). */
+  async reschedule(id: string, input: Omit<JobInput, 'id'>): Promise<ScheduledJob & { created: boolean }> {
+    const answer = await call(this.transport, 'PUT', jobPath(id), input)
+    return { ...answer.body, created: answer.status === 201 }
+  }
+
+  /** DELETE /jobs/{id}. Throws DelayQueueApiError NotFound, or JobConflictError when it is being handed to SQS. */
+  async cancel(id: string): Promise<void> {
+    await call(this.transport, 'DELETE', jobPath(id))
+  }
+
+  /** GET /jobs/{id}: the pending job, or null (never existed, cancelled, or already in SQS). */
+  async get(id: string): Promise<JobView | null> {
+    const answer = await call(this.transport, 'GET', jobPath(id), undefined, [404])
+    return answer.status === 404 ? null : answer.body
+  }
+
+  /** GET /stats: counts per target queue. */
+  async stats(): Promise<QueueStats> {
+    return (await call(this.transport, 'GET', '/stats')).body
+  }
+
+  /** PUT /schedules/{id}: create or replace a recurring schedule (cron or everyMs). */
+  async putSchedule(id: string, input: ScheduleInput): Promise<ScheduleView & { created: boolean }> {
+    const answer = await call(this.transport, 'PUT', schedulePath(id), input)
+    return { ...answer.body, created: answer.status === 201 }
+  }
+
+  /** GET /schedules/{id}: the schedule, or null. */
+  async getSchedule(id: string): Promise<ScheduleView | null> {
+    const answer = await call(this.transport, 'GET', schedulePath(id), undefined, [404])
+    return answer.status === 404 ? null : answer.body
+  }
+
+  /** GET /schedules: `limit` (1-100, default 50) at a time, by id; pass the returned cursor back for the next page. */
+  async listSchedules(options: { cursor?: string | null; limit?: number } = {}): Promise<ScheduleListPage> {
+    const query = new URLSearchParams()
+    if (options.cursor) query.set('cursor', options.cursor)
+    if (options.limit !== undefined) query.set('limit', String(options.limit))
+    const qs = query.size ? `?${query}` : ''
+    return (await call(this.transport, 'GET', `/schedules${qs}`)).body
+  }
+
+  /** DELETE /schedules/{id}: no occurrence is created after this returns. Throws DelayQueueApiError NotFound. */
+  async deleteSchedule(id: string): Promise<void> {
+    await call(this.transport, 'DELETE', schedulePath(id))
+  }
+
+  /** POST /schedules/{id}/pause or /resume. */
+  async pauseSchedule(id: string, paused = true): Promise<ScheduleView> {
+    return (await call(this.transport, 'POST', `${schedulePath(id)}/${paused ? 'pause' : 'resume'}`)).body
+  }
+}
+
+const jobPath = (id: string) => `/jobs/${encodeURIComponent(id)}`
+const schedulePath = (id: string) => `/schedules/${encodeURIComponent(id)}`

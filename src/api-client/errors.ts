@@ -1,0 +1,73 @@
+// What a failed call of the HTTP API throws: the API's error body (`{ "error": { code, message, details } }`) as a
+// typed error. API Gateway's own refusals (a 403 for a missing execute-api:Invoke grant, a 429 throttle) carry no
+// such body: their code comes from the status.
+import type { JobView } from '../store/job-store'
+
+/** The API's codes (docs/api.md), plus those of answers API Gateway gives before the API runs. */
+export type ApiErrorCode =
+  | 'ValidationError'
+  | 'NotFound'
+  | 'Conflict'
+  | 'PayloadTooLarge'
+  | 'UnsupportedMediaType'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'TooManyRequests'
+  | 'ServiceUnavailable'
+  | 'InternalError'
+  | 'HttpError'
+
+export interface ApiErrorDetail {
+  path: string
+  message: string
+}
+
+export class DelayQueueApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ApiErrorCode,
+    message: string,
+    /** For a ValidationError: each bad field and the rule it breaks. */
+    readonly details: ApiErrorDetail[] = [],
+  ) {
+    super(message)
+    this.name = new.target.name
+  }
+}
+
+/** A 409: the id is taken (`existing` is the job that holds it), or the job is being handed to SQS right now. */
+export class JobConflictError extends DelayQueueApiError {
+  constructor(message: string, readonly existing: JobView | undefined) {
+    super(409, 'Conflict', message)
+  }
+}
+
+const CODE_OF_STATUS: Record<number, ApiErrorCode> = {
+  400: 'ValidationError',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+}
+
+/** The error for a non-2xx answer, from its status and (JSON or not) body text. */
+export function apiErrorOf(status: number, text: string): DelayQueueApiError {
+  let body: any
+  try {
+    body = JSON.parse(text)
+  } catch {
+    body = undefined
+  }
+  const error = body?.error
+  const code: ApiErrorCode = typeof error?.code === 'string' ? error.code : (CODE_OF_STATUS[status] ?? 'HttpError')
+  const message: string =
+    typeof error?.message === 'string' ? error.message : typeof body?.message === 'string' ? body.message : `HTTP ${status}`
+  if (status === 409) return new JobConflictError(message, body?.job ?? undefined)
+  const details = Array.isArray(error?.details) ? (error.details as ApiErrorDetail[]) : []
+  return new DelayQueueApiError(status, code, message, details)
+}

@@ -1,0 +1,27 @@
+// What the HTTP API takes and answers (docs/api.md), as the API client types them.
+import type { JobInput, QueueStats, ScheduledJob, ScheduleInput, ScheduleListPage, ScheduleView } from '../client/delay-queue'
+import type { JobView } from '../store/job-store'
+import type { ApiErrorCode, ApiErrorDetail } from './errors'
+import type { Credentials } from './signer'
+import type { RetryPolicy } from './transport'
+
+export type { JobInput, JobView, QueueStats, ScheduledJob, ScheduleInput, ScheduleListPage, ScheduleView }
+
+/** One answer of POST /jobs/batch, in input order. */
+export type BatchResult =
+  | { id: string; status: 'scheduled' }
+  | { error: { code: ApiErrorCode; message: string; details?: ApiErrorDetail[] } }
+
+export interface ApiClientOptions {
+  /** The API's base URL: the stack's `<service>-<stage>-HttpApiUrl` export (or the local dev stack's address). */
+  url: string
+  /** Signing region. Default: from an `execute-api` host name, else AWS_REGION / AWS_DEFAULT_REGION. */
+  region?: string
+  /** Default: the AWS SDK's default credential chain (in Lambda, the function's role). */
+  credentials?: Credentials
+  retry?: Partial<RetryPolicy>
+  /** Per attempt, in ms. Default 10,000. */
+  timeoutMs?: number
+  /** Default: the global fetch. */
+  fetch?: typeof globalThis.fetch
+}

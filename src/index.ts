@@ -1,0 +1,32 @@
+// The package's main entry (`serverless-delay-queue`): DelayQueue, which writes straight to Redis, and the types and
+// errors of its contract. Business Lambdas import `serverless-delay-queue/consumer`; callers of the deployed HTTP API
+// import `serverless-delay-queue/api-client`.
+export {
+  DelayQueue,
+  type BatchItemResult,
+  type DelayQueueEngine,
+  type JobInput,
+  type QueueStats,
+  type ScheduledJob,
+  type ScheduleInput,
+  type ScheduleListPage,
+  type ScheduleView,
+} from './client/delay-queue'
+export { loadConfig, type Config } from './config'
+export type { ConnectOptions } from './store/redis'
+export type { DispatchError, JobStatus, JobView, QueueCounts } from './store/job-store'
+export type { JobMessage } from './sqs/envelope'
+export {
+  ConfigError,
+  DelayQueueError,
+  JobDispatchingError,
+  JobExistsError,
+  JobNotFoundError,
+  OccurrenceOfScheduleError,
+  PayloadTooLargeError,
+  ScheduleChangedError,
+  ScheduleNotFoundError,
+  StoreUnavailableError,
+  ValidationError,
+  type ErrorDetail,
+} from './errors'
