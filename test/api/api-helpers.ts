@@ -61,7 +61,6 @@ export function request(method: string, path: string, options: RequestOptions = 
 
 export { lambdaContext }
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read the JSON answer field by field and assert on it
 export function bodyOf(response: ApiResponse): any {
   return response.body === undefined ? undefined : JSON.parse(response.body)
 }

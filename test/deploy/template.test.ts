@@ -9,7 +9,6 @@ import { inflateRawSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const root = resolve(__dirname, '../..')
-// biome-ignore lint/suspicious/noExplicitAny: the CloudFormation template as parsed JSON, read field by field
 type Json = Record<string, any>
 
 /** Every environment variable src/config.ts reads (the Lambda runtime provides the AWS_* ones). */

@@ -52,7 +52,6 @@ async function post(path: string, body: unknown) {
     body: JSON.stringify(body),
   })
   posted.push({ path, status: res.status })
-  // biome-ignore lint/suspicious/noExplicitAny: tests read the JSON answer field by field and assert on it
   return { status: res.status, body: (await res.json()) as Record<string, any> }
 }
 
@@ -76,7 +75,6 @@ const gone = (locator: Locator, timeout = 5_000) => locator.waitFor({ state: 'de
 const eventually = (check: () => void | Promise<void>, timeout: number) => vi.waitFor(check, { timeout, interval: 200 })
 
 /** EMF lines the functions printed (serverless-offline prefixes nothing; each is one JSON object). */
-// biome-ignore lint/suspicious/noExplicitAny: EMF lines as parsed JSON, read field by field
 function emfLines(): Record<string, any>[] {
   return output.filter((l) => l.includes('"_aws"')).map((l) => JSON.parse(l.slice(l.indexOf('{'))))
 }

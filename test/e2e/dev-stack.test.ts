@@ -29,12 +29,10 @@ async function postJob(body: unknown) {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   })
-  // biome-ignore lint/suspicious/noExplicitAny: tests read the JSON answer field by field and assert on it
   return { status: res.status, location: res.headers.get('location'), body: (await res.json()) as Record<string, any> }
 }
 
 /** The first output line that satisfies `match`, parsed as JSON (handlers log JSON lines). */
-// biome-ignore lint/suspicious/noExplicitAny: tests read the JSON answer field by field and assert on it
 async function waitForLine(match: (line: string) => boolean, timeoutMs: number): Promise<Record<string, any>> {
   const deadline = Date.now() + timeoutMs
   for (;;) {

@@ -43,7 +43,6 @@ async function scanWithMetrics(done: () => Promise<boolean>) {
   const out = createSqsClient(engine.config)
   const lines: EmfLine[] = []
   const write = process.stdout.write.bind(process.stdout)
-  // biome-ignore lint/suspicious/noExplicitAny: stdout.write's overloads, passed through untouched
   vi.spyOn(process.stdout, 'write').mockImplementation((chunk: any, ...rest: any[]) => {
     const text = String(chunk)
     if (text.startsWith('{"_aws"')) for (const l of text.trim().split('\n')) lines.push(JSON.parse(l))
