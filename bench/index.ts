@@ -4,7 +4,7 @@
 // Why references are measured here and not quoted: the machine is shared and noisy (2 cores), so absolute rates
 // drift from run to run. Ratios against a raw reference taken in the same run, interleaved repetition by
 // repetition, are what stay comparable. Rates are medians over repetitions where a repetition is cheap.
-import { writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { resolve } from 'node:path'
 import { measureBurst, type BurstResult } from './burst'
@@ -126,7 +126,11 @@ async function main() {
       idle,
       rows,
     }
-    writeFileSync(resolve(process.cwd(), 'bench/results.json'), JSON.stringify(results, null, 2) + '\n')
+    // The sections other bench scripts write (bench:cpu, bench:on-demand) stay until those scripts run again.
+    const file = resolve(process.cwd(), 'bench/results.json')
+    const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {}
+    const kept = { cpu: previous.cpu, onDemand: previous.onDemand }
+    writeFileSync(file, JSON.stringify({ ...results, ...kept }, null, 2) + '\n')
   } finally {
     await env.stop()
   }

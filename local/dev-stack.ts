@@ -1,6 +1,8 @@
 // The whole stack on one machine, as serverless.yml declares it for the `local` stage:
 //   redis-server (private, AOF in .dev/redis, unless REDIS_URL is given) -> fauxqs (every target queue + DLQ)
-//   -> serverless-offline (API, scan, consumer) -> one scan invocation at a time, back to back (EventBridge's part)
+//   -> serverless-offline (API, scan, consumer) -> EventBridge's part: in continuous mode one scan invocation at a
+//      time, back to back; in on-demand mode (SCAN_MODE=on-demand) one a minute, and the API starts the others
+//      through serverless-offline's Lambda endpoint, as it would through Lambda's
 //   -> an SQS poller per consumer, invoking it through the Lambda endpoint (the event source mapping's part)
 //   -> the addresses, written for other services' local loops (local/dev-env.ts, sdq-poll).
 import { SQSClient } from '@aws-sdk/client-sqs'
@@ -42,6 +44,8 @@ export interface DevStackOptions {
   onOutput?: (line: string) => void
   /** The stack's own messages (default: stdout). */
   log?: (message: string) => void
+  /** On-demand mode: how often the schedule fires the scan (default 60 s, as in AWS); 0: never (enqueues only). */
+  scanTickMs?: number
 }
 
 export interface DevStack {
@@ -56,6 +60,7 @@ export interface DevStack {
   /** Target name -> its DLQ's local URL. */
   deadLetterQueues: Record<string, string>
   spec: ServiceSpec
+  scanMode: string
   stop(): Promise<void>
 }
 
@@ -104,10 +109,12 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       freePort(),
       freePort(),
     ])
-    const functionEnv = {
+    const functionEnv: NodeJS.ProcessEnv = {
       ...process.env,
       ...options.env,
       REDIS_URL: redisUrl,
+      // On-demand mode: where the API starts the scan function (Lambda's Invoke API, served by serverless-offline).
+      LAMBDA_ENDPOINT: `http://127.0.0.1:${lambdaPort}`,
       QUEUES: Object.entries(queues).map(([name, url]) => `${name}=${url}`).join(','),
       SQS_ENDPOINT: sqs.endpoint,
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
@@ -115,6 +122,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
       AWS_SECRET_ACCESS_KEY: localCredentials.secretAccessKey,
     }
+    const scanMode = functionEnv.SCAN_MODE || 'continuous'
     const offline: Offline = await startOffline({
       root,
       stage,
@@ -152,8 +160,12 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       stops.push(() => poller.stop())
     }
 
-    // EventBridge's part, without waiting for the minute: one scan at a time, the next as soon as one returns.
-    if (spec.functionNames.scan) stops.push(keepScanning(offline.lambdaUrl, spec.functionNames.scan, log))
+    // EventBridge's part. Continuous mode, without waiting for the minute: one scan at a time, the next as soon as
+    // one returns. On-demand mode: the schedule's own pace, since the point is to see what runs between ticks.
+    const tickMs = scanMode === 'on-demand' ? (options.scanTickMs ?? 60_000) : 0
+    if (spec.functionNames.scan && (scanMode !== 'on-demand' || tickMs > 0)) {
+      stops.push(keepScanning(offline.lambdaUrl, spec.functionNames.scan, log, tickMs))
+    }
 
     if (options.envFile) {
       const envFile = options.envFile
@@ -178,6 +190,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       queues,
       deadLetterQueues,
       spec,
+      scanMode,
       stop: stopAll,
     }
   } catch (error) {
@@ -200,18 +213,25 @@ async function createQueues(sqs: LocalSqs, spec: ServiceSpec) {
   return created
 }
 
-/** Invokes the scan function over and over, never two at once. Returns its stop(). */
-function keepScanning(lambdaUrl: string, functionName: string, log: (m: string) => void): () => Promise<void> {
+/** Invokes the scan function over and over, never two at once, at most one start per `everyMs`. Returns its stop(). */
+function keepScanning(lambdaUrl: string, functionName: string, log: (m: string) => void, everyMs = 0): () => Promise<void> {
   const abort = new AbortController()
+  const pause = (ms: number) =>
+    new Promise<void>((r) => {
+      const timer = setTimeout(r, ms)
+      abort.signal.addEventListener('abort', () => (clearTimeout(timer), r()), { once: true })
+    })
   const loop = (async () => {
     while (!abort.signal.aborted) {
+      const started = Date.now()
       try {
         await invokeFunction(lambdaUrl, functionName, { source: 'local.dev', 'detail-type': 'Scheduled Event' }, abort.signal)
       } catch (error) {
         if (abort.signal.aborted) return
         log(`scan: ${error instanceof Error ? error.message : error}`)
-        await new Promise((r) => setTimeout(r, SCAN_RETRY_PAUSE_MS))
+        await pause(SCAN_RETRY_PAUSE_MS)
       }
+      await pause(started + everyMs - Date.now())
     }
   })()
   return async () => {

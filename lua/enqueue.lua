@@ -9,6 +9,8 @@
   KEYS[6] errors    HASH  id -> last dispatch error (JSON)
   KEYS[7] dead      ZSET  id -> time it died (ms)
   KEYS[8] counts    HASH  "<queue>|pending" / "<queue>|dead" / "<queue>|dispatched" -> count
+  KEYS[9] scanner   STRING set (with an expiry) while a scanner runs: on-demand scan mode (src/scan/presence.ts)
+  KEYS[10] start    STRING set NX (with an expiry) by the enqueue that asks for a scanner: one start at a time
 
   ARGV[1] id
   ARGV[2] bucketNo  the job's bucket number (its member in KEYS[2])
@@ -19,8 +21,12 @@
   ARGV[7] kind      "delay" | "at"
   ARGV[8] when      delay in ms (added to Redis's clock) | absolute due time in epoch ms (the past means now)
   ARGV[9] wake      the shard's wake channel: published to when this job becomes the earliest of its shard
+  ARGV[10] startHorizon  on-demand mode (ms): a job due sooner than this while no scanner runs asks for one;
+                         0 never asks (continuous mode, or a caller that cannot start the scan function)
+  ARGV[11] startGuardMs  expiry of the start guard: how long this start keeps other enqueues from asking again
 
-  Returns on success: { 1 created | 2 replaced, dueMs, createdAtMs, version }
+  Returns on success: { 1 created | 2 replaced, dueMs, createdAtMs, version, startScanner }, startScanner 1 when
+  the caller must start the scan function now (it holds this shard's start guard), else 0
   Error codes (first element):
     -1 JOB_EXISTS       insert of an id that exists: { -1, state, record, score }
     -2 JOB_DISPATCHING  upsert of a job that is being handed to SQS right now
@@ -30,8 +36,10 @@
 ]]
 local jobs, index, bucket, inflight, leases, errors, dead, counts =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
+local scanner, start = KEYS[9], KEYS[10]
 local id, bucketNo, mode, queue, groupId, payload, kind, when, wake =
   ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8]), ARGV[9]
+local startHorizon, startGuardMs = tonumber(ARGV[10]), ARGV[11]
 
 local now = nowMs()
 
@@ -52,6 +60,15 @@ local function b36(n)
   return s
 end
 
+-- On-demand scan mode: 1 when this job is due before the next scheduled scan could take it, no scanner runs, and
+-- no other enqueue is starting one already (the guard is taken here, in the same atomic step).
+local function startScanner()
+  if startHorizon <= 0 or due >= now + startHorizon then return 0 end
+  if redis.call('EXISTS', scanner) == 1 then return 0 end
+  if not redis.call('SET', start, '1', 'NX', 'PX', startGuardMs) then return 0 end
+  return 1
+end
+
 -- Insert of a new id, the common case, in as few calls as possible: HSETNX both checks and writes; the index only
 -- changes when this job is its bucket's new earliest (ZADD LT), and only then can it be the shard's earliest.
 if mode == 'insert' then
@@ -60,7 +77,7 @@ if mode == 'insert' then
     redis.call('ZADD', bucket, due, id)
     countBy(counts, queue, 'pending', 1)
     if redis.call('ZADD', index, 'LT', 'CH', due, bucketNo) == 1 then wakeIfEarliest(index, wake, bucketNo, due) end
-    return { 1, due, now, 0 }
+    return { 1, due, now, 0, startScanner() }
   end
 end
 
@@ -105,4 +122,4 @@ countBy(counts, queue, 'pending', 1)
 reindexBucket(index, bucket, bucketNo)
 wakeIfEarliest(index, wake, bucketNo, due)
 
-return { old and 2 or 1, due, createdAt, version }
+return { old and 2 or 1, due, createdAt, version, startScanner() }

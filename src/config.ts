@@ -28,7 +28,23 @@ export interface Config {
   region: string
   /** Local runs only: fauxqs. Never set in AWS. */
   sqsEndpoint?: string
+  /**
+   * `continuous`: every scan invocation loops until its deadline. `on-demand`: an invocation ends once nothing is
+   * due within `onDemandHorizonMs` (after `onDemandLingerMs` without work), and enqueues start one when needed.
+   */
+  scanMode: ScanMode
+  /** The scan function's name: enqueues start it in on-demand mode (without it, their jobs wait for the next tick). */
+  scanFunctionName?: string
+  /** On-demand: what the next scheduled invocation can still take in time (its interval plus its jitter). */
+  onDemandHorizonMs: number
+  /** On-demand: how long an invocation stays after its last dispatched job, for the jobs that follow a burst. */
+  onDemandLingerMs: number
+  /** Local runs only: serverless-offline's Lambda endpoint. Never set in AWS. */
+  lambdaEndpoint?: string
 }
+
+export type ScanMode = 'continuous' | 'on-demand'
+export const SCAN_MODES: readonly ScanMode[] = ['continuous', 'on-demand']
 
 type Env = Record<string, string | undefined>
 
@@ -57,6 +73,17 @@ export function loadConfig(env: Env = process.env): Config {
   const queues = parseQueues(env.QUEUES)
   const sqsEndpoint = env.SQS_ENDPOINT || undefined
   if (sqsEndpoint && !/^https?:\/\//.test(sqsEndpoint)) throw new ConfigError('SQS_ENDPOINT', 'must be an http(s) URL')
+  const lambdaEndpoint = env.LAMBDA_ENDPOINT || undefined
+  if (lambdaEndpoint && !/^https?:\/\//.test(lambdaEndpoint)) {
+    throw new ConfigError('LAMBDA_ENDPOINT', 'must be an http(s) URL')
+  }
+  const scanMode = (env.SCAN_MODE || 'continuous') as ScanMode
+  if (!SCAN_MODES.includes(scanMode)) throw new ConfigError('SCAN_MODE', `must be one of ${SCAN_MODES.join(', ')}`)
+  const scanFunctionName = env.SCAN_FUNCTION_NAME || undefined
+  // Function names, partial or full ARNs (arn:aws:lambda:region:account:function:name[:qualifier]).
+  if (scanFunctionName && !/^[A-Za-z0-9_:.-]{1,170}$/.test(scanFunctionName)) {
+    throw new ConfigError('SCAN_FUNCTION_NAME', 'must be a Lambda function name or ARN')
+  }
   const keyPrefix = env.KEY_PREFIX || 'sdq'
   if (!KEY_PREFIX_PATTERN.test(keyPrefix)) {
     throw new ConfigError('KEY_PREFIX', 'must be 1-64 characters of [A-Za-z0-9_.:-]')
@@ -80,6 +107,11 @@ export function loadConfig(env: Env = process.env): Config {
     dispatchBackoffMaxMs: int('DISPATCH_BACKOFF_MAX_MS', 300_000, 1, 86_400_000),
     region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
     sqsEndpoint,
+    scanMode,
+    scanFunctionName,
+    onDemandHorizonMs: int('ON_DEMAND_HORIZON_MS', 70_000, 1_000, 15 * 60_000),
+    onDemandLingerMs: int('ON_DEMAND_LINGER_MS', 1_000, 0, 60_000),
+    lambdaEndpoint,
   }
   if (config.leaseMs < 2 * config.safetyMarginMs) {
     throw new ConfigError('LEASE_MS', 'must be at least twice SAFETY_MARGIN_MS, so a send outlives no lease')

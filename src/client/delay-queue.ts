@@ -6,6 +6,8 @@ import { DelayQueueError } from '../errors'
 import type { ConnectOptions } from '../store/redis'
 import type { JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
 import { validateJob, validateJobId, validateJobRef } from './validation'
+import { scanStartOptions } from '../store/scan-start'
+import { lambdaInvoker, ScanStarter, type ScanInvoker } from './scan-starter'
 import { ScheduleChangedError, ScheduleNotFoundError } from '../errors'
 import { ScheduleStore } from '../store/schedule-store'
 import { validateSchedule, validateScheduleId, type ScheduleInput } from './schedule-validation'
@@ -44,6 +46,15 @@ export interface QueueStats extends StoreStats {
 /** The parts DelayQueue needs: what createEngine builds (or a test engine). */
 export type DelayQueueEngine = Pick<Engine, 'config' | 'store'> & { close?(): Promise<void> }
 
+export interface DelayQueueOptions {
+  /**
+   * On-demand scan mode: how to start the scan function when a job is due before the next scheduled scan and no
+   * scanner runs. Default: an asynchronous Lambda invoke of SCAN_FUNCTION_NAME. Without either, jobs wait for the
+   * next scheduled scan (up to a minute late).
+   */
+  scanInvoker?: ScanInvoker
+}
+
 // The store pipelines one round trip per shard; chunks keep a huge scheduleMany from building one giant pipeline.
 const CHUNK = 100
 
@@ -54,15 +65,25 @@ export class DelayQueue {
   private readonly engine: DelayQueueEngine
   /** Whether close() should close the engine: only when this instance built it. */
   private readonly owned: boolean
+  /** On-demand scan mode only. */
+  private readonly starter?: ScanStarter
 
   /** From a Config (connects to Redis; call close() when done), or from an engine built elsewhere. */
-  constructor(source: Config | DelayQueueEngine, redisOptions: ConnectOptions = {}) {
-    const engine = 'store' in source ? source : createEngine(source, redisOptions)
+  constructor(source: Config | DelayQueueEngine, redisOptions: ConnectOptions = {}, options: DelayQueueOptions = {}) {
+    // A given invoker can start the scanner even when SCAN_FUNCTION_NAME is not set.
+    const canStart = options.scanInvoker ? true : undefined
+    const engine = 'store' in source ? source : createEngine(source, redisOptions, scanStartOptions(source, canStart))
     this.engine = engine
     this.owned = !('store' in source)
     this.store = engine.store
     this.schedules = new ScheduleStore(engine.store.redis, engine.store.keys)
     this.config = engine.config
+    // Only on-demand mode builds an invoker: the Lambda SDK client is not even loaded otherwise.
+    const { scanMode, scanFunctionName } = this.config
+    if (scanMode === 'on-demand') {
+      const invoker = options.scanInvoker ?? (scanFunctionName ? lambdaInvoker(this.config, scanFunctionName) : undefined)
+      if (invoker) this.starter = new ScanStarter(this.store, invoker, this.config.onDemandHorizonMs)
+    }
   }
 
   /** From the environment (REDIS_URL, QUEUES, ...: see src/config.ts). */
@@ -74,6 +95,7 @@ export class DelayQueue {
   async schedule(input: JobInput | unknown): Promise<ScheduledJob> {
     const job = validateJob(input, this.config)
     const result = await this.store.enqueue(job)
+    await this.starter?.afterEnqueue([result])
     return scheduled(job.id, job.queue, result.dueMs, result.createdAtMs, job.groupId)
   }
 
@@ -93,6 +115,7 @@ export class DelayQueue {
   async reschedule(id: string, input: Omit<JobInput, 'id'> | unknown): Promise<ScheduledJob & { created: boolean }> {
     const job = validateJob(input, this.config, { id: validateJobId(id) })
     const result = await this.store.upsert(job)
+    await this.starter?.afterEnqueue([result])
     return { ...scheduled(job.id, job.queue, result.dueMs, result.createdAtMs, job.groupId), created: result.status === 'created' }
   }
 
@@ -124,6 +147,7 @@ export class DelayQueue {
    */
   async putSchedule(id: string, input: ScheduleInput | unknown): Promise<ScheduleView & { created: boolean }> {
     const { created, schedule } = await this.schedules.put(validateSchedule(id, input, this.config))
+    await this.starter?.afterSchedule(id, schedule.pendingMs)
     return { ...scheduleView(id, schedule), created }
   }
 
@@ -154,6 +178,7 @@ export class DelayQueue {
       try {
         const spec = { ...current.spec, paused }
         const { schedule } = await this.schedules.put({ id, spec, payloadJson: current.payloadJson }, current.version)
+        await this.starter?.afterSchedule(id, schedule.pendingMs)
         return scheduleView(id, schedule)
       } catch (e) {
         if (!(e instanceof ScheduleChangedError) || attempt >= 3) throw e
@@ -178,6 +203,7 @@ export class DelayQueue {
       }
     })
     const stored = await this.store.enqueueMany(valid.map((v) => v.job))
+    await this.starter?.afterEnqueue(stored)
     stored.forEach((r, k) => {
       results[valid[k]!.index] = r instanceof DelayQueueError ? { error: r } : { id: r.id, status: 'scheduled' }
     })

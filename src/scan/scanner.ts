@@ -77,6 +77,8 @@ export class Scanner {
   private running = false
   private report!: ScanReport
   private shards: ShardState[] = []
+  /** Local ms of this run's last claimed job or settled send (on-demand mode ends after a linger without work). */
+  private lastWorkAt = -Infinity
 
   constructor(private readonly options: ScannerOptions) {}
 
@@ -88,6 +90,7 @@ export class Scanner {
     this.stopped = false
     this.report = { dispatched: 0, released: 0, dead: 0, claims: 0, errors: 0, lateness: null, durationMs: 0 }
     this.latency.reset()
+    this.lastWorkAt = -Infinity
     this.shards = this.options.keys.shards.map((keys) => ({ keys, hints: [], sleepingUntil: 0 }))
     const unsubscribe = await this.subscribe()
     try {
@@ -100,6 +103,11 @@ export class Scanner {
     this.report.lateness = this.latency.summary()
     this.report.durationMs = Date.now() - started
     return this.report
+  }
+
+  /** When this run last had work: now while sends are in flight, -Infinity if it never had any. */
+  lastWorkMs(): number {
+    return this.inFlight > 0 ? Date.now() : this.lastWorkAt
   }
 
   stop(): void {
@@ -137,7 +145,10 @@ export class Scanner {
       this.clock.observe(result.redisNowMs, sentAt, Date.now())
       this.report.claims++
       shard.hints = result.hints
-      if (result.jobs.length) this.deliver(shard.keys, result.jobs)
+      if (result.jobs.length) {
+        this.lastWorkAt = Date.now()
+        this.deliver(shard.keys, result.jobs)
+      }
       if (result.again) continue
       const nextDue = result.nextDueMs === null ? Infinity : this.clock.toLocal(result.nextDueMs)
       await this.sleep(shard, Math.min(nextDue, Date.now() + pollIntervalMs, untilMs))
@@ -162,6 +173,7 @@ export class Scanner {
       .finally(() => {
         this.pending.delete(task)
         this.inFlight -= jobs.length
+        this.lastWorkAt = Date.now()
         this.notifyCapacity()
       })
     this.pending.add(task)

@@ -5,6 +5,7 @@ import type { Config } from '../config'
 import { Keyspace } from './keys'
 import { connectRedis, type ConnectOptions } from './redis'
 import { JobStore } from './job-store'
+import { scanStartOptions, type ScanStartOptions } from './scan-start'
 
 export interface Engine {
   config: Config
@@ -14,10 +15,14 @@ export interface Engine {
   close(): Promise<void>
 }
 
-export function createEngine(config: Config, redisOptions: ConnectOptions = {}): Engine {
+export function createEngine(
+  config: Config,
+  redisOptions: ConnectOptions = {},
+  scanStart: ScanStartOptions = scanStartOptions(config),
+): Engine {
   const keys = new Keyspace({ prefix: config.keyPrefix, shards: config.shards, buckets: config.dueBuckets })
   const redis = connectRedis(config.redis, redisOptions)
-  const store = new JobStore(redis, keys)
+  const store = new JobStore(redis, keys, scanStart)
   return {
     config,
     keys,

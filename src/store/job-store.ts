@@ -6,6 +6,7 @@ import { verifyLayout } from './layout'
 import { decodeCounterField, decodeDispatchError, type JobState } from './job-state'
 import { decodeRecord } from './record'
 import { guard, isSlotMoving } from './redis-errors'
+import type { ScanStartOptions } from './scan-start'
 import { cancelCall, enqueueCall, getCall, type EnqueueReply } from './script-calls'
 import { queueScript, runScript, type ScriptedClient, type ScriptedPipeline } from './scripts'
 
@@ -47,6 +48,8 @@ export interface EnqueueResult {
   dueMs: number
   createdAtMs: number
   version: number
+  /** On-demand scan mode: this enqueue took the start guard of its shard; the caller should start a scanner. */
+  startScanner: boolean
 }
 
 export interface QueueCounts {
@@ -73,6 +76,8 @@ export class JobStore {
   constructor(
     readonly redis: ScriptedClient,
     readonly keys: Keyspace,
+    /** On-demand scan mode: when the enqueue script should ask for a scanner (src/store/scan-start.ts). */
+    private readonly scanStart?: ScanStartOptions,
   ) {}
 
   /** Schedule a new job. Throws JobExistsError (carrying the existing job's view) when the id is taken. */
@@ -197,7 +202,7 @@ export class JobStore {
   }
 
   private enqueueCall(job: NewJob, mode: Mode) {
-    return enqueueCall(this.keys.locate(job.id), { ...job, mode, groupId: job.groupId ?? '' })
+    return enqueueCall(this.keys.locate(job.id), { ...job, mode, groupId: job.groupId ?? '', scanStart: this.scanStart })
   }
 
   private enqueueReply(id: string, reply: unknown): EnqueueResult {
@@ -214,6 +219,7 @@ export class JobStore {
       dueMs: Number(r[1]),
       createdAtMs: Number(r[2]),
       version: Number(r[3]),
+      startScanner: Number(r[4]) === 1,
     }
   }
 }

@@ -47,6 +47,13 @@ export class ShardKeys {
   readonly scheduleIds: string
   /** Pub/sub channel (not a key) the enqueue script publishes to when a job becomes the shard's earliest. */
   readonly wakeChannel: string
+  /**
+   * On-demand scan mode (src/scan/presence.ts): "a scanner is running", a string with an expiry that the scanner
+   * refreshes on every shard while it runs, so that the enqueue script of any shard can read it in its own slot.
+   */
+  readonly scannerAlive: string
+  /** On-demand scan mode: "a scanner is being started", set NX with an expiry: one start at a time. */
+  readonly scanStart: string
 
   constructor(prefix: string, readonly shard: number) {
     this.tag = `${prefix}{${shard}}`
@@ -60,6 +67,8 @@ export class ShardKeys {
     this.schedules = `${this.tag}:schedules`
     this.scheduleIds = `${this.tag}:schedule-ids`
     this.wakeChannel = `${this.tag}:wake`
+    this.scannerAlive = `${this.tag}:scanner`
+    this.scanStart = `${this.tag}:scan-start`
   }
 
   bucket(bucketNo: number | string): string {

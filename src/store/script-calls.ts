@@ -5,6 +5,7 @@
 import { parseOccurrenceId } from '../schedule/occurrence-id'
 import type { JobState } from './job-state'
 import type { JobLocation, ShardKeys } from './keys'
+import type { ScanStartOptions } from './scan-start'
 import type { ScriptName } from './scripts'
 
 type Arg = string | number
@@ -18,7 +19,7 @@ export interface ScriptCall<R> {
   readonly reply?: R
 }
 
-/** lua/enqueue.lua: { 1 | 2, dueMs, createdAtMs, version }, or { -1, state, record, score }, or { -2 }. */
+/** lua/enqueue.lua: { 1 | 2, dueMs, createdAtMs, version, startScanner }, or { -1, state, record, score }, or { -2 }. */
 export type EnqueueReply = [number, ...(number | string)[]]
 
 export interface EnqueueParams {
@@ -28,6 +29,8 @@ export interface EnqueueParams {
   groupId: string
   payloadJson: string
   schedule: { delayMs: number } | { atMs: number }
+  /** On-demand scan mode (src/store/scan-start.ts); absent: never ask for a scanner. */
+  scanStart?: ScanStartOptions
 }
 
 export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: EnqueueParams): ScriptCall<EnqueueReply> {
@@ -38,11 +41,12 @@ export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: Enque
     script: 'sdqEnqueue',
     keys: {
       jobs: shard.jobs, index: shard.index, bucket, inflight: shard.inflight, leases: shard.leases,
-      errors: shard.errors, dead: shard.dead, counts: shard.counts,
+      errors: shard.errors, dead: shard.dead, counts: shard.counts, scanner: shard.scannerAlive, start: shard.scanStart,
     },
     args: {
       id: job.id, bucketNo, mode: job.mode, queue: job.queue, groupId: job.groupId, payload: job.payloadJson,
       kind, when, wake: shard.wakeChannel,
+      startHorizon: job.scanStart?.horizonMs ?? 0, startGuardMs: job.scanStart?.guardMs ?? 0,
     },
   }
 }

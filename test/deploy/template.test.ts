@@ -145,18 +145,27 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     expect(fn('scan').Environment.Variables.SQS_ENDPOINT).toBe('') // AWS: the SDK's own endpoint
   })
 
-  it('bundles each handler with esbuild, Lua inlined and the AWS SDK left to the runtime', () => {
-    const files = unzip(readFileSync(join(outDir, 'serverless-delay-queue.zip')))
-    const handlers = ['functions/api.js', 'functions/consumer.js', 'functions/scan.js']
-    expect([...files.keys()].sort()).toEqual(handlers.flatMap((f) => [f, `${f}.map`]))
-    const scan = files.get('functions/scan.js')!
+  it('bundles each handler on its own with esbuild, Lua inlined and the AWS SDK (with @smithy/*) left to the runtime', () => {
+    const bundles = new Map(
+      ['api', 'consumer', 'scan'].map((key) => {
+        const files = unzip(readFileSync(join(outDir, `${key}.zip`)))
+        // One handler per zip, with its source map.
+        expect([...files.keys()].sort()).toEqual([`functions/${key}.js`, `functions/${key}.js.map`])
+        return [key, files.get(`functions/${key}.js`)!]
+      }),
+    )
+    const scan = bundles.get('scan')!
     expect(scan).toContain('require("@aws-sdk/client-sqs")')
     expect(scan).not.toMatch(/require\("[^"]*\.lua"\)/)
     expect(scan).toMatch(/redis\.call\(/) // the Lua scripts, inlined as text
+    for (const code of bundles.values()) {
+      // esbuild marks each bundled package with a "// node_modules/<package>/..." comment: no SDK code inside.
+      expect(code).not.toMatch(/^\/\/ node_modules\/@(aws-sdk|smithy)\//m)
+    }
   })
 
   it('ships source maps that point at src/, turned on for every function', () => {
-    const files = unzip(readFileSync(join(outDir, 'serverless-delay-queue.zip')))
+    const files = unzip(readFileSync(join(outDir, 'scan.zip')))
     const scan = files.get('functions/scan.js')!
     expect(scan.trimEnd().endsWith('//# sourceMappingURL=scan.js.map')).toBe(true)
     const map = JSON.parse(files.get('functions/scan.js.map')!)
@@ -223,6 +232,10 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     expect(asList(send[0]!.Resource)).toEqual(targets.map(getAtt)) // never a DLQ, never "*"
 
     expect(sqsActions('ApiRole')).toEqual([])
+    // Continuous mode (the default): the API never starts the scan function, so it may not invoke anything.
+    expect(resources.ApiStartsScanPolicy).toBeUndefined()
+    expect(statements('ApiRole').flatMap((s) => asList<string>(s.Action)).filter((a) => a.startsWith('lambda:'))).toEqual([])
+    expect(fn('api').Environment.Variables.SCAN_MODE).toBe('continuous')
 
     const [, mapping] = ofType('AWS::Lambda::EventSourceMapping')[0]!
     expect(mapping.Properties.FunctionName).toEqual(getAtt('ConsumerLambdaFunction'))
@@ -306,6 +319,50 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       ],
     )
     for (const r of routes) expect(r.AuthorizationType).toBe('AWS_IAM')
+    expect(ofType('AWS::Lambda::Url')).toEqual([]) // no second way in
+  })
+})
+
+describe('serverless package --param=scanMode=on-demand --param=apiEndpoint=functionUrl', () => {
+  let dir: string
+  let res: Record<string, Json>
+  let outputs: Record<string, Json>
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sdq-package-'))
+    await sls(['package', '--stage', 'prod', '--package', dir, '--param=scanMode=on-demand', '--param=apiEndpoint=functionUrl'])
+    const packaged = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8'))
+    res = packaged.Resources
+    outputs = packaged.Outputs
+  }, 180_000)
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('lets the API invoke the scan function, and nothing else, in on-demand mode', () => {
+    const env = res.ApiLambdaFunction!.Properties.Environment.Variables
+    expect(env.SCAN_MODE).toBe('on-demand')
+    expect(env.SCAN_FUNCTION_NAME).toBe(res.ScanLambdaFunction!.Properties.FunctionName)
+    expect(res.ApiStartsScanPolicy!.Properties).toMatchObject({
+      Roles: [{ Ref: 'ApiRole' }],
+      PolicyDocument: {
+        Statement: [{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: getAtt('ScanLambdaFunction') }],
+      },
+    })
+    expect(res.ScanLambdaFunction!.Properties.Environment.Variables.SCAN_MODE).toBe('on-demand')
+  })
+
+  it('serves the API through a Function URL with AWS_IAM auth and no HTTP API', () => {
+    const urls = Object.values(res).filter((r) => r.Type === 'AWS::Lambda::Url')
+    expect(urls).toEqual([
+      { Type: 'AWS::Lambda::Url', Properties: { AuthType: 'AWS_IAM', TargetFunctionArn: getAtt('ApiLambdaFunction') } },
+    ])
+    expect(Object.values(res).filter((r) => r.Type.startsWith('AWS::ApiGatewayV2::'))).toEqual([])
+    // Its address is exported in place of the HTTP API's.
+    expect(outputs.ApiLambdaFunctionUrl).toMatchObject({
+      Value: { 'Fn::GetAtt': ['ApiLambdaFunctionUrl', 'FunctionUrl'] },
+      Export: { Name: 'serverless-delay-queue-prod-ApiFunctionUrl' },
+    })
+    expect(outputs.HttpApiUrl).toBeUndefined()
   })
 })
 

@@ -85,3 +85,30 @@ export function lambdaContext(options: { name?: string; budgetMs?: number; reque
     succeed: () => undefined,
   }
 }
+
+/**
+ * A Lambda Function URL event (payload v2, like the HTTP API's) for `method path`: no route matching happens before
+ * the handler (routeKey `$default`, no pathParameters), the domain is `<id>.lambda-url.<region>.on.aws`, and with
+ * AWS_IAM auth requestContext.authorizer.iam describes the signer.
+ */
+export function functionUrlEvent(method: string, path: string, body?: unknown, o: Omit<EventOptions, 'routeKey'> = {}): APIGatewayProxyEventV2 {
+  const event = apiEvent(method, path, body, { ...o, routeKey: '$default' })
+  const [rawPath, rawQueryString = ''] = path.split('?') as [string, string?]
+  const domainName = 'abcdefghijklmnopqrstuvwxyz012345.lambda-url.us-east-1.on.aws'
+  const iam = { accessKey: 'AKIAEXAMPLE', accountId: '000000000000', callerId: 'AIDAEXAMPLE', userArn: 'arn:aws:iam::000000000000:user/caller', userId: 'AIDAEXAMPLE' }
+  // Function URL events carry the IAM caller in requestContext.authorizer.iam, a field the v2 event type lacks.
+  const requestContext = { ...event.requestContext, authorizer: { iam } } as APIGatewayProxyEventV2['requestContext']
+  return {
+    ...event,
+    rawPath,
+    rawQueryString,
+    headers: { ...event.headers, host: domainName, 'x-amzn-trace-id': 'Root=1-00000000-000000000000000000000000' },
+    requestContext: {
+      ...requestContext,
+      apiId: 'abcdefghijklmnopqrstuvwxyz012345',
+      domainName,
+      domainPrefix: 'abcdefghijklmnopqrstuvwxyz012345',
+      http: { ...event.requestContext.http, path: rawPath },
+    },
+  }
+}

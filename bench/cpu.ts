@@ -1,0 +1,171 @@
+// What the functions' memory sizes are chosen from (docs/cost.md "Right-sizing"): CPU time, measured in this process
+// with process.cpuUsage() (user + system), for
+//   - the scanner draining N due jobs into SQS (claims, message building, SendMessageBatch, acks): CPU ms per 1,000;
+//   - the scanner idle (jobs exist, none due within the hour): CPU ms per second of wall time;
+//   - the API handler: one POST /jobs, and one POST /jobs/batch of 100, as API Gateway / a Function URL hands them over.
+// Redis and the local SQS endpoint run in their own processes, so their CPU is not counted. On Lambda a function gets
+// CPU in proportion to its memory (1,769 MB = one vCPU), so CPU ms per job / the vCPU share = wall ms per job.
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
+import { build } from 'esbuild'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createScanner } from '../src/scan/engine'
+import { createSqsClient } from '../src/sqs/client'
+import { createEngine } from '../src/store/engine'
+import { benchJob, jobId, PAYLOAD_JSON, TARGET } from './data'
+import { flush, type BenchEnv } from './env'
+import { inFlight, median, sleep } from './stats'
+
+export interface CpuResult {
+  drainJobs: number
+  scanCpuMsPer1000Jobs: number
+  /** Wall-clock drain rate in this run (one core of this machine, shared). */
+  drainPerSec: number
+  idleSeconds: number
+  scanIdleCpuMsPerSec: number
+  apiRequests: number
+  apiCpuMsPerRequest: number
+  apiWallMsPerRequest: number
+  apiCpuMsPerBatch100: number
+  apiWallMsPerBatch100: number
+}
+
+const cpuMs = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
+}
+
+async function scanDrain(env: BenchEnv, jobs: number, rep: number) {
+  await flush(env.admin)
+  const queue = await env.queue('cpu')
+  const config = env.config(queue.url)
+  const engine = createEngine(config)
+  const sqs = createSqsClient(config)
+  const all = Array.from({ length: jobs }, (_, i) => benchJob(jobId(`c${rep}`, i), { delayMs: 0 }))
+  await inFlight(Math.ceil(jobs / 100), 8, async (b) => void (await engine.store.enqueueMany(all.slice(b * 100, b * 100 + 100))))
+  let sent = 0
+  const { scanner, close } = createScanner(engine, sqs, { onSent: () => void sent++ })
+  const startCpu = cpuMs()
+  const started = performance.now()
+  const run = scanner.run(Date.now() + 120_000)
+  while (sent < jobs && performance.now() - started < 120_000) await sleep(5)
+  const wallMs = performance.now() - started
+  const usedMs = cpuMs() - startCpu
+  scanner.stop()
+  await run
+  await close()
+  sqs.destroy()
+  await engine.close()
+  await queue.remove()
+  if (sent < jobs) throw new Error(`cpu bench: only ${sent} of ${jobs} jobs sent`)
+  return { cpuPer1000: (usedMs / jobs) * 1000, perSec: jobs / (wallMs / 1000) }
+}
+
+async function scanIdle(env: BenchEnv, seconds: number) {
+  await flush(env.admin)
+  const queue = await env.queue('cpu-idle')
+  const config = env.config(queue.url)
+  const engine = createEngine(config)
+  const sqs = createSqsClient(config)
+  await engine.store.enqueueMany(Array.from({ length: 1_000 }, (_, i) => benchJob(jobId('ci', i), { delayMs: 3_600_000 + i })))
+  const { scanner, close } = createScanner(engine, sqs)
+  const run = scanner.run(Date.now() + seconds * 1000 + 60_000)
+  await sleep(1_000) // past the first claim and the subscription
+  const startCpu = cpuMs()
+  const started = performance.now()
+  await sleep(seconds * 1000)
+  const perSec = (cpuMs() - startCpu) / ((performance.now() - started) / 1000)
+  scanner.stop()
+  await run
+  await close()
+  sqs.destroy()
+  await engine.close()
+  await queue.remove()
+  return perSec
+}
+
+function apiEvent(method: string, path: string, body: string): APIGatewayProxyEventV2 {
+  return {
+    version: '2.0',
+    routeKey: `${method} ${path}`,
+    rawPath: path,
+    rawQueryString: '',
+    headers: { 'content-type': 'application/json' },
+    requestContext: { http: { method, path } } as APIGatewayProxyEventV2['requestContext'],
+    body,
+    isBase64Encoded: false,
+  }
+}
+
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>
+
+/**
+ * functions/api.ts bundled as serverless-esbuild bundles it (middy is ESM-only: the bench's own loader cannot
+ * require it) and loaded with the bench's Redis in its environment: the handler Lambda runs.
+ */
+async function loadApiHandler(env: BenchEnv): Promise<{ handler: Handler; cleanup(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'sdq-bench-api-'))
+  const outfile = join(dir, 'api.js')
+  await build({
+    entryPoints: ['functions/api.ts'],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node24',
+    external: ['@aws-sdk/*', '@smithy/*'],
+    loader: { '.lua': 'text' },
+    logLevel: 'warning',
+  })
+  Object.assign(process.env, { REDIS_URL: env.redis.url, QUEUES: `${TARGET}=http://127.0.0.1:1/000000000000/unused` })
+  const { handler } = require(outfile) as { handler: Handler }
+  return { handler, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+async function api(env: BenchEnv, requests: number) {
+  await flush(env.admin)
+  const { handler, cleanup } = await loadApiHandler(env)
+  const context = { getRemainingTimeInMillis: () => 10_000 } as Context
+  const one = (i: number) => `{"queue":"${TARGET}","id":"${jobId('a', i)}","delayMs":3600000,"payload":${PAYLOAD_JSON}}`
+  const measure = async (event: (i: number) => APIGatewayProxyEventV2, n: number) => {
+    const cpu: number[] = []
+    const wall: number[] = []
+    for (let i = 0; i < n; i++) {
+      const e = event(i)
+      const [c, w] = [cpuMs(), performance.now()]
+      const res = (await handler(e, context)) as { statusCode: number }
+      if (res.statusCode >= 300) throw new Error(`api bench: ${res.statusCode}`)
+      cpu.push(cpuMs() - c)
+      wall.push(performance.now() - w)
+    }
+    return { cpu: median(cpu), wall: median(wall) }
+  }
+  const single = await measure((i) => apiEvent('POST', '/jobs', one(i)), requests)
+  const batches = Math.max(10, Math.floor(requests / 20))
+  const batch = await measure(
+    (b) => apiEvent('POST', '/jobs/batch', `{"jobs":[${Array.from({ length: 100 }, (_, k) => one(1_000_000 + b * 100 + k)).join(',')}]}`),
+    batches,
+  )
+  cleanup()
+  return { single, batch }
+}
+
+export async function measureCpu(env: BenchEnv, size: { drainJobs: number; idleSeconds: number; apiRequests: number; reps: number }): Promise<CpuResult> {
+  const drains = []
+  for (let rep = 0; rep < size.reps; rep++) drains.push(await scanDrain(env, size.drainJobs, rep))
+  const idle = await scanIdle(env, size.idleSeconds)
+  const { single, batch } = await api(env, size.apiRequests)
+  return {
+    drainJobs: size.drainJobs,
+    scanCpuMsPer1000Jobs: median(drains.map((d) => d.cpuPer1000)),
+    drainPerSec: median(drains.map((d) => d.perSec)),
+    idleSeconds: size.idleSeconds,
+    scanIdleCpuMsPerSec: idle,
+    apiRequests: size.apiRequests,
+    apiCpuMsPerRequest: single.cpu,
+    apiWallMsPerRequest: single.wall,
+    apiCpuMsPerBatch100: batch.cpu,
+    apiWallMsPerBatch100: batch.wall,
+  }
+}

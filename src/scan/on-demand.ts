@@ -1,0 +1,76 @@
+// On-demand scan mode: one invocation's scanner runs as in continuous mode, and a watch beside it ends the run
+// early once nothing is due before the next scheduled invocation could take it, after a linger without work.
+//
+// The hand-over with enqueues has no gap: an enqueue is atomic with its read of the alive marker
+// (lua/enqueue.lua), and the watch looks at the due times again after removing the marker. An enqueue that saw the
+// marker is visible to that second look (the scanner stays); one that came after it sees no marker (it starts a
+// scanner). Jobs are never lost either way: what no scanner takes now, the next scheduled invocation takes.
+import { defaultLog, type Log } from '../logger'
+import type { Presence } from './presence'
+import { ALIVE_REFRESH_MS } from './presence'
+import type { ScanReport, Scanner } from './scanner'
+
+export interface OnDemandOptions {
+  presence: Presence
+  /** Anything due sooner than this keeps the scanner running: the next scheduled invocation might be too late. */
+  horizonMs: number
+  /** How long to stay after the last job, for the ones that follow it. */
+  lingerMs: number
+  logger?: Log
+}
+
+export interface OnDemandReport extends ScanReport {
+  /** True when the run ended because nothing was due soon (false: it reached its deadline). */
+  endedEarly: boolean
+}
+
+/** Longest pause between two looks at the due times while waiting for a job due within the horizon. */
+const MAX_CHECK_MS = 1_000
+
+export async function runOnDemand(scanner: Scanner, untilMs: number, options: OnDemandOptions): Promise<OnDemandReport> {
+  const { presence, horizonMs, lingerMs } = options
+  const log = options.logger ?? defaultLog()
+  await presence.markAlive().catch((e) => log.warn('alive marker failed', { error: String(e) }))
+  let finished = false
+  const run = scanner.run(untilMs).finally(() => (finished = true))
+  const finishedOrAfter = (ms: number) => Promise.race([run.catch(() => {}), new Promise((r) => setTimeout(r, ms))])
+  let refreshedAt = Date.now()
+  let endedEarly = false
+  let pauseMs = 0
+  while (!finished) {
+    await finishedOrAfter(pauseMs)
+    if (finished) break
+    try {
+      if (Date.now() - refreshedAt >= ALIVE_REFRESH_MS) {
+        await presence.refresh()
+        refreshedAt = Date.now()
+      }
+      const quietMs = Date.now() - scanner.lastWorkMs()
+      if (quietMs < lingerMs) {
+        pauseMs = Math.min(lingerMs - quietMs, ALIVE_REFRESH_MS)
+        continue
+      }
+      let untilDue = await presence.msUntilNextDue()
+      if (untilDue >= horizonMs) {
+        await presence.retire()
+        untilDue = await presence.msUntilNextDue()
+        if (untilDue >= horizonMs) {
+          endedEarly = true
+          scanner.stop()
+          break
+        }
+        await presence.markAlive()
+        refreshedAt = Date.now()
+      }
+      // Something is due within the horizon: the scanner takes it; look again once it could be done with it.
+      pauseMs = Math.max(50, Math.min(untilDue + lingerMs, MAX_CHECK_MS))
+    } catch (e) {
+      // Redis away: keep scanning (the scanner backs off on its own); the marker expires if we cannot refresh it.
+      log.warn('on-demand watch failed', { error: String(e) })
+      pauseMs = MAX_CHECK_MS
+    }
+  }
+  const report = await run
+  if (!endedEarly) await presence.retire().catch((e) => log.warn('alive marker removal failed', { error: String(e) }))
+  return { ...report, endedEarly }
+}

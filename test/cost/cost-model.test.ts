@@ -1,0 +1,68 @@
+// The cost model's arithmetic (bench/cost-model.ts), on fixed figures: which lines each enqueue path and mode bills,
+// and that quantities follow the rules docs/cost.md states (10 jobs per SQS request, 100 per batch request, ...).
+import { describe, expect, it } from 'vitest'
+import { bill, scanSeconds, type Measured, type Scenario } from '../../bench/cost-model'
+
+const measured: Measured = {
+  bytesPerJob200: 335,
+  scanCpuMsPer1000Jobs: 100,
+  apiWallMsPerRequest: 0.2,
+  apiCpuMsPerRequest: 0.1,
+  apiWallMsPerBatch100: 5,
+  apiCpuMsPerBatch100: 3,
+  idleRedisCommandsPerSec: 4,
+  emptyTickActiveS: 0.01,
+  startedJobActiveS: 1,
+  continuousInvocationS: 66,
+}
+const base: Scenario = {
+  jobsPerMonth: 10_000_000, enqueue: 'api', mode: 'continuous', scanMemoryMb: 512, apiMemoryMb: 512,
+  payloadBytes: 200, waitHours: 24, redis: 'serverless', endpointAzs: 1,
+}
+const item = (lines: ReturnType<typeof bill>, prefix: string) => lines.find((l) => l.item.startsWith(prefix))
+const total = (lines: ReturnType<typeof bill>) => lines.reduce((a, l) => a + l.usd, 0)
+
+describe('cost model', () => {
+  it('bills API Gateway per request on the api path, per 100 jobs on the batch path, and never on function-url or direct', () => {
+    // act
+    const api = bill(base, measured)
+    const batch = bill({ ...base, enqueue: 'batch' }, measured)
+    const url = bill({ ...base, enqueue: 'function-url' }, measured)
+    const direct = bill({ ...base, enqueue: 'direct' }, measured)
+    // assess
+    expect(item(api, 'API Gateway')!.usd).toBeCloseTo(10)
+    expect(item(batch, 'API Gateway')!.usd).toBeCloseTo(0.1)
+    expect(item(url, 'API Gateway')).toBeUndefined()
+    expect(item(url, 'API Lambda')).toBeDefined()
+    expect(item(direct, 'API')).toBeUndefined()
+    expect(total(direct)).toBeLessThan(total(url))
+  })
+
+  it('sends 10 jobs per SQS request and runs a continuous scan 60 times an hour for its measured length', () => {
+    const lines = bill(base, measured)
+    expect(item(lines, 'SQS SendMessageBatch')!.usd).toBeCloseTo((1_000_000 * 0.4) / 1e6)
+    expect(scanSeconds(base, measured).seconds).toBe(60 * 730 * 66)
+  })
+
+  it('bills an idle on-demand deployment for its ticks, never more than continuous, and the storage minimum', () => {
+    // act
+    const idle = scanSeconds({ ...base, mode: 'on-demand', jobsPerMonth: 0 }, measured)
+    const busy = scanSeconds({ ...base, mode: 'on-demand', jobsPerMonth: 1e9 }, measured)
+    const lines = bill({ ...base, mode: 'on-demand', jobsPerMonth: 0, enqueue: 'direct' }, measured)
+    // assess
+    expect(idle.seconds).toBeCloseTo(60 * 730 * 0.01)
+    expect(busy.seconds).toBeLessThanOrEqual(60 * 730 * 66)
+    expect(busy.seconds).toBeGreaterThan(0.9 * 60 * 730 * 66) // jobs every few ms: the scanner never leaves
+    expect(item(lines, 'Redis: ElastiCache Serverless Valkey storage')!.usd).toBeCloseTo(0.1 * 730 * 0.084)
+    expect(item(lines, 'Lambda interface VPC endpoint')).toBeDefined() // enqueuers start scans through Lambda's API
+  })
+
+  it('grows Redis storage with pending jobs (jobs a month x wait) and picks the cheaper Redis on auto', () => {
+    const storage = (waitHours: number) =>
+      item(bill({ ...base, jobsPerMonth: 100_000_000, waitHours }, measured), 'Redis: ElastiCache Serverless Valkey storage')!.usd
+    expect(storage(24) / storage(12)).toBeCloseTo(2)
+    const auto = bill({ ...base, jobsPerMonth: 100_000_000, redis: 'auto' }, measured)
+    const serverless = bill({ ...base, jobsPerMonth: 100_000_000 }, measured)
+    expect(total(auto)).toBeLessThanOrEqual(total(serverless))
+  })
+})

@@ -1,0 +1,192 @@
+// On-demand scan mode against real Redis and SQS: enqueues start a scanner when nothing runs, one at a time; the
+// scanner ends once nothing is due soon; a dead scanner's marker expires and the next enqueue replaces it.
+import { afterAll, describe, expect, it } from 'vitest'
+import { Leases } from '../../src/scan/leases'
+import { ALIVE_TTL_MS, Presence } from '../../src/scan/presence'
+import { eventually } from '../support/eventually'
+import { testStore } from '../support/engine'
+import { inProcessScanFunction, onDemandQueue } from '../support/on-demand'
+import { pendingCount, testScanner } from '../support/scanner'
+import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
+
+const sqs = sqsClient()
+afterAll(() => sqs.destroy())
+
+/** Generous slack over the measured start: this machine is shared, and a test must not turn into a benchmark. */
+const SLACK_MS = 250
+
+describe('on-demand scan mode', () => {
+  for (const delayMs of [0, 1_000, 5_000]) {
+    it(`dispatches a job enqueued with a ${delayMs} ms delay while no scanner runs, within the scanner's start time`, async () => {
+      // prepare: nothing runs
+      const t = testStore()
+      const q = await createQueue(sqs, `od-${delayMs}`)
+      const fn = inProcessScanFunction(t, { orders: q.url })
+      const queue = onDemandQueue(t, { orders: q.url }, fn.invoker)
+      // act
+      await queue.schedule({ id: 'soon', queue: 'orders', payload: { delayMs }, delayMs })
+      await eventually(() => fn.sent.length === 1, delayMs + 10_000)
+      const [report] = await fn.settled()
+      // assess: one start; the job is late by at most the time the scanner took to come up; then the scanner ended
+      expect(fn.invocations).toHaveLength(1)
+      const startMs = fn.invocations[0]!.upAt! - fn.invocations[0]!.invokedAt
+      expect(fn.sent[0]!.lateMs).toBeLessThanOrEqual((delayMs === 0 ? startMs : 0) + SLACK_MS)
+      expect(report!.endedEarly).toBe(true)
+      expect(await t.redis.exists(t.keys.shards[0]!.scannerAlive)).toBe(0)
+      expect([...countIds(await receiveAll(sqs, q.url))]).toEqual([['soon', 1]])
+      await t.close()
+    })
+  }
+
+  it('starts at most one scanner for 1,000 concurrent enqueues, and dispatches all of them', async () => {
+    // prepare
+    const t = testStore({ buckets: 256 })
+    const q = await createQueue(sqs, 'od-burst')
+    const fn = inProcessScanFunction(t, { orders: q.url })
+    const queue = onDemandQueue(t, { orders: q.url }, fn.invoker)
+    // act: single schedules and batches, all at once
+    const ids = Array.from({ length: 1_000 }, (_, i) => `burst-${i}`)
+    await Promise.all([
+      ...ids.slice(0, 500).map((id, i) => queue.schedule({ id, queue: 'orders', payload: i, delayMs: i % 3 })),
+      ...[0, 1, 2, 3, 4].map((b) =>
+        queue.scheduleMany(ids.slice(500 + b * 100, 600 + b * 100).map((id) => ({ id, queue: 'orders', payload: b }))),
+      ),
+    ])
+    await eventually(async () => (await pendingCount(t.store)) === 0, 20_000)
+    await fn.settled()
+    // assess
+    expect(fn.invocations).toHaveLength(1)
+    const counts = countIds(await receiveAll(sqs, q.url))
+    expect(counts.size).toBe(1_000)
+    expect([...counts.values()].every((n) => n === 1)).toBe(true)
+    await t.close()
+  })
+
+  it('replaces a scanner that died while marked alive once its marker expires, and loses nothing', async () => {
+    // prepare: a scanner marked itself alive, leased a job (1 s lease) and died without a word
+    const t = testStore()
+    const q = await createQueue(sqs, 'od-dead')
+    const fn = inProcessScanFunction(t, { orders: q.url })
+    const queue = onDemandQueue(t, { orders: q.url }, fn.invoker)
+    await new Presence(t.redis, t.keys, 'dead').markAlive()
+    const diedAt = Date.now()
+    const leases = new Leases(t.redis, { leaseMs: 1_000, maxAttempts: 10, backoffBaseMs: 10, backoffMaxMs: 10 })
+    await t.store.enqueue({ id: 'leased', queue: 'orders', payloadJson: '1', schedule: { delayMs: 0 } })
+    for (const shard of t.keys.shards) await leases.claim(shard, await leases.seedHints(shard, 10), 10)
+    // act: a job every 200 ms, due at once
+    let n = 0
+    while (fn.invocations.length === 0 && Date.now() - diedAt < ALIVE_TTL_MS + 3_000) {
+      await queue.schedule({ id: `after-${++n}`, queue: 'orders', payload: n })
+      await new Promise((r) => setTimeout(r, 200))
+    }
+    await eventually(async () => (await pendingCount(t.store)) === 0, 15_000)
+    await fn.settled()
+    // assess: replaced within the marker's expiry (plus one enqueue interval), every job sent once
+    expect(fn.invocations).toHaveLength(1)
+    expect(fn.invocations[0]!.invokedAt - diedAt).toBeGreaterThanOrEqual(ALIVE_TTL_MS - 100)
+    expect(fn.invocations[0]!.invokedAt - diedAt).toBeLessThanOrEqual(ALIVE_TTL_MS + 1_000)
+    const counts = countIds(await receiveAll(sqs, q.url))
+    expect(counts.get('leased')).toBe(1)
+    expect(counts.size).toBe(n + 1)
+    expect([...counts.values()].every((c) => c === 1)).toBe(true)
+    await t.close()
+  })
+
+  it('keeps a job whose scan start failed, and asks again on the next enqueue (the guard is given back)', async () => {
+    // prepare: Lambda refuses the invoke (throttled, no network)
+    const t = testStore()
+    const q = await createQueue(sqs, 'od-fail')
+    let calls = 0
+    const failing = {
+      async invoke() {
+        calls++
+        throw new Error('TooManyRequestsException')
+      },
+    }
+    const queue = onDemandQueue(t, { orders: q.url }, failing)
+    // act
+    const first = await queue.schedule({ id: 'kept-1', queue: 'orders', payload: 1 })
+    await queue.schedule({ id: 'kept-2', queue: 'orders', payload: 2 })
+    // assess: both stored and scheduled, both enqueues tried to start a scan (no guard left behind)
+    expect(first.status).toBe('scheduled')
+    expect((await t.store.get('kept-1'))!.status).toBe('scheduled')
+    expect((await t.store.get('kept-2'))!.status).toBe('scheduled')
+    expect(calls).toBe(2)
+    for (const shard of t.keys.shards) expect(await t.redis.exists(shard.scanStart)).toBe(0)
+    // and a scheduled run takes them
+    const fn = inProcessScanFunction(t, { orders: q.url })
+    await fn.tick().done
+    expect([...countIds(await receiveAll(sqs, q.url))].sort()).toEqual([['kept-1', 1], ['kept-2', 1]])
+    await t.close()
+  })
+
+  it('starts a scanner for a recurring schedule whose first occurrence is due within the horizon', async () => {
+    // prepare
+    const t = testStore()
+    const q = await createQueue(sqs, 'od-sched')
+    const fn = inProcessScanFunction(t, { orders: q.url })
+    const queue = onDemandQueue(t, { orders: q.url }, fn.invoker)
+    // act: every 2 s; stop the series once its first occurrence went out
+    await queue.putSchedule('tick', { queue: 'orders', payload: { n: 1 }, everyMs: 2_000 })
+    await eventually(() => fn.sent.length >= 1, 10_000)
+    await queue.deleteSchedule('tick')
+    await fn.settled()
+    // assess: one start, the occurrence sent, and the scanner ended once nothing was due
+    expect(fn.invocations).toHaveLength(1)
+    expect(fn.sent[0]!.id).toMatch(/^tick@\d+$/)
+    expect(await t.redis.exists(t.keys.shards[0]!.scannerAlive)).toBe(0)
+    await t.close()
+  })
+
+  it('keeps a scheduled run going while a job is due within the horizon, and ends it after the job and a linger', async () => {
+    // prepare: one job due in 1.5 s, one in two hours; nothing asks for a start (plain store)
+    const t = testStore()
+    const q = await createQueue(sqs, 'od-tick')
+    const fn = inProcessScanFunction(t, { orders: q.url }, { lingerMs: 300 })
+    const { dueMs } = await t.store.enqueue({ id: 'soon', queue: 'orders', payloadJson: '1', schedule: { delayMs: 1_500 } })
+    await t.store.enqueue({ id: 'later', queue: 'orders', payloadJson: '2', schedule: { delayMs: 7_200_000 } })
+    // act: the schedule fires
+    const report = await fn.tick().done
+    // assess: it stayed for "soon", left "later" to a later run, and did not run to its 20 s deadline
+    expect(fn.sent.map((s) => s.id)).toEqual(['soon'])
+    expect(report.endedEarly).toBe(true)
+    expect(Date.now() - dueMs).toBeLessThan(5_000)
+    expect((await t.store.get('later'))!.status).toBe('scheduled')
+    await t.close()
+  })
+
+  it('ends a scheduled run at once when nothing is due within the horizon', async () => {
+    // prepare
+    const t = testStore()
+    const q = await createQueue(sqs, 'od-empty')
+    const fn = inProcessScanFunction(t, { orders: q.url }, { lingerMs: 1_000 })
+    await t.store.enqueue({ id: 'later', queue: 'orders', payloadJson: '2', schedule: { delayMs: 7_200_000 } })
+    // act
+    const started = Date.now()
+    const report = await fn.tick().done
+    // assess: no linger without work, marker gone
+    expect(report.endedEarly).toBe(true)
+    expect(Date.now() - started).toBeLessThan(1_000)
+    expect(await t.redis.exists(t.keys.shards[0]!.scannerAlive)).toBe(0)
+    await t.close()
+  })
+
+  it('never asks for a scanner in continuous mode (the scheduled runs loop all the time)', async () => {
+    // prepare
+    const t = testStore()
+    const q = await createQueue(sqs, 'od-cont')
+    const fn = inProcessScanFunction(t, { orders: q.url })
+    const queue = onDemandQueue(t, { orders: q.url }, fn.invoker, 'continuous')
+    // act
+    await queue.schedule({ id: 'now', queue: 'orders', payload: 1 })
+    // assess: no start, no guard; a continuous scanner sends the job as before
+    expect(fn.invocations).toHaveLength(0)
+    for (const shard of t.keys.shards) expect(await t.redis.exists(shard.scanStart)).toBe(0)
+    const s = testScanner(t, { queues: { orders: q.url } })
+    await s.runUntil(async () => (await pendingCount(t.store)) === 0, 5_000)
+    await s.close()
+    expect([...countIds(await receiveAll(sqs, q.url))]).toEqual([['now', 1]])
+    await t.close()
+  })
+})
+

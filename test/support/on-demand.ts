@@ -1,0 +1,85 @@
+// The scan function in on-demand mode, run in this process: an invoker that, like Lambda's asynchronous invoke,
+// returns at once and runs one scan "invocation" in the background (a scanner on the real Redis and SQS, with the
+// on-demand watch). It records when each invocation was asked for and when its scanner was up.
+import { DelayQueue } from '../../src/client/delay-queue'
+import type { ScanInvoker } from '../../src/client/scan-starter'
+import { loadConfig } from '../../src/config'
+import { runOnDemand, type OnDemandReport } from '../../src/scan/on-demand'
+import { Presence } from '../../src/scan/presence'
+import type { ClaimedJob } from '../../src/scan/leases'
+import { JobStore } from '../../src/store/job-store'
+import { SCAN_START_GUARD_MS } from '../../src/store/scan-start'
+import { testScanner } from './scanner'
+import type { testStore } from './engine'
+
+export interface Invocation {
+  invokedAt: number
+  /** When its alive marker was set: the "start time" of this local function is upAt - invokedAt. */
+  upAt?: number
+  done: Promise<OnDemandReport>
+}
+
+export interface SentJob {
+  id: string
+  lateMs: number
+}
+
+type TestStore = ReturnType<typeof testStore>
+
+export function inProcessScanFunction(
+  t: TestStore,
+  queues: Record<string, string>,
+  o: { horizonMs?: number; lingerMs?: number; timeoutMs?: number } = {},
+) {
+  const invocations: Invocation[] = []
+  const sent: SentJob[] = []
+  let seq = 0
+  const run = (): Invocation => {
+    const invocation: Invocation = { invokedAt: Date.now(), done: undefined as never }
+    const s = testScanner(t, { queues, onSent: (job: ClaimedJob, _at, lateMs) => void sent.push({ id: job.id, lateMs }) })
+    const presence = new Presence(t.redis, t.keys, `test-${++seq}`)
+    const markAlive = presence.markAlive.bind(presence)
+    presence.markAlive = async () => {
+      await markAlive()
+      invocation.upAt ??= Date.now()
+    }
+    invocation.done = runOnDemand(s.scanner, Date.now() + (o.timeoutMs ?? 20_000), {
+      presence,
+      horizonMs: o.horizonMs ?? 70_000,
+      lingerMs: o.lingerMs ?? 200,
+    }).finally(() => s.close())
+    return invocation
+  }
+  const invoker: ScanInvoker = {
+    async invoke() {
+      invocations.push(run())
+    },
+  }
+  return {
+    invocations,
+    sent,
+    invoker,
+    /** Starts one invocation directly, as the schedule would. */
+    tick: () => {
+      const invocation = run()
+      invocations.push(invocation)
+      return invocation
+    },
+    /** Waits for every invocation so far to end. */
+    settled: () => Promise.all(invocations.map((i) => i.done)),
+  }
+}
+
+/** A DelayQueue over the test store in on-demand mode (or `mode`), starting scanners through `invoker`. */
+export function onDemandQueue(t: TestStore, queues: Record<string, string>, invoker: ScanInvoker, mode = 'on-demand') {
+  const config = loadConfig({
+    REDIS_URL: 'redis://unused:6379',
+    QUEUES: Object.entries(queues).map(([n, u]) => `${n}=${u}`).join(','),
+    SCAN_MODE: mode,
+  })
+  const store = new JobStore(t.redis, t.keys, {
+    horizonMs: mode === 'on-demand' ? config.onDemandHorizonMs : 0,
+    guardMs: SCAN_START_GUARD_MS,
+  })
+  return new DelayQueue({ config, store }, {}, { scanInvoker: invoker })
+}
