@@ -130,7 +130,7 @@ async function main() {
     const file = resolve(process.cwd(), 'bench/results.json')
     const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {}
     const kept = { cpu: previous.cpu, onDemand: previous.onDemand }
-    writeFileSync(file, JSON.stringify({ ...results, ...kept }, null, 2) + '\n')
+    writeFileSync(file, `${JSON.stringify({ ...results, ...kept }, null, 2)}\n`)
   } finally {
     await env.stop()
   }

@@ -219,7 +219,14 @@ function keepScanning(lambdaUrl: string, functionName: string, log: (m: string) 
   const pause = (ms: number) =>
     new Promise<void>((r) => {
       const timer = setTimeout(r, ms)
-      abort.signal.addEventListener('abort', () => (clearTimeout(timer), r()), { once: true })
+      abort.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer)
+          r()
+        },
+        { once: true },
+      )
     })
   const loop = (async () => {
     while (!abort.signal.aborted) {
