@@ -15,6 +15,7 @@ import type { NewJob } from '../src/store/job-store'
 import { startRedisCluster, type LocalRedisCluster } from '../local/redis-cluster'
 import { localCredentials, startSqsProcess } from '../local/sqs-endpoint'
 import { jobId, PAYLOAD_JSON, TARGET } from './data'
+import { runMain } from './main'
 import { inFlight, median, sleep } from './stats'
 import { fmt, printTable, type Row } from './table'
 
@@ -167,10 +168,4 @@ async function drain(config: Config, scanners: number, rep: number): Promise<num
   return DRAIN_JOBS / ((last - start) / 1000)
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e)
-    process.exit(1)
-  },
-)
+runMain(main)

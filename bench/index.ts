@@ -10,6 +10,7 @@ import { resolve } from 'node:path'
 import { measureBurst, type BurstResult } from './burst'
 import { ENQUEUE_BATCH, ENQUEUE_BATCHES_IN_FLIGHT, measureEnqueue } from './enqueue'
 import { info, startBenchEnv } from './env'
+import { runMain } from './main'
 import { measureIdle } from './idle'
 import { SPREAD_MS, measureLateness } from './lateness'
 import { measureMemory } from './memory'
@@ -129,16 +130,10 @@ async function main() {
     const file = resolve(process.cwd(), 'bench/results.json')
     const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {}
     const kept = { cpu: previous.cpu, onDemand: previous.onDemand }
-    writeFileSync(file, JSON.stringify({ ...results, ...kept }, null, 2) + '\n')
+    writeFileSync(file, `${JSON.stringify({ ...results, ...kept }, null, 2)}\n`)
   } finally {
     await env.stop()
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e)
-    process.exit(1)
-  },
-)
+runMain(main)

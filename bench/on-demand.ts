@@ -163,7 +163,7 @@ async function main() {
   console.log(JSON.stringify(result, null, 2))
   const file = resolve(process.cwd(), 'bench/results.json')
   const all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
-  writeFileSync(file, JSON.stringify({ ...all, onDemand: result }, null, 2) + '\n')
+  writeFileSync(file, `${JSON.stringify({ ...all, onDemand: result }, null, 2)}\n`)
 }
 
 main().then(

@@ -12,6 +12,7 @@
 //                                                      bucket hints it carries in KEYS and returns (src/scan/leases.ts
 //                                                      sends max(limit, 16) = 250 with the shipped defaults)
 import { commandCalls, flush, info, processCpuSeconds, startBenchEnv, type BenchEnv } from './env'
+import { runMain } from './main'
 import { measureBurst } from './burst'
 import { measureEnqueue } from './enqueue'
 import { measureLateness } from './lateness'
@@ -213,4 +214,4 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (e) => (console.error(e), process.exit(1)))
+runMain(main)

@@ -26,7 +26,8 @@ async function main() {
     }
     const file = resolve(process.cwd(), 'bench/results.json')
     const all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
-    writeFileSync(file, JSON.stringify({ ...all, cpu: { date: new Date().toISOString(), mode: quick ? 'quick' : 'full', ...cpu } }, null, 2) + '\n')
+    const section = { date: new Date().toISOString(), mode: quick ? 'quick' : 'full', ...cpu }
+    writeFileSync(file, `${JSON.stringify({ ...all, cpu: section }, null, 2)}\n`)
   } finally {
     await env.stop()
   }

@@ -14,8 +14,8 @@ export function printTable(rows: readonly Row[]): string {
   const cells = (r: Row) => [r.measure, r.value, r.target ?? '', r.met === undefined ? '' : r.met ? 'met' : 'MISSED', r.note ?? '']
   const all = [cells(header).map((c, i) => (i === 3 ? 'ok?' : c)), ...rows.map(cells)]
   const widths = all[0]!.map((_, i) => Math.max(...all.map((r) => r[i]!.length)))
-  const line = (r: string[]) => '| ' + r.map((c, i) => c.padEnd(widths[i]!)).join(' | ') + ' |'
-  return [line(all[0]!), '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|', ...all.slice(1).map(line)].join('\n')
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`
+  return [line(all[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...all.slice(1).map(line)].join('\n')
 }
 
 export const fmt = {

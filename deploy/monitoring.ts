@@ -11,11 +11,22 @@ interface MonitoringArgs {
   resolveVariable: (variable: string) => Promise<unknown>
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: CloudFormation resources as plain JSON, written field by field
 type CfnNode = Record<string, any>
 
 const NAMESPACE = 'DelayQueue'
 /** OldestDueAgeMs above this for 3 minutes: jobs wait for a scanner. */
 const OLDEST_DUE_AGE_MS = 60_000
+
+/** Fires on any occurrence within a minute: a dead-lettered job, a failed scan. */
+const ANY_IN_A_MINUTE = {
+  Statistic: 'Sum',
+  Period: 60,
+  EvaluationPeriods: 1,
+  Threshold: 0,
+  ComparisonOperator: 'GreaterThanThreshold',
+  TreatMissingData: 'notBreaching',
+}
 
 function alarm(name: string, description: string, props: CfnNode): CfnNode {
   return {
@@ -47,23 +58,13 @@ function alarms(prefix: string, service: string, dlqs: { logicalId: string; targ
     }),
     DeadLetteredAlarm: alarm(`${prefix}-dead-lettered`, 'SQS refused jobs on every attempt: they are in the dead set.', {
       ...own('DeadLettered'),
-      Statistic: 'Sum',
-      Period: 60,
-      EvaluationPeriods: 1,
-      Threshold: 0,
-      ComparisonOperator: 'GreaterThanThreshold',
-      TreatMissingData: 'notBreaching',
+      ...ANY_IN_A_MINUTE,
     }),
     ScanErrorsAlarm: alarm(`${prefix}-scan-errors`, 'The scan function failed (error or timeout).', {
       Namespace: 'AWS/Lambda',
       MetricName: 'Errors',
       Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'ScanLambdaFunction' } }],
-      Statistic: 'Sum',
-      Period: 60,
-      EvaluationPeriods: 1,
-      Threshold: 0,
-      ComparisonOperator: 'GreaterThanThreshold',
-      TreatMissingData: 'notBreaching',
+      ...ANY_IN_A_MINUTE,
     }),
   }
   for (const dlq of dlqs) {

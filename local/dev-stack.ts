@@ -153,6 +153,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
         queueUrl: queue.queueUrl,
         queueArn: queue.queueArn,
         batchSize: consumer.batchSize,
+        // biome-ignore lint/suspicious/noExplicitAny: the handler answer is passed through to the poller untouched
         invoke: (event) => invokeFunction(offline.lambdaUrl, fnName, event) as Promise<any>,
         onError: (e) => log(`${consumer.function}: ${e instanceof Error ? e.message : e}`),
       })
@@ -218,7 +219,14 @@ function keepScanning(lambdaUrl: string, functionName: string, log: (m: string) 
   const pause = (ms: number) =>
     new Promise<void>((r) => {
       const timer = setTimeout(r, ms)
-      abort.signal.addEventListener('abort', () => (clearTimeout(timer), r()), { once: true })
+      abort.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer)
+          r()
+        },
+        { once: true },
+      )
     })
   const loop = (async () => {
     while (!abort.signal.aborted) {

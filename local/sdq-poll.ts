@@ -71,6 +71,7 @@ async function invoker(values: { handler?: string; function?: string; 'lambda-en
     const name = values.function ?? values.handler.replace(/[^A-Za-z0-9-_]/g, '-')
     return (event: Parameters<typeof handler>[0]) => handler(event, localContext(name, timeoutMs))
   }
+  // biome-ignore lint/suspicious/noExplicitAny: the handler's answer is passed through to the poller untouched
   return (event: unknown) => invokeFunction(values['lambda-endpoint']!, values.function!, event) as Promise<any>
 }
 

@@ -31,6 +31,7 @@ export interface ServiceSpec {
   consumers: ConsumerSpec[]
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: serverless.yml as parsed YAML, read field by field
 type Json = Record<string, any>
 
 export const slsBin = (root: string) => resolve(root, 'node_modules/serverless/bin/serverless.js')

@@ -69,7 +69,7 @@ function childEntry(): string {
     for (const candidate of [join(dir, 'sqs-endpoint-main.mjs'), join(dir, 'local', 'sqs-endpoint-main.mjs')]) {
       if (existsSync(candidate)) return candidate
     }
-    if (dirname(dir) === dir) throw new Error('local/sqs-endpoint-main.mjs not found above ' + __dirname)
+    if (dirname(dir) === dir) throw new Error(`local/sqs-endpoint-main.mjs not found above ${__dirname}`)
   }
 }
 

@@ -92,7 +92,7 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
     const chunks: Buffer[] = []
     for await (const c of req) chunks.push(c as Buffer)
     let body: Buffer = Buffer.concat(chunks)
-    let refused: BatchEntry[] = []
+    const refused: BatchEntry[] = []
     if (req.headers['x-amz-target'] === BATCH_TARGET && refuseRate > 0) {
       const parsed = JSON.parse(body.toString('utf8')) as { Entries?: BatchEntry[] }
       const entries = parsed.Entries ?? []

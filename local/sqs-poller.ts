@@ -182,6 +182,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve()
     const t = setTimeout(resolve, ms)
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true })
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t)
+        resolve()
+      },
+      { once: true },
+    )
   })
 }

@@ -35,7 +35,7 @@
     -2 JOB_DISPATCHING  upsert of a job that is being handed to SQS right now
 
   Due time is Redis's clock (TIME), never the caller's: a skewed client cannot make a job early or late.
-  Helpers: nowMs, countBy, reindexBucket, waitsForRetry, wakeIfEarliest
+  Helpers: nowMs, base36, countBy, reindexBucket, waitsForRetry, wakeIfEarliest
 ]]
 local jobs, index, bucket, inflight, leases, errors, dead, counts =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
@@ -53,16 +53,6 @@ else
   due = math.max(when, now)
 end
 
-local function b36(n)
-  local digits, s = '0123456789abcdefghijklmnopqrstuvwxyz', ''
-  repeat
-    local d = n % 36
-    s = string.sub(digits, d + 1, d + 1) .. s
-    n = math.floor(n / 36)
-  until n == 0
-  return s
-end
-
 -- On-demand scan mode: 1 when this job is due before the next scheduled scan could take it, no scanner runs, and
 -- no other enqueue is starting one already (the guard is taken here, in the same atomic step).
 local function startScanner()
@@ -75,7 +65,7 @@ end
 -- Insert of a new id, the common case, in as few calls as possible: HSETNX both checks and writes; the index only
 -- changes when this job is its bucket's new earliest (ZADD LT), and only then can it be the shard's earliest.
 if mode == 'insert' then
-  local record = queue .. '\n' .. b36(now) .. '\n0\n' .. groupId .. '\n' .. payload
+  local record = queue .. '\n' .. base36(now) .. '\n0\n' .. groupId .. '\n' .. payload
   if redis.call('HSETNX', jobs, id, record) == 1 then
     redis.call('ZADD', bucket, due, id)
     countBy(counts, queue, 'pending', 1)
@@ -119,7 +109,7 @@ if old then
   end
 end
 
-redis.call('HSET', jobs, id, queue .. '\n' .. b36(createdAt) .. '\n' .. version .. '\n' .. groupId .. '\n' .. payload)
+redis.call('HSET', jobs, id, queue .. '\n' .. base36(createdAt) .. '\n' .. version .. '\n' .. groupId .. '\n' .. payload)
 redis.call('ZADD', bucket, due, id)
 countBy(counts, queue, 'pending', 1)
 reindexBucket(index, bucket, bucketNo)

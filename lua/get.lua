@@ -12,10 +12,10 @@
 
   Returns nil when there is no such job, else
     { state, record, score, attempt, lastError }
-  state "scheduled"   score = due time; attempt = dispatch attempts so far
-        "dispatching" score = original due time (a scanner holds a lease on it)
-        "retrying"    score = time of the next dispatch attempt
-        "dead"        score = time it died
+  state "scheduled"   score = due time; attempt 0 (no dispatch tried yet, or revived: the attempts start again)
+        "dispatching" score = original due time (a scanner holds a lease on it); attempt = the lease's attempt
+        "retrying"    score = time of the next dispatch attempt; attempt = the attempts made so far
+        "dead"        score = time it died; attempt 0 (the attempts made are in lastError)
   Error codes: none.
   Helpers: decodeLease, waitsForRetry
 ]]

@@ -174,7 +174,7 @@ function readCa(path: string | undefined): string | undefined {
 
 /** QUEUES: JSON object `{"orders":"https://sqs..."}`, or `orders=https://sqs...,emails=https://sqs...`. */
 export function parseQueues(raw: string | undefined): Record<string, string> {
-  if (!raw || !raw.trim()) throw new ConfigError('QUEUES', 'is required: name=url pairs or a JSON object')
+  if (!raw?.trim()) throw new ConfigError('QUEUES', 'is required: name=url pairs or a JSON object')
   let entries: [string, unknown][]
   if (raw.trim().startsWith('{')) {
     let parsed: unknown

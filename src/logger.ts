@@ -19,5 +19,6 @@ export function createLogger(service: string): Logger {
 /** Where engine parts log when given nothing: one shared logger, built on first use. */
 let shared: Logger | undefined
 export function defaultLog(): Log {
-  return (shared ??= createLogger('delay-queue'))
+  shared ??= createLogger('delay-queue')
+  return shared
 }

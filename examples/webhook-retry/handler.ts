@@ -16,7 +16,7 @@ export interface WebhookHandlerDeps {
 export function deliverWebhookHandler(deps: WebhookHandlerDeps, options: JobHandlerOptions<AttemptPayload> = {}) {
   return jobHandler<AttemptPayload>(async ({ payload }, { logger }) => {
     const delivery = deps.deliveries.get(payload.deliveryId)
-    if (!delivery || delivery.state !== 'pending') return // duplicate delivery of a settled notification
+    if (delivery?.state !== 'pending') return // duplicate delivery of a settled notification
     const status = await post(payload.url, payload.body, deps.timeoutMs ?? 10_000)
     delivery.attempts.push({ at: Date.now(), status })
     if (typeof status === 'number' && status >= 200 && status < 300) {

@@ -57,6 +57,7 @@ const CODE_OF_STATUS: Record<number, ApiErrorCode> = {
 
 /** The error for a non-2xx answer, from its status and (JSON or not) body text. */
 export function apiErrorOf(status: number, text: string): DelayQueueApiError {
+  // biome-ignore lint/suspicious/noExplicitAny: any JSON at all (or none): every field is checked before use
   let body: any
   try {
     body = JSON.parse(text)

@@ -30,6 +30,7 @@ export interface Answer {
   status: number
   headers: Headers
   /** The parsed JSON body, or undefined (204). */
+  // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, typed by each client method's return type
   body: any
 }
 

@@ -8,7 +8,8 @@ import type { CacheClient } from '@aws-lambda-powertools/idempotency/cache/types
 import type { Context } from 'aws-lambda'
 import type { JobMessage } from '../sqs/envelope'
 
-/** The ioredis calls we use (a Redis or a Cluster both have them). */
+/** The ioredis calls we use (a Redis or a Cluster both have them). The caller's client comes in through this shape:
+ * the toolkit itself never loads ioredis (an import boundary in biome.jsonc). */
 export interface RedisCommands {
   get(key: string): Promise<string | null>
   call(command: string, ...args: (string | number)[]): Promise<unknown>

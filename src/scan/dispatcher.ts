@@ -58,7 +58,7 @@ const MAX_ENTRIES = 10
 const FIFO_LANES = 8
 
 /** A job waiting for a send slot, and how to report what became of it. */
-interface Pending {
+interface QueuedSend {
   job: ClaimedJob
   body: string
   bytes: number
@@ -69,7 +69,7 @@ interface Pending {
 interface Lane {
   queueUrl: string
   fifo: boolean
-  entries: Pending[]
+  entries: QueuedSend[]
   /** FIFO lanes send one batch at a time. */
   busy: boolean
   /** No entry's lease ends before this (a lower bound: it may be stale-low, never high). */
@@ -184,7 +184,7 @@ export class Dispatcher {
   }
 
   /** The lane's next entries: at most 10 and at most maxBatchBytes (but always at least one). */
-  private take(lane: Lane): Pending[] {
+  private take(lane: Lane): QueuedSend[] {
     this.dropStale(lane)
     let bytes = 0
     let count = 0
@@ -199,7 +199,7 @@ export class Dispatcher {
     return batch
   }
 
-  private async send(lane: Lane, batch: Pending[]): Promise<void> {
+  private async send(lane: Lane, batch: QueuedSend[]): Promise<void> {
     const entries: SendMessageBatchRequestEntry[] = batch.map(({ job, body }, i) => ({
       Id: `e${i}`,
       MessageBody: body,

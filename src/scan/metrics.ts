@@ -160,7 +160,10 @@ export class ScanMetrics implements ScanObserver {
 
   private counts(queue: string): QueueCounts {
     let c = this.queues.get(queue)
-    if (!c) this.queues.set(queue, (c = { dispatched: 0, released: 0, dead: 0 }))
+    if (!c) {
+      c = { dispatched: 0, released: 0, dead: 0 }
+      this.queues.set(queue, c)
+    }
     return c
   }
 

@@ -14,7 +14,7 @@ import { ConfigError } from '../errors'
 import { verifyLayout } from '../store/layout'
 import type { Dispatcher, RefusedJob } from './dispatcher'
 import type { Keyspace, ShardKeys } from '../store/keys'
-import type { ClaimedJob, Leases } from './leases'
+import type { ClaimedJob, ClaimResult, Leases } from './leases'
 import { LatencyRecorder } from './latency'
 import type { MemoryWatch } from './memory-watch'
 import type { MemoryReading } from '../store/memory'
@@ -131,7 +131,7 @@ export class Scanner {
     while (!this.stopped && Date.now() < untilMs) {
       await this.waitForCapacity()
       if (this.stopped) break
-      let result
+      let result: ClaimResult
       const sentAt = Date.now()
       try {
         await verifyLayout(leases.redis, this.options.keys)

@@ -1,8 +1,8 @@
-// The states of a pending job and the stored encodings that hold them, named once (docs/internals.md draws the
+// The states of a stored job (one in Redis, dead included) and the stored encodings that hold them, named once (docs/internals.md draws the
 // lifecycle). These formats are stored with the jobs: change them and existing jobs are stranded.
 
 /**
- * Where a pending job is, as lua/get.lua reports it:
+ * Where a stored job is, as lua/get.lua reports it:
  *  scheduled    in its due bucket, scored by its due time
  *  dispatching  leased to a scanner (inflight, scored by the lease expiry; lease with a token)
  *  retrying     SQS refused it; inflight, scored by its next attempt (lease with an empty token)
@@ -11,7 +11,8 @@
  */
 export type JobState = 'scheduled' | 'dispatching' | 'retrying' | 'dead'
 
-/** The per-queue counters, fields "<queue>|<counter>" of a shard's counts hash. */
+/** The per-queue counters, fields "<queue>|<counter>" of a shard's counts hash. `pending` counts the jobs not sent
+ * yet and not dead (scheduled + dispatching + retrying): a stored job is pending or dead. */
 export type Counter = 'pending' | 'dead' | 'dispatched'
 
 export function decodeCounterField(field: string): { queue: string; counter: string } {

@@ -155,7 +155,7 @@ export class JobStore {
     return results
   }
 
-  /** A pending job (scheduled, being dispatched, or dead), or null: a job handed to SQS is gone. */
+  /** A stored job (scheduled, being dispatched, retrying or dead), or null: a job handed to SQS is gone. */
   async get(id: string): Promise<JobView | null> {
     await this.ready()
     const reply = await guard(runScript(this.redis, getCall(this.keys.locate(id), id)))
@@ -215,7 +215,8 @@ export class JobStore {
       for (const due of shard.firstDue) next = Math.min(next, due)
       for (const [field, count] of Object.entries(shard.counts)) {
         const { queue, counter } = decodeCounterField(field)
-        const counts = (stats.queues[queue] ??= { pending: 0, dead: 0, dispatched: 0 })
+        const counts = stats.queues[queue] ?? { pending: 0, dead: 0, dispatched: 0 }
+        stats.queues[queue] = counts
         if (counter in counts) counts[counter as keyof QueueCounts] += Number(count)
       }
     }

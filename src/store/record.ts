@@ -1,4 +1,4 @@
-// The stored form of a pending job: one hash field per job, written by lua/enqueue.lua.
+// The stored form of a job (any state, dead included): one hash field per job, written by lua/enqueue.lua.
 //
 //   "<queue>\n<createdAt ms, base 36>\n<version>\n<groupId>\n<payload JSON>"
 //

@@ -198,7 +198,7 @@ describe('job input validation', () => {
     expect(validateJob({ queue: 'orders', payload: fits, id: 'id-1' }, config).payloadJson).toHaveLength(fits.length + 2)
     const error = (() => {
       try {
-        validateJob({ queue: 'orders', payload: fits + 'x', id: 'id-1' }, config)
+        validateJob({ queue: 'orders', payload: `${fits}x`, id: 'id-1' }, config)
       } catch (e) {
         return e
       }

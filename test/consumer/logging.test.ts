@@ -48,7 +48,7 @@ describe('consumer logs', () => {
     const dueMs = Date.now() - 1_500
     const secret = 'card-4242'
     const body = messageBody({ id: 'j1', queue: 'orders', payloadJson: JSON.stringify({ secret }), dueMs, createdAtMs: dueMs }, dueMs)
-    const handler = jobHandler(async (job, ctx) => ctx.logger.info('business says hi'), {
+    const handler = jobHandler(async (_job, ctx) => ctx.logger.info('business says hi'), {
       logger: new Logger({ serviceName: 'test' }),
       backoff: false,
     })

@@ -79,7 +79,10 @@ describe('jobHandler on a standard queue', () => {
     // act
     const run = drive(handler, queue)
     let dead: Awaited<ReturnType<typeof receiveNow>> = []
-    await eventually(async () => (dead = await receiveNow(queue.dlq.queueUrl)).length > 0)
+    await eventually(async () => {
+      dead = await receiveNow(queue.dlq.queueUrl)
+      return dead.length > 0
+    })
     await run.stop()
     // assess
     expect(attempts).toEqual([1, 2])
@@ -105,7 +108,10 @@ describe('jobHandler on a standard queue', () => {
     const run = drive(handler, queue)
     await deleteRecord(queue.queueUrl, event.Records.find((r) => r !== bad)!.receiptHandle)
     let dead: Awaited<ReturnType<typeof receiveNow>> = []
-    await eventually(async () => (dead = await receiveNow(queue.dlq.queueUrl)).length > 0, 10_000)
+    await eventually(async () => {
+      dead = await receiveNow(queue.dlq.queueUrl)
+      return dead.length > 0
+    }, 10_000)
     await run.stop()
     // assess
     expect(dead.map((m) => m.Body)).toEqual([bad.body])

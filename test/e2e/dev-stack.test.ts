@@ -1,6 +1,6 @@
 // The local stack end to end, as `npm run dev` runs it: the real HTTP API on serverless-offline, the scan function
 // invoked back to back, fauxqs with the queues serverless.yml declares, the example consumer fed by the SQS poller.
-import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs'
+import { GetQueueAttributesCommand, type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { startDevStack, type DevStack } from '../../local/dev-stack'
@@ -49,7 +49,10 @@ const listening = (url: string) =>
   new Promise<boolean>((resolve) => {
     const { hostname, port } = new URL(url)
     const sock = connect(Number(port), hostname)
-    sock.once('connect', () => (sock.destroy(), resolve(true)))
+    sock.once('connect', () => {
+      sock.destroy()
+      resolve(true)
+    })
     sock.once('error', () => resolve(false))
   })
 
@@ -91,7 +94,7 @@ describe('npm run dev: the local stack', () => {
 
     const client = sqs()
     const deadline = Date.now() + 30_000
-    let message
+    let message: Message | undefined
     while (!message && Date.now() < deadline) {
       const out = await client.send(
         new ReceiveMessageCommand({ QueueUrl: stack!.queues.emails, WaitTimeSeconds: 1, MessageAttributeNames: ['All'] }),

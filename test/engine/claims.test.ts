@@ -37,9 +37,10 @@ describe('claims', () => {
   it('orders jobs due in the same millisecond by id within a bucket', async () => {
     const s = testStore({ shards: 1, buckets: 1 })
     const l = new Leases(s.redis, { leaseMs: 1000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 })
-    const at = Date.now() + 100
+    // a second of room: an enqueue after `at` would be due at its own time, not in the same millisecond
+    const at = Date.now() + 1_000
     for (const id of ['c', 'a', 'b']) await s.store.enqueue(job({ id, schedule: { atMs: at } }))
-    await sleep(150)
+    await sleep(at - Date.now() + 50)
     const r = await l.claim(s.keys.shards[0]!, ['0'], 10)
     expect(r.jobs.map((j) => j.id)).toEqual(['a', 'b', 'c'])
     await s.close()

@@ -18,7 +18,8 @@ let pipeline: Awaited<ReturnType<typeof startPipeline>>
 beforeAll(async () => {
   server = createServer((req, res) => {
     req.resume()
-    const n = (hits[req.url!] = (hits[req.url!] ?? 0) + 1)
+    const n = (hits[req.url!] ?? 0) + 1
+    hits[req.url!] = n
     res.writeHead(n <= (failures[req.url!] ?? 0) ? 500 : 204).end()
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))

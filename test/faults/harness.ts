@@ -116,8 +116,7 @@ export async function spawnScanner(env: Record<string, string>): Promise<Worker>
   ready.catch(() => undefined)
   child.stdout!.on('data', (d) => {
     buffer += d
-    let at: number
-    while ((at = buffer.indexOf('\n')) >= 0) {
+    for (let at = buffer.indexOf('\n'); at >= 0; at = buffer.indexOf('\n')) {
       const line = buffer.slice(0, at)
       buffer = buffer.slice(at + 1)
       try {

@@ -13,26 +13,29 @@ export interface ClientBundle {
 function repoRoot(): string {
   for (let dir = __dirname; ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'src/ops/dashboard/client/app.ts'))) return dir
-    if (dirname(dir) === dir) throw new Error('dashboard: src/ops/dashboard/client/app.ts not found above ' + __dirname)
+    if (dirname(dir) === dir) throw new Error(`dashboard: src/ops/dashboard/client/app.ts not found above ${__dirname}`)
   }
 }
 
 let cached: Promise<ClientBundle> | undefined
 
 export function buildClient(): Promise<ClientBundle> {
-  return (cached ??= (async () => {
-    const root = repoRoot()
-    const result = await build({
-      entryPoints: [join(root, 'src/ops/dashboard/client/app.ts')],
-      bundle: true,
-      write: false,
-      format: 'esm',
-      target: 'es2022',
-      minify: true,
-      logLevel: 'warning',
-    })
-    const uplotCss = readFileSync(require.resolve('uplot/dist/uPlot.min.css', { paths: [root] }), 'utf8')
-    const ownCss = readFileSync(resolve(root, 'src/ops/dashboard/client/app.css'), 'utf8')
-    return { js: result.outputFiles[0]!.text, css: `${uplotCss}\n${ownCss}` }
-  })())
+  cached ??= bundle()
+  return cached
+}
+
+async function bundle(): Promise<ClientBundle> {
+  const root = repoRoot()
+  const result = await build({
+    entryPoints: [join(root, 'src/ops/dashboard/client/app.ts')],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    target: 'es2022',
+    minify: true,
+    logLevel: 'warning',
+  })
+  const uplotCss = readFileSync(require.resolve('uplot/dist/uPlot.min.css', { paths: [root] }), 'utf8')
+  const ownCss = readFileSync(resolve(root, 'src/ops/dashboard/client/app.css'), 'utf8')
+  return { js: result.outputFiles[0]!.text, css: `${uplotCss}\n${ownCss}` }
 }

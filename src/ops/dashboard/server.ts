@@ -101,7 +101,10 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
       if (!job) throw new JobNotFoundError(id(m))
       return [200, job]
     }],
-    ['DELETE', /^\/api\/jobs\/([^/]+)$/, async (_req, m) => (await queue.cancel(id(m)), [204])],
+    ['DELETE', /^\/api\/jobs\/([^/]+)$/, async (_req, m) => {
+      await queue.cancel(id(m))
+      return [204]
+    }],
     ['POST', /^\/api\/jobs\/([^/]+)\/reschedule$/, async (req, m) => {
       const when = (await readJson(req)) as { delayMs?: unknown; runAt?: unknown }
       const job = await queue.get(id(m))
@@ -115,7 +118,10 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
       return [200, moved]
     }],
     ['POST', /^\/api\/dead\/([^/]+)\/retry$/, async (_req, m) => [200, { id: id(m), runAt: new Date(await dead.revive(id(m))).toISOString() }]],
-    ['DELETE', /^\/api\/dead\/([^/]+)$/, async (_req, m) => (await queue.cancel(id(m)), [204])],
+    ['DELETE', /^\/api\/dead\/([^/]+)$/, async (_req, m) => {
+      await queue.cancel(id(m))
+      return [204]
+    }],
   ]
 }
 

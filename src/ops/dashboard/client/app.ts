@@ -21,7 +21,7 @@ const chart = new LatenessChart()
 const root = document.getElementById('app')!
 root.replaceChildren() // the shell's "Loading…"
 
-const time = (ms: number | string) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + 'Z'
+const time = (ms: number | string) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 19)}Z`
 const json = (value: unknown) => JSON.stringify(value)
 const ms = (value: number) => `${Math.round(value)} ms`
 const message = (e: unknown) => (e instanceof ApiError || e instanceof Error ? e.message : String(e))
@@ -167,7 +167,10 @@ function lookup() {
           <dt>payload</dt><dd><pre data-field="payload">${JSON.stringify(j.payload, null, 2)}</pre></dd>
         </dl>
         <form class="actions" @submit=${(e: Event) => reschedule(e, j.id)}>
-          <button type="button" class="danger" @click=${() => act(`cancelled ${j.id}`, async () => (await api.cancel(j.id), (state.found = undefined)))}>Cancel job</button>
+          <button type="button" class="danger" @click=${() => act(`cancelled ${j.id}`, async () => {
+            await api.cancel(j.id)
+            state.found = undefined
+          })}>Cancel job</button>
           <label>run in <input name="seconds" type="number" min="0" value="60" size="6" /> s</label>
           <button type="submit">Reschedule</button>
         </form>`
