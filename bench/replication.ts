@@ -14,12 +14,21 @@ const quick = process.argv.includes('--quick')
 const ROUNDS = quick ? 3 : 7
 const CALLS = quick ? 1_000 : 3_000
 
-async function round(engine: Engine, tag: string, concurrency: number): Promise<{ p50: number; p99: number; perSec: number }> {
+async function round(
+  engine: Engine,
+  tag: string,
+  concurrency: number,
+): Promise<{ p50: number; p99: number; perSec: number }> {
   const ms: number[] = []
   const started = performance.now()
   await inFlight(CALLS, concurrency, async (i) => {
     const t = performance.now()
-    await engine.store.enqueue({ id: jobId(tag, i), queue: TARGET, payloadJson: PAYLOAD_JSON, schedule: { delayMs: 3_600_000 } })
+    await engine.store.enqueue({
+      id: jobId(tag, i),
+      queue: TARGET,
+      payloadJson: PAYLOAD_JSON,
+      schedule: { delayMs: 3_600_000 },
+    })
     ms.push(performance.now() - t)
   })
   const p = percentiles(ms)
@@ -49,7 +58,10 @@ async function main() {
       const med = (n: number, k: 'p50' | 'p99' | 'perSec') => median(results[n]!.map((x) => x[k]))
       const at = `enqueue, ${concurrency} in flight`
       for (const n of [0, 1]) {
-        rows.push({ measure: `${at}, REDIS_WAIT_REPLICAS=${n}: p50 / p99`, value: `${ms3(med(n, 'p50'))} / ${ms3(med(n, 'p99'))}` })
+        rows.push({
+          measure: `${at}, REDIS_WAIT_REPLICAS=${n}: p50 / p99`,
+          value: `${ms3(med(n, 'p50'))} / ${ms3(med(n, 'p99'))}`,
+        })
         rows.push({ measure: `${at}, REDIS_WAIT_REPLICAS=${n}: throughput`, value: fmt.rate(med(n, 'perSec')) })
       }
       rows.push({ measure: `${at}: throughput N=1 / N=0`, value: fmt.pct(med(1, 'perSec') / med(0, 'perSec')) })

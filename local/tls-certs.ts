@@ -24,13 +24,47 @@ export async function makeTestCertificates(): Promise<TestCertificates> {
   const at = (name: string) => join(dir, name)
   try {
     const ca = async (name: string) =>
-      run('openssl', ['req', '-x509', ...KEY, '-keyout', at(`${name}.key`), '-out', at(`${name}.crt`), '-days', '2', '-subj', `/CN=sdq ${name}`])
+      run('openssl', [
+        'req',
+        '-x509',
+        ...KEY,
+        '-keyout',
+        at(`${name}.key`),
+        '-out',
+        at(`${name}.crt`),
+        '-days',
+        '2',
+        '-subj',
+        `/CN=sdq ${name}`,
+      ])
     await Promise.all([ca('ca'), ca('other-ca')])
-    await run('openssl', ['req', ...KEY, '-keyout', at('server.key'), '-out', at('server.csr'), '-subj', '/CN=127.0.0.1'])
+    await run('openssl', [
+      'req',
+      ...KEY,
+      '-keyout',
+      at('server.key'),
+      '-out',
+      at('server.csr'),
+      '-subj',
+      '/CN=127.0.0.1',
+    ])
     writeFileSync(at('san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n')
     await run('openssl', [
-      'x509', '-req', '-in', at('server.csr'), '-CA', at('ca.crt'), '-CAkey', at('ca.key'), '-CAcreateserial',
-      '-out', at('server.crt'), '-days', '2', '-extfile', at('san.ext'),
+      'x509',
+      '-req',
+      '-in',
+      at('server.csr'),
+      '-CA',
+      at('ca.crt'),
+      '-CAkey',
+      at('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      at('server.crt'),
+      '-days',
+      '2',
+      '-extfile',
+      at('san.ext'),
     ])
   } catch (e) {
     rmSync(dir, { recursive: true, force: true })
@@ -49,7 +83,17 @@ export async function makeTestCertificates(): Promise<TestCertificates> {
 /** redis-server arguments for TLS only (no plain port) with these certificates; clients need no certificate. */
 export function tlsServerArgs(certs: TestCertificates, port: number): string[] {
   return [
-    '--port', '0', '--tls-port', String(port), '--tls-cert-file', certs.certFile, '--tls-key-file', certs.keyFile,
-    '--tls-ca-cert-file', certs.caFile, '--tls-auth-clients', 'no',
+    '--port',
+    '0',
+    '--tls-port',
+    String(port),
+    '--tls-cert-file',
+    certs.certFile,
+    '--tls-key-file',
+    certs.keyFile,
+    '--tls-ca-cert-file',
+    certs.caFile,
+    '--tls-auth-clients',
+    'no',
   ]
 }

@@ -62,17 +62,23 @@ export class MemoryWatch {
       if (r.maxBytes > 0 && r.policy !== 'noeviction' && !this.evictionWarned) {
         // Any other policy makes Redis delete keys at maxmemory: jobs would vanish without an error.
         this.evictionWarned = true
-        this.logger.error('redis maxmemory-policy evicts keys: set it to noeviction, or jobs can be lost', { node: r.node, policy: r.policy })
-      }
-      if (r.percent !== null && r.percent >= this.options.warnPercent) {
-        this.logger.warn('redis memory above the warning threshold: at maxmemory new jobs are refused (507 StoreFull)', {
+        this.logger.error('redis maxmemory-policy evicts keys: set it to noeviction, or jobs can be lost', {
           node: r.node,
-          usedBytes: r.usedBytes,
-          maxBytes: r.maxBytes,
-          percent: r.percent,
-          warnPercent: this.options.warnPercent,
           policy: r.policy,
         })
+      }
+      if (r.percent !== null && r.percent >= this.options.warnPercent) {
+        this.logger.warn(
+          'redis memory above the warning threshold: at maxmemory new jobs are refused (507 StoreFull)',
+          {
+            node: r.node,
+            usedBytes: r.usedBytes,
+            maxBytes: r.maxBytes,
+            percent: r.percent,
+            warnPercent: this.options.warnPercent,
+            policy: r.policy,
+          },
+        )
       }
     }
     return fullest

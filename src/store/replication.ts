@@ -46,11 +46,23 @@ export async function replicatedWrites(
   pipeline.wait(options.replicas, options.timeoutMs).client('ID')
   const all = ((await pipeline.exec()) ?? []) as Reply[]
   const replies = all.slice(1, 1 + writes)
-  const [[idBeforeError, idBefore], [waitError, acked], [idAfterError, idAfter]] = [all[0]!, all[1 + writes]!, all[2 + writes]!]
+  const [[idBeforeError, idBefore], [waitError, acked], [idAfterError, idAfter]] = [
+    all[0]!,
+    all[1 + writes]!,
+    all[2 + writes]!,
+  ]
   const sameConnection = !idBeforeError && !idAfterError && idBefore === idAfter
   if (!waitError && sameConnection && Number(acked) >= options.replicas) return { replies }
   const confirmed = waitError || !sameConnection ? 0 : Number(acked)
-  return { replies, unconfirmed: new ReplicationUnconfirmedError(confirmed, options.replicas, options.timeoutMs, waitError ?? undefined) }
+  return {
+    replies,
+    unconfirmed: new ReplicationUnconfirmedError(
+      confirmed,
+      options.replicas,
+      options.timeoutMs,
+      waitError ?? undefined,
+    ),
+  }
 }
 
 /**
@@ -63,7 +75,9 @@ export async function writeScript<R>(
   call: ScriptCall<R>,
 ): Promise<{ reply: R; unconfirmed?: ReplicationUnconfirmedError }> {
   if (options.replicas <= 0) return { reply: await guard(runScript(redis, call)) }
-  const { replies, unconfirmed } = await guard(replicatedWrites(redis, options, (pipeline) => void queueScript(pipeline, call)))
+  const { replies, unconfirmed } = await guard(
+    replicatedWrites(redis, options, (pipeline) => void queueScript(pipeline, call)),
+  )
   const [err, reply] = replies[0] ?? [new Error('no reply'), null]
   if (err) await guard(Promise.reject(err))
   return { reply: reply as R, unconfirmed }

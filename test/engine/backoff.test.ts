@@ -6,8 +6,17 @@ import type { ClaimedJob } from '../../src/scan/leases'
 
 const options = { backoffBaseMs: 1_000, backoffMaxMs: 300_000 }
 const claimed = (id: string, attempt: number): ClaimedJob => ({
-  id, queue: 'q.fifo', groupId: 'g', payloadJson: '{}', createdAtMs: 0, version: 0,
-  dueMs: 0, attempt, token: 't', shard: 0, leaseDeadline: 0,
+  id,
+  queue: 'q.fifo',
+  groupId: 'g',
+  payloadJson: '{}',
+  createdAtMs: 0,
+  version: 0,
+  dueMs: 0,
+  attempt,
+  token: 't',
+  shard: 0,
+  leaseDeadline: 0,
 })
 
 describe('dispatch backoff', () => {

@@ -18,8 +18,20 @@ export interface LoadRecord {
 }
 
 /** `lanes` loops writing while `keepGoing()`: each turn enqueues a job due soon, and every third one cancels a later job. */
-export async function writeLoad(engine: Engine, tag: string, lanes: number, keepGoing: (r: LoadRecord) => boolean): Promise<LoadRecord> {
-  const record: LoadRecord = { enqueued: new Set(), cancelled: new Set(), uncertain: new Set(), refused: 0, refusedUnconfirmed: 0, acks: [] }
+export async function writeLoad(
+  engine: Engine,
+  tag: string,
+  lanes: number,
+  keepGoing: (r: LoadRecord) => boolean,
+): Promise<LoadRecord> {
+  const record: LoadRecord = {
+    enqueued: new Set(),
+    cancelled: new Set(),
+    uncertain: new Set(),
+    refused: 0,
+    refusedUnconfirmed: 0,
+    acks: [],
+  }
   const refuse = (e: unknown) => {
     record.refused++
     if ((e as { code?: string }).code === 'ReplicationUnconfirmed') record.refusedUnconfirmed++

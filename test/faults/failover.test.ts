@@ -110,75 +110,87 @@ async function cutReplicas(setup: LocalSentinelSetup, ms: number): Promise<() =>
 }
 
 const variants = [
-  ...(FULL ? [{ waitReplicas: 0, cutMs: 0 }, { waitReplicas: 1, cutMs: 0 }] : []),
+  ...(FULL
+    ? [
+        { waitReplicas: 0, cutMs: 0 },
+        { waitReplicas: 1, cutMs: 0 },
+      ]
+    : []),
   { waitReplicas: 0, cutMs: CUT_MS },
   { waitReplicas: 1, cutMs: CUT_MS },
 ]
 
-describe.each(variants)('primary killed (-9) and replaced by Sentinel, replicas cut off for $cutMs ms before, REDIS_WAIT_REPLICAS=$waitReplicas', ({ waitReplicas, cutMs }) => {
-  const title = waitReplicas
-    ? 'loses no acknowledged enqueue and fires no acknowledged cancel'
-    : cutMs
-      ? 'loses what the primary acknowledged while its replicas were cut off'
-      : 'measures what is lost'
-  it(title, async () => {
-    // prepare: one scanner process, dispatching through Sentinel
-    const stage = await stageFor(waitReplicas)
-    const worker: Worker = await spawnScanner(stage.env)
-    cleanup.push(() => worker.stop())
-    await worker.ready
+describe.each(variants)(
+  'primary killed (-9) and replaced by Sentinel, replicas cut off for $cutMs ms before, REDIS_WAIT_REPLICAS=$waitReplicas',
+  ({ waitReplicas, cutMs }) => {
+    const title = waitReplicas
+      ? 'loses no acknowledged enqueue and fires no acknowledged cancel'
+      : cutMs
+        ? 'loses what the primary acknowledged while its replicas were cut off'
+        : 'measures what is lost'
+    it(
+      title,
+      async () => {
+        // prepare: one scanner process, dispatching through Sentinel
+        const stage = await stageFor(waitReplicas)
+        const worker: Worker = await spawnScanner(stage.env)
+        cleanup.push(() => worker.stop())
+        await worker.ready
 
-    // act: writes for LOAD_MS (and on until they are acknowledged again, at most 30 s); the primary dies at KILL_AT_MS
-    const started = Date.now()
-    let killedAt = Infinity
-    const load = writeLoad(stage.engine, `w${waitReplicas}`, LANES, (r) => {
-      const now = Date.now()
-      return now < started + LOAD_MS || (recoveredAfterMs(r, killedAt) === null && now < killedAt + 30_000)
-    })
-    await sleep(KILL_AT_MS)
-    killedAt = Date.now()
-    const fault = await failover(stage.setup, cutMs)
-    const record = await load
-    const drained = await waitForDrain(stage.engine, pick(30_000, 120_000))
-    await worker.stop()
+        // act: writes for LOAD_MS (and on until they are acknowledged again, at most 30 s); the primary dies at KILL_AT_MS
+        const started = Date.now()
+        let killedAt = Infinity
+        const load = writeLoad(stage.engine, `w${waitReplicas}`, LANES, (r) => {
+          const now = Date.now()
+          return now < started + LOAD_MS || (recoveredAfterMs(r, killedAt) === null && now < killedAt + 30_000)
+        })
+        await sleep(KILL_AT_MS)
+        killedAt = Date.now()
+        const fault = await failover(stage.setup, cutMs)
+        const record = await load
+        const drained = await waitForDrain(stage.engine, pick(30_000, 120_000))
+        await worker.stop()
 
-    // assess
-    const received = countIds(await receiveAll(stage.sqsClient, stage.queueUrl, 8))
-    const inRedis = new Set<string>()
-    for (const shard of stage.engine.keys.shards) {
-      for (const id of await (stage.engine.redis as import('ioredis').Redis).hkeys(shard.jobs)) inRedis.add(id)
-    }
-    const lost = [...record.enqueued].filter((id) => !received.has(id) && !inRedis.has(id))
-    const resurrected = [...record.cancelled].filter((id) => received.has(id))
-    let duplicated = 0
-    for (const n of received.values()) duplicated += n - 1
-    const recoveredMs = recoveredAfterMs(record, fault.killedAt)
-    recordFigures({
-      case: `failover-${cutMs ? 'cut-' : ''}wait${waitReplicas}`,
-      scenario: `primary + 2 replicas + 3 sentinels; primary kill -9 under enqueue/cancel/dispatch load${cutMs ? `, its replicas cut off for the ${cutMs} ms before` : ''}; REDIS_WAIT_REPLICAS=${waitReplicas}`,
-      jobs: record.enqueued.size + record.cancelled.size,
-      faults: `1 x kill -9 of the primary; Sentinel promoted a replica after ${fault.promotedAfterMs} ms`,
-      lost: lost.length,
-      duplicated,
-      notes: {
-        acknowledgedCancels: record.cancelled.size,
-        cancelsFiredAnyway: resurrected.length,
-        writesRefused: record.refused,
-        refusedAsUnconfirmed: record.refusedUnconfirmed,
-        writesAcknowledgedAgainAfterMs: recoveredMs ?? 'never',
-        drained,
+        // assess
+        const received = countIds(await receiveAll(stage.sqsClient, stage.queueUrl, 8))
+        const inRedis = new Set<string>()
+        for (const shard of stage.engine.keys.shards) {
+          for (const id of await (stage.engine.redis as import('ioredis').Redis).hkeys(shard.jobs)) inRedis.add(id)
+        }
+        const lost = [...record.enqueued].filter((id) => !received.has(id) && !inRedis.has(id))
+        const resurrected = [...record.cancelled].filter((id) => received.has(id))
+        let duplicated = 0
+        for (const n of received.values()) duplicated += n - 1
+        const recoveredMs = recoveredAfterMs(record, fault.killedAt)
+        recordFigures({
+          case: `failover-${cutMs ? 'cut-' : ''}wait${waitReplicas}`,
+          scenario: `primary + 2 replicas + 3 sentinels; primary kill -9 under enqueue/cancel/dispatch load${cutMs ? `, its replicas cut off for the ${cutMs} ms before` : ''}; REDIS_WAIT_REPLICAS=${waitReplicas}`,
+          jobs: record.enqueued.size + record.cancelled.size,
+          faults: `1 x kill -9 of the primary; Sentinel promoted a replica after ${fault.promotedAfterMs} ms`,
+          lost: lost.length,
+          duplicated,
+          notes: {
+            acknowledgedCancels: record.cancelled.size,
+            cancelsFiredAnyway: resurrected.length,
+            writesRefused: record.refused,
+            refusedAsUnconfirmed: record.refusedUnconfirmed,
+            writesAcknowledgedAgainAfterMs: recoveredMs ?? 'never',
+            drained,
+          },
+        })
+        expect(fault.promoted).toBe(true)
+        expect(record.enqueued.size).toBeGreaterThan(0)
+        expect(recoveredMs).not.toBeNull()
+        expect(drained).toBe(true)
+        if (waitReplicas > 0) {
+          expect(lost).toEqual([])
+          expect(resurrected).toEqual([])
+        } else if (cutMs > 0) {
+          // The scenario does lose acknowledged writes without WAIT: the zeros above are WAIT's doing, not a blind test.
+          expect(lost.length + resurrected.length).toBeGreaterThan(0)
+        }
       },
-    })
-    expect(fault.promoted).toBe(true)
-    expect(record.enqueued.size).toBeGreaterThan(0)
-    expect(recoveredMs).not.toBeNull()
-    expect(drained).toBe(true)
-    if (waitReplicas > 0) {
-      expect(lost).toEqual([])
-      expect(resurrected).toEqual([])
-    } else if (cutMs > 0) {
-      // The scenario does lose acknowledged writes without WAIT: the zeros above are WAIT's doing, not a blind test.
-      expect(lost.length + resurrected.length).toBeGreaterThan(0)
-    }
-  }, pick(90_000, 300_000))
-})
+      pick(90_000, 300_000),
+    )
+  },
+)

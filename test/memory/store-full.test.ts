@@ -40,13 +40,21 @@ describe('Redis full (maxmemory, noeviction)', () => {
     const keys = new Keyspace({ prefix: uniquePrefix('full'), shards: 1, buckets: 64 })
     const redis = connectRedis({ url: server.url })
     const store = new JobStore(redis, keys)
-    const due = Array.from({ length: 300 }, (_, i) => job({ id: `due-${i}`, payloadJson: PAYLOAD, schedule: { delayMs: 0 } }))
+    const due = Array.from({ length: 300 }, (_, i) =>
+      job({ id: `due-${i}`, payloadJson: PAYLOAD, schedule: { delayMs: 0 } }),
+    )
     // A job for a target that is not configured: SQS-side refusals are released, and dead-lettered at the end.
     const ghost = job({ id: 'ghost', queue: 'ghost', schedule: { delayMs: 0 } })
-    const later = Array.from({ length: 50 }, (_, i) => job({ id: `later-${i}`, payloadJson: PAYLOAD, schedule: { delayMs: 3_600_000 } }))
+    const later = Array.from({ length: 50 }, (_, i) =>
+      job({ id: `later-${i}`, payloadJson: PAYLOAD, schedule: { delayMs: 3_600_000 } }),
+    )
     await store.enqueueMany([...due, ...later, ghost])
     const warnings: string[] = []
-    const logger = { info: () => undefined, error: () => undefined, warn: (message: string) => void warnings.push(message) }
+    const logger = {
+      info: () => undefined,
+      error: () => undefined,
+      warn: (message: string) => void warnings.push(message),
+    }
     const watch = new MemoryWatch(redis, { warnPercent: 80, logger })
     await admin.config('SET', 'maxmemory', String(Math.floor((await usedMemory()) * 1.1)))
     const warnedBeforeFull = await watch.check()

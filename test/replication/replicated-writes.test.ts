@@ -77,7 +77,9 @@ describe('writes confirmed by a replica (REDIS_WAIT_REPLICAS=1)', () => {
     )
     // assess
     expect(single).toBeInstanceOf(ReplicationUnconfirmedError)
-    expect((single as ReplicationUnconfirmedError).message).toMatch(/0 of 1 replicas confirmed it within 200 ms: it may or may not survive a failover/)
+    expect((single as ReplicationUnconfirmedError).message).toMatch(
+      /0 of 1 replicas confirmed it within 200 ms: it may or may not survive a failover/,
+    )
     expect(batch.every((r) => r instanceof ReplicationUnconfirmedError)).toBe(true)
     expect(cancel).toBeInstanceOf(ReplicationUnconfirmedError)
   })

@@ -61,7 +61,9 @@ describe('Redis over TLS (rediss://)', () => {
       const refused = await engine.store.enqueue(job({ id: 'tls-2' })).catch((e: unknown) => e)
       // assess
       expect(refused).toBeInstanceOf(StoreUnavailableError)
-      expect(logged[0]).toMatch(/^TLS: the Redis server's certificate is not trusted \(SELF_SIGNED_CERT_IN_CHAIN: .*REDIS_TLS_CA_FILE must hold the CA/)
+      expect(logged[0]).toMatch(
+        /^TLS: the Redis server's certificate is not trusted \(SELF_SIGNED_CERT_IN_CHAIN: .*REDIS_TLS_CA_FILE must hold the CA/,
+      )
     } finally {
       engine.redis.disconnect()
     }
@@ -71,8 +73,12 @@ describe('Redis over TLS (rediss://)', () => {
     expect(() => testConfig({ REDIS_URL: url, REDIS_TLS_CA_FILE: `${certs.dir}/missing.crt` })).toThrow(
       new ConfigError('REDIS_TLS_CA_FILE', `cannot be read (ENOENT): ${certs.dir}/missing.crt`),
     )
-    expect(() => testConfig({ REDIS_URL: url, REDIS_TLS_CA_FILE: certs.keyFile })).toThrow(/REDIS_TLS_CA_FILE: holds no PEM certificate/)
-    expect(() => testConfig({ REDIS_TLS_CA_FILE: certs.caFile })).toThrow(/REDIS_TLS_CA_FILE: is set, but REDIS_URL is not rediss:\/\//)
+    expect(() => testConfig({ REDIS_URL: url, REDIS_TLS_CA_FILE: certs.keyFile })).toThrow(
+      /REDIS_TLS_CA_FILE: holds no PEM certificate/,
+    )
+    expect(() => testConfig({ REDIS_TLS_CA_FILE: certs.caFile })).toThrow(
+      /REDIS_TLS_CA_FILE: is set, but REDIS_URL is not rediss:\/\//,
+    )
   })
 
   it('runs on a Redis Cluster that speaks only TLS (clients and cluster bus), and refuses it with a wrong CA', async () => {
