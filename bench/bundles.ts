@@ -44,11 +44,15 @@ function bundlesIn(dir: string): Map<string, string> {
 
 function packageHere(): string {
   const out = mkdtempSync(join(tmpdir(), 'sdq-bundles-'))
-  execFileSync(process.execPath, [resolve(root, 'node_modules/serverless/bin/serverless.js'), 'package', '--stage', 'prod', '--package', out], {
-    cwd: root,
-    env: { ...process.env, SDQ_ESBUILD_WORK_FOLDER: `.esbuild/bundles-${process.pid}` },
-    stdio: 'ignore',
-  })
+  execFileSync(
+    process.execPath,
+    [resolve(root, 'node_modules/serverless/bin/serverless.js'), 'package', '--stage', 'prod', '--package', out],
+    {
+      cwd: root,
+      env: { ...process.env, SDQ_ESBUILD_WORK_FOLDER: `.esbuild/bundles-${process.pid}` },
+      stdio: 'ignore',
+    },
+  )
   for (const zip of readdirSync(out).filter((f) => f.endsWith('.zip'))) {
     const dir = join(out, zip.replace(/\.zip$/, ''))
     execFileSync('unzip', ['-q', '-o', join(out, zip), '-d', dir])
@@ -75,7 +79,9 @@ function main() {
       console.log(`${dir}:`)
       for (const [name, file] of bundles) {
         const kb = statSync(file).size / 1000
-        console.log(`  ${name.padEnd(10)} ${kb.toFixed(0).padStart(6)} kB   load ${median(samples.get(name)!).toFixed(1)} ms (median of ${RUNS})`)
+        console.log(
+          `  ${name.padEnd(10)} ${kb.toFixed(0).padStart(6)} kB   load ${median(samples.get(name)!).toFixed(1)} ms (median of ${RUNS})`,
+        )
       }
     }
   } finally {

@@ -38,5 +38,12 @@ export async function measureBurst(env: BenchEnv, jobs: number, rep: number): Pr
   const last = Math.max(...run.lateness)
   // Had the enqueue not finished by the due time, the drain could not start before it did: time it from then.
   const drainMs = last - enqueuedLateMs
-  return { lastInSqsMs: last, drainPerSec: run.lateness.length / (drainMs / 1000), inQueue: run.inQueue, sent: run.lateness.length, claims: run.claims, enqueuedLateMs }
+  return {
+    lastInSqsMs: last,
+    drainPerSec: run.lateness.length / (drainMs / 1000),
+    inQueue: run.inQueue,
+    sent: run.lateness.length,
+    claims: run.claims,
+    enqueuedLateMs,
+  }
 }

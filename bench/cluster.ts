@@ -55,20 +55,55 @@ async function main() {
     console.log(`shards 0..11 live on masters: ${placement.join(', ')}`)
 
     // 1. Memory.
-    const { bytes: mem200, fragmentation: frag } = await bytesPerJob(admins, config(await newQueue(), { SHARDS: '3' }), MEMORY_JOBS, PAYLOAD_JSON)
+    const { bytes: mem200, fragmentation: frag } = await bytesPerJob(
+      admins,
+      config(await newQueue(), { SHARDS: '3' }),
+      MEMORY_JOBS,
+      PAYLOAD_JSON,
+    )
     const kib = JSON.stringify({ data: 'x'.repeat(1024 - 11) })
     const { bytes: mem1k } = await bytesPerJob(admins, config(await newQueue(), { SHARDS: '3' }), KIB_JOBS, kib)
-    rows.push({ measure: 'bytes per pending job, 200 B payload', value: num(mem200, 1), note: `${fmt.int(MEMORY_JOBS)} jobs, 3 shards, summed over masters` })
-    rows.push({ measure: 'bytes per pending job, 1 KiB payload', value: num(mem1k, 1), note: `${fmt.int(KIB_JOBS)} jobs, 3 shards` })
-    rows.push({ measure: 'overhead beyond the payload (200 B case)', value: num(mem200 - 200, 1), note: 'record header + id + index' })
-    rows.push({ measure: 'jobs per GB of used_memory, 200 B / 1 KiB', value: `${num(1e9 / mem200 / 1e6, 2)} M / ${num(1e9 / mem1k / 1e6, 2)} M`, note: 'before fragmentation and reserved memory' })
-    rows.push({ measure: 'fragmentation (RSS / used_memory, all masters)', value: num(frag, 2), note: `with ${fmt.int(MEMORY_JOBS)} jobs of 200 B loaded (no churn)` })
+    rows.push({
+      measure: 'bytes per pending job, 200 B payload',
+      value: num(mem200, 1),
+      note: `${fmt.int(MEMORY_JOBS)} jobs, 3 shards, summed over masters`,
+    })
+    rows.push({
+      measure: 'bytes per pending job, 1 KiB payload',
+      value: num(mem1k, 1),
+      note: `${fmt.int(KIB_JOBS)} jobs, 3 shards`,
+    })
+    rows.push({
+      measure: 'overhead beyond the payload (200 B case)',
+      value: num(mem200 - 200, 1),
+      note: 'record header + id + index',
+    })
+    rows.push({
+      measure: 'jobs per GB of used_memory, 200 B / 1 KiB',
+      value: `${num(1e9 / mem200 / 1e6, 2)} M / ${num(1e9 / mem1k / 1e6, 2)} M`,
+      note: 'before fragmentation and reserved memory',
+    })
+    rows.push({
+      measure: 'fragmentation (RSS / used_memory, all masters)',
+      value: num(frag, 2),
+      note: `with ${fmt.int(MEMORY_JOBS)} jobs of 200 B loaded (no churn)`,
+    })
 
     // 2. Drain of a backlog, by layout.
-    for (const [scanners, shards] of [[1, 1], [1, 3], [2, 3], [2, 12]] as const) {
+    for (const [scanners, shards] of [
+      [1, 1],
+      [1, 3],
+      [2, 3],
+      [2, 12],
+    ] as const) {
       const rates: number[] = []
-      for (let rep = 0; rep < REPS; rep++) rates.push(await drain(config(await newQueue(), { SHARDS: String(shards) }), scanners, rep))
-      rows.push({ measure: `backlog drain, ${scanners} scanner(s) over ${shards} shard(s)`, value: fmt.rate(median(rates)), note: `median of ${REPS}, ${fmt.int(DRAIN_JOBS)} jobs due at once` })
+      for (let rep = 0; rep < REPS; rep++)
+        rates.push(await drain(config(await newQueue(), { SHARDS: String(shards) }), scanners, rep))
+      rows.push({
+        measure: `backlog drain, ${scanners} scanner(s) over ${shards} shard(s)`,
+        value: fmt.rate(median(rates)),
+        note: `median of ${REPS}, ${fmt.int(DRAIN_JOBS)} jobs due at once`,
+      })
     }
     console.log(printTable(rows))
   } finally {
@@ -118,7 +153,12 @@ async function bytesPerJob(admins: Redis[], config: Config, jobs: number, payloa
     const batch: NewJob[] = []
     for (let i = b * 1000; i < Math.min(jobs, b * 1000 + 1000); i++) {
       // Spread over 30 days, as real pending jobs are.
-      batch.push({ id: jobId('m', i), queue: TARGET, payloadJson, schedule: { atMs: base + ((i * 7919) % 2_592_000_000) } })
+      batch.push({
+        id: jobId('m', i),
+        queue: TARGET,
+        payloadJson,
+        schedule: { atMs: base + ((i * 7919) % 2_592_000_000) },
+      })
     }
     for (const r of await engine.store.enqueueMany(batch)) if (r instanceof Error) throw r
   })
@@ -146,11 +186,18 @@ async function drain(config: Config, scanners: number, rep: number): Promise<num
   )
   const runs = scans.map((s) => s.scanner.run(Date.now() + 120_000))
   const at = Date.now() + 5_000
-  const jobs = Array.from({ length: DRAIN_JOBS }, (_, i): NewJob => ({
-    id: jobId(`d${rep}`, i), queue: TARGET, payloadJson: PAYLOAD_JSON, schedule: { atMs: at },
-  }))
+  const jobs = Array.from(
+    { length: DRAIN_JOBS },
+    (_, i): NewJob => ({
+      id: jobId(`d${rep}`, i),
+      queue: TARGET,
+      payloadJson: PAYLOAD_JSON,
+      schedule: { atMs: at },
+    }),
+  )
   await inFlight(DRAIN_JOBS / 100, 8, async (b) => {
-    for (const r of await engines[0]!.store.enqueueMany(jobs.slice(b * 100, b * 100 + 100))) if (r instanceof Error) throw r
+    for (const r of await engines[0]!.store.enqueueMany(jobs.slice(b * 100, b * 100 + 100)))
+      if (r instanceof Error) throw r
   })
   if (Date.now() > at) console.error(`  drain: the enqueue finished ${Date.now() - at} ms after the due time`)
   const deadline = Date.now() + 60_000
@@ -158,7 +205,9 @@ async function drain(config: Config, scanners: number, rep: number): Promise<num
   for (const s of scans) s.scanner.stop()
   await Promise.all(runs)
   await Promise.all(scans.map((s) => s.close()))
-  const inQueue = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: config.queues[TARGET], AttributeNames: ['ApproximateNumberOfMessages'] }))
+  const inQueue = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: config.queues[TARGET], AttributeNames: ['ApproximateNumberOfMessages'] }),
+  )
   if (Number(inQueue.Attributes!.ApproximateNumberOfMessages) !== DRAIN_JOBS) {
     throw new Error(`drain: ${inQueue.Attributes!.ApproximateNumberOfMessages} of ${DRAIN_JOBS} messages in SQS`)
   }

@@ -61,7 +61,8 @@ const gbS = (seconds: number, mb: number) => (seconds * mb) / 1024
 
 export function scanSeconds(s: Scenario, m: Measured): { seconds: number; starts: number; note: string } {
   const continuous = TICKS * m.continuousInvocationS
-  if (s.mode === 'continuous') return { seconds: continuous, starts: 0, note: `${fmtInt(TICKS)} runs x ${m.continuousInvocationS.toFixed(1)} s` }
+  if (s.mode === 'continuous')
+    return { seconds: continuous, starts: 0, note: `${fmtInt(TICKS)} runs x ${m.continuousInvocationS.toFixed(1)} s` }
   const gapS = (HOURS_PER_MONTH * 3600) / Math.max(1, s.jobsPerMonth)
   // A job due within a minute of its enqueue starts a scan, which waits for it; a later one is taken by the scheduled
   // scan of the minute before it is due, which waits for it too. Then the measured dispatch, linger and exit.
@@ -72,7 +73,11 @@ export function scanSeconds(s: Scenario, m: Measured): { seconds: number; starts
   // Jobs closer together than one job's scan time share a scan: count at most the gap per job.
   const jobsS = s.jobsPerMonth * Math.min(perJobS, gapS)
   const seconds = Math.min(continuous, TICKS * m.emptyTickActiveS + jobsS)
-  return { seconds, starts, note: `${fmtInt(TICKS)} ticks x ${m.emptyTickActiveS.toFixed(2)} s + jobs x ${Math.min(perJobS, gapS).toFixed(2)} s, capped at continuous` }
+  return {
+    seconds,
+    starts,
+    note: `${fmtInt(TICKS)} ticks x ${m.emptyTickActiveS.toFixed(2)} s + jobs x ${Math.min(perJobS, gapS).toFixed(2)} s, capped at continuous`,
+  }
 }
 
 function redisLines(s: Scenario, m: Measured, activeScanS: number): Line[] {
@@ -83,15 +88,31 @@ function redisLines(s: Scenario, m: Measured, activeScanS: number): Line[] {
     const stored = Math.max(0.1, gb)
     const ecpu = s.jobsPerMonth * ASSUMED.ecpuPerJob + m.idleRedisCommandsPerSec * activeScanS
     return [
-      { item: 'Redis: ElastiCache Serverless Valkey storage', quantity: `${stored.toFixed(3)} GB x ${HOURS_PER_MONTH} h (${fmtInt(pending)} pending jobs${gb < 0.1 ? ', 100 MB minimum' : ''})`, usd: stored * HOURS_PER_MONTH * PRICES.valkeyServerlessGbHour.usd },
-      { item: 'Redis: ElastiCache Serverless Valkey ECPUs', quantity: `${fmtInt(ecpu)} ECPU`, usd: ecpu * PRICES.valkeyServerlessEcpu.usd },
+      {
+        item: 'Redis: ElastiCache Serverless Valkey storage',
+        quantity: `${stored.toFixed(3)} GB x ${HOURS_PER_MONTH} h (${fmtInt(pending)} pending jobs${gb < 0.1 ? ', 100 MB minimum' : ''})`,
+        usd: stored * HOURS_PER_MONTH * PRICES.valkeyServerlessGbHour.usd,
+      },
+      {
+        item: 'Redis: ElastiCache Serverless Valkey ECPUs',
+        quantity: `${fmtInt(ecpu)} ECPU`,
+        usd: ecpu * PRICES.valkeyServerlessEcpu.usd,
+      },
     ]
   }
   const node = (type?: string): Line[] | undefined => {
-    const fits = VALKEY_NODES.filter((n) => (type ? n.type === type : n.memoryGiB * (1 - NODE_RESERVED_MEMORY) * 2 ** 30 >= bytes * 1.2))
+    const fits = VALKEY_NODES.filter((n) =>
+      type ? n.type === type : n.memoryGiB * (1 - NODE_RESERVED_MEMORY) * 2 ** 30 >= bytes * 1.2,
+    )
     const n = fits[0]
     if (!n) return undefined
-    return [{ item: `Redis: ${n.type} Valkey node (one, no replica)`, quantity: `${HOURS_PER_MONTH} h, ${(bytes / 2 ** 30).toFixed(2)} of ${(n.memoryGiB * (1 - NODE_RESERVED_MEMORY)).toFixed(2)} GiB usable`, usd: HOURS_PER_MONTH * n.hour.usd }]
+    return [
+      {
+        item: `Redis: ${n.type} Valkey node (one, no replica)`,
+        quantity: `${HOURS_PER_MONTH} h, ${(bytes / 2 ** 30).toFixed(2)} of ${(n.memoryGiB * (1 - NODE_RESERVED_MEMORY)).toFixed(2)} GiB usable`,
+        usd: HOURS_PER_MONTH * n.hour.usd,
+      },
+    ]
   }
   if (s.redis === 'serverless') return serverless()
   if (s.redis !== 'auto') {
@@ -107,33 +128,76 @@ function redisLines(s: Scenario, m: Measured, activeScanS: number): Line[] {
 export function bill(s: Scenario, m: Measured): Line[] {
   const lines: Line[] = []
   const scan = scanSeconds(s, m)
-  const invocations = (s.mode === 'continuous' ? TICKS : TICKS + scan.starts)
-  lines.push({ item: `Scan Lambda compute (${s.mode}, ${s.scanMemoryMb} MB)`, quantity: `${fmtInt(scan.seconds)} s = ${fmtInt(gbS(scan.seconds, s.scanMemoryMb))} GB-s (${scan.note})`, usd: gbS(scan.seconds, s.scanMemoryMb) * PRICES.lambdaGbSecondArm.usd })
-  lines.push({ item: 'Scan Lambda requests', quantity: `${fmtInt(invocations)} invocations`, usd: invocations * PRICES.lambdaRequest.usd })
-  lines.push({ item: 'EventBridge rule (rate(1 minute) to Lambda)', quantity: `${fmtInt(TICKS)} events (scheduled rules: no charge)`, usd: 0 })
+  const invocations = s.mode === 'continuous' ? TICKS : TICKS + scan.starts
+  lines.push({
+    item: `Scan Lambda compute (${s.mode}, ${s.scanMemoryMb} MB)`,
+    quantity: `${fmtInt(scan.seconds)} s = ${fmtInt(gbS(scan.seconds, s.scanMemoryMb))} GB-s (${scan.note})`,
+    usd: gbS(scan.seconds, s.scanMemoryMb) * PRICES.lambdaGbSecondArm.usd,
+  })
+  lines.push({
+    item: 'Scan Lambda requests',
+    quantity: `${fmtInt(invocations)} invocations`,
+    usd: invocations * PRICES.lambdaRequest.usd,
+  })
+  lines.push({
+    item: 'EventBridge rule (rate(1 minute) to Lambda)',
+    quantity: `${fmtInt(TICKS)} events (scheduled rules: no charge)`,
+    usd: 0,
+  })
 
   const requests = s.enqueue === 'batch' ? s.jobsPerMonth / 100 : s.enqueue === 'direct' ? 0 : s.jobsPerMonth
   if (requests > 0) {
-    const [wallMs, cpuMs] = s.enqueue === 'batch' ? [m.apiWallMsPerBatch100, m.apiCpuMsPerBatch100] : [m.apiWallMsPerRequest, m.apiCpuMsPerRequest]
+    const [wallMs, cpuMs] =
+      s.enqueue === 'batch'
+        ? [m.apiWallMsPerBatch100, m.apiCpuMsPerBatch100]
+        : [m.apiWallMsPerRequest, m.apiCpuMsPerRequest]
     // Lambda bills whole milliseconds. The handler's CPU was measured on a full core: it stretches by the memory's
     // vCPU share; its waiting (the Redis round trips) does not.
     const share = Math.min(1, s.apiMemoryMb / ASSUMED.mbPerVcpu)
     const billedMs = Math.max(1, Math.ceil(cpuMs / share + Math.max(0, wallMs - cpuMs)))
-    if (s.enqueue !== 'function-url') lines.push({ item: 'API Gateway HTTP API requests', quantity: `${fmtInt(requests)} requests`, usd: requests * PRICES.httpApiRequest.usd })
-    lines.push({ item: `API Lambda (${s.apiMemoryMb} MB)`, quantity: `${fmtInt(requests)} requests x ${billedMs} ms billed`, usd: requests * PRICES.lambdaRequest.usd + gbS((requests * billedMs) / 1000, s.apiMemoryMb) * PRICES.lambdaGbSecondArm.usd })
+    if (s.enqueue !== 'function-url')
+      lines.push({
+        item: 'API Gateway HTTP API requests',
+        quantity: `${fmtInt(requests)} requests`,
+        usd: requests * PRICES.httpApiRequest.usd,
+      })
+    lines.push({
+      item: `API Lambda (${s.apiMemoryMb} MB)`,
+      quantity: `${fmtInt(requests)} requests x ${billedMs} ms billed`,
+      usd:
+        requests * PRICES.lambdaRequest.usd +
+        gbS((requests * billedMs) / 1000, s.apiMemoryMb) * PRICES.lambdaGbSecondArm.usd,
+    })
   }
   const batches = Math.ceil(s.jobsPerMonth / 10)
-  lines.push({ item: 'SQS SendMessageBatch (10 jobs each)', quantity: `${fmtInt(batches)} requests`, usd: batches * PRICES.sqsRequest.usd })
+  lines.push({
+    item: 'SQS SendMessageBatch (10 jobs each)',
+    quantity: `${fmtInt(batches)} requests`,
+    usd: batches * PRICES.sqsRequest.usd,
+  })
   lines.push(...redisLines(s, m, scan.seconds))
   if (s.endpointAzs > 0) {
     const gb = (s.jobsPerMonth * ASSUMED.messageBytes) / 1e9
     const hours = s.endpointAzs * HOURS_PER_MONTH
-    lines.push({ item: `SQS interface VPC endpoint (${s.endpointAzs} AZ)`, quantity: `${hours} endpoint-hours + ${gb.toFixed(2)} GB`, usd: hours * PRICES.interfaceEndpointHour.usd + gb * PRICES.interfaceEndpointGb.usd })
+    lines.push({
+      item: `SQS interface VPC endpoint (${s.endpointAzs} AZ)`,
+      quantity: `${hours} endpoint-hours + ${gb.toFixed(2)} GB`,
+      usd: hours * PRICES.interfaceEndpointHour.usd + gb * PRICES.interfaceEndpointGb.usd,
+    })
     // On-demand: whoever enqueues from inside the VPC calls Lambda's Invoke API to start scans.
-    if (s.mode === 'on-demand') lines.push({ item: `Lambda interface VPC endpoint (${s.endpointAzs} AZ, scan starts)`, quantity: `${hours} endpoint-hours`, usd: hours * PRICES.interfaceEndpointHour.usd })
+    if (s.mode === 'on-demand')
+      lines.push({
+        item: `Lambda interface VPC endpoint (${s.endpointAzs} AZ, scan starts)`,
+        quantity: `${hours} endpoint-hours`,
+        usd: hours * PRICES.interfaceEndpointHour.usd,
+      })
   }
   const logGb = (invocations * ASSUMED.logBytesPerInvocation) / 1e9
-  lines.push({ item: 'CloudWatch Logs (one line per scan)', quantity: `${logGb.toFixed(3)} GB`, usd: logGb * PRICES.logsIngestGb.usd })
+  lines.push({
+    item: 'CloudWatch Logs (one line per scan)',
+    quantity: `${logGb.toFixed(3)} GB`,
+    usd: logGb * PRICES.logsIngestGb.usd,
+  })
   return lines
 }
 
@@ -146,8 +210,16 @@ export function scanCapacityPerSec(memoryMb: number, m: Measured): number {
 export function alternatives(jobs: number): { system: string; usd: number; how: string }[] {
   const sqsSends = jobs * PRICES.sqsRequest.usd // one SendMessage per job: none of them batch
   return [
-    { system: 'EventBridge Scheduler (one-time schedules)', usd: Math.max(0, jobs - 14e6) * PRICES.eventBridgeSchedulerInvocation.usd + sqsSends, how: '$1.00/M after 14M free + an SQS send each' },
+    {
+      system: 'EventBridge Scheduler (one-time schedules)',
+      usd: Math.max(0, jobs - 14e6) * PRICES.eventBridgeSchedulerInvocation.usd + sqsSends,
+      how: '$1.00/M after 14M free + an SQS send each',
+    },
     { system: 'QStash', usd: jobs * PRICES.qstashMessage.usd, how: '$1 per 100K messages (HTTP delivery, no SQS)' },
-    { system: 'Step Functions Standard, Wait state', usd: jobs * 3 * PRICES.stepFunctionsTransition.usd + sqsSends, how: '3 transitions x $25/M + an SQS send each' },
+    {
+      system: 'Step Functions Standard, Wait state',
+      usd: jobs * 3 * PRICES.stepFunctionsTransition.usd + sqsSends,
+      how: '3 transitions x $25/M + an SQS send each',
+    },
   ]
 }

@@ -6,7 +6,15 @@
 // EventBridge Scheduler, QStash and Step Functions, at 1M, 10M and 100M jobs a month.
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { alternatives, bill, scanCapacityPerSec, type EnqueuePath, type Measured, type Scenario, type ScanMode } from './cost-model'
+import {
+  alternatives,
+  bill,
+  scanCapacityPerSec,
+  type EnqueuePath,
+  type Measured,
+  type Scenario,
+  type ScanMode,
+} from './cost-model'
 import { PRICES, PRICES_DATE, VALKEY_NODES, type Price } from './prices'
 
 const usd = (n: number) => (n < 0.01 && n > 0 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`)
@@ -31,7 +39,8 @@ function parseArgs(argv: string[]): Scenario & { compare: boolean; prices: boole
     if (!values.includes(v)) throw new Error(`--${name} must be one of ${values.join(', ')}, got "${v}"`)
     return v
   }
-  if (!['jobs-per-month', 'compare', 'prices'].some((a) => args.has(a))) throw new Error('--jobs-per-month N is required')
+  if (!['jobs-per-month', 'compare', 'prices'].some((a) => args.has(a)))
+    throw new Error('--jobs-per-month N is required')
   return {
     jobsPerMonth: num('jobs-per-month', 0),
     enqueue: oneOf<EnqueuePath>('enqueue', ['api', 'function-url', 'batch', 'direct'], 'api'),
@@ -51,10 +60,21 @@ function parseArgs(argv: string[]): Scenario & { compare: boolean; prices: boole
 function printPrices() {
   console.log(`| what | price (USD) | source |\n|---|---|---|`)
   const rows = [
-    ...Object.values(PRICES).map((p: Price) => [p.usd < 0.001 ? `${(p.usd * 1e6).toPrecision(6).replace(/\.?0+$/, '')} per million` : String(p.usd), p.unit, p.source, p.unverified]),
-    ...VALKEY_NODES.map((n) => [String(n.hour.usd), `${n.type} Valkey node-hour (${n.memoryGiB} GiB)`, n.hour.source, n.hour.unverified]),
+    ...Object.values(PRICES).map((p: Price) => [
+      p.usd < 0.001 ? `${(p.usd * 1e6).toPrecision(6).replace(/\.?0+$/, '')} per million` : String(p.usd),
+      p.unit,
+      p.source,
+      p.unverified,
+    ]),
+    ...VALKEY_NODES.map((n) => [
+      String(n.hour.usd),
+      `${n.type} Valkey node-hour (${n.memoryGiB} GiB)`,
+      n.hour.source,
+      n.hour.unverified,
+    ]),
   ]
-  for (const [usd, unit, source, unverified] of rows) console.log(`| ${unit}${unverified ? ' †' : ''} | ${usd} | ${source} |`)
+  for (const [usd, unit, source, unverified] of rows)
+    console.log(`| ${unit}${unverified ? ' †' : ''} | ${usd} | ${source} |`)
 }
 
 function measured(): Measured {
@@ -79,10 +99,16 @@ function printBill(s: Scenario, m: Measured) {
   const lines = bill(s, m)
   const total = lines.reduce((a, l) => a + l.usd, 0)
   const width = Math.max(...lines.map((l) => l.item.length))
-  console.log(`${s.jobsPerMonth.toLocaleString('en-US')} jobs/month, enqueue ${s.enqueue}, scan ${s.mode}, payload ${s.payloadBytes} B, wait ${s.waitHours} h (prices ${PRICES_DATE})`)
+  console.log(
+    `${s.jobsPerMonth.toLocaleString('en-US')} jobs/month, enqueue ${s.enqueue}, scan ${s.mode}, payload ${s.payloadBytes} B, wait ${s.waitHours} h (prices ${PRICES_DATE})`,
+  )
   for (const l of lines) console.log(`  ${l.item.padEnd(width)}  ${usd(l.usd).padStart(9)}   ${l.quantity}`)
-  console.log(`  ${'total'.padEnd(width)}  ${usd(total).padStart(9)}${s.jobsPerMonth ? `   = ${usd((total / s.jobsPerMonth) * 1e6)} per million jobs` : ''}`)
-  console.log(`  scan capacity at ${s.scanMemoryMb} MB: ~${Math.round(scanCapacityPerSec(s.scanMemoryMb, m)).toLocaleString('en-US')} jobs/s per scanner (measured ${m.scanCpuMsPer1000Jobs.toFixed(0)} CPU ms per 1,000 jobs)`)
+  console.log(
+    `  ${'total'.padEnd(width)}  ${usd(total).padStart(9)}${s.jobsPerMonth ? `   = ${usd((total / s.jobsPerMonth) * 1e6)} per million jobs` : ''}`,
+  )
+  console.log(
+    `  scan capacity at ${s.scanMemoryMb} MB: ~${Math.round(scanCapacityPerSec(s.scanMemoryMb, m)).toLocaleString('en-US')} jobs/s per scanner (measured ${m.scanCpuMsPer1000Jobs.toFixed(0)} CPU ms per 1,000 jobs)`,
+  )
   return total
 }
 
@@ -91,20 +117,36 @@ function compare(base: Scenario, m: Measured) {
   const total = (s: Scenario) => bill(s, m).reduce((a, l) => a + l.usd, 0)
   const row = (label: string, usds: number[]) =>
     console.log(`| ${label} | ${usds.map((c, i) => `${usd(c)} (${usd((c / volumes[i]!) * 1e6)}/M)`).join(' | ')} |`)
-  console.log(`\njobs wait ${base.waitHours} h on average unless a row says otherwise; payload ${base.payloadBytes} B; SQS and Lambda reached through interface endpoints in ${base.endpointAzs} AZ`)
+  console.log(
+    `\njobs wait ${base.waitHours} h on average unless a row says otherwise; payload ${base.payloadBytes} B; SQS and Lambda reached through interface endpoints in ${base.endpointAzs} AZ`,
+  )
   console.log(`\n| system (jobs a month) | ${volumes.map((v) => `${v / 1e6}M`).join(' | ')} |`)
   console.log(`|---|${volumes.map(() => '---:').join('|')}|`)
   for (const mode of ['continuous', 'on-demand'] as const) {
     for (const enqueue of ['api', 'function-url', 'batch', 'direct'] as const) {
-      row(`ours, ${mode}, ${enqueue}`, volumes.map((v) => total({ ...base, jobsPerMonth: v, mode, enqueue })))
+      row(
+        `ours, ${mode}, ${enqueue}`,
+        volumes.map((v) => total({ ...base, jobsPerMonth: v, mode, enqueue })),
+      )
     }
   }
-  row('ours, on-demand, function-url, jobs due 5 s after enqueue', volumes.map((v) => total({ ...base, jobsPerMonth: v, mode: 'on-demand', enqueue: 'function-url', waitHours: 5 / 3600 })))
+  row(
+    'ours, on-demand, function-url, jobs due 5 s after enqueue',
+    volumes.map((v) =>
+      total({ ...base, jobsPerMonth: v, mode: 'on-demand', enqueue: 'function-url', waitHours: 5 / 3600 }),
+    ),
+  )
   for (const alt of alternatives(1).map((a) => a.system)) {
-    row(alt, volumes.map((v) => alternatives(v).find((a) => a.system === alt)!.usd))
+    row(
+      alt,
+      volumes.map((v) => alternatives(v).find((a) => a.system === alt)!.usd),
+    )
   }
-  const idle = (endpointAzs: number) => total({ ...base, jobsPerMonth: 0, mode: 'on-demand', enqueue: 'direct', endpointAzs })
-  console.log(`\nnothing scheduled, on-demand: ${usd(idle(base.endpointAzs))} a month; ${usd(idle(0))} without the interface endpoints`)
+  const idle = (endpointAzs: number) =>
+    total({ ...base, jobsPerMonth: 0, mode: 'on-demand', enqueue: 'direct', endpointAzs })
+  console.log(
+    `\nnothing scheduled, on-demand: ${usd(idle(base.endpointAzs))} a month; ${usd(idle(0))} without the interface endpoints`,
+  )
 }
 
 function main() {
@@ -113,7 +155,9 @@ function main() {
   const m = measured()
   if (scenario.jobsPerMonth || !wantCompare) printBill(scenario, m)
   if (wantCompare) compare(scenario, m)
-  console.log(`\nprices: ${Object.values(PRICES).length} list prices dated ${PRICES_DATE} (bench/prices.ts, docs/cost.md)`)
+  console.log(
+    `\nprices: ${Object.values(PRICES).length} list prices dated ${PRICES_DATE} (bench/prices.ts, docs/cost.md)`,
+  )
 }
 
 try {

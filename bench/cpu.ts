@@ -43,7 +43,11 @@ async function scanDrain(env: BenchEnv, jobs: number, rep: number) {
   const engine = createEngine(config)
   const sqs = createSqsClient(config)
   const all = Array.from({ length: jobs }, (_, i) => benchJob(jobId(`c${rep}`, i), { delayMs: 0 }))
-  await inFlight(Math.ceil(jobs / 100), 8, async (b) => void (await engine.store.enqueueMany(all.slice(b * 100, b * 100 + 100))))
+  await inFlight(
+    Math.ceil(jobs / 100),
+    8,
+    async (b) => void (await engine.store.enqueueMany(all.slice(b * 100, b * 100 + 100))),
+  )
   let sent = 0
   const { scanner, close } = createScanner(engine, sqs, { onSent: () => void sent++ })
   const startCpu = cpuMs()
@@ -68,7 +72,9 @@ async function scanIdle(env: BenchEnv, seconds: number) {
   const config = env.config(queue.url)
   const engine = createEngine(config)
   const sqs = createSqsClient(config)
-  await engine.store.enqueueMany(Array.from({ length: 1_000 }, (_, i) => benchJob(jobId('ci', i), { delayMs: 3_600_000 + i })))
+  await engine.store.enqueueMany(
+    Array.from({ length: 1_000 }, (_, i) => benchJob(jobId('ci', i), { delayMs: 3_600_000 + i })),
+  )
   const { scanner, close } = createScanner(engine, sqs)
   const run = scanner.run(Date.now() + seconds * 1000 + 60_000)
   await sleep(1_000) // past the first claim and the subscription
@@ -144,14 +150,22 @@ async function api(env: BenchEnv, requests: number) {
   const single = await measure((i) => apiEvent('POST', '/jobs', one(i)), requests)
   const batches = Math.max(10, Math.floor(requests / 20))
   const batch = await measure(
-    (b) => apiEvent('POST', '/jobs/batch', `{"jobs":[${Array.from({ length: 100 }, (_, k) => one(1_000_000 + b * 100 + k)).join(',')}]}`),
+    (b) =>
+      apiEvent(
+        'POST',
+        '/jobs/batch',
+        `{"jobs":[${Array.from({ length: 100 }, (_, k) => one(1_000_000 + b * 100 + k)).join(',')}]}`,
+      ),
     batches,
   )
   cleanup()
   return { single, batch }
 }
 
-export async function measureCpu(env: BenchEnv, size: { drainJobs: number; idleSeconds: number; apiRequests: number; reps: number }): Promise<CpuResult> {
+export async function measureCpu(
+  env: BenchEnv,
+  size: { drainJobs: number; idleSeconds: number; apiRequests: number; reps: number },
+): Promise<CpuResult> {
   const drains = []
   for (let rep = 0; rep < size.reps; rep++) drains.push(await scanDrain(env, size.drainJobs, rep))
   const idle = await scanIdle(env, size.idleSeconds)

@@ -15,14 +15,19 @@ export async function measureEnqueue(env: BenchEnv, jobs: number, rep: number): 
   await flush(env.admin)
   const config = env.config('http://127.0.0.1/unused')
   const redis = connectRedis(config.redis)
-  const store = new JobStore(redis, new Keyspace({ prefix: config.keyPrefix, shards: config.shards, buckets: config.dueBuckets }))
+  const store = new JobStore(
+    redis,
+    new Keyspace({ prefix: config.keyPrefix, shards: config.shards, buckets: config.dueBuckets }),
+  )
   try {
     await store.enqueue(benchJob(`warm-${rep}`, { delayMs: 3_600_000 })) // loads the script (EVAL on NOSCRIPT)
     const base = Date.now() + 3_600_000
     const batches: NewJob[][] = []
     for (let i = 0; i < jobs; i += ENQUEUE_BATCH) {
       batches.push(
-        Array.from({ length: Math.min(ENQUEUE_BATCH, jobs - i) }, (_, k) => benchJob(jobId(`e${rep}`, i + k), { atMs: base + i + k })),
+        Array.from({ length: Math.min(ENQUEUE_BATCH, jobs - i) }, (_, k) =>
+          benchJob(jobId(`e${rep}`, i + k), { atMs: base + i + k }),
+        ),
       )
     }
     const started = performance.now()

@@ -27,7 +27,9 @@ export async function measureIdle(env: BenchEnv, seconds: number): Promise<IdleR
   const queue = await env.queue('idle')
   const config = env.config(queue.url)
   const engine = createEngine(config)
-  await engine.store.enqueueMany(Array.from({ length: 1_000 }, (_, i) => benchJob(jobId('i', i), { delayMs: 3_600_000 + i })))
+  await engine.store.enqueueMany(
+    Array.from({ length: 1_000 }, (_, i) => benchJob(jobId('i', i), { delayMs: 3_600_000 + i })),
+  )
   // The bench's own cost: two INFO calls per snapshot, with nothing else talking to Redis.
   const a = await snapshot(env)
   await sleep(500)

@@ -21,8 +21,28 @@ import { fmt, printTable, type Row } from './table'
 
 const quick = process.argv.includes('--quick')
 const size = quick
-  ? { reps: 1, rawCalls: 20_000, enqueueJobs: 20_000, sqsMessages: 5_000, latenessJobs: 5_000, burstJobs: 5_000, idleSeconds: 4, memoryJobs: 250_000, memoryBuckets: 4_096 }
-  : { reps: 3, rawCalls: 100_000, enqueueJobs: 100_000, sqsMessages: 40_000, latenessJobs: 20_000, burstJobs: 20_000, idleSeconds: 10, memoryJobs: 1_000_000, memoryBuckets: undefined }
+  ? {
+      reps: 1,
+      rawCalls: 20_000,
+      enqueueJobs: 20_000,
+      sqsMessages: 5_000,
+      latenessJobs: 5_000,
+      burstJobs: 5_000,
+      idleSeconds: 4,
+      memoryJobs: 250_000,
+      memoryBuckets: 4_096,
+    }
+  : {
+      reps: 3,
+      rawCalls: 100_000,
+      enqueueJobs: 100_000,
+      sqsMessages: 40_000,
+      latenessJobs: 20_000,
+      burstJobs: 20_000,
+      idleSeconds: 10,
+      memoryJobs: 1_000_000,
+      memoryBuckets: undefined,
+    }
 
 const TARGETS = { enqueueRatio: 0.6, p50: 3, p99: 10, burstShare: 0.8, bytesPerJob: 350, idleCommands: 5 }
 
@@ -41,7 +61,9 @@ async function main() {
       cpuModel: cpus()[0]?.model ?? 'unknown',
       mode: quick ? 'quick' : 'full',
     }
-    console.log(`machine: node ${machine.node}, redis ${machine.redis}, ${machine.cpus} cpus (${machine.cpuModel}), mode ${machine.mode}`)
+    console.log(
+      `machine: node ${machine.node}, redis ${machine.redis}, ${machine.cpus} cpus (${machine.cpuModel}), mode ${machine.mode}`,
+    )
 
     // 1. Enqueue vs raw EVALSHA, interleaved so both see the same background load.
     const raw: RawRedisResult[] = []
@@ -68,7 +90,9 @@ async function main() {
       sqs.push(await measureRawSqs(env, size.sqsMessages, rep))
       if (rep % 2 === 0) bursts.push(await measureBurst(env, size.burstJobs, rep))
       const b = bursts.at(-1)!
-      log(`sqs rep ${rep + 1}: raw ${fmt.rate(sqs.at(-1)!.messagesPerSec)}, burst drain ${fmt.rate(b.drainPerSec)} (last in SQS after ${b.lastInSqsMs} ms, ${b.inQueue} in queue)`)
+      log(
+        `sqs rep ${rep + 1}: raw ${fmt.rate(sqs.at(-1)!.messagesPerSec)}, burst drain ${fmt.rate(b.drainPerSec)} (last in SQS after ${b.lastInSqsMs} ms, ${b.inQueue} in queue)`,
+      )
     }
     const sqsRate = median(sqs.map((s) => s.messagesPerSec))
     const burstShare = median(bursts.map((b, i) => b.drainPerSec / sqs[i]!.messagesPerSec))
@@ -77,7 +101,9 @@ async function main() {
 
     // 3. Lateness of a steady stream.
     const late = await measureLateness(env, size.latenessJobs)
-    log(`lateness: p50 ${late.p50} p90 ${late.p90} p99 ${late.p99} max ${late.max} ms over ${late.count} jobs (${late.inQueue} in queue, ${late.claims} claims)`)
+    log(
+      `lateness: p50 ${late.p50} p90 ${late.p90} p99 ${late.p99} max ${late.max} ms over ${late.count} jobs (${late.inQueue} in queue, ${late.claims} claims)`,
+    )
 
     // 4. Idle cost.
     const idle = await measureIdle(env, size.idleSeconds)
@@ -90,32 +116,90 @@ async function main() {
     load.push(loadavg()[0]!)
     const reps = size.reps > 1 ? `median of ${size.reps}` : '1 run'
     const rows: Row[] = [
-      { measure: 'raw Redis EVALSHA (ZADD+HSET script, 50 in flight)', value: fmt.rate(rawRate), note: `${reps}, ${fmt.int(size.rawCalls)} calls each` },
-      { measure: `raw SQS SendMessageBatch (10 x ${sqs[0]!.messageBytes} B, ${sqs[0]!.concurrency} in flight)`, value: fmt.rate(sqsRate), note: `${reps}, messages/s` },
-      { measure: `enqueue (enqueueMany, batches of ${ENQUEUE_BATCH}, ${ENQUEUE_BATCHES_IN_FLIGHT} in flight)`, value: fmt.rate(libRate), note: `${reps}, ${fmt.int(size.enqueueJobs)} jobs each` },
-      { measure: 'enqueue / raw EVALSHA', value: fmt.pct(enqueueRatio), target: `>= ${fmt.pct(TARGETS.enqueueRatio)}`, met: enqueueRatio >= TARGETS.enqueueRatio, note: 'median of per-rep ratios' },
-      ...(['p50', 'p90', 'p99', 'max'] as const).map((p): Row => ({
-        measure: `lateness ${p} (${fmt.int(late.count)} jobs over ${SPREAD_MS / 1000} s)`,
-        value: fmt.ms(late[p]),
-        ...(p === 'p50' ? { target: `<= ${TARGETS.p50} ms`, met: late.p50 <= TARGETS.p50 } : {}),
-        ...(p === 'p99' ? { target: `<= ${TARGETS.p99} ms`, met: late.p99 <= TARGETS.p99 } : {}),
-        note: p === 'p50' ? 'SQS accepted (onSent) - due, Redis clock' : '',
-      })),
+      {
+        measure: 'raw Redis EVALSHA (ZADD+HSET script, 50 in flight)',
+        value: fmt.rate(rawRate),
+        note: `${reps}, ${fmt.int(size.rawCalls)} calls each`,
+      },
+      {
+        measure: `raw SQS SendMessageBatch (10 x ${sqs[0]!.messageBytes} B, ${sqs[0]!.concurrency} in flight)`,
+        value: fmt.rate(sqsRate),
+        note: `${reps}, messages/s`,
+      },
+      {
+        measure: `enqueue (enqueueMany, batches of ${ENQUEUE_BATCH}, ${ENQUEUE_BATCHES_IN_FLIGHT} in flight)`,
+        value: fmt.rate(libRate),
+        note: `${reps}, ${fmt.int(size.enqueueJobs)} jobs each`,
+      },
+      {
+        measure: 'enqueue / raw EVALSHA',
+        value: fmt.pct(enqueueRatio),
+        target: `>= ${fmt.pct(TARGETS.enqueueRatio)}`,
+        met: enqueueRatio >= TARGETS.enqueueRatio,
+        note: 'median of per-rep ratios',
+      },
+      ...(['p50', 'p90', 'p99', 'max'] as const).map(
+        (p): Row => ({
+          measure: `lateness ${p} (${fmt.int(late.count)} jobs over ${SPREAD_MS / 1000} s)`,
+          value: fmt.ms(late[p]),
+          ...(p === 'p50' ? { target: `<= ${TARGETS.p50} ms`, met: late.p50 <= TARGETS.p50 } : {}),
+          ...(p === 'p99' ? { target: `<= ${TARGETS.p99} ms`, met: late.p99 <= TARGETS.p99 } : {}),
+          note: p === 'p50' ? 'SQS accepted (onSent) - due, Redis clock' : '',
+        }),
+      ),
       { measure: `burst of ${fmt.int(size.burstJobs)}: last in SQS after`, value: fmt.ms(burstLast), note: reps },
       { measure: 'burst drain rate', value: fmt.rate(burstDrain), note: reps },
-      { measure: 'burst drain / raw SQS rate', value: fmt.pct(burstShare), target: `>= ${fmt.pct(TARGETS.burstShare)}`, met: burstShare >= TARGETS.burstShare, note: 'median of per-rep ratios' },
-      { measure: `bytes per pending job (${fmt.int(mem.jobs)} jobs, ${fmt.int(mem.buckets)} buckets)`, value: mem.bytesPerJob.toFixed(1), target: `<= ${TARGETS.bytesPerJob}`, met: mem.bytesPerJob <= TARGETS.bytesPerJob, note: `buckets ${mem.bucketEncoding}${quick ? '; quick: not the target size' : ''}` },
-      { measure: `bare ZSET+HASH bytes per job (${fmt.int(size.rawCalls)} jobs)`, value: median(raw.map((r) => r.bytesPerJob)).toFixed(1), note: 'reference, from the raw EVALSHA runs' },
-      { measure: `idle scanner Redis commands/s (${idle.seconds.toFixed(1)} s)`, value: idle.commandsPerSec.toFixed(2), target: `<= ${TARGETS.idleCommands}`, met: idle.commandsPerSec <= TARGETS.idleCommands, note: Object.entries(idle.breakdown).map(([c, n]) => `${c} ${n.toFixed(1)}`).join(', ') },
+      {
+        measure: 'burst drain / raw SQS rate',
+        value: fmt.pct(burstShare),
+        target: `>= ${fmt.pct(TARGETS.burstShare)}`,
+        met: burstShare >= TARGETS.burstShare,
+        note: 'median of per-rep ratios',
+      },
+      {
+        measure: `bytes per pending job (${fmt.int(mem.jobs)} jobs, ${fmt.int(mem.buckets)} buckets)`,
+        value: mem.bytesPerJob.toFixed(1),
+        target: `<= ${TARGETS.bytesPerJob}`,
+        met: mem.bytesPerJob <= TARGETS.bytesPerJob,
+        note: `buckets ${mem.bucketEncoding}${quick ? '; quick: not the target size' : ''}`,
+      },
+      {
+        measure: `bare ZSET+HASH bytes per job (${fmt.int(size.rawCalls)} jobs)`,
+        value: median(raw.map((r) => r.bytesPerJob)).toFixed(1),
+        note: 'reference, from the raw EVALSHA runs',
+      },
+      {
+        measure: `idle scanner Redis commands/s (${idle.seconds.toFixed(1)} s)`,
+        value: idle.commandsPerSec.toFixed(2),
+        target: `<= ${TARGETS.idleCommands}`,
+        met: idle.commandsPerSec <= TARGETS.idleCommands,
+        note: Object.entries(idle.breakdown)
+          .map(([c, n]) => `${c} ${n.toFixed(1)}`)
+          .join(', '),
+      },
     ]
     console.log(printTable(rows))
     const targeted = rows.filter((r) => r.met !== undefined)
-    console.log(`targets met: ${targeted.filter((r) => r.met).length}/${targeted.length}` +
-      (targeted.some((r) => !r.met) ? `; missed: ${targeted.filter((r) => !r.met).map((r) => r.measure).join('; ')}` : ''))
-    console.log(`load average (1 min) at start ${load[0]!.toFixed(2)}, at end ${load[1]!.toFixed(2)}; took ${((Date.now() - started) / 1000).toFixed(0)} s`)
+    console.log(
+      `targets met: ${targeted.filter((r) => r.met).length}/${targeted.length}` +
+        (targeted.some((r) => !r.met)
+          ? `; missed: ${targeted
+              .filter((r) => !r.met)
+              .map((r) => r.measure)
+              .join('; ')}`
+          : ''),
+    )
+    console.log(
+      `load average (1 min) at start ${load[0]!.toFixed(2)}, at end ${load[1]!.toFixed(2)}; took ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    )
 
     const results = {
-      machine: { ...machine, loadAverageStart: load[0], loadAverageEnd: load[1], seconds: (Date.now() - started) / 1000 },
+      machine: {
+        ...machine,
+        loadAverageStart: load[0],
+        loadAverageEnd: load[1],
+        seconds: (Date.now() - started) / 1000,
+      },
       sizes: size,
       targets: TARGETS,
       raw: { redis: raw, sqs },

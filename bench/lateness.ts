@@ -9,7 +9,10 @@ import { inFlight, percentiles, type Percentiles } from './stats'
 
 export const SPREAD_MS = 10_000
 
-export async function measureLateness(env: BenchEnv, jobs: number): Promise<Percentiles & { inQueue: number; claims: number }> {
+export async function measureLateness(
+  env: BenchEnv,
+  jobs: number,
+): Promise<Percentiles & { inQueue: number; claims: number }> {
   const run = await runScanner(
     env,
     'lateness',

@@ -68,7 +68,12 @@ async function onDemandRuns() {
   const sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: stack.sqsEndpoint, sendConcurrency: 1 })
   const rawSendMs = async () => {
     const t = performance.now()
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl: stack.queues.emails!, Entries: [{ Id: 'r', MessageBody: '{"ref":true}' }] }))
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: stack.queues.emails!,
+        Entries: [{ Id: 'r', MessageBody: '{"ref":true}' }],
+      }),
+    )
     return performance.now() - t
   }
   const alive = new Keyspace({ prefix: 'sdq', shards: 1, buckets: 16384 }).shards[0]!.scannerAlive
@@ -90,25 +95,32 @@ async function onDemandRuns() {
     const startMs = performance.now() - t0
     await until(() => lines.length > before, delayMs + 30_000, 'the scan to finish')
     const line = lines[before]!
-    if (line.source !== 'sdq.enqueue' || line.dispatched !== 1) throw new Error(`unexpected scan: ${JSON.stringify(line)}`)
+    if (line.source !== 'sdq.enqueue' || line.dispatched !== 1)
+      throw new Error(`unexpected scan: ${JSON.stringify(line)}`)
     return { line, startMs }
   }
   try {
     const first = await oneJob(0)
-    log(`first start (fresh worker): ${first.startMs.toFixed(0)} ms to the alive marker, job ${first.line.lateness?.max} ms late`)
+    log(
+      `first start (fresh worker): ${first.startMs.toFixed(0)} ms to the alive marker, job ${first.line.lateness?.max} ms late`,
+    )
     const warm = await oneJob(0)
     log(`warm start: ${warm.startMs.toFixed(0)} ms, job ${warm.line.lateness?.max} ms late`)
     const jobs: { late: number; activeMs: number; startMs: number; rawSendMs: number }[] = []
     for (let i = 0; i < size.jobs; i++) {
       const { line, startMs } = await oneJob(DELAY_MS)
       jobs.push({ late: line.lateness!.max, activeMs: line.activeMs, startMs, rawSendMs: await rawSendMs() })
-      if ((i + 1) % 20 === 0) log(`${i + 1}/${size.jobs} jobs: p99 so far ${percentiles(jobs.map((j) => j.late)).p99} ms`)
+      if ((i + 1) % 20 === 0)
+        log(`${i + 1}/${size.jobs} jobs: p99 so far ${percentiles(jobs.map((j) => j.late)).p99} ms`)
     }
     const ticks: number[] = []
     for (let i = 0; i < size.emptyTicks; i++) {
       await until(async () => (await redis.exists(alive)) === 0, 30_000, 'no scanner alive')
       const before = lines.length
-      await invokeFunction(stack.lambdaUrl, stack.spec.functionNames.scan!, { source: 'aws.events', 'detail-type': 'Scheduled Event' })
+      await invokeFunction(stack.lambdaUrl, stack.spec.functionNames.scan!, {
+        source: 'aws.events',
+        'detail-type': 'Scheduled Event',
+      })
       await until(() => lines.length > before, 10_000, 'the tick to finish')
       ticks.push(lines[before]!.activeMs)
     }

@@ -11,18 +11,63 @@ export interface Price {
 }
 
 export const PRICES = {
-  lambdaGbSecondArm: { usd: 0.0000133334, unit: 'Lambda GB-second (arm64)', source: 'https://aws.amazon.com/lambda/pricing/' },
+  lambdaGbSecondArm: {
+    usd: 0.0000133334,
+    unit: 'Lambda GB-second (arm64)',
+    source: 'https://aws.amazon.com/lambda/pricing/',
+  },
   lambdaRequest: { usd: 0.2 / 1e6, unit: 'Lambda request', source: 'https://aws.amazon.com/lambda/pricing/' },
-  httpApiRequest: { usd: 1.0 / 1e6, unit: 'API Gateway HTTP API request (first 300M a month)', source: 'https://aws.amazon.com/api-gateway/pricing/' },
-  sqsRequest: { usd: 0.4 / 1e6, unit: 'SQS request (standard queue; a batch under 64 KB is one)', source: 'https://aws.amazon.com/sqs/pricing/' },
-  valkeyServerlessGbHour: { usd: 0.084, unit: 'GB-hour stored (ElastiCache Serverless for Valkey, 100 MB minimum)', source: 'https://aws.amazon.com/elasticache/pricing/' },
-  valkeyServerlessEcpu: { usd: 0.0023 / 1e6, unit: 'ECPU (ElastiCache Serverless for Valkey; 1 ECPU per KB moved)', source: 'https://aws.amazon.com/elasticache/pricing/' },
-  interfaceEndpointHour: { usd: 0.01, unit: 'interface VPC endpoint-hour per AZ (SQS, and Lambda in on-demand mode, from inside the VPC)', source: 'https://aws.amazon.com/privatelink/pricing/' },
-  interfaceEndpointGb: { usd: 0.01, unit: 'GB processed by an interface endpoint', source: 'https://aws.amazon.com/privatelink/pricing/' },
-  logsIngestGb: { usd: 0.5, unit: 'GB of CloudWatch Logs ingested', source: 'https://aws.amazon.com/cloudwatch/pricing/', unverified: true },
-  eventBridgeSchedulerInvocation: { usd: 1.0 / 1e6, unit: 'EventBridge Scheduler invocation, after 14M free a month', source: 'https://aws.amazon.com/eventbridge/pricing/' },
-  stepFunctionsTransition: { usd: 0.025 / 1000, unit: 'Step Functions state transition (Standard workflows)', source: 'https://aws.amazon.com/step-functions/pricing/' },
-  qstashMessage: { usd: 1 / 100_000, unit: 'QStash message (pay as you go: $1 per 100K)', source: 'https://upstash.com/pricing/qstash' },
+  httpApiRequest: {
+    usd: 1.0 / 1e6,
+    unit: 'API Gateway HTTP API request (first 300M a month)',
+    source: 'https://aws.amazon.com/api-gateway/pricing/',
+  },
+  sqsRequest: {
+    usd: 0.4 / 1e6,
+    unit: 'SQS request (standard queue; a batch under 64 KB is one)',
+    source: 'https://aws.amazon.com/sqs/pricing/',
+  },
+  valkeyServerlessGbHour: {
+    usd: 0.084,
+    unit: 'GB-hour stored (ElastiCache Serverless for Valkey, 100 MB minimum)',
+    source: 'https://aws.amazon.com/elasticache/pricing/',
+  },
+  valkeyServerlessEcpu: {
+    usd: 0.0023 / 1e6,
+    unit: 'ECPU (ElastiCache Serverless for Valkey; 1 ECPU per KB moved)',
+    source: 'https://aws.amazon.com/elasticache/pricing/',
+  },
+  interfaceEndpointHour: {
+    usd: 0.01,
+    unit: 'interface VPC endpoint-hour per AZ (SQS, and Lambda in on-demand mode, from inside the VPC)',
+    source: 'https://aws.amazon.com/privatelink/pricing/',
+  },
+  interfaceEndpointGb: {
+    usd: 0.01,
+    unit: 'GB processed by an interface endpoint',
+    source: 'https://aws.amazon.com/privatelink/pricing/',
+  },
+  logsIngestGb: {
+    usd: 0.5,
+    unit: 'GB of CloudWatch Logs ingested',
+    source: 'https://aws.amazon.com/cloudwatch/pricing/',
+    unverified: true,
+  },
+  eventBridgeSchedulerInvocation: {
+    usd: 1.0 / 1e6,
+    unit: 'EventBridge Scheduler invocation, after 14M free a month',
+    source: 'https://aws.amazon.com/eventbridge/pricing/',
+  },
+  stepFunctionsTransition: {
+    usd: 0.025 / 1000,
+    unit: 'Step Functions state transition (Standard workflows)',
+    source: 'https://aws.amazon.com/step-functions/pricing/',
+  },
+  qstashMessage: {
+    usd: 1 / 100_000,
+    unit: 'QStash message (pay as you go: $1 per 100K)',
+    source: 'https://upstash.com/pricing/qstash',
+  },
 } satisfies Record<string, Price>
 
 export const EVENTBRIDGE_SCHEDULER_FREE_INVOCATIONS = 14_000_000
@@ -34,10 +79,26 @@ export const STEP_FUNCTIONS_TRANSITIONS_PER_JOB = 3
  * ElastiCache reserves by default. Hourly prices: 20% below Redis OSS node prices; not re-checked for this table.
  */
 export const VALKEY_NODES: { type: string; memoryGiB: number; hour: Price }[] = [
-  { type: 'cache.t4g.micro', memoryGiB: 0.5, hour: { usd: 0.0128, unit: 'node-hour', source: 'https://aws.amazon.com/elasticache/pricing/', unverified: true } },
-  { type: 'cache.t4g.small', memoryGiB: 1.37, hour: { usd: 0.0256, unit: 'node-hour', source: 'https://aws.amazon.com/elasticache/pricing/', unverified: true } },
-  { type: 'cache.t4g.medium', memoryGiB: 3.09, hour: { usd: 0.052, unit: 'node-hour', source: 'https://aws.amazon.com/elasticache/pricing/', unverified: true } },
-  { type: 'cache.r7g.large', memoryGiB: 13.07, hour: { usd: 0.1752, unit: 'node-hour', source: 'https://aws.amazon.com/elasticache/pricing/', unverified: true } },
+  {
+    type: 'cache.t4g.micro',
+    memoryGiB: 0.5,
+    hour: { usd: 0.0128, unit: 'node-hour', source: 'https://aws.amazon.com/elasticache/pricing/', unverified: true },
+  },
+  {
+    type: 'cache.t4g.small',
+    memoryGiB: 1.37,
+    hour: { usd: 0.0256, unit: 'node-hour', source: 'https://aws.amazon.com/elasticache/pricing/', unverified: true },
+  },
+  {
+    type: 'cache.t4g.medium',
+    memoryGiB: 3.09,
+    hour: { usd: 0.052, unit: 'node-hour', source: 'https://aws.amazon.com/elasticache/pricing/', unverified: true },
+  },
+  {
+    type: 'cache.r7g.large',
+    memoryGiB: 13.07,
+    hour: { usd: 0.1752, unit: 'node-hour', source: 'https://aws.amazon.com/elasticache/pricing/', unverified: true },
+  },
 ]
 export const NODE_RESERVED_MEMORY = 0.25
 

@@ -57,11 +57,15 @@ async function withRedisProfile<T>(env: BenchEnv, label: string, n: number, fn: 
   const wall = (performance.now() - t0) / 1000
   const cpu = (await redisCpuSeconds(env)) - cpu0
   const stats = await commandUsec(env)
-  console.log(`${label}: wall ${wall.toFixed(2)} s; redis-server CPU ${cpu.toFixed(2)} s (${((cpu / wall) * 100).toFixed(0)}% of a core); ` +
-    `bench process CPU ${((clientCpu.user + clientCpu.system) / 1e6).toFixed(2)} s`)
+  console.log(
+    `${label}: wall ${wall.toFixed(2)} s; redis-server CPU ${cpu.toFixed(2)} s (${((cpu / wall) * 100).toFixed(0)}% of a core); ` +
+      `bench process CPU ${((clientCpu.user + clientCpu.system) / 1e6).toFixed(2)} s`,
+  )
   for (const [cmd, s] of Object.entries(stats).sort((a, b) => b[1].usec - a[1].usec)) {
     if (cmd === 'info' || cmd === 'config') continue
-    console.log(`  ${cmd.padEnd(10)} ${String(s.calls).padStart(8)} calls  ${(s.calls / n).toFixed(2)}/job  ${(s.usec / s.calls).toFixed(2)} us/call  ${(s.usec / n).toFixed(2)} us/job`)
+    console.log(
+      `  ${cmd.padEnd(10)} ${String(s.calls).padStart(8)} calls  ${(s.calls / n).toFixed(2)}/job  ${(s.usec / s.calls).toFixed(2)} us/call  ${(s.usec / n).toFixed(2)} us/job`,
+    )
   }
   return result
 }
@@ -73,17 +77,33 @@ async function claimCost(env: BenchEnv) {
   const store = new JobStore(redis, keys)
   const shard = keys.shards[0]!
   for (let i = 0; i < 100_000; i += 1_000) {
-    await store.enqueueMany(Array.from({ length: 1_000 }, (_, k) => benchJob(jobId('c', i + k), { delayMs: 3_600_000 + i + k })))
+    await store.enqueueMany(
+      Array.from({ length: 1_000 }, (_, k) => benchJob(jobId('c', i + k), { delayMs: 3_600_000 + i + k })),
+    )
   }
   for (const hintCount of [250, 64, 16, 250, 64, 16]) {
     const hints = await redis.zrange(shard.index, '0', String(hintCount - 1))
     const n = 2_000
     await env.admin.config('RESETSTAT')
     const t0 = performance.now()
-    for (let i = 0; i < n; i++) await runScript(redis, claimCall(shard, { limit: 250, leaseMs: 30_000, token: 'tok', maxAttempts: 10, hintCap: hintCount, lookaheadMs: 25, hints }))
+    for (let i = 0; i < n; i++)
+      await runScript(
+        redis,
+        claimCall(shard, {
+          limit: 250,
+          leaseMs: 30_000,
+          token: 'tok',
+          maxAttempts: 10,
+          hintCap: hintCount,
+          lookaheadMs: 25,
+          hints,
+        }),
+      )
     const wall = (performance.now() - t0) / n
     const evalsha = (await commandUsec(env)).evalsha!
-    console.log(`claim with ${hintCount} hints in and out: ${(evalsha.usec / evalsha.calls).toFixed(1)} us in Redis, ${(wall * 1000).toFixed(0)} us round trip`)
+    console.log(
+      `claim with ${hintCount} hints in and out: ${(evalsha.usec / evalsha.calls).toFixed(1)} us in Redis, ${(wall * 1000).toFixed(0)} us round trip`,
+    )
   }
   await redis.quit()
 }
@@ -117,18 +137,28 @@ async function latenessSplit(env: BenchEnv, jobs: number) {
     }
   }
   const leases = new TimedLeases(engine.redis, {
-    leaseMs: config.leaseMs, maxAttempts: config.maxDispatchAttempts,
-    backoffBaseMs: config.dispatchBackoffBaseMs, backoffMaxMs: config.dispatchBackoffMaxMs,
+    leaseMs: config.leaseMs,
+    maxAttempts: config.maxDispatchAttempts,
+    backoffBaseMs: config.dispatchBackoffBaseMs,
+    backoffMaxMs: config.dispatchBackoffMaxMs,
   })
   const dispatcher = new Dispatcher({
-    sqs, queues: config.queues, concurrency: config.sendConcurrency, maxBatchBytes: config.maxMessageBytes,
+    sqs,
+    queues: config.queues,
+    concurrency: config.sendConcurrency,
+    maxBatchBytes: config.maxMessageBytes,
     maxSendMs: SQS_SDK_ATTEMPTS * sendTimeoutMs(config.leaseMs),
   })
   const subscriber = (engine.redis.duplicate as () => ScriptedClient).call(engine.redis)
   const total: number[] = []
   const sendPart: number[] = []
   const scanner = new Scanner({
-    leases, dispatcher, keys: engine.keys, subscriber, pollIntervalMs: config.pollIntervalMs, claimBatchSize: config.claimBatchSize,
+    leases,
+    dispatcher,
+    keys: engine.keys,
+    subscriber,
+    pollIntervalMs: config.pollIntervalMs,
+    claimBatchSize: config.claimBatchSize,
     onSent: (job, _at, late) => {
       total.push(late)
       sendPart.push(late - (claimLate.get(job.id) ?? 0))
@@ -137,7 +167,9 @@ async function latenessSplit(env: BenchEnv, jobs: number) {
   const run = scanner.run(Date.now() + 120_000)
   await sleep(500)
   const first = Date.now() + 5_000
-  const all = Array.from({ length: jobs }, (_, i) => benchJob(jobId('p', i), { atMs: first + Math.floor((i * 10_000) / jobs) }))
+  const all = Array.from({ length: jobs }, (_, i) =>
+    benchJob(jobId('p', i), { atMs: first + Math.floor((i * 10_000) / jobs) }),
+  )
   for (let b = 0; b < jobs; b += 100) await engine.store.enqueueMany(all.slice(b, b + 100))
   while (total.length < jobs) await sleep(50)
   scanner.stop()
@@ -147,13 +179,17 @@ async function latenessSplit(env: BenchEnv, jobs: number) {
   await engine.close()
   await queue.remove()
   const line = (label: string, p: ReturnType<typeof percentiles>) =>
-    console.log(`${label.padEnd(34)} p50 ${p.p50.toFixed(1)}  p90 ${p.p90.toFixed(1)}  p99 ${p.p99.toFixed(1)}  max ${p.max.toFixed(1)} ms`)
+    console.log(
+      `${label.padEnd(34)} p50 ${p.p50.toFixed(1)}  p90 ${p.p90.toFixed(1)}  p99 ${p.p99.toFixed(1)}  max ${p.max.toFixed(1)} ms`,
+    )
   line('lateness (accepted - due)', percentiles(total))
   line('  claim part (claimed - due)', percentiles([...claimLate.values()]))
   line('  send part (accepted - claimed)', percentiles(sendPart))
   line('SendMessageBatch round trip', percentiles(calls.map((c) => c.ms)))
   const entries = percentiles(calls.map((c) => c.entries))
-  console.log(`SendMessageBatch calls ${calls.length}, entries per call p50 ${entries.p50} p90 ${entries.p90} max ${entries.max}; claims with jobs ${claimSizes.length}, jobs per claim p50 ${percentiles(claimSizes).p50}`)
+  console.log(
+    `SendMessageBatch calls ${calls.length}, entries per call p50 ${entries.p50} p90 ${entries.p90} max ${entries.max}; claims with jobs ${claimSizes.length}, jobs per claim p50 ${percentiles(claimSizes).p50}`,
+  )
 }
 
 /** Pipelines of 100 enqueue-script calls, 8 in flight: JobStore.enqueueMany's shape, with the script swappable. */
@@ -166,8 +202,10 @@ async function burstCpu(env: BenchEnv) {
   })
   const report = (label: string, a: ReturnType<typeof sample>, b: ReturnType<typeof sample>, messages: number) => {
     const per = (x: number) => ((x * 10_000) / messages).toFixed(2)
-    console.log(`${label.padEnd(22)} wall ${((b.at - a.at) / 1000).toFixed(2)} s; CPU s per 10k messages: bench/scanner ${per(b.me - a.me)}, ` +
-      `redis ${per(b.redis - a.redis)}, fauxqs ${per(b.sqs - a.sqs)}`)
+    console.log(
+      `${label.padEnd(22)} wall ${((b.at - a.at) / 1000).toFixed(2)} s; CPU s per 10k messages: bench/scanner ${per(b.me - a.me)}, ` +
+        `redis ${per(b.redis - a.redis)}, fauxqs ${per(b.sqs - a.sqs)}`,
+    )
   }
   for (let rep = 0; rep < 3; rep++) {
     let a = sample()
@@ -186,7 +224,9 @@ async function main() {
   try {
     if (what === 'redis') {
       for (let rep = 0; rep < 2; rep++) {
-        const raw = await withRedisProfile(env, `bare ZADD+HSET script x 100k`, 100_000, () => measureRawRedis(env, 100_000, rep))
+        const raw = await withRedisProfile(env, `bare ZADD+HSET script x 100k`, 100_000, () =>
+          measureRawRedis(env, 100_000, rep),
+        )
         console.log(`  -> ${fmt.rate(raw.callsPerSec)}`)
         const lib = await withRedisProfile(env, `enqueueMany x 100k`, 100_000, () => measureEnqueue(env, 100_000, rep))
         console.log(`  -> ${fmt.rate(lib)}`)
@@ -196,15 +236,16 @@ async function main() {
       for (let rep = 0; rep < 2; rep++) {
         for (const perBatch of [10, 3, 1]) {
           const r = await measureRawSqs(env, perBatch * 1_500, rep, perBatch)
-          console.log(`raw sqs, ${perBatch} per call: ${fmt.rate(r.messagesPerSec)} messages, ${fmt.rate(r.messagesPerSec / perBatch)} calls`)
+          console.log(
+            `raw sqs, ${perBatch} per call: ${fmt.rate(r.messagesPerSec)} messages, ${fmt.rate(r.messagesPerSec / perBatch)} calls`,
+          )
         }
       }
     } else if (what === 'lateness') {
       const jobs = Number(process.argv[3] ?? 20_000)
       const r = await withRedisProfile(env, `lateness, ${jobs} jobs`, jobs, () => measureLateness(env, jobs))
       console.log(r)
-    }
-    else if (what === 'claim') await claimCost(env)
+    } else if (what === 'claim') await claimCost(env)
     else if (what === 'burst') await burstCpu(env)
     else if (what === 'split') await latenessSplit(env, Number(process.argv[3] ?? 20_000))
     await flush(env.admin)

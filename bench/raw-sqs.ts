@@ -15,7 +15,12 @@ export interface RawSqsResult {
   messageBytes: number
 }
 
-export async function measureRawSqs(env: BenchEnv, messages: number, rep: number, perBatch = 10): Promise<RawSqsResult> {
+export async function measureRawSqs(
+  env: BenchEnv,
+  messages: number,
+  rep: number,
+  perBatch = 10,
+): Promise<RawSqsResult> {
   const queue = await env.queue('raw')
   const config = env.config(queue.url)
   const sqs = createSqsClient(config)
@@ -43,7 +48,10 @@ export async function measureRawSqs(env: BenchEnv, messages: number, rep: number
     const started = performance.now()
     await inFlight(batches, config.sendConcurrency, (b) => send(warm + b))
     const seconds = (performance.now() - started) / 1000
-    const sample = messageBody({ id: jobId('s', 0), queue: TARGET, payloadJson: PAYLOAD_JSON, dueMs: now, createdAtMs: now }, now)
+    const sample = messageBody(
+      { id: jobId('s', 0), queue: TARGET, payloadJson: PAYLOAD_JSON, dueMs: now, createdAtMs: now },
+      now,
+    )
     return {
       messagesPerSec: (batches * perBatch) / seconds,
       concurrency: config.sendConcurrency,

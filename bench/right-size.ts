@@ -22,7 +22,9 @@ async function main() {
     for (const mb of [256, 512, 1024, 1769]) {
       const share = Math.min(1, mb / MB_PER_VCPU)
       const perSec = (share * 1000) / (cpu.scanCpuMsPer1000Jobs / 1000)
-      console.log(`${String(mb).padStart(5)} MB | ${share.toFixed(2)} | ${Math.round(perSec).toLocaleString('en-US')} | ${((cpu.scanIdleCpuMsPerSec / 1000 / share) * 100).toFixed(2)} %`)
+      console.log(
+        `${String(mb).padStart(5)} MB | ${share.toFixed(2)} | ${Math.round(perSec).toLocaleString('en-US')} | ${((cpu.scanIdleCpuMsPerSec / 1000 / share) * 100).toFixed(2)} %`,
+      )
     }
     const file = resolve(process.cwd(), 'bench/results.json')
     const all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>

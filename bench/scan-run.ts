@@ -33,7 +33,8 @@ export async function runScanner(
   const sqs = createSqsClient(config)
   const lateness: number[] = []
   const logs: unknown[] = []
-  const keep = (msg: string, ...extra: Record<string, unknown>[]) => void logs.push({ msg, ...Object.assign({}, ...extra) })
+  const keep = (msg: string, ...extra: Record<string, unknown>[]) =>
+    void logs.push({ msg, ...Object.assign({}, ...extra) })
   const { scanner, close } = createScanner(engine, sqs, {
     onSent: (_job, _at, late) => void lateness.push(late),
     logger: { info: keep, warn: keep, error: keep },

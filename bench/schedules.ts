@@ -25,21 +25,35 @@ const ZONE = 'Europe/Berlin'
 
 /** Half cron in a zone, half fixed-rate. With `dueAtMs` (a whole second), both kinds first fire exactly then. */
 function spec(i: number, dueAtMs?: number): ScheduleSpec {
-  if (i % 2 === 0) return { queue: TARGET, everyMs: 3_600_000, timezone: 'UTC', paused: false, ...(dueAtMs ? { startAtMs: dueAtMs } : {}) }
+  if (i % 2 === 0)
+    return {
+      queue: TARGET,
+      everyMs: 3_600_000,
+      timezone: 'UTC',
+      paused: false,
+      ...(dueAtMs ? { startAtMs: dueAtMs } : {}),
+    }
   return { queue: TARGET, cron: dueAtMs ? dailyAt(dueAtMs) : '0 9 * * MON-FRI', timezone: ZONE, paused: false }
 }
 
 /** A 6-field cron that fires once a day at this instant's wall-clock second in ZONE. */
 function dailyAt(ms: number): string {
-  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: ZONE, hour: 'numeric', minute: 'numeric', second: 'numeric', hourCycle: 'h23' })
-    .formatToParts(new Date(ms))
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone: ZONE,
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+    hourCycle: 'h23',
+  }).formatToParts(new Date(ms))
   const part = (type: string) => Number(parts.find((p) => p.type === type)!.value)
   return `${part('second')} ${part('minute')} ${part('hour')} * * *`
 }
 
 async function putSchedules(engine: Engine, count: number, tag: string, dueAtMs?: number): Promise<void> {
   const schedules = new ScheduleStore(engine.store.redis, engine.keys)
-  await inFlight(count, 32, (i) => schedules.put({ id: jobId(tag, i), spec: spec(i, dueAtMs), payloadJson: PAYLOAD_JSON }))
+  await inFlight(count, 32, (i) =>
+    schedules.put({ id: jobId(tag, i), spec: spec(i, dueAtMs), payloadJson: PAYLOAD_JSON }),
+  )
 }
 
 async function measureMemory(env: BenchEnv, count: number) {
@@ -53,7 +67,9 @@ async function measureMemory(env: BenchEnv, count: number) {
     else {
       const at = Date.now() + 86_400_000
       await inFlight(Math.ceil(count / 1000), 4, async (b) => {
-        const jobs = Array.from({ length: Math.min(1000, count - b * 1000) }, (_, k) => benchJob(jobId('j', b * 1000 + k), { atMs: at + k }))
+        const jobs = Array.from({ length: Math.min(1000, count - b * 1000) }, (_, k) =>
+          benchJob(jobId('j', b * 1000 + k), { atMs: at + k }),
+        )
         for (const r of await engine.store.enqueueMany(jobs)) if (r instanceof Error) throw r
       })
     }
@@ -79,7 +95,9 @@ async function measureDrain(env: BenchEnv, kind: 'jobs' | 'occurrences', n: numb
   if (kind === 'occurrences') await putSchedules(engine, n, `o${rep}`, dueAt)
   else {
     await inFlight(Math.ceil(n / 100), 8, async (b) => {
-      const jobs = Array.from({ length: Math.min(100, n - b * 100) }, (_, k) => benchJob(jobId(`p${rep}`, b * 100 + k), { atMs: dueAt }))
+      const jobs = Array.from({ length: Math.min(100, n - b * 100) }, (_, k) =>
+        benchJob(jobId(`p${rep}`, b * 100 + k), { atMs: dueAt }),
+      )
       for (const r of await engine.store.enqueueMany(jobs)) if (r instanceof Error) throw r
     })
   }
@@ -105,7 +123,7 @@ async function measureDrain(env: BenchEnv, kind: 'jobs' | 'occurrences', n: numb
   await queue.remove()
   // Occurrences leave their successors pending (one per schedule); plain jobs leave nothing.
   if (pending !== (kind === 'occurrences' ? n : 0)) throw new Error(`${kind}: ${pending} pending after the drain`)
-  return { scannerUs: ((cpu.user + cpu.system) / n), redisUs: (redisCpu * 1e6) / n }
+  return { scannerUs: (cpu.user + cpu.system) / n, redisUs: (redisCpu * 1e6) / n }
 }
 
 async function main() {
@@ -114,10 +132,22 @@ async function main() {
   try {
     log(`memory: ${size.schedules} schedules vs ${size.schedules} plain jobs`)
     const memory = await measureMemory(env, size.schedules)
-    rows.push({ measure: `memory per schedule (${fmt.int(size.schedules)}, incl. its pending occurrence)`, value: `${fmt.int(memory.perSchedule)} B` })
-    rows.push({ measure: 'memory per plain pending job (same payload, same run)', value: `${fmt.int(memory.perJob)} B` })
-    rows.push({ measure: 'schedule overhead over its occurrence job', value: `${fmt.int(memory.perSchedule - memory.perJob)} B` })
-    const drains: Record<'jobs' | 'occurrences', { scannerUs: number; redisUs: number }[]> = { jobs: [], occurrences: [] }
+    rows.push({
+      measure: `memory per schedule (${fmt.int(size.schedules)}, incl. its pending occurrence)`,
+      value: `${fmt.int(memory.perSchedule)} B`,
+    })
+    rows.push({
+      measure: 'memory per plain pending job (same payload, same run)',
+      value: `${fmt.int(memory.perJob)} B`,
+    })
+    rows.push({
+      measure: 'schedule overhead over its occurrence job',
+      value: `${fmt.int(memory.perSchedule - memory.perJob)} B`,
+    })
+    const drains: Record<'jobs' | 'occurrences', { scannerUs: number; redisUs: number }[]> = {
+      jobs: [],
+      occurrences: [],
+    }
     for (let rep = 0; rep < size.reps; rep++) {
       for (const kind of ['jobs', 'occurrences'] as const) {
         log(`drain ${kind}, repetition ${rep + 1}/${size.reps}: ${size.due} due at once`)

@@ -16,7 +16,13 @@ function loadMs(file: string, sourceMaps: boolean): number {
   const probe = `const t = performance.now(); require(${JSON.stringify(file)}); console.log(performance.now() - t); process.exit(0)`
   const out = spawnSync(process.execPath, [...(sourceMaps ? ['--enable-source-maps'] : []), '-e', probe], {
     // The runtime provides the AWS SDK: here, the repository's copy.
-    env: { PATH: process.env.PATH, NODE_PATH: resolve(root, 'node_modules'), REDIS_URL: 'redis://127.0.0.1:1', QUEUES: 'orders=http://127.0.0.1:1/q/orders', AWS_REGION: 'us-east-1' },
+    env: {
+      PATH: process.env.PATH,
+      NODE_PATH: resolve(root, 'node_modules'),
+      REDIS_URL: 'redis://127.0.0.1:1',
+      QUEUES: 'orders=http://127.0.0.1:1/q/orders',
+      AWS_REGION: 'us-east-1',
+    },
     encoding: 'utf8',
   })
   if (out.status !== 0) throw new Error(`loading ${file} failed: ${out.stderr}`)
@@ -26,11 +32,15 @@ function loadMs(file: string, sourceMaps: boolean): number {
 function main() {
   const dir = mkdtempSync(join(tmpdir(), 'sdq-maps-'))
   try {
-    execFileSync(process.execPath, [resolve(root, 'node_modules/serverless/bin/serverless.js'), 'package', '--stage', 'prod', '--package', dir], {
-      cwd: root,
-      env: { ...process.env, SDQ_ESBUILD_WORK_FOLDER: `.esbuild/bench-maps-${process.pid}` },
-      stdio: 'ignore',
-    })
+    execFileSync(
+      process.execPath,
+      [resolve(root, 'node_modules/serverless/bin/serverless.js'), 'package', '--stage', 'prod', '--package', dir],
+      {
+        cwd: root,
+        env: { ...process.env, SDQ_ESBUILD_WORK_FOLDER: `.esbuild/bench-maps-${process.pid}` },
+        stdio: 'ignore',
+      },
+    )
     execFileSync('unzip', ['-q', join(dir, 'serverless-delay-queue.zip'), '-d', join(dir, 'zip')])
     console.log(`module load time, median of ${REPS} fresh processes each (interleaved), Node ${process.version}`)
     console.log('function   | no maps (ms) | --enable-source-maps (ms) | ratio')
@@ -43,7 +53,9 @@ function main() {
         withMaps.push(loadMs(file, true))
       }
       const [a, b] = [median(without), median(withMaps)]
-      console.log(`${fn.padEnd(10)} | ${a.toFixed(1).padStart(12)} | ${b.toFixed(1).padStart(25)} | ${(b / a).toFixed(2)}`)
+      console.log(
+        `${fn.padEnd(10)} | ${a.toFixed(1).padStart(12)} | ${b.toFixed(1).padStart(25)} | ${(b / a).toFixed(2)}`,
+      )
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -11,7 +11,13 @@ export interface Row {
 
 export function printTable(rows: readonly Row[]): string {
   const header: Row = { measure: 'measure', value: 'value', target: 'target', note: 'note' }
-  const cells = (r: Row) => [r.measure, r.value, r.target ?? '', r.met === undefined ? '' : r.met ? 'met' : 'MISSED', r.note ?? '']
+  const cells = (r: Row) => [
+    r.measure,
+    r.value,
+    r.target ?? '',
+    r.met === undefined ? '' : r.met ? 'met' : 'MISSED',
+    r.note ?? '',
+  ]
   const all = [cells(header).map((c, i) => (i === 3 ? 'ok?' : c)), ...rows.map(cells)]
   const widths = all[0]!.map((_, i) => Math.max(...all.map((r) => r[i]!.length)))
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`

@@ -43,7 +43,11 @@ function alarm(name: string, description: string, props: CfnNode): CfnNode {
 }
 
 function alarms(prefix: string, service: string, dlqs: { logicalId: string; target: string }[]): CfnNode {
-  const own = (metric: string) => ({ Namespace: NAMESPACE, MetricName: metric, Dimensions: [{ Name: 'service', Value: service }] })
+  const own = (metric: string) => ({
+    Namespace: NAMESPACE,
+    MetricName: metric,
+    Dimensions: [{ Name: 'service', Value: service }],
+  })
   const resources: CfnNode = {
     OldestDueAgeAlarm: alarm(`${prefix}-oldest-due-age`, 'Due jobs have waited over 60 s for 3 minutes.', {
       ...own('OldestDueAgeMs'),
@@ -56,10 +60,14 @@ function alarms(prefix: string, service: string, dlqs: { logicalId: string; targ
       // The scan function reports every 10 s while it runs: no data at all means no scanner.
       TreatMissingData: 'breaching',
     }),
-    DeadLetteredAlarm: alarm(`${prefix}-dead-lettered`, 'SQS refused jobs on every attempt: they are in the dead set.', {
-      ...own('DeadLettered'),
-      ...ANY_IN_A_MINUTE,
-    }),
+    DeadLetteredAlarm: alarm(
+      `${prefix}-dead-lettered`,
+      'SQS refused jobs on every attempt: they are in the dead set.',
+      {
+        ...own('DeadLettered'),
+        ...ANY_IN_A_MINUTE,
+      },
+    ),
     ScanErrorsAlarm: alarm(`${prefix}-scan-errors`, 'The scan function failed (error or timeout).', {
       Namespace: 'AWS/Lambda',
       MetricName: 'Errors',
@@ -146,7 +154,10 @@ class ServerlessMonitoring {
       monitoring: {
         resolve: async ({ resolveConfigurationProperty, resolveVariable }) => {
           const prefix = `${await resolveConfigurationProperty(['service'])}-${await resolveVariable('sls:stage')}`
-          const env = ((await resolveConfigurationProperty(['provider', 'environment'])) ?? {}) as Record<string, unknown>
+          const env = ((await resolveConfigurationProperty(['provider', 'environment'])) ?? {}) as Record<
+            string,
+            unknown
+          >
           const service = String(env.POWERTOOLS_SERVICE_NAME ?? prefix)
           const queues = (await resolveVariable('targetQueues:resources')) as { Resources: CfnNode }
           const dlqs = Object.entries(queues.Resources)
@@ -160,7 +171,12 @@ class ServerlessMonitoring {
             Type: 'AWS::CloudWatch::Dashboard',
             Properties: { DashboardName: prefix, DashboardBody: dashboardBody(service, Object.keys(Resources)) },
           }
-          return { value: { Conditions: { HasAlarmTopic: { 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'AlarmTopicArn' }, ''] }] } }, Resources } }
+          return {
+            value: {
+              Conditions: { HasAlarmTopic: { 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'AlarmTopicArn' }, ''] }] } },
+              Resources,
+            },
+          }
         },
       },
     }

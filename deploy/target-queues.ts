@@ -95,7 +95,9 @@ function resources(queues: TargetQueue[], settings: DelayQueueSettings, exportPr
   const minVisibility = VISIBILITY_FACTOR * consumerTimeout
   const visibilityTimeout = wholeNumber(settings.visibilityTimeout ?? minVisibility, 'visibilityTimeout', 0, 43_200)
   if (visibilityTimeout < minVisibility) {
-    fail(`visibilityTimeout (${visibilityTimeout} s) must be at least ${VISIBILITY_FACTOR} x consumerTimeout (${minVisibility} s)`)
+    fail(
+      `visibilityTimeout (${visibilityTimeout} s) must be at least ${VISIBILITY_FACTOR} x consumerTimeout (${minVisibility} s)`,
+    )
   }
   const retention = wholeNumber(settings.messageRetentionSeconds ?? 1_209_600, 'messageRetentionSeconds', 60, 1_209_600)
 

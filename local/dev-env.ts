@@ -19,7 +19,13 @@ const HEADER = '# Written by the serverless-delay-queue dev stack while it runs 
 
 export function writeDevEnv(path: string, env: DevEnv): void {
   mkdirSync(dirname(path), { recursive: true })
-  writeFileSync(path, HEADER + Object.entries(env).map(([k, v]) => `${k}=${v}\n`).join(''))
+  writeFileSync(
+    path,
+    HEADER +
+      Object.entries(env)
+        .map(([k, v]) => `${k}=${v}\n`)
+        .join(''),
+  )
 }
 
 export function removeDevEnv(path: string): void {

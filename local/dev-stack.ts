@@ -100,7 +100,8 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     const urls = await createQueues(sqs, spec)
     const queues: Record<string, string> = {}
     const deadLetterQueues: Record<string, string> = {}
-    for (const q of spec.queues) (q.role === 'dlq' ? deadLetterQueues : queues)[q.target] = urls.get(q.logicalId)!.queueUrl
+    for (const q of spec.queues)
+      (q.role === 'dlq' ? deadLetterQueues : queues)[q.target] = urls.get(q.logicalId)!.queueUrl
     log(`local SQS on ${sqs.endpoint}: ${spec.queues.map((q) => q.queueName).join(', ')}`)
 
     const [httpPort, lambdaPort, websocketPort, albPort] = await Promise.all([
@@ -115,7 +116,9 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       REDIS_URL: redisUrl,
       // On-demand mode: where the API starts the scan function (Lambda's Invoke API, served by serverless-offline).
       LAMBDA_ENDPOINT: `http://127.0.0.1:${lambdaPort}`,
-      QUEUES: Object.entries(queues).map(([name, url]) => `${name}=${url}`).join(','),
+      QUEUES: Object.entries(queues)
+        .map(([name, url]) => `${name}=${url}`)
+        .join(','),
       SQS_ENDPOINT: sqs.endpoint,
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
       // The local SQS endpoint takes any credentials; these keep the SDK from looking for real ones.
@@ -146,7 +149,8 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     stops.push(async () => client.destroy())
     for (const consumer of options.exampleConsumer === false ? [] : spec.consumers) {
       const queue = urls.get(consumer.queueLogicalId)
-      if (!queue) throw new Error(`${consumer.function}: its queue ${consumer.queueLogicalId} is not a queue of this stack`)
+      if (!queue)
+        throw new Error(`${consumer.function}: its queue ${consumer.queueLogicalId} is not a queue of this stack`)
       const fnName = spec.functionNames[consumer.function]!
       const poller: SqsPoller = startSqsPoller({
         sqs: client,
@@ -172,8 +176,12 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       writeDevEnv(envFile, {
         DELAY_QUEUE_API_URL: offline.apiUrl,
         REDIS_URL: redisUrl,
-        QUEUES: Object.entries(queues).map(([name, url]) => `${name}=${url}`).join(','),
-        DEAD_LETTER_QUEUES: Object.entries(deadLetterQueues).map(([name, url]) => `${name}=${url}`).join(','),
+        QUEUES: Object.entries(queues)
+          .map(([name, url]) => `${name}=${url}`)
+          .join(','),
+        DEAD_LETTER_QUEUES: Object.entries(deadLetterQueues)
+          .map(([name, url]) => `${name}=${url}`)
+          .join(','),
         SQS_ENDPOINT: sqs.endpoint,
         AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
       })
@@ -206,7 +214,10 @@ async function createQueues(sqs: LocalSqs, spec: ServiceSpec) {
     if (q.redrive) {
       const dlq = created.get(q.redrive.dlqLogicalId)
       if (!dlq) throw new Error(`${q.queueName}: its DLQ ${q.redrive.dlqLogicalId} is not a queue of this stack`)
-      attributes.RedrivePolicy = JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: q.redrive.maxReceiveCount })
+      attributes.RedrivePolicy = JSON.stringify({
+        deadLetterTargetArn: dlq.queueArn,
+        maxReceiveCount: q.redrive.maxReceiveCount,
+      })
     }
     created.set(q.logicalId, await sqs.createQueue(q.queueName, attributes))
   }
@@ -214,7 +225,12 @@ async function createQueues(sqs: LocalSqs, spec: ServiceSpec) {
 }
 
 /** Invokes the scan function over and over, never two at once, at most one start per `everyMs`. Returns its stop(). */
-function keepScanning(lambdaUrl: string, functionName: string, log: (m: string) => void, everyMs = 0): () => Promise<void> {
+function keepScanning(
+  lambdaUrl: string,
+  functionName: string,
+  log: (m: string) => void,
+  everyMs = 0,
+): () => Promise<void> {
   const abort = new AbortController()
   const pause = (ms: number) =>
     new Promise<void>((r) => {
@@ -232,7 +248,12 @@ function keepScanning(lambdaUrl: string, functionName: string, log: (m: string) 
     while (!abort.signal.aborted) {
       const started = Date.now()
       try {
-        await invokeFunction(lambdaUrl, functionName, { source: 'local.dev', 'detail-type': 'Scheduled Event' }, abort.signal)
+        await invokeFunction(
+          lambdaUrl,
+          functionName,
+          { source: 'local.dev', 'detail-type': 'Scheduled Event' },
+          abort.signal,
+        )
       } catch (error) {
         if (abort.signal.aborted) return
         log(`scan: ${error instanceof Error ? error.message : error}`)

@@ -34,7 +34,10 @@ async function main() {
     stopping ??= (async () => {
       console.log(`\n[dev] ${signal}: stopping...`)
       // Mid-start, wait for the start to finish (or fail and clean up) so nothing it spawned is left behind.
-      await starting?.then((stack) => stack.stop(), () => {})
+      await starting?.then(
+        (stack) => stack.stop(),
+        () => {},
+      )
       console.log('[dev] stopped')
       process.exit(0)
     })()
@@ -74,7 +77,9 @@ async function main() {
   Lambda         ${stack.lambdaUrl}/2015-03-31/functions/<name>/invocations
   local SQS      ${stack.sqsEndpoint}
   Redis          ${stack.redisUrl}
-  queues         ${Object.entries(stack.queues).map(([n, u]) => `${n} -> ${u}`).join('\n                 ')}
+  queues         ${Object.entries(stack.queues)
+    .map(([n, u]) => `${n} -> ${u}`)
+    .join('\n                 ')}
   scan           ${stack.scanMode === 'on-demand' ? 'on-demand: once a minute, and started by enqueues of jobs due soon' : 'running back to back (no wait for the minute)'}
   consumer       ${consumer && exampleConsumer ? `${consumer.function} reads "${stack.spec.queues.find((q) => q.logicalId === consumer.queueLogicalId)?.target}"` : 'none (--no-example-consumer): run sdq-poll in your service'}
   addresses      ${envFile} (for other services: sdq-poll --env ${envFile})

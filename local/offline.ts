@@ -32,9 +32,23 @@ export async function startOffline(options: OfflineOptions): Promise<Offline> {
   // Its own esbuild work folder: a parallel `serverless package` or a second stack cleans up only its own.
   const workFolder = `.esbuild/offline-${process.pid}-${httpPort}`
   const args = [
-    slsBin(root), 'offline', 'start', '--stage', stage, '--host', '127.0.0.1', '--noPrependStageInUrl', '--noSponsor',
-    '--httpPort', String(httpPort), '--lambdaPort', String(lambdaPort),
-    '--websocketPort', String(options.websocketPort), '--albPort', String(options.albPort),
+    slsBin(root),
+    'offline',
+    'start',
+    '--stage',
+    stage,
+    '--host',
+    '127.0.0.1',
+    '--noPrependStageInUrl',
+    '--noSponsor',
+    '--httpPort',
+    String(httpPort),
+    '--lambdaPort',
+    String(lambdaPort),
+    '--websocketPort',
+    String(options.websocketPort),
+    '--albPort',
+    String(options.albPort),
   ]
   // A process group of its own (esbuild runs a service process under it): stop() ends the whole group.
   const child = spawn(process.execPath, args, {
@@ -60,7 +74,9 @@ export async function startOffline(options: OfflineOptions): Promise<Offline> {
   }
   const exited = new Promise<never>((_, fail) => {
     child.once('error', fail)
-    child.once('exit', (code, signal) => fail(new Error(`serverless offline exited (${code ?? signal}) before it was ready`)))
+    child.once('exit', (code, signal) =>
+      fail(new Error(`serverless offline exited (${code ?? signal}) before it was ready`)),
+    )
   })
   const timeoutMs = options.readyTimeoutMs ?? 120_000
   let timer: NodeJS.Timeout | undefined
@@ -103,7 +119,12 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
 export class FunctionInvokeError extends Error {}
 
 /** A synchronous (RequestResponse) invocation: resolves with the handler's return value. */
-export async function invokeFunction(lambdaUrl: string, functionName: string, event: unknown, signal?: AbortSignal): Promise<unknown> {
+export async function invokeFunction(
+  lambdaUrl: string,
+  functionName: string,
+  event: unknown,
+  signal?: AbortSignal,
+): Promise<unknown> {
   const res = await fetch(`${lambdaUrl}/2015-03-31/functions/${encodeURIComponent(functionName)}/invocations`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-amz-invocation-type': 'RequestResponse' },

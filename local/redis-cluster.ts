@@ -79,14 +79,20 @@ export async function startRedisCluster(options: LocalRedisClusterOptions = {}):
         await startRedis({
           port,
           extraArgs: [
-            '--cluster-enabled', 'yes',
-            '--cluster-config-file', join(dir, `nodes-${port}.conf`),
-            '--cluster-port', String(busPort),
-            '--cluster-node-timeout', '5000',
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            join(dir, `nodes-${port}.conf`),
+            '--cluster-port',
+            String(busPort),
+            '--cluster-node-timeout',
+            '5000',
             // Otherwise a master that gives away its last slot turns into a replica (Redis 7), and rebalance
             // can no longer hand slots back to it.
-            '--cluster-allow-replica-migration', 'no',
-            '--dir', dir,
+            '--cluster-allow-replica-migration',
+            'no',
+            '--dir',
+            dir,
             ...(password ? ['--requirepass', password, '--masterauth', password] : []),
             ...(options.tls ? [...tlsServerArgs(options.tls, port), '--tls-cluster', 'yes'] : []),
             ...(options.extraArgs ?? []),
@@ -99,7 +105,11 @@ export async function startRedisCluster(options: LocalRedisClusterOptions = {}):
 
     const connect = (node: { port: number }) =>
       new Redis({
-        host: '127.0.0.1', port: node.port, password, lazyConnect: false, maxRetriesPerRequest: 1,
+        host: '127.0.0.1',
+        port: node.port,
+        password,
+        lazyConnect: false,
+        maxRetriesPerRequest: 1,
         tls: options.tls ? { ca: readFileSync(options.tls.caFile) } : undefined,
       })
     const nodes: ClusterNode[] = []
@@ -139,8 +149,17 @@ export async function startRedisCluster(options: LocalRedisClusterOptions = {}):
       ownerOf,
       async reshard(from, to, slots) {
         await redisCli([
-          ...auth, '--cluster', 'reshard', from.address,
-          '--cluster-from', from.id, '--cluster-to', to.id, '--cluster-slots', String(slots), '--cluster-yes',
+          ...auth,
+          '--cluster',
+          'reshard',
+          from.address,
+          '--cluster-from',
+          from.id,
+          '--cluster-to',
+          to.id,
+          '--cluster-slots',
+          String(slots),
+          '--cluster-yes',
         ])
         await waitForAgreement(nodes, connect)
       },
@@ -201,14 +220,19 @@ async function redisCli(args: string[]): Promise<string> {
     return stdout
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { stdout?: string; stderr?: string }
-    if (err.code === 'ENOENT') throw new Error('redis-cli was not found on PATH. Install it: apt-get install -y redis-tools')
+    if (err.code === 'ENOENT')
+      throw new Error('redis-cli was not found on PATH. Install it: apt-get install -y redis-tools')
     const shown = args.map((a, i) => (args[i - 1] === '-a' ? '***' : a)).join(' ')
     throw new Error(`redis-cli ${shown} failed: ${err.stderr || err.stdout || err.message}`)
   }
 }
 
 /** Every node says cluster_state:ok, all 16384 slots are assigned, and all nodes agree on who serves them. */
-async function waitForAgreement(nodes: { port: number }[], connect: (n: { port: number }) => Redis, timeoutMs = 20_000) {
+async function waitForAgreement(
+  nodes: { port: number }[],
+  connect: (n: { port: number }) => Redis,
+  timeoutMs = 20_000,
+) {
   const deadline = Date.now() + timeoutMs
   let last = ''
   for (;;) {
@@ -220,7 +244,12 @@ async function waitForAgreement(nodes: { port: number }[], connect: (n: { port: 
         const info = String(await r.cluster('INFO'))
         if (!/cluster_state:ok/.test(info) || !/cluster_slots_assigned:16384/.test(info)) ok = false
         const slots = (await r.cluster('SLOTS')) as unknown as SlotRange[]
-        views.push(slots.map(([lo, hi, [, , id]]) => `${lo}-${hi}:${id}`).sort().join(','))
+        views.push(
+          slots
+            .map(([lo, hi, [, , id]]) => `${lo}-${hi}:${id}`)
+            .sort()
+            .join(','),
+        )
         last = info.split('\n')[0] ?? ''
       } catch (e) {
         ok = false

@@ -43,8 +43,14 @@ async function main() {
   process.env.AWS_ACCESS_KEY_ID ??= LOCAL_CREDENTIALS.accessKeyId
   process.env.AWS_SECRET_ACCESS_KEY ??= LOCAL_CREDENTIALS.secretAccessKey
 
-  const sqs = new SQSClient({ endpoint: dev.SQS_ENDPOINT, region: dev.AWS_REGION ?? 'us-east-1', credentials: LOCAL_CREDENTIALS })
-  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))
+  const sqs = new SQSClient({
+    endpoint: dev.SQS_ENDPOINT,
+    region: dev.AWS_REGION ?? 'us-east-1',
+    credentials: LOCAL_CREDENTIALS,
+  })
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
+  )
   const invoke = await invoker(values)
   const poller = startSqsPoller({
     sqs,

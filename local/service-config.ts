@@ -37,7 +37,11 @@ type Json = Record<string, any>
 export const slsBin = (root: string) => resolve(root, 'node_modules/serverless/bin/serverless.js')
 
 /** Runs `serverless print` for the stage (no AWS access: nothing in the local stage reads from AWS). */
-export async function readServiceSpec(root: string, stage: string, env: NodeJS.ProcessEnv = process.env): Promise<ServiceSpec> {
+export async function readServiceSpec(
+  root: string,
+  stage: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ServiceSpec> {
   const printed = await new Promise<string>((ok, fail) => {
     const child = spawn(process.execPath, [slsBin(root), 'print', '--stage', stage, '--format', 'json'], {
       cwd: root,
@@ -72,14 +76,24 @@ export function parseServiceSpec(config: Json): ServiceSpec {
     }
   }
 
-  const resources: Json = (Array.isArray(config.resources) ? Object.assign({}, ...config.resources.map((r: Json) => r.Resources)) : config.resources?.Resources) ?? {}
+  const resources: Json =
+    (Array.isArray(config.resources)
+      ? Object.assign({}, ...config.resources.map((r: Json) => r.Resources))
+      : config.resources?.Resources) ?? {}
   const queues: QueueSpec[] = []
   for (const [logicalId, res] of Object.entries<Json>(resources)) {
     if (res.Type !== 'AWS::SQS::Queue') continue
     const p: Json = res.Properties ?? {}
     const tag = (key: string) => (p.Tags ?? []).find((t: Json) => t.Key === key)?.Value
     const attributes: Record<string, string> = {}
-    for (const name of ['VisibilityTimeout', 'MaximumMessageSize', 'MessageRetentionPeriod', 'DelaySeconds', 'FifoQueue', 'ContentBasedDeduplication']) {
+    for (const name of [
+      'VisibilityTimeout',
+      'MaximumMessageSize',
+      'MessageRetentionPeriod',
+      'DelaySeconds',
+      'FifoQueue',
+      'ContentBasedDeduplication',
+    ]) {
       if (p[name] !== undefined) attributes[name] = String(p[name])
     }
     const dlqLogicalId = p.RedrivePolicy?.deadLetterTargetArn?.['Fn::GetAtt']?.[0]

@@ -5,7 +5,14 @@
 //   - outages: cut() refuses new connections and destroys open ones, requests in flight included, so an answer can
 //     be lost after the endpoint already took the messages (the case that turns into a duplicate, never a loss).
 // Everything else passes through untouched. Loopback only.
-import { createServer, request as httpRequest, Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import {
+  createServer,
+  request as httpRequest,
+  Agent,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http'
 import type { Socket } from 'node:net'
 
 export interface SqsFaultProxyOptions {
@@ -47,16 +54,27 @@ interface BatchEntry {
 
 export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise<SqsFaultProxy> {
   const target = new URL(options.target)
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(target.hostname)) throw new Error('the fault proxy only talks to loopback')
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(target.hostname))
+    throw new Error('the fault proxy only talks to loopback')
   const random = options.random ?? Math.random
   let refuseRate = options.refuseRate ?? 0
   const upstreamAgent = new Agent({ keepAlive: true, maxSockets: 256 })
-  const stats: SqsFaultStats = { requests: 0, batches: 0, entriesForwarded: 0, entriesRefused: 0, requestsCut: 0, cuts: 0 }
+  const stats: SqsFaultStats = {
+    requests: 0,
+    batches: 0,
+    entriesForwarded: 0,
+    entriesRefused: 0,
+    requestsCut: 0,
+    cuts: 0,
+  }
   const sockets = new Set<Socket>()
   let server: Server | undefined
   let port = 0
 
-  const forward = (req: IncomingMessage, body: Buffer): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> =>
+  const forward = (
+    req: IncomingMessage,
+    body: Buffer,
+  ): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> =>
     new Promise((resolve, reject) => {
       const headers = { ...req.headers, host: target.host, 'content-length': String(body.length) }
       delete headers.connection
@@ -65,7 +83,9 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
         (res) => {
           const chunks: Buffer[] = []
           res.on('data', (c: Buffer) => chunks.push(c))
-          res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }))
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }),
+          )
           res.on('error', reject)
         },
       )
@@ -104,7 +124,12 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
       if (kept.length === 0) {
         // SQS refuses an empty batch: answer for it ourselves.
         const failed = refused.map(failure)
-        answer(res, 200, { 'content-type': 'application/x-amz-json-1.0' }, Buffer.from(JSON.stringify({ Successful: [], Failed: failed })))
+        answer(
+          res,
+          200,
+          { 'content-type': 'application/x-amz-json-1.0' },
+          Buffer.from(JSON.stringify({ Successful: [], Failed: failed })),
+        )
         return
       }
       body = Buffer.from(JSON.stringify({ ...parsed, Entries: kept }))

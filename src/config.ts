@@ -79,7 +79,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('REDIS_URL', 'is required (or REDIS_CLUSTER_NODES, or REDIS_SENTINELS)')
   }
   if (clusterNodes?.length && sentinels?.length) {
-    throw new ConfigError('REDIS_SENTINELS', 'cannot be combined with REDIS_CLUSTER_NODES (a cluster fails over by itself)')
+    throw new ConfigError(
+      'REDIS_SENTINELS',
+      'cannot be combined with REDIS_CLUSTER_NODES (a cluster fails over by itself)',
+    )
   }
   const sentinelMaster = env.REDIS_SENTINEL_MASTER || 'mymaster'
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(sentinelMaster)) {
@@ -150,7 +153,10 @@ export function loadConfig(env: Env = process.env): Config {
 /** A comma-separated host:port list, or undefined when the setting is empty. */
 function hostPorts(name: string, raw: string | undefined): string[] | undefined {
   if (!raw) return undefined
-  const nodes = raw.split(',').map((s) => s.trim()).filter(Boolean)
+  const nodes = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   for (const node of nodes) {
     if (!/^[^:\s]+:\d{1,5}$/.test(node)) throw new ConfigError(name, `"${node}" is not host:port`)
   }
@@ -164,7 +170,10 @@ function readCa(path: string | undefined): string | undefined {
   try {
     pem = readFileSync(path, 'utf8')
   } catch (e) {
-    throw new ConfigError('REDIS_TLS_CA_FILE', `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)}): ${path}`)
+    throw new ConfigError(
+      'REDIS_TLS_CA_FILE',
+      `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)}): ${path}`,
+    )
   }
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
     throw new ConfigError('REDIS_TLS_CA_FILE', `holds no PEM certificate: ${path}`)
@@ -188,11 +197,14 @@ export function parseQueues(raw: string | undefined): Record<string, string> {
     }
     entries = Object.entries(parsed)
   } else {
-    entries = raw.split(',').filter((s) => s.trim()).map((pair) => {
-      const at = pair.indexOf('=')
-      if (at < 1) throw new ConfigError('QUEUES', `"${pair}" is not name=url`)
-      return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()]
-    })
+    entries = raw
+      .split(',')
+      .filter((s) => s.trim())
+      .map((pair) => {
+        const at = pair.indexOf('=')
+        if (at < 1) throw new ConfigError('QUEUES', `"${pair}" is not name=url`)
+        return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()]
+      })
   }
   const queues: Record<string, string> = Object.create(null)
   for (const [name, url] of entries) {

@@ -32,7 +32,10 @@ export class ValidationError extends DelayQueueError {
 
 export class PayloadTooLargeError extends DelayQueueError {
   readonly code = 'PayloadTooLarge'
-  constructor(readonly bytes: number, readonly limit: number) {
+  constructor(
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
     super(`the SQS message would be ${bytes} bytes; the limit is ${limit}`)
   }
 }
@@ -46,7 +49,10 @@ export class JobNotFoundError extends DelayQueueError {
 
 export class JobExistsError<T = unknown> extends DelayQueueError {
   readonly code = 'Conflict'
-  constructor(readonly jobId: string, readonly existing: T) {
+  constructor(
+    readonly jobId: string,
+    readonly existing: T,
+  ) {
     super(`a job with id "${jobId}" exists already`)
   }
 }
@@ -76,7 +82,10 @@ export class ScheduleChangedError extends DelayQueueError {
 /** Cancelling a schedule's pending occurrence would end its series: change the schedule instead. */
 export class OccurrenceOfScheduleError extends DelayQueueError {
   readonly code = 'Conflict'
-  constructor(readonly jobId: string, readonly scheduleId: string) {
+  constructor(
+    readonly jobId: string,
+    readonly scheduleId: string,
+  ) {
     super(
       `job "${jobId}" is the next occurrence of schedule "${scheduleId}": pause, replace or delete the schedule instead`,
     )
@@ -85,7 +94,10 @@ export class OccurrenceOfScheduleError extends DelayQueueError {
 
 export class ConfigError extends DelayQueueError {
   readonly code = 'ConfigError'
-  constructor(readonly setting: string, rule: string) {
+  constructor(
+    readonly setting: string,
+    rule: string,
+  ) {
     super(`invalid setting ${setting}: ${rule}`)
   }
 }
@@ -105,7 +117,12 @@ export class StoreUnavailableError extends DelayQueueError {
  */
 export class ReplicationUnconfirmedError extends DelayQueueError {
   readonly code = 'ReplicationUnconfirmed'
-  constructor(readonly confirmed: number, readonly required: number, timeoutMs: number, cause?: unknown) {
+  constructor(
+    readonly confirmed: number,
+    readonly required: number,
+    timeoutMs: number,
+    cause?: unknown,
+  ) {
     super(
       `the write reached the Redis primary, but ${confirmed} of ${required} replicas confirmed it within ${timeoutMs} ms: ` +
         'it may or may not survive a failover; retry the request',

@@ -21,7 +21,13 @@ export interface AttemptPayload {
 /** Attempt ids derive from the delivery, so a handler that runs twice cannot schedule an attempt twice. */
 export const attemptJobId = (deliveryId: string, attempt: number) => `webhook-${deliveryId}:${attempt}`
 
-export async function notify(queue: DelayQueue, deliveries: Deliveries, deliveryId: string, url: string, body: unknown) {
+export async function notify(
+  queue: DelayQueue,
+  deliveries: Deliveries,
+  deliveryId: string,
+  url: string,
+  body: unknown,
+) {
   deliveries.create(deliveryId, url)
   const payload: AttemptPayload = { deliveryId, url, body, attempt: 1 }
   await queue.schedule({ id: attemptJobId(deliveryId, 1), queue: 'webhooks', payload })

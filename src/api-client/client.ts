@@ -29,7 +29,10 @@ export class DelayQueueApiClient {
   }
 
   /** From the environment: DELAY_QUEUE_API_URL (and AWS_REGION when the URL does not name a region). */
-  static fromEnv(env: NodeJS.ProcessEnv = process.env, options: Omit<ApiClientOptions, 'url'> = {}): DelayQueueApiClient {
+  static fromEnv(
+    env: NodeJS.ProcessEnv = process.env,
+    options: Omit<ApiClientOptions, 'url'> = {},
+  ): DelayQueueApiClient {
     const url = env.DELAY_QUEUE_API_URL
     if (!url) throw new Error('DELAY_QUEUE_API_URL is not set (the stack exports it as <service>-<stage>-HttpApiUrl)')
     return new DelayQueueApiClient({ region: options.region ?? regionOf(new URL(url), env), ...options, url })

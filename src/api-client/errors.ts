@@ -37,7 +37,10 @@ export class DelayQueueApiError extends Error {
 
 /** A 409: the id is taken (`existing` is the job that holds it), or the job is being handed to SQS right now. */
 export class JobConflictError extends DelayQueueApiError {
-  constructor(message: string, readonly existing: JobView | undefined) {
+  constructor(
+    message: string,
+    readonly existing: JobView | undefined,
+  ) {
     super(409, 'Conflict', message)
   }
 }
@@ -67,7 +70,11 @@ export function apiErrorOf(status: number, text: string): DelayQueueApiError {
   const error = body?.error
   const code: ApiErrorCode = typeof error?.code === 'string' ? error.code : (CODE_OF_STATUS[status] ?? 'HttpError')
   const message: string =
-    typeof error?.message === 'string' ? error.message : typeof body?.message === 'string' ? body.message : `HTTP ${status}`
+    typeof error?.message === 'string'
+      ? error.message
+      : typeof body?.message === 'string'
+        ? body.message
+        : `HTTP ${status}`
   if (status === 409) return new JobConflictError(message, body?.job ?? undefined)
   const details = Array.isArray(error?.details) ? (error.details as ApiErrorDetail[]) : []
   return new DelayQueueApiError(status, code, message, details)

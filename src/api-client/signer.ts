@@ -20,7 +20,8 @@ export type RequestSigner = (request: SignedRequest) => Promise<Record<string, s
 export function regionOf(url: URL, env: NodeJS.ProcessEnv = process.env): string {
   const fromHost = /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com$/.exec(url.hostname)?.[1]
   const region = fromHost ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION
-  if (!region) throw new Error(`cannot tell the API's region from ${url.host}: pass the region option or set AWS_REGION`)
+  if (!region)
+    throw new Error(`cannot tell the API's region from ${url.host}: pass the region option or set AWS_REGION`)
   return region
 }
 

@@ -35,7 +35,13 @@ export interface Answer {
 }
 
 /** Resolves with a 2xx answer or one of the statuses `allow` names; throws DelayQueueApiError for the rest. */
-export async function call(t: Transport, method: string, path: string, body?: unknown, allow: number[] = []): Promise<Answer> {
+export async function call(
+  t: Transport,
+  method: string,
+  path: string,
+  body?: unknown,
+  allow: number[] = [],
+): Promise<Answer> {
   const url = new URL(t.baseUrl.pathname.replace(/\/$/, '') + path, t.baseUrl)
   const text = body === undefined ? undefined : JSON.stringify(body)
   const headers: Record<string, string> = { accept: 'application/json' }
@@ -53,7 +59,12 @@ export async function call(t: Transport, method: string, path: string, body?: un
 }
 
 /** Exponential backoff with jitter, never less than a Retry-After (seconds) the API asked for, within the cap. */
-export function retryDelayMs(policy: RetryPolicy, attempt: number, retryAfter: string | null, random = Math.random): number {
+export function retryDelayMs(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfter: string | null,
+  random = Math.random,
+): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1))
   const jittered = ceiling / 2 + random() * (ceiling / 2)
   const asked = retryAfter && /^\d+$/.test(retryAfter) ? Number(retryAfter) * 1000 : 0

@@ -1,5 +1,12 @@
 // What the HTTP API takes and answers (docs/api.md), as the API client types them.
-import type { JobInput, QueueStats, ScheduledJob, ScheduleInput, ScheduleListPage, ScheduleView } from '../client/delay-queue'
+import type {
+  JobInput,
+  QueueStats,
+  ScheduledJob,
+  ScheduleInput,
+  ScheduleListPage,
+  ScheduleView,
+} from '../client/delay-queue'
 import type { JobView } from '../store/job-store'
 import type { ApiErrorCode, ApiErrorDetail } from './errors'
 import type { Credentials } from './signer'

@@ -38,7 +38,6 @@ export function errorBody(error: unknown): ErrorBody | null {
   return body
 }
 
-
 export function errorResponse(error: unknown, log: Log, requestId?: string): ApiResponse {
   const body = errorBody(error)
   if (!body) {
@@ -48,7 +47,10 @@ export function errorResponse(error: unknown, log: Log, requestId?: string): Api
   }
   const status = STATUS[body.code]!
   if (status === 503 || status === 507) {
-    log.warn(RETRY_LOG[body.code] ?? 'job store unavailable', { requestId, error: describe((error as Error).cause ?? error) })
+    log.warn(RETRY_LOG[body.code] ?? 'job store unavailable', {
+      requestId,
+      error: describe((error as Error).cause ?? error),
+    })
     return json(status, { error: body }, { 'retry-after': status === 507 ? '30' : '1' })
   }
   // An insert of an existing id answers with the job that holds it: idempotent retries can check it is theirs.

@@ -4,7 +4,9 @@ import { DelayQueueError } from '../errors'
 export class UnsupportedMediaTypeError extends DelayQueueError {
   readonly code = 'UnsupportedMediaType'
   constructor(readonly contentType: string | undefined) {
-    super(`the body must be JSON (content-type: application/json), got ${contentType ? `"${contentType}"` : 'no content-type'}`)
+    super(
+      `the body must be JSON (content-type: application/json), got ${contentType ? `"${contentType}"` : 'no content-type'}`,
+    )
   }
 }
 
@@ -19,7 +21,10 @@ export class RouteNotFoundError extends DelayQueueError {
 /** A whole batch request bigger than the API takes in one call (single jobs are limited by PayloadTooLargeError). */
 export class BatchTooLargeError extends DelayQueueError {
   readonly code = 'PayloadTooLarge'
-  constructor(readonly bytes: number, readonly limit: number) {
+  constructor(
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
     super(`the batch body is ${bytes} bytes; the limit is ${limit}: send fewer or smaller jobs per call`)
   }
 }

@@ -21,7 +21,9 @@ export function routeKey(event: APIGatewayProxyEventV2): string {
   }
 }
 
-export function requestMetrics(serviceName: string): MiddlewareObj<APIGatewayProxyEventV2, ApiResponse, Error, Context> {
+export function requestMetrics(
+  serviceName: string,
+): MiddlewareObj<APIGatewayProxyEventV2, ApiResponse, Error, Context> {
   const emit = (request: ApiRequest) => {
     const status = request.response?.statusCode ?? 500
     const metrics = new Metrics({ namespace: API_METRICS_NAMESPACE, serviceName })

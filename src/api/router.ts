@@ -47,7 +47,10 @@ export function matchRoute(event: APIGatewayProxyEventV2): MatchedRoute {
     const id = event.pathParameters?.id
     // "%" is never part of an id: a still-encoded parameter ("order-42%3Aclose") is decoded here.
     const pattern = byKey.key.split(' ')[1]!
-    return { name: byKey.name, id: id === undefined ? idFromPath(event, pattern) : id.includes('%') ? decodeSegment(id) : id }
+    return {
+      name: byKey.name,
+      id: id === undefined ? idFromPath(event, pattern) : id.includes('%') ? decodeSegment(id) : id,
+    }
   }
   const method = (event.requestContext?.http?.method ?? '').toUpperCase()
   const path = requestPath(event)

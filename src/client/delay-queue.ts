@@ -81,7 +81,8 @@ export class DelayQueue {
     // Only on-demand mode builds an invoker: the Lambda SDK client is not even loaded otherwise.
     const { scanMode, scanFunctionName } = this.config
     if (scanMode === 'on-demand') {
-      const invoker = options.scanInvoker ?? (scanFunctionName ? lambdaInvoker(this.config, scanFunctionName) : undefined)
+      const invoker =
+        options.scanInvoker ?? (scanFunctionName ? lambdaInvoker(this.config, scanFunctionName) : undefined)
       if (invoker) this.starter = new ScanStarter(this.store, invoker, this.config.onDemandHorizonMs)
     }
   }
@@ -116,7 +117,10 @@ export class DelayQueue {
     const job = validateJob(input, this.config, { id: validateJobId(id) })
     const result = await this.store.upsert(job)
     await this.starter?.afterEnqueue([result])
-    return { ...scheduled(job.id, job.queue, result.dueMs, result.createdAtMs, job.groupId), created: result.status === 'created' }
+    return {
+      ...scheduled(job.id, job.queue, result.dueMs, result.createdAtMs, job.groupId),
+      created: result.status === 'created',
+    }
   }
 
   /** Cancel a pending job. Throws JobNotFoundError, or JobDispatchingError when it is being handed to SQS. */

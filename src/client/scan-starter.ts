@@ -38,7 +38,9 @@ export function lambdaInvoker(config: Pick<Config, 'region' | 'lambdaEndpoint'>,
   return {
     async invoke() {
       const { InvokeCommand } = await sdk
-      await (await client).send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: payload }))
+      await (await client).send(
+        new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: payload }),
+      )
     },
   }
 }
@@ -64,7 +66,10 @@ export class ScanStarter {
       if (taken) await this.invoker.invoke()
     } catch (error) {
       if (!taken) return this.logger.warn('scan start guard failed', { jobId: asked.id, error: String(error) })
-      this.logger.warn('scan start failed; the next scheduled scan takes the job', { jobId: asked.id, error: String(error) })
+      this.logger.warn('scan start failed; the next scheduled scan takes the job', {
+        jobId: asked.id,
+        error: String(error),
+      })
       await releaseScanStart(redis, keys, shard).catch(() => {})
     }
   }
@@ -78,7 +83,10 @@ export class ScanStarter {
       taken = await takeScanStartUnlessAlive(redis, keys)
       if (taken) await this.invoker.invoke()
     } catch (error) {
-      this.logger.warn('scan start failed; the next scheduled scan takes the occurrence', { scheduleId: id, error: String(error) })
+      this.logger.warn('scan start failed; the next scheduled scan takes the occurrence', {
+        scheduleId: id,
+        error: String(error),
+      })
       if (taken) await releaseScanStart(redis, keys, 0).catch(() => {})
     }
   }

@@ -46,13 +46,17 @@ const inputSchema = z.strictObject({
   startAt: time,
   endAt: time,
   paused: z.boolean({ error: 'must be true or false' }).optional(),
-  groupId: z.string({ error: GROUP_ID_RULE }).regex(/^[\x21-\x7e]{1,128}$/, { error: GROUP_ID_RULE }).optional(),
+  groupId: z
+    .string({ error: GROUP_ID_RULE })
+    .regex(/^[\x21-\x7e]{1,128}$/, { error: GROUP_ID_RULE })
+    .optional(),
 })
 
 export type ScheduleValidationConfig = Pick<Config, 'queues' | 'maxMessageBytes'>
 
 export function validateScheduleId(id: unknown): string {
-  if (typeof id !== 'string' || !SCHEDULE_ID_PATTERN.test(id)) throw new ValidationError([{ path: 'id', message: SCHEDULE_ID_RULE }])
+  if (typeof id !== 'string' || !SCHEDULE_ID_PATTERN.test(id))
+    throw new ValidationError([{ path: 'id', message: SCHEDULE_ID_RULE }])
   return id
 }
 
@@ -72,7 +76,8 @@ export function validateSchedule(id: string, input: unknown, config: ScheduleVal
     fail('groupId', `is only allowed for FIFO queues (names ending in .fifo); "${raw.queue}" is a standard queue`)
   }
   const timezone = raw.timezone ?? 'UTC'
-  if (!isTimeZone(timezone)) fail('timezone', 'must be an IANA time zone name the runtime knows, e.g. Europe/Berlin or UTC')
+  if (!isTimeZone(timezone))
+    fail('timezone', 'must be an IANA time zone name the runtime knows, e.g. Europe/Berlin or UTC')
   if ((raw.cron === undefined) === (raw.everyMs === undefined)) {
     fail(raw.cron === undefined ? 'cron' : 'everyMs', 'give exactly one of cron and everyMs')
   } else if (raw.cron !== undefined && isTimeZone(timezone)) {
@@ -80,7 +85,8 @@ export function validateSchedule(id: string, input: unknown, config: ScheduleVal
   }
   const startAtMs = timeOf('startAt', raw.startAt, fail)
   const endAtMs = timeOf('endAt', raw.endAt, fail)
-  if (startAtMs !== undefined && endAtMs !== undefined && endAtMs < startAtMs) fail('endAt', 'must not be before startAt')
+  if (startAtMs !== undefined && endAtMs !== undefined && endAtMs < startAtMs)
+    fail('endAt', 'must not be before startAt')
   const payloadJson = serializePayload(raw.payload, fail)
   if (details.length > 0) throw new ValidationError(details)
 

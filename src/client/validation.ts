@@ -72,7 +72,13 @@ export function validateJob(input: unknown, config: JobValidationConfig, options
   const id = options.id ?? raw.id ?? newJobId()
   const bytes = expectedMessageBytes(id, raw.queue, payloadJson!)
   if (bytes > config.maxMessageBytes) throw new PayloadTooLargeError(bytes, config.maxMessageBytes)
-  return { id, queue: raw.queue, payloadJson: payloadJson!, ...(raw.groupId ? { groupId: raw.groupId } : {}), schedule: schedule! }
+  return {
+    id,
+    queue: raw.queue,
+    payloadJson: payloadJson!,
+    ...(raw.groupId ? { groupId: raw.groupId } : {}),
+    schedule: schedule!,
+  }
 }
 
 /** A job id from a URL or a caller: 400 unless it follows the id rule. */
@@ -88,7 +94,9 @@ const OCCURRENCE_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,100}@\d{1,15}$/
 export function validateJobRef(id: unknown, path = 'id'): string {
   if (typeof id === 'string' && (JOB_ID_PATTERN.test(id) || OCCURRENCE_ID_PATTERN.test(id))) return id
   const occurrence = typeof id === 'string' && id.includes('@')
-  const rule = occurrence ? 'an occurrence id must be "<schedule id>@<epoch ms>" (schedule id: 1-100 of [A-Za-z0-9_.:-])' : JOB_ID_RULE
+  const rule = occurrence
+    ? 'an occurrence id must be "<schedule id>@<epoch ms>" (schedule id: 1-100 of [A-Za-z0-9_.:-])'
+    : JOB_ID_RULE
   throw new ValidationError([{ path, message: rule }])
 }
 
@@ -106,7 +114,9 @@ export function validateBatch(body: unknown): unknown[] {
   }
   if (details.length || !Array.isArray(jobs)) throw new ValidationError(details)
   if (jobs.length > MAX_BATCH_JOBS) {
-    throw new ValidationError([{ path: 'jobs', message: `must hold at most ${MAX_BATCH_JOBS} jobs, got ${jobs.length}` }])
+    throw new ValidationError([
+      { path: 'jobs', message: `must hold at most ${MAX_BATCH_JOBS} jobs, got ${jobs.length}` },
+    ])
   }
   return jobs
 }
@@ -138,11 +148,13 @@ function scheduleOf(
     return undefined
   }
   // The caller's clock may be a little off: the horizon is a limit, not a precision tool.
-  if (atMs > nowMs + horizonMs) fail('runAt', `must be within the ${days}-day horizon (before ${new Date(nowMs + horizonMs).toISOString()})`)
+  if (atMs > nowMs + horizonMs)
+    fail('runAt', `must be within the ${days}-day horizon (before ${new Date(nowMs + horizonMs).toISOString()})`)
   return { atMs }
 }
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/
 
 /** ISO-8601 date-time with a mandatory zone (Z or an offset) -> epoch ms; undefined when not a real time. */
 export function parseIsoWithZone(text: string): number | undefined {
@@ -173,7 +185,8 @@ export function serializePayload(payload: unknown, fail: (path: string, message:
   try {
     json = JSON.stringify(payload)
   } catch (e) {
-    if (e instanceof RangeError) fail('payload', tooDeep) // the stack ran out: far deeper than the limit
+    if (e instanceof RangeError)
+      fail('payload', tooDeep) // the stack ran out: far deeper than the limit
     else fail('payload', `must be a JSON value (${e instanceof Error ? e.message : String(e)})`)
     return undefined
   }
@@ -187,7 +200,11 @@ export function serializePayload(payload: unknown, fail: (path: string, message:
     const [value, path, depth] = stack.pop()!
     if (typeof value === 'number' && !Number.isFinite(value)) {
       fail(path, 'must be a finite number')
-    } else if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON !== 'function') {
+    } else if (
+      value !== null &&
+      typeof value === 'object' &&
+      typeof (value as { toJSON?: unknown }).toJSON !== 'function'
+    ) {
       if (depth >= MAX_PAYLOAD_DEPTH) {
         fail('payload', tooDeep)
         return undefined
@@ -196,7 +213,12 @@ export function serializePayload(payload: unknown, fail: (path: string, message:
         const child = (value as Record<string, unknown>)[key]
         const childPath = Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`
         if (key === '__proto__') fail(childPath, 'is not allowed (prototype pollution guard)')
-        else if (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) {
+        else if (
+          key === 'constructor' &&
+          child !== null &&
+          typeof child === 'object' &&
+          Object.hasOwn(child, 'prototype')
+        ) {
           fail(`${childPath}.prototype`, 'is not allowed (prototype pollution guard)')
         } else stack.push([child, childPath, depth + 1])
       }
@@ -226,7 +248,9 @@ function toDetails(issue: z.core.$ZodIssue): ErrorDetail[] {
     return details
   }
   if (issue.code === 'invalid_type' && issue.path.length === 0) {
-    return [{ path: '', message: 'must be a JSON object: { "queue", "payload", "delayMs" | "runAt", "id", "groupId" }' }]
+    return [
+      { path: '', message: 'must be a JSON object: { "queue", "payload", "delayMs" | "runAt", "id", "groupId" }' },
+    ]
   }
   return [{ path, message: issue.message }]
 }
@@ -243,7 +267,8 @@ function closeEnough(field: string, key: string): boolean {
   if (Math.abs(a.length - b.length) > 1) return false
   let i = 0
   while (i < a.length && a[i] === b[i]) i++
-  const rest = (x: string, y: string) => x.slice(i + 1) === y.slice(i + 1) || x.slice(i + 1) === y.slice(i) || x.slice(i) === y.slice(i + 1)
+  const rest = (x: string, y: string) =>
+    x.slice(i + 1) === y.slice(i + 1) || x.slice(i + 1) === y.slice(i) || x.slice(i) === y.slice(i + 1)
   // one substitution, one insertion/deletion, or one transposition
   return rest(a, b) || (a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2))
 }

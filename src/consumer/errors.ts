@@ -6,7 +6,10 @@ import { DelayQueueError } from '../errors'
  * It will never parse, however often it is delivered: it is reported failed and lands in the DLQ. */
 export class MalformedMessageError extends DelayQueueError {
   readonly code = 'MalformedMessage'
-  constructor(readonly messageId: string, readonly reason: string) {
+  constructor(
+    readonly messageId: string,
+    readonly reason: string,
+  ) {
     super(`message ${messageId} is not a job message: ${reason}`)
   }
 }

@@ -17,10 +17,12 @@ export function parseJobMessage<Payload = unknown>(
   } catch {
     return { ok: false, reason: 'body is not JSON' }
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'body is not an object' }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { ok: false, reason: 'body is not an object' }
   const o = raw as Record<string, unknown>
   for (const field of ['id', 'queue'] as const) {
-    if (typeof o[field] !== 'string' || o[field] === '') return { ok: false, reason: `${field} must be a non-empty string` }
+    if (typeof o[field] !== 'string' || o[field] === '')
+      return { ok: false, reason: `${field} must be a non-empty string` }
   }
   if (!('payload' in o)) return { ok: false, reason: 'payload is missing' }
   for (const field of DATE_FIELDS) {
@@ -30,7 +32,8 @@ export function parseJobMessage<Payload = unknown>(
   }
   const occurrence: Pick<JobMessage, 'scheduleId' | 'occurrenceAt'> = {}
   if (o.scheduleId !== undefined || o.occurrenceAt !== undefined) {
-    if (typeof o.scheduleId !== 'string' || o.scheduleId === '') return { ok: false, reason: 'scheduleId must be a non-empty string' }
+    if (typeof o.scheduleId !== 'string' || o.scheduleId === '')
+      return { ok: false, reason: 'scheduleId must be a non-empty string' }
     if (typeof o.occurrenceAt !== 'string' || Number.isNaN(Date.parse(o.occurrenceAt))) {
       return { ok: false, reason: 'occurrenceAt must be an ISO-8601 date' }
     }

@@ -54,7 +54,13 @@ export class DeadSet {
               createdAt: new Date(job.createdAtMs).toISOString(),
               diedAt: new Date(Number(flat[i * 2 + 1])).toISOString(),
               ...(error
-                ? { lastError: { attempts: error.attempts, at: new Date(error.at).toISOString(), message: error.message } }
+                ? {
+                    lastError: {
+                      attempts: error.attempts,
+                      at: new Date(error.at).toISOString(),
+                      message: error.message,
+                    },
+                  }
                 : {}),
             }
             return [dead]

@@ -49,7 +49,9 @@ export async function redrive(options: RedriveOptions): Promise<RedriveReport> {
       const reason = await moveOne(options, message)
       if (reason) report.skipped.push({ messageId: message.MessageId!, reason })
       else {
-        await options.sqs.send(new DeleteMessageCommand({ QueueUrl: options.dlqUrl, ReceiptHandle: message.ReceiptHandle! }))
+        await options.sqs.send(
+          new DeleteMessageCommand({ QueueUrl: options.dlqUrl, ReceiptHandle: message.ReceiptHandle! }),
+        )
         report.moved++
       }
     }

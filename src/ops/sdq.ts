@@ -74,7 +74,12 @@ async function main(argv: string[]): Promise<number> {
       if (targets.length === 0) throw new UsageError('name job ids, or --all')
       for (const id of targets) print({ id, runAt: new Date(await dead.revive(id, delayMs)).toISOString() })
     } else if (command === 'schedules') {
-      const flags = { cursor: values.cursor, limit: number('limit', values.limit), json: values.json, file: values.file }
+      const flags = {
+        cursor: values.cursor,
+        limit: number('limit', values.limit),
+        json: values.json,
+        file: values.file,
+      }
       for (const line of await scheduleCommand(new DelayQueue(engine), sub, ids[0], flags)) print(line)
     } else if (command === 'redrive') {
       if (!values['dlq-url']) throw new UsageError('--dlq-url is required')

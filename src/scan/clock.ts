@@ -28,5 +28,4 @@ export class RedisClock {
   toRedis(localMs: number): number {
     return localMs + this.offsetMs
   }
-
 }

@@ -105,7 +105,11 @@ export class Dispatcher {
     }
     for (const job of jobs) {
       if (!Object.hasOwn(this.options.queues, job.queue)) {
-        outcome.refused.push({ job, error: `unknown target queue "${job.queue}": it is not in QUEUES`, jobsFault: true })
+        outcome.refused.push({
+          job,
+          error: `unknown target queue "${job.queue}": it is not in QUEUES`,
+          jobsFault: true,
+        })
         continue
       }
       const body = messageBody(job, now)
@@ -165,7 +169,10 @@ export class Dispatcher {
         lane.entries[kept++] = entry
         earliest = Math.min(earliest, entry.job.leaseDeadline)
       } else {
-        entry.settle(entry.job, { error: 'not sent: its lease would have ended during the send (SQS slow?)', jobsFault: false })
+        entry.settle(entry.job, {
+          error: 'not sent: its lease would have ended during the send (SQS slow?)',
+          jobsFault: false,
+        })
       }
     }
     lane.entries.length = kept
@@ -217,7 +224,9 @@ export class Dispatcher {
       batch[i].settle(batch[i].job, result)
     }
     try {
-      const result = await this.options.sqs.send(new SendMessageBatchCommand({ QueueUrl: lane.queueUrl, Entries: entries }))
+      const result = await this.options.sqs.send(
+        new SendMessageBatchCommand({ QueueUrl: lane.queueUrl, Entries: entries }),
+      )
       const acceptedAtMs = Date.now()
       for (const ok of result.Successful ?? []) answer(Number(ok.Id!.slice(1)), { acceptedAtMs })
       for (const failed of result.Failed ?? []) {

@@ -44,12 +44,16 @@ export function buildScanner(
   settings: ScanSettings,
   hooks: ScanHooks = {},
 ): { scanner: Scanner; leases: Leases; dispatcher: Dispatcher } {
-  const leases = new Leases(parts.redis, {
-    leaseMs: settings.leaseMs,
-    maxAttempts: settings.maxDispatchAttempts,
-    backoffBaseMs: settings.dispatchBackoffBaseMs,
-    backoffMaxMs: settings.dispatchBackoffMaxMs,
-  }, parts.keys)
+  const leases = new Leases(
+    parts.redis,
+    {
+      leaseMs: settings.leaseMs,
+      maxAttempts: settings.maxDispatchAttempts,
+      backoffBaseMs: settings.dispatchBackoffBaseMs,
+      backoffMaxMs: settings.dispatchBackoffMaxMs,
+    },
+    parts.keys,
+  )
   const dispatcher = new Dispatcher({
     sqs: parts.sqs,
     queues: settings.queues,
@@ -61,7 +65,11 @@ export function buildScanner(
   const memoryWatch =
     settings.memoryWarnPercent === undefined
       ? undefined
-      : new MemoryWatch(parts.redis, { warnPercent: settings.memoryWarnPercent, logger: hooks.logger, onReading: onMemory })
+      : new MemoryWatch(parts.redis, {
+          warnPercent: settings.memoryWarnPercent,
+          logger: hooks.logger,
+          onReading: onMemory,
+        })
   const scanner = new Scanner({
     memoryWatch,
     leases,

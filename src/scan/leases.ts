@@ -100,7 +100,10 @@ export class Leases {
     if (occurrences.length === 0) return this.ackJobs(shard, items)
     if (!this.keys) throw new Error('Leases needs the Keyspace to ack occurrences of schedules')
     const [jobs, acked] = await Promise.all([
-      this.ackJobs(shard, items.filter((i) => parseOccurrenceId(i.id) === null)),
+      this.ackJobs(
+        shard,
+        items.filter((i) => parseOccurrenceId(i.id) === null),
+      ),
       ackOccurrences(this.redis, this.keys, shard, occurrences),
     ])
     return jobs + acked

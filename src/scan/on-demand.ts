@@ -27,7 +27,11 @@ export interface OnDemandReport extends ScanReport {
 /** Longest pause between two looks at the due times while waiting for a job due within the horizon. */
 const MAX_CHECK_MS = 1_000
 
-export async function runOnDemand(scanner: Scanner, untilMs: number, options: OnDemandOptions): Promise<OnDemandReport> {
+export async function runOnDemand(
+  scanner: Scanner,
+  untilMs: number,
+  options: OnDemandOptions,
+): Promise<OnDemandReport> {
   const { presence, horizonMs, lingerMs } = options
   const log = options.logger ?? defaultLog()
   await presence.markAlive().catch((e) => log.warn('alive marker failed', { error: String(e) }))

@@ -30,7 +30,11 @@ export async function recordWindow(redis: ScriptedClient, keys: Keyspace, window
 }
 
 /** The most recent windows, oldest first (what a chart wants). */
-export async function readWindows(redis: ScriptedClient, keys: Keyspace, count = RUN_LOG_LENGTH): Promise<ScanWindow[]> {
+export async function readWindows(
+  redis: ScriptedClient,
+  keys: Keyspace,
+  count = RUN_LOG_LENGTH,
+): Promise<ScanWindow[]> {
   const raw = await redis.lrange(keys.runLogKey, 0, count - 1)
   return raw.map((line) => JSON.parse(line) as ScanWindow).reverse()
 }

@@ -94,7 +94,16 @@ export class Scanner {
     this.running = true
     const started = Date.now()
     this.stopped = false
-    this.report = { dispatched: 0, released: 0, dead: 0, claims: 0, errors: 0, lateness: null, durationMs: 0, memory: null }
+    this.report = {
+      dispatched: 0,
+      released: 0,
+      dead: 0,
+      claims: 0,
+      errors: 0,
+      lateness: null,
+      durationMs: 0,
+      memory: null,
+    }
     this.latency.reset()
     this.lastWorkAt = -Infinity
     this.shards = this.options.keys.shards.map((keys) => ({ keys, hints: [], sleepingUntil: 0 }))
@@ -176,7 +185,11 @@ export class Scanner {
         this.options.onSent?.(job, acceptedAtMs, late)
       }
       this.report.dispatched += sent.length
-      await this.settle(shard, sent.map((s) => s.job), refused)
+      await this.settle(
+        shard,
+        sent.map((s) => s.job),
+        refused,
+      )
     })()
       .catch((e) => this.logger.error('delivery failed', { shard: shard.shard, error: String(e) }))
       .finally(() => {

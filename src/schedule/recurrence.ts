@@ -84,7 +84,12 @@ export function isTimeZone(name: string): boolean {
 export function cronProblems(pattern: string, timezone: string): ErrorDetail[] {
   const parts = pattern.trim().split(/\s+/)
   if (parts.length !== 5 && parts.length !== 6) {
-    return [{ path: 'cron', message: `must have 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first; got ${parts.length}` }]
+    return [
+      {
+        path: 'cron',
+        message: `must have 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first; got ${parts.length}`,
+      },
+    ]
   }
   const names = parts.length === 6 ? FIELDS_6 : FIELDS_5
   const problems: ErrorDetail[] = []
@@ -102,7 +107,8 @@ export function cronProblems(pattern: string, timezone: string): ErrorDetail[] {
   if (problems.length === 0) {
     const error = tryCron(pattern, timezone)
     if (error) problems.push({ path: 'cron', message: error })
-    else if (cronFor(pattern, timezone).nextRun() === null) problems.push({ path: 'cron', message: 'never matches a date' })
+    else if (cronFor(pattern, timezone).nextRun() === null)
+      problems.push({ path: 'cron', message: 'never matches a date' })
   }
   return problems
 }

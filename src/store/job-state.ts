@@ -42,7 +42,13 @@ export function decodeLease(lease: string): Lease {
   const full = /^(\d+):(\d+):(\d+):(\d+):([^:]*)$/.exec(lease)
   if (full) {
     const [, attempt, dueMs, recoveries, faults, token] = full
-    return { attempt: Number(attempt), dueMs: Number(dueMs), recoveries: Number(recoveries), faults: Number(faults), token: token! }
+    return {
+      attempt: Number(attempt),
+      dueMs: Number(dueMs),
+      recoveries: Number(recoveries),
+      faults: Number(faults),
+      token: token!,
+    }
   }
   const short = /^(\d+):(\d+):([^:]*)$/.exec(lease)
   if (!short) throw new Error(`corrupt lease: ${lease}`)

@@ -138,7 +138,8 @@ export class JobStore {
             }
           }
           // The re-sent writes need a confirmation of their own (an empty pipeline: only the WAIT).
-          if (resent && !unconfirmed) unconfirmed = (await replicatedWrites(this.redis, this.replication, () => {})).unconfirmed
+          if (resent && !unconfirmed)
+            unconfirmed = (await replicatedWrites(this.redis, this.replication, () => {})).unconfirmed
           indexes.forEach((jobIndex, k) => {
             const [err, reply] = replies[k] ?? [new Error('no reply'), null]
             if (err) throw err
@@ -202,7 +203,10 @@ export class JobStore {
             counts: value(0) as Record<string, string>,
             inflight: Number(value(1)),
             dead: Number(value(2)),
-            firstDue: [value(3), value(4)].map((r) => (r as string[])[1]).filter(Boolean).map(Number),
+            firstDue: [value(3), value(4)]
+              .map((r) => (r as string[])[1])
+              .filter(Boolean)
+              .map(Number),
           }
         }),
       ),
@@ -225,7 +229,12 @@ export class JobStore {
   }
 
   private enqueueCall(job: NewJob, mode: Mode) {
-    return enqueueCall(this.keys.locate(job.id), { ...job, mode, groupId: job.groupId ?? '', scanStart: this.scanStart })
+    return enqueueCall(this.keys.locate(job.id), {
+      ...job,
+      mode,
+      groupId: job.groupId ?? '',
+      scanStart: this.scanStart,
+    })
   }
 
   private enqueueReply(id: string, reply: unknown): EnqueueResult {

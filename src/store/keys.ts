@@ -55,7 +55,10 @@ export class ShardKeys {
   /** On-demand scan mode: "a scanner is being started", set NX with an expiry: one start at a time. */
   readonly scanStart: string
 
-  constructor(prefix: string, readonly shard: number) {
+  constructor(
+    prefix: string,
+    readonly shard: number,
+  ) {
     this.tag = `${prefix}{${shard}}`
     this.jobs = `${this.tag}:jobs`
     this.index = `${this.tag}:index`

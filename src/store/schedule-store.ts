@@ -44,7 +44,13 @@ export class ScheduleStore {
     const first = spec.paused ? null : nextOccurrence(spec, nowMs)
     const second = first === null ? null : nextOccurrence(spec, first)
     const call = schedulePutCall(this.keys.locate(id), {
-      id, specJson: JSON.stringify(spec), payloadJson, queue: spec.queue, groupId: spec.groupId ?? '', first, second,
+      id,
+      specJson: JSON.stringify(spec),
+      payloadJson,
+      queue: spec.queue,
+      groupId: spec.groupId ?? '',
+      first,
+      second,
       expectedVersion,
     })
     const { reply, unconfirmed } = await writeScript(this.redis, this.replication, call)
@@ -75,7 +81,11 @@ export class ScheduleStore {
   /** Throws ScheduleNotFoundError. */
   async delete(id: string): Promise<void> {
     await guard(verifyLayout(this.redis, this.keys))
-    const { reply, unconfirmed } = await writeScript(this.redis, this.replication, scheduleDeleteCall(this.keys.locate(id), id))
+    const { reply, unconfirmed } = await writeScript(
+      this.redis,
+      this.replication,
+      scheduleDeleteCall(this.keys.locate(id), id),
+    )
     if (Number(reply) !== 1) throw new ScheduleNotFoundError(id)
     if (unconfirmed) throw unconfirmed
   }

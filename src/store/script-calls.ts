@@ -40,13 +40,29 @@ export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: Enque
   return {
     script: 'sdqEnqueue',
     keys: {
-      jobs: shard.jobs, index: shard.index, bucket, inflight: shard.inflight, leases: shard.leases,
-      errors: shard.errors, dead: shard.dead, counts: shard.counts, scanner: shard.scannerAlive, start: shard.scanStart,
+      jobs: shard.jobs,
+      index: shard.index,
+      bucket,
+      inflight: shard.inflight,
+      leases: shard.leases,
+      errors: shard.errors,
+      dead: shard.dead,
+      counts: shard.counts,
+      scanner: shard.scannerAlive,
+      start: shard.scanStart,
     },
     args: {
-      id: job.id, bucketNo, mode: job.mode, queue: job.queue, groupId: job.groupId, payload: job.payloadJson,
-      kind, when, wake: shard.wakeChannel,
-      startHorizon: job.scanStart?.horizonMs ?? 0, startGuardMs: job.scanStart?.guardMs ?? 0,
+      id: job.id,
+      bucketNo,
+      mode: job.mode,
+      queue: job.queue,
+      groupId: job.groupId,
+      payload: job.payloadJson,
+      kind,
+      when,
+      wake: shard.wakeChannel,
+      startHorizon: job.scanStart?.horizonMs ?? 0,
+      startGuardMs: job.scanStart?.guardMs ?? 0,
     },
   }
 }
@@ -58,7 +74,12 @@ export function getCall({ shard, bucket }: JobLocation, id: string): ScriptCall<
   return {
     script: 'sdqGet',
     keys: {
-      jobs: shard.jobs, bucket, inflight: shard.inflight, leases: shard.leases, errors: shard.errors, dead: shard.dead,
+      jobs: shard.jobs,
+      bucket,
+      inflight: shard.inflight,
+      leases: shard.leases,
+      errors: shard.errors,
+      dead: shard.dead,
     },
     args: { id },
   }
@@ -69,8 +90,15 @@ export function cancelCall({ shard, bucket, bucketNo }: JobLocation, id: string)
   return {
     script: 'sdqCancel',
     keys: {
-      jobs: shard.jobs, index: shard.index, bucket, inflight: shard.inflight, leases: shard.leases,
-      errors: shard.errors, dead: shard.dead, counts: shard.counts, schedules: shard.schedules,
+      jobs: shard.jobs,
+      index: shard.index,
+      bucket,
+      inflight: shard.inflight,
+      leases: shard.leases,
+      errors: shard.errors,
+      dead: shard.dead,
+      counts: shard.counts,
+      schedules: shard.schedules,
     },
     args: { id, bucketNo, scheduleId: parseOccurrenceId(id)?.scheduleId ?? '' },
   }
@@ -81,7 +109,12 @@ export function reviveCall({ shard, bucket, bucketNo }: JobLocation, id: string,
   return {
     script: 'sdqRevive',
     keys: {
-      jobs: shard.jobs, index: shard.index, bucket, errors: shard.errors, dead: shard.dead, counts: shard.counts,
+      jobs: shard.jobs,
+      index: shard.index,
+      bucket,
+      errors: shard.errors,
+      dead: shard.dead,
+      counts: shard.counts,
     },
     args: { id, bucketNo, delayMs, wake: shard.wakeChannel },
   }
@@ -105,12 +138,23 @@ export function claimCall(shard: ShardKeys, p: ClaimParams): ScriptCall<ClaimRep
   return {
     script: 'sdqClaim',
     keys: {
-      jobs: shard.jobs, index: shard.index, inflight: shard.inflight, leases: shard.leases, errors: shard.errors,
-      dead: shard.dead, counts: shard.counts, buckets: p.hints.map((b) => shard.bucket(b)),
+      jobs: shard.jobs,
+      index: shard.index,
+      inflight: shard.inflight,
+      leases: shard.leases,
+      errors: shard.errors,
+      dead: shard.dead,
+      counts: shard.counts,
+      buckets: p.hints.map((b) => shard.bucket(b)),
     },
     args: {
-      limit: p.limit, leaseMs: p.leaseMs, token: p.token, maxAttempts: p.maxAttempts, hintCap: p.hintCap,
-      lookaheadMs: p.lookaheadMs, bucketNos: p.hints,
+      limit: p.limit,
+      leaseMs: p.leaseMs,
+      token: p.token,
+      maxAttempts: p.maxAttempts,
+      hintCap: p.hintCap,
+      lookaheadMs: p.lookaheadMs,
+      bucketNos: p.hints,
     },
   }
 }
@@ -125,7 +169,11 @@ export function ackCall(shard: ShardKeys, settlements: readonly Settlement[]): S
   return {
     script: 'sdqAck',
     keys: {
-      jobs: shard.jobs, inflight: shard.inflight, leases: shard.leases, errors: shard.errors, counts: shard.counts,
+      jobs: shard.jobs,
+      inflight: shard.inflight,
+      leases: shard.leases,
+      errors: shard.errors,
+      counts: shard.counts,
     },
     args: { settlements: settlements.flatMap((s) => [s.id, s.token]) },
   }
@@ -149,7 +197,11 @@ export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[num
   return {
     script: 'sdqRelease',
     keys: {
-      jobs: shard.jobs, inflight: shard.inflight, leases: shard.leases, errors: shard.errors, dead: shard.dead,
+      jobs: shard.jobs,
+      inflight: shard.inflight,
+      leases: shard.leases,
+      errors: shard.errors,
+      dead: shard.dead,
       counts: shard.counts,
     },
     args: {
@@ -162,8 +214,16 @@ export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[num
 /** The keys a schedule script touches besides its schedule: the whole job side of its shard, and its bucket. */
 function scheduleKeys({ shard, bucket }: JobLocation) {
   return {
-    schedules: shard.schedules, scheduleIds: shard.scheduleIds, jobs: shard.jobs, index: shard.index, bucket,
-    inflight: shard.inflight, leases: shard.leases, errors: shard.errors, dead: shard.dead, counts: shard.counts,
+    schedules: shard.schedules,
+    scheduleIds: shard.scheduleIds,
+    jobs: shard.jobs,
+    index: shard.index,
+    bucket,
+    inflight: shard.inflight,
+    leases: shard.leases,
+    errors: shard.errors,
+    dead: shard.dead,
+    counts: shard.counts,
   }
 }
 
@@ -189,8 +249,16 @@ export function schedulePutCall(at: JobLocation, p: SchedulePutParams): ScriptCa
     script: 'sdqSchedulePut',
     keys: scheduleKeys(at),
     args: {
-      id: p.id, bucketNo: at.bucketNo, spec: p.specJson, payload: p.payloadJson, queue: p.queue, groupId: p.groupId,
-      first: p.first ?? -1, second: p.second ?? -1, wake: at.shard.wakeChannel, expected: p.expectedVersion ?? '',
+      id: p.id,
+      bucketNo: at.bucketNo,
+      spec: p.specJson,
+      payload: p.payloadJson,
+      queue: p.queue,
+      groupId: p.groupId,
+      first: p.first ?? -1,
+      second: p.second ?? -1,
+      wake: at.shard.wakeChannel,
+      expected: p.expectedVersion ?? '',
     },
   }
 }
@@ -222,13 +290,26 @@ export function scheduleAckCall(shard: ShardKeys, acks: readonly OccurrenceAck[]
   return {
     script: 'sdqScheduleAck',
     keys: {
-      jobs: shard.jobs, inflight: shard.inflight, leases: shard.leases, errors: shard.errors, counts: shard.counts,
-      schedules: shard.schedules, index: shard.index, buckets,
+      jobs: shard.jobs,
+      inflight: shard.inflight,
+      leases: shard.leases,
+      errors: shard.errors,
+      counts: shard.counts,
+      schedules: shard.schedules,
+      index: shard.index,
+      buckets,
     },
     args: {
       wake: shard.wakeChannel,
       occurrences: acks.flatMap((a) => [
-        a.id, a.token, a.scheduleId, a.atMs, a.version, a.nextAfterIt ?? -1, a.nextAfterNow ?? -1, a.bucketNo,
+        a.id,
+        a.token,
+        a.scheduleId,
+        a.atMs,
+        a.version,
+        a.nextAfterIt ?? -1,
+        a.nextAfterNow ?? -1,
+        a.bucketNo,
         keyIndex.get(a.bucketNo)!,
       ]),
     },

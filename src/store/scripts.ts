@@ -73,7 +73,10 @@ export function helpersOf(lua: string): string[] {
   const header = lua.slice(0, lua.indexOf(']]'))
   const line = /^\s*Helpers:(.*)$/m.exec(header)
   if (!line) throw new Error('a Lua script header must name its helpers ("Helpers: none" for none)')
-  return line[1]!.split(',').map((name) => name.trim()).filter((name) => name !== '' && name !== 'none')
+  return line[1]!
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '' && name !== 'none')
 }
 
 /** The helpers named, and the helpers they call, transitively (a helper calls only helpers listed before it). */
@@ -95,7 +98,9 @@ export function helperClosure(names: Iterable<string>): Set<string> {
  */
 export function composeScript(lua: string): string {
   const wanted = helperClosure(helpersOf(lua))
-  const helpers = Object.entries(LUA_HELPERS).filter(([name]) => wanted.has(name)).map(([, text]) => text)
+  const helpers = Object.entries(LUA_HELPERS)
+    .filter(([name]) => wanted.has(name))
+    .map(([, text]) => text)
   const { shebang, body } = splitShebang(lua)
   return [...(shebang ? [shebang] : []), ...helpers, body].join('\n')
 }

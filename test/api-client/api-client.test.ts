@@ -40,7 +40,9 @@ async function resign(r: ReceivedRequest): Promise<string> {
   for (const name of signedHeaders) headers[name] = r.headers[name]!
   const [path, query = ''] = r.url.split('?') as [string, string?]
   const d = r.headers['x-amz-date']!
-  const signingDate = new Date(`${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}T${d.slice(9, 11)}:${d.slice(11, 13)}:${d.slice(13, 15)}Z`)
+  const signingDate = new Date(
+    `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}T${d.slice(9, 11)}:${d.slice(11, 13)}:${d.slice(13, 15)}Z`,
+  )
   const signer = new SignatureV4({ service: 'execute-api', region, credentials, sha256: Hash.bind(null, 'sha256') })
   const signed = await signer.sign(
     {
@@ -77,7 +79,10 @@ describe('DelayQueueApiClient: SigV4 signing', () => {
     ])
     for (const r of sent) {
       const auth = r.headers.authorization ?? ''
-      const m = /^AWS4-HMAC-SHA256 Credential=AKIDLOCALTEST\/(\d{8})\/eu-west-1\/execute-api\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$/.exec(auth)
+      const m =
+        /^AWS4-HMAC-SHA256 Credential=AKIDLOCALTEST\/(\d{8})\/eu-west-1\/execute-api\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$/.exec(
+          auth,
+        )
       expect(m, auth).not.toBeNull()
       expect(r.headers['x-amz-date']).toMatch(/^\d{8}T\d{6}Z$/)
       expect(r.headers['x-amz-date']!.slice(0, 8)).toBe(m![1])
@@ -124,9 +129,15 @@ describe('DelayQueueApiClient: every route of the real API', () => {
 
   it('throws a typed ValidationError naming the field, and changes nothing', async () => {
     const before = await redisSnapshot(engine)
-    const error = await client().schedule({ queue: 'orders', payload: 1, delayMs: -5 }).catch((e) => e)
+    const error = await client()
+      .schedule({ queue: 'orders', payload: 1, delayMs: -5 })
+      .catch((e) => e)
     expect(error).toBeInstanceOf(DelayQueueApiError)
-    expect(error).toMatchObject({ status: 400, code: 'ValidationError', details: [{ path: 'delayMs', message: 'must be an integer >= 0' }] })
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'ValidationError',
+      details: [{ path: 'delayMs', message: 'must be an integer >= 0' }],
+    })
     expect(await redisSnapshot(engine)).toEqual(before)
   })
 
@@ -149,8 +160,19 @@ describe('DelayQueueApiClient: recurring schedules', () => {
     const c = client()
     const id = `digest-${Date.now()}`
     // act + assess, route by route
-    const created = await c.putSchedule(id, { queue: 'emails', payload: { digest: true }, cron: '0 9 * * MON-FRI', timezone: 'Europe/Berlin' })
-    expect(created).toMatchObject({ id, queue: 'emails', cron: '0 9 * * MON-FRI', timezone: 'Europe/Berlin', created: true })
+    const created = await c.putSchedule(id, {
+      queue: 'emails',
+      payload: { digest: true },
+      cron: '0 9 * * MON-FRI',
+      timezone: 'Europe/Berlin',
+    })
+    expect(created).toMatchObject({
+      id,
+      queue: 'emails',
+      cron: '0 9 * * MON-FRI',
+      timezone: 'Europe/Berlin',
+      created: true,
+    })
     expect((await c.putSchedule(id, { queue: 'emails', payload: { digest: 2 }, everyMs: 60_000 })).created).toBe(false)
     expect(await c.getSchedule(id)).toMatchObject({ id, everyMs: 60_000, payload: { digest: 2 } })
     const page = await c.listSchedules({ limit: 100 })
@@ -163,7 +185,10 @@ describe('DelayQueueApiClient: recurring schedules', () => {
   })
 
   it('refuses a bad list limit with a typed ValidationError naming the parameter', async () => {
-    await expect(client().listSchedules({ limit: 0 })).rejects.toMatchObject({ status: 400, details: [{ path: 'limit' }] })
+    await expect(client().listSchedules({ limit: 0 })).rejects.toMatchObject({
+      status: 400,
+      details: [{ path: 'limit' }],
+    })
   })
 })
 
@@ -175,7 +200,11 @@ describe('DelayQueueApiClient: 503 retries', () => {
   beforeAll(async () => {
     // The API's Redis behind a proxy the tests cut: the real handler then answers 503 ServiceUnavailable.
     proxy = await startTcpProxy(Number(new URL(inject('redisUrl')).port))
-    downEngine = createEngine(testConfig({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` }), { commandTimeoutMs: 1_000, maxRetriesPerRequest: 1, logger: quiet })
+    downEngine = createEngine(testConfig({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` }), {
+      commandTimeoutMs: 1_000,
+      maxRetriesPerRequest: 1,
+      logger: quiet,
+    })
     downEngine.redis.on('error', () => {})
     downApi = await serveApi(createApiHandler(downEngine, { logger: quiet }))
   })
@@ -209,7 +238,9 @@ describe('DelayQueueApiClient: 503 retries', () => {
   it('gives up after the configured attempts with a typed ServiceUnavailable error', async () => {
     await proxy.cut()
     downApi.received.length = 0
-    const error = await client(downApi.url, { attempts: 3, baseDelayMs: 10, maxDelayMs: 20 }).stats().catch((e) => e)
+    const error = await client(downApi.url, { attempts: 3, baseDelayMs: 10, maxDelayMs: 20 })
+      .stats()
+      .catch((e) => e)
     expect(error).toMatchObject({ status: 503, code: 'ServiceUnavailable' })
     expect(downApi.received.map((r) => r.status)).toEqual([503, 503, 503])
     await proxy.restore()
@@ -217,7 +248,9 @@ describe('DelayQueueApiClient: 503 retries', () => {
 
   it('never retries other answers: a 400 is sent once', async () => {
     downApi.received.length = 0
-    await client(downApi.url).schedule({ queue: 'nope', payload: 1 }).catch(() => {})
+    await client(downApi.url)
+      .schedule({ queue: 'nope', payload: 1 })
+      .catch(() => {})
     expect(downApi.received).toHaveLength(1)
   })
 

@@ -45,7 +45,8 @@ export function testApi(env: Record<string, string> = {}, engine: Engine = creat
   return {
     engine,
     logs,
-    call: (event: APIGatewayProxyEventV2) => handler(event, lambdaContext({ name: 'sdq-test-api', requestId: 'test-request-id' })) as Promise<ApiResponse>,
+    call: (event: APIGatewayProxyEventV2) =>
+      handler(event, lambdaContext({ name: 'sdq-test-api', requestId: 'test-request-id' })) as Promise<ApiResponse>,
     close: () => engine.close(),
   }
 }

@@ -9,7 +9,12 @@ const batch = (jobs: unknown) => api.call(request('POST', '/jobs/batch', { body:
 
 describe('POST /jobs/batch', () => {
   it('schedules every job and answers one result per job, in order', async () => {
-    const jobs = Array.from({ length: 100 }, (_, i) => ({ queue: 'orders', payload: { i }, id: `b-${i}`, delayMs: 60_000 + i }))
+    const jobs = Array.from({ length: 100 }, (_, i) => ({
+      queue: 'orders',
+      payload: { i },
+      id: `b-${i}`,
+      delayMs: 60_000 + i,
+    }))
     const res = await batch(jobs)
     expect(res.statusCode).toBe(200)
     expect(bodyOf(res)).toEqual({ results: jobs.map((j) => ({ id: j.id, status: 'scheduled' })) })
@@ -39,7 +44,9 @@ describe('POST /jobs/batch', () => {
       error: {
         code: 'ValidationError',
         message: expect.any(String),
-        details: [{ path: 'queue', message: 'must be one of the configured queues: "orders", "emails", "events.fifo"' }],
+        details: [
+          { path: 'queue', message: 'must be one of the configured queues: "orders", "emails", "events.fifo"' },
+        ],
       },
     })
     expect(results[2]).toEqual({ error: { code: 'Conflict', message: 'a job with id "mix-taken" exists already' } })
@@ -49,7 +56,9 @@ describe('POST /jobs/batch', () => {
     expect(results[6]).toEqual({ error: { code: 'Conflict', message: 'a job with id "mix-1" exists already' } })
     expect(results[7].error.details[0].message).toMatch(/^must be a JSON object/)
     const status = async (id: string) => (await api.call(request('GET', `/jobs/${id}`))).statusCode
-    expect(await Promise.all(['mix-1', 'mix-2', 'mix-4', 'mix-5', results[5].id].map(status))).toEqual([200, 404, 404, 404, 200])
+    expect(await Promise.all(['mix-1', 'mix-2', 'mix-4', 'mix-5', results[5].id].map(status))).toEqual([
+      200, 404, 404, 404, 200,
+    ])
     expect(bodyOf(await api.call(request('GET', '/jobs/mix-taken'))).payload).toBe('old')
     expect(bodyOf(await api.call(request('GET', '/jobs/mix-1'))).payload).toBe(1)
   })
@@ -66,11 +75,14 @@ describe('POST /jobs/batch', () => {
     for (const [body, path] of cases) {
       const res = await api.call(request('POST', '/jobs/batch', { body }))
       expect(res.statusCode).toBe(400)
-      expect(bodyOf(res).error).toMatchObject({ code: 'ValidationError', details: expect.arrayContaining([expect.objectContaining({ path })]) })
+      expect(bodyOf(res).error).toMatchObject({
+        code: 'ValidationError',
+        details: expect.arrayContaining([expect.objectContaining({ path })]),
+      })
     }
-    expect(bodyOf(await api.call(request('POST', '/jobs/batch', { body: { jobs: new Array(101).fill(1) } }))).error.details).toEqual([
-      { path: 'jobs', message: 'must hold at most 100 jobs, got 101' },
-    ])
+    expect(
+      bodyOf(await api.call(request('POST', '/jobs/batch', { body: { jobs: new Array(101).fill(1) } }))).error.details,
+    ).toEqual([{ path: 'jobs', message: 'must hold at most 100 jobs, got 101' }])
     expect(await redisSnapshot(api.engine)).toEqual(before)
   })
 

@@ -24,7 +24,9 @@ describe('400 ValidationError', () => {
       },
     })
     const unknownQueue = bodyOf(await post({ queue: 'order', payload: 1 }))
-    expect(unknownQueue.error.details).toEqual([{ path: 'queue', message: 'must be one of the configured queues: "orders", "emails", "events.fifo"' }])
+    expect(unknownQueue.error.details).toEqual([
+      { path: 'queue', message: 'must be one of the configured queues: "orders", "emails", "events.fifo"' },
+    ])
   })
 
   it('refuses a typo in a field name', async () => {
@@ -38,9 +40,15 @@ describe('400 ValidationError', () => {
   it('answers malformed JSON, an empty body and a non-object body with 400', async () => {
     const malformed = await api.call(request('POST', '/jobs', { rawBody: '{"queue": "orders",' }))
     expect(malformed.statusCode).toBe(400)
-    expect(bodyOf(malformed).error).toMatchObject({ code: 'ValidationError', details: [{ path: '', message: expect.stringMatching(/^is not valid JSON/) }] })
+    expect(bodyOf(malformed).error).toMatchObject({
+      code: 'ValidationError',
+      details: [{ path: '', message: expect.stringMatching(/^is not valid JSON/) }],
+    })
     const empty = await api.call(request('POST', '/jobs', { rawBody: '', contentType: 'application/json' }))
-    expect(bodyOf(empty).error).toMatchObject({ code: 'ValidationError', details: [{ path: '', message: 'a JSON body is required' }] })
+    expect(bodyOf(empty).error).toMatchObject({
+      code: 'ValidationError',
+      details: [{ path: '', message: 'a JSON body is required' }],
+    })
     const array = await post([{ queue: 'orders', payload: 1 }])
     expect(array.statusCode).toBe(400)
     expect(bodyOf(array).error.details[0].message).toMatch(/^must be a JSON object/)
@@ -57,9 +65,13 @@ describe('400 ValidationError', () => {
   })
 
   it('refuses __proto__ in the body without polluting anything', async () => {
-    const res = await api.call(request('POST', '/jobs', { rawBody: '{"queue":"orders","payload":{"__proto__":{"admin":true}}}' }))
+    const res = await api.call(
+      request('POST', '/jobs', { rawBody: '{"queue":"orders","payload":{"__proto__":{"admin":true}}}' }),
+    )
     expect(res.statusCode).toBe(400)
-    expect(bodyOf(res).error.details).toEqual([{ path: 'payload.__proto__', message: 'is not allowed (prototype pollution guard)' }])
+    expect(bodyOf(res).error.details).toEqual([
+      { path: 'payload.__proto__', message: 'is not allowed (prototype pollution guard)' },
+    ])
     expect(({} as { admin?: boolean }).admin).toBeUndefined()
   })
 
@@ -76,10 +88,16 @@ describe('400 ValidationError', () => {
       post({ queue: 'orders', payload: 1, id: 'fresh-3', runAt: '2027-01-01T00:00:00' }),
       api.call(request('PUT', '/jobs/keeper', { body: { queue: 'orders', payload: 2, delayMs: -1 } })),
       api.call(request('PUT', '/jobs/keeper', { body: { queue: 'orders', payload: 'y'.repeat(4_000) } })),
-      api.call(request('PUT', '/jobs/keeper', { rawBody: 'queue=orders', contentType: 'application/x-www-form-urlencoded' })),
+      api.call(
+        request('PUT', '/jobs/keeper', { rawBody: 'queue=orders', contentType: 'application/x-www-form-urlencoded' }),
+      ),
       api.call(request('DELETE', '/jobs/not-there')),
-      api.call(request('POST', '/jobs/batch', { body: { jobs: new Array(101).fill({ queue: 'orders', payload: 1 }) } })),
-      api.call(request('POST', '/jobs/batch', { body: { jobs: [{ queue: 'nope', payload: 1 }, { queue: 'orders' }] } })),
+      api.call(
+        request('POST', '/jobs/batch', { body: { jobs: new Array(101).fill({ queue: 'orders', payload: 1 }) } }),
+      ),
+      api.call(
+        request('POST', '/jobs/batch', { body: { jobs: [{ queue: 'nope', payload: 1 }, { queue: 'orders' }] } }),
+      ),
     ])
     // assess
     expect(answers.map((r) => r.statusCode)).toEqual([409, 400, 413, 400, 400, 413, 415, 404, 400, 200])
@@ -99,10 +117,19 @@ describe('413 PayloadTooLarge', () => {
 
   it('refuses a batch body above the batch limit as a whole', async () => {
     const small = testApi()
-    const limited = createApiHandler(small.engine, { maxBatchBytes: 1_000, logger: { error() {}, warn() {}, info() {} } })
-    const res = (await limited(request('POST', '/jobs/batch', { body: { jobs: [{ queue: 'orders', payload: 'z'.repeat(1_000) }] } }), lambdaContext()))!
+    const limited = createApiHandler(small.engine, {
+      maxBatchBytes: 1_000,
+      logger: { error() {}, warn() {}, info() {} },
+    })
+    const res = (await limited(
+      request('POST', '/jobs/batch', { body: { jobs: [{ queue: 'orders', payload: 'z'.repeat(1_000) }] } }),
+      lambdaContext(),
+    ))!
     expect(res.statusCode).toBe(413)
-    expect(JSON.parse(res.body!).error).toMatchObject({ code: 'PayloadTooLarge', message: expect.stringMatching(/^the batch body is \d+ bytes; the limit is 1000/) })
+    expect(JSON.parse(res.body!).error).toMatchObject({
+      code: 'PayloadTooLarge',
+      message: expect.stringMatching(/^the batch body is \d+ bytes; the limit is 1000/),
+    })
     expect(await redisSnapshot(small.engine)).toEqual(new Map())
     await small.close()
   })
@@ -124,14 +151,21 @@ describe('409 Conflict while a job is being dispatched, 404 once it is in SQS', 
   it('refuses to replace or cancel a job a scanner holds, shows it as dispatching, then forgets it after the ack', async () => {
     // prepare: a due job, claimed by a scanner
     const own = testApi({ SHARDS: '1' })
-    const leases = new Leases(own.engine.redis, { leaseMs: 30_000, maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 10 })
+    const leases = new Leases(own.engine.redis, {
+      leaseMs: 30_000,
+      maxAttempts: 3,
+      backoffBaseMs: 10,
+      backoffMaxMs: 10,
+    })
     await own.call(request('POST', '/jobs', { body: { queue: 'orders', payload: 1, id: 'busy-1' } }))
     const { shard, bucketNo } = own.engine.keys.locate('busy-1')
     const claim = await leases.claim(shard, [String(bucketNo)], 10)
     expect(claim.jobs.map((j) => j.id)).toEqual(['busy-1'])
     // act
     const view = await own.call(request('GET', '/jobs/busy-1'))
-    const put = await own.call(request('PUT', '/jobs/busy-1', { body: { queue: 'orders', payload: 2, delayMs: 60_000 } }))
+    const put = await own.call(
+      request('PUT', '/jobs/busy-1', { body: { queue: 'orders', payload: 2, delayMs: 60_000 } }),
+    )
     const del = await own.call(request('DELETE', '/jobs/busy-1'))
     const again = await own.call(request('POST', '/jobs', { body: { queue: 'orders', payload: 3, id: 'busy-1' } }))
     // assess
@@ -139,7 +173,10 @@ describe('409 Conflict while a job is being dispatched, 404 once it is in SQS', 
     for (const res of [put, del]) {
       expect(res.statusCode).toBe(409)
       expect(bodyOf(res)).toEqual({
-        error: { code: 'Conflict', message: 'job "busy-1" is being handed to SQS right now; it can no longer be changed or cancelled' },
+        error: {
+          code: 'Conflict',
+          message: 'job "busy-1" is being handed to SQS right now; it can no longer be changed or cancelled',
+        },
       })
     }
     expect(again.statusCode).toBe(409)
@@ -160,10 +197,19 @@ describe('500 InternalError', () => {
     const res = await own.call(request('GET', '/jobs/any-id'))
     // assess
     expect(res.statusCode).toBe(500)
-    expect(bodyOf(res)).toEqual({ error: { code: 'InternalError', message: 'internal error (request test-request-id); it has been logged' } })
+    expect(bodyOf(res)).toEqual({
+      error: { code: 'InternalError', message: 'internal error (request test-request-id); it has been logged' },
+    })
     expect(res.body).not.toMatch(/WRONGTYPE|redis|stack|\.ts/i)
     expect(own.logs).toEqual([
-      { level: 'error', message: 'request failed', data: { requestId: 'test-request-id', error: expect.objectContaining({ message: expect.stringMatching(/^WRONGTYPE/) }) } },
+      {
+        level: 'error',
+        message: 'request failed',
+        data: {
+          requestId: 'test-request-id',
+          error: expect.objectContaining({ message: expect.stringMatching(/^WRONGTYPE/) }),
+        },
+      },
     ])
     await own.close()
   })
@@ -186,7 +232,10 @@ describe('503 ServiceUnavailable', () => {
   it('answers 503 with a retry hint on every route when Redis cannot be reached', async () => {
     // prepare: an engine pointed at a port nothing listens on, with the API function's settings
     const port = await freePort()
-    const engine = createEngine(testConfig({ REDIS_URL: `redis://127.0.0.1:${port}` }), { commandTimeoutMs: 2_000, maxRetriesPerRequest: 1 })
+    const engine = createEngine(testConfig({ REDIS_URL: `redis://127.0.0.1:${port}` }), {
+      commandTimeoutMs: 2_000,
+      maxRetriesPerRequest: 1,
+    })
     engine.redis.on('error', () => {}) // connection refused, over and over: expected here
     const down = testApi({}, engine)
     try {
@@ -203,7 +252,9 @@ describe('503 ServiceUnavailable', () => {
       for (const res of answers) {
         expect(res.statusCode).toBe(503)
         expect(res.headers['retry-after']).toBe('1')
-        expect(bodyOf(res)).toEqual({ error: { code: 'ServiceUnavailable', message: 'the job store (Redis) is unavailable' } })
+        expect(bodyOf(res)).toEqual({
+          error: { code: 'ServiceUnavailable', message: 'the job store (Redis) is unavailable' },
+        })
       }
       expect(down.logs.every((l) => l.level === 'warn' && l.message === 'job store unavailable')).toBe(true)
       // bad input is still a 400: validation needs no Redis

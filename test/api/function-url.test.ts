@@ -10,9 +10,13 @@ afterAll(() => api.close())
 describe('the API behind a Function URL', () => {
   it('schedules, looks up, replaces and cancels a job, with the answers of the HTTP API', async () => {
     // act
-    const created = await api.call(functionUrlEvent('POST', '/jobs', { id: 'fu-1', queue: 'orders', payload: { n: 1 }, delayMs: 60_000 }))
+    const created = await api.call(
+      functionUrlEvent('POST', '/jobs', { id: 'fu-1', queue: 'orders', payload: { n: 1 }, delayMs: 60_000 }),
+    )
     const found = await api.call(functionUrlEvent('GET', '/jobs/fu-1'))
-    const replaced = await api.call(functionUrlEvent('PUT', '/jobs/fu-1', { queue: 'orders', payload: { n: 2 }, delayMs: 120_000 }))
+    const replaced = await api.call(
+      functionUrlEvent('PUT', '/jobs/fu-1', { queue: 'orders', payload: { n: 2 }, delayMs: 120_000 }),
+    )
     const cancelled = await api.call(functionUrlEvent('DELETE', '/jobs/fu-1'))
     const gone = await api.call(functionUrlEvent('GET', '/jobs/fu-1'))
     // assess
@@ -27,13 +31,25 @@ describe('the API behind a Function URL', () => {
 
   it('takes a batch, an encoded id, a base64 body and a query string, and answers /stats', async () => {
     // act
-    const batch = await api.call(functionUrlEvent('POST', '/jobs/batch', { jobs: [{ queue: 'orders', payload: 1 }, { queue: 'nope', payload: 2 }] }))
-    const encoded = await api.call(functionUrlEvent('POST', '/jobs', { id: 'order-42:close', queue: 'orders', payload: {} }, { base64: true }))
+    const batch = await api.call(
+      functionUrlEvent('POST', '/jobs/batch', {
+        jobs: [
+          { queue: 'orders', payload: 1 },
+          { queue: 'nope', payload: 2 },
+        ],
+      }),
+    )
+    const encoded = await api.call(
+      functionUrlEvent('POST', '/jobs', { id: 'order-42:close', queue: 'orders', payload: {} }, { base64: true }),
+    )
     const lookup = await api.call(functionUrlEvent('GET', '/jobs/order-42%3Aclose?verbose=1'))
     const stats = await api.call(functionUrlEvent('GET', '/stats'))
     // assess
     expect(batch.statusCode).toBe(200)
-    expect(bodyOf(batch).results.map((r: Record<string, unknown>) => ('error' in r ? 'error' : r.status))).toEqual(['scheduled', 'error'])
+    expect(bodyOf(batch).results.map((r: Record<string, unknown>) => ('error' in r ? 'error' : r.status))).toEqual([
+      'scheduled',
+      'error',
+    ])
     expect(encoded.statusCode).toBe(201)
     expect(lookup.statusCode).toBe(200)
     expect(bodyOf(lookup).id).toBe('order-42:close')

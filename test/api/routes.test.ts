@@ -16,12 +16,20 @@ afterAll(() => api.close())
 describe('POST /jobs', () => {
   it('schedules a job: 201, Location, and the job (without its payload) in the body', async () => {
     const before = Date.now()
-    const res = await api.call(request('POST', '/jobs', { body: { queue: 'orders', payload: { orderId: 42 }, delayMs: 900_000 } }))
+    const res = await api.call(
+      request('POST', '/jobs', { body: { queue: 'orders', payload: { orderId: 42 }, delayMs: 900_000 } }),
+    )
     expect(res.statusCode).toBe(201)
     const job = bodyOf(res)
     expect(res.headers.location).toBe(`/jobs/${job.id}`)
     expect(res.headers['content-type']).toBe('application/json')
-    expect(job).toEqual({ id: expect.stringMatching(/^[0-9A-Z]{26}$/), queue: 'orders', status: 'scheduled', runAt: expect.any(String), createdAt: expect.any(String) })
+    expect(job).toEqual({
+      id: expect.stringMatching(/^[0-9A-Z]{26}$/),
+      queue: 'orders',
+      status: 'scheduled',
+      runAt: expect.any(String),
+      createdAt: expect.any(String),
+    })
     expect(Date.parse(job.runAt) - before).toBeGreaterThanOrEqual(899_000)
     const stored = await api.call(request('GET', `/jobs/${job.id}`))
     expect(bodyOf(stored)).toMatchObject({ id: job.id, payload: { orderId: 42 }, runAt: job.runAt })
@@ -29,23 +37,38 @@ describe('POST /jobs', () => {
 
   it('keeps a caller id and a FIFO groupId', async () => {
     const res = await api.call(
-      request('POST', '/jobs', { body: { queue: 'events.fifo', payload: {}, runAt: IN_30_DAYS, id: 'order-42:close', groupId: 'order-42' } }),
+      request('POST', '/jobs', {
+        body: { queue: 'events.fifo', payload: {}, runAt: IN_30_DAYS, id: 'order-42:close', groupId: 'order-42' },
+      }),
     )
     expect(res.statusCode).toBe(201)
     expect(res.headers.location).toBe('/jobs/order-42:close')
     const encoded = request('GET', '/jobs/order-42%3Aclose')
     encoded.pathParameters = { id: 'order-42%3Aclose' } // should API Gateway pass it on still encoded
     expect(bodyOf(await api.call(encoded)).id).toBe('order-42:close')
-    expect(bodyOf(res)).toMatchObject({ id: 'order-42:close', groupId: 'order-42', runAt: new Date(IN_30_DAYS).toISOString() })
+    expect(bodyOf(res)).toMatchObject({
+      id: 'order-42:close',
+      groupId: 'order-42',
+      runAt: new Date(IN_30_DAYS).toISOString(),
+    })
   })
 
   it('answers 409 with the existing job when the id is taken, and keeps the first job', async () => {
-    await api.call(request('POST', '/jobs', { body: { queue: 'orders', payload: 'first', id: 'dup-1', delayMs: 60_000 } }))
+    await api.call(
+      request('POST', '/jobs', { body: { queue: 'orders', payload: 'first', id: 'dup-1', delayMs: 60_000 } }),
+    )
     const res = await api.call(request('POST', '/jobs', { body: { queue: 'emails', payload: 'second', id: 'dup-1' } }))
     expect(res.statusCode).toBe(409)
     expect(bodyOf(res)).toEqual({
       error: { code: 'Conflict', message: 'a job with id "dup-1" exists already' },
-      job: { id: 'dup-1', queue: 'orders', status: 'scheduled', payload: 'first', runAt: expect.any(String), createdAt: expect.any(String) },
+      job: {
+        id: 'dup-1',
+        queue: 'orders',
+        status: 'scheduled',
+        payload: 'first',
+        runAt: expect.any(String),
+        createdAt: expect.any(String),
+      },
     })
     expect(bodyOf(await api.call(request('GET', '/jobs/dup-1'))).payload).toBe('first')
   })
@@ -53,20 +76,39 @@ describe('POST /jobs', () => {
   it('accepts a base64-encoded body and JSON content types with parameters or +json', async () => {
     const body = { queue: 'orders', payload: 1 }
     expect((await api.call(request('POST', '/jobs', { body, base64: true }))).statusCode).toBe(201)
-    expect((await api.call(request('POST', '/jobs', { body, contentType: 'application/json; charset=utf-8' }))).statusCode).toBe(201)
-    expect((await api.call(request('POST', '/jobs', { body, contentType: 'application/vnd.sdq+json' }))).statusCode).toBe(201)
-    expect((await api.call(request('POST', '/jobs', { body, headers: { 'Content-Type': 'application/json' }, contentType: null }))).statusCode).toBe(201)
+    expect(
+      (await api.call(request('POST', '/jobs', { body, contentType: 'application/json; charset=utf-8' }))).statusCode,
+    ).toBe(201)
+    expect(
+      (await api.call(request('POST', '/jobs', { body, contentType: 'application/vnd.sdq+json' }))).statusCode,
+    ).toBe(201)
+    expect(
+      (
+        await api.call(
+          request('POST', '/jobs', { body, headers: { 'Content-Type': 'application/json' }, contentType: null }),
+        )
+      ).statusCode,
+    ).toBe(201)
   })
 })
 
 describe('GET /jobs/{id}', () => {
   it('shows a pending job', async () => {
-    await api.call(request('POST', '/jobs', { body: { queue: 'events.fifo', payload: [1, 2], id: 'view-1', groupId: 'g-1', delayMs: 5_000 } }))
+    await api.call(
+      request('POST', '/jobs', {
+        body: { queue: 'events.fifo', payload: [1, 2], id: 'view-1', groupId: 'g-1', delayMs: 5_000 },
+      }),
+    )
     const res = await api.call(request('GET', '/jobs/view-1'))
     expect(res.statusCode).toBe(200)
     expect(bodyOf(res)).toEqual({
-      id: 'view-1', queue: 'events.fifo', status: 'scheduled', payload: [1, 2], groupId: 'g-1',
-      runAt: expect.any(String), createdAt: expect.any(String),
+      id: 'view-1',
+      queue: 'events.fifo',
+      status: 'scheduled',
+      payload: [1, 2],
+      groupId: 'g-1',
+      runAt: expect.any(String),
+      createdAt: expect.any(String),
     })
   })
 
@@ -85,25 +127,40 @@ describe('GET /jobs/{id}', () => {
 
 describe('PUT /jobs/{id}', () => {
   it('creates a job that does not exist: 201 with Location', async () => {
-    const res = await api.call(request('PUT', '/jobs/put-1', { body: { queue: 'orders', payload: { v: 1 }, delayMs: 600_000 } }))
+    const res = await api.call(
+      request('PUT', '/jobs/put-1', { body: { queue: 'orders', payload: { v: 1 }, delayMs: 600_000 } }),
+    )
     expect(res.statusCode).toBe(201)
     expect(res.headers.location).toBe('/jobs/put-1')
     expect(bodyOf(res)).toMatchObject({ id: 'put-1', status: 'scheduled' })
   })
 
   it('replaces an existing job: 200, new time and payload, same createdAt', async () => {
-    const first = bodyOf(await api.call(request('PUT', '/jobs/put-2', { body: { queue: 'orders', payload: { v: 1 }, delayMs: 600_000 } })))
-    const res = await api.call(request('PUT', '/jobs/put-2', { body: { queue: 'emails', payload: { v: 2 }, runAt: IN_100_DAYS_PLUS_2H, id: 'put-2' } }))
+    const first = bodyOf(
+      await api.call(request('PUT', '/jobs/put-2', { body: { queue: 'orders', payload: { v: 1 }, delayMs: 600_000 } })),
+    )
+    const res = await api.call(
+      request('PUT', '/jobs/put-2', {
+        body: { queue: 'emails', payload: { v: 2 }, runAt: IN_100_DAYS_PLUS_2H, id: 'put-2' },
+      }),
+    )
     expect(res.statusCode).toBe(200)
     expect(res.headers.location).toBeUndefined()
     const view = bodyOf(await api.call(request('GET', '/jobs/put-2')))
-    expect(view).toMatchObject({ queue: 'emails', payload: { v: 2 }, runAt: new Date(Date.parse(IN_100_DAYS) - 2 * 3_600_000).toISOString(), createdAt: first.createdAt })
+    expect(view).toMatchObject({
+      queue: 'emails',
+      payload: { v: 2 },
+      runAt: new Date(Date.parse(IN_100_DAYS) - 2 * 3_600_000).toISOString(),
+      createdAt: first.createdAt,
+    })
   })
 
   it('answers 400 when the body id differs from the path', async () => {
     const res = await api.call(request('PUT', '/jobs/put-3', { body: { queue: 'orders', payload: 1, id: 'other' } }))
     expect(res.statusCode).toBe(400)
-    expect(bodyOf(res).error.details).toEqual([{ path: 'id', message: 'must match the id in the path ("put-3") or be left out' }])
+    expect(bodyOf(res).error.details).toEqual([
+      { path: 'id', message: 'must match the id in the path ("put-3") or be left out' },
+    ])
     expect((await api.call(request('GET', '/jobs/put-3'))).statusCode).toBe(404)
   })
 })

@@ -17,19 +17,33 @@ describe('schedule routes', () => {
     expect(created.statusCode).toBe(201)
     expect(created.headers.location).toBe('/schedules/digest-1')
     expect(replaced.statusCode).toBe(200)
-    expect(bodyOf(got)).toMatchObject({ id: 'digest-1', cron: '30 9 * * *', timezone: 'Europe/Berlin', paused: false, runs: 0, lastRunAt: null })
+    expect(bodyOf(got)).toMatchObject({
+      id: 'digest-1',
+      cron: '30 9 * * *',
+      timezone: 'Europe/Berlin',
+      paused: false,
+      runs: 0,
+      lastRunAt: null,
+    })
     const next = new Date(bodyOf(got).nextRunAt)
     expect(next.getUTCMinutes()).toBe(30)
     // the pending occurrence is an ordinary job, looked up by its id
     const occurrence = await api.call(request('GET', `/jobs/digest-1@${next.getTime()}`))
-    expect(bodyOf(occurrence)).toMatchObject({ queue: 'emails', payload: { kind: 'digest' }, runAt: next.toISOString() })
+    expect(bodyOf(occurrence)).toMatchObject({
+      queue: 'emails',
+      payload: { kind: 'digest' },
+      runAt: next.toISOString(),
+    })
   })
 
   it('pause and resume answer the view; DELETE answers 204, then 404', async () => {
     // prepare
     await api.call(request('PUT', '/schedules/digest-2', { body: digest }))
     // act + assess
-    expect(bodyOf(await api.call(request('POST', '/schedules/digest-2/pause')))).toMatchObject({ paused: true, nextRunAt: null })
+    expect(bodyOf(await api.call(request('POST', '/schedules/digest-2/pause')))).toMatchObject({
+      paused: true,
+      nextRunAt: null,
+    })
     expect(bodyOf(await api.call(request('POST', '/schedules/digest-2/resume')))).toMatchObject({ paused: false })
     expect((await api.call(request('DELETE', '/schedules/digest-2'))).statusCode).toBe(204)
     const missing = await api.call(request('GET', '/schedules/digest-2'))
@@ -54,12 +68,20 @@ describe('schedule routes', () => {
     const before = await redisSnapshot(api.engine)
     // act
     const badCron = await api.call(request('PUT', '/schedules/bad', { body: { ...digest, cron: '0 9 * 13 *' } }))
-    const fast = await api.call(request('PUT', '/schedules/bad', { body: { queue: 'emails', payload: 1, everyMs: 500 } }))
+    const fast = await api.call(
+      request('PUT', '/schedules/bad', { body: { queue: 'emails', payload: 1, everyMs: 500 } }),
+    )
     const badId = await api.call(request('PUT', '/schedules/no%20spaces', { body: digest }))
     const badLimit = await api.call(request('GET', '/schedules', { query: { limit: '0' } }))
     // assess
     expect(badCron.statusCode).toBe(400)
-    expect(bodyOf(badCron).error.details).toEqual([{ path: 'cron', message: 'field 4 (month) "13" is invalid: values 1-12 or JAN-DEC, as lists (,) ranges (-) and steps (*/n or a-b/n)' }])
+    expect(bodyOf(badCron).error.details).toEqual([
+      {
+        path: 'cron',
+        message:
+          'field 4 (month) "13" is invalid: values 1-12 or JAN-DEC, as lists (,) ranges (-) and steps (*/n or a-b/n)',
+      },
+    ])
     expect(bodyOf(fast).error.details).toEqual([{ path: 'everyMs', message: 'must be an integer >= 1000' }])
     expect(bodyOf(badId).error.details[0].path).toBe('id')
     expect(bodyOf(badLimit).error.details).toEqual([{ path: 'limit', message: 'must be an integer from 1 to 100' }])

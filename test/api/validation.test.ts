@@ -32,10 +32,14 @@ describe('job input validation', () => {
   })
 
   it('keeps delayMs relative (Redis adds its own clock) and runAt absolute', () => {
-    expect(validateJob({ queue: 'orders', payload: 1, delayMs: 900_000 }, config).schedule).toEqual({ delayMs: 900_000 })
+    expect(validateJob({ queue: 'orders', payload: 1, delayMs: 900_000 }, config).schedule).toEqual({
+      delayMs: 900_000,
+    })
     const at = validateJob({ queue: 'orders', payload: 1, runAt: '2027-01-04T09:00:00Z' }, config, { nowMs: NOW })
     expect(at.schedule).toEqual({ atMs: Date.parse('2027-01-04T09:00:00Z') })
-    expect(validateJob({ queue: 'orders', payload: 1, runAt: NOW + 5 }, config, { nowMs: NOW }).schedule).toEqual({ atMs: NOW + 5 })
+    expect(validateJob({ queue: 'orders', payload: 1, runAt: NOW + 5 }, config, { nowMs: NOW }).schedule).toEqual({
+      atMs: NOW + 5,
+    })
   })
 
   it('accepts a runAt in the past (it means now) and any JSON payload, null included', () => {
@@ -61,7 +65,9 @@ describe('job input validation', () => {
     for (const queue of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
       expect(detailsOf({ queue, payload: 1 })[0]!.path).toBe('queue')
     }
-    expect(detailsOf({ queue: 7, payload: 1 })).toEqual([{ path: 'queue', message: 'must be a string naming a configured queue' }])
+    expect(detailsOf({ queue: 7, payload: 1 })).toEqual([
+      { path: 'queue', message: 'must be a string naming a configured queue' },
+    ])
   })
 
   it('rejects unknown fields, one detail each, with a hint for typos', () => {
@@ -82,13 +88,17 @@ describe('job input validation', () => {
   })
 
   it('rejects __proto__ and constructor keys at the top level as unknown fields without touching prototypes', () => {
-    const input = JSON.parse('{"queue":"orders","payload":1,"__proto__":{"polluted":true},"constructor":{"prototype":{}}}')
+    const input = JSON.parse(
+      '{"queue":"orders","payload":1,"__proto__":{"polluted":true},"constructor":{"prototype":{}}}',
+    )
     expect(detailsOf(input).map((d) => d.path)).toEqual(['__proto__', 'constructor'])
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
   })
 
   it('rejects __proto__ and constructor.prototype keys anywhere in the payload', () => {
-    const payload = JSON.parse('{"a":[{"__proto__":{"x":1}}],"b":{"constructor":{"prototype":{"y":1}}},"c":{"constructor":"Bob"}}')
+    const payload = JSON.parse(
+      '{"a":[{"__proto__":{"x":1}}],"b":{"constructor":{"prototype":{"y":1}}},"c":{"constructor":"Bob"}}',
+    )
     expect(detailsOf({ queue: 'orders', payload })).toEqual([
       { path: 'payload.b.constructor.prototype', message: 'is not allowed (prototype pollution guard)' },
       { path: 'payload.a[0].__proto__', message: 'is not allowed (prototype pollution guard)' },
@@ -96,13 +106,19 @@ describe('job input validation', () => {
   })
 
   it('rejects payloads JSON cannot carry faithfully: non-finite numbers, BigInt, cycles, functions', () => {
-    expect(detailsOf({ queue: 'orders', payload: { n: [1, Infinity] } })).toEqual([{ path: 'payload.n[1]', message: 'must be a finite number' }])
-    expect(detailsOf({ queue: 'orders', payload: NaN })).toEqual([{ path: 'payload', message: 'must be a finite number' }])
+    expect(detailsOf({ queue: 'orders', payload: { n: [1, Infinity] } })).toEqual([
+      { path: 'payload.n[1]', message: 'must be a finite number' },
+    ])
+    expect(detailsOf({ queue: 'orders', payload: NaN })).toEqual([
+      { path: 'payload', message: 'must be a finite number' },
+    ])
     expect(detailsOf({ queue: 'orders', payload: 10n })[0]!.message).toMatch(/^must be a JSON value \(.*BigInt/)
     const cyclic: Record<string, unknown> = {}
     cyclic.self = cyclic
     expect(detailsOf({ queue: 'orders', payload: cyclic })[0]!.path).toBe('payload')
-    expect(detailsOf({ queue: 'orders', payload: () => 1 })).toEqual([{ path: 'payload', message: 'must be a JSON value' }])
+    expect(detailsOf({ queue: 'orders', payload: () => 1 })).toEqual([
+      { path: 'payload', message: 'must be a JSON value' },
+    ])
   })
 
   it('takes payloads nested up to 100 levels and refuses deeper ones, however deep, without a stack overflow', () => {
@@ -115,25 +131,41 @@ describe('job input validation', () => {
 
   it('delayMs must be an integer >= 0 and within the horizon', () => {
     for (const delayMs of [-1, 1.5, '1000', Infinity, Number.NaN, null, true]) {
-      expect(detailsOf({ queue: 'orders', payload: 1, delayMs })).toEqual([{ path: 'delayMs', message: 'must be an integer >= 0' }])
+      expect(detailsOf({ queue: 'orders', payload: 1, delayMs })).toEqual([
+        { path: 'delayMs', message: 'must be an integer >= 0' },
+      ])
     }
     expect(detailsOf({ queue: 'orders', payload: 1, delayMs: 400 * DAY + 1 })).toEqual([
       { path: 'delayMs', message: `must be at most ${400 * DAY} (the 400-day horizon)` },
     ])
     expect(detailsOf({ queue: 'orders', payload: 1, delayMs: 1e300 })[0]!.path).toBe('delayMs')
-    expect(validateJob({ queue: 'orders', payload: 1, delayMs: 400 * DAY }, config).schedule).toEqual({ delayMs: 400 * DAY })
-    expect(Object.is((validateJob({ queue: 'orders', payload: 1, delayMs: -0 }, config).schedule as { delayMs: number }).delayMs, 0)).toBe(true)
+    expect(validateJob({ queue: 'orders', payload: 1, delayMs: 400 * DAY }, config).schedule).toEqual({
+      delayMs: 400 * DAY,
+    })
+    expect(
+      Object.is(
+        (validateJob({ queue: 'orders', payload: 1, delayMs: -0 }, config).schedule as { delayMs: number }).delayMs,
+        0,
+      ),
+    ).toBe(true)
   })
 
   it('runAt must carry a zone, be a real time, or be an integer epoch ms, within the horizon', () => {
     const bad = ['2027-01-04T09:00:00', '2027-01-04', 'tomorrow', '2027-02-30T09:00:00Z', '2027-01-04T25:00:00Z', '']
-    for (const runAt of bad) expect(detailsOf({ queue: 'orders', payload: 1, runAt })[0]!.message).toMatch(/^must be an ISO-8601 time with a zone/)
+    for (const runAt of bad)
+      expect(detailsOf({ queue: 'orders', payload: 1, runAt })[0]!.message).toMatch(
+        /^must be an ISO-8601 time with a zone/,
+      )
     expect(detailsOf({ queue: 'orders', payload: 1, runAt: Infinity })[0]!.path).toBe('runAt')
     for (const runAt of [1.5, -1, 1e300]) {
-      expect(detailsOf({ queue: 'orders', payload: 1, runAt })).toEqual([{ path: 'runAt', message: 'must be an integer epoch ms >= 0' }])
+      expect(detailsOf({ queue: 'orders', payload: 1, runAt })).toEqual([
+        { path: 'runAt', message: 'must be an integer epoch ms >= 0' },
+      ])
     }
     expect(detailsOf({ queue: 'orders', payload: 1, runAt: { at: 1 } })[0]!.path).toBe('runAt')
-    expect(detailsOf({ queue: 'orders', payload: 1, runAt: NOW + 400 * DAY + 1 })[0]!.message).toMatch(/^must be within the 400-day horizon/)
+    expect(detailsOf({ queue: 'orders', payload: 1, runAt: NOW + 400 * DAY + 1 })[0]!.message).toMatch(
+      /^must be within the 400-day horizon/,
+    )
     expect(detailsOf({ queue: 'orders', payload: 1, runAt: '2099-01-01T00:00:00Z' })[0]!.path).toBe('runAt')
   })
 
@@ -157,7 +189,9 @@ describe('job input validation', () => {
     expect(validateJob({ queue: 'orders', payload: 1, id: 'order-42:close.v_1' }, config).id).toBe('order-42:close.v_1')
     expect(validateJob({ queue: 'orders', payload: 1, id: 'x'.repeat(128) }, config).id).toHaveLength(128)
     for (const id of ['', 'x'.repeat(129), 'has space', 'slash/id', 'ünï', 'new\nline', 42]) {
-      expect(detailsOf({ queue: 'orders', payload: 1, id })).toEqual([{ path: 'id', message: 'must be 1-128 characters of [A-Za-z0-9_.:-]' }])
+      expect(detailsOf({ queue: 'orders', payload: 1, id })).toEqual([
+        { path: 'id', message: 'must be 1-128 characters of [A-Za-z0-9_.:-]' },
+      ])
     }
     expect(() => validateJobId('bad id')).toThrow(ValidationError)
   })
@@ -176,12 +210,17 @@ describe('job input validation', () => {
       expect(detailsOf({ queue: 'events.fifo', payload: 1, groupId })[0]!.path).toBe('groupId')
     }
     expect(detailsOf({ queue: 'orders', payload: 1, groupId: 'g' })).toEqual([
-      { path: 'groupId', message: 'is only allowed for FIFO queues (names ending in .fifo); "orders" is a standard queue' },
+      {
+        path: 'groupId',
+        message: 'is only allowed for FIFO queues (names ending in .fifo); "orders" is a standard queue',
+      },
     ])
   })
 
   it('reports every bad field at once', () => {
-    expect(detailsOf({ queue: 'nope', payload: 1, delayMs: 5, runAt: 6, id: 'bad id' }).map((d) => d.path)).toEqual(['id'])
+    expect(detailsOf({ queue: 'nope', payload: 1, delayMs: 5, runAt: 6, id: 'bad id' }).map((d) => d.path)).toEqual([
+      'id',
+    ])
     expect(detailsOf({ queue: 'nope', payload: { x: Infinity }, delayMs: 400 * DAY + 1 }).map((d) => d.path)).toEqual([
       'queue',
       'delayMs',
@@ -190,12 +229,15 @@ describe('job input validation', () => {
   })
 
   it('must be an object', () => {
-    for (const input of [null, [], 'job', 3]) expect(detailsOf(input)).toEqual([{ path: '', message: expect.stringMatching(/^must be a JSON object/) }])
+    for (const input of [null, [], 'job', 3])
+      expect(detailsOf(input)).toEqual([{ path: '', message: expect.stringMatching(/^must be a JSON object/) }])
   })
 
   it('refuses a job whose SQS message would exceed the configured size with PayloadTooLargeError', () => {
     const fits = 'x'.repeat(4096 - expectedMessageBytes('id-1', 'orders', '""'))
-    expect(validateJob({ queue: 'orders', payload: fits, id: 'id-1' }, config).payloadJson).toHaveLength(fits.length + 2)
+    expect(validateJob({ queue: 'orders', payload: fits, id: 'id-1' }, config).payloadJson).toHaveLength(
+      fits.length + 2,
+    )
     const error = (() => {
       try {
         validateJob({ queue: 'orders', payload: `${fits}x`, id: 'id-1' }, config)
@@ -220,8 +262,12 @@ describe('job input validation', () => {
     expect(err([{ queue: 'orders' }])).toEqual([{ path: '', message: 'must be an object: { "jobs": [ ... ] }' }])
     expect(err({})).toEqual([{ path: 'jobs', message: 'is required' }])
     expect(err({ jobs: {} })).toEqual([{ path: 'jobs', message: 'must be an array of jobs' }])
-    expect(err({ jobs: [], job: [] })).toEqual([{ path: 'job', message: 'is not a known field (known: jobs); a single job goes to POST /jobs' }])
+    expect(err({ jobs: [], job: [] })).toEqual([
+      { path: 'job', message: 'is not a known field (known: jobs); a single job goes to POST /jobs' },
+    ])
     expect(err({ queue: 'orders', payload: 1 })!.map((d) => d.path)).toEqual(['queue', 'payload', 'jobs'])
-    expect(err({ jobs: new Array(101).fill({}) })).toEqual([{ path: 'jobs', message: 'must hold at most 100 jobs, got 101' }])
+    expect(err({ jobs: new Array(101).fill({}) })).toEqual([
+      { path: 'jobs', message: 'must hold at most 100 jobs, got 101' },
+    ])
   })
 })

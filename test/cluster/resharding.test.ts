@@ -80,7 +80,9 @@ describe('resharding', () => {
       })(),
       (async () => {
         for (let i = 0; producing; i++) {
-          const batch = Array.from({ length: 20 }, (_, k) => job({ id: `many-${i}-${k}`, schedule: { delayMs: 2_000 } }))
+          const batch = Array.from({ length: 20 }, (_, k) =>
+            job({ id: `many-${i}-${k}`, schedule: { delayMs: 2_000 } }),
+          )
           await enqueueSurely(store, batch, accepted, failures)
           await sleep(20)
         }

@@ -79,7 +79,9 @@ describe('sharding on Redis Cluster', () => {
       const keys = new Keyspace({ prefix: uniquePrefix('auth'), shards: 4, buckets: 4 })
       const store = new JobStore(redis, keys)
       // act
-      await store.enqueueMany(Array.from({ length: 20 }, (_, i) => job({ id: `auth-${i}`, schedule: { delayMs: 60_000 } })))
+      await store.enqueueMany(
+        Array.from({ length: 20 }, (_, i) => job({ id: `auth-${i}`, schedule: { delayMs: 60_000 } })),
+      )
       const anonymous = connectRedis({ clusterNodes: secured.addresses })
       const refused = await new JobStore(anonymous, keys).get('auth-7').then(
         () => null,

@@ -35,6 +35,8 @@ describe('backoffSeconds', () => {
 describe('jobHandler options', () => {
   it('refuses a concurrency or a backoff that cannot work, at cold start', () => {
     expect(() => jobHandler(async () => {}, { concurrency: 0 })).toThrow(/concurrency must be an integer >= 1/)
-    expect(() => jobHandler(async () => {}, { backoff: { baseSeconds: 10, capSeconds: 5 } })).toThrow(/baseSeconds <= capSeconds/)
+    expect(() => jobHandler(async () => {}, { backoff: { baseSeconds: 10, capSeconds: 5 } })).toThrow(
+      /baseSeconds <= capSeconds/,
+    )
   })
 })

@@ -1,6 +1,12 @@
 // The example business Lambda (functions/consumer.ts) on a real fauxqs message: it logs the job and its lateness.
 import { randomUUID } from 'node:crypto'
-import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs'
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs'
 import type { Context } from 'aws-lambda'
 import { afterAll, describe, expect, inject, it, vi } from 'vitest'
 import { localCredentials } from '../../local/sqs-endpoint'
@@ -26,11 +32,18 @@ describe('example consumer', () => {
     const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }))
     const dueMs = Date.now() - 2_000
     const id = `welcome-${randomUUID()}`
-    await sqs.send(new SendMessageCommand({
-      QueueUrl,
-      MessageBody: messageBody({ id, queue: 'orders', payloadJson: '{"userId":7}', dueMs, createdAtMs: dueMs - 60_000 }, dueMs + 5),
-    }))
-    const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }))
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl,
+        MessageBody: messageBody(
+          { id, queue: 'orders', payloadJson: '{"userId":7}', dueMs, createdAtMs: dueMs - 60_000 },
+          dueMs + 5,
+        ),
+      }),
+    )
+    const { Messages } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }),
+    )
     const context = { functionName: 'consumer', awsRequestId: 'r1', getRemainingTimeInMillis: () => 30_000 } as Context
     // act
     const response = await handler({ Records: Messages!.map((m) => toRecord(m, Attributes!.QueueArn!)) }, context)

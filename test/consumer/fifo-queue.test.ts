@@ -22,7 +22,13 @@ describe('jobHandler on a FIFO queue', () => {
     // prepare: fauxqs hands out one message per group per receive, so this batch (several messages of a group,
     // as AWS delivers them) is built here; backoff is off, so nothing talks to SQS.
     const arn = `arn:aws:sqs:us-east-1:000000000000:${unique('orders')}.fifo`
-    const layout = [['a1', 'A'], ['a2', 'A'], ['b1', 'B'], ['a3', 'A'], ['b2', 'B']] as const
+    const layout = [
+      ['a1', 'A'],
+      ['a2', 'A'],
+      ['b1', 'B'],
+      ['a3', 'A'],
+      ['b2', 'B'],
+    ] as const
     const event: SQSEvent = {
       Records: layout.map(([id, group], n) =>
         toRecord(
@@ -37,10 +43,13 @@ describe('jobHandler on a FIFO queue', () => {
       ),
     }
     const runs: string[] = []
-    const handler = jobHandler(async (job: Job) => {
-      runs.push(job.id)
-      if (job.id === 'a2') throw new Error('a2 fails')
-    }, options({ backoff: false }))
+    const handler = jobHandler(
+      async (job: Job) => {
+        runs.push(job.id)
+        if (job.id === 'a2') throw new Error('a2 fails')
+      },
+      options({ backoff: false }),
+    )
     // act
     const response = await handler(event, lambdaContext())
     // assess: a3 must not overtake a2; group B is unaffected
@@ -52,9 +61,19 @@ describe('jobHandler on a FIFO queue', () => {
     // prepare
     const queue = await createQueue(`${unique('order')}.fifo`, { FifoQueue: 'true' })
     const [a1, a2, a3, b1, b2] = ['a1', 'a2', 'a3', 'b1', 'b2'].map((s) => unique(s)) as string[] as [
-      string, string, string, string, string,
+      string,
+      string,
+      string,
+      string,
+      string,
     ]
-    for (const [id, group] of [[a1, 'A'], [a2, 'A'], [b1, 'B'], [a3, 'A'], [b2, 'B']] as const) {
+    for (const [id, group] of [
+      [a1, 'A'],
+      [a2, 'A'],
+      [b1, 'B'],
+      [a3, 'A'],
+      [b2, 'B'],
+    ] as const) {
       await sendJob(queue.queueUrl, id, {}, group)
     }
     const runs: { id: string; attempt: number; group?: string }[] = []
@@ -72,4 +91,3 @@ describe('jobHandler on a FIFO queue', () => {
     expect(group('B')).toEqual([`${b1}#1`, `${b2}#1`])
   })
 })
-

@@ -59,7 +59,10 @@ export async function sendJob(queueUrl: string, id: string, payload: unknown, gr
 }
 
 export function jobBody(id: string, payload: unknown, dueMs = Date.now() - 25): string {
-  return messageBody({ id, queue: 'orders', payloadJson: JSON.stringify(payload), dueMs, createdAtMs: dueMs - 1000 }, dueMs)
+  return messageBody(
+    { id, queue: 'orders', payloadJson: JSON.stringify(payload), dueMs, createdAtMs: dueMs - 1000 },
+    dueMs,
+  )
 }
 
 export async function sendRaw(queueUrl: string, body: string, jobId: string, groupId?: string): Promise<void> {
@@ -108,7 +111,10 @@ export async function receiveNow(queueUrl: string, waitTimeSeconds = 0) {
 export const lambdaContext = () => sharedLambdaContext({ name: 'consumer-test' })
 
 /** Runs the handler behind the local event source mapping; keeps every answer it gave. */
-export function drive(handler: (e: SQSEvent, c: Context) => Promise<SQSBatchResponse>, queue: { queueUrl: string; queueArn: string }) {
+export function drive(
+  handler: (e: SQSEvent, c: Context) => Promise<SQSBatchResponse>,
+  queue: { queueUrl: string; queueArn: string },
+) {
   const answers: { event: SQSEvent; response: SQSBatchResponse }[] = []
   const poller = startSqsPoller({
     sqs,

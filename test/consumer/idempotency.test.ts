@@ -31,12 +31,19 @@ describe('jobHandler with idempotency (real Redis)', () => {
     const id = unique('job')
     const due = Date.now() - 10
     await sendRaw(queue.queueUrl, jobBody(id, { x: 1 }, due), id)
-    await sendRaw(queue.queueUrl, jobBody(id, { x: 1 }, due).replace(/"dispatchedAt":"[^"]+"/, `"dispatchedAt":"${new Date().toISOString()}"`), id)
+    await sendRaw(
+      queue.queueUrl,
+      jobBody(id, { x: 1 }, due).replace(/"dispatchedAt":"[^"]+"/, `"dispatchedAt":"${new Date().toISOString()}"`),
+      id,
+    )
     let runs = 0
-    const handler = jobHandler(async () => {
-      runs++
-      await sleep(200) // the copies may arrive together: the second must wait for the first, not run beside it
-    }, options({ idempotency: { redis, keyPrefix: unique('idem') } }))
+    const handler = jobHandler(
+      async () => {
+        runs++
+        await sleep(200) // the copies may arrive together: the second must wait for the first, not run beside it
+      },
+      options({ idempotency: { redis, keyPrefix: unique('idem') } }),
+    )
     // act
     const run = drive(handler, queue)
     const settled = () =>
@@ -51,10 +58,25 @@ describe('jobHandler with idempotency (real Redis)', () => {
 
   it('fails the job, without running it, when the idempotency store is unreachable', async () => {
     // prepare: a client to a port nobody listens on, failing commands at once instead of queueing them
-    const down = new Redis({ host: '127.0.0.1', port: 1, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null })
+    const down = new Redis({
+      host: '127.0.0.1',
+      port: 1,
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    })
     let runs = 0
     const handler = jobHandler(async () => void runs++, options({ backoff: false, idempotency: { redis: down } }))
-    const record = toRecord({ MessageId: 'm1', ReceiptHandle: 'rh', Body: jobBody(unique('job'), {}), Attributes: { ApproximateReceiveCount: '1' } }, 'arn:aws:sqs:us-east-1:000000000000:idem-down')
+    const record = toRecord(
+      {
+        MessageId: 'm1',
+        ReceiptHandle: 'rh',
+        Body: jobBody(unique('job'), {}),
+        Attributes: { ApproximateReceiveCount: '1' },
+      },
+      'arn:aws:sqs:us-east-1:000000000000:idem-down',
+    )
     // act
     const response = await handler({ Records: [record] }, lambdaContext())
     // assess
@@ -69,10 +91,13 @@ describe('jobHandler with idempotency (real Redis)', () => {
     const id = unique('job')
     await sendJob(queue.queueUrl, id, {})
     const attempts: number[] = []
-    const handler = jobHandler(async (job) => {
-      attempts.push(job.attempt)
-      if (job.attempt === 1) throw new Error('first try fails')
-    }, options({ idempotency: { redis, keyPrefix: unique('idem') } }))
+    const handler = jobHandler(
+      async (job) => {
+        attempts.push(job.attempt)
+        if (job.attempt === 1) throw new Error('first try fails')
+      },
+      options({ idempotency: { redis, keyPrefix: unique('idem') } }),
+    )
     // act
     const run = drive(handler, queue)
     await eventually(() => attempts.length === 2)

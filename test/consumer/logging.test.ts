@@ -47,7 +47,10 @@ describe('consumer logs', () => {
     const lines = captureLogs()
     const dueMs = Date.now() - 1_500
     const secret = 'card-4242'
-    const body = messageBody({ id: 'j1', queue: 'orders', payloadJson: JSON.stringify({ secret }), dueMs, createdAtMs: dueMs }, dueMs)
+    const body = messageBody(
+      { id: 'j1', queue: 'orders', payloadJson: JSON.stringify({ secret }), dueMs, createdAtMs: dueMs },
+      dueMs,
+    )
     const handler = jobHandler(async (_job, ctx) => ctx.logger.info('business says hi'), {
       logger: new Logger({ serviceName: 'test' }),
       backoff: false,
@@ -66,14 +69,20 @@ describe('consumer logs', () => {
     // prepare
     const lines = captureLogs()
     const dueMs = Date.now()
-    const body = messageBody({ id: 'j2', queue: 'orders', payloadJson: '{"secret":"s3cr3t"}', dueMs, createdAtMs: dueMs }, dueMs)
-    const handler = jobHandler(async () => {
-      throw new Error('payment API down')
-    }, {
-      logger: new Logger({ serviceName: 'test' }),
-      backoff: { baseSeconds: 5, jitter: false },
-      sqsEndpoint: inject('sqsEndpoint'), // the receipt handles are made up: SQS refuses the visibility change
-    })
+    const body = messageBody(
+      { id: 'j2', queue: 'orders', payloadJson: '{"secret":"s3cr3t"}', dueMs, createdAtMs: dueMs },
+      dueMs,
+    )
+    const handler = jobHandler(
+      async () => {
+        throw new Error('payment API down')
+      },
+      {
+        logger: new Logger({ serviceName: 'test' }),
+        backoff: { baseSeconds: 5, jitter: false },
+        sqsEndpoint: inject('sqsEndpoint'), // the receipt handles are made up: SQS refuses the visibility change
+      },
+    )
     // act
     const response = await handler(event([body, '{"secret":"s3cr3t", broken']), context)
     // assess

@@ -4,7 +4,16 @@ import { parseJobMessage } from '../../src/consumer/parse-message'
 import { messageBody } from '../../src/sqs/envelope'
 import { isFifoArn, parseQueueArn, queueUrlFromArn } from '../../src/consumer/queue-arn'
 
-const body = messageBody({ id: 'order-42:close', queue: 'orders', payloadJson: '{"orderId":42}', dueMs: 1_800_000_000_000, createdAtMs: 1_799_999_000_000 }, 1_800_000_000_250)
+const body = messageBody(
+  {
+    id: 'order-42:close',
+    queue: 'orders',
+    payloadJson: '{"orderId":42}',
+    dueMs: 1_800_000_000_000,
+    createdAtMs: 1_799_999_000_000,
+  },
+  1_800_000_000_250,
+)
 
 describe('parseJobMessage', () => {
   it('reads the body the scanner sends', () => {
@@ -22,10 +31,26 @@ describe('parseJobMessage', () => {
   })
 
   it('reads scheduleId and occurrenceAt from the message of a schedule occurrence', () => {
-    const occurrence = messageBody({ id: 'digest@1800000000000', queue: 'emails', payloadJson: '{}', dueMs: 1_800_000_000_000, createdAtMs: 1_799_999_000_000 }, 1_800_000_000_250)
+    const occurrence = messageBody(
+      {
+        id: 'digest@1800000000000',
+        queue: 'emails',
+        payloadJson: '{}',
+        dueMs: 1_800_000_000_000,
+        createdAtMs: 1_799_999_000_000,
+      },
+      1_800_000_000_250,
+    )
     const parsed = parseJobMessage(occurrence)
-    expect(parsed.ok && parsed.message).toMatchObject({ id: 'digest@1800000000000', scheduleId: 'digest', occurrenceAt: '2027-01-15T08:00:00.000Z' })
-    expect(parseJobMessage(occurrence.replace('"scheduleId":"digest"', '"scheduleId":""'))).toEqual({ ok: false, reason: 'scheduleId must be a non-empty string' })
+    expect(parsed.ok && parsed.message).toMatchObject({
+      id: 'digest@1800000000000',
+      scheduleId: 'digest',
+      occurrenceAt: '2027-01-15T08:00:00.000Z',
+    })
+    expect(parseJobMessage(occurrence.replace('"scheduleId":"digest"', '"scheduleId":""'))).toEqual({
+      ok: false,
+      reason: 'scheduleId must be a non-empty string',
+    })
   })
 
   it.each([

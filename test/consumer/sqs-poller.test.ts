@@ -29,7 +29,12 @@ async function remaining(queueUrl: string): Promise<string[]> {
   // visibility 1 s: wait it out so that undeleted messages are receivable again
   await new Promise((r) => setTimeout(r, 1_200))
   const out = await sqs.send(
-    new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 30 }),
+    new ReceiveMessageCommand({
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: 10,
+      WaitTimeSeconds: 0,
+      VisibilityTimeout: 30,
+    }),
   )
   return (out.Messages ?? []).map((m) => m.Body!).sort()
 }
@@ -66,7 +71,9 @@ describe('local SQS poller', () => {
       invoke: async (event) => {
         events.push(event)
         event.Records.forEach((r) => seen.add(r.body))
-        return { batchItemFailures: event.Records.filter((r) => r.body === 'b').map((r) => ({ itemIdentifier: r.messageId })) }
+        return {
+          batchItemFailures: event.Records.filter((r) => r.body === 'b').map((r) => ({ itemIdentifier: r.messageId })),
+        }
       },
     })
     await until(() => seen.size === 3)

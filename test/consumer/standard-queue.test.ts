@@ -49,9 +49,12 @@ describe('jobHandler on a standard queue', () => {
     const queue = await createQueue(unique('backoff'), { VisibilityTimeout: '2' })
     const id = unique('job')
     await sendJob(queue.queueUrl, id, {})
-    const handler = jobHandler(async () => {
-      throw new Error('down')
-    }, options({ backoff: { baseSeconds: 4, jitter: false } }))
+    const handler = jobHandler(
+      async () => {
+        throw new Error('down')
+      },
+      options({ backoff: { baseSeconds: 4, jitter: false } }),
+    )
     const event = await receiveEvent(queue.queueUrl, queue.queueArn, 1)
     // act
     const response = await handler(event, lambdaContext())
@@ -124,11 +127,14 @@ describe('jobHandler on a standard queue', () => {
     for (let i = 0; i < 6; i++) await sendJob(queue.queueUrl, unique(`j${i}`), { i })
     let active = 0
     let peak = 0
-    const handler = jobHandler(async () => {
-      peak = Math.max(peak, ++active)
-      await sleep(50)
-      active--
-    }, options({ concurrency: 2 }))
+    const handler = jobHandler(
+      async () => {
+        peak = Math.max(peak, ++active)
+        await sleep(50)
+        active--
+      },
+      options({ concurrency: 2 }),
+    )
     const event = await receiveEvent(queue.queueUrl, queue.queueArn, 6)
     // act
     const response = await handler(event, lambdaContext())
@@ -137,4 +143,3 @@ describe('jobHandler on a standard queue', () => {
     expect(peak).toBe(2)
   })
 })
-

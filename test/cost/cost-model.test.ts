@@ -16,8 +16,15 @@ const measured: Measured = {
   continuousInvocationS: 66,
 }
 const base: Scenario = {
-  jobsPerMonth: 10_000_000, enqueue: 'api', mode: 'continuous', scanMemoryMb: 512, apiMemoryMb: 512,
-  payloadBytes: 200, waitHours: 24, redis: 'serverless', endpointAzs: 1,
+  jobsPerMonth: 10_000_000,
+  enqueue: 'api',
+  mode: 'continuous',
+  scanMemoryMb: 512,
+  apiMemoryMb: 512,
+  payloadBytes: 200,
+  waitHours: 24,
+  redis: 'serverless',
+  endpointAzs: 1,
 }
 const item = (lines: ReturnType<typeof bill>, prefix: string) => lines.find((l) => l.item.startsWith(prefix))
 const total = (lines: ReturnType<typeof bill>) => lines.reduce((a, l) => a + l.usd, 0)
@@ -59,7 +66,10 @@ describe('cost model', () => {
 
   it('grows Redis storage with pending jobs (jobs a month x wait) and picks the cheaper Redis on auto', () => {
     const storage = (waitHours: number) =>
-      item(bill({ ...base, jobsPerMonth: 100_000_000, waitHours }, measured), 'Redis: ElastiCache Serverless Valkey storage')!.usd
+      item(
+        bill({ ...base, jobsPerMonth: 100_000_000, waitHours }, measured),
+        'Redis: ElastiCache Serverless Valkey storage',
+      )!.usd
     expect(storage(24) / storage(12)).toBeCloseTo(2)
     const auto = bill({ ...base, jobsPerMonth: 100_000_000, redis: 'auto' }, measured)
     const serverless = bill({ ...base, jobsPerMonth: 100_000_000 }, measured)

@@ -26,7 +26,8 @@ function configSettingNames(): string[] {
 async function sls(args: string[]): Promise<string> {
   const drop = new Set(configSettingNames())
   const env: NodeJS.ProcessEnv = {}
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AWS_') && !k.startsWith('SDQ_') && !drop.has(k)) env[k] = v
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('AWS_') && !k.startsWith('SDQ_') && !drop.has(k)) env[k] = v
   // An esbuild work folder of its own, so a dev stack or another packaging run keeps its build.
   const workFolder = `.esbuild/test-${randomBytes(4).toString('hex')}`
   Object.assign(env, {
@@ -87,7 +88,9 @@ const fn = (key: string): Json => resources[`${key[0]!.toUpperCase()}${key.slice
 const statements = (roleId: string): Json[] =>
   resources[roleId]!.Properties.Policies.flatMap((p: Json) => p.PolicyDocument.Statement)
 const sqsActions = (roleId: string) =>
-  statements(roleId).flatMap((s) => asList<string>(s.Action)).filter((a) => a.startsWith('sqs:'))
+  statements(roleId)
+    .flatMap((s) => asList<string>(s.Action))
+    .filter((a) => a.startsWith('sqs:'))
 
 /** QUEUES = Fn::Join of "name=" strings and { Ref: <queue> }: the target name -> queue logical id map. */
 function queuesOf(env: Json): Map<string, string> {
@@ -121,10 +124,14 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       expect(f.VpcConfig.SubnetIds).toBeDefined()
       expect(f.VpcConfig.SecurityGroupIds).toBeDefined()
     }
-    expect(new Set(functions.map((f) => f.Role['Fn::GetAtt'][0]))).toEqual(new Set(['ApiRole', 'ScanRole', 'ConsumerRole']))
+    expect(new Set(functions.map((f) => f.Role['Fn::GetAtt'][0]))).toEqual(
+      new Set(['ApiRole', 'ScanRole', 'ConsumerRole']),
+    )
     expect(resources.IamRoleLambdaExecution).toBeUndefined() // no shared role holding everyone's rights
     expect(template.Parameters.SubnetIds.Type).toBe('AWS::SSM::Parameter::Value<List<AWS::EC2::Subnet::Id>>')
-    expect(template.Parameters.SecurityGroupIds.Type).toBe('AWS::SSM::Parameter::Value<List<AWS::EC2::SecurityGroup::Id>>')
+    expect(template.Parameters.SecurityGroupIds.Type).toBe(
+      'AWS::SSM::Parameter::Value<List<AWS::EC2::SecurityGroup::Id>>',
+    )
     expect(template.Parameters.RedisUrl).toMatchObject({
       Type: 'AWS::SSM::Parameter::Value<String>',
       Default: '/serverless-delay-queue/prod/redis-url',
@@ -173,11 +180,14 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       expect(map.sources.some((s: string) => s.endsWith(source) && !s.includes('node_modules'))).toBe(true)
     }
     expect(map.sourcesContent).toBeUndefined() // small maps: stack traces need names and lines, not the sources
-    for (const key of ['api', 'scan', 'consumer']) expect(fn(key).Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps')
+    for (const key of ['api', 'scan', 'consumer'])
+      expect(fn(key).Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps')
   })
 
   it('fires the scan every minute and lets consecutive runs overlap by a few seconds', () => {
-    const [, rule] = ofType('AWS::Events::Rule').find(([, r]) => r.Properties.Targets[0].Arn['Fn::GetAtt'][0] === 'ScanLambdaFunction')!
+    const [, rule] = ofType('AWS::Events::Rule').find(
+      ([, r]) => r.Properties.Targets[0].Arn['Fn::GetAtt'][0] === 'ScanLambdaFunction',
+    )!
     expect(rule.Properties.ScheduleExpression).toBe('rate(1 minute)')
     expect(rule.Properties.State).toBe('ENABLED')
     const env = fn('scan').Environment.Variables
@@ -234,7 +244,11 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     expect(sqsActions('ApiRole')).toEqual([])
     // Continuous mode (the default): the API never starts the scan function, so it may not invoke anything.
     expect(resources.ApiStartsScanPolicy).toBeUndefined()
-    expect(statements('ApiRole').flatMap((s) => asList<string>(s.Action)).filter((a) => a.startsWith('lambda:'))).toEqual([])
+    expect(
+      statements('ApiRole')
+        .flatMap((s) => asList<string>(s.Action))
+        .filter((a) => a.startsWith('lambda:')),
+    ).toEqual([])
     expect(fn('api').Environment.Variables.SCAN_MODE).toBe('continuous')
 
     const [, mapping] = ofType('AWS::Lambda::EventSourceMapping')[0]!
@@ -242,14 +256,23 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures'])
     const consumed = mapping.Properties.EventSourceArn
     expect(consumed).toEqual(getAtt(targets[0]!))
-    expect(sqsActions('ConsumerRole').sort()).toEqual(
-      ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'],
-    )
-    for (const s of statements('ConsumerRole').filter((s) => asList<string>(s.Action).some((a) => a.startsWith('sqs:')))) {
+    expect(sqsActions('ConsumerRole').sort()).toEqual([
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:ReceiveMessage',
+    ])
+    for (const s of statements('ConsumerRole').filter((s) =>
+      asList<string>(s.Action).some((a) => a.startsWith('sqs:')),
+    )) {
       expect(asList(s.Resource)).toEqual([consumed])
     }
     // Logs: each role writes to its own function's log group only.
-    for (const [role, group] of [['ApiRole', 'ApiLogGroup'], ['ScanRole', 'ScanLogGroup'], ['ConsumerRole', 'ConsumerLogGroup']]) {
+    for (const [role, group] of [
+      ['ApiRole', 'ApiLogGroup'],
+      ['ScanRole', 'ScanLogGroup'],
+      ['ConsumerRole', 'ConsumerLogGroup'],
+    ]) {
       const logs = statements(role!).find((s) => asList<string>(s.Action).includes('logs:PutLogEvents'))!
       expect(logs.Resource).toEqual(getAtt(group!))
     }
@@ -262,20 +285,40 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     expect(fn('api').Environment.Variables.POWERTOOLS_SERVICE_NAME).toBe(service)
     const own = { Namespace: 'DelayQueue', Dimensions: [{ Name: 'service', Value: service }] }
     expect(alarms.OldestDueAgeAlarm).toMatchObject({
-      ...own, MetricName: 'OldestDueAgeMs', Statistic: 'Maximum', Period: 60, EvaluationPeriods: 3, DatapointsToAlarm: 3,
-      Threshold: 60_000, ComparisonOperator: 'GreaterThanThreshold', TreatMissingData: 'breaching',
+      ...own,
+      MetricName: 'OldestDueAgeMs',
+      Statistic: 'Maximum',
+      Period: 60,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+      Threshold: 60_000,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'breaching',
     })
-    expect(alarms.DeadLetteredAlarm).toMatchObject({ ...own, MetricName: 'DeadLettered', Statistic: 'Sum', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' })
+    expect(alarms.DeadLetteredAlarm).toMatchObject({
+      ...own,
+      MetricName: 'DeadLettered',
+      Statistic: 'Sum',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    })
     expect(alarms.ScanErrorsAlarm).toMatchObject({
-      Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'ScanLambdaFunction' } }], Threshold: 0,
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'ScanLambdaFunction' } }],
+      Threshold: 0,
     })
     // one per target queue's DLQ
-    const dlqs = ofType('AWS::SQS::Queue').filter(([, q]) => q.Properties.Tags.some((t: Json) => t.Value === 'dlq')).map(([id]) => id)
+    const dlqs = ofType('AWS::SQS::Queue')
+      .filter(([, q]) => q.Properties.Tags.some((t: Json) => t.Value === 'dlq'))
+      .map(([id]) => id)
     expect(dlqs).toHaveLength(2)
     for (const dlq of dlqs) {
       expect(alarms[`${dlq}Alarm`]).toMatchObject({
-        Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }], Threshold: 0,
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
+        Threshold: 0,
       })
     }
     expect(Object.keys(alarms)).toHaveLength(3 + dlqs.length)
@@ -294,7 +337,15 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     const [[, dashboard]] = ofType('AWS::CloudWatch::Dashboard') as [[string, Json]]
     const body = JSON.parse(dashboard.Properties.DashboardBody['Fn::Sub'])
     const text = JSON.stringify(body)
-    for (const metric of ['Dispatched', 'Pending', 'DispatchLatenessP99', 'OldestDueAgeMs', 'DeadLettered', 'ApiRequests', 'Api5xx']) {
+    for (const metric of [
+      'Dispatched',
+      'Pending',
+      'DispatchLatenessP99',
+      'OldestDueAgeMs',
+      'DeadLettered',
+      'ApiRequests',
+      'Api5xx',
+    ]) {
       expect(text).toContain(metric)
     }
     expect(text).toContain('service=\\"serverless-delay-queue-prod\\"')
@@ -306,18 +357,27 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     const [[, stage]] = ofType('AWS::ApiGatewayV2::Stage') as [[string, Json]]
     const settings = stage.Properties.AccessLogSettings
     expect(settings.DestinationArn).toEqual(getAtt('HttpApiLogGroup'))
-    expect(Object.keys(JSON.parse(settings.Format))).toEqual(expect.arrayContaining(['requestId', 'routeKey', 'status', 'latencyMs']))
+    expect(Object.keys(JSON.parse(settings.Format))).toEqual(
+      expect.arrayContaining(['requestId', 'routeKey', 'status', 'latencyMs']),
+    )
   })
 
   it('puts IAM authorization on every API route', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties)
-    expect(routes.map((r) => r.RouteKey).sort()).toEqual(
-      [
-        'DELETE /jobs/{id}', 'DELETE /schedules/{id}', 'GET /jobs/{id}', 'GET /schedules', 'GET /schedules/{id}',
-        'GET /stats', 'POST /jobs', 'POST /jobs/batch', 'POST /schedules/{id}/pause', 'POST /schedules/{id}/resume',
-        'PUT /jobs/{id}', 'PUT /schedules/{id}',
-      ],
-    )
+    expect(routes.map((r) => r.RouteKey).sort()).toEqual([
+      'DELETE /jobs/{id}',
+      'DELETE /schedules/{id}',
+      'GET /jobs/{id}',
+      'GET /schedules',
+      'GET /schedules/{id}',
+      'GET /stats',
+      'POST /jobs',
+      'POST /jobs/batch',
+      'POST /schedules/{id}/pause',
+      'POST /schedules/{id}/resume',
+      'PUT /jobs/{id}',
+      'PUT /schedules/{id}',
+    ])
     for (const r of routes) expect(r.AuthorizationType).toBe('AWS_IAM')
     expect(ofType('AWS::Lambda::Url')).toEqual([]) // no second way in
   })
@@ -329,7 +389,15 @@ describe('serverless package --param=scanMode=on-demand --param=apiEndpoint=func
   let outputs: Record<string, Json>
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sdq-package-'))
-    await sls(['package', '--stage', 'prod', '--package', dir, '--param=scanMode=on-demand', '--param=apiEndpoint=functionUrl'])
+    await sls([
+      'package',
+      '--stage',
+      'prod',
+      '--package',
+      dir,
+      '--param=scanMode=on-demand',
+      '--param=apiEndpoint=functionUrl',
+    ])
     const packaged = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8'))
     res = packaged.Resources
     outputs = packaged.Outputs

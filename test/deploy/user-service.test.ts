@@ -45,7 +45,10 @@ beforeAll(async () => {
 }, 180_000)
 
 afterAll(async () => {
-  await devStack?.then((stack) => stack.stop(), () => {})
+  await devStack?.then(
+    (stack) => stack.stop(),
+    () => {},
+  )
   installed?.remove()
   rmSync(devDir, { recursive: true, force: true })
 }, 60_000)
@@ -68,7 +71,12 @@ describe('the packed package, installed into another service', () => {
     console.log(`[user-service] tarball: ${files.length} files, ${readFileSync(installed.tarball).length} bytes`)
     for (const f of files) expect(f).toMatch(/^package\/(dist\/.+\.(js|d\.ts)|README\.md|package\.json)$/)
     expect(files).toEqual(
-      expect.arrayContaining(['package/dist/index.js', 'package/dist/consumer.js', 'package/dist/api-client.js', 'package/dist/bin/sdq-poll.js']),
+      expect.arrayContaining([
+        'package/dist/index.js',
+        'package/dist/consumer.js',
+        'package/dist/api-client.js',
+        'package/dist/bin/sdq-poll.js',
+      ]),
     )
   })
 
@@ -105,7 +113,9 @@ describe('the packed package, installed into another service', () => {
     `,
     )
     // act
-    const out = JSON.parse(await run(process.execPath, [program, inject('redisUrl'), uniquePrefix('pkg')], installed.service))
+    const out = JSON.parse(
+      await run(process.execPath, [program, inject('redisUrl'), uniquePrefix('pkg')], installed.service),
+    )
     // assess
     expect(out).toMatchObject({
       ioredisAfterConsumer: false,
@@ -135,9 +145,15 @@ describe('the packed package, installed into another service', () => {
       const [output] = Object.values(result.metafile.outputs)
       bundles[name] = { bytes: output!.bytes, inputs: Object.keys(result.metafile.inputs) }
     }
-    console.log(`[user-service] bundles: ${Object.entries(bundles).map(([n, b]) => `${n} ${b.bytes} bytes (${b.inputs.length} inputs)`).join(', ')}`)
+    console.log(
+      `[user-service] bundles: ${Object.entries(bundles)
+        .map(([n, b]) => `${n} ${b.bytes} bytes (${b.inputs.length} inputs)`)
+        .join(', ')}`,
+    )
     expect(bundles['close-order']!.inputs.some((i) => i.includes('node_modules/ioredis/'))).toBe(false)
-    expect(bundles['close-order']!.inputs.some((i) => i.includes('node_modules/serverless-delay-queue/dist/consumer.js'))).toBe(true)
+    expect(
+      bundles['close-order']!.inputs.some((i) => i.includes('node_modules/serverless-delay-queue/dist/consumer.js')),
+    ).toBe(true)
     expect(bundles['place-order']!.inputs.some((i) => i.includes('node_modules/ioredis/'))).toBe(false)
   })
 })
@@ -161,12 +177,14 @@ describe('both stacks, packaged offline', () => {
     for (const name of imports) expect(exports).toContain(name)
   })
 
-  it("attaches closeOrder to the orders queue with partial batch failures, its role able to delay retries", () => {
+  it('attaches closeOrder to the orders queue with partial batch failures, its role able to delay retries', () => {
     const resources = Object.values<Record<string, any>>(userService.Resources)
     const mapping = resources.find((r) => r.Type === 'AWS::Lambda::EventSourceMapping')!.Properties
     expect(mapping.EventSourceArn).toEqual({ 'Fn::ImportValue': 'serverless-delay-queue-prod-TargetQueueOrdersArn' })
     expect(mapping.FunctionResponseTypes).toEqual(['ReportBatchItemFailures'])
-    const statements = userService.Resources.IamRoleLambdaExecution.Properties.Policies.flatMap((p: any) => p.PolicyDocument.Statement)
+    const statements = userService.Resources.IamRoleLambdaExecution.Properties.Policies.flatMap(
+      (p: any) => p.PolicyDocument.Statement,
+    )
     const grants = (action: string) => statements.filter((s: any) => [s.Action].flat().includes(action))
     expect(grants('sqs:ChangeMessageVisibility').map((s: any) => s.Resource)).toEqual([mapping.EventSourceArn])
     expect(JSON.stringify(grants('execute-api:Invoke'))).toContain('serverless-delay-queue-prod-HttpApiId')
@@ -198,7 +216,8 @@ describe("the local loop: the dev stack without its example consumer, sdq-poll r
       env: { ...process.env, ORDERS_API_URL: ordersUrl },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
-    for (const stream of [poller.stdout!, poller.stderr!]) stream.on('data', (d) => output.push(...String(d).trim().split('\n')))
+    for (const stream of [poller.stdout!, poller.stderr!])
+      stream.on('data', (d) => output.push(...String(d).trim().split('\n')))
     await eventually(() => output.some((l) => l.startsWith('[sdq-poll] polling')), 30_000)
   }, 180_000)
 
@@ -228,7 +247,10 @@ describe("the local loop: the dev stack without its example consumer, sdq-poll r
       expect(answer.statusCode, answer.body).toBe(202)
     }
     // assess: each order reached the user's handler; o-flaky failed once and came back after the backoff
-    await eventually(() => calls.filter((c) => c.orderId === 'o-flaky').length >= 2 && calls.some((c) => c.orderId === 'o-ok'), 30_000)
+    await eventually(
+      () => calls.filter((c) => c.orderId === 'o-flaky').length >= 2 && calls.some((c) => c.orderId === 'o-ok'),
+      30_000,
+    )
     const flaky = calls.filter((c) => c.orderId === 'o-flaky')
     expect(flaky.map((c) => c.status)).toEqual([503, 200])
     // backoff base 2 s, jitter from the upper half: the retry comes 1-2 s later, not at once and not after the
@@ -237,8 +259,15 @@ describe("the local loop: the dev stack without its example consumer, sdq-poll r
     expect(flaky[1]!.at - flaky[0]!.at).toBeLessThan(10_000)
     expect(calls.filter((c) => c.orderId === 'o-ok').map((c) => c.status)).toEqual([200])
     const failed = output.find((l) => l.includes('"job failed"') && l.includes('order-o-flaky:close'))
-    expect(JSON.parse(failed!.slice(failed!.indexOf('{')))).toMatchObject({ attempt: 1, retryInSeconds: expect.any(Number) })
-    await eventually(() => output.some((l) => l.includes('"job done"') && l.includes('order-o-flaky:close') && l.includes('"attempt":2')), 10_000)
+    expect(JSON.parse(failed!.slice(failed!.indexOf('{')))).toMatchObject({
+      attempt: 1,
+      retryInSeconds: expect.any(Number),
+    })
+    await eventually(
+      () =>
+        output.some((l) => l.includes('"job done"') && l.includes('order-o-flaky:close') && l.includes('"attempt":2')),
+      10_000,
+    )
   }, 60_000)
 
   it('removes its env file when the dev stack stops, so no other service reads stale addresses', async () => {

@@ -84,7 +84,8 @@ describe('dashboard in a browser', () => {
     // prepare
     await visible(page.getByTestId('queues'))
     // act: three jobs due in 3 s
-    for (let i = 0; i < 3; i++) expect((await post('/jobs', { queue: 'orders', payload: { i }, delayMs: 3_000 })).status).toBe(201)
+    for (let i = 0; i < 3; i++)
+      expect((await post('/jobs', { queue: 'orders', payload: { i }, delayMs: 3_000 })).status).toBe(201)
     // assess: pending, then dispatched, without reloading the page
     await shows(count('orders', 'pending'), '3', 10_000)
     await shows(page.locator('[data-horizon="minute"] .n'), '3')
@@ -115,7 +116,12 @@ describe('dashboard in a browser', () => {
 
   it('looks a job up by id, reschedules it and cancels it', async () => {
     // prepare
-    const { body: job } = await post('/jobs', { id: 'page-cancel-1', queue: 'orders', payload: { html: HOSTILE }, delayMs: 3_600_000 })
+    const { body: job } = await post('/jobs', {
+      id: 'page-cancel-1',
+      queue: 'orders',
+      payload: { html: HOSTILE },
+      delayMs: 3_600_000,
+    })
     // act: look up
     await page.getByPlaceholder('job id').fill(job.id)
     await page.getByRole('button', { name: 'Look up' }).click()
@@ -165,7 +171,9 @@ describe('dashboard in a browser', () => {
     await shows(page.locator('[data-horizon="hour"] .n'), '3')
     await shows(page.locator('[data-horizon="day"] .n'), '6')
     await shows(page.getByTestId('lateness'), 'last window with sends', 25_000, true)
-    const bar = await page.locator('[data-horizon="minute"] .fill').evaluate((e) => (e as unknown as { style: { width: string } }).style.width)
+    const bar = await page
+      .locator('[data-horizon="minute"] .fill')
+      .evaluate((e) => (e as unknown as { style: { width: string } }).style.width)
     expect(parseFloat(bar)).toBeCloseTo((100 * 2) / 6, 1)
     // the picture: one job looked up
     await page.getByPlaceholder('job id').fill('later-2')
@@ -195,7 +203,11 @@ describe('dashboard server', () => {
   it('is served alone by `npm run sdq -- dashboard` over any REDIS_URL, with no AWS settings', async () => {
     // prepare: a job, and the CLI over the dev stack's Redis and key prefix, with no AWS variable at all
     await post('/jobs', { queue: 'orders', payload: { alone: true }, delayMs: 3_600_000 })
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, REDIS_URL: stack!.redisUrl, QUEUES: 'orders=http://127.0.0.1:9/orders,emails=http://127.0.0.1:9/emails' }
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      REDIS_URL: stack!.redisUrl,
+      QUEUES: 'orders=http://127.0.0.1:9/orders,emails=http://127.0.0.1:9/emails',
+    }
     env.KEY_PREFIX = prefix
     const cli = spawn(process.execPath, ['scripts/run-ts.mjs', 'src/ops/sdq.ts', 'dashboard', '--port', '0'], {
       cwd: resolve(__dirname, '../..'),
@@ -205,11 +217,16 @@ describe('dashboard server', () => {
     try {
       let printed = ''
       cli.stdout!.on('data', (chunk) => (printed += chunk))
-      await vi.waitFor(() => expect(printed).toMatch(/dashboard on http:\/\/127\.0\.0\.1:\d+/), { timeout: 20_000, interval: 100 })
+      await vi.waitFor(() => expect(printed).toMatch(/dashboard on http:\/\/127\.0\.0\.1:\d+/), {
+        timeout: 20_000,
+        interval: 100,
+      })
       const url = printed.match(/http:\/\/127\.0\.0\.1:\d+/)![0]
       // act
       const [alone, withStack] = await Promise.all(
-        [url, stack!.dashboardUrl].map(async (u) => ((await (await fetch(`${u}/api/overview`)).json()) as { queues: unknown }).queues),
+        [url, stack!.dashboardUrl].map(
+          async (u) => ((await (await fetch(`${u}/api/overview`)).json()) as { queues: unknown }).queues,
+        ),
       )
       // assess: the same counts as the dev stack's own dashboard
       expect(alone).toEqual(withStack)
@@ -226,13 +243,17 @@ describe('metrics written by the dev stack functions (EMF)', () => {
     // The jobs of the tests above: 3 for orders and 1 for emails sent, 2 dead-lettered for emails (a 10 s window).
     await eventually(() => {
       const lines = emfLines().filter((l) => l.service === 'serverless-delay-queue-local')
-      const sum = (queue: string, name: string) => lines.filter((l) => l.queue === queue).reduce((n, l) => n + (l[name] ?? 0), 0)
+      const sum = (queue: string, name: string) =>
+        lines.filter((l) => l.queue === queue).reduce((n, l) => n + (l[name] ?? 0), 0)
       expect(sum('orders', 'Dispatched')).toBe(3)
       expect(sum('emails', 'Dispatched')).toBe(1)
       expect(sum('emails', 'DeadLettered')).toBe(2)
       const late = lines.filter((l) => 'DispatchLatenessMax' in l)
       expect(late.length).toBeGreaterThan(0)
-      expect(late[0]._aws.CloudWatchMetrics[0].Metrics).toContainEqual({ Name: 'DispatchLatenessMax', Unit: 'Milliseconds' })
+      expect(late[0]._aws.CloudWatchMetrics[0].Metrics).toContainEqual({
+        Name: 'DispatchLatenessMax',
+        Unit: 'Milliseconds',
+      })
     }, 25_000)
   }, 30_000)
 

@@ -38,12 +38,18 @@ async function waitForLine(match: (line: string) => boolean, timeoutMs: number):
   for (;;) {
     const line = output.find(match)
     if (line) return JSON.parse(line.slice(line.indexOf('{')))
-    if (Date.now() > deadline) throw new Error(`no such line after ${timeoutMs} ms; output:\n${output.slice(-40).join('\n')}`)
+    if (Date.now() > deadline)
+      throw new Error(`no such line after ${timeoutMs} ms; output:\n${output.slice(-40).join('\n')}`)
     await new Promise((r) => setTimeout(r, 100))
   }
 }
 
-const sqs = () => new SQSClient({ endpoint: stack!.sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } })
+const sqs = () =>
+  new SQSClient({
+    endpoint: stack!.sqsEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  })
 
 const listening = (url: string) =>
   new Promise<boolean>((resolve) => {
@@ -61,7 +67,9 @@ describe('npm run dev: the local stack', () => {
     const client = sqs()
     expect(Object.keys(stack!.queues)).toEqual(['orders', 'emails'])
     for (const [name, url] of Object.entries(stack!.queues)) {
-      const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }))
+      const { Attributes } = await client.send(
+        new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }),
+      )
       const dlq = await client.send(
         new GetQueueAttributesCommand({ QueueUrl: stack!.deadLetterQueues[name], AttributeNames: ['QueueArn'] }),
       )
@@ -97,14 +105,22 @@ describe('npm run dev: the local stack', () => {
     let message: Message | undefined
     while (!message && Date.now() < deadline) {
       const out = await client.send(
-        new ReceiveMessageCommand({ QueueUrl: stack!.queues.emails, WaitTimeSeconds: 1, MessageAttributeNames: ['All'] }),
+        new ReceiveMessageCommand({
+          QueueUrl: stack!.queues.emails,
+          WaitTimeSeconds: 1,
+          MessageAttributeNames: ['All'],
+        }),
       )
       message = out.Messages?.find((m) => JSON.parse(m.Body!).id === posted.body.id)
     }
     client.destroy()
 
     expect(message).toBeDefined()
-    expect(JSON.parse(message!.Body!)).toMatchObject({ id: posted.body.id, queue: 'emails', payload: { to: 'a@example.com' } })
+    expect(JSON.parse(message!.Body!)).toMatchObject({
+      id: posted.body.id,
+      queue: 'emails',
+      payload: { to: 'a@example.com' },
+    })
     expect(message!.MessageAttributes?.jobId?.StringValue).toBe(posted.body.id)
   }, 60_000)
 

@@ -54,7 +54,11 @@ describe('SCAN_MODE=on-demand on the local stack', () => {
       await eventually(async () => (await redis.exists(keys.shards[0]!.scannerAlive)) === 1, 10_000)
       const startMs = Date.now() - postedAt
       const received = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: emails, WaitTimeSeconds: 10, MessageSystemAttributeNames: ['SentTimestamp'] }),
+        new ReceiveMessageCommand({
+          QueueUrl: emails,
+          WaitTimeSeconds: 10,
+          MessageSystemAttributeNames: ['SentTimestamp'],
+        }),
       )
       // assess
       expect(res.status).toBe(201)
@@ -64,7 +68,10 @@ describe('SCAN_MODE=on-demand on the local stack', () => {
       expect(lateMs).toBeLessThanOrEqual(Math.max(0, startMs - delayMs) + SLACK_MS)
       // the scan it started ends on its own once nothing more is due
       await eventually(async () => (await redis.exists(keys.shards[0]!.scannerAlive)) === 0, 10_000)
-      await eventually(() => output.some((l) => l.includes('"scan finished"') && l.includes('"endedEarly":true')), 10_000)
+      await eventually(
+        () => output.some((l) => l.includes('"scan finished"') && l.includes('"endedEarly":true')),
+        10_000,
+      )
     }, 30_000)
   }
 })

@@ -22,7 +22,11 @@ async function claimAll(limit = 100) {
 describe('claims', () => {
   it('hands jobs out in due-time order, whatever the order they were enqueued in', async () => {
     // prepare
-    for (const [id, delayMs] of [['late', 300], ['early', 100], ['middle', 200]] as const) {
+    for (const [id, delayMs] of [
+      ['late', 300],
+      ['early', 100],
+      ['middle', 200],
+    ] as const) {
       await t.store.enqueue(job({ id: `order-${id}`, schedule: { delayMs } }))
     }
     await sleep(350)
@@ -132,11 +136,18 @@ describe('claims', () => {
       await sleep(60)
       const [claimed] = (await claimAll()).filter((j) => j.id === 'outage')
       expect(claimed!.attempt).toBe(attempt)
-      expect(await leases.release(shard, [{ ...claimed!, error: 'SendMessageBatch failed: ECONNREFUSED', jobsFault: false }]))
-        .toEqual({ released: 1, dead: 0 })
+      expect(
+        await leases.release(shard, [
+          { ...claimed!, error: 'SendMessageBatch failed: ECONNREFUSED', jobsFault: false },
+        ]),
+      ).toEqual({ released: 1, dead: 0 })
     }
     // assess: still scheduled for another try, with its error on view
-    expect(await t.store.get('outage')).toMatchObject({ status: 'scheduled', attempts: 5, lastError: { message: expect.stringMatching(/ECONNREFUSED/) } })
+    expect(await t.store.get('outage')).toMatchObject({
+      status: 'scheduled',
+      attempts: 5,
+      lastError: { message: expect.stringMatching(/ECONNREFUSED/) },
+    })
     await sleep(60)
     const [again] = (await claimAll()).filter((j) => j.id === 'outage')
     await leases.ack(shard, [again!])
@@ -162,11 +173,14 @@ describe('claims', () => {
     expect(recoveries).toEqual([1, 1, 0])
     expect(await t.store.get('outage-then-crash')).toMatchObject({
       status: 'dead',
-      lastError: { attempts: 8, message: 'lease expired 3 times: the scanners holding it stopped before acknowledging' },
+      lastError: {
+        attempts: 8,
+        message: 'lease expired 3 times: the scanners holding it stopped before acknowledging',
+      },
     })
   })
 
-  it('counts only refusals that are the job\'s fault toward the dead set, not the transient ones before them', async () => {
+  it("counts only refusals that are the job's fault toward the dead set, not the transient ones before them", async () => {
     // prepare: four transient refusals
     await t.store.enqueue(job({ id: 'transient-then-fault', queue: 'counted' }))
     for (let attempt = 1; attempt <= 4; attempt++) {
@@ -182,7 +196,10 @@ describe('claims', () => {
       outcomes.push(await leases.release(shard, [{ ...claimed!, error: 'InvalidParameterValue' }]))
     }
     // assess: alive, waiting for its 7th attempt
-    expect(outcomes).toEqual([{ released: 1, dead: 0 }, { released: 1, dead: 0 }])
+    expect(outcomes).toEqual([
+      { released: 1, dead: 0 },
+      { released: 1, dead: 0 },
+    ])
     expect(await t.store.get('transient-then-fault')).toMatchObject({ status: 'scheduled', attempts: 6 })
     await t.store.cancel('transient-then-fault')
   })

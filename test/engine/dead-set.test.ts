@@ -13,7 +13,10 @@ afterAll(() => t.close())
 
 async function killAll() {
   const r = await leases.claim(shard, await leases.seedHints(shard, 50), 50)
-  await leases.release(shard, r.jobs.map((j) => ({ ...j, error: `refused ${j.id}` })))
+  await leases.release(
+    shard,
+    r.jobs.map((j) => ({ ...j, error: `refused ${j.id}` })),
+  )
   return r.jobs.length
 }
 
@@ -31,7 +34,12 @@ describe('dead set', () => {
     // assess
     expect(all.map((j) => j.id)).toEqual(['d-b', 'd-a'])
     expect(orders).toEqual([
-      expect.objectContaining({ id: 'd-a', queue: 'orders', payload: { a: 1 }, lastError: expect.objectContaining({ message: 'refused d-a', attempts: 1 }) }),
+      expect.objectContaining({
+        id: 'd-a',
+        queue: 'orders',
+        payload: { a: 1 },
+        lastError: expect.objectContaining({ message: 'refused d-a', attempts: 1 }),
+      }),
     ])
     expect((await t.store.stats()).queues.orders).toMatchObject({ dead: 1, pending: 0 })
   })

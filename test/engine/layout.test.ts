@@ -34,7 +34,9 @@ describe('key layout', () => {
   it('refuses another DUE_BUCKETS over pending jobs', async () => {
     const prefix = uniquePrefix('layout')
     await store({ prefix, shards: 1, buckets: 16 }).store.enqueue(job({ id: 'kept', schedule: { delayMs: 60_000 } }))
-    const error = await store({ prefix, shards: 1, buckets: 32 }).store.stats().catch((e) => e)
+    const error = await store({ prefix, shards: 1, buckets: 32 })
+      .store.stats()
+      .catch((e) => e)
     expect(error).toBeInstanceOf(ConfigError)
     expect(error.setting).toBe('DUE_BUCKETS')
   })
@@ -45,7 +47,9 @@ describe('key layout', () => {
     const q = testQueue(store({ prefix, shards: 1, buckets: 16 }))
     await q.putSchedule('resting', { queue: 'orders', payload: 1, everyMs: 60_000, paused: true })
     // act
-    const error = await store({ prefix, shards: 2, buckets: 16 }).store.stats().catch((e) => e)
+    const error = await store({ prefix, shards: 2, buckets: 16 })
+      .store.stats()
+      .catch((e) => e)
     // assess
     expect(error).toBeInstanceOf(ConfigError)
     expect(error.setting).toBe('SHARDS')

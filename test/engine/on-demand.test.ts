@@ -116,7 +116,10 @@ describe('on-demand scan mode', () => {
     // and a scheduled run takes them
     const fn = inProcessScanFunction(t, { orders: q.url })
     await fn.tick().done
-    expect([...countIds(await receiveAll(sqs, q.url))].sort()).toEqual([['kept-1', 1], ['kept-2', 1]])
+    expect([...countIds(await receiveAll(sqs, q.url))].sort()).toEqual([
+      ['kept-1', 1],
+      ['kept-2', 1],
+    ])
     await t.close()
   })
 
@@ -143,7 +146,12 @@ describe('on-demand scan mode', () => {
     const t = testStore()
     const q = await createQueue(sqs, 'od-tick')
     const fn = inProcessScanFunction(t, { orders: q.url }, { lingerMs: 300 })
-    const { dueMs } = await t.store.enqueue({ id: 'soon', queue: 'orders', payloadJson: '1', schedule: { delayMs: 1_500 } })
+    const { dueMs } = await t.store.enqueue({
+      id: 'soon',
+      queue: 'orders',
+      payloadJson: '1',
+      schedule: { delayMs: 1_500 },
+    })
     await t.store.enqueue({ id: 'later', queue: 'orders', payloadJson: '2', schedule: { delayMs: 7_200_000 } })
     // act: the schedule fires
     const report = await fn.tick().done
@@ -189,4 +197,3 @@ describe('on-demand scan mode', () => {
     await t.close()
   })
 })
-

@@ -34,13 +34,24 @@ describe('dashboard overview', () => {
     expect(o.queues.orders).toEqual({ pending: 7, inFlight: 2, dead: 0, dispatched: 0 })
     expect(o.queues.emails).toEqual({ pending: 0, inFlight: 0, dead: 1, dispatched: 0 })
     expect(o.timeline).toEqual({ overdue: 2, minute: 3, hour: 4, day: 5, month: 6, all: 7 })
-    expect(o.dead).toEqual([expect.objectContaining({ id: 'ov-mail', queue: 'emails', lastError: expect.objectContaining({ message: 'refused <b>x</b>' }) })])
+    expect(o.dead).toEqual([
+      expect.objectContaining({
+        id: 'ov-mail',
+        queue: 'emails',
+        lastError: expect.objectContaining({ message: 'refused <b>x</b>' }),
+      }),
+    ])
   })
 
   it('lists recurring schedules with their rule and next run', async () => {
     // prepare
     const q = testQueue(t)
-    const daily = await q.putSchedule('ov-daily', { queue: 'orders', payload: 1, cron: '0 9 * * *', timezone: 'Europe/Berlin' })
+    const daily = await q.putSchedule('ov-daily', {
+      queue: 'orders',
+      payload: 1,
+      cron: '0 9 * * *',
+      timezone: 'Europe/Berlin',
+    })
     await q.putSchedule('ov-paused', { queue: 'orders', payload: 1, everyMs: 60_000, paused: true })
     // act
     const o = await reader.read()

@@ -46,7 +46,10 @@ describe('DLQ redrive', () => {
     await t.store.enqueue(job({ id: 'taken', schedule: { delayMs: 60_000 } }))
     await deadLetter(dlq.url, 'taken', 1)
     const report = await redrive({ sqs, dlqUrl: dlq.url, mode: { kind: 'schedule', store: t.store, delayMs: 0 } })
-    expect(report).toEqual({ moved: 0, skipped: [expect.objectContaining({ reason: expect.stringMatching(/already/) })] })
+    expect(report).toEqual({
+      moved: 0,
+      skipped: [expect.objectContaining({ reason: expect.stringMatching(/already/) })],
+    })
     expect((await t.store.get('taken'))!.payload).toEqual({ n: expect.any(Number) })
     await t.close()
   })
@@ -55,7 +58,12 @@ describe('DLQ redrive', () => {
     const target = await createQueue(sqs, 'direct')
     const dlq = await createQueue(sqs, 'direct-dlq')
     for (let i = 0; i < 3; i++) await deadLetter(dlq.url, `d-${i}`, i)
-    const report = await redrive({ sqs, dlqUrl: dlq.url, mode: { kind: 'direct', queues: { orders: target.url } }, max: 2 })
+    const report = await redrive({
+      sqs,
+      dlqUrl: dlq.url,
+      mode: { kind: 'direct', queues: { orders: target.url } },
+      max: 2,
+    })
     expect(report.moved).toBe(2)
     const arrived = await receiveAll(sqs, target.url)
     expect(arrived).toHaveLength(2)

@@ -10,7 +10,10 @@ import { job, testStore } from '../support/engine'
 import { createQueue, receiveAll, sqsClient } from '../support/sqs'
 
 interface EmfLine {
-  _aws: { Timestamp: number; CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] }
+  _aws: {
+    Timestamp: number
+    CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[]
+  }
   [field: string]: unknown
 }
 
@@ -103,7 +106,8 @@ describe('scan metrics (EMF)', () => {
     // the last window sees what is left: the job an hour out
     expect(orders.at(-1)!.Pending).toBe(1)
     expect(broken.at(-1)!.Pending).toBe(0)
-    for (const name of ['Dispatched', 'Released', 'DeadLettered', 'Pending']) expect(unitOf(perQueue, name)).toBe('Count')
+    for (const name of ['Dispatched', 'Released', 'DeadLettered', 'Pending'])
+      expect(unitOf(perQueue, name)).toBe('Count')
 
     const global = withDimensions(lines, ['service'])
     // one line per window: the run lasted > 1 s with 200 ms windows
@@ -111,12 +115,19 @@ describe('scan metrics (EMF)', () => {
     expect(sum(global, 'RedisErrors')).toBe(0)
     expect(sum(global, 'Dispatched')).toBe(6)
     expect(sum(global, 'DeadLettered')).toBe(2)
-    for (const name of ['DispatchLatenessP50', 'DispatchLatenessP99', 'DispatchLatenessMax', 'OldestDueAgeMs', 'ScanActiveMs']) {
+    for (const name of [
+      'DispatchLatenessP50',
+      'DispatchLatenessP99',
+      'DispatchLatenessMax',
+      'OldestDueAgeMs',
+      'ScanActiveMs',
+    ]) {
       expect(unitOf(global, name)).toBe('Milliseconds')
     }
     const withLateness = global.filter((l) => 'DispatchLatenessMax' in l)
     expect(Math.max(...withLateness.map((l) => Number(l.DispatchLatenessMax)))).toBe(Math.max(...late))
-    for (const l of withLateness) expect(Number(l.DispatchLatenessP50)).toBeLessThanOrEqual(Number(l.DispatchLatenessMax))
+    for (const l of withLateness)
+      expect(Number(l.DispatchLatenessP50)).toBeLessThanOrEqual(Number(l.DispatchLatenessMax))
     // nothing due is left waiting at the end
     expect(global.at(-1)!.OldestDueAgeMs).toBe(0)
     for (const l of global) expect(Number(l.ScanActiveMs)).toBeGreaterThanOrEqual(0)

@@ -85,7 +85,13 @@ describe('scanner', () => {
     const proxy = await startTcpProxy(Number(new URL(inject('sqsEndpoint')).port))
     await proxy.cut()
     // two attempts allowed: the outage outlasts them, and must not count against the jobs
-    const s = testScanner(t, { queues: { orders: q.url }, sqsEndpoint: proxy.url, maxAttempts: 2, backoffBaseMs: 50, backoffMaxMs: 200 })
+    const s = testScanner(t, {
+      queues: { orders: q.url },
+      sqsEndpoint: proxy.url,
+      maxAttempts: 2,
+      backoffBaseMs: 50,
+      backoffMaxMs: 200,
+    })
     await t.store.enqueueMany(Array.from({ length: 50 }, (_, k) => job({ id: `o-${k}` })))
     // act: the scanner fails for a while, then the endpoint returns
     const run = s.runUntil(async () => (await pendingCount(t.store)) === 0, 15_000)
@@ -138,7 +144,10 @@ describe('scanner', () => {
     // assess
     const byId = new Map((await receiveAll(sqs, q.url, 1)).map((m) => [JSON.parse(m.Body!).id as string, m]))
     const sha = (id: string, v: number) => createHash('sha256').update(`${id}\n${v}`).digest('hex')
-    expect(byId.get('g1')!.Attributes).toMatchObject({ MessageGroupId: 'order-42', MessageDeduplicationId: sha('g1', 1) })
+    expect(byId.get('g1')!.Attributes).toMatchObject({
+      MessageGroupId: 'order-42',
+      MessageDeduplicationId: sha('g1', 1),
+    })
     expect(byId.get('nogroup')!.Attributes).toMatchObject({
       MessageGroupId: 'nogroup',
       MessageDeduplicationId: sha('nogroup', 0),

@@ -58,10 +58,16 @@ describe('recurring schedules (series)', () => {
     // act
     await s.runUntil(async () => (await q.getSchedule('short'))?.nextRunAt === null, 10_000)
     // assess
-    expect(bodies(await receiveAll(sqs, queue.url)).map((b) => b.id).sort()).toEqual(
-      [0, 1, 2].map((k) => `short@${start + k * 1000}`),
-    )
-    expect(await q.getSchedule('short')).toMatchObject({ runs: 3, nextRunAt: null, lastRunAt: new Date(start + 2000).toISOString() })
+    expect(
+      bodies(await receiveAll(sqs, queue.url))
+        .map((b) => b.id)
+        .sort(),
+    ).toEqual([0, 1, 2].map((k) => `short@${start + k * 1000}`))
+    expect(await q.getSchedule('short')).toMatchObject({
+      runs: 3,
+      nextRunAt: null,
+      lastRunAt: new Date(start + 2000).toISOString(),
+    })
     expect(await pendingCount(t.store)).toBe(0)
     await s.close()
     await t.close()
@@ -80,7 +86,13 @@ describe('recurring schedules (series)', () => {
     const claimed = await dying.claim(shard, await dying.seedHints(shard, 10), 10)
     expect(claimed.jobs.map((j) => j.id)).toEqual([`sturdy@${start}`])
     const sqsOfDying = createSqsClient({ region: 'us-east-1', sqsEndpoint: inject('sqsEndpoint'), sendConcurrency: 1 })
-    const dispatcher = new Dispatcher({ sqs: sqsOfDying, queues: { orders: queue.url }, concurrency: 1, maxBatchBytes: 1_048_576, maxSendMs: 300 })
+    const dispatcher = new Dispatcher({
+      sqs: sqsOfDying,
+      queues: { orders: queue.url },
+      concurrency: 1,
+      maxBatchBytes: 1_048_576,
+      maxSendMs: 300,
+    })
     expect((await dispatcher.dispatch(claimed.jobs)).sent).toHaveLength(1)
     sqsOfDying.destroy()
     // act: a healthy scanner takes over once the lease expires; later the dead one's ack arrives, stale
@@ -114,7 +126,9 @@ describe('recurring schedules (series)', () => {
     await s.runUntil(async () => ((await q.getSchedule('missed'))?.runs ?? 0) >= 2, 10_000)
     await q.deleteSchedule('missed')
     // assess: the overdue occurrence once, then the first one after the outage (start + 4 s), none in between
-    const ids = bodies(await receiveAll(sqs, queue.url)).map((b) => b.id).sort()
+    const ids = bodies(await receiveAll(sqs, queue.url))
+      .map((b) => b.id)
+      .sort()
     expect(ids).toEqual([`missed@${start}`, `missed@${start + 4_000}`])
     await s.close()
     await t.close()

@@ -19,11 +19,22 @@ describe('recurring schedules (store)', () => {
     const before = Date.now()
     const created = await q.putSchedule('hourly', { queue: 'orders', payload: { report: 1 }, everyMs: HOUR })
     // assess
-    expect(created).toMatchObject({ id: 'hourly', created: true, everyMs: HOUR, timezone: 'UTC', paused: false, runs: 0 })
+    expect(created).toMatchObject({
+      id: 'hourly',
+      created: true,
+      everyMs: HOUR,
+      timezone: 'UTC',
+      paused: false,
+      runs: 0,
+    })
     const next = Date.parse(created.nextRunAt!)
     expect(next).toBeGreaterThanOrEqual(before + HOUR - 1_000)
     expect(await occurrencesOf(t, 'hourly')).toEqual([`hourly@${next}`])
-    expect(await q.get(`hourly@${next}`)).toMatchObject({ queue: 'orders', payload: { report: 1 }, status: 'scheduled' })
+    expect(await q.get(`hourly@${next}`)).toMatchObject({
+      queue: 'orders',
+      payload: { report: 1 },
+      status: 'scheduled',
+    })
     const { created: _, ...view } = created
     expect(await q.getSchedule('hourly')).toEqual(view)
     await t.close()
@@ -35,7 +46,12 @@ describe('recurring schedules (store)', () => {
     const q = testQueue(t)
     const first = await q.putSchedule('moving', { queue: 'orders', payload: 1, everyMs: HOUR })
     // act
-    const replaced = await q.putSchedule('moving', { queue: 'orders', payload: 2, cron: '0 9 1 1 *', timezone: 'Europe/Berlin' })
+    const replaced = await q.putSchedule('moving', {
+      queue: 'orders',
+      payload: 2,
+      cron: '0 9 1 1 *',
+      timezone: 'Europe/Berlin',
+    })
     // assess: the next 1 January, 09:00 Berlin (08:00 UTC)
     expect(replaced.created).toBe(false)
     const next = new Date(replaced.nextRunAt!)
@@ -128,7 +144,10 @@ describe('recurring schedules (store)', () => {
     await eventually(async () => Date.now() >= start)
     const first = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
     // act
-    const released = await leases.release(shard, first.jobs.map((j) => ({ id: j.id, token: j.token, error: 'refused' })))
+    const released = await leases.release(
+      shard,
+      first.jobs.map((j) => ({ id: j.id, token: j.token, error: 'refused' })),
+    )
     // assess: dead, no successor, the schedule still names it
     expect(released).toEqual({ released: 0, dead: 1 })
     expect(await q.get(`refused@${start}`)).toMatchObject({ status: 'dead' })

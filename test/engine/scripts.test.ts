@@ -3,34 +3,78 @@
 import { describe, expect, it } from 'vitest'
 import { Keyspace } from '../../src/store/keys'
 import {
-  ackCall, cancelCall, claimCall, enqueueCall, getCall, releaseCall, reviveCall, scheduleAckCall, scheduleDeleteCall,
-  schedulePutCall, type ScriptCall,
+  ackCall,
+  cancelCall,
+  claimCall,
+  enqueueCall,
+  getCall,
+  releaseCall,
+  reviveCall,
+  scheduleAckCall,
+  scheduleDeleteCall,
+  schedulePutCall,
+  type ScriptCall,
 } from '../../src/store/script-calls'
-import { composeScript, helperClosure, helpersOf, LUA_HELPERS, LUA_SCRIPTS, splitShebang, type ScriptName } from '../../src/store/scripts'
+import {
+  composeScript,
+  helperClosure,
+  helpersOf,
+  LUA_HELPERS,
+  LUA_SCRIPTS,
+  splitShebang,
+  type ScriptName,
+} from '../../src/store/scripts'
 
 const keys = new Keyspace({ prefix: 'sc', shards: 2, buckets: 4 })
 const at = keys.locate('job-1')
 const shard = at.shard
 const calls: Record<ScriptName, ScriptCall<unknown>> = {
   sdqEnqueue: enqueueCall(at, {
-    id: 'job-1', mode: 'insert', queue: 'q', groupId: '', payloadJson: '{}', schedule: { delayMs: 5 },
+    id: 'job-1',
+    mode: 'insert',
+    queue: 'q',
+    groupId: '',
+    payloadJson: '{}',
+    schedule: { delayMs: 5 },
   }),
   sdqGet: getCall(at, 'job-1'),
   sdqCancel: cancelCall(at, 'job-1'),
   sdqRevive: reviveCall(at, 'job-1', 0),
   sdqClaim: claimCall(shard, {
-    limit: 10, leaseMs: 1000, token: 't', maxAttempts: 3, hintCap: 10, lookaheadMs: 25, hints: ['0', '3'],
+    limit: 10,
+    leaseMs: 1000,
+    token: 't',
+    maxAttempts: 3,
+    hintCap: 10,
+    lookaheadMs: 25,
+    hints: ['0', '3'],
   }),
   sdqAck: ackCall(shard, [{ id: 'job-1', token: 't' }]),
   sdqRelease: releaseCall(shard, {
-    maxAttempts: 3, refusals: [{ id: 'job-1', token: 't', error: 'e', jobsFault: true, retryInMs: 100 }],
+    maxAttempts: 3,
+    refusals: [{ id: 'job-1', token: 't', error: 'e', jobsFault: true, retryInMs: 100 }],
   }),
   sdqSchedulePut: schedulePutCall(at, {
-    id: 'job-1', specJson: '{}', payloadJson: '{}', queue: 'q', groupId: '', first: 1, second: 2,
+    id: 'job-1',
+    specJson: '{}',
+    payloadJson: '{}',
+    queue: 'q',
+    groupId: '',
+    first: 1,
+    second: 2,
   }),
   sdqScheduleDelete: scheduleDeleteCall(at, 'job-1'),
   sdqScheduleAck: scheduleAckCall(shard, [
-    { id: 'job-1@1', token: 't', scheduleId: 'job-1', atMs: 1, version: 1, nextAfterIt: 2, nextAfterNow: 2, bucketNo: 3 },
+    {
+      id: 'job-1@1',
+      token: 't',
+      scheduleId: 'job-1',
+      atMs: 1,
+      version: 1,
+      nextAfterIt: 2,
+      nextAfterNow: 2,
+      bucketNo: 3,
+    },
   ]),
 }
 
@@ -67,7 +111,8 @@ describe('script calls', () => {
       const { shebang, body } = splitShebang(lua)
       expect(helpersOf(lua).sort()).toEqual(uses.sort())
       if (shebang) expect(composed.startsWith(`${shebang}\n`)).toBe(true)
-      for (const helper of uses) expect(composed.indexOf(`local function ${helper}(`)).toBeLessThan(composed.indexOf(body))
+      for (const helper of uses)
+        expect(composed.indexOf(`local function ${helper}(`)).toBeLessThan(composed.indexOf(body))
       // Helpers may call helpers listed before them: those come along, and nothing else.
       const needed = helperClosure(uses)
       for (const helper of needed) expect(composed).toContain(`local function ${helper}(`)
@@ -86,17 +131,26 @@ describe('script calls', () => {
     expect(flat.slice(7)).toEqual([shard.bucket('0'), shard.bucket('3')])
   })
 
-  it('puts an occurrence ack\'s buckets in KEYS once each, and points each occurrence at its bucket', () => {
+  it("puts an occurrence ack's buckets in KEYS once each, and points each occurrence at its bucket", () => {
     // act
     const call = scheduleAckCall(shard, [
       { id: 'a@1', token: 't', scheduleId: 'a', atMs: 1, version: 1, nextAfterIt: 2, nextAfterNow: 2, bucketNo: 3 },
-      { id: 'b@1', token: 't', scheduleId: 'b', atMs: 1, version: 1, nextAfterIt: null, nextAfterNow: null, bucketNo: 1 },
+      {
+        id: 'b@1',
+        token: 't',
+        scheduleId: 'b',
+        atMs: 1,
+        version: 1,
+        nextAfterIt: null,
+        nextAfterNow: null,
+        bucketNo: 1,
+      },
       { id: 'c@1', token: 't', scheduleId: 'c', atMs: 1, version: 1, nextAfterIt: 5, nextAfterNow: 5, bucketNo: 3 },
     ])
     // assess
     const flat = Object.values(call.keys).flat()
     expect(flat.slice(7)).toEqual([shard.bucket(3), shard.bucket(1)])
-    const groups = (call.args.occurrences as (string | number)[])
+    const groups = call.args.occurrences as (string | number)[]
     expect([groups[8], groups[17], groups[26]]).toEqual([8, 9, 8])
     expect(groups.slice(9, 18)).toEqual(['b@1', 't', 'b', 1, 1, -1, -1, 1, 9])
   })

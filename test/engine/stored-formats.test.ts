@@ -21,7 +21,13 @@ describe('stored formats', () => {
     // assess
     expect(await t.redis.hget(shard.leases, 'fmt-retry')).toBe(`1:${dueMs}:`)
     expect(held).toEqual({ attempt: 1, dueMs, recoveries: 0, faults: 0, token: claimed!.token })
-    expect(decodeLease((await t.redis.hget(shard.leases, 'fmt-retry'))!)).toEqual({ attempt: 1, dueMs, recoveries: 0, faults: 0, token: '' })
+    expect(decodeLease((await t.redis.hget(shard.leases, 'fmt-retry'))!)).toEqual({
+      attempt: 1,
+      dueMs,
+      recoveries: 0,
+      faults: 0,
+      token: '',
+    })
     expect(decodeDispatchError((await t.redis.hget(shard.errors, 'fmt-retry'))!)).toMatchObject({
       attempts: 1,
       message: 'SQS throttled',
@@ -36,7 +42,10 @@ describe('stored formats', () => {
     // act
     await t.store.cancel('fmt-count-2')
     // assess
-    const fields = Object.entries(await t.redis.hgetall(shard.counts)).map(([f, n]) => ({ ...decodeCounterField(f), n }))
+    const fields = Object.entries(await t.redis.hgetall(shard.counts)).map(([f, n]) => ({
+      ...decodeCounterField(f),
+      n,
+    }))
     expect(fields).toContainEqual({ queue: 'a|b', counter: 'pending', n: '1' })
   })
 
@@ -44,7 +53,9 @@ describe('stored formats', () => {
     // prepare: a job released once for its own fault, then leased again and lost (its scanner died)
     const counting = new Leases(t.redis, { leaseMs: 1, maxAttempts: 5, backoffBaseMs: 1, backoffMaxMs: 1 })
     const { dueMs } = await t.store.enqueue(job({ id: 'fmt-counted', queue: 'fmt' }))
-    const first = (await counting.claim(shard, await counting.seedHints(shard, 4), 10)).jobs.find((j) => j.id === 'fmt-counted')
+    const first = (await counting.claim(shard, await counting.seedHints(shard, 4), 10)).jobs.find(
+      (j) => j.id === 'fmt-counted',
+    )
     await counting.release(shard, [{ ...first!, error: 'SenderFault', retryInMs: 0 }])
     await counting.claim(shard, [], 10)
     await new Promise((r) => setTimeout(r, 5))
@@ -52,7 +63,13 @@ describe('stored formats', () => {
     const recovered = (await counting.claim(shard, [], 10)).jobs.find((j) => j.id === 'fmt-counted')
     // assess
     expect(await t.redis.hget(shard.leases, 'fmt-counted')).toBe(`3:${dueMs}:1:1:${recovered!.token}`)
-    expect(decodeLease(`3:${dueMs}:1:1:${recovered!.token}`)).toEqual({ attempt: 3, dueMs, recoveries: 1, faults: 1, token: recovered!.token })
+    expect(decodeLease(`3:${dueMs}:1:1:${recovered!.token}`)).toEqual({
+      attempt: 3,
+      dueMs,
+      recoveries: 1,
+      faults: 1,
+      token: recovered!.token,
+    })
     await leases.ack(shard, [recovered!])
   })
 })
@@ -80,7 +97,11 @@ describe('leases written before the crash and fault counters existed', () => {
     const taken = jobs.find((j) => j.id === 'old-expired')
     expect(taken?.attempt).toBe(10)
     expect(decodeLease((await t.redis.hget(shard.leases, 'old-expired'))!)).toEqual({
-      attempt: 10, dueMs, recoveries: 1, faults: 0, token: taken!.token,
+      attempt: 10,
+      dueMs,
+      recoveries: 1,
+      faults: 0,
+      token: taken!.token,
     })
     expect((await t.store.get('old-expired'))?.status).toBe('dispatching')
     await counting.ack(shard, [taken!])
@@ -93,12 +114,18 @@ describe('leases written before the crash and fault counters existed', () => {
     // act
     const acked = await counting.ack(shard, [{ id: 'old-held', token: 'oldtoken0002' }])
     const retry = (await counting.claim(shard, [], 10)).jobs.find((j) => j.id === 'old-retry')
-    const refused = await counting.release(shard, [{ ...retry!, error: 'SenderFault: bad attribute', retryInMs: 60_000 }])
+    const refused = await counting.release(shard, [
+      { ...retry!, error: 'SenderFault: bad attribute', retryInMs: 60_000 },
+    ])
     // assess: acked; retried as attempt 10, and its first fault under the new count does not kill it
     expect(acked).toBe(1)
     expect(await t.store.get('old-held')).toBeNull()
     expect(retry?.attempt).toBe(10)
     expect(refused).toEqual({ released: 1, dead: 0 })
-    expect(decodeLease((await t.redis.hget(shard.leases, 'old-retry'))!)).toMatchObject({ attempt: 10, faults: 1, token: '' })
+    expect(decodeLease((await t.redis.hget(shard.leases, 'old-retry'))!)).toMatchObject({
+      attempt: 10,
+      faults: 1,
+      token: '',
+    })
   })
 })

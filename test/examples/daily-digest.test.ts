@@ -18,7 +18,9 @@ afterAll(() => pipeline.stop())
 
 /** The wall-clock hour and minute of an instant in a zone. */
 function wallClock(iso: string, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(iso))
+  return new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(
+    new Date(iso),
+  )
 }
 
 describe('example: daily digest', () => {

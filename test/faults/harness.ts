@@ -20,7 +20,9 @@ let bundled: Promise<string> | undefined
 export function workerBundle(): Promise<string> {
   bundled ??= (async () => {
     // @ts-expect-error plain ESM helper without types
-    const { bundle } = (await import('../../scripts/run-ts.mjs')) as { bundle(entry: string, out: string): Promise<string> }
+    const { bundle } = (await import('../../scripts/run-ts.mjs')) as {
+      bundle(entry: string, out: string): Promise<string>
+    }
     const dir = resolve(ROOT, '.build', `faults-${process.pid}`)
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
     return bundle(resolve(__dirname, 'scanner-worker.ts'), dir)
@@ -48,7 +50,12 @@ export interface StageOptions {
 /** Redis + fauxqs + one target queue ("orders") and an engine on them, in this process. */
 export async function startStage(options: StageOptions = {}): Promise<Stage> {
   const [redis, sqs] = await Promise.all([startRedis(options.redis), startSqsProcess()])
-  const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: localCredentials, maxAttempts: 3 })
+  const sqsClient = new SQSClient({
+    endpoint: sqs.endpoint,
+    region: 'us-east-1',
+    credentials: localCredentials,
+    maxAttempts: 3,
+  })
   const queue = await createQueue(sqsClient, 'orders')
   const env: Record<string, string> = {
     REDIS_URL: redis.url,

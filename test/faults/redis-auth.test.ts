@@ -17,7 +17,23 @@ const PASSWORD = 'pw-Redis-Secret-7f3a'
 const ACL_USER = 'sdq-app'
 const ACL_PASSWORD = 'acl-Secret-91b2'
 /** The ACL docs/security.md recommends: its own keys and channels, data and script commands, nothing dangerous. */
-const ACL_RULES = ['on', `>${ACL_PASSWORD}`, 'resetkeys', '~sdqacl{*', 'resetchannels', '&sdqacl{*', '-@all', '+@read', '+@write', '+@scripting', '+@pubsub', '+@connection', '-@dangerous', '+info', '+time']
+const ACL_RULES = [
+  'on',
+  `>${ACL_PASSWORD}`,
+  'resetkeys',
+  '~sdqacl{*',
+  'resetchannels',
+  '&sdqacl{*',
+  '-@all',
+  '+@read',
+  '+@write',
+  '+@scripting',
+  '+@pubsub',
+  '+@connection',
+  '-@dangerous',
+  '+info',
+  '+time',
+]
 
 let server: LocalRedis
 const sqs = sqsClient()
@@ -31,18 +47,30 @@ afterAll(async () => {
 
 /** A logger that keeps each line as JSON text. */
 function recorder(lines: string[]) {
-  const push = (m: string, ...extra: Record<string, unknown>[]) => void lines.push(JSON.stringify({ m, ...Object.assign({}, ...extra) }))
+  const push = (m: string, ...extra: Record<string, unknown>[]) =>
+    void lines.push(JSON.stringify({ m, ...Object.assign({}, ...extra) }))
   return { info: push, warn: push, error: push }
 }
 
 function stack(url: string, prefix: string, queueUrl: string) {
   const lines: string[] = []
-  const config: Config = loadConfig({ REDIS_URL: url, QUEUES: JSON.stringify({ orders: queueUrl }), KEY_PREFIX: prefix, SQS_ENDPOINT: inject('sqsEndpoint'), POLL_INTERVAL_MS: '50' })
-  const engine: Engine = createEngine(config, { commandTimeoutMs: 1_000, maxRetriesPerRequest: 1, logger: recorder(lines) })
+  const config: Config = loadConfig({
+    REDIS_URL: url,
+    QUEUES: JSON.stringify({ orders: queueUrl }),
+    KEY_PREFIX: prefix,
+    SQS_ENDPOINT: inject('sqsEndpoint'),
+    POLL_INTERVAL_MS: '50',
+  })
+  const engine: Engine = createEngine(config, {
+    commandTimeoutMs: 1_000,
+    maxRetriesPerRequest: 1,
+    logger: recorder(lines),
+  })
   const handler = createApiHandler(engine, {
     logger: recorder(lines),
   })
-  const call = (e: ReturnType<typeof apiEvent>) => handler(e, lambdaContext({ budgetMs: 10_000 })) as Promise<ApiResponse>
+  const call = (e: ReturnType<typeof apiEvent>) =>
+    handler(e, lambdaContext({ budgetMs: 10_000 })) as Promise<ApiResponse>
   return { config, engine, call, lines }
 }
 
@@ -50,7 +78,9 @@ function stack(url: string, prefix: string, queueUrl: string) {
 async function roundTrip(url: string, prefix: string) {
   const q = await createQueue(sqs, 'auth')
   const s = stack(url, prefix, q.url)
-  const created = await s.call(apiEvent('POST', '/jobs', { queue: 'orders', payload: { secret: 'payload-marker-5521' }, id: 'auth-1' }))
+  const created = await s.call(
+    apiEvent('POST', '/jobs', { queue: 'orders', payload: { secret: 'payload-marker-5521' }, id: 'auth-1' }),
+  )
   const sqsOut = createSqsClient(s.config)
   const { scanner, close } = createScanner(s.engine, sqsOut, { logger: recorder(s.lines) })
   const run = scanner.run(Date.now() + 5_000)
@@ -97,7 +127,8 @@ describe('Redis AUTH', () => {
     expect(r.statusCode).toBe(503)
     expect(JSON.parse(r.body!).error.code).toBe('ServiceUnavailable')
     expect(s.lines.join('\n')).toMatch(/WRONGPASS/)
-    for (const secret of [wrong, PASSWORD, ACL_PASSWORD, 'payload-marker-5521']) expect(s.lines.join('\n')).not.toContain(secret)
+    for (const secret of [wrong, PASSWORD, ACL_PASSWORD, 'payload-marker-5521'])
+      expect(s.lines.join('\n')).not.toContain(secret)
     await s.engine.close()
   })
 })

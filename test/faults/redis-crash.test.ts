@@ -27,70 +27,74 @@ afterAll(async () => {
 })
 
 describe('redis-server killed (-9) and restarted with its AOF', () => {
-  it('still delivers every job accepted at least 1 s before the crash', async () => {
-    // prepare: two scanners dispatching
-    const workers = [await spawnScanner(stage.env), await spawnScanner(stage.env)]
-    await Promise.all(workers.map((w) => w.ready))
-    const acceptedAt = new Map<string, number>()
-    let failedEnqueues = 0
-    let crashAt = 0
-    let n = 0
-    const started = Date.now()
+  it(
+    'still delivers every job accepted at least 1 s before the crash',
+    async () => {
+      // prepare: two scanners dispatching
+      const workers = [await spawnScanner(stage.env), await spawnScanner(stage.env)]
+      await Promise.all(workers.map((w) => w.ready))
+      const acceptedAt = new Map<string, number>()
+      let failedEnqueues = 0
+      let crashAt = 0
+      let n = 0
+      const started = Date.now()
 
-    // act: enqueue in chunks (due within 0-3 s) while, halfway, Redis dies and comes back
-    const load = (async () => {
-      while (Date.now() - started < LOAD_MS) {
-        const jobs = Array.from({ length: CHUNK }, () => ({
-          id: `c-${n++}`,
-          queue: 'orders',
-          payloadJson: '{"crash":true}',
-          schedule: { delayMs: between(0, 3_000) },
-        }))
-        try {
-          const results = await stage.engine.store.enqueueMany(jobs)
-          const at = Date.now()
-          for (const r of results) if (!(r instanceof Error)) acceptedAt.set(r.id, at)
-        } catch {
-          failedEnqueues += CHUNK
-          await sleep(50)
+      // act: enqueue in chunks (due within 0-3 s) while, halfway, Redis dies and comes back
+      const load = (async () => {
+        while (Date.now() - started < LOAD_MS) {
+          const jobs = Array.from({ length: CHUNK }, () => ({
+            id: `c-${n++}`,
+            queue: 'orders',
+            payloadJson: '{"crash":true}',
+            schedule: { delayMs: between(0, 3_000) },
+          }))
+          try {
+            const results = await stage.engine.store.enqueueMany(jobs)
+            const at = Date.now()
+            for (const r of results) if (!(r instanceof Error)) acceptedAt.set(r.id, at)
+          } catch {
+            failedEnqueues += CHUNK
+            await sleep(50)
+          }
+          await sleep(pick(10, 0)) // the short run needs far fewer jobs to prove the same
         }
-        await sleep(pick(10, 0)) // the short run needs far fewer jobs to prove the same
-      }
-    })()
-    await sleep(CRASH_AT_MS)
-    crashAt = Date.now()
-    stage.redis.process.kill('SIGKILL')
-    await new Promise((r) => stage.redis.process.once('exit', r))
-    await sleep(DOWN_MS)
-    stage.redis = await startRedis({ port: stage.redis.port, dataDir })
-    await load
-    const drained = await waitForDrain(stage.engine, pick(30_000, 120_000))
-    await Promise.all(workers.map((w) => w.stop()))
+      })()
+      await sleep(CRASH_AT_MS)
+      crashAt = Date.now()
+      stage.redis.process.kill('SIGKILL')
+      await new Promise((r) => stage.redis.process.once('exit', r))
+      await sleep(DOWN_MS)
+      stage.redis = await startRedis({ port: stage.redis.port, dataDir })
+      await load
+      const drained = await waitForDrain(stage.engine, pick(30_000, 120_000))
+      await Promise.all(workers.map((w) => w.stop()))
 
-    // assess
-    const result = await audit(stage, acceptedAt.keys())
-    const lostEarly = result.lost.filter((id) => acceptedAt.get(id)! <= crashAt - 1_000)
-    const lostLastSecond = result.lost.length - lostEarly.length
-    const acceptedLastSecond = [...acceptedAt.values()].filter((t) => t > crashAt - 1_000 && t <= crashAt).length
-    recordFigures({
-      case: 'redis-crash',
-      scenario: 'redis-server (AOF everysec) kill -9 + restart during enqueue and dispatch load, 2 scanners',
-      jobs: acceptedAt.size,
-      faults: `1 x kill -9 of redis-server, down ${DOWN_MS / 1000} s`,
-      lost: lostEarly.length,
-      duplicated: result.duplicated,
-      notes: {
-        lostAcceptedInLastSecond: lostLastSecond,
-        acceptedInLastSecond: acceptedLastSecond,
-        enqueuesRefusedDuringOutage: failedEnqueues,
-        deliveredThoughRefused: result.unaccepted,
-        dead: result.dead,
-        drained,
-      },
-    })
-    expect(acceptedAt.size).toBeGreaterThan(0)
-    expect(drained).toBe(true)
-    expect(lostEarly).toEqual([])
-    expect(result.dead).toBe(0)
-  }, pick(90_000, 300_000))
+      // assess
+      const result = await audit(stage, acceptedAt.keys())
+      const lostEarly = result.lost.filter((id) => acceptedAt.get(id)! <= crashAt - 1_000)
+      const lostLastSecond = result.lost.length - lostEarly.length
+      const acceptedLastSecond = [...acceptedAt.values()].filter((t) => t > crashAt - 1_000 && t <= crashAt).length
+      recordFigures({
+        case: 'redis-crash',
+        scenario: 'redis-server (AOF everysec) kill -9 + restart during enqueue and dispatch load, 2 scanners',
+        jobs: acceptedAt.size,
+        faults: `1 x kill -9 of redis-server, down ${DOWN_MS / 1000} s`,
+        lost: lostEarly.length,
+        duplicated: result.duplicated,
+        notes: {
+          lostAcceptedInLastSecond: lostLastSecond,
+          acceptedInLastSecond: acceptedLastSecond,
+          enqueuesRefusedDuringOutage: failedEnqueues,
+          deliveredThoughRefused: result.unaccepted,
+          dead: result.dead,
+          drained,
+        },
+      })
+      expect(acceptedAt.size).toBeGreaterThan(0)
+      expect(drained).toBe(true)
+      expect(lostEarly).toEqual([])
+      expect(result.dead).toBe(0)
+    },
+    pick(90_000, 300_000),
+  )
 })

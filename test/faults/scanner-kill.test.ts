@@ -2,7 +2,17 @@
 // restarted each time. Nothing may be lost; a kill may cost at most the jobs that scanner had leased and not yet
 // settled (one claimed batch here: MAX_IN_FLIGHT = CLAIM_BATCH_SIZE), sent again after their lease expires.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { audit, between, enqueueAll, sleep, spawnScanner, startStage, waitForDrain, type Stage, type Worker } from './harness'
+import {
+  audit,
+  between,
+  enqueueAll,
+  sleep,
+  spawnScanner,
+  startStage,
+  waitForDrain,
+  type Stage,
+  type Worker,
+} from './harness'
 import { recordFigures } from './results'
 import { pick } from './scale'
 
@@ -19,58 +29,62 @@ beforeAll(async () => {
 afterAll(() => stage?.close())
 
 describe('scanner killed with -9 and restarted', () => {
-  it(`loses none of ${JOBS} jobs over ${KILLS} kills, and sends at most one claimed batch again per kill`, async () => {
-    // prepare: a burst due now, the rest due over the next SPREAD_MS
-    const burst = Math.floor(JOBS * 0.3)
-    const jobs = Array.from({ length: JOBS }, (_, i) => ({
-      id: `k-${i}`,
-      queue: 'orders',
-      payloadJson: JSON.stringify({ i }),
-      schedule: { delayMs: i < burst ? 0 : Math.floor(((i - burst) / (JOBS - burst)) * SPREAD_MS) },
-    }))
-    const started = Date.now()
-    const accepted = await enqueueAll(stage.engine, jobs)
-    expect(accepted).toHaveLength(JOBS)
+  it(
+    `loses none of ${JOBS} jobs over ${KILLS} kills, and sends at most one claimed batch again per kill`,
+    async () => {
+      // prepare: a burst due now, the rest due over the next SPREAD_MS
+      const burst = Math.floor(JOBS * 0.3)
+      const jobs = Array.from({ length: JOBS }, (_, i) => ({
+        id: `k-${i}`,
+        queue: 'orders',
+        payloadJson: JSON.stringify({ i }),
+        schedule: { delayMs: i < burst ? 0 : Math.floor(((i - burst) / (JOBS - burst)) * SPREAD_MS) },
+      }))
+      const started = Date.now()
+      const accepted = await enqueueAll(stage.engine, jobs)
+      expect(accepted).toHaveLength(JOBS)
 
-    // act: kill at a random moment of each worker's life, restart at once
-    let worker: Worker = await spawnScanner(stage.env)
-    let kills = 0
-    const deadline = Date.now() + pick(60_000, 600_000)
-    while (kills < KILLS && Date.now() < deadline) {
-      await worker.ready
-      await sleep(between(50, pick(700, 900)))
-      await worker.kill9()
-      kills++
-      worker = await spawnScanner(stage.env)
-    }
-    const drained = await waitForDrain(stage.engine, pick(30_000, 180_000))
-    await worker.stop()
-    const runMs = Date.now() - started
+      // act: kill at a random moment of each worker's life, restart at once
+      let worker: Worker = await spawnScanner(stage.env)
+      let kills = 0
+      const deadline = Date.now() + pick(60_000, 600_000)
+      while (kills < KILLS && Date.now() < deadline) {
+        await worker.ready
+        await sleep(between(50, pick(700, 900)))
+        await worker.kill9()
+        kills++
+        worker = await spawnScanner(stage.env)
+      }
+      const drained = await waitForDrain(stage.engine, pick(30_000, 180_000))
+      await worker.stop()
+      const runMs = Date.now() - started
 
-    // assess
-    const result = await audit(stage, accepted)
-    recordFigures({
-      case: 'scanner-kill',
-      scenario: 'one scanner process, kill -9 at random moments, restarted each time',
-      jobs: JOBS,
-      faults: `${kills} x kill -9`,
-      lost: result.lost.length,
-      duplicated: result.duplicated,
-      notes: {
-        duplicateBound: kills * BATCH,
-        claimBatch: BATCH,
-        leaseMs: 2000,
-        dead: result.dead,
-        drained,
-        runSeconds: Math.round(runMs / 1000),
-      },
-    })
-    expect(kills).toBe(KILLS)
-    expect(drained).toBe(true)
-    expect(result.lost).toEqual([])
-    expect(result.stillInRedis).toBe(0)
-    expect(result.dead).toBe(0)
-    expect(result.distinct).toBe(JOBS)
-    expect(result.duplicated).toBeLessThanOrEqual(kills * BATCH)
-  }, pick(120_000, 900_000))
+      // assess
+      const result = await audit(stage, accepted)
+      recordFigures({
+        case: 'scanner-kill',
+        scenario: 'one scanner process, kill -9 at random moments, restarted each time',
+        jobs: JOBS,
+        faults: `${kills} x kill -9`,
+        lost: result.lost.length,
+        duplicated: result.duplicated,
+        notes: {
+          duplicateBound: kills * BATCH,
+          claimBatch: BATCH,
+          leaseMs: 2000,
+          dead: result.dead,
+          drained,
+          runSeconds: Math.round(runMs / 1000),
+        },
+      })
+      expect(kills).toBe(KILLS)
+      expect(drained).toBe(true)
+      expect(result.lost).toEqual([])
+      expect(result.stillInRedis).toBe(0)
+      expect(result.dead).toBe(0)
+      expect(result.distinct).toBe(JOBS)
+      expect(result.duplicated).toBeLessThanOrEqual(kills * BATCH)
+    },
+    pick(120_000, 900_000),
+  )
 })

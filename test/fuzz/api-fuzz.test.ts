@@ -30,19 +30,37 @@ const errorsLogged: unknown[] = []
 
 beforeAll(async () => {
   redisServer = await startRedis()
-  engine = createEngine(loadConfig({ REDIS_URL: redisServer.url, QUEUES: JSON.stringify(QUEUES), KEY_PREFIX: 'fuzz', SHARDS: '2', DUE_BUCKETS: '8' }))
+  engine = createEngine(
+    loadConfig({
+      REDIS_URL: redisServer.url,
+      QUEUES: JSON.stringify(QUEUES),
+      KEY_PREFIX: 'fuzz',
+      SHARDS: '2',
+      DUE_BUCKETS: '8',
+    }),
+  )
   handler = createApiHandler(engine, {
-    logger: { error: (message, data) => void errorsLogged.push({ message, data }), warn: () => undefined, info: () => undefined },
+    logger: {
+      error: (message, data) => void errorsLogged.push({ message, data }),
+      warn: () => undefined,
+      info: () => undefined,
+    },
   })
   // One job that exists, so PUT on it with a bad body is part of the search.
-  await engine.store.enqueue({ id: 'fuzz-existing', queue: 'orders', payloadJson: '{"keep":true}', schedule: { delayMs: 3_600_000 } })
+  await engine.store.enqueue({
+    id: 'fuzz-existing',
+    queue: 'orders',
+    payloadJson: '{"keep":true}',
+    schedule: { delayMs: 3_600_000 },
+  })
 })
 afterAll(async () => {
   await engine?.close()
   await redisServer?.stop()
 })
 
-const call = (event: Parameters<typeof handler>[0]) => handler(event, lambdaContext({ budgetMs: 10_000 })) as Promise<ApiResponse>
+const call = (event: Parameters<typeof handler>[0]) =>
+  handler(event, lambdaContext({ budgetMs: 10_000 })) as Promise<ApiResponse>
 
 async function writes(): Promise<number> {
   const info = await (engine.redis as Redis).info('persistence')
@@ -60,62 +78,75 @@ function expectErrorBody(response: ApiResponse) {
   expect(typeof message === 'string' && message.length > 0).toBe(true)
   if (details !== undefined) {
     expect(Array.isArray(details) && details.length > 0).toBe(true)
-    for (const d of details) expect(typeof d.path === 'string' && typeof d.message === 'string' && d.message.length > 0).toBe(true)
+    for (const d of details)
+      expect(typeof d.path === 'string' && typeof d.message === 'string' && d.message.length > 0).toBe(true)
   }
 }
 
 describe('API fuzzing with bad input', () => {
-  it(`refuses ${RUNS} malformed or hostile requests: no 5xx, nothing accepted, no Redis write, error bodies`, async () => {
-    // prepare
-    const dbsize = await (engine.redis as Redis).dbsize()
-    const statsBefore = await engine.store.stats()
-    const writesBefore = await writes()
-    const byKind = new Map<string, number>()
-    const byStatus = new Map<number, number>()
-    // act + assess, request by request (fast-check shrinks a failure to the smallest request that shows it)
-    await fc.assert(
-      fc.asyncProperty(badRequest, async ({ kind, event }) => {
-        const before = await writes()
-        const response = await call(event)
-        byKind.set(kind, (byKind.get(kind) ?? 0) + 1)
-        byStatus.set(response.statusCode, (byStatus.get(response.statusCode) ?? 0) + 1)
-        expect(response.statusCode).toBeLessThan(500)
-        if (response.statusCode === 200 && event.rawPath === '/jobs/batch') {
-          // A batch envelope that parses answers per item: every item must be an error.
-          const { results } = JSON.parse(response.body!)
-          for (const r of results) expect(Object.keys(r)).toEqual(['error'])
-        } else {
-          expect(response.statusCode).toBeGreaterThanOrEqual(400)
-          expectErrorBody(response)
-        }
-        expect(await writes()).toBe(before)
-      }),
-      { numRuns: RUNS, endOnFailure: true },
-    )
-    // assess: the whole run
-    expect(await writes()).toBe(writesBefore)
-    expect(await (engine.redis as Redis).dbsize()).toBe(dbsize)
-    expect(await engine.store.stats()).toEqual(statsBefore)
-    expect(errorsLogged).toEqual([])
-    expect(await engine.store.get('fuzz-existing')).toMatchObject({ payload: { keep: true } })
-    recordFigures({
-      case: 'api-fuzz',
-      scenario: 'fast-check: malformed and hostile API requests (types, numbers, nesting, size, UTF-8, ids, keys, content types, routes)',
-      jobs: RUNS,
-      faults: `${RUNS} bad requests`,
-      lost: 0,
-      duplicated: 0,
-      notes: {
-        answers: [...byStatus].sort().map(([s, n]) => `${s}: ${n}`).join(', '),
-        kinds: [...byKind].map(([k, n]) => `${k} ${n}`).join(', '),
-        redisWrites: (await writes()) - writesBefore,
-      },
-    })
-  }, pick(60_000, 900_000))
+  it(
+    `refuses ${RUNS} malformed or hostile requests: no 5xx, nothing accepted, no Redis write, error bodies`,
+    async () => {
+      // prepare
+      const dbsize = await (engine.redis as Redis).dbsize()
+      const statsBefore = await engine.store.stats()
+      const writesBefore = await writes()
+      const byKind = new Map<string, number>()
+      const byStatus = new Map<number, number>()
+      // act + assess, request by request (fast-check shrinks a failure to the smallest request that shows it)
+      await fc.assert(
+        fc.asyncProperty(badRequest, async ({ kind, event }) => {
+          const before = await writes()
+          const response = await call(event)
+          byKind.set(kind, (byKind.get(kind) ?? 0) + 1)
+          byStatus.set(response.statusCode, (byStatus.get(response.statusCode) ?? 0) + 1)
+          expect(response.statusCode).toBeLessThan(500)
+          if (response.statusCode === 200 && event.rawPath === '/jobs/batch') {
+            // A batch envelope that parses answers per item: every item must be an error.
+            const { results } = JSON.parse(response.body!)
+            for (const r of results) expect(Object.keys(r)).toEqual(['error'])
+          } else {
+            expect(response.statusCode).toBeGreaterThanOrEqual(400)
+            expectErrorBody(response)
+          }
+          expect(await writes()).toBe(before)
+        }),
+        { numRuns: RUNS, endOnFailure: true },
+      )
+      // assess: the whole run
+      expect(await writes()).toBe(writesBefore)
+      expect(await (engine.redis as Redis).dbsize()).toBe(dbsize)
+      expect(await engine.store.stats()).toEqual(statsBefore)
+      expect(errorsLogged).toEqual([])
+      expect(await engine.store.get('fuzz-existing')).toMatchObject({ payload: { keep: true } })
+      recordFigures({
+        case: 'api-fuzz',
+        scenario:
+          'fast-check: malformed and hostile API requests (types, numbers, nesting, size, UTF-8, ids, keys, content types, routes)',
+        jobs: RUNS,
+        faults: `${RUNS} bad requests`,
+        lost: 0,
+        duplicated: 0,
+        notes: {
+          answers: [...byStatus]
+            .sort()
+            .map(([s, n]) => `${s}: ${n}`)
+            .join(', '),
+          kinds: [...byKind].map(([k, n]) => `${k} ${n}`).join(', '),
+          redisWrites: (await writes()) - writesBefore,
+        },
+      })
+    },
+    pick(60_000, 900_000),
+  )
 
   it('refuses a job whose body is not valid UTF-8 rather than storing a payload altered to U+FFFD', async () => {
     // prepare: a job that is valid except for the bytes 0xff 0xfe inside its payload string
-    const bytes = Buffer.concat([Buffer.from('{"queue":"orders","payload":"ab'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])
+    const bytes = Buffer.concat([
+      Buffer.from('{"queue":"orders","payload":"ab'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}'),
+    ])
     const event = apiEvent('POST', '/jobs', undefined, { rawBytes: bytes })
     const before = await writes()
     // act

@@ -34,8 +34,16 @@ describe('recurrence', () => {
   it('keeps 09:00 Berlin wall-clock time across the spring and autumn DST changes', () => {
     const rule = { cron: '0 9 * * *', timezone: 'Europe/Berlin' }
     // 2027-03-28: CET (UTC+1) -> CEST (UTC+2); 2027-10-31: back to CET
-    expect(runs(rule, '2027-03-26T12:00:00Z', 3)).toEqual(['2027-03-27T08:00:00.000Z', '2027-03-28T07:00:00.000Z', '2027-03-29T07:00:00.000Z'])
-    expect(runs(rule, '2027-10-29T12:00:00Z', 3)).toEqual(['2027-10-30T07:00:00.000Z', '2027-10-31T08:00:00.000Z', '2027-11-01T08:00:00.000Z'])
+    expect(runs(rule, '2027-03-26T12:00:00Z', 3)).toEqual([
+      '2027-03-27T08:00:00.000Z',
+      '2027-03-28T07:00:00.000Z',
+      '2027-03-29T07:00:00.000Z',
+    ])
+    expect(runs(rule, '2027-10-29T12:00:00Z', 3)).toEqual([
+      '2027-10-30T07:00:00.000Z',
+      '2027-10-31T08:00:00.000Z',
+      '2027-11-01T08:00:00.000Z',
+    ])
   })
 
   it('runs a time in the spring-forward gap at the end of the gap, and a repeated time once (documented rule)', () => {
@@ -47,14 +55,30 @@ describe('recurrence', () => {
   })
 
   it('reads a 6-field cron with seconds first, and weekdays in the zone', () => {
-    expect(runs({ cron: '*/15 * * * * *', timezone: 'UTC' }, '2027-01-04T09:00:00Z', 2)).toEqual(['2027-01-04T09:00:15.000Z', '2027-01-04T09:00:30.000Z'])
+    expect(runs({ cron: '*/15 * * * * *', timezone: 'UTC' }, '2027-01-04T09:00:00Z', 2)).toEqual([
+      '2027-01-04T09:00:15.000Z',
+      '2027-01-04T09:00:30.000Z',
+    ])
     // Friday 2027-01-08 09:00 New York (EST, UTC-5), then Monday
-    expect(runs({ cron: '0 9 * * MON-FRI', timezone: 'America/New_York' }, '2027-01-08T13:00:00Z', 2)).toEqual(['2027-01-08T14:00:00.000Z', '2027-01-11T14:00:00.000Z'])
+    expect(runs({ cron: '0 9 * * MON-FRI', timezone: 'America/New_York' }, '2027-01-08T13:00:00Z', 2)).toEqual([
+      '2027-01-08T14:00:00.000Z',
+      '2027-01-11T14:00:00.000Z',
+    ])
   })
 
   it('counts a fixed rate from its anchor, within startAt and endAt', () => {
-    const rule = { everyMs: 60_000, timezone: 'UTC', anchorMs: Date.parse('2027-01-01T00:00:00Z'), endAtMs: Date.parse('2027-01-01T00:02:00Z') }
-    expect(runs(rule, '2026-12-31T23:00:00Z', 4)).toEqual(['2027-01-01T00:00:00.000Z', '2027-01-01T00:01:00.000Z', '2027-01-01T00:02:00.000Z', null])
+    const rule = {
+      everyMs: 60_000,
+      timezone: 'UTC',
+      anchorMs: Date.parse('2027-01-01T00:00:00Z'),
+      endAtMs: Date.parse('2027-01-01T00:02:00Z'),
+    }
+    expect(runs(rule, '2026-12-31T23:00:00Z', 4)).toEqual([
+      '2027-01-01T00:00:00.000Z',
+      '2027-01-01T00:01:00.000Z',
+      '2027-01-01T00:02:00.000Z',
+      null,
+    ])
     expect(iso(nextOccurrence(rule, Date.parse('2027-01-01T00:00:30Z')))).toBe('2027-01-01T00:01:00.000Z')
     const cron = { cron: '0 9 * * *', timezone: 'UTC', startAtMs: Date.parse('2027-02-01T09:00:00Z') }
     expect(runs(cron, '2027-01-01T00:00:00Z', 1)).toEqual(['2027-02-01T09:00:00.000Z'])
@@ -64,19 +88,42 @@ describe('recurrence', () => {
 describe('schedule input rules', () => {
   it('names the cron field that is wrong', () => {
     expect(detailsOf({ queue: 'orders', payload: 1, cron: '0 25 * * *' })).toEqual([
-      { path: 'cron', message: 'field 2 (hour) "25" is invalid: values 0-23, as lists (,) ranges (-) and steps (*/n or a-b/n)' },
+      {
+        path: 'cron',
+        message: 'field 2 (hour) "25" is invalid: values 0-23, as lists (,) ranges (-) and steps (*/n or a-b/n)',
+      },
     ])
-    expect(detailsOf({ queue: 'orders', payload: 1, cron: '0 9 * * FUNDAY' })[0]!.message).toMatch(/^field 5 \(day of week\) "FUNDAY"/)
-    expect(detailsOf({ queue: 'orders', payload: 1, cron: '*/0 * * * * *' })[0]!.message).toMatch(/^field 1 \(second\) "\*\/0"/)
+    expect(detailsOf({ queue: 'orders', payload: 1, cron: '0 9 * * FUNDAY' })[0]!.message).toMatch(
+      /^field 5 \(day of week\) "FUNDAY"/,
+    )
+    expect(detailsOf({ queue: 'orders', payload: 1, cron: '*/0 * * * * *' })[0]!.message).toMatch(
+      /^field 1 \(second\) "\*\/0"/,
+    )
     expect(detailsOf({ queue: 'orders', payload: 1, cron: '* * *' })[0]!.message).toMatch(/must have 5 fields .* got 3/)
   })
 
   it('refuses a rate under 1 s, both or neither rule, an unknown zone and an end before the start', () => {
-    expect(detailsOf({ queue: 'orders', payload: 1, everyMs: 999 })).toEqual([{ path: 'everyMs', message: 'must be an integer >= 1000' }])
-    expect(detailsOf({ queue: 'orders', payload: 1, everyMs: 1000, cron: '* * * * *' })).toEqual([{ path: 'everyMs', message: 'give exactly one of cron and everyMs' }])
-    expect(detailsOf({ queue: 'orders', payload: 1 })).toEqual([{ path: 'cron', message: 'give exactly one of cron and everyMs' }])
-    expect(detailsOf({ queue: 'orders', payload: 1, everyMs: 1000, timezone: 'Mars/Olympus' })[0]!.path).toBe('timezone')
-    expect(detailsOf({ queue: 'orders', payload: 1, everyMs: 1000, startAt: '2027-01-02T00:00:00Z', endAt: '2027-01-01T00:00:00Z' })).toEqual([{ path: 'endAt', message: 'must not be before startAt' }])
+    expect(detailsOf({ queue: 'orders', payload: 1, everyMs: 999 })).toEqual([
+      { path: 'everyMs', message: 'must be an integer >= 1000' },
+    ])
+    expect(detailsOf({ queue: 'orders', payload: 1, everyMs: 1000, cron: '* * * * *' })).toEqual([
+      { path: 'everyMs', message: 'give exactly one of cron and everyMs' },
+    ])
+    expect(detailsOf({ queue: 'orders', payload: 1 })).toEqual([
+      { path: 'cron', message: 'give exactly one of cron and everyMs' },
+    ])
+    expect(detailsOf({ queue: 'orders', payload: 1, everyMs: 1000, timezone: 'Mars/Olympus' })[0]!.path).toBe(
+      'timezone',
+    )
+    expect(
+      detailsOf({
+        queue: 'orders',
+        payload: 1,
+        everyMs: 1000,
+        startAt: '2027-01-02T00:00:00Z',
+        endAt: '2027-01-01T00:00:00Z',
+      }),
+    ).toEqual([{ path: 'endAt', message: 'must not be before startAt' }])
     expect(detailsOf({ queue: 'orders', payload: 1, everyMs: 1000, every: 5 })[0]).toMatchObject({ path: 'every' })
   })
 })

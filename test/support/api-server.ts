@@ -29,7 +29,12 @@ export async function serveApi(handler: Handler): Promise<ApiServer> {
   const received: ReceivedRequest[] = []
   const api: ApiServer = { url: '', received, close: async () => {} }
   const server = createServer(async (req, res) => {
-    const request: ReceivedRequest = { method: req.method!, url: req.url!, headers: headersOf(req), body: await bodyOf(req) }
+    const request: ReceivedRequest = {
+      method: req.method!,
+      url: req.url!,
+      headers: headersOf(req),
+      body: await bodyOf(req),
+    }
     received.push(request)
     const answer = (await handler(toEvent(request), lambdaContext({ name: 'sdq-api' }))) as {
       statusCode: number
@@ -62,7 +67,13 @@ function toEvent(r: ReceivedRequest): APIGatewayProxyEventV2 {
       apiId: 'local',
       domainName: r.headers.host ?? '127.0.0.1',
       domainPrefix: 'local',
-      http: { method: r.method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: r.headers['user-agent'] ?? '' },
+      http: {
+        method: r.method,
+        path,
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: r.headers['user-agent'] ?? '',
+      },
       requestId: `req-${Date.now()}`,
       routeKey: '$default',
       stage: '$default',

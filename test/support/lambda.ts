@@ -28,7 +28,9 @@ export function apiEvent(method: string, path: string, body?: unknown, o: EventO
       : ROUTE_KEYS.includes(`${method} ${path}`)
         ? `${method} ${path}`
         : '$default')
-  let text = o.rawBytes ? o.rawBytes.toString('base64') : (o.rawBody ?? (body === undefined ? undefined : JSON.stringify(body)))
+  let text = o.rawBytes
+    ? o.rawBytes.toString('base64')
+    : (o.rawBody ?? (body === undefined ? undefined : JSON.stringify(body)))
   if (text !== undefined && o.base64 && !o.rawBytes) text = Buffer.from(text, 'utf8').toString('base64')
   const headers: Record<string, string> = { host: 'api.example.test', ...o.headers }
   const contentType = o.contentType === undefined ? (text !== undefined ? 'application/json' : null) : o.contentType
@@ -91,11 +93,22 @@ export function lambdaContext(options: { name?: string; budgetMs?: number; reque
  * the handler (routeKey `$default`, no pathParameters), the domain is `<id>.lambda-url.<region>.on.aws`, and with
  * AWS_IAM auth requestContext.authorizer.iam describes the signer.
  */
-export function functionUrlEvent(method: string, path: string, body?: unknown, o: Omit<EventOptions, 'routeKey'> = {}): APIGatewayProxyEventV2 {
+export function functionUrlEvent(
+  method: string,
+  path: string,
+  body?: unknown,
+  o: Omit<EventOptions, 'routeKey'> = {},
+): APIGatewayProxyEventV2 {
   const event = apiEvent(method, path, body, { ...o, routeKey: '$default' })
   const [rawPath, rawQueryString = ''] = path.split('?') as [string, string?]
   const domainName = 'abcdefghijklmnopqrstuvwxyz012345.lambda-url.us-east-1.on.aws'
-  const iam = { accessKey: 'AKIAEXAMPLE', accountId: '000000000000', callerId: 'AIDAEXAMPLE', userArn: 'arn:aws:iam::000000000000:user/caller', userId: 'AIDAEXAMPLE' }
+  const iam = {
+    accessKey: 'AKIAEXAMPLE',
+    accountId: '000000000000',
+    callerId: 'AIDAEXAMPLE',
+    userArn: 'arn:aws:iam::000000000000:user/caller',
+    userId: 'AIDAEXAMPLE',
+  }
   // Function URL events carry the IAM caller in requestContext.authorizer.iam, a field the v2 event type lacks.
   const requestContext = { ...event.requestContext, authorizer: { iam } } as APIGatewayProxyEventV2['requestContext']
   return {

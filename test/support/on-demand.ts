@@ -36,7 +36,10 @@ export function inProcessScanFunction(
   let seq = 0
   const run = (): Invocation => {
     const invocation: Invocation = { invokedAt: Date.now(), done: undefined as never }
-    const s = testScanner(t, { queues, onSent: (job: ClaimedJob, _at, lateMs) => void sent.push({ id: job.id, lateMs }) })
+    const s = testScanner(t, {
+      queues,
+      onSent: (job: ClaimedJob, _at, lateMs) => void sent.push({ id: job.id, lateMs }),
+    })
     const presence = new Presence(t.redis, t.keys, `test-${++seq}`)
     const markAlive = presence.markAlive.bind(presence)
     presence.markAlive = async () => {
@@ -74,7 +77,9 @@ export function inProcessScanFunction(
 export function onDemandQueue(t: TestStore, queues: Record<string, string>, invoker: ScanInvoker, mode = 'on-demand') {
   const config = loadConfig({
     REDIS_URL: 'redis://unused:6379',
-    QUEUES: Object.entries(queues).map(([n, u]) => `${n}=${u}`).join(','),
+    QUEUES: Object.entries(queues)
+      .map(([n, u]) => `${n}=${u}`)
+      .join(','),
     SCAN_MODE: mode,
   })
   const store = new JobStore(t.redis, t.keys, {

@@ -14,5 +14,8 @@ export function testQueue(t: TestStore, queues: Record<string, string> = { order
 /** Every pending job id of the store that names an occurrence of `scheduleId`, sorted. */
 export async function occurrencesOf(t: TestStore, scheduleId: string): Promise<string[]> {
   const ids = await Promise.all(t.keys.shards.map((s) => t.redis.hkeys(s.jobs)))
-  return ids.flat().filter((id) => id.startsWith(`${scheduleId}@`)).sort()
+  return ids
+    .flat()
+    .filter((id) => id.startsWith(`${scheduleId}@`))
+    .sort()
 }

@@ -27,7 +27,8 @@ export async function packageTemplate(serviceDir: string, stage: string): Promis
         process.execPath,
         [resolve(root, 'node_modules/serverless/bin/serverless.js'), 'package', '--stage', stage, '--package', out],
         { cwd: serviceDir, env, maxBuffer: 64 << 20, timeout: 120_000 },
-        (error, stdout, stderr) => (error ? fail(new Error(`serverless package in ${serviceDir}: ${error.message}\n${stderr}\n${stdout}`)) : ok()),
+        (error, stdout, stderr) =>
+          error ? fail(new Error(`serverless package in ${serviceDir}: ${error.message}\n${stderr}\n${stdout}`)) : ok(),
       ),
     )
     return JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'))

@@ -82,11 +82,20 @@ export class OverviewReader {
     for (const [name, c] of Object.entries(stats.queues)) {
       const flying = inFlight.get(name) ?? 0
       // The counters' "pending" covers everything not yet in SQS; the table splits off what is in flight.
-      queues[name] = { pending: Math.max(0, c.pending - flying), inFlight: flying, dead: c.dead, dispatched: c.dispatched }
+      queues[name] = {
+        pending: Math.max(0, c.pending - flying),
+        inFlight: flying,
+        dead: c.dead,
+        dispatched: c.dispatched,
+      }
     }
     const all = Object.values(queues).reduce((n, q) => n + q.pending, 0)
     return {
-      at: new Date().toISOString(), queues, timeline: { ...timeline, all }, windows, dead,
+      at: new Date().toISOString(),
+      queues,
+      timeline: { ...timeline, all },
+      windows,
+      dead,
       schedules: schedules.schedules.map(({ id, schedule: s }) => ({
         id,
         queue: s.spec.queue,
@@ -117,7 +126,14 @@ export class OverviewReader {
     const timeline = { overdue: 0, minute: 0, hour: 0, day: 0, month: 0 }
     const horizons = Object.entries(HORIZONS) as [keyof typeof HORIZONS, number][]
     for (const shard of this.keys.shards) {
-      const buckets = await this.redis.zrangebyscore(shard.index, '-inf', String(now + HORIZONS.month), 'LIMIT', '0', String(MAX_TIMELINE_BUCKETS))
+      const buckets = await this.redis.zrangebyscore(
+        shard.index,
+        '-inf',
+        String(now + HORIZONS.month),
+        'LIMIT',
+        '0',
+        String(MAX_TIMELINE_BUCKETS),
+      )
       const pipeline = this.redis.pipeline()
       for (const b of buckets) for (const [, ms] of horizons) pipeline.zcount(shard.bucket(b), '-inf', now + ms)
       const replies = (await pipeline.exec()) ?? []

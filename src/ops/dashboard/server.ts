@@ -89,39 +89,60 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
     try {
       return validateJobId(decodeURIComponent(match[1]!))
     } catch (e) {
-      if (e instanceof URIError) throw new ValidationError([{ path: 'id', message: 'is not a valid URL-encoded path segment' }])
+      if (e instanceof URIError)
+        throw new ValidationError([{ path: 'id', message: 'is not a valid URL-encoded path segment' }])
       throw e
     }
   }
 
   return [
     ['GET', /^\/api\/overview$/, async () => [200, await overview.read()]],
-    ['GET', /^\/api\/jobs\/([^/]+)$/, async (_req, m) => {
-      const job = await queue.get(id(m))
-      if (!job) throw new JobNotFoundError(id(m))
-      return [200, job]
-    }],
-    ['DELETE', /^\/api\/jobs\/([^/]+)$/, async (_req, m) => {
-      await queue.cancel(id(m))
-      return [204]
-    }],
-    ['POST', /^\/api\/jobs\/([^/]+)\/reschedule$/, async (req, m) => {
-      const when = (await readJson(req)) as { delayMs?: unknown; runAt?: unknown }
-      const job = await queue.get(id(m))
-      if (!job) throw new JobNotFoundError(id(m))
-      const { created: _, ...moved } = await queue.reschedule(id(m), {
-        queue: job.queue,
-        payload: job.payload,
-        ...(job.groupId ? { groupId: job.groupId } : {}),
-        ...(when.runAt !== undefined ? { runAt: when.runAt } : { delayMs: when.delayMs }),
-      })
-      return [200, moved]
-    }],
-    ['POST', /^\/api\/dead\/([^/]+)\/retry$/, async (_req, m) => [200, { id: id(m), runAt: new Date(await dead.revive(id(m))).toISOString() }]],
-    ['DELETE', /^\/api\/dead\/([^/]+)$/, async (_req, m) => {
-      await queue.cancel(id(m))
-      return [204]
-    }],
+    [
+      'GET',
+      /^\/api\/jobs\/([^/]+)$/,
+      async (_req, m) => {
+        const job = await queue.get(id(m))
+        if (!job) throw new JobNotFoundError(id(m))
+        return [200, job]
+      },
+    ],
+    [
+      'DELETE',
+      /^\/api\/jobs\/([^/]+)$/,
+      async (_req, m) => {
+        await queue.cancel(id(m))
+        return [204]
+      },
+    ],
+    [
+      'POST',
+      /^\/api\/jobs\/([^/]+)\/reschedule$/,
+      async (req, m) => {
+        const when = (await readJson(req)) as { delayMs?: unknown; runAt?: unknown }
+        const job = await queue.get(id(m))
+        if (!job) throw new JobNotFoundError(id(m))
+        const { created: _, ...moved } = await queue.reschedule(id(m), {
+          queue: job.queue,
+          payload: job.payload,
+          ...(job.groupId ? { groupId: job.groupId } : {}),
+          ...(when.runAt !== undefined ? { runAt: when.runAt } : { delayMs: when.delayMs }),
+        })
+        return [200, moved]
+      },
+    ],
+    [
+      'POST',
+      /^\/api\/dead\/([^/]+)\/retry$/,
+      async (_req, m) => [200, { id: id(m), runAt: new Date(await dead.revive(id(m))).toISOString() }],
+    ],
+    [
+      'DELETE',
+      /^\/api\/dead\/([^/]+)$/,
+      async (_req, m) => {
+        await queue.cancel(id(m))
+        return [204]
+      },
+    ],
   ]
 }
 

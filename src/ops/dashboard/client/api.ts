@@ -70,6 +70,7 @@ export const api = {
   getJob: (id: string) => call<JobView>('GET', job(id)),
   cancel: (id: string) => call<void>('DELETE', job(id)),
   reschedule: (id: string, delayMs: number) => call<JobView>('POST', `${job(id)}/reschedule`, { delayMs }),
-  retryDead: (id: string) => call<{ id: string; runAt: string }>('POST', `/api/dead/${encodeURIComponent(id)}/retry`, {}),
+  retryDead: (id: string) =>
+    call<{ id: string; runAt: string }>('POST', `/api/dead/${encodeURIComponent(id)}/retry`, {}),
   deleteDead: (id: string) => call<void>('DELETE', `/api/dead/${encodeURIComponent(id)}`),
 }

@@ -115,11 +115,13 @@ function lateness(o: Overview) {
   return html`<section>
     <h2>Dispatch lateness, recent scan windows</h2>
     <p class="muted" data-testid="lateness">
-      ${last
-        ? `last window with sends (${time(last.at)}): ${last.dispatched} sent, p50 ${ms(last.lateness!.p50)}, p99 ${ms(last.lateness!.p99)}, max ${ms(last.lateness!.max)}`
-        : o.windows.length
-          ? 'no job sent in the recent windows'
-          : 'no scan window recorded yet'}
+      ${
+        last
+          ? `last window with sends (${time(last.at)}): ${last.dispatched} sent, p50 ${ms(last.lateness!.p50)}, p99 ${ms(last.lateness!.p99)}, max ${ms(last.lateness!.max)}`
+          : o.windows.length
+            ? 'no job sent in the recent windows'
+            : 'no scan window recorded yet'
+      }
     </p>
     <div id="lateness-chart"></div>
   </section>`
@@ -156,8 +158,9 @@ function lookup() {
       <input name="id" placeholder="job id" size="40" required />
       <button type="submit">Look up</button>
     </form>
-    ${j
-      ? html`<dl class="job" data-testid="job">
+    ${
+      j
+        ? html`<dl class="job" data-testid="job">
           <dt>id</dt><dd><code>${j.id}</code></dd>
           <dt>queue</dt><dd>${j.queue}</dd>
           <dt>status</dt><dd data-field="status">${j.status}</dd>
@@ -167,14 +170,16 @@ function lookup() {
           <dt>payload</dt><dd><pre data-field="payload">${JSON.stringify(j.payload, null, 2)}</pre></dd>
         </dl>
         <form class="actions" @submit=${(e: Event) => reschedule(e, j.id)}>
-          <button type="button" class="danger" @click=${() => act(`cancelled ${j.id}`, async () => {
-            await api.cancel(j.id)
-            state.found = undefined
-          })}>Cancel job</button>
+          <button type="button" class="danger" @click=${() =>
+            act(`cancelled ${j.id}`, async () => {
+              await api.cancel(j.id)
+              state.found = undefined
+            })}>Cancel job</button>
           <label>run in <input name="seconds" type="number" min="0" value="60" size="6" /> s</label>
           <button type="submit">Reschedule</button>
         </form>`
-      : ''}
+        : ''
+    }
   </section>`
 }
 

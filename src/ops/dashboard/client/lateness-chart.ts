@@ -24,7 +24,10 @@ export class LatenessChart {
         height: 220,
         // At least the last 5 minutes up to now, and from 0 ms up: one window must not stretch the axes.
         scales: {
-          x: { time: true, range: (_u, min) => [Math.min(min ?? Infinity, Date.now() / 1000 - 300), Date.now() / 1000 + 5] },
+          x: {
+            time: true,
+            range: (_u, min) => [Math.min(min ?? Infinity, Date.now() / 1000 - 300), Date.now() / 1000 + 5],
+          },
           y: { range: (_u, _min, max) => [0, Math.max(10, (max ?? 0) * 1.15)] },
         },
         legend: { live: false },
