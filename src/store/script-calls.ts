@@ -33,6 +33,20 @@ export interface EnqueueParams {
   scanStart?: ScanStartOptions
 }
 
+/** The whole job side of a shard around one bucket, in the order enqueue, cancel and the schedule scripts take it. */
+function jobSideKeys({ shard, bucket }: Pick<JobLocation, 'shard' | 'bucket'>) {
+  return {
+    jobs: shard.jobs,
+    index: shard.index,
+    bucket,
+    inflight: shard.inflight,
+    leases: shard.leases,
+    errors: shard.errors,
+    dead: shard.dead,
+    counts: shard.counts,
+  }
+}
+
 export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: EnqueueParams): ScriptCall<EnqueueReply> {
   // The record is "\n"-separated (src/store/record.ts): a newline in these would corrupt it.
   if (job.queue.includes('\n') || job.groupId.includes('\n')) throw new Error('queue and groupId cannot hold "\\n"')
@@ -40,14 +54,7 @@ export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: Enque
   return {
     script: 'sdqEnqueue',
     keys: {
-      jobs: shard.jobs,
-      index: shard.index,
-      bucket,
-      inflight: shard.inflight,
-      leases: shard.leases,
-      errors: shard.errors,
-      dead: shard.dead,
-      counts: shard.counts,
+      ...jobSideKeys({ shard, bucket }),
       scanner: shard.scannerAlive,
       start: shard.scanStart,
     },
@@ -90,14 +97,7 @@ export function cancelCall({ shard, bucket, bucketNo }: JobLocation, id: string)
   return {
     script: 'sdqCancel',
     keys: {
-      jobs: shard.jobs,
-      index: shard.index,
-      bucket,
-      inflight: shard.inflight,
-      leases: shard.leases,
-      errors: shard.errors,
-      dead: shard.dead,
-      counts: shard.counts,
+      ...jobSideKeys({ shard, bucket }),
       schedules: shard.schedules,
     },
     args: { id, bucketNo, scheduleId: parseOccurrenceId(id)?.scheduleId ?? '' },
@@ -216,14 +216,7 @@ function scheduleKeys({ shard, bucket }: JobLocation) {
   return {
     schedules: shard.schedules,
     scheduleIds: shard.scheduleIds,
-    jobs: shard.jobs,
-    index: shard.index,
-    bucket,
-    inflight: shard.inflight,
-    leases: shard.leases,
-    errors: shard.errors,
-    dead: shard.dead,
-    counts: shard.counts,
+    ...jobSideKeys({ shard, bucket }),
   }
 }
 
