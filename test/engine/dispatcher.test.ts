@@ -33,17 +33,15 @@ const claimed = (id: string, queue: string, groupId?: string): ClaimedJob => ({
   leaseDeadline: Date.now() + 30_000,
 })
 
+/** A dispatcher through the counting client, with SQS's own batch byte limit and a 1 s send budget. */
+const dispatcherTo = (queues: Record<string, string>, concurrency: number) =>
+  new Dispatcher({ sqs: sender, queues, concurrency, maxBatchBytes: 1_048_576, maxSendMs: 1_000 })
+
 describe('dispatcher', () => {
   it('merges jobs of many claims into full batches while every send slot is busy', async () => {
     // prepare: one send slot; 21 claims of one job each arrive at once
     const q = await createQueue(sqs, 'merge')
-    const dispatcher = new Dispatcher({
-      sqs: sender,
-      queues: { orders: q.url },
-      concurrency: 1,
-      maxBatchBytes: 1_048_576,
-      maxSendMs: 1_000,
-    })
+    const dispatcher = dispatcherTo({ orders: q.url }, 1)
     calls = 0
     // act
     const outcomes = await Promise.all(
@@ -58,13 +56,7 @@ describe('dispatcher', () => {
   it('keeps a FIFO group in claim order across claims, with sends in flight', async () => {
     // prepare
     const q = await createQueue(sqs, 'ordered.fifo')
-    const dispatcher = new Dispatcher({
-      sqs: sender,
-      queues: { 'ordered.fifo': q.url },
-      concurrency: 4,
-      maxBatchBytes: 1_048_576,
-      maxSendMs: 1_000,
-    })
+    const dispatcher = dispatcherTo({ 'ordered.fifo': q.url }, 4)
     const ids = Array.from({ length: 30 }, (_, i) => `f-${String(i).padStart(2, '0')}`)
     // act: three claims of ten, dispatched without waiting for one another
     await Promise.all(
@@ -85,13 +77,7 @@ describe('dispatcher', () => {
   })
 
   it('reports every job of a batch as refused when the call fails, and never as sent', async () => {
-    const dispatcher = new Dispatcher({
-      sqs: sender,
-      queues: { gone: `${inject('sqsEndpoint')}/000000000000/does-not-exist` },
-      concurrency: 2,
-      maxBatchBytes: 1_048_576,
-      maxSendMs: 1_000,
-    })
+    const dispatcher = dispatcherTo({ gone: `${inject('sqsEndpoint')}/000000000000/does-not-exist` }, 2)
     const outcome = await dispatcher.dispatch([claimed('x-1', 'gone'), claimed('x-2', 'gone')])
     expect(outcome.sent).toEqual([])
     expect(outcome.refused.map((r) => r.job.id).sort()).toEqual(['x-1', 'x-2'])
@@ -100,13 +86,7 @@ describe('dispatcher', () => {
   it('does not send a job whose lease would end during the send, and reports it refused for a retry', async () => {
     // prepare: one job still well leased, one whose lease ends before a send could finish
     const q = await createQueue(sqs, 'stale')
-    const dispatcher = new Dispatcher({
-      sqs: sender,
-      queues: { orders: q.url },
-      concurrency: 2,
-      maxBatchBytes: 1_048_576,
-      maxSendMs: 1_000,
-    })
+    const dispatcher = dispatcherTo({ orders: q.url }, 2)
     calls = 0
     const stale = { ...claimed('stale-1', 'orders'), leaseDeadline: Date.now() + 500 }
     // act
@@ -123,13 +103,7 @@ describe('dispatcher', () => {
   it('keeps a FIFO group in order when SQS refuses one of its jobs: the later ones still waiting are held back behind it', async () => {
     // prepare: one group of 25 jobs (three batches), the second too big for the queue, and another group alongside
     const q = await createQueue(sqs, 'partial.fifo', { MaximumMessageSize: '1024' })
-    const dispatcher = new Dispatcher({
-      sqs: sender,
-      queues: { 'p.fifo': q.url },
-      concurrency: 1,
-      maxBatchBytes: 1_048_576,
-      maxSendMs: 1_000,
-    })
+    const dispatcher = dispatcherTo({ 'p.fifo': q.url }, 1)
     const group = Array.from({ length: 25 }, (_, i) => claimed(`g1-${String(i).padStart(2, '0')}`, 'p.fifo', 'g1'))
     group[1] = { ...group[1]!, payloadJson: JSON.stringify({ pad: 'x'.repeat(2_000) }) }
     const other = Array.from({ length: 5 }, (_, i) => claimed(`g2-${i}`, 'p.fifo', 'g2'))
