@@ -1,5 +1,6 @@
 // Recurring schedules in the store: create, replace, pause, delete and list, and what each leaves pending.
 import { describe, expect, it } from 'vitest'
+import type { DelayQueue } from '../../src/client/delay-queue'
 import { OccurrenceOfScheduleError, ScheduleNotFoundError } from '../../src/errors'
 import { DeadSet } from '../../src/ops/dead-set'
 import { Leases } from '../../src/scan/leases'
@@ -9,6 +10,18 @@ import { pendingCount } from '../support/scanner'
 import { occurrencesOf, testQueue } from '../support/schedules'
 
 const HOUR = 3_600_000
+
+/** A one-shard store's schedule firing every second from the next whole second: waits for its first occurrence
+ * and claims it as a scanner would, with leases that give up after `maxAttempts`. */
+async function claimFirstOccurrence(t: ReturnType<typeof testStore>, q: DelayQueue, id: string, maxAttempts: number) {
+  const start = Math.ceil((Date.now() + 100) / 1000) * 1000
+  await q.putSchedule(id, { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
+  const leases = new Leases(t.redis, { leaseMs: 30_000, maxAttempts, backoffBaseMs: 1, backoffMaxMs: 1 }, t.keys)
+  const shard = t.keys.shards[0]!
+  await eventually(async () => Date.now() >= start)
+  const claimed = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
+  return { leases, shard, start, claimed }
+}
 
 describe('recurring schedules (store)', () => {
   it('makes the next occurrence a pending job as soon as the schedule exists', async () => {
@@ -116,12 +129,7 @@ describe('recurring schedules (store)', () => {
     // prepare: the occurrence is due and a scanner holds it
     const t = testStore({ shards: 1 })
     const q = testQueue(t)
-    const start = Math.ceil((Date.now() + 100) / 1000) * 1000
-    await q.putSchedule('racy', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
-    const leases = new Leases(t.redis, { leaseMs: 30_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 }, t.keys)
-    const shard = t.keys.shards[0]!
-    await eventually(async () => Date.now() >= start)
-    const claimed = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
+    const { leases, shard, start, claimed } = await claimFirstOccurrence(t, q, 'racy', 3)
     expect(claimed.jobs.map((j) => j.id)).toEqual([`racy@${start}`])
     // act: replaced meanwhile, then the dispatch's ack
     const replaced = await q.putSchedule('racy', { queue: 'orders', payload: 2, everyMs: HOUR })
@@ -137,12 +145,7 @@ describe('recurring schedules (store)', () => {
     // prepare: the due occurrence is claimed and refused on its last attempt
     const t = testStore({ shards: 1 })
     const q = testQueue(t)
-    const start = Math.ceil((Date.now() + 100) / 1000) * 1000
-    await q.putSchedule('refused', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
-    const leases = new Leases(t.redis, { leaseMs: 30_000, maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 }, t.keys)
-    const shard = t.keys.shards[0]!
-    await eventually(async () => Date.now() >= start)
-    const first = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
+    const { leases, shard, start, claimed: first } = await claimFirstOccurrence(t, q, 'refused', 1)
     // act
     const released = await leases.release(
       shard,
