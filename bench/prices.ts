@@ -74,31 +74,27 @@ export const EVENTBRIDGE_SCHEDULER_FREE_INVOCATIONS = 14_000_000
 /** Standard workflow of a Wait state then an SQS SendMessage task: start, Wait, Task, end (DESIGN's ~3 transitions). */
 export const STEP_FUNCTIONS_TRANSITIONS_PER_JOB = 3
 
+export interface ValkeyNode {
+  type: string
+  memoryGiB: number
+  hour: Price
+}
+
+/** An ElastiCache node type and its on-demand hourly list price (not checked against the source for this table). */
+function valkeyNode(type: string, memoryGiB: number, usdPerHour: number): ValkeyNode {
+  const source = 'https://aws.amazon.com/elasticache/pricing/'
+  return { type, memoryGiB, hour: { usd: usdPerHour, unit: 'node-hour', source, unverified: true } }
+}
+
 /**
  * ElastiCache node-based Valkey, on-demand, one node (no replica). Usable memory is the node's memory less the 25%
  * ElastiCache reserves by default. Hourly prices: 20% below Redis OSS node prices; not re-checked for this table.
  */
-export const VALKEY_NODES: { type: string; memoryGiB: number; hour: Price }[] = [
-  {
-    type: 'cache.t4g.micro',
-    memoryGiB: 0.5,
-    hour: { usd: 0.0128, unit: 'node-hour', source: 'https://aws.amazon.com/elasticache/pricing/', unverified: true },
-  },
-  {
-    type: 'cache.t4g.small',
-    memoryGiB: 1.37,
-    hour: { usd: 0.0256, unit: 'node-hour', source: 'https://aws.amazon.com/elasticache/pricing/', unverified: true },
-  },
-  {
-    type: 'cache.t4g.medium',
-    memoryGiB: 3.09,
-    hour: { usd: 0.052, unit: 'node-hour', source: 'https://aws.amazon.com/elasticache/pricing/', unverified: true },
-  },
-  {
-    type: 'cache.r7g.large',
-    memoryGiB: 13.07,
-    hour: { usd: 0.1752, unit: 'node-hour', source: 'https://aws.amazon.com/elasticache/pricing/', unverified: true },
-  },
+export const VALKEY_NODES: ValkeyNode[] = [
+  valkeyNode('cache.t4g.micro', 0.5, 0.0128),
+  valkeyNode('cache.t4g.small', 1.37, 0.0256),
+  valkeyNode('cache.t4g.medium', 3.09, 0.052),
+  valkeyNode('cache.r7g.large', 13.07, 0.1752),
 ]
 export const NODE_RESERVED_MEMORY = 0.25
 
