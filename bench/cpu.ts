@@ -10,11 +10,11 @@ import { build } from 'esbuild'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createScanner } from '../src/scan/engine'
 import { createSqsClient } from '../src/sqs/client'
 import { createEngine } from '../src/store/engine'
 import { benchJob, jobId, PAYLOAD_JSON, TARGET } from './data'
 import { flush, type BenchEnv } from './env'
+import { startScanning } from './scanning'
 import { inFlight, median, sleep } from './stats'
 
 export interface CpuResult {
@@ -49,19 +49,13 @@ async function scanDrain(env: BenchEnv, jobs: number, rep: number) {
     async (b) => void (await engine.store.enqueueMany(all.slice(b * 100, b * 100 + 100))),
   )
   let sent = 0
-  const { scanner, close } = createScanner(engine, sqs, { onSent: () => void sent++ })
   const startCpu = cpuMs()
   const started = performance.now()
-  const run = scanner.run(Date.now() + 120_000)
+  const scan = startScanning({ engine, sqs, queue }, Date.now() + 120_000, { onSent: () => void sent++ })
   while (sent < jobs && performance.now() - started < 120_000) await sleep(5)
   const wallMs = performance.now() - started
   const usedMs = cpuMs() - startCpu
-  scanner.stop()
-  await run
-  await close()
-  sqs.destroy()
-  await engine.close()
-  await queue.remove()
+  await scan.stop()
   if (sent < jobs) throw new Error(`cpu bench: only ${sent} of ${jobs} jobs sent`)
   return { cpuPer1000: (usedMs / jobs) * 1000, perSec: jobs / (wallMs / 1000) }
 }
@@ -75,19 +69,13 @@ async function scanIdle(env: BenchEnv, seconds: number) {
   await engine.store.enqueueMany(
     Array.from({ length: 1_000 }, (_, i) => benchJob(jobId('ci', i), { delayMs: 3_600_000 + i })),
   )
-  const { scanner, close } = createScanner(engine, sqs)
-  const run = scanner.run(Date.now() + seconds * 1000 + 60_000)
+  const scan = startScanning({ engine, sqs, queue }, Date.now() + seconds * 1000 + 60_000)
   await sleep(1_000) // past the first claim and the subscription
   const startCpu = cpuMs()
   const started = performance.now()
   await sleep(seconds * 1000)
   const perSec = (cpuMs() - startCpu) / ((performance.now() - started) / 1000)
-  scanner.stop()
-  await run
-  await close()
-  sqs.destroy()
-  await engine.close()
-  await queue.remove()
+  await scan.stop()
   return perSec
 }
 

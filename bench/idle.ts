@@ -3,10 +3,10 @@
 // total_commands_processed, which includes commands run inside Lua scripts; the bench's own INFO calls are
 // measured first with no scanner and subtracted. INFO commandstats gives the breakdown.
 import { createEngine } from '../src/store/engine'
-import { createScanner } from '../src/scan/engine'
 import { createSqsClient } from '../src/sqs/client'
 import { benchJob, jobId } from './data'
 import { commandCalls, flush, info, type BenchEnv } from './env'
+import { startScanning } from './scanning'
 import { sleep } from './stats'
 
 export interface IdleResult {
@@ -37,18 +37,12 @@ export async function measureIdle(env: BenchEnv, seconds: number): Promise<IdleR
   const own = b.total - a.total
 
   const sqs = createSqsClient(config)
-  const { scanner, close } = createScanner(engine, sqs)
-  const run = scanner.run(Date.now() + seconds * 1000 + 60_000)
+  const scan = startScanning({ engine, sqs, queue }, Date.now() + seconds * 1000 + 60_000)
   await sleep(2_000) // past the first claim and subscription
   const c = await snapshot(env)
   await sleep(seconds * 1000)
   const d = await snapshot(env)
-  scanner.stop()
-  await run
-  await close()
-  sqs.destroy()
-  await engine.close()
-  await queue.remove()
+  await scan.stop()
 
   const elapsed = (d.at - c.at) / 1000
   const breakdown: Record<string, number> = {}
