@@ -10,11 +10,9 @@ import { build } from 'esbuild'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createSqsClient } from '../src/sqs/client'
-import { createEngine } from '../src/store/engine'
 import { benchJob, jobId, PAYLOAD_JSON, TARGET } from './data'
 import { flush, type BenchEnv } from './env'
-import { startScanning } from './scanning'
+import { scanParts, startScanning } from './scanning'
 import { inFlight, median, sleep } from './stats'
 
 export interface CpuResult {
@@ -37,11 +35,7 @@ const cpuMs = () => {
 }
 
 async function scanDrain(env: BenchEnv, jobs: number, rep: number) {
-  await flush(env.admin)
-  const queue = await env.queue('cpu')
-  const config = env.config(queue.url)
-  const engine = createEngine(config)
-  const sqs = createSqsClient(config)
+  const { queue, engine, sqs } = await scanParts(env, 'cpu')
   const all = Array.from({ length: jobs }, (_, i) => benchJob(jobId(`c${rep}`, i), { delayMs: 0 }))
   await inFlight(
     Math.ceil(jobs / 100),
@@ -61,11 +55,7 @@ async function scanDrain(env: BenchEnv, jobs: number, rep: number) {
 }
 
 async function scanIdle(env: BenchEnv, seconds: number) {
-  await flush(env.admin)
-  const queue = await env.queue('cpu-idle')
-  const config = env.config(queue.url)
-  const engine = createEngine(config)
-  const sqs = createSqsClient(config)
+  const { queue, engine, sqs } = await scanParts(env, 'cpu-idle')
   await engine.store.enqueueMany(
     Array.from({ length: 1_000 }, (_, i) => benchJob(jobId('ci', i), { delayMs: 3_600_000 + i })),
   )

@@ -18,10 +18,9 @@ import { measureEnqueue } from './enqueue'
 import { measureLateness } from './lateness'
 import { measureRawRedis } from './raw-redis'
 import { measureRawSqs } from './raw-sqs'
+import { scanParts } from './scanning'
 import { fmt } from './table'
 import { Dispatcher } from '../src/scan/dispatcher'
-import { createEngine } from '../src/store/engine'
-import { createSqsClient } from '../src/sqs/client'
 import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../src/sqs/client'
 import { Leases } from '../src/scan/leases'
 import { Scanner } from '../src/scan/scanner'
@@ -110,11 +109,7 @@ async function claimCost(env: BenchEnv) {
 
 /** The scanner as createScanner wires it, with the claim and the SQS client instrumented. */
 async function latenessSplit(env: BenchEnv, jobs: number) {
-  await flush(env.admin)
-  const queue = await env.queue('split')
-  const config = env.config(queue.url)
-  const engine = createEngine(config)
-  const sqs = createSqsClient(config)
+  const { queue, config, engine, sqs } = await scanParts(env, 'split')
   const claimLate = new Map<string, number>()
   const claimSizes: number[] = []
   class TimedLeases extends Leases {

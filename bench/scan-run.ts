@@ -4,11 +4,10 @@
 //   lateness = (local time SendMessageBatch returned, converted to Redis's clock) - the job's due time (Redis clock).
 // That is "time SQS accepted the message - due time", measured at the sender, per job.
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs'
-import { createEngine } from '../src/store/engine'
 import { createScanner } from '../src/scan/engine'
-import { createSqsClient } from '../src/sqs/client'
 import type { JobStore } from '../src/store/job-store'
-import { flush, type BenchEnv } from './env'
+import type { BenchEnv } from './env'
+import { scanParts } from './scanning'
 import { sleep } from './stats'
 
 export interface ScanRun {
@@ -26,11 +25,7 @@ export async function runScanner(
   enqueue: (store: JobStore) => Promise<number>,
   timeoutMs: number,
 ): Promise<ScanRun> {
-  await flush(env.admin)
-  const queue = await env.queue(name)
-  const config = env.config(queue.url)
-  const engine = createEngine(config)
-  const sqs = createSqsClient(config)
+  const { queue, engine, sqs } = await scanParts(env, name)
   const lateness: number[] = []
   const logs: unknown[] = []
   const keep = (msg: string, ...extra: Record<string, unknown>[]) =>

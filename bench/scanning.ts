@@ -1,13 +1,24 @@
-// A scanner running in the bench process, wired as the scan function wires it, and its teardown: the run drains
-// before the clients it uses close, and the bench's queue goes last.
+// A scanner in the bench process: its parts built on a flushed Redis as the scan function builds them, and its
+// teardown, in order: the run drains before the clients it uses close, and the bench's queue goes last.
 import type { SQSClient } from '@aws-sdk/client-sqs'
+import type { Config } from '../src/config'
 import { createScanner, type CreateScannerOptions } from '../src/scan/engine'
-import type { Engine } from '../src/store/engine'
+import { createSqsClient } from '../src/sqs/client'
+import { createEngine, type Engine } from '../src/store/engine'
+import { flush, type BenchEnv } from './env'
 
 export interface ScanParts {
   engine: Engine
   sqs: SQSClient
-  queue: { remove(): Promise<void> }
+  queue: { url: string; remove(): Promise<void> }
+}
+
+/** A flushed Redis, a fresh queue, and the engine and SQS client the scan function builds for it. */
+export async function scanParts(env: BenchEnv, queueName: string): Promise<ScanParts & { config: Config }> {
+  await flush(env.admin)
+  const queue = await env.queue(queueName)
+  const config = env.config(queue.url)
+  return { queue, config, engine: createEngine(config), sqs: createSqsClient(config) }
 }
 
 /** Starts a scanner run until `untilMs`; `stop()` ends it and releases the engine, the SQS client and the queue. */
