@@ -15,7 +15,7 @@
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level.
   Error codes: none.
-  Helpers: queueOf, countBy, holdsLease
+  Helpers: movePending, holdsLease
 ]]
 local jobs, inflight, leases, errors, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local acked = 0
@@ -28,9 +28,7 @@ for i = 1, #ARGV, 2 do
     redis.call('HDEL', errors, id)
     if record then
       redis.call('HDEL', jobs, id)
-      local queue = queueOf(record)
-      countBy(counts, queue, 'pending', -1)
-      countBy(counts, queue, 'dispatched', 1)
+      movePending(counts, record, 'dispatched')
     end
     acked = acked + 1
   end

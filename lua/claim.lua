@@ -33,7 +33,7 @@
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level.
   Error codes: none.
-  Helpers: nowMs, queueOf, countBy, reindexBucket, encodeLease, decodeLease, waitsForRetry
+  Helpers: nowMs, movePending, reindexBucket, encodeLease, decodeLease, waitsForRetry
 ]]
 local jobs, index, inflight, leases, errors, dead, counts =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
@@ -78,9 +78,7 @@ local function retakeExpired()
         redis.call('ZADD', dead, now, id)
         redis.call('HSET', errors, id, cjson.encode({ attempts = attempt, at = now,
           message = 'lease expired ' .. recoveries .. ' times: the scanners holding it stopped before acknowledging' }))
-        local queue = queueOf(record)
-        countBy(counts, queue, 'pending', -1)
-        countBy(counts, queue, 'dead', 1)
+        movePending(counts, record, 'dead')
       else
         attempt = attempt + 1
         redis.call('ZADD', inflight, leaseUntil, id)

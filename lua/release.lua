@@ -24,7 +24,7 @@
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level.
   Error codes: none.
-  Helpers: nowMs, queueOf, countBy, encodeLease, decodeLease, holdsLease
+  Helpers: nowMs, movePending, encodeLease, decodeLease, holdsLease
 ]]
 local jobs, inflight, leases, errors, dead, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local maxAttempts = tonumber(ARGV[1])
@@ -45,9 +45,7 @@ for i = 2, #ARGV, 5 do
       redis.call('ZADD', dead, now, id)
       local record = redis.call('HGET', jobs, id)
       if record then
-        local queue = queueOf(record)
-        countBy(counts, queue, 'pending', -1)
-        countBy(counts, queue, 'dead', 1)
+        movePending(counts, record, 'dead')
       end
       died = died + 1
     else

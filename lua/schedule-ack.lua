@@ -26,7 +26,7 @@
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level.
   Error codes: none.
-  Helpers: nowMs, base36, queueOf, countBy, holdsLease, decodeSchedule, encodeSchedule, addOccurrence
+  Helpers: nowMs, base36, queueOf, movePending, holdsLease, decodeSchedule, encodeSchedule, addOccurrence
 ]]
 local k = { jobs = KEYS[1], inflight = KEYS[2], leases = KEYS[3], errors = KEYS[4], counts = KEYS[5],
   schedules = KEYS[6], index = KEYS[7] }
@@ -53,9 +53,7 @@ for i = 2, #ARGV, 9 do
     redis.call('HDEL', k.errors, id)
     if record then
       redis.call('HDEL', k.jobs, id)
-      local queue = queueOf(record)
-      countBy(k.counts, queue, 'pending', -1)
-      countBy(k.counts, queue, 'dispatched', 1)
+      movePending(k.counts, record, 'dispatched')
       local schedule = redis.call('HGET', k.schedules, sid)
       if schedule then
         local v, pending, runs, _, createdAt, rest = decodeSchedule(schedule)

@@ -14,6 +14,7 @@ import countBy from '../../lua/includes/countBy.lua'
 import decodeLease from '../../lua/includes/decodeLease.lua'
 import encodeLease from '../../lua/includes/encodeLease.lua'
 import holdsLease from '../../lua/includes/holdsLease.lua'
+import movePending from '../../lua/includes/movePending.lua'
 import nowMs from '../../lua/includes/nowMs.lua'
 import queueOf from '../../lua/includes/queueOf.lua'
 import reindexBucket from '../../lua/includes/reindexBucket.lua'
@@ -39,6 +40,7 @@ export const LUA_HELPERS: Readonly<Record<string, string>> = {
   nowMs,
   queueOf,
   countBy,
+  movePending,
   reindexBucket,
   encodeLease,
   decodeLease,
