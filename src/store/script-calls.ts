@@ -164,17 +164,22 @@ export interface Settlement {
   token: string
 }
 
+/** What acknowledging a sent job touches (ack and schedule-ack): its record, lease and last error, and the counts. */
+function ackKeys(shard: ShardKeys) {
+  return {
+    jobs: shard.jobs,
+    inflight: shard.inflight,
+    leases: shard.leases,
+    errors: shard.errors,
+    counts: shard.counts,
+  }
+}
+
 /** lua/ack.lua: how many of the jobs their lease still held. */
 export function ackCall(shard: ShardKeys, settlements: readonly Settlement[]): ScriptCall<number> {
   return {
     script: 'sdqAck',
-    keys: {
-      jobs: shard.jobs,
-      inflight: shard.inflight,
-      leases: shard.leases,
-      errors: shard.errors,
-      counts: shard.counts,
-    },
+    keys: ackKeys(shard),
     args: { settlements: settlements.flatMap((s) => [s.id, s.token]) },
   }
 }
@@ -283,11 +288,7 @@ export function scheduleAckCall(shard: ShardKeys, acks: readonly OccurrenceAck[]
   return {
     script: 'sdqScheduleAck',
     keys: {
-      jobs: shard.jobs,
-      inflight: shard.inflight,
-      leases: shard.leases,
-      errors: shard.errors,
-      counts: shard.counts,
+      ...ackKeys(shard),
       schedules: shard.schedules,
       index: shard.index,
       buckets,
