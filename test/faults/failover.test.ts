@@ -8,7 +8,6 @@
 // "link cut" variant reproduces the case that loses writes in production: the replicas' link to the primary breaks
 // (a network blip) for CUT_MS, and the primary dies before they are back: what it acknowledged meanwhile exists
 // nowhere else. `npm test` runs that variant; the fault suite runs both.
-import { randomBytes } from 'node:crypto'
 import { DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { Redis } from 'ioredis'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -18,7 +17,7 @@ import { loadConfig } from '../../src/config'
 import { createEngine, type Engine } from '../../src/store/engine'
 import { countIds, createQueue, receiveAll } from '../support/sqs'
 import { recoveredAfterMs, writeLoad } from './failover-load'
-import { sleep, spawnScanner, waitForDrain, type Worker } from './harness'
+import { sleep, spawnScanner, stageEnv, waitForDrain, type Worker } from './harness'
 import { recordFigures } from './results'
 import { FULL, pick } from './scale'
 
@@ -48,18 +47,7 @@ async function stageFor(waitReplicas: number) {
     REDIS_SENTINEL_MASTER: setup.masterName,
     REDIS_WAIT_REPLICAS: String(waitReplicas),
     REDIS_WAIT_TIMEOUT_MS: '500',
-    QUEUES: JSON.stringify({ orders: queue.url }),
-    SQS_ENDPOINT: sqs.endpoint,
-    AWS_REGION: 'us-east-1',
-    KEY_PREFIX: `fo-${randomBytes(3).toString('hex')}`,
-    SHARDS: '2',
-    DUE_BUCKETS: '1024',
-    CLAIM_BATCH_SIZE: '100',
-    LEASE_MS: '2000',
-    SAFETY_MARGIN_MS: '0',
-    POLL_INTERVAL_MS: '200',
-    DISPATCH_BACKOFF_BASE_MS: '100',
-    DISPATCH_BACKOFF_MAX_MS: '1000',
+    ...stageEnv('fo', queue.url, sqs.endpoint),
   }
   const engine: Engine = createEngine(loadConfig(env), { commandTimeoutMs: 2_000 })
   engine.redis.on('error', () => undefined)

@@ -47,6 +47,25 @@ export interface StageOptions {
   env?: Record<string, string>
 }
 
+/** The engine settings every fault scenario runs with, short of how to reach Redis: one "orders" queue, short leases
+ * and backoffs so that faults play out in seconds, and a fresh key prefix (starting with `prefix`). */
+export function stageEnv(prefix: string, queueUrl: string, sqsEndpoint: string): Record<string, string> {
+  return {
+    QUEUES: JSON.stringify({ orders: queueUrl }),
+    SQS_ENDPOINT: sqsEndpoint,
+    AWS_REGION: 'us-east-1',
+    KEY_PREFIX: `${prefix}-${randomBytes(3).toString('hex')}`,
+    SHARDS: '2',
+    DUE_BUCKETS: '1024',
+    CLAIM_BATCH_SIZE: '100',
+    LEASE_MS: '2000',
+    SAFETY_MARGIN_MS: '0',
+    POLL_INTERVAL_MS: '200',
+    DISPATCH_BACKOFF_BASE_MS: '100',
+    DISPATCH_BACKOFF_MAX_MS: '1000',
+  }
+}
+
 /** Redis + fauxqs + one target queue ("orders") and an engine on them, in this process. */
 export async function startStage(options: StageOptions = {}): Promise<Stage> {
   const [redis, sqs] = await Promise.all([startRedis(options.redis), startSqsProcess()])
@@ -59,18 +78,7 @@ export async function startStage(options: StageOptions = {}): Promise<Stage> {
   const queue = await createQueue(sqsClient, 'orders')
   const env: Record<string, string> = {
     REDIS_URL: redis.url,
-    QUEUES: JSON.stringify({ orders: queue.url }),
-    SQS_ENDPOINT: sqs.endpoint,
-    AWS_REGION: 'us-east-1',
-    KEY_PREFIX: `f-${randomBytes(3).toString('hex')}`,
-    SHARDS: '2',
-    DUE_BUCKETS: '1024',
-    CLAIM_BATCH_SIZE: '100',
-    LEASE_MS: '2000',
-    SAFETY_MARGIN_MS: '0',
-    POLL_INTERVAL_MS: '200',
-    DISPATCH_BACKOFF_BASE_MS: '100',
-    DISPATCH_BACKOFF_MAX_MS: '1000',
+    ...stageEnv('f', queue.url, sqs.endpoint),
     ...options.env,
   }
   const config = loadConfig(env)
