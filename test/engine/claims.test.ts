@@ -19,6 +19,15 @@ async function claimAll(limit = 100) {
   }
 }
 
+/** Claims and releases job `id` `times` times, each refusal transient (not the job's fault), as an ailing SQS does. */
+async function refuseTransiently(id: string, times: number, error: string) {
+  for (let attempt = 1; attempt <= times; attempt++) {
+    await sleep(60)
+    const [claimed] = (await claimAll()).filter((j) => j.id === id)
+    await leases.release(shard, [{ ...claimed!, error, jobsFault: false }])
+  }
+}
+
 describe('claims', () => {
   it('hands jobs out in due-time order, whatever the order they were enqueued in', async () => {
     // prepare
@@ -156,11 +165,7 @@ describe('claims', () => {
   it('counts crash recoveries apart from dispatch attempts: retries after an outage and one lost scanner do not kill a job', async () => {
     // prepare: five transient refusals (attempts 1-5, past the 3 allowed), then a 6th claim whose scanner dies
     await t.store.enqueue(job({ id: 'outage-then-crash', queue: 'counted' }))
-    for (let attempt = 1; attempt <= 5; attempt++) {
-      await sleep(60)
-      const [claimed] = (await claimAll()).filter((j) => j.id === 'outage-then-crash')
-      await leases.release(shard, [{ ...claimed!, error: 'SendMessageBatch failed: ECONNREFUSED', jobsFault: false }])
-    }
+    await refuseTransiently('outage-then-crash', 5, 'SendMessageBatch failed: ECONNREFUSED')
     await sleep(60)
     expect((await claimAll()).filter((j) => j.id === 'outage-then-crash')).toHaveLength(1)
     // act: the lease expires: one crash recovery; then two more scanners die holding it
@@ -183,11 +188,7 @@ describe('claims', () => {
   it("counts only refusals that are the job's fault toward the dead set, not the transient ones before them", async () => {
     // prepare: four transient refusals
     await t.store.enqueue(job({ id: 'transient-then-fault', queue: 'counted' }))
-    for (let attempt = 1; attempt <= 4; attempt++) {
-      await sleep(60)
-      const [claimed] = (await claimAll()).filter((j) => j.id === 'transient-then-fault')
-      await leases.release(shard, [{ ...claimed!, error: 'throttled', jobsFault: false }])
-    }
+    await refuseTransiently('transient-then-fault', 4, 'throttled')
     // act: then SQS refuses it as the sender's fault, twice: 2 of the 3 allowed
     const outcomes = []
     for (let fault = 1; fault <= 2; fault++) {
