@@ -15,14 +15,20 @@ afterAll(() => sqs.destroy())
 /** Generous slack over the measured start: this machine is shared, and a test must not turn into a benchmark. */
 const SLACK_MS = 250
 
+/** A store and a target queue ("orders"), the in-process scan function on them, and a DelayQueue that starts it. */
+async function onDemandStage(queueName: string, options: { buckets?: number; mode?: string } = {}) {
+  const t = testStore({ buckets: options.buckets })
+  const q = await createQueue(sqs, queueName)
+  const fn = inProcessScanFunction(t, { orders: q.url })
+  const queue = onDemandQueue(t, { orders: q.url }, fn.invoker, options.mode)
+  return { t, q, fn, queue }
+}
+
 describe('on-demand scan mode', () => {
   for (const delayMs of [0, 1_000, 5_000]) {
     it(`dispatches a job enqueued with a ${delayMs} ms delay while no scanner runs, within the scanner's start time`, async () => {
       // prepare: nothing runs
-      const t = testStore()
-      const q = await createQueue(sqs, `od-${delayMs}`)
-      const fn = inProcessScanFunction(t, { orders: q.url })
-      const queue = onDemandQueue(t, { orders: q.url }, fn.invoker)
+      const { t, q, fn, queue } = await onDemandStage(`od-${delayMs}`)
       // act
       await queue.schedule({ id: 'soon', queue: 'orders', payload: { delayMs }, delayMs })
       await eventually(() => fn.sent.length === 1, delayMs + 10_000)
@@ -40,10 +46,7 @@ describe('on-demand scan mode', () => {
 
   it('starts at most one scanner for 1,000 concurrent enqueues, and dispatches all of them', async () => {
     // prepare
-    const t = testStore({ buckets: 256 })
-    const q = await createQueue(sqs, 'od-burst')
-    const fn = inProcessScanFunction(t, { orders: q.url })
-    const queue = onDemandQueue(t, { orders: q.url }, fn.invoker)
+    const { t, q, fn, queue } = await onDemandStage('od-burst', { buckets: 256 })
     // act: single schedules and batches, all at once
     const ids = Array.from({ length: 1_000 }, (_, i) => `burst-${i}`)
     await Promise.all([
@@ -64,10 +67,7 @@ describe('on-demand scan mode', () => {
 
   it('replaces a scanner that died while marked alive once its marker expires, and loses nothing', async () => {
     // prepare: a scanner marked itself alive, leased a job (1 s lease) and died without a word
-    const t = testStore()
-    const q = await createQueue(sqs, 'od-dead')
-    const fn = inProcessScanFunction(t, { orders: q.url })
-    const queue = onDemandQueue(t, { orders: q.url }, fn.invoker)
+    const { t, q, fn, queue } = await onDemandStage('od-dead')
     await new Presence(t.redis, t.keys, 'dead').markAlive()
     const diedAt = Date.now()
     const leases = new Leases(t.redis, { leaseMs: 1_000, maxAttempts: 10, backoffBaseMs: 10, backoffMaxMs: 10 })
@@ -125,10 +125,7 @@ describe('on-demand scan mode', () => {
 
   it('starts a scanner for a recurring schedule whose first occurrence is due within the horizon', async () => {
     // prepare
-    const t = testStore()
-    const q = await createQueue(sqs, 'od-sched')
-    const fn = inProcessScanFunction(t, { orders: q.url })
-    const queue = onDemandQueue(t, { orders: q.url }, fn.invoker)
+    const { t, fn, queue } = await onDemandStage('od-sched')
     // act: every 2 s; stop the series once its first occurrence went out
     await queue.putSchedule('tick', { queue: 'orders', payload: { n: 1 }, everyMs: 2_000 })
     await eventually(() => fn.sent.length >= 1, 10_000)
@@ -181,10 +178,7 @@ describe('on-demand scan mode', () => {
 
   it('never asks for a scanner in continuous mode (the scheduled runs loop all the time)', async () => {
     // prepare
-    const t = testStore()
-    const q = await createQueue(sqs, 'od-cont')
-    const fn = inProcessScanFunction(t, { orders: q.url })
-    const queue = onDemandQueue(t, { orders: q.url }, fn.invoker, 'continuous')
+    const { t, q, fn, queue } = await onDemandStage('od-cont', { mode: 'continuous' })
     // act
     await queue.schedule({ id: 'now', queue: 'orders', payload: 1 })
     // assess: no start, no guard; a continuous scanner sends the job as before
