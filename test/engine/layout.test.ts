@@ -11,6 +11,13 @@ const store = (options: Parameters<typeof testStore>[0]) => {
   opened.push(s)
   return s
 }
+
+/** What a store with this layout throws (or answers) on its first command over keys another layout wrote. */
+const layoutRefusal = (options: Parameters<typeof testStore>[0]) =>
+  store(options)
+    .store.stats()
+    .catch((e) => e)
+
 afterAll(async () => {
   for (const s of opened) await s.close()
 })
@@ -34,9 +41,7 @@ describe('key layout', () => {
   it('refuses another DUE_BUCKETS over pending jobs', async () => {
     const prefix = uniquePrefix('layout')
     await store({ prefix, shards: 1, buckets: 16 }).store.enqueue(job({ id: 'kept', schedule: { delayMs: 60_000 } }))
-    const error = await store({ prefix, shards: 1, buckets: 32 })
-      .store.stats()
-      .catch((e) => e)
+    const error = await layoutRefusal({ prefix, shards: 1, buckets: 32 })
     expect(error).toBeInstanceOf(ConfigError)
     expect(error.setting).toBe('DUE_BUCKETS')
   })
@@ -47,9 +52,7 @@ describe('key layout', () => {
     const q = testQueue(store({ prefix, shards: 1, buckets: 16 }))
     await q.putSchedule('resting', { queue: 'orders', payload: 1, everyMs: 60_000, paused: true })
     // act
-    const error = await store({ prefix, shards: 2, buckets: 16 })
-      .store.stats()
-      .catch((e) => e)
+    const error = await layoutRefusal({ prefix, shards: 2, buckets: 16 })
     // assess
     expect(error).toBeInstanceOf(ConfigError)
     expect(error.setting).toBe('SHARDS')
