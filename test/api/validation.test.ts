@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { PayloadTooLargeError, ValidationError } from '../../src/errors'
 import { expectedMessageBytes } from '../../src/sqs/envelope'
 import { parseIsoWithZone, validateBatch, validateJob, validateJobId } from '../../src/client/validation'
+import { refusalOf } from '../support/validation'
 
 const DAY = 86_400_000
 const config = {
@@ -12,16 +13,9 @@ const config = {
 }
 const NOW = Date.parse('2027-01-01T00:00:00Z')
 
-/** The details of the ValidationError `fn` throws (fails the test if it throws anything else or nothing). */
-function detailsOf(input: unknown, options = {}) {
-  try {
-    validateJob(input, config, { nowMs: NOW, ...options })
-  } catch (e) {
-    if (e instanceof ValidationError) return e.details
-    throw e
-  }
-  throw new Error('expected a ValidationError')
-}
+/** The details of the ValidationError validateJob throws for `input`. */
+const detailsOf = (input: unknown, options = {}) =>
+  refusalOf(() => validateJob(input, config, { nowMs: NOW, ...options }))
 
 describe('job input validation', () => {
   it('turns a minimal job into a NewJob due now with a generated time-ordered id', () => {
@@ -252,13 +246,7 @@ describe('job input validation', () => {
   it('a batch is { jobs: [...] } with at most 100 jobs', () => {
     expect(validateBatch({ jobs: [1, 2] })).toEqual([1, 2])
     expect(validateBatch({ jobs: [] })).toEqual([])
-    const err = (body: unknown) => {
-      try {
-        validateBatch(body)
-      } catch (e) {
-        return (e as ValidationError).details
-      }
-    }
+    const err = (body: unknown) => refusalOf(() => validateBatch(body))
     expect(err([{ queue: 'orders' }])).toEqual([{ path: '', message: 'must be an object: { "jobs": [ ... ] }' }])
     expect(err({})).toEqual([{ path: 'jobs', message: 'is required' }])
     expect(err({ jobs: {} })).toEqual([{ path: 'jobs', message: 'must be an array of jobs' }])

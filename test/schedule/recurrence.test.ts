@@ -1,8 +1,8 @@
 // Next-run arithmetic and schedule input rules: pure functions, fixed dates, no waiting.
 import { describe, expect, it } from 'vitest'
 import { validateSchedule } from '../../src/client/schedule-validation'
-import { ValidationError } from '../../src/errors'
 import { nextOccurrence, type Recurrence } from '../../src/schedule/recurrence'
+import { refusalOf } from '../support/validation'
 
 const config = { queues: { orders: 'http://127.0.0.1:9/q/orders' }, maxMessageBytes: 262_144 }
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
@@ -20,15 +20,7 @@ function runs(rule: Recurrence, fromIso: string, n: number): (string | null)[] {
   return out
 }
 
-function detailsOf(input: unknown): { path: string; message: string }[] {
-  try {
-    validateSchedule('s', input, config)
-  } catch (e) {
-    if (e instanceof ValidationError) return e.details
-    throw e
-  }
-  throw new Error('accepted')
-}
+const detailsOf = (input: unknown) => refusalOf(() => validateSchedule('s', input, config))
 
 describe('recurrence', () => {
   it('keeps 09:00 Berlin wall-clock time across the spring and autumn DST changes', () => {
