@@ -19,12 +19,17 @@ const bodies = (messages: { Body?: string }[]) => messages.map((m) => JSON.parse
 /** The next whole second at least `leadMs` away: occurrence times easy to read in failures. */
 const wholeSecond = (leadMs: number) => Math.ceil((Date.now() + leadMs) / 1000) * 1000
 
+/** A store, a target queue ("orders") on the SQS endpoint, and a DelayQueue sending to it. */
+async function seriesStage(queueName: string, layout: Parameters<typeof testStore>[0] = {}) {
+  const t = testStore(layout)
+  const queue = await createQueue(sqs, queueName)
+  return { t, queue, q: testQueue(t, { orders: queue.url }) }
+}
+
 describe('recurring schedules (series)', () => {
   it('fires a 1 s schedule 5 times in about 5 s, each occurrence on time', async () => {
     // prepare
-    const t = testStore()
-    const queue = await createQueue(sqs, 'every-second')
-    const q = testQueue(t, { orders: queue.url })
+    const { t, queue, q } = await seriesStage('every-second')
     const start = wholeSecond(500)
     const late = new Map<string, number>()
     const s = testScanner(t, { queues: { orders: queue.url }, onSent: (job, _at, lateMs) => late.set(job.id, lateMs) })
@@ -49,9 +54,7 @@ describe('recurring schedules (series)', () => {
 
   it('stops after endAt: the last occurrence creates no successor and nothing stays pending', async () => {
     // prepare
-    const t = testStore()
-    const queue = await createQueue(sqs, 'ending')
-    const q = testQueue(t, { orders: queue.url })
+    const { t, queue, q } = await seriesStage('ending')
     const start = wholeSecond(300)
     await q.putSchedule('short', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start, endAt: start + 2_500 })
     const s = testScanner(t, { queues: { orders: queue.url } })
@@ -75,9 +78,7 @@ describe('recurring schedules (series)', () => {
 
   it('never loses nor doubles the series when a scanner dies between dispatch and ack', async () => {
     // prepare: a scanner leases the first occurrence (short lease), sends it to SQS, and dies before its ack
-    const t = testStore({ shards: 1 })
-    const queue = await createQueue(sqs, 'killed')
-    const q = testQueue(t, { orders: queue.url })
+    const { t, queue, q } = await seriesStage('killed', { shards: 1 })
     const start = wholeSecond(200)
     await q.putSchedule('sturdy', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
     const shard = t.keys.shards[0]!
@@ -115,9 +116,7 @@ describe('recurring schedules (series)', () => {
 
   it('fires the occurrences missed during an outage once, then carries on from now', async () => {
     // prepare: the schedule's first occurrence comes and 3 more pass with no scanner running
-    const t = testStore()
-    const queue = await createQueue(sqs, 'outage')
-    const q = testQueue(t, { orders: queue.url })
+    const { t, queue, q } = await seriesStage('outage')
     const start = wholeSecond(200)
     await q.putSchedule('missed', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
     await eventually(async () => Date.now() >= start + 3_500)
@@ -136,9 +135,7 @@ describe('recurring schedules (series)', () => {
 
   it('delete and pause stop a running series: nothing pending, nothing sent afterwards', async () => {
     // prepare
-    const t = testStore()
-    const queue = await createQueue(sqs, 'stopping')
-    const q = testQueue(t, { orders: queue.url })
+    const { t, queue, q } = await seriesStage('stopping')
     const start = wholeSecond(200)
     await q.putSchedule('del', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
     await q.putSchedule('pau', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
