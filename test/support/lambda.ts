@@ -1,6 +1,7 @@
 // Lambda inputs for tests: an HTTP API (payload v2) event as API Gateway sends it, and a Lambda context.
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
 import { randomUUID } from 'node:crypto'
+import { localContext } from '../../local/handler-loader'
 
 export interface EventOptions {
   /** Raw body text (no JSON encoding); `body` is JSON-encoded instead. */
@@ -70,21 +71,11 @@ export function apiEvent(method: string, path: string, body?: unknown, o: EventO
 
 /** A Lambda context; `getRemainingTimeInMillis` counts down from `budgetMs`. */
 export function lambdaContext(options: { name?: string; budgetMs?: number; requestId?: string } = {}): Context {
-  const name = options.name ?? 'sdq-test'
-  const end = Date.now() + (options.budgetMs ?? 30_000)
   return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${name}`,
+    ...localContext(options.name ?? 'sdq-test', options.budgetMs ?? 30_000),
     memoryLimitInMB: '512',
     awsRequestId: options.requestId ?? randomUUID(),
-    logGroupName: `/aws/lambda/${name}`,
     logStreamName: 'test',
-    getRemainingTimeInMillis: () => Math.max(0, end - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
   }
 }
 
