@@ -13,7 +13,13 @@ export async function loadHandler(spec: string, cwd = process.cwd()): Promise<Sq
   const [file, exportName = 'handler'] = spec.split('#') as [string, string?]
   let path = resolve(cwd, file)
   if (/\.[mc]?ts$/.test(path)) path = (await bundleWithUsersEsbuild(path, cwd)) ?? path
-  const mod = await import(pathToFileURL(path).href)
+  const mod = await import(pathToFileURL(path).href).catch((e: { code?: string }) => {
+    if (e?.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw e
+    throw new Error(
+      `cannot load ${file}: this Node (${process.version}) runs no TypeScript. Add esbuild to your service ` +
+        '(serverless-esbuild brings it), use Node 22.18 or later, or point --handler at compiled JavaScript',
+    )
+  })
   const fn = mod[exportName] ?? mod.default?.[exportName]
   if (typeof fn !== 'function') throw new Error(`${file} has no exported function "${exportName}"`)
   return fn as SqsHandler

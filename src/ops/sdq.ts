@@ -70,9 +70,12 @@ async function main(argv: string[]): Promise<number> {
       for (const job of await dead.list({ queue: values.queue, limit: number('limit', values.limit, 100) })) print(job)
     } else if (command === 'dead' && sub === 'retry') {
       const delayMs = number('delay-ms', values['delay-ms'], 0)!
-      const targets = values.all ? (await dead.list({ queue: values.queue, limit: 1000 })).map((j) => j.id) : ids
-      if (targets.length === 0) throw new UsageError('name job ids, or --all')
-      for (const id of targets) print({ id, runAt: new Date(await dead.revive(id, delayMs)).toISOString() })
+      if (values.all) {
+        print({ retried: await reviveAll(dead, values.queue, delayMs) })
+      } else {
+        if (ids.length === 0) throw new UsageError('name job ids, or --all')
+        for (const id of ids) print({ id, runAt: new Date(await dead.revive(id, delayMs)).toISOString() })
+      }
     } else if (command === 'schedules') {
       const flags = {
         cursor: values.cursor,
@@ -128,3 +131,16 @@ main(process.argv.slice(2)).then(
     process.exit(e instanceof UsageError ? 2 : 1)
   },
 )
+
+/** Every dead job (of one queue), page by page: a list is capped at 1,000, and revived jobs leave the dead set. */
+async function reviveAll(dead: DeadSet, queue: string | undefined, delayMs: number): Promise<number> {
+  const seen = new Set<string>()
+  for (;;) {
+    const page = (await dead.list({ queue, limit: 1000 })).map((j) => j.id).filter((id) => !seen.has(id))
+    if (page.length === 0) return seen.size
+    for (const id of page) {
+      seen.add(id)
+      print({ id, runAt: new Date(await dead.revive(id, delayMs)).toISOString() })
+    }
+  }
+}

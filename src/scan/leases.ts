@@ -7,7 +7,7 @@ import { ackCall, claimCall, releaseCall, type Settlement } from '../store/scrip
 import { runScript, type ScriptedClient } from '../store/scripts'
 import { guard } from '../store/redis-errors'
 import { delayOf, heldBackDelay, retryDelayMs } from './backoff'
-import type { HeldBehind } from './dispatcher'
+import type { HeldBehind } from './lane'
 import { ackOccurrences } from './occurrence-ack'
 
 export interface ClaimedJob extends StoredJob {

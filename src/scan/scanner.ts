@@ -12,9 +12,12 @@ import type { RedisClient } from '../store/scripts'
 import { RedisClock } from './clock'
 import { ConfigError } from '../errors'
 import { verifyLayout } from '../store/layout'
-import type { Dispatcher, RefusedJob } from './dispatcher'
+import type { Dispatcher } from './dispatcher'
 import type { Keyspace, ShardKeys } from '../store/keys'
 import type { ClaimedJob, ClaimResult, Leases } from './leases'
+import { InFlight } from './in-flight'
+import { settleClaim } from './settle'
+import { type ShardState, sleepShard, subscribeWakes } from './wake'
 import { LatencyRecorder } from './latency'
 import type { MemoryWatch } from './memory-watch'
 import type { MemoryReading } from '../store/memory'
@@ -65,20 +68,10 @@ export interface ScanReport {
   memory: MemoryReading | null
 }
 
-interface ShardState {
-  keys: ShardKeys
-  hints: string[]
-  /** Resolves the current sleep early (wake signal). */
-  wake?: () => void
-  sleepingUntil: number
-}
-
 export class Scanner {
   private readonly clock = new RedisClock()
   private readonly latency = new LatencyRecorder()
-  private readonly pending = new Set<Promise<void>>()
-  private inFlight = 0
-  private capacityWaiters: (() => void)[] = []
+  private readonly inFlight: InFlight
   private stopped = false
   private running = false
   private report!: ScanReport
@@ -86,7 +79,9 @@ export class Scanner {
   /** Local ms of this run's last claimed job or settled send (on-demand mode ends after a linger without work). */
   private lastWorkAt = -Infinity
 
-  constructor(private readonly options: ScannerOptions) {}
+  constructor(private readonly options: ScannerOptions) {
+    this.inFlight = new InFlight(options.maxInFlight ?? options.claimBatchSize * 8)
+  }
 
   /** Runs until `untilMs` (local epoch ms) or stop(), then waits for every send and settlement to finish. */
   async run(untilMs: number): Promise<ScanReport> {
@@ -107,11 +102,11 @@ export class Scanner {
     this.latency.reset()
     this.lastWorkAt = -Infinity
     this.shards = this.options.keys.shards.map((keys) => ({ keys, hints: [], sleepingUntil: 0 }))
-    const unsubscribe = await this.subscribe()
+    const unsubscribe = await subscribeWakes(this.options.subscriber, this.shards, this.clock, this.logger)
     this.options.memoryWatch?.start()
     try {
       await Promise.all(this.shards.map((s) => this.runShard(s, untilMs)))
-      while (this.pending.size) await Promise.all([...this.pending])
+      await this.inFlight.drain()
     } finally {
       this.options.memoryWatch?.stop()
       await unsubscribe()
@@ -125,20 +120,20 @@ export class Scanner {
 
   /** When this run last had work: now while sends are in flight, -Infinity if it never had any. */
   lastWorkMs(): number {
-    return this.inFlight > 0 ? Date.now() : this.lastWorkAt
+    return this.inFlight.size > 0 ? Date.now() : this.lastWorkAt
   }
 
   stop(): void {
     this.stopped = true
     for (const s of this.shards) s.wake?.()
-    this.notifyCapacity()
+    this.inFlight.release()
   }
 
   private async runShard(shard: ShardState, untilMs: number): Promise<void> {
     const { leases, claimBatchSize, pollIntervalMs } = this.options
     let failures = 0
     while (!this.stopped && Date.now() < untilMs) {
-      await this.waitForCapacity()
+      await this.inFlight.waitForRoom(() => this.stopped)
       if (this.stopped) break
       let result: ClaimResult
       const sentAt = Date.now()
@@ -175,7 +170,6 @@ export class Scanner {
 
   /** Sends one claim's jobs and settles their leases; runs alongside the next claims. */
   private deliver(shard: ShardKeys, jobs: ClaimedJob[]): void {
-    this.inFlight += jobs.length
     const task = (async () => {
       const { sent, refused } = await this.options.dispatcher.dispatch(jobs)
       for (const { job, acceptedAtMs } of sent) {
@@ -185,123 +179,36 @@ export class Scanner {
         this.options.onSent?.(job, acceptedAtMs, late)
       }
       this.report.dispatched += sent.length
-      await this.settle(
+      await settleClaim(
+        this.options.leases,
         shard,
         sent.map((s) => s.job),
         refused,
+        {
+          released: (queue, released, dead) => this.countReleased(shard, queue, released, dead),
+          redisError: () => this.redisError(),
+        },
       )
-    })()
-      .catch((e) => this.logger.error('delivery failed', { shard: shard.shard, error: String(e) }))
-      .finally(() => {
-        this.pending.delete(task)
-        this.inFlight -= jobs.length
-        this.lastWorkAt = Date.now()
-        this.notifyCapacity()
-      })
-    this.pending.add(task)
-  }
-
-  /**
-   * Ack what SQS has, release what it refused. If Redis is away, retry for a while; if it stays away the leases
-   * expire and the jobs are claimed again: a duplicate send, never a lost job.
-   */
-  private async settle(shard: ShardKeys, sent: ClaimedJob[], refused: RefusedJob[]) {
-    const { leases } = this.options
-    for (let attempt = 0; ; attempt++) {
-      try {
-        if (sent.length) await leases.ack(shard, sent)
-        sent = []
-        // One release per target queue (refusals are rare): the metrics count released and dead jobs per queue.
-        while (refused.length) {
-          const queue = refused[0]!.job.queue
-          const batch = refused.filter((r) => r.job.queue === queue)
-          const r = await leases.release(
-            shard,
-            batch.map(({ job, error, jobsFault, after }) => ({
-              id: job.id,
-              token: job.token,
-              attempt: job.attempt,
-              error,
-              jobsFault,
-              retryInMs: leases.retryDelay(job, after),
-            })),
-          )
-          refused = refused.filter((r) => r.job.queue !== queue)
-          this.report.released += r.released
-          this.report.dead += r.dead
-          if (r.released) this.options.observer?.released(queue, r.released)
-          if (r.dead) {
-            this.options.observer?.dead(queue, r.dead)
-            this.logger.warn('jobs moved to the dead set', { shard: shard.shard, queue, count: r.dead })
-          }
-        }
-        return
-      } catch (e) {
-        this.redisError()
-        if (attempt >= 8) throw e
-        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 3_000)))
-      }
-    }
-  }
-
-  private get maxInFlight(): number {
-    return this.options.maxInFlight ?? this.options.claimBatchSize * 8
-  }
-
-  private async waitForCapacity(): Promise<void> {
-    while (this.inFlight >= this.maxInFlight && !this.stopped) {
-      await new Promise<void>((resolve) => this.capacityWaiters.push(resolve))
-    }
-  }
-
-  private notifyCapacity(): void {
-    const waiters = this.capacityWaiters
-    this.capacityWaiters = []
-    for (const w of waiters) w()
-  }
-
-  private sleep(shard: ShardState, untilLocalMs: number): Promise<void> {
-    const ms = untilLocalMs - Date.now()
-    if (ms <= 0 || this.stopped) return Promise.resolve()
-    shard.sleepingUntil = untilLocalMs
-    const observer = this.options.observer
-    const from = Date.now()
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms)
-      function done() {
-        clearTimeout(timer)
-        observer?.slept(Date.now() - from)
-        shard.wake = undefined
-        shard.sleepingUntil = 0
-        resolve()
-      }
-      shard.wake = done
+    })().catch((e) => this.logger.error('delivery failed', { shard: shard.shard, error: String(e) }))
+    this.inFlight.track(jobs.length, task, () => {
+      this.lastWorkAt = Date.now()
     })
   }
 
-  /** Wake signals: "dueMs:bucket" on each shard's channel, published by lua/enqueue.lua. */
-  private async subscribe(): Promise<() => Promise<void>> {
-    const sub = this.options.subscriber
-    if (!sub) return async () => {}
-    const byChannel = new Map(this.shards.map((s) => [s.keys.wakeChannel, s]))
-    const onMessage = (channel: string, message: string) => {
-      const shard = byChannel.get(channel)
-      if (!shard) return
-      const [due, bucket] = message.split(':')
-      if (bucket && !shard.hints.includes(bucket)) shard.hints = [bucket, ...shard.hints]
-      if (shard.wake && this.clock.toLocal(Number(due)) < shard.sleepingUntil) shard.wake()
+  private countReleased(shard: ShardKeys, queue: string, released: number, dead: number): void {
+    this.report.released += released
+    this.report.dead += dead
+    if (released) this.options.observer?.released(queue, released)
+    if (dead) {
+      this.options.observer?.dead(queue, dead)
+      this.logger.warn('jobs moved to the dead set', { shard: shard.shard, queue, count: dead })
     }
-    sub.on('message', onMessage)
-    try {
-      await sub.subscribe(...byChannel.keys())
-    } catch (e) {
-      // Without wake signals the loop still works, on the poll interval.
-      this.logger.warn('wake subscription failed', { error: String(e) })
-    }
-    return async () => {
-      sub.off('message', onMessage)
-      await sub.unsubscribe(...byChannel.keys()).catch(() => {})
-    }
+  }
+
+  private sleep(shard: ShardState, untilLocalMs: number): Promise<void> {
+    if (this.stopped) return Promise.resolve()
+    const observer = this.options.observer
+    return sleepShard(shard, untilLocalMs, observer && ((ms) => observer.slept(ms)))
   }
 
   /** Redis's clock now, as this scanner last measured it. */

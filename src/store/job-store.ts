@@ -3,9 +3,10 @@
 import { DelayQueueError, ScriptErrorCode, scriptError } from '../errors'
 import type { Keyspace } from './keys'
 import { verifyLayout } from './layout'
-import { decodeCounterField, decodeDispatchError, type JobState } from './job-state'
+import { decodeDispatchError, type JobState } from './job-state'
 import { decodeRecord } from './record'
 import { guard, isSlotMoving } from './redis-errors'
+import { readStats, type StoreStats } from './stats'
 import { replicatedWrites, writeScript, type ReplicationOptions, type Reply } from './replication'
 import type { ScanStartOptions } from './scan-start'
 import { cancelCall, enqueueCall, getCall, type EnqueueReply, type ScriptCall } from './script-calls'
@@ -53,23 +54,7 @@ export interface EnqueueResult {
   startScanner: boolean
 }
 
-export interface QueueCounts {
-  /** Accepted and not yet in SQS: scheduled, being dispatched, or waiting for a dispatch retry. */
-  pending: number
-  /** Refused by SQS too many times: see the dead set. */
-  dead: number
-  /** Handed to SQS since the store was created. */
-  dispatched: number
-}
-
-export interface StoreStats {
-  queues: Record<string, QueueCounts>
-  /** Jobs leased to a scanner or waiting for a dispatch retry. */
-  inflight: number
-  dead: number
-  /** Earliest due time of anything pending, or null. */
-  nextDueAt: string | null
-}
+export type { QueueCounts, StoreStats } from './stats'
 
 type Mode = 'insert' | 'upsert'
 
@@ -184,48 +169,10 @@ export class JobStore {
     return result
   }
 
+  /** Counts per target queue, leased and dead totals, and the earliest due time (src/store/stats.ts). */
   async stats(): Promise<StoreStats> {
     await this.ready()
-    const perShard = await guard(
-      Promise.all(
-        this.keys.shards.map(async (shard) => {
-          const replies = await this.redis
-            .pipeline()
-            .hgetall(shard.counts)
-            .zcard(shard.inflight)
-            .zcard(shard.dead)
-            .zrange(shard.index, '0', '0', 'WITHSCORES')
-            .zrange(shard.inflight, '0', '0', 'WITHSCORES')
-            .exec()
-          for (const [err] of replies ?? []) if (err) throw err
-          const value = (i: number) => replies![i]![1]
-          return {
-            counts: value(0) as Record<string, string>,
-            inflight: Number(value(1)),
-            dead: Number(value(2)),
-            firstDue: [value(3), value(4)]
-              .map((r) => (r as string[])[1])
-              .filter(Boolean)
-              .map(Number),
-          }
-        }),
-      ),
-    )
-    const stats: StoreStats = { queues: {}, inflight: 0, dead: 0, nextDueAt: null }
-    let next = Infinity
-    for (const shard of perShard) {
-      stats.inflight += shard.inflight
-      stats.dead += shard.dead
-      for (const due of shard.firstDue) next = Math.min(next, due)
-      for (const [field, count] of Object.entries(shard.counts)) {
-        const { queue, counter } = decodeCounterField(field)
-        const counts = stats.queues[queue] ?? { pending: 0, dead: 0, dispatched: 0 }
-        stats.queues[queue] = counts
-        if (counter in counts) counts[counter as keyof QueueCounts] += Number(count)
-      }
-    }
-    if (next !== Infinity) stats.nextDueAt = new Date(next).toISOString()
-    return stats
+    return guard(readStats(this.redis, this.keys))
   }
 
   private enqueueCall(job: NewJob, mode: Mode) {

@@ -200,6 +200,22 @@ describe('dashboard server', () => {
     expect((await cancel({ 'content-type': 'application/json' })).status).toBe(204)
   })
 
+  it('refuses a reschedule without a time instead of firing the job now', async () => {
+    // prepare
+    const { body: job } = await post('/jobs', { id: 'no-time-1', queue: 'orders', payload: {}, delayMs: 3_600_000 })
+    // act
+    const answer = await fetch(`${stack!.dashboardUrl}/api/jobs/${job.id}/reschedule`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
+    // assess
+    expect(answer.status).toBe(400)
+    expect(((await answer.json()) as { error: { details: { path: string }[] } }).error.details[0]!.path).toBe('delayMs')
+    const after = (await (await fetch(`${stack!.apiUrl}/jobs/${job.id}`)).json()) as { runAt: string }
+    expect(after.runAt).toBe(job.runAt)
+  })
+
   it('is served alone by `npm run sdq -- dashboard` over any REDIS_URL, with no AWS settings', async () => {
     // prepare: a job, and the CLI over the dev stack's Redis and key prefix, with no AWS variable at all
     await post('/jobs', { queue: 'orders', payload: { alone: true }, delayMs: 3_600_000 })

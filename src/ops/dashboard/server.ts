@@ -119,6 +119,10 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
       /^\/api\/jobs\/([^/]+)\/reschedule$/,
       async (req, m) => {
         const when = (await readJson(req)) as { delayMs?: unknown; runAt?: unknown }
+        // A missing time would mean "now" to the job rules: from a cleared form field that fires a job by mistake.
+        if (when.delayMs === undefined && when.runAt === undefined) {
+          throw new ValidationError([{ path: 'delayMs', message: 'give delayMs or runAt: when the job should run' }])
+        }
         const job = await queue.get(id(m))
         if (!job) throw new JobNotFoundError(id(m))
         const { created: _, ...moved } = await queue.reschedule(id(m), {

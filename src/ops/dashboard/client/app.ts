@@ -209,7 +209,9 @@ async function find(e: Event) {
 
 async function reschedule(e: Event, id: string) {
   e.preventDefault()
-  const seconds = Number(new FormData(e.target as HTMLFormElement).get('seconds'))
+  const field = String(new FormData(e.target as HTMLFormElement).get('seconds') ?? '').trim()
+  // An empty field is not "now": the server refuses a reschedule without a time.
+  const seconds = field === '' ? Number.NaN : Number(field)
   await act(`rescheduled ${id}`, async () => (state.found = await api.reschedule(id, Math.round(seconds * 1000))))
 }
 

@@ -1,0 +1,55 @@
+// One SendMessageBatch call for a lane's batch, and what SQS said about each entry: accepted, refused as the job's
+// fault, or failed for reasons that are not (network, throttling, server errors).
+import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs'
+import { deduplicationId, JOB_ID_ATTRIBUTE } from '../sqs/envelope'
+import { groupOf, holdBackGroups, type Lane, type QueuedSend, type SendResult } from './lane'
+import type { ClaimedJob } from './leases'
+
+export async function sendBatch(sqs: SQSClient, lane: Lane, batch: QueuedSend[]): Promise<void> {
+  const entries: SendMessageBatchRequestEntry[] = batch.map(({ job, body }, i) => ({
+    Id: `e${i}`,
+    MessageBody: body,
+    MessageAttributes: { [JOB_ID_ATTRIBUTE]: { DataType: 'String', StringValue: job.id } },
+    ...(lane.fifo
+      ? { MessageGroupId: groupOf(job), MessageDeduplicationId: deduplicationId(job.id, job.version) }
+      : {}),
+  }))
+  const answered = new Set<number>()
+  const failed: ClaimedJob[] = []
+  const answer = (i: number, result: SendResult) => {
+    if (answered.has(i) || !batch[i]) return
+    answered.add(i)
+    if ('error' in result) failed.push(batch[i].job)
+    batch[i].settle(batch[i].job, result)
+  }
+  try {
+    const result = await sqs.send(new SendMessageBatchCommand({ QueueUrl: lane.queueUrl, Entries: entries }))
+    const acceptedAtMs = Date.now()
+    for (const ok of result.Successful ?? []) answer(Number(ok.Id!.slice(1)), { acceptedAtMs })
+    for (const failed of result.Failed ?? []) {
+      answer(Number(failed.Id!.slice(1)), {
+        error: `SQS refused the message: ${failed.Code ?? 'error'}: ${failed.Message ?? ''}`.trim(),
+        jobsFault: failed.SenderFault !== false,
+      })
+    }
+    // An entry SQS did not mention was not accepted: never assume success.
+    batch.forEach((_, i) => answer(i, { error: 'SQS did not answer for this entry', jobsFault: false }))
+  } catch (e) {
+    const error = `SendMessageBatch failed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`
+    const jobsFault = isClientFault(e)
+    batch.forEach((_, i) => answer(i, { error, jobsFault }))
+  }
+  if (lane.fifo && failed.length) holdBackGroups(lane, failed)
+}
+
+/**
+ * A call SQS rejected as the caller's fault (a 4xx: the queue does not exist, access denied, a bad parameter) will
+ * fail the same way again: it counts toward the dead set. Network errors, 5xx and throttling are SQS's or the
+ * network's trouble and pass.
+ */
+function isClientFault(e: unknown): boolean {
+  const err = e as { $fault?: string; $metadata?: { httpStatusCode?: number }; name?: string }
+  const status = err?.$metadata?.httpStatusCode
+  if (err?.$fault !== 'client' || status === undefined) return false
+  return status >= 400 && status < 500 && status !== 429 && !/throttl/i.test(err.name ?? '')
+}

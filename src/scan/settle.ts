@@ -1,0 +1,60 @@
+// Settling one claim's leases after its sends: ack what SQS took, release what it refused (for a retry with backoff,
+// or to the dead set once the job used up its attempts).
+import type { ShardKeys } from '../store/keys'
+import type { RefusedJob } from './dispatcher'
+import type { ClaimedJob, Leases } from './leases'
+
+export interface SettleHooks {
+  /** Jobs of `queue` released for a retry, and moved to the dead set, by one release call. */
+  released(queue: string, released: number, dead: number): void
+  redisError(): void
+}
+
+/**
+ * If Redis is away, retry for a while; if it stays away the leases expire and the jobs are claimed again: a
+ * duplicate send, never a lost job.
+ */
+export async function settleClaim(
+  leases: Leases,
+  shard: ShardKeys,
+  sent: ClaimedJob[],
+  refused: RefusedJob[],
+  hooks: SettleHooks,
+): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (sent.length) await leases.ack(shard, sent)
+      sent = []
+      // One release per target queue (refusals are rare): the metrics count released and dead jobs per queue.
+      while (refused.length) {
+        const queue = refused[0]!.job.queue
+        const r = await releaseQueue(
+          leases,
+          shard,
+          refused.filter((r) => r.job.queue === queue),
+        )
+        refused = refused.filter((r) => r.job.queue !== queue)
+        hooks.released(queue, r.released, r.dead)
+      }
+      return
+    } catch (e) {
+      hooks.redisError()
+      if (attempt >= 8) throw e
+      await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 3_000)))
+    }
+  }
+}
+
+function releaseQueue(leases: Leases, shard: ShardKeys, batch: RefusedJob[]) {
+  return leases.release(
+    shard,
+    batch.map(({ job, error, jobsFault, after }) => ({
+      id: job.id,
+      token: job.token,
+      attempt: job.attempt,
+      error,
+      jobsFault,
+      retryInMs: leases.retryDelay(job, after),
+    })),
+  )
+}

@@ -1,0 +1,63 @@
+// A shard's sleep between claims, and the wake signals that cut it short: an enqueue that makes a job the shard's
+// earliest publishes "dueMs:bucket" on the shard's channel (lua/enqueue.lua), so precision does not depend on the
+// poll interval.
+import type { Log } from '../logger'
+import type { ShardKeys } from '../store/keys'
+import type { RedisClient } from '../store/scripts'
+import type { RedisClock } from './clock'
+
+export interface ShardState {
+  keys: ShardKeys
+  hints: string[]
+  /** Resolves the current sleep early (wake signal, or the run stops). */
+  wake?: () => void
+  sleepingUntil: number
+}
+
+/** Sleeps until `untilLocalMs` unless woken first; reports how long it slept. */
+export function sleepShard(shard: ShardState, untilLocalMs: number, onSlept?: (ms: number) => void): Promise<void> {
+  const ms = untilLocalMs - Date.now()
+  if (ms <= 0) return Promise.resolve()
+  shard.sleepingUntil = untilLocalMs
+  const from = Date.now()
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms)
+    function done() {
+      clearTimeout(timer)
+      onSlept?.(Date.now() - from)
+      shard.wake = undefined
+      shard.sleepingUntil = 0
+      resolve()
+    }
+    shard.wake = done
+  })
+}
+
+/** Subscribes to the shards' wake channels; resolves to the unsubscribe. Without a subscriber the poll covers it. */
+export async function subscribeWakes(
+  sub: RedisClient | undefined,
+  shards: ShardState[],
+  clock: RedisClock,
+  logger: Log,
+): Promise<() => Promise<void>> {
+  if (!sub) return async () => {}
+  const byChannel = new Map(shards.map((s) => [s.keys.wakeChannel, s]))
+  const onMessage = (channel: string, message: string) => {
+    const shard = byChannel.get(channel)
+    if (!shard) return
+    const [due, bucket] = message.split(':')
+    if (bucket && !shard.hints.includes(bucket)) shard.hints = [bucket, ...shard.hints]
+    if (shard.wake && clock.toLocal(Number(due)) < shard.sleepingUntil) shard.wake()
+  }
+  sub.on('message', onMessage)
+  try {
+    await sub.subscribe(...byChannel.keys())
+  } catch (e) {
+    // Without wake signals the loop still works, on the poll interval.
+    logger.warn('wake subscription failed', { error: String(e) })
+  }
+  return async () => {
+    sub.off('message', onMessage)
+    await sub.unsubscribe(...byChannel.keys()).catch(() => {})
+  }
+}
