@@ -6,28 +6,41 @@ import { DelayQueue } from '../../src/client/delay-queue'
 import { ReplicationUnconfirmedError } from '../../src/errors'
 import { createEngine, type Engine } from '../../src/store/engine'
 import { bodyOf, request, testApi, testConfig } from '../api/api-helpers'
-import { job } from '../support/engine'
+import { job, uniquePrefix } from '../support/engine'
 
 let setup: LocalSentinelSetup
+/** Gives up on the replica after 200 ms: the refusal tests freeze it and wait no longer than that. */
 let engine: Engine
+/**
+ * Waits up to 10 s for the replica: a healthy replica on a loaded CI machine can take longer than 200 ms to
+ * confirm, so success paths and preparation steps use this one (they test confirmation, not the timeout).
+ */
+let patient: Engine
 beforeAll(async () => {
   setup = await startSentinelSetup({ replicas: 1, sentinels: 3 })
-  engine = createEngine(
-    testConfig({
-      REDIS_URL: '',
-      REDIS_SENTINELS: setup.sentinels.join(','),
-      REDIS_SENTINEL_MASTER: setup.masterName,
-      REDIS_WAIT_REPLICAS: '1',
-      REDIS_WAIT_TIMEOUT_MS: '200',
-    }),
-    { commandTimeoutMs: 2_000 },
-  )
-  engine.redis.on('error', () => undefined)
+  const prefix = uniquePrefix('wait')
+  const connectTo = (timeoutMs: number) => {
+    const connected = createEngine(
+      testConfig({
+        KEY_PREFIX: prefix,
+        REDIS_URL: '',
+        REDIS_SENTINELS: setup.sentinels.join(','),
+        REDIS_SENTINEL_MASTER: setup.masterName,
+        REDIS_WAIT_REPLICAS: '1',
+        REDIS_WAIT_TIMEOUT_MS: String(timeoutMs),
+      }),
+      { commandTimeoutMs: timeoutMs + 5_000 },
+    )
+    connected.redis.on('error', () => undefined)
+    return connected
+  }
+  engine = connectTo(200)
+  patient = connectTo(10_000)
 })
 afterAll(async () => {
   // A stopped replica must run again before it can be stopped.
   setup?.replicas.forEach((r) => r.process.kill('SIGCONT'))
-  await engine?.close()
+  await Promise.all([engine?.close(), patient?.close()])
   await setup?.stop()
 })
 
@@ -45,10 +58,10 @@ async function withReplicaFrozen<T>(act: () => Promise<T>): Promise<T> {
 describe('writes confirmed by a replica (REDIS_WAIT_REPLICAS=1)', () => {
   it('answers enqueue, replace and cancel once the replica has them, and the replica holds them', async () => {
     // act
-    const created = await engine.store.enqueue(job({ id: 'wait-ok', schedule: { delayMs: 60_000 } }))
-    const replaced = await engine.store.upsert(job({ id: 'wait-ok', schedule: { delayMs: 90_000 } }))
-    await engine.store.enqueue(job({ id: 'wait-cancel', schedule: { delayMs: 60_000 } }))
-    await engine.store.cancel('wait-cancel')
+    const created = await patient.store.enqueue(job({ id: 'wait-ok', schedule: { delayMs: 60_000 } }))
+    const replaced = await patient.store.upsert(job({ id: 'wait-ok', schedule: { delayMs: 90_000 } }))
+    await patient.store.enqueue(job({ id: 'wait-cancel', schedule: { delayMs: 60_000 } }))
+    await patient.store.cancel('wait-cancel')
     // assess: read straight from the replica
     const replica = setup.replicas[0]!
     const { Redis } = await import('ioredis')
@@ -66,7 +79,7 @@ describe('writes confirmed by a replica (REDIS_WAIT_REPLICAS=1)', () => {
 
   it('refuses to call an enqueue, a batch or a cancel a success when the replica does not confirm it', async () => {
     // prepare
-    await engine.store.enqueue(job({ id: 'wait-cancel-2', schedule: { delayMs: 60_000 } }))
+    await patient.store.enqueue(job({ id: 'wait-cancel-2', schedule: { delayMs: 60_000 } }))
     // act
     const [single, batch, cancel] = await withReplicaFrozen(() =>
       Promise.all([
@@ -86,8 +99,8 @@ describe('writes confirmed by a replica (REDIS_WAIT_REPLICAS=1)', () => {
 
   it('refuses to call a schedule put or delete a success when the replica does not confirm it', async () => {
     // prepare
+    await new DelayQueue(patient).putSchedule('wait-sched', { queue: 'orders', payload: 1, everyMs: 60_000 })
     const queue = new DelayQueue(engine)
-    await queue.putSchedule('wait-sched', { queue: 'orders', payload: 1, everyMs: 60_000 })
     // act
     const [put, removed] = await withReplicaFrozen(() =>
       Promise.all([
