@@ -3,14 +3,5 @@ export { DelayQueueApiClient } from './client'
 export { DelayQueueApiError, JobConflictError, type ApiErrorCode, type ApiErrorDetail } from './errors'
 export type { Credentials } from './signer'
 export type { RetryPolicy } from './transport'
-export type {
-  ApiClientOptions,
-  BatchResult,
-  JobInput,
-  JobView,
-  QueueStats,
-  ScheduledJob,
-  ScheduleInput,
-  ScheduleListPage,
-  ScheduleView,
-} from './types'
+// types.ts holds exactly what the API takes and answers: all of it is this entry's public surface.
+export type * from './types'
