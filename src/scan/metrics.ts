@@ -6,7 +6,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics'
 import type { Log } from '../logger'
 import type { Backlog } from './backlog'
 import { percentile } from './latency'
-import type { ScanWindow } from './run-log'
+import type { ScanWindow } from './scan-window'
 import type { ScanObserver } from './scanner'
 
 export const METRICS_NAMESPACE = 'DelayQueue'

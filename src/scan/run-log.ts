@@ -2,21 +2,7 @@
 // operator sees dispatch lateness without AWS credentials. One short LIST, newest first, trimmed on every write.
 import type { Keyspace } from '../store/keys'
 import type { ScriptedClient } from '../store/scripts'
-
-export interface ScanWindow {
-  /** When the window ended (epoch ms). */
-  at: number
-  /** How long it covered. */
-  ms: number
-  dispatched: number
-  released: number
-  dead: number
-  redisErrors: number
-  /** Dispatch lateness of the jobs sent in the window, or null when none was sent. */
-  lateness: { p50: number; p99: number; max: number } | null
-  oldestDueAgeMs: number | null
-  activeMs: number
-}
+import type { ScanWindow } from './scan-window'
 
 /** About 20 minutes of one scanner's 10 s windows. */
 export const RUN_LOG_LENGTH = 120

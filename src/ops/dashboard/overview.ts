@@ -1,6 +1,7 @@
 // What the dashboard shows, read from Redis only (no AWS call, no credentials): counts per target queue, due jobs
 // by horizon, the scanners' recent windows (src/scan/run-log.ts) and the dead set.
-import { readWindows, type ScanWindow } from '../../scan/run-log'
+import { readWindows } from '../../scan/run-log'
+import type { ScanWindow } from '../../scan/scan-window'
 import type { JobStore } from '../../store/job-store'
 import type { Keyspace } from '../../store/keys'
 import { decodeRecord } from '../../store/record'

@@ -1,22 +1,15 @@
 // The dashboard's JSON API, as the page calls it (src/ops/dashboard/server.ts). Types are restated here, not imported:
-// this file runs in the browser and must not pull server code into the bundle.
+// this file runs in the browser and must not pull server code into the bundle. ScanWindow is the exception: its file
+// holds that one type and imports nothing.
+import type { ScanWindow } from '../../../scan/scan-window'
+
+export type { ScanWindow }
+
 export interface QueueRow {
   pending: number
   inFlight: number
   dead: number
   dispatched: number
-}
-
-export interface ScanWindow {
-  at: number
-  ms: number
-  dispatched: number
-  released: number
-  dead: number
-  redisErrors: number
-  lateness: { p50: number; p99: number; max: number } | null
-  oldestDueAgeMs: number | null
-  activeMs: number
 }
 
 export interface DeadJob {
