@@ -62,7 +62,23 @@ type Env = Record<string, string | undefined>
 const DAY_MS = 86_400_000
 
 export function loadConfig(env: Env = process.env): Config {
-  const int = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+  const int = intReader(env)
+  return {
+    redis: readRedis(env, int),
+    queues: parseQueues(env.QUEUES),
+    ...readEndpoints(env),
+    ...readKeyspace(env, int),
+    ...readApiLimits(int),
+    ...readScan(int),
+    ...readOnDemand(env, int),
+  }
+}
+
+/** Reads a whole-number setting: its fallback when unset or empty, else a number within [min, max]. */
+type IntReader = (name: string, fallback: number, min: number, max?: number) => number
+
+function intReader(env: Env): IntReader {
+  return (name, fallback, min, max = Number.MAX_SAFE_INTEGER) => {
     const raw = env[name]
     if (raw === undefined || raw === '') return fallback
     if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`)
@@ -70,7 +86,10 @@ export function loadConfig(env: Env = process.env): Config {
     if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`)
     return value
   }
+}
 
+/** Where Redis is (one server, a cluster, or sentinels), how to trust it, and what a write waits for. */
+function readRedis(env: Env, int: IntReader): Config['redis'] {
   const url = env.REDIS_URL || undefined
   if (url && !/^rediss?:\/\//.test(url)) throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://')
   const clusterNodes = hostPorts('REDIS_CLUSTER_NODES', env.REDIS_CLUSTER_NODES)
@@ -92,14 +111,79 @@ export function loadConfig(env: Env = process.env): Config {
   if (tlsCa && url && !url.startsWith('rediss://')) {
     throw new ConfigError('REDIS_TLS_CA_FILE', 'is set, but REDIS_URL is not rediss:// (TLS)')
   }
+  return {
+    url,
+    clusterNodes,
+    ...(sentinels?.length ? { sentinels, sentinelMaster } : {}),
+    tlsCa,
+    waitReplicas: int('REDIS_WAIT_REPLICAS', 0, 0, 16),
+    waitTimeoutMs: int('REDIS_WAIT_TIMEOUT_MS', 1_000, 1, 60_000),
+  }
+}
 
-  const queues = parseQueues(env.QUEUES)
+/** The AWS region, and the local stand-ins for AWS's endpoints (never set in AWS). */
+function readEndpoints(env: Env): Pick<Config, 'region' | 'sqsEndpoint' | 'lambdaEndpoint'> {
   const sqsEndpoint = env.SQS_ENDPOINT || undefined
   if (sqsEndpoint && !/^https?:\/\//.test(sqsEndpoint)) throw new ConfigError('SQS_ENDPOINT', 'must be an http(s) URL')
   const lambdaEndpoint = env.LAMBDA_ENDPOINT || undefined
   if (lambdaEndpoint && !/^https?:\/\//.test(lambdaEndpoint)) {
     throw new ConfigError('LAMBDA_ENDPOINT', 'must be an http(s) URL')
   }
+  return { region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1', sqsEndpoint, lambdaEndpoint }
+}
+
+/** The key layout: stored with the jobs (src/store/layout.ts), so every deployment over them must agree. */
+function readKeyspace(env: Env, int: IntReader): Pick<Config, 'keyPrefix' | 'shards' | 'dueBuckets'> {
+  const keyPrefix = env.KEY_PREFIX || 'sdq'
+  if (!KEY_PREFIX_PATTERN.test(keyPrefix)) {
+    throw new ConfigError('KEY_PREFIX', 'must be 1-64 characters of [A-Za-z0-9_.:-]')
+  }
+  return { keyPrefix, shards: int('SHARDS', 1, 1, 1024), dueBuckets: int('DUE_BUCKETS', 16384, 1, 1 << 20) }
+}
+
+/** What the API (and DelayQueue) accept: how far ahead, and how large. */
+function readApiLimits(int: IntReader): Pick<Config, 'maxHorizonMs' | 'maxMessageBytes'> {
+  return {
+    maxHorizonMs: int('MAX_HORIZON_DAYS', 400, 1, 100 * 365) * DAY_MS,
+    maxMessageBytes: int('MAX_MESSAGE_BYTES', 1_048_576, 1024, 1_048_576),
+  }
+}
+
+type ScanSettings =
+  | 'memoryWarnPercent'
+  | 'pollIntervalMs'
+  | 'claimBatchSize'
+  | 'leaseMs'
+  | 'sendConcurrency'
+  | 'safetyMarginMs'
+  | 'maxDispatchAttempts'
+  | 'dispatchBackoffBaseMs'
+  | 'dispatchBackoffMaxMs'
+
+/** The scan loop: claims, leases, sends, dispatch retries, and the memory warning it raises. */
+function readScan(int: IntReader): Pick<Config, ScanSettings> {
+  const scan = {
+    memoryWarnPercent: int('REDIS_MEMORY_WARN_PERCENT', 80, 1, 100),
+    pollIntervalMs: int('POLL_INTERVAL_MS', 1000, 10, 60_000),
+    claimBatchSize: int('CLAIM_BATCH_SIZE', 250, 1, 1000),
+    leaseMs: int('LEASE_MS', 30_000, 1_000, 15 * 60_000),
+    sendConcurrency: int('SEND_CONCURRENCY', 16, 1, 256),
+    safetyMarginMs: int('SAFETY_MARGIN_MS', 4_000, 0, 60_000),
+    maxDispatchAttempts: int('MAX_DISPATCH_ATTEMPTS', 10, 1, 100),
+    dispatchBackoffBaseMs: int('DISPATCH_BACKOFF_BASE_MS', 1_000, 1, 3_600_000),
+    dispatchBackoffMaxMs: int('DISPATCH_BACKOFF_MAX_MS', 300_000, 1, 86_400_000),
+  }
+  if (scan.leaseMs < 2 * scan.safetyMarginMs) {
+    throw new ConfigError('LEASE_MS', 'must be at least twice SAFETY_MARGIN_MS, so a send outlives no lease')
+  }
+  return scan
+}
+
+/** Whether scans run every minute or only while jobs are due, and how enqueues start one. */
+function readOnDemand(
+  env: Env,
+  int: IntReader,
+): Pick<Config, 'scanMode' | 'scanFunctionName' | 'onDemandHorizonMs' | 'onDemandLingerMs'> {
   const scanMode = (env.SCAN_MODE || 'continuous') as ScanMode
   if (!SCAN_MODES.includes(scanMode)) throw new ConfigError('SCAN_MODE', `must be one of ${SCAN_MODES.join(', ')}`)
   const scanFunctionName = env.SCAN_FUNCTION_NAME || undefined
@@ -107,47 +191,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (scanFunctionName && !/^[A-Za-z0-9_:.-]{1,170}$/.test(scanFunctionName)) {
     throw new ConfigError('SCAN_FUNCTION_NAME', 'must be a Lambda function name or ARN')
   }
-  const keyPrefix = env.KEY_PREFIX || 'sdq'
-  if (!KEY_PREFIX_PATTERN.test(keyPrefix)) {
-    throw new ConfigError('KEY_PREFIX', 'must be 1-64 characters of [A-Za-z0-9_.:-]')
-  }
-
-  const config: Config = {
-    redis: {
-      url,
-      clusterNodes,
-      ...(sentinels?.length ? { sentinels, sentinelMaster } : {}),
-      tlsCa,
-      waitReplicas: int('REDIS_WAIT_REPLICAS', 0, 0, 16),
-      waitTimeoutMs: int('REDIS_WAIT_TIMEOUT_MS', 1_000, 1, 60_000),
-    },
-    memoryWarnPercent: int('REDIS_MEMORY_WARN_PERCENT', 80, 1, 100),
-    queues,
-    keyPrefix,
-    shards: int('SHARDS', 1, 1, 1024),
-    dueBuckets: int('DUE_BUCKETS', 16384, 1, 1 << 20),
-    pollIntervalMs: int('POLL_INTERVAL_MS', 1000, 10, 60_000),
-    claimBatchSize: int('CLAIM_BATCH_SIZE', 250, 1, 1000),
-    leaseMs: int('LEASE_MS', 30_000, 1_000, 15 * 60_000),
-    sendConcurrency: int('SEND_CONCURRENCY', 16, 1, 256),
-    maxHorizonMs: int('MAX_HORIZON_DAYS', 400, 1, 100 * 365) * DAY_MS,
-    maxMessageBytes: int('MAX_MESSAGE_BYTES', 1_048_576, 1024, 1_048_576),
-    safetyMarginMs: int('SAFETY_MARGIN_MS', 4_000, 0, 60_000),
-    maxDispatchAttempts: int('MAX_DISPATCH_ATTEMPTS', 10, 1, 100),
-    dispatchBackoffBaseMs: int('DISPATCH_BACKOFF_BASE_MS', 1_000, 1, 3_600_000),
-    dispatchBackoffMaxMs: int('DISPATCH_BACKOFF_MAX_MS', 300_000, 1, 86_400_000),
-    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
-    sqsEndpoint,
+  return {
     scanMode,
     scanFunctionName,
     onDemandHorizonMs: int('ON_DEMAND_HORIZON_MS', 70_000, 1_000, 15 * 60_000),
     onDemandLingerMs: int('ON_DEMAND_LINGER_MS', 1_000, 0, 60_000),
-    lambdaEndpoint,
   }
-  if (config.leaseMs < 2 * config.safetyMarginMs) {
-    throw new ConfigError('LEASE_MS', 'must be at least twice SAFETY_MARGIN_MS, so a send outlives no lease')
-  }
-  return config
 }
 
 /** A comma-separated host:port list, or undefined when the setting is empty. */
