@@ -28,34 +28,27 @@ describe('Sentinel and WAIT settings', () => {
     expect(config.memoryWarnPercent).toBe(80)
   })
 
+  // Each case: the settings added to a valid environment (REDIS_URL and QUEUES), the setting the refusal names, its rule.
   it.each([
-    [{ REDIS_SENTINELS: '10.0.0.1' }, 'invalid setting REDIS_SENTINELS: "10.0.0.1" is not host:port'],
+    [{ REDIS_SENTINELS: '10.0.0.1' }, 'REDIS_SENTINELS', '"10.0.0.1" is not host:port'],
     [
       { REDIS_SENTINELS: 'a:1', REDIS_CLUSTER_NODES: 'b:2' },
-      'invalid setting REDIS_SENTINELS: cannot be combined with REDIS_CLUSTER_NODES',
+      'REDIS_SENTINELS',
+      'cannot be combined with REDIS_CLUSTER_NODES',
     ],
     [
       { REDIS_SENTINELS: 'a:1', REDIS_SENTINEL_MASTER: 'my master' },
-      'invalid setting REDIS_SENTINEL_MASTER: must be 1-64 characters',
+      'REDIS_SENTINEL_MASTER',
+      'must be 1-64 characters',
     ],
-    [
-      { REDIS_URL: 'redis://h:1', REDIS_WAIT_REPLICAS: '-1' },
-      'invalid setting REDIS_WAIT_REPLICAS: must be a whole number, got "-1"',
-    ],
-    [
-      { REDIS_URL: 'redis://h:1', REDIS_WAIT_REPLICAS: '17' },
-      'invalid setting REDIS_WAIT_REPLICAS: must be between 0 and 16, got 17',
-    ],
-    [
-      { REDIS_URL: 'redis://h:1', REDIS_WAIT_TIMEOUT_MS: '0' },
-      'invalid setting REDIS_WAIT_TIMEOUT_MS: must be between 1 and 60000, got 0',
-    ],
-    [
-      { REDIS_URL: 'redis://h:1', REDIS_MEMORY_WARN_PERCENT: '101' },
-      'invalid setting REDIS_MEMORY_WARN_PERCENT: must be between 1 and 100, got 101',
-    ],
-    [{}, 'invalid setting REDIS_URL: is required (or REDIS_CLUSTER_NODES, or REDIS_SENTINELS)'],
-  ])('refuses %o', (env, message) => {
-    expect(() => loadConfig({ ...base, ...env })).toThrow(message)
+    [{ REDIS_WAIT_REPLICAS: '-1' }, 'REDIS_WAIT_REPLICAS', 'must be a whole number, got "-1"'],
+    [{ REDIS_WAIT_REPLICAS: '17' }, 'REDIS_WAIT_REPLICAS', 'must be between 0 and 16, got 17'],
+    [{ REDIS_WAIT_TIMEOUT_MS: '0' }, 'REDIS_WAIT_TIMEOUT_MS', 'must be between 1 and 60000, got 0'],
+    [{ REDIS_MEMORY_WARN_PERCENT: '101' }, 'REDIS_MEMORY_WARN_PERCENT', 'must be between 1 and 100, got 101'],
+    [{ REDIS_URL: '' }, 'REDIS_URL', 'is required (or REDIS_CLUSTER_NODES, or REDIS_SENTINELS)'],
+  ])('refuses %o, naming %s', (env, setting, rule) => {
+    expect(() => loadConfig({ ...base, REDIS_URL: 'redis://h:1', ...env })).toThrow(
+      `invalid setting ${setting}: ${rule}`,
+    )
   })
 })
