@@ -5,12 +5,13 @@ import type { Keyspace } from './keys'
 import { verifyLayout } from './layout'
 import { decodeDispatchError, type JobState } from './job-state'
 import { decodeRecord } from './record'
-import { guard, isSlotMoving } from './redis-errors'
+import { guard } from './redis-errors'
 import { readStats, type StoreStats } from './stats'
-import { replicatedWrites, writeScript, type ReplicationOptions, type Reply } from './replication'
+import { writeScript, type ReplicationOptions } from './replication'
 import type { ScanStartOptions } from './scan-start'
 import { cancelCall, enqueueCall, getCall, type EnqueueReply, type ScriptCall } from './script-calls'
-import { queueScript, runScript, type ScriptedClient } from './scripts'
+import { runScript, type ScriptedClient } from './scripts'
+import { writePerShard } from './shard-writes'
 
 /** A validated job, ready to store (see src/client/validation.ts for how HTTP input becomes one). */
 export interface NewJob {
@@ -93,52 +94,24 @@ export class JobStore {
    */
   async enqueueMany(jobs: readonly NewJob[], mode: Mode = 'insert'): Promise<(EnqueueResult | DelayQueueError)[]> {
     await this.ready()
-    const results: (EnqueueResult | DelayQueueError)[] = new Array(jobs.length)
-    const byShard = new Map<number, number[]>()
-    jobs.forEach((job, i) => {
-      const shard = this.keys.locate(job.id).shard.shard
-      const indexes = byShard.get(shard)
-      if (indexes) indexes.push(i)
-      else byShard.set(shard, [i])
-    })
-    await guard(
-      Promise.all(
-        [...byShard.values()].map(async (indexes) => {
-          const written = await replicatedWrites(this.redis, this.replication, (pipeline) => {
-            for (const i of indexes) queueScript(pipeline, this.enqueueCall(jobs[i]!, mode))
-          })
-          const replies = written.replies
-          let { unconfirmed } = written
-          let resent = false
-          for (const [k, jobIndex] of indexes.entries()) {
-            const [err] = replies[k] ?? []
-            // A slot on the move (Redis Cluster resharding) refuses commands without running them, and ioredis
-            // re-sends a pipeline only when every command was refused alike: re-send these one at a time.
-            if (err && isSlotMoving(err)) {
-              resent = true
-              replies[k] = await runScript(this.redis, this.enqueueCall(jobs[jobIndex]!, mode)).then(
-                (reply): Reply => [null, reply],
-                (e: Error): Reply => [e, null],
-              )
-            }
+    const writes = jobs.map((job) => ({
+      shard: this.keys.locate(job.id).shard.shard,
+      call: this.enqueueCall(job, mode),
+    }))
+    const written = writePerShard(this.redis, this.replication, writes)
+    return guard(
+      written.then((results) =>
+        results.map(({ reply: [err, reply], unconfirmed }, i) => {
+          if (err) throw err
+          try {
+            return this.confirmed(this.enqueueReply(jobs[i]!.id, reply), unconfirmed)
+          } catch (e) {
+            if (!(e instanceof DelayQueueError)) throw e
+            return e
           }
-          // The re-sent writes need a confirmation of their own (an empty pipeline: only the WAIT).
-          if (resent && !unconfirmed)
-            unconfirmed = (await replicatedWrites(this.redis, this.replication, () => {})).unconfirmed
-          indexes.forEach((jobIndex, k) => {
-            const [err, reply] = replies[k] ?? [new Error('no reply'), null]
-            if (err) throw err
-            try {
-              results[jobIndex] = this.confirmed(this.enqueueReply(jobs[jobIndex]!.id, reply), unconfirmed)
-            } catch (e) {
-              if (!(e instanceof DelayQueueError)) throw e
-              results[jobIndex] = e
-            }
-          })
         }),
       ),
     )
-    return results
   }
 
   /** A stored job (scheduled, being dispatched, retrying or dead), or null: a job handed to SQS is gone. */
