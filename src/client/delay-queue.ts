@@ -2,18 +2,18 @@
 // The HTTP API (src/api/) is built on this class, so both accept and refuse exactly the same input.
 import { loadConfig, type Config } from '../config'
 import { createEngine, type Engine } from '../store/engine'
-import { DelayQueueError } from '../errors'
 import type { ConnectOptions } from '../store/redis'
 import type { JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
 import { validateJob, validateJobId, validateJobRef } from './validation'
 import { scanStartOptions } from '../store/scan-start'
 import { lambdaInvoker, ScanStarter, type ScanInvoker } from './scan-starter'
-import { ScheduleChangedError, ScheduleNotFoundError } from '../errors'
 import { ScheduleStore } from '../store/schedule-store'
-import { validateSchedule, validateScheduleId, type ScheduleInput } from './schedule-validation'
-import { scheduleView, type ScheduleListPage, type ScheduleView } from './schedule-view'
+import type { ScheduleInput } from './schedule-validation'
+import type { ScheduleListPage, ScheduleView } from './schedule-view'
+import { RecurringSchedules } from './recurring-schedules'
+import { scheduleMany, type BatchItemResult } from './schedule-many'
 
-export type { ScheduleInput, ScheduleListPage, ScheduleView }
+export type { BatchItemResult, ScheduleInput, ScheduleListPage, ScheduleView }
 
 /** What callers send: the job input of docs/api.md. */
 export interface JobInput {
@@ -36,8 +36,6 @@ export interface ScheduledJob {
   groupId?: string
 }
 
-export type BatchItemResult = { id: string; status: 'scheduled' } | { error: DelayQueueError }
-
 export interface QueueStats extends StoreStats {
   /** Every configured queue (zeros included), plus any queue that still has jobs but is no longer configured. */
   queues: Record<string, QueueCounts>
@@ -55,13 +53,10 @@ export interface DelayQueueOptions {
   scanInvoker?: ScanInvoker
 }
 
-// The store pipelines one round trip per shard; chunks keep a huge scheduleMany from building one giant pipeline.
-const CHUNK = 100
-
 export class DelayQueue {
   readonly config: Config
   private readonly store: JobStore
-  private readonly schedules: ScheduleStore
+  private readonly recurring: RecurringSchedules
   private readonly engine: DelayQueueEngine
   /** Whether close() should close the engine: only when this instance built it. */
   private readonly owned: boolean
@@ -76,7 +71,6 @@ export class DelayQueue {
     this.engine = engine
     this.owned = !('store' in source)
     this.store = engine.store
-    this.schedules = new ScheduleStore(engine.store.redis, engine.store.keys, engine.store.replication)
     this.config = engine.config
     // Only on-demand mode builds an invoker: the Lambda SDK client is not even loaded otherwise.
     const { scanMode, scanFunctionName } = this.config
@@ -85,6 +79,8 @@ export class DelayQueue {
         options.scanInvoker ?? (scanFunctionName ? lambdaInvoker(this.config, scanFunctionName) : undefined)
       if (invoker) this.starter = new ScanStarter(this.store, invoker, this.config.onDemandHorizonMs)
     }
+    const schedules = new ScheduleStore(engine.store.redis, engine.store.keys, engine.store.replication)
+    this.recurring = new RecurringSchedules(schedules, this.config, this.starter)
   }
 
   /** From the environment (REDIS_URL, QUEUES, ...: see src/config.ts). */
@@ -104,12 +100,8 @@ export class DelayQueue {
    * Schedule many jobs; each succeeds or fails on its own and results come back in input order. Invalid items
    * are answered with their error and never reach Redis; the valid ones are stored.
    */
-  async scheduleMany(inputs: readonly (JobInput | unknown)[]): Promise<BatchItemResult[]> {
-    const results: BatchItemResult[] = []
-    for (let start = 0; start < inputs.length; start += CHUNK) {
-      results.push(...(await this.scheduleChunk(inputs.slice(start, start + CHUNK))))
-    }
-    return results
+  scheduleMany(inputs: readonly (JobInput | unknown)[]): Promise<BatchItemResult[]> {
+    return scheduleMany({ config: this.config, store: this.store, starter: this.starter }, inputs)
   }
 
   /** Create or replace a job by id (new time, payload, queue). A body id, if given, must match. */
@@ -149,69 +141,32 @@ export class DelayQueue {
    * Create or replace a recurring schedule. Its next occurrence is a pending job ("<id>@<epoch ms>") at once; a
    * replace moves it to the new rule's next time.
    */
-  async putSchedule(id: string, input: ScheduleInput | unknown): Promise<ScheduleView & { created: boolean }> {
-    const { created, schedule } = await this.schedules.put(validateSchedule(id, input, this.config))
-    await this.starter?.afterSchedule(id, schedule.pendingMs)
-    return { ...scheduleView(id, schedule), created }
+  putSchedule(id: string, input: ScheduleInput | unknown): Promise<ScheduleView & { created: boolean }> {
+    return this.recurring.put(id, input)
   }
 
-  async getSchedule(id: string): Promise<ScheduleView | null> {
-    const schedule = await this.schedules.get(validateScheduleId(id))
-    return schedule && scheduleView(id, schedule)
+  getSchedule(id: string): Promise<ScheduleView | null> {
+    return this.recurring.get(id)
   }
 
   /** Schedules in id order, `limit` (1-100) at a time; pass the returned cursor back for the next page. */
-  async listSchedules(options: { cursor?: string | null; limit?: number } = {}): Promise<ScheduleListPage> {
-    const cursor = options.cursor ? validateScheduleId(options.cursor) : null
-    const page = await this.schedules.list(cursor, options.limit ?? 50)
-    return { schedules: page.schedules.map((s) => scheduleView(s.id, s.schedule)), cursor: page.cursor }
+  listSchedules(options: { cursor?: string | null; limit?: number } = {}): Promise<ScheduleListPage> {
+    return this.recurring.list(options)
   }
 
   /** Remove a schedule: no occurrence is created after this returns. Throws ScheduleNotFoundError. */
-  async deleteSchedule(id: string): Promise<void> {
-    await this.schedules.delete(validateScheduleId(id))
+  deleteSchedule(id: string): Promise<void> {
+    return this.recurring.delete(id)
   }
 
   /** Pause (no occurrence pending) or resume (the next one from now) a schedule. Throws ScheduleNotFoundError. */
-  async pauseSchedule(id: string, paused = true): Promise<ScheduleView> {
-    validateScheduleId(id)
-    // Read, then write over exactly that version; a concurrent write makes us read again.
-    for (let attempt = 0; ; attempt++) {
-      const current = await this.schedules.get(id)
-      if (!current) throw new ScheduleNotFoundError(id)
-      try {
-        const spec = { ...current.spec, paused }
-        const { schedule } = await this.schedules.put({ id, spec, payloadJson: current.payloadJson }, current.version)
-        await this.starter?.afterSchedule(id, schedule.pendingMs)
-        return scheduleView(id, schedule)
-      } catch (e) {
-        if (!(e instanceof ScheduleChangedError) || attempt >= 3) throw e
-      }
-    }
+  pauseSchedule(id: string, paused = true): Promise<ScheduleView> {
+    return this.recurring.pause(id, paused)
   }
 
   /** Closes the Redis connection if this instance opened it. */
   async close(): Promise<void> {
     if (this.owned) await this.engine.close?.()
-  }
-
-  private async scheduleChunk(inputs: readonly unknown[]): Promise<BatchItemResult[]> {
-    const results: BatchItemResult[] = new Array(inputs.length)
-    const valid: { index: number; job: ReturnType<typeof validateJob> }[] = []
-    inputs.forEach((input, index) => {
-      try {
-        valid.push({ index, job: validateJob(input, this.config) })
-      } catch (e) {
-        if (!(e instanceof DelayQueueError)) throw e
-        results[index] = { error: e }
-      }
-    })
-    const stored = await this.store.enqueueMany(valid.map((v) => v.job))
-    await this.starter?.afterEnqueue(stored)
-    stored.forEach((r, k) => {
-      results[valid[k]!.index] = r instanceof DelayQueueError ? { error: r } : { id: r.id, status: 'scheduled' }
-    })
-    return results
   }
 }
 
