@@ -68,6 +68,19 @@ export interface ScanReport {
   memory: MemoryReading | null
 }
 
+function emptyReport(): ScanReport {
+  return {
+    dispatched: 0,
+    released: 0,
+    dead: 0,
+    claims: 0,
+    errors: 0,
+    lateness: null,
+    durationMs: 0,
+    memory: null,
+  }
+}
+
 export class Scanner {
   private readonly clock = new RedisClock()
   private readonly latency = new LatencyRecorder()
@@ -89,16 +102,7 @@ export class Scanner {
     this.running = true
     const started = Date.now()
     this.stopped = false
-    this.report = {
-      dispatched: 0,
-      released: 0,
-      dead: 0,
-      claims: 0,
-      errors: 0,
-      lateness: null,
-      durationMs: 0,
-      memory: null,
-    }
+    this.report = emptyReport()
     this.latency.reset()
     this.lastWorkAt = -Infinity
     this.shards = this.options.keys.shards.map((keys) => ({ keys, hints: [], sleepingUntil: 0 }))
