@@ -18,21 +18,25 @@ export type RouteName =
   | 'pauseSchedule'
   | 'resumeSchedule'
 
-// Literal paths before parameters: POST /jobs/batch is the batch route, not a job called "batch".
-export const ROUTES: readonly { key: string; name: RouteName }[] = [
-  { key: 'POST /jobs', name: 'createJob' },
-  { key: 'POST /jobs/batch', name: 'createBatch' },
-  { key: 'GET /stats', name: 'stats' },
-  { key: 'GET /jobs/{id}', name: 'getJob' },
-  { key: 'PUT /jobs/{id}', name: 'putJob' },
-  { key: 'DELETE /jobs/{id}', name: 'deleteJob' },
-  { key: 'GET /schedules', name: 'listSchedules' },
-  { key: 'GET /schedules/{id}', name: 'getSchedule' },
-  { key: 'PUT /schedules/{id}', name: 'putSchedule' },
-  { key: 'DELETE /schedules/{id}', name: 'deleteSchedule' },
-  { key: 'POST /schedules/{id}/pause', name: 'pauseSchedule' },
-  { key: 'POST /schedules/{id}/resume', name: 'resumeSchedule' },
-]
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
+
+// Each path with the route of each of its methods. Literal paths before parameters: POST /jobs/batch is the batch
+// route, not a job called "batch".
+const PATHS: Record<string, Partial<Record<Method, RouteName>>> = {
+  '/jobs': { POST: 'createJob' },
+  '/jobs/batch': { POST: 'createBatch' },
+  '/stats': { GET: 'stats' },
+  '/jobs/{id}': { GET: 'getJob', PUT: 'putJob', DELETE: 'deleteJob' },
+  '/schedules': { GET: 'listSchedules' },
+  '/schedules/{id}': { GET: 'getSchedule', PUT: 'putSchedule', DELETE: 'deleteSchedule' },
+  '/schedules/{id}/pause': { POST: 'pauseSchedule' },
+  '/schedules/{id}/resume': { POST: 'resumeSchedule' },
+}
+
+/** Every route as API Gateway keys it ("GET /jobs/{id}"), in matching order. */
+export const ROUTES: readonly { key: string; name: RouteName }[] = Object.entries(PATHS).flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, name]) => ({ key: `${method} ${path}`, name })),
+)
 
 export interface MatchedRoute {
   name: RouteName
