@@ -40,15 +40,12 @@ export const routes: Record<RouteName, RouteHandler> = {
 
   async getJob(queue, _event, id) {
     const jobId = validateJobRef(id)
-    const view = await queue.get(jobId)
-    if (!view) throw new JobNotFoundError(jobId)
-    return json(200, view)
+    return found(await queue.get(jobId), () => new JobNotFoundError(jobId))
   },
 
   async putJob(queue, event, id) {
     const jobId = validateJobId(id)
-    const { created, ...job } = await queue.reschedule(jobId, parseJson(rawJsonBody(event)))
-    return created ? json(201, job, { location: jobLocation(job.id) }) : json(200, job)
+    return saved(await queue.reschedule(jobId, parseJson(rawJsonBody(event))), jobLocation(jobId))
   },
 
   async deleteJob(queue, _event, id) {
@@ -72,15 +69,12 @@ export const routes: Record<RouteName, RouteHandler> = {
 
   async getSchedule(queue, _event, id) {
     const scheduleId = validateScheduleId(id)
-    const view = await queue.getSchedule(scheduleId)
-    if (!view) throw new ScheduleNotFoundError(scheduleId)
-    return json(200, view)
+    return found(await queue.getSchedule(scheduleId), () => new ScheduleNotFoundError(scheduleId))
   },
 
   async putSchedule(queue, event, id) {
     const scheduleId = validateScheduleId(id)
-    const { created, ...view } = await queue.putSchedule(scheduleId, parseJson(rawJsonBody(event)))
-    return created ? json(201, view, { location: scheduleLocation(scheduleId) }) : json(200, view)
+    return saved(await queue.putSchedule(scheduleId, parseJson(rawJsonBody(event))), scheduleLocation(scheduleId))
   },
 
   async deleteSchedule(queue, _event, id) {
@@ -95,4 +89,15 @@ export const routes: Record<RouteName, RouteHandler> = {
   async resumeSchedule(queue, _event, id) {
     return json(200, await queue.pauseSchedule(validateScheduleId(id), false))
   },
+}
+
+/** GET of a job or a schedule: 200 with its view, or its 404. */
+function found(view: object | null, notFound: () => Error): ApiResponse {
+  if (!view) throw notFound()
+  return json(200, view)
+}
+
+/** PUT of a job or a schedule: 201 with where to look it up when the PUT created it, 200 when it replaced one. */
+function saved({ created, ...view }: { created: boolean }, location: string): ApiResponse {
+  return created ? json(201, view, { location }) : json(200, view)
 }
