@@ -1,50 +1,20 @@
 // The local event source mapping settles batches the way AWS does with ReportBatchItemFailures.
-import { randomUUID } from 'node:crypto'
-import {
-  CreateQueueCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  SendMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs'
+import { SendMessageCommand } from '@aws-sdk/client-sqs'
 import type { SQSEvent } from 'aws-lambda'
-import { afterAll, describe, expect, inject, it } from 'vitest'
-import { localCredentials } from '../../local/sqs-endpoint'
+import { afterAll, describe, expect, it } from 'vitest'
 import { startSqsPoller } from '../../local/sqs-poller'
+import { closeFixtures, createQueue, eventually, receiveNow, sleep, sqs, unique } from './fixtures'
 
-const sqs = new SQSClient({ endpoint: inject('sqsEndpoint'), region: 'us-east-1', credentials: localCredentials })
-afterAll(() => sqs.destroy())
+afterAll(closeFixtures)
 
-async function queue(attributes: Record<string, string> = {}) {
-  const fifo = attributes.FifoQueue === 'true'
-  const name = `poller-${randomUUID().slice(0, 8)}${fifo ? '.fifo' : ''}`
-  const { QueueUrl } = await sqs.send(
-    new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '1', ...attributes } }),
-  )
-  const a = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }))
-  return { queueUrl: QueueUrl!, queueArn: a.Attributes!.QueueArn! }
-}
+/** A queue with a 1 s visibility timeout; FIFO when the attributes say so. */
+const queue = (attributes: Record<string, string> = {}) =>
+  createQueue(`${unique('poller')}${attributes.FifoQueue === 'true' ? '.fifo' : ''}`, attributes)
 
+/** The bodies still on the queue, once the 1 s visibility of anything received and not deleted has run out. */
 async function remaining(queueUrl: string): Promise<string[]> {
-  // visibility 1 s: wait it out so that undeleted messages are receivable again
-  await new Promise((r) => setTimeout(r, 1_200))
-  const out = await sqs.send(
-    new ReceiveMessageCommand({
-      QueueUrl: queueUrl,
-      MaxNumberOfMessages: 10,
-      WaitTimeSeconds: 0,
-      VisibilityTimeout: 30,
-    }),
-  )
-  return (out.Messages ?? []).map((m) => m.Body!).sort()
-}
-
-function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms
-  return new Promise((ok, fail) => {
-    const tick = () => (check() ? ok() : Date.now() > end ? fail(new Error('timed out')) : setTimeout(tick, 20))
-    tick()
-  })
+  await sleep(1_200)
+  return (await receiveNow(queueUrl)).map((m) => m.Body!).sort()
 }
 
 describe('local SQS poller', () => {
@@ -76,7 +46,7 @@ describe('local SQS poller', () => {
         }
       },
     })
-    await until(() => seen.size === 3)
+    await eventually(() => seen.size === 3)
     await poller.stop()
     // assess
     const r = events[0]!.Records[0]!
@@ -107,7 +77,7 @@ describe('local SQS poller', () => {
         throw new Error('boom')
       },
     })
-    await until(() => calls === 1)
+    await eventually(() => calls === 1)
     await poller.stop()
     // assess
     expect(errors).toHaveLength(1)
@@ -131,7 +101,7 @@ describe('local SQS poller', () => {
         return { batchItemFailures: [{ itemIdentifier: 'not-in-this-batch' }] }
       },
     })
-    await until(() => calls === 1)
+    await eventually(() => calls === 1)
     await poller.stop()
     // assess
     expect(await remaining(queueUrl)).toEqual(['y'])
@@ -150,7 +120,7 @@ describe('local SQS poller', () => {
       waitTimeSeconds: 20,
       invoke: async (event) => void groups.push(...event.Records.map((r) => r.attributes.MessageGroupId)),
     })
-    await until(() => groups.length === 1)
+    await eventually(() => groups.length === 1)
     const t0 = Date.now()
     await poller.stop()
     // assess
