@@ -2,18 +2,7 @@
 import type { SQSEvent } from 'aws-lambda'
 import { afterAll, describe, expect, it } from 'vitest'
 import { jobHandler, type Job } from '../../src/consumer'
-import {
-  closeFixtures,
-  createQueue,
-  drive,
-  eventually,
-  jobBody,
-  lambdaContext,
-  options,
-  sendJob,
-  toRecord,
-  unique,
-} from './fixtures'
+import { closeFixtures, createQueue, driveUntil, handRecord, lambdaContext, options, sendJob, unique } from './fixtures'
 
 afterAll(closeFixtures)
 
@@ -31,15 +20,7 @@ describe('jobHandler on a FIFO queue', () => {
     ] as const
     const event: SQSEvent = {
       Records: layout.map(([id, group], n) =>
-        toRecord(
-          {
-            MessageId: `m-${id}`,
-            ReceiptHandle: `rh-${id}`,
-            Body: jobBody(id, {}),
-            Attributes: { ApproximateReceiveCount: '1', MessageGroupId: group, SequenceNumber: String(n) },
-          },
-          arn,
-        ),
+        handRecord(id, id, arn, { MessageGroupId: group, SequenceNumber: String(n) }),
       ),
     }
     const runs: string[] = []
@@ -82,9 +63,7 @@ describe('jobHandler on a FIFO queue', () => {
       if (job.id === a2 && job.attempt === 1) throw new Error('a2 fails once')
     }, options())
     // act
-    const run = drive(handler, queue)
-    await eventually(() => runs.some((r) => r.id === a3))
-    await run.stop()
+    await driveUntil(handler, queue, () => runs.some((r) => r.id === a3))
     // assess
     const group = (g: string) => runs.filter((r) => r.group === g).map((r) => `${r.id}#${r.attempt}`)
     expect(group('A')).toEqual([`${a1}#1`, `${a2}#1`, `${a2}#2`, `${a3}#1`])

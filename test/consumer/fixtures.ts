@@ -15,6 +15,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda'
 import { expect, inject } from 'vitest'
 import { localCredentials } from '../../local/sqs-endpoint'
 import { startSqsPoller, toRecord, type SqsPoller } from '../../local/sqs-poller'
+import { eventually } from '../support/eventually'
 import { lambdaContext as sharedLambdaContext } from '../support/lambda'
 import type { JobHandlerOptions } from '../../src/consumer'
 import { JOB_ID_ATTRIBUTE, messageBody } from '../../src/sqs/envelope'
@@ -76,6 +77,22 @@ export async function sendRaw(queueUrl: string, body: string, jobId: string, gro
   )
 }
 
+/**
+ * A first delivery of job `jobId` (payload {}) as Lambda hands it over, built here instead of received: for batches
+ * SQS would not deliver as such, and handlers that never reach a queue. Message id `m-<key>`, receipt `rh-<key>`.
+ */
+export function handRecord(key: string, jobId: string, arn: string, attributes: Record<string, string> = {}) {
+  return toRecord(
+    {
+      MessageId: `m-${key}`,
+      ReceiptHandle: `rh-${key}`,
+      Body: jobBody(jobId, {}),
+      Attributes: { ApproximateReceiveCount: '1', ...attributes },
+    },
+    arn,
+  )
+}
+
 /** Receives `count` messages and shapes them as Lambda would (for driving the handler directly). */
 export async function receiveEvent(queueUrl: string, queueArn: string, count: number): Promise<SQSEvent> {
   const records: SQSEvent['Records'] = []
@@ -110,12 +127,20 @@ export async function receiveNow(queueUrl: string, waitTimeSeconds = 0) {
 
 export const lambdaContext = () => sharedLambdaContext({ name: 'consumer-test' })
 
-/** Runs the handler behind the local event source mapping; keeps every answer it gave. */
-export function drive(
-  handler: (e: SQSEvent, c: Context) => Promise<SQSBatchResponse>,
+type Handler = (e: SQSEvent, c: Context) => Promise<SQSBatchResponse>
+type Answer = { event: SQSEvent; response: SQSBatchResponse }
+
+/**
+ * Runs the handler behind the local event source mapping until `done` holds (given every answer so far), then stops
+ * it; returns the answers.
+ */
+export async function driveUntil(
+  handler: Handler,
   queue: { queueUrl: string; queueArn: string },
-) {
-  const answers: { event: SQSEvent; response: SQSBatchResponse }[] = []
+  done: (answers: Answer[]) => boolean | Promise<boolean>,
+  timeoutMs?: number,
+): Promise<Answer[]> {
+  const answers: Answer[] = []
   const poller = startSqsPoller({
     sqs,
     ...queue,
@@ -127,10 +152,28 @@ export function drive(
     },
   })
   pollers.push(poller)
-  return { answers, stop: () => poller.stop() }
+  try {
+    await eventually(() => done(answers), timeoutMs)
+  } finally {
+    await poller.stop()
+  }
+  return answers
 }
 
-export { eventually } from '../support/eventually'
+/** Drives the handler until the queue's DLQ holds a message; returns what the DLQ holds. */
+export async function driveUntilDeadLettered(
+  handler: Handler,
+  queue: { queueUrl: string; queueArn: string; dlq: { queueUrl: string } },
+  timeoutMs?: number,
+) {
+  let dead: Awaited<ReturnType<typeof receiveNow>> = []
+  const deadLettered = async () => {
+    dead = await receiveNow(queue.dlq.queueUrl)
+    return dead.length > 0
+  }
+  await driveUntil(handler, queue, deadLettered, timeoutMs)
+  return dead
+}
 
 export const options = (extra: JobHandlerOptions<unknown> = {}): JobHandlerOptions<unknown> => ({
   sqsEndpoint,

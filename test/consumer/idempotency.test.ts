@@ -1,13 +1,14 @@
 // The consumer toolkit with idempotency on (Powertools over a real redis-server): the business code runs once per
 // job, however often SQS or the scanner delivers it.
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { jobHandler } from '../../src/consumer'
 import {
   closeFixtures,
   createQueue,
-  drive,
-  eventually,
+  driveUntil,
+  handRecord,
   jobBody,
   lambdaContext,
   options,
@@ -15,7 +16,6 @@ import {
   sendJob,
   sendRaw,
   sleep,
-  toRecord,
   unique,
 } from './fixtures'
 
@@ -45,11 +45,9 @@ describe('jobHandler with idempotency (real Redis)', () => {
       options({ idempotency: { redis, keyPrefix: unique('idem') } }),
     )
     // act
-    const run = drive(handler, queue)
-    const settled = () =>
-      run.answers.reduce((n, a) => n + a.event.Records.length - a.response.batchItemFailures.length, 0)
-    await eventually(() => settled() === 2)
-    await run.stop()
+    const settled = (answers: { event: SQSEvent; response: SQSBatchResponse }[]) =>
+      answers.reduce((n, a) => n + a.event.Records.length - a.response.batchItemFailures.length, 0)
+    await driveUntil(handler, queue, (answers) => settled(answers) === 2)
     // assess
     expect(runs).toBe(1)
     await sleep(1_200)
@@ -68,19 +66,11 @@ describe('jobHandler with idempotency (real Redis)', () => {
     })
     let runs = 0
     const handler = jobHandler(async () => void runs++, options({ backoff: false, idempotency: { redis: down } }))
-    const record = toRecord(
-      {
-        MessageId: 'm1',
-        ReceiptHandle: 'rh',
-        Body: jobBody(unique('job'), {}),
-        Attributes: { ApproximateReceiveCount: '1' },
-      },
-      'arn:aws:sqs:us-east-1:000000000000:idem-down',
-    )
+    const record = handRecord('1', unique('job'), 'arn:aws:sqs:us-east-1:000000000000:idem-down')
     // act
     const response = await handler({ Records: [record] }, lambdaContext())
     // assess
-    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }])
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }])
     expect(runs).toBe(0)
     down.disconnect()
   })
@@ -99,9 +89,7 @@ describe('jobHandler with idempotency (real Redis)', () => {
       options({ idempotency: { redis, keyPrefix: unique('idem') } }),
     )
     // act
-    const run = drive(handler, queue)
-    await eventually(() => attempts.length === 2)
-    await run.stop()
+    await driveUntil(handler, queue, () => attempts.length === 2)
     // assess
     expect(attempts).toEqual([1, 2])
   })

@@ -3,7 +3,8 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs'
 import type { SQSEvent } from 'aws-lambda'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startSqsPoller } from '../../local/sqs-poller'
-import { closeFixtures, createQueue, eventually, receiveNow, sleep, sqs, unique } from './fixtures'
+import { eventually } from '../support/eventually'
+import { closeFixtures, createQueue, receiveNow, sleep, sqs, unique } from './fixtures'
 
 afterAll(closeFixtures)
 

@@ -6,8 +6,8 @@ import {
   closeFixtures,
   createQueue,
   deleteRecord,
-  drive,
-  eventually,
+  driveUntil,
+  driveUntilDeadLettered,
   lambdaContext,
   options,
   queueWithDlq,
@@ -33,12 +33,10 @@ describe('jobHandler on a standard queue', () => {
       if (job.id === ids[1] && job.attempt === 1) throw new Error('transient')
     }, options())
     // act
-    const run = drive(handler, queue)
-    await eventually(() => runs.includes(`${ids[1]}#2`))
-    await run.stop()
+    const answers = await driveUntil(handler, queue, () => runs.includes(`${ids[1]}#2`))
     // assess
     expect(runs.sort()).toEqual([`${ids[0]}#1`, `${ids[1]}#1`, `${ids[1]}#2`, `${ids[2]}#1`, `${ids[3]}#1`].sort())
-    const failures = run.answers.flatMap((a) => a.response.batchItemFailures)
+    const failures = answers.flatMap((a) => a.response.batchItemFailures)
     expect(failures).toHaveLength(1)
     await sleep(1_200) // past the queue's visibility timeout: anything left undeleted would be receivable
     expect(await receiveNow(queue.queueUrl)).toEqual([])
@@ -80,13 +78,7 @@ describe('jobHandler on a standard queue', () => {
       throw new Error('always')
     }, options())
     // act
-    const run = drive(handler, queue)
-    let dead: Awaited<ReturnType<typeof receiveNow>> = []
-    await eventually(async () => {
-      dead = await receiveNow(queue.dlq.queueUrl)
-      return dead.length > 0
-    })
-    await run.stop()
+    const dead = await driveUntilDeadLettered(handler, queue)
     // assess
     expect(attempts).toEqual([1, 2])
     expect(JSON.parse(dead[0]!.Body!)).toMatchObject({ id, payload: { orderId: 42 } })
@@ -108,14 +100,8 @@ describe('jobHandler on a standard queue', () => {
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: bad.messageId }])
     expect(runs).toEqual([good])
     // act: settle that batch as AWS would, then let the poller carry on
-    const run = drive(handler, queue)
     await deleteRecord(queue.queueUrl, event.Records.find((r) => r !== bad)!.receiptHandle)
-    let dead: Awaited<ReturnType<typeof receiveNow>> = []
-    await eventually(async () => {
-      dead = await receiveNow(queue.dlq.queueUrl)
-      return dead.length > 0
-    }, 10_000)
-    await run.stop()
+    const dead = await driveUntilDeadLettered(handler, queue, 10_000)
     // assess
     expect(dead.map((m) => m.Body)).toEqual([bad.body])
     expect(runs).toEqual([good])
