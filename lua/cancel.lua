@@ -24,34 +24,17 @@
     -2 JOB_DISPATCHING  a scanner holds a lease on it: it is being handed to SQS right now
     -3 OCCURRENCE_OF_SCHEDULE  the pending occurrence of its schedule: only its ack creates the next one, so
                                removing it would end the series (pause, replace or delete the schedule instead)
-  Helpers: queueOf, countBy, reindexBucket, waitsForRetry, decodeSchedule
+  Helpers: decodeSchedule, dropUnleased
 ]]
-local jobs, index, bucket, inflight, leases, errors, dead, counts, schedules =
-  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+local k = { jobs = KEYS[1], index = KEYS[2], bucket = KEYS[3], inflight = KEYS[4], leases = KEYS[5], errors = KEYS[6],
+  dead = KEYS[7], counts = KEYS[8] }
+local schedules = KEYS[9]
 local id, bucketNo, scheduleId = ARGV[1], ARGV[2], ARGV[3]
 
-local record = redis.call('HGET', jobs, id)
-if not record then return 0 end
-
+if redis.call('HEXISTS', k.jobs, id) == 0 then return 0 end
 if scheduleId ~= '' then
   local schedule = redis.call('HGET', schedules, scheduleId)
   if schedule and scheduleId .. '@' .. select(2, decodeSchedule(schedule)) == id then return -3 end
 end
-local queue = queueOf(record)
-
-local lease = redis.call('HGET', leases, id)
-if lease and not waitsForRetry(lease) then return -2 end
-
-if redis.call('ZREM', bucket, id) == 1 then
-  reindexBucket(index, bucket, bucketNo)
-  countBy(counts, queue, 'pending', -1)
-elseif lease then
-  redis.call('ZREM', inflight, id)
-  redis.call('HDEL', leases, id)
-  countBy(counts, queue, 'pending', -1)
-elseif redis.call('ZREM', dead, id) == 1 then
-  countBy(counts, queue, 'dead', -1)
-end
-redis.call('HDEL', errors, id)
-redis.call('HDEL', jobs, id)
+if not dropUnleased(k, bucketNo, id) then return -2 end
 return 1

@@ -1,5 +1,6 @@
--- Remove a job the way lua/cancel.lua does (scheduled, waiting for a retry, or dead), unless a scanner holds its
--- lease right now: then it stays (it is being sent) and this returns false. An absent job counts as removed.
+-- Remove a job (scheduled, waiting for a retry, or dead), unless a scanner holds its lease right now: then it stays
+-- (it is being sent) and this returns false. An absent job counts as removed. Cancel is this, and the schedule
+-- scripts drop a replaced or deleted schedule's pending occurrence with it.
 -- k: the shard's keys by name (jobs, index, bucket, inflight, leases, errors, dead, counts).
 local function dropUnleased(k, bucketNo, id)
   local record = redis.call('HGET', k.jobs, id)
