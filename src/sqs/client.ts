@@ -16,9 +16,18 @@ export function sendTimeoutMs(leaseMs: number): number {
   return Math.max(100, Math.min(10_000, Math.floor(leaseMs / (2 * SQS_SDK_ATTEMPTS))))
 }
 
+/**
+ * IPv6 egress (docs/deploy.md): functions in a dual-stack VPC subnet reach SQS through a free egress-only internet
+ * gateway instead of a paid interface endpoint or NAT gateway. AWS_USE_DUALSTACK_ENDPOINT is the SDK's own switch.
+ */
+export function dualStackFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.AWS_USE_DUALSTACK_ENDPOINT === 'true'
+}
+
 export function createSqsClient(
-  config: Pick<Config, 'region' | 'sqsEndpoint' | 'sendConcurrency'> & { leaseMs?: number },
+  config: Pick<Config, 'region' | 'sqsEndpoint' | 'sendConcurrency'> & { leaseMs?: number; dualStack?: boolean },
 ): SQSClient {
+  const dualStack = !config.sqsEndpoint && (config.dualStack ?? dualStackFromEnv())
   const agentOptions = { keepAlive: true, maxSockets: Math.max(50, config.sendConcurrency * 2) }
   const timeout = sendTimeoutMs(config.leaseMs ?? 30_000)
   return new SQSClient({
@@ -26,6 +35,9 @@ export function createSqsClient(
     ...(config.sqsEndpoint
       ? { endpoint: config.sqsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),
+    // A queue URL's host (sqs.<region>.amazonaws.com) has IPv4 addresses only: with dual-stack on, the SDK must send
+    // to the Region's dual-stack endpoint instead (the queue URL still names the queue).
+    ...(dualStack ? { useDualstackEndpoint: true, useQueueUrlAsEndpoint: false } : {}),
     // The SDK's own NodeHttpHandler, built from these options: importing it here would put a second copy of
     // @smithy/core (~280 kB) into every bundle that keeps the runtime's @aws-sdk/* external.
     requestHandler: {

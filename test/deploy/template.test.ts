@@ -123,6 +123,9 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       expect(f.Runtime).toBe('nodejs24.x')
       expect(f.VpcConfig.SubnetIds).toBeDefined()
       expect(f.VpcConfig.SecurityGroupIds).toBeDefined()
+      // egress=endpoints (the default): IPv4 only, through whatever the subnets route to
+      expect(f.VpcConfig.Ipv6AllowedForDualStack).toBe(false)
+      expect(f.Environment.Variables.AWS_USE_DUALSTACK_ENDPOINT).toBe('false')
     }
     expect(new Set(functions.map((f) => f.Role['Fn::GetAtt'][0]))).toEqual(
       new Set(['ApiRole', 'ScanRole', 'ConsumerRole']),
@@ -383,7 +386,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
   })
 })
 
-describe('serverless package --param=scanMode=on-demand --param=apiEndpoint=functionUrl', () => {
+describe('serverless package --param=scanMode=on-demand --param=apiEndpoint=functionUrl --param=egress=ipv6', () => {
   let dir: string
   let res: Record<string, Json>
   let outputs: Record<string, Json>
@@ -397,6 +400,7 @@ describe('serverless package --param=scanMode=on-demand --param=apiEndpoint=func
       dir,
       '--param=scanMode=on-demand',
       '--param=apiEndpoint=functionUrl',
+      '--param=egress=ipv6',
     ])
     const packaged = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8'))
     res = packaged.Resources
@@ -417,6 +421,15 @@ describe('serverless package --param=scanMode=on-demand --param=apiEndpoint=func
       },
     })
     expect(res.ScanLambdaFunction!.Properties.Environment.Variables.SCAN_MODE).toBe('on-demand')
+  })
+
+  it('reaches SQS and Lambda over IPv6 (dual-stack ENIs and the SDK on dual-stack endpoints) with egress=ipv6', () => {
+    const functions = Object.values(res).filter((r) => r.Type === 'AWS::Lambda::Function')
+    expect(functions).toHaveLength(3)
+    for (const f of functions) {
+      expect(f.Properties.VpcConfig.Ipv6AllowedForDualStack).toBe(true)
+      expect(f.Properties.Environment.Variables.AWS_USE_DUALSTACK_ENDPOINT).toBe('true')
+    }
   })
 
   it('serves the API through a Function URL with AWS_IAM auth and no HTTP API', () => {

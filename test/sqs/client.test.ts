@@ -1,12 +1,50 @@
 // The keep-alive SQS client's request timeout: a send must end while its jobs are still leased, even when SQS
 // accepts the connection and never answers.
-import { ListQueuesCommand } from '@aws-sdk/client-sqs'
+import { ListQueuesCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import { createServer, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
-import { describe, expect, it } from 'vitest'
-import { createSqsClient, sendTimeoutMs } from '../../src/sqs/client'
+import { describe, expect, it, vi } from 'vitest'
+import { createSqsClient, dualStackFromEnv, sendTimeoutMs } from '../../src/sqs/client'
+
+/** The host a send would go to: read once the request is built, stopped before it is signed or sent. */
+async function hostOfSend(client: SQSClient, queueUrl: string): Promise<string> {
+  const stop = new Error('stopped before sending')
+  let host = ''
+  client.middlewareStack.add(
+    () => async (args) => {
+      host = (args.request as { hostname: string }).hostname
+      throw stop
+    },
+    { step: 'build', name: 'captureHost' },
+  )
+  const error = await client.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: [] })).catch((e) => e)
+  if (error !== stop) throw error
+  return host
+}
 
 describe('createSqsClient', () => {
+  it("sends to the Region's dual-stack endpoint when AWS_USE_DUALSTACK_ENDPOINT=true, to the queue URL's host otherwise", async () => {
+    // prepare: credentials from the environment, so the SDK's chain never looks further (no instance metadata call)
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'local')
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local')
+    const queueUrl = 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders'
+    const options = { region: 'eu-west-1', sendConcurrency: 1 }
+    const dualStack = createSqsClient({
+      ...options,
+      dualStack: dualStackFromEnv({ AWS_USE_DUALSTACK_ENDPOINT: 'true' }),
+    })
+    const ipv4 = createSqsClient({ ...options, dualStack: dualStackFromEnv({}) })
+    try {
+      // act + assess
+      expect(await hostOfSend(dualStack, queueUrl)).toBe('sqs.eu-west-1.api.aws')
+      expect(await hostOfSend(ipv4, queueUrl)).toBe('sqs.eu-west-1.amazonaws.com')
+    } finally {
+      dualStack.destroy()
+      ipv4.destroy()
+      vi.unstubAllEnvs()
+    }
+  })
+
   it('gives up on an endpoint that never answers after the timeout derived from the lease', async () => {
     // prepare: a TCP server that takes connections and never writes a byte
     const sockets = new Set<Socket>()
