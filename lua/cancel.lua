@@ -2,18 +2,11 @@
 --[[
   cancel: remove a job that has not been handed to SQS yet.
 
-  KEYS[1] jobs      HASH  id -> record
-  KEYS[2] index     ZSET  bucket number -> earliest due time in that bucket
-  KEYS[3] bucket    ZSET  the job's due bucket
-  KEYS[4] inflight  ZSET  id -> lease expiry or retry time (ms)
-  KEYS[5] leases    HASH  id -> "attempt:dueMs:token"
-  KEYS[6] errors    HASH  id -> last dispatch error
-  KEYS[7] dead      ZSET  id -> time it died (ms)
-  KEYS[8] counts    HASH  "<queue>|<state>" -> count
-  KEYS[9] schedules HASH  schedule id -> record "version\npendingMs\n..." (lua/schedule-put.lua)
+  KEYS[1..8] jobs, index, bucket, inflight, leases, errors, dead, counts: the job side around the job's bucket
+  KEYS[9] schedules  HASH  schedule id -> record "version\npendingMs\n..." (lua/schedule-put.lua)
 
   ARGV[1] id
-  ARGV[2] bucketNo  the job's bucket number (its member in KEYS[2])
+  ARGV[2] bucketNo  the job's bucket number (its member in index)
   ARGV[3] scheduleId  the schedule an occurrence id ("<schedule id>@<ms>") names, "" for other jobs
 
   Returns 1 cancelled (scheduled, waiting for a retry, or dead)
@@ -24,10 +17,9 @@
     -2 JOB_DISPATCHING  a scanner holds a lease on it: it is being handed to SQS right now
     -3 OCCURRENCE_OF_SCHEDULE  the pending occurrence of its schedule: only its ack creates the next one, so
                                removing it would end the series (pause, replace or delete the schedule instead)
-  Helpers: decodeSchedule, dropUnleased
+  Helpers: jobSideKeys, decodeSchedule, dropUnleased
 ]]
-local k = { jobs = KEYS[1], index = KEYS[2], bucket = KEYS[3], inflight = KEYS[4], leases = KEYS[5], errors = KEYS[6],
-  dead = KEYS[7], counts = KEYS[8] }
+local k = jobSideKeys(1)
 local schedules = KEYS[9]
 local id, bucketNo, scheduleId = ARGV[1], ARGV[2], ARGV[3]
 

@@ -2,16 +2,9 @@
 --[[
   schedule-delete: remove a recurring schedule and its pending occurrence.
 
-  KEYS[1]  schedules    HASH  schedule id -> record "version\npendingMs\n..."
-  KEYS[2]  scheduleIds  ZSET  schedule id -> 0
-  KEYS[3]  jobs         HASH  job id -> record
-  KEYS[4]  index        ZSET  bucket number -> earliest due time in that bucket
-  KEYS[5]  bucket       ZSET  the schedule's due bucket
-  KEYS[6]  inflight     ZSET  id -> lease expiry or retry time (ms)
-  KEYS[7]  leases       HASH  id -> "attempt:dueMs:token"
-  KEYS[8]  errors       HASH  id -> last dispatch error
-  KEYS[9]  dead         ZSET  id -> time it died (ms)
-  KEYS[10] counts       HASH  "<queue>|<state>" -> count
+  KEYS[1] schedules    HASH  schedule id -> record "version\npendingMs\n..."
+  KEYS[2] scheduleIds  ZSET  schedule id -> 0
+  KEYS[3..10] jobs, index, bucket, inflight, leases, errors, dead, counts: the job side around the schedule's bucket
 
   ARGV[1] id        schedule id
   ARGV[2] bucketNo  the schedule's bucket number
@@ -23,10 +16,10 @@
   and this script frees memory or holds it about level.
   Error codes:
     0 SCHEDULE_NOT_FOUND  no such schedule
-  Helpers: decodeSchedule, dropUnleased
+  Helpers: jobSideKeys, decodeSchedule, dropUnleased
 ]]
-local k = { schedules = KEYS[1], scheduleIds = KEYS[2], jobs = KEYS[3], index = KEYS[4], bucket = KEYS[5],
-  inflight = KEYS[6], leases = KEYS[7], errors = KEYS[8], dead = KEYS[9], counts = KEYS[10] }
+local k = jobSideKeys(3)
+k.schedules, k.scheduleIds = KEYS[1], KEYS[2]
 local sid, bucketNo = ARGV[1], ARGV[2]
 
 local old = redis.call('HGET', k.schedules, sid)

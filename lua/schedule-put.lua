@@ -2,19 +2,13 @@
 --[[
   schedule-put: create or replace a recurring schedule, and (re)place its pending occurrence.
 
-  KEYS[1]  schedules    HASH  schedule id -> record "version\npendingMs\nruns\nlastRunMs\ncreatedAtMs\nspec\npayload"
-  KEYS[2]  scheduleIds  ZSET  schedule id -> 0 (listing in id order)
-  KEYS[3]  jobs         HASH  job id -> record
-  KEYS[4]  index        ZSET  bucket number -> earliest due time in that bucket
-  KEYS[5]  bucket       ZSET  the schedule's due bucket (all its occurrences live there)
-  KEYS[6]  inflight     ZSET  id -> lease expiry or retry time (ms)
-  KEYS[7]  leases       HASH  id -> "attempt:dueMs:token"
-  KEYS[8]  errors       HASH  id -> last dispatch error
-  KEYS[9]  dead         ZSET  id -> time it died (ms)
-  KEYS[10] counts       HASH  "<queue>|<state>" -> count
+  KEYS[1] schedules    HASH  schedule id -> record "version\npendingMs\nruns\nlastRunMs\ncreatedAtMs\nspec\npayload"
+  KEYS[2] scheduleIds  ZSET  schedule id -> 0 (listing in id order)
+  KEYS[3..10] jobs, index, bucket, inflight, leases, errors, dead, counts: the job side around the schedule's bucket
+              (all its occurrences live in that bucket)
 
   ARGV[1]  id        schedule id
-  ARGV[2]  bucketNo  the schedule's bucket number (its member in KEYS[4])
+  ARGV[2]  bucketNo  the schedule's bucket number (its member in index)
   ARGV[3]  spec      JSON: the rule, queue, group, ... (opaque here)
   ARGV[4]  payload   JSON text
   ARGV[5]  queue     queue name
@@ -33,10 +27,10 @@
   Error codes (first element):
      0 SCHEDULE_NOT_FOUND  an expected version was given and there is no such schedule
     -4 SCHEDULE_CHANGED    an expected version was given and the schedule has another one
-  Helpers: nowMs, base36, decodeSchedule, encodeSchedule, dropUnleased, addOccurrence
+  Helpers: jobSideKeys, nowMs, base36, decodeSchedule, encodeSchedule, dropUnleased, addOccurrence
 ]]
-local k = { schedules = KEYS[1], scheduleIds = KEYS[2], jobs = KEYS[3], index = KEYS[4], bucket = KEYS[5],
-  inflight = KEYS[6], leases = KEYS[7], errors = KEYS[8], dead = KEYS[9], counts = KEYS[10] }
+local k = jobSideKeys(3)
+k.schedules, k.scheduleIds = KEYS[1], KEYS[2]
 local sid, bucketNo, spec, payload, queue, groupId = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local first, second, wake, expected = tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9], ARGV[10]
 local now = nowMs()

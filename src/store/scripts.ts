@@ -14,6 +14,7 @@ import countBy from '../../lua/includes/countBy.lua'
 import decodeLease from '../../lua/includes/decodeLease.lua'
 import encodeLease from '../../lua/includes/encodeLease.lua'
 import holdsLease from '../../lua/includes/holdsLease.lua'
+import jobSideKeys from '../../lua/includes/jobSideKeys.lua'
 import movePending from '../../lua/includes/movePending.lua'
 import nowMs from '../../lua/includes/nowMs.lua'
 import queueOf from '../../lua/includes/queueOf.lua'
@@ -37,6 +38,7 @@ type Arg = string | number
 
 /** The shared Lua helpers, in the order they are prepended (a helper may only use those before it). */
 export const LUA_HELPERS: Readonly<Record<string, string>> = {
+  jobSideKeys,
   nowMs,
   queueOf,
   countBy,

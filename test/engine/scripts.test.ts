@@ -78,12 +78,21 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   ]),
 }
 
-/** The names a header gives KEYS[n] / ARGV[n] (a trailing "..": a list that runs to the end), in order. */
+/**
+ * The names a header gives KEYS[n] / ARGV[n], in order: `KEYS[n] name`, `KEYS[n..] name` (a list that runs to the
+ * end), or `KEYS[a..b] name, name, ...:` (a group of keys, such as the job side).
+ */
 function headerNames(lua: string, table: 'KEYS' | 'ARGV'): string[] {
   const header = lua.slice(0, lua.indexOf(']]'))
-  const lines = [...header.matchAll(new RegExp(`^\\s*${table}\\[(\\d+)(\\.\\.)?\\]\\s+(\\w+)`, 'gm'))]
-  lines.forEach((m, i) => expect(Number(m[1]), `${table}[${m[1]}] out of order`).toBe(i + 1))
-  return lines.map((m) => m[3]!)
+  const pattern = new RegExp(`^\\s*${table}\\[(\\d+)(?:\\.\\.(\\d*))?\\]\\s+(\\w+(?:, \\w+)*)`, 'gm')
+  const names: string[] = []
+  for (const [, from, to, list] of header.matchAll(pattern)) {
+    expect(Number(from), `${table}[${from}] out of order`).toBe(names.length + 1)
+    const group = list!.split(', ')
+    if (to) expect(group, `${table}[${from}..${to}] names each key`).toHaveLength(Number(to) - Number(from) + 1)
+    names.push(...group)
+  }
+  return names
 }
 
 /** Lua names called in a script's own text (after its header). */
