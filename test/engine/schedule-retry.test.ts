@@ -3,11 +3,11 @@
 // time nor gains a second successor, and the later occurrences keep their own times.
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { startSqsFaultProxy } from '../../local/sqs-fault-proxy'
-import { testStore } from '../support/engine'
 import { eventually } from '../support/eventually'
-import { pendingCount, testScanner } from '../support/scanner'
-import { occurrencesOf, testQueue } from '../support/schedules'
-import { createQueue, receiveAll, sqsClient } from '../support/sqs'
+import { pendingCount } from '../support/scanner'
+import { occurrencesOf } from '../support/schedules'
+import { seriesStage, wholeSecond } from '../support/series-stage'
+import { sqsClient } from '../support/sqs'
 
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
@@ -15,35 +15,30 @@ afterAll(() => sqs.destroy())
 describe('a recurring schedule when SQS refuses an occurrence', () => {
   it('retries the refused occurrence, then carries the series on with one message per occurrence time', async () => {
     // prepare: every SendMessageBatch entry refused (InternalError, not the job's fault) until the first refusal
-    const t = testStore({ shards: 1 })
-    const queue = await createQueue(sqs, 'refused-occurrence')
-    const q = testQueue(t, { orders: queue.url })
+    const stage = await seriesStage(sqs, 'refused-occurrence', { shards: 1 })
     const proxy = await startSqsFaultProxy({ target: inject('sqsEndpoint'), refuseRate: 1 })
-    const start = Math.ceil((Date.now() + 300) / 1000) * 1000
-    await q.putSchedule('flaky', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
-    const s = testScanner(t, { queues: { orders: queue.url }, sqsEndpoint: proxy.url, backoffBaseMs: 200 })
+    const start = wholeSecond(300)
+    await stage.everySecond('flaky', start)
+    const s = stage.scanner({ sqsEndpoint: proxy.url, backoffBaseMs: 200 })
     try {
       // act: SQS refuses the first occurrence once or more, then takes everything
-      const run = s.runUntil(async () => ((await q.getSchedule('flaky'))?.runs ?? 0) >= 3, 15_000)
+      const run = s.runUntil(async () => (await stage.runs('flaky')) >= 3, 15_000)
       await eventually(() => proxy.stats.entriesRefused >= 1)
-      const refusedWhileDown = await occurrencesOf(t, 'flaky')
+      const refusedWhileDown = await occurrencesOf(stage.t, 'flaky')
       proxy.setRefuseRate(0)
       await run
-      await q.pauseSchedule('flaky')
+      await stage.q.pauseSchedule('flaky')
       // assess: no successor existed while the first occurrence waited for its retry
       expect(refusedWhileDown).toEqual([`flaky@${start}`])
-      const sent = (await receiveAll(sqs, queue.url)).map(
-        (m) => JSON.parse(m.Body!) as { id: string; occurrenceAt: string },
-      )
-      const runs = (await q.getSchedule('flaky'))!.runs
+      const sent = await stage.received()
+      const runs = await stage.runs('flaky')
       const times = Array.from({ length: runs }, (_, k) => start + k * 1000)
       expect(sent.map((b) => b.id).sort()).toEqual(times.map((ms) => `flaky@${ms}`))
       expect(sent.find((b) => b.id === `flaky@${start}`)!.occurrenceAt).toBe(new Date(start).toISOString())
-      expect(await pendingCount(t.store)).toBe(0)
+      expect(await pendingCount(stage.t.store)).toBe(0)
     } finally {
-      await s.close()
+      await stage.close()
       await proxy.close()
-      await t.close()
     }
   })
 })

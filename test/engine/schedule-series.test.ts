@@ -4,58 +4,23 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { Leases } from '../../src/scan/leases'
 import { Dispatcher } from '../../src/scan/dispatcher'
 import { createSqsClient } from '../../src/sqs/client'
-import { testStore } from '../support/engine'
 import { eventually } from '../support/eventually'
-import { pendingCount, testScanner, type TestScannerOptions } from '../support/scanner'
-import { occurrencesOf, testQueue } from '../support/schedules'
-import { createQueue, receiveAll, sqsClient } from '../support/sqs'
+import { pendingCount } from '../support/scanner'
+import { occurrencesOf } from '../support/schedules'
+import { seriesStage, wholeSecond } from '../support/series-stage'
+import { sqsClient } from '../support/sqs'
 import { inject } from 'vitest'
 
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
 
-type Body = { id: string; scheduleId: string; occurrenceAt: string; runAt: string; payload: unknown }
-const bodies = (messages: { Body?: string }[]) => messages.map((m) => JSON.parse(m.Body!) as Body)
-/** The next whole second at least `leadMs` away: occurrence times easy to read in failures. */
-const wholeSecond = (leadMs: number) => Math.ceil((Date.now() + leadMs) / 1000) * 1000
-
-/**
- * A store, a target queue ("orders") on the SQS endpoint and a DelayQueue sending to it, with what every scenario asks
- * of them: scanners sending there, a schedule every second, its run count, the messages that arrived.
- */
-async function seriesStage(queueName: string, layout: Parameters<typeof testStore>[0] = {}) {
-  const t = testStore(layout)
-  const queue = await createQueue(sqs, queueName)
-  const q = testQueue(t, { orders: queue.url })
-  const scanners: ReturnType<typeof testScanner>[] = []
-  return {
-    t,
-    queue,
-    q,
-    scanner(onSent?: TestScannerOptions['onSent']) {
-      const s = testScanner(t, { queues: { orders: queue.url }, onSent })
-      scanners.push(s)
-      return s
-    },
-    everySecond: (id: string, startAt: number, more: { payload?: unknown; endAt?: number } = {}) =>
-      q.putSchedule(id, { queue: 'orders', payload: 1, everyMs: 1000, startAt, ...more }),
-    runs: async (id: string) => (await q.getSchedule(id))?.runs ?? 0,
-    /** The messages on the queue that no earlier call received. */
-    received: async () => bodies(await receiveAll(sqs, queue.url)),
-    async close() {
-      for (const s of scanners) await s.close()
-      await t.close()
-    },
-  }
-}
-
 describe('recurring schedules (series)', () => {
   it('fires a 1 s schedule 5 times in about 5 s, each occurrence on time', async () => {
     // prepare
-    const stage = await seriesStage('every-second')
+    const stage = await seriesStage(sqs, 'every-second')
     const start = wholeSecond(500)
     const late = new Map<string, number>()
-    const s = stage.scanner((job, _at, lateMs) => late.set(job.id, lateMs))
+    const s = stage.scanner({ onSent: (job, _at, lateMs) => late.set(job.id, lateMs) })
     await stage.everySecond('tick', start, { payload: { n: 1 } })
     // act
     await s.runUntil(async () => (await stage.runs('tick')) >= 5, 15_000)
@@ -76,7 +41,7 @@ describe('recurring schedules (series)', () => {
 
   it('stops after endAt: the last occurrence creates no successor and nothing stays pending', async () => {
     // prepare
-    const stage = await seriesStage('ending')
+    const stage = await seriesStage(sqs, 'ending')
     const start = wholeSecond(300)
     await stage.everySecond('short', start, { endAt: start + 2_500 })
     // act
@@ -94,7 +59,7 @@ describe('recurring schedules (series)', () => {
 
   it('never loses nor doubles the series when a scanner dies between dispatch and ack', async () => {
     // prepare: a scanner leases the first occurrence (short lease), sends it to SQS, and dies before its ack
-    const stage = await seriesStage('killed', { shards: 1 })
+    const stage = await seriesStage(sqs, 'killed', { shards: 1 })
     const { t, queue, q } = stage
     const start = wholeSecond(200)
     await stage.everySecond('sturdy', start)
@@ -131,7 +96,7 @@ describe('recurring schedules (series)', () => {
 
   it('fires the occurrences missed during an outage once, then carries on from now', async () => {
     // prepare: the schedule's first occurrence comes and 3 more pass with no scanner running
-    const stage = await seriesStage('outage')
+    const stage = await seriesStage(sqs, 'outage')
     const start = wholeSecond(200)
     await stage.everySecond('missed', start)
     await eventually(async () => Date.now() >= start + 3_500)
@@ -146,7 +111,7 @@ describe('recurring schedules (series)', () => {
 
   it('delete and pause stop a running series: nothing pending, nothing sent afterwards', async () => {
     // prepare
-    const stage = await seriesStage('stopping')
+    const stage = await seriesStage(sqs, 'stopping')
     const { t, q } = stage
     const start = wholeSecond(200)
     await stage.everySecond('del', start)
