@@ -23,6 +23,8 @@ export interface DispatchOptions {
 
 export interface SentJob {
   job: ClaimedJob
+  /** Local time when its SendMessageBatch call went out. */
+  sentAtMs: number
   /** Local time when SQS answered that it had the message. */
   acceptedAtMs: number
 }
@@ -74,7 +76,7 @@ export class Dispatcher {
     const allSettled = new Promise<void>((resolve) => (done = resolve))
     const settle = (job: ClaimedJob, result: SendResult) => {
       if ('error' in result) outcome.refused.push({ job, ...result })
-      else outcome.sent.push({ job, acceptedAtMs: result.acceptedAtMs })
+      else outcome.sent.push({ job, sentAtMs: result.sentAtMs, acceptedAtMs: result.acceptedAtMs })
       if (--waiting === 0) done()
     }
     for (const job of jobs) {

@@ -18,7 +18,7 @@ import type { ClaimedJob, ClaimResult, Leases } from './leases'
 import { InFlight } from './in-flight'
 import { settleClaim } from './settle'
 import { type ShardState, sleepShard, subscribeWakes } from './wake'
-import { LatencyRecorder } from './latency'
+import { DispatchLatency, type LatenessParts } from './latency'
 import type { MemoryWatch } from './memory-watch'
 import type { MemoryReading } from '../store/memory'
 import { defaultLog, type Log } from '../logger'
@@ -63,6 +63,8 @@ export interface ScanReport {
   /** Redis errors the loop survived (it backs off and carries on). */
   errors: number
   lateness: { p50: number; p99: number; max: number } | null
+  /** Where the lateness came from: the claim's part and the SQS call's (src/scan/latency.ts). */
+  latenessParts: LatenessParts | null
   durationMs: number
   /** The fullest Redis primary at the last memory reading (null without one): a metric for the scan function. */
   memory: MemoryReading | null
@@ -70,7 +72,7 @@ export interface ScanReport {
 
 export class Scanner {
   private readonly clock = new RedisClock()
-  private readonly latency = new LatencyRecorder()
+  private readonly latency = new DispatchLatency()
   private readonly inFlight: InFlight
   private stopped = false
   private running = false
@@ -96,6 +98,7 @@ export class Scanner {
       claims: 0,
       errors: 0,
       lateness: null,
+      latenessParts: null,
       durationMs: 0,
       memory: null,
     }
@@ -113,7 +116,9 @@ export class Scanner {
       this.running = false
     }
     this.report.memory = this.options.memoryWatch?.latest ?? null
-    this.report.lateness = this.latency.summary()
+    const { lateness, latenessParts } = this.latency.summary()
+    this.report.lateness = lateness
+    this.report.latenessParts = latenessParts
     this.report.durationMs = Date.now() - started
     return this.report
   }
@@ -172,9 +177,9 @@ export class Scanner {
   private deliver(shard: ShardKeys, jobs: ClaimedJob[]): void {
     const task = (async () => {
       const { sent, refused } = await this.options.dispatcher.dispatch(jobs)
-      for (const { job, acceptedAtMs } of sent) {
+      for (const { job, sentAtMs, acceptedAtMs } of sent) {
         const late = this.clock.toRedis(acceptedAtMs) - job.dueMs
-        this.latency.record(late)
+        this.latency.record(late, job.claimedAtMs - job.dueMs, acceptedAtMs - sentAtMs)
         this.options.observer?.sent(job.queue, late)
         this.options.onSent?.(job, acceptedAtMs, late)
       }
