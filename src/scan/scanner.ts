@@ -5,6 +5,8 @@
 // timeout overshoots by up to 100 ms. An enqueue that becomes a shard's earliest job publishes a wake signal, so a
 // job scheduled 50 ms ahead still fires on time while the poll interval stays long (an idle shard costs one claim
 // per interval). The poll is only a fallback: for a missed wake message, or a job due before the loop starts.
+// Before a sleep that ends at a due time, an idle dispatcher warms its connection to SQS (src/scan/warm-up.ts), so
+// the job's send does not pay for opening it.
 //
 // Throughput. Claims do not wait for their sends: while SQS works on one claim's batches the next claim runs, up to
 // `maxInFlight` leased jobs per scanner. A claim returns "again" when it hit its limit, so a backlog drains at once.
@@ -169,7 +171,10 @@ export class Scanner {
       }
       if (result.again) continue
       const nextDue = result.nextDueMs === null ? Infinity : this.clock.toLocal(result.nextDueMs)
-      await this.sleep(shard, Math.min(nextDue, Date.now() + pollIntervalMs, untilMs))
+      const wakeAt = Math.min(nextDue, Date.now() + pollIntervalMs, untilMs)
+      // A job falls due at the end of this sleep: have the connection to SQS ready for it.
+      if (wakeAt === nextDue) void this.options.dispatcher.warm()
+      await this.sleep(shard, wakeAt)
     }
   }
 
