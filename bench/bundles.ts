@@ -7,9 +7,9 @@
 // AWS SDK, left out of the bundles, resolves from this repository's node_modules as it would from the runtime's.
 // Median of RUNS runs per bundle, interleaved so that background load hits every bundle alike.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { existsSync, rmSync, statSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { bundlesIn, packageHere } from './packaged'
 import { median } from './stats'
 
 const RUNS = 15
@@ -25,40 +25,6 @@ const ENV = {
 function loadMs(file: string): number {
   const script = `const t=performance.now();require(${JSON.stringify(file)});process.stdout.write(String(performance.now()-t));process.exit(0)`
   return Number(execFileSync(process.execPath, ['-e', script], { env: { ...process.env, ...ENV }, encoding: 'utf8' }))
-}
-
-function bundlesIn(dir: string): Map<string, string> {
-  const found = new Map<string, string>()
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name)
-      if (statSync(path).isDirectory()) walk(path)
-      else if (/^functions\/[a-z-]+\.js$/.test(path.slice(dir.length + 1).replace(/^[^/]+\/(?=functions\/)/, ''))) {
-        found.set(name.replace(/\.js$/, ''), path)
-      }
-    }
-  }
-  walk(dir)
-  return found
-}
-
-function packageHere(): string {
-  const out = mkdtempSync(join(tmpdir(), 'sdq-bundles-'))
-  execFileSync(
-    process.execPath,
-    [resolve(root, 'node_modules/serverless/bin/serverless.js'), 'package', '--stage', 'prod', '--package', out],
-    {
-      cwd: root,
-      env: { ...process.env, SDQ_ESBUILD_WORK_FOLDER: `.esbuild/bundles-${process.pid}` },
-      stdio: 'ignore',
-    },
-  )
-  for (const zip of readdirSync(out).filter((f) => f.endsWith('.zip'))) {
-    const dir = join(out, zip.replace(/\.zip$/, ''))
-    execFileSync('unzip', ['-q', '-o', join(out, zip), '-d', dir])
-  }
-  rmSync(resolve(root, `.esbuild/bundles-${process.pid}`), { recursive: true, force: true })
-  return out
 }
 
 function main() {

@@ -5,6 +5,8 @@ import { HOURS_PER_MONTH, NODE_RESERVED_MEMORY, PRICES, VALKEY_NODES } from './p
 
 export type EnqueuePath = 'api' | 'function-url' | 'batch' | 'direct'
 export type ScanMode = 'continuous' | 'on-demand'
+/** How the functions in the VPC reach SQS and Lambda: interface endpoints (or a NAT), or IPv6 (serverless.yml `egress`). */
+export type Egress = 'endpoints' | 'ipv6'
 
 /** What `npm run bench` and `npm run bench:on-demand` measured (bench/results.json). */
 export interface Measured {
@@ -25,13 +27,15 @@ export interface Scenario {
   jobsPerMonth: number
   enqueue: EnqueuePath
   mode: ScanMode
-  scanMemoryMb: number
+  /** 'auto': the size the model recommends for this workload (recommendedScanMemoryMb). */
+  scanMemoryMb: number | 'auto'
   apiMemoryMb: number
   payloadBytes: number
   /** Average time from enqueue to due. */
   waitHours: number
   redis: 'auto' | 'serverless' | string
-  /** Availability zones of the SQS interface endpoint (0: the VPC already reaches SQS some other way). */
+  egress: Egress
+  /** With egress 'endpoints': AZs of the interface endpoints (0: the VPC already reaches SQS some other way). */
   endpointAzs: number
 }
 
@@ -56,6 +60,26 @@ export const ASSUMED = {
 }
 
 const TICKS = 60 * HOURS_PER_MONTH
+
+/** Lambda memory sizes the model picks from for the scan function. */
+export const SCAN_MEMORY_SIZES_MB = [256, 512, 1024, 1769] as const
+/**
+ * The scan function's size for a workload: the smallest that dispatches PEAK_FACTOR times the average job rate
+ * (jobs rarely fall due evenly), and never below 256 MB: `npm run bench:scan-memory` measured 81 MB resident after
+ * the module load and 175 MB at the peak of a 20,000-job burst even with the heap capped for 128 MB. On-demand mode
+ * starts from 512 MB: every start pays the module load, CPU-bound, which takes twice as long at half the memory.
+ */
+export const PEAK_FACTOR = 20
+export function recommendedScanMemoryMb(s: Pick<Scenario, 'jobsPerMonth' | 'mode'>, m: Measured): number {
+  const needPerSec = (PEAK_FACTOR * s.jobsPerMonth) / (HOURS_PER_MONTH * 3600)
+  const floor = s.mode === 'on-demand' ? 512 : 256
+  const fits = SCAN_MEMORY_SIZES_MB.filter((mb) => mb >= floor && scanCapacityPerSec(mb, m) >= needPerSec)
+  return fits[0] ?? SCAN_MEMORY_SIZES_MB[SCAN_MEMORY_SIZES_MB.length - 1]
+}
+
+export function scanMemoryOf(s: Scenario, m: Measured): number {
+  return s.scanMemoryMb === 'auto' ? recommendedScanMemoryMb(s, m) : s.scanMemoryMb
+}
 const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US')
 const gbS = (seconds: number, mb: number) => (seconds * mb) / 1024
 
@@ -129,10 +153,11 @@ export function bill(s: Scenario, m: Measured): Line[] {
   const lines: Line[] = []
   const scan = scanSeconds(s, m)
   const invocations = s.mode === 'continuous' ? TICKS : TICKS + scan.starts
+  const scanMb = scanMemoryOf(s, m)
   lines.push({
-    item: `Scan Lambda compute (${s.mode}, ${s.scanMemoryMb} MB)`,
-    quantity: `${fmtInt(scan.seconds)} s = ${fmtInt(gbS(scan.seconds, s.scanMemoryMb))} GB-s (${scan.note})`,
-    usd: gbS(scan.seconds, s.scanMemoryMb) * PRICES.lambdaGbSecondArm.usd,
+    item: `Scan Lambda compute (${s.mode}, ${scanMb} MB${s.scanMemoryMb === 'auto' ? ', recommended' : ''})`,
+    quantity: `${fmtInt(scan.seconds)} s = ${fmtInt(gbS(scan.seconds, scanMb))} GB-s (${scan.note})`,
+    usd: gbS(scan.seconds, scanMb) * PRICES.lambdaGbSecondArm.usd,
   })
   lines.push({
     item: 'Scan Lambda requests',
@@ -176,6 +201,27 @@ export function bill(s: Scenario, m: Measured): Line[] {
     usd: batches * PRICES.sqsRequest.usd,
   })
   lines.push(...redisLines(s, m, scan.seconds))
+  lines.push(...egressLines(s))
+  const logGb = (invocations * ASSUMED.logBytesPerInvocation) / 1e9
+  lines.push({
+    item: 'CloudWatch Logs (one line per scan)',
+    quantity: `${logGb.toFixed(3)} GB`,
+    usd: logGb * PRICES.logsIngestGb.usd,
+  })
+  return lines
+}
+
+/** How the scan function reaches SQS (and enqueuers reach Lambda's Invoke API in on-demand mode) from the VPC. */
+function egressLines(s: Scenario): Line[] {
+  if (s.egress === 'ipv6')
+    return [
+      {
+        item: 'Egress: IPv6 through an egress-only internet gateway',
+        quantity: 'no hourly or per-GB charge; SQS data transfer within a Region is free',
+        usd: 0,
+      },
+    ]
+  const lines: Line[] = []
   if (s.endpointAzs > 0) {
     const gb = (s.jobsPerMonth * ASSUMED.messageBytes) / 1e9
     const hours = s.endpointAzs * HOURS_PER_MONTH
@@ -192,12 +238,6 @@ export function bill(s: Scenario, m: Measured): Line[] {
         usd: hours * PRICES.interfaceEndpointHour.usd,
       })
   }
-  const logGb = (invocations * ASSUMED.logBytesPerInvocation) / 1e9
-  lines.push({
-    item: 'CloudWatch Logs (one line per scan)',
-    quantity: `${logGb.toFixed(3)} GB`,
-    usd: logGb * PRICES.logsIngestGb.usd,
-  })
   return lines
 }
 

@@ -1,6 +1,6 @@
 // `npm run cost -- --jobs-per-month N [--enqueue api|function-url|batch|direct] [--mode continuous|on-demand]
-//   [--scan-memory MB] [--api-memory MB] [--payload-bytes B] [--wait-hours H] [--redis auto|serverless|<node type>]
-//   [--endpoint-azs N] [--compare]`
+//   [--scan-memory auto|MB] [--api-memory MB] [--payload-bytes B] [--wait-hours H] [--redis auto|serverless|<node type>]
+//   [--egress ipv6|endpoints] [--endpoint-azs N] [--compare]`
 // Prints the monthly bill line by line (bench/cost-model.ts) from the measured figures in bench/results.json and the
 // dated price table in bench/prices.ts. --compare adds the table of docs/cost.md: every enqueue path and mode, and
 // EventBridge Scheduler, QStash and Step Functions, at 1M, 10M and 100M jobs a month.
@@ -10,6 +10,8 @@ import {
   alternatives,
   bill,
   scanCapacityPerSec,
+  scanMemoryOf,
+  type Egress,
   type EnqueuePath,
   type Measured,
   type Scenario,
@@ -45,11 +47,12 @@ function parseArgs(argv: string[]): Scenario & { compare: boolean; prices: boole
     jobsPerMonth: num('jobs-per-month', 0),
     enqueue: oneOf<EnqueuePath>('enqueue', ['api', 'function-url', 'batch', 'direct'], 'api'),
     mode: oneOf<ScanMode>('mode', ['continuous', 'on-demand'], 'continuous'),
-    scanMemoryMb: num('scan-memory', 512),
+    scanMemoryMb: args.get('scan-memory') === 'auto' || !args.has('scan-memory') ? 'auto' : num('scan-memory', 512),
     apiMemoryMb: num('api-memory', 512),
     payloadBytes: num('payload-bytes', 200),
     waitHours: num('wait-hours', 24),
     redis: args.get('redis') ?? 'auto',
+    egress: oneOf<Egress>('egress', ['ipv6', 'endpoints'], 'ipv6'),
     endpointAzs: num('endpoint-azs', 1),
     compare: args.has('compare'),
     prices: args.has('prices'),
@@ -100,14 +103,15 @@ function printBill(s: Scenario, m: Measured) {
   const total = lines.reduce((a, l) => a + l.usd, 0)
   const width = Math.max(...lines.map((l) => l.item.length))
   console.log(
-    `${s.jobsPerMonth.toLocaleString('en-US')} jobs/month, enqueue ${s.enqueue}, scan ${s.mode}, payload ${s.payloadBytes} B, wait ${s.waitHours} h (prices ${PRICES_DATE})`,
+    `${s.jobsPerMonth.toLocaleString('en-US')} jobs/month, enqueue ${s.enqueue}, scan ${s.mode}, payload ${s.payloadBytes} B, wait ${s.waitHours} h, egress ${s.egress} (prices ${PRICES_DATE})`,
   )
   for (const l of lines) console.log(`  ${l.item.padEnd(width)}  ${usd(l.usd).padStart(9)}   ${l.quantity}`)
   console.log(
     `  ${'total'.padEnd(width)}  ${usd(total).padStart(9)}${s.jobsPerMonth ? `   = ${usd((total / s.jobsPerMonth) * 1e6)} per million jobs` : ''}`,
   )
+  const scanMb = scanMemoryOf(s, m)
   console.log(
-    `  scan capacity at ${s.scanMemoryMb} MB: ~${Math.round(scanCapacityPerSec(s.scanMemoryMb, m)).toLocaleString('en-US')} jobs/s per scanner (measured ${m.scanCpuMsPer1000Jobs.toFixed(0)} CPU ms per 1,000 jobs)`,
+    `  scan capacity at ${scanMb} MB: ~${Math.round(scanCapacityPerSec(scanMb, m)).toLocaleString('en-US')} jobs/s per scanner (measured ${m.scanCpuMsPer1000Jobs.toFixed(0)} CPU ms per 1,000 jobs)`,
   )
   return total
 }
@@ -118,7 +122,7 @@ function compare(base: Scenario, m: Measured) {
   const row = (label: string, usds: number[]) =>
     console.log(`| ${label} | ${usds.map((c, i) => `${usd(c)} (${usd((c / volumes[i]!) * 1e6)}/M)`).join(' | ')} |`)
   console.log(
-    `\njobs wait ${base.waitHours} h on average unless a row says otherwise; payload ${base.payloadBytes} B; SQS and Lambda reached through interface endpoints in ${base.endpointAzs} AZ`,
+    `\njobs wait ${base.waitHours} h on average unless a row says otherwise; payload ${base.payloadBytes} B; scan memory ${base.scanMemoryMb === 'auto' ? 'as recommended for each volume' : `${base.scanMemoryMb} MB`}; SQS and Lambda reached ${base.egress === 'ipv6' ? 'over IPv6 (egress-only internet gateway)' : `through interface endpoints in ${base.endpointAzs} AZ`}`,
   )
   console.log(`\n| system (jobs a month) | ${volumes.map((v) => `${v / 1e6}M`).join(' | ')} |`)
   console.log(`|---|${volumes.map(() => '---:').join('|')}|`)
@@ -142,10 +146,10 @@ function compare(base: Scenario, m: Measured) {
       volumes.map((v) => alternatives(v).find((a) => a.system === alt)!.usd),
     )
   }
-  const idle = (endpointAzs: number) =>
-    total({ ...base, jobsPerMonth: 0, mode: 'on-demand', enqueue: 'direct', endpointAzs })
+  const idle = (egress: Egress, endpointAzs = base.endpointAzs) =>
+    total({ ...base, jobsPerMonth: 0, mode: 'on-demand', enqueue: 'direct', egress, endpointAzs })
   console.log(
-    `\nnothing scheduled, on-demand: ${usd(idle(base.endpointAzs))} a month; ${usd(idle(0))} without the interface endpoints`,
+    `\nnothing scheduled, on-demand: ${usd(idle('ipv6'))} a month over IPv6; ${usd(idle('endpoints'))} with interface endpoints in ${base.endpointAzs} AZ`,
   )
 }
 

@@ -1,7 +1,7 @@
 // The cost model's arithmetic (bench/cost-model.ts), on fixed figures: which lines each enqueue path and mode bills,
 // and that quantities follow the rules docs/cost.md states (10 jobs per SQS request, 100 per batch request, ...).
 import { describe, expect, it } from 'vitest'
-import { bill, scanSeconds, type Measured, type Scenario } from '../../bench/cost-model'
+import { bill, recommendedScanMemoryMb, scanSeconds, type Measured, type Scenario } from '../../bench/cost-model'
 
 const measured: Measured = {
   bytesPerJob200: 335,
@@ -24,6 +24,7 @@ const base: Scenario = {
   payloadBytes: 200,
   waitHours: 24,
   redis: 'serverless',
+  egress: 'endpoints',
   endpointAzs: 1,
 }
 const item = (lines: ReturnType<typeof bill>, prefix: string) => lines.find((l) => l.item.startsWith(prefix))
@@ -74,5 +75,28 @@ describe('cost model', () => {
     const auto = bill({ ...base, jobsPerMonth: 100_000_000, redis: 'auto' }, measured)
     const serverless = bill({ ...base, jobsPerMonth: 100_000_000 }, measured)
     expect(total(auto)).toBeLessThanOrEqual(total(serverless))
+  })
+
+  it('bills no endpoint over IPv6, and both interface endpoints by the hour in on-demand mode otherwise', () => {
+    // act
+    const ipv6 = bill({ ...base, mode: 'on-demand', egress: 'ipv6' }, measured)
+    const endpoints = bill({ ...base, mode: 'on-demand', egress: 'endpoints', endpointAzs: 2 }, measured)
+    // assess
+    expect(ipv6.filter((l) => l.item.includes('VPC endpoint'))).toEqual([])
+    expect(item(ipv6, 'Egress: IPv6')!.usd).toBe(0)
+    expect(item(endpoints, 'Lambda interface VPC endpoint')!.usd).toBeCloseTo(2 * 730 * 0.01)
+    expect(total(endpoints) - total(ipv6)).toBeGreaterThan(2 * 2 * 730 * 0.01)
+  })
+
+  it('recommends the smallest scan memory that dispatches 20 x the average rate, from 256 MB (512 MB on demand)', () => {
+    // 100 CPU ms per 1,000 jobs: 256 MB (0.145 vCPU) dispatches ~1,450 jobs/s, enough for 20 x ~68 jobs/s (180M a month)
+    expect(recommendedScanMemoryMb({ jobsPerMonth: 0, mode: 'continuous' }, measured)).toBe(256)
+    expect(recommendedScanMemoryMb({ jobsPerMonth: 180e6, mode: 'continuous' }, measured)).toBe(256)
+    expect(recommendedScanMemoryMb({ jobsPerMonth: 300e6, mode: 'continuous' }, measured)).toBe(512)
+    expect(recommendedScanMemoryMb({ jobsPerMonth: 0, mode: 'on-demand' }, measured)).toBe(512)
+    // past one vCPU's capacity: the largest size (more scanners, not more memory, go further)
+    expect(recommendedScanMemoryMb({ jobsPerMonth: 1e12, mode: 'continuous' }, measured)).toBe(1769)
+    const auto = bill({ ...base, scanMemoryMb: 'auto', jobsPerMonth: 100e6 }, measured)
+    expect(item(auto, 'Scan Lambda compute')!.item).toContain('256 MB, recommended')
   })
 })
