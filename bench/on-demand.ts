@@ -7,6 +7,10 @@
 //    time, on Redis's clock). The first start of the function (module load in a fresh worker) is reported apart.
 //    The reference, measured right after each job from this process: one SendMessageBatch of one message to the same
 //    local SQS endpoint. A dispatch can be no faster than that round trip, and on a loaded machine it is most of it.
+//    Each job's lateness is split as the scan reports it (latenessParts): the claim's part (Redis's time at the claim
+//    - due) and the SendMessageBatch call's; lateness minus the call is what the scanner itself added.
+//    The warm-up (src/scan/warm-up.ts): the first job send of a cold start (a fresh process), without and with an
+//    empty-batch warm-up before it, alternating.
 // 2. The sparse workload (one job every 5 minutes), time-compressed: in on-demand mode nothing runs between a scan
 //    that ended and the next job or tick (the alive marker proves it), so an hour is the sum of its invocations:
 //    12 job-started ones (measured in step 1: the handler's whole duration, 5 s wait included) and 60 scheduled ones
@@ -14,17 +18,20 @@
 //    shortened; nothing else is scaled. Continuous mode: one scheduled invocation with the deployed 70 s timeout,
 //    measured, times 60.
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs'
+import { execFile } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
+import { promisify } from 'node:util'
 import { resolve } from 'node:path'
 import { startDevStack, type DevStack } from '../local/dev-stack'
 import { invokeFunction } from '../local/offline'
 import { Keyspace } from '../src/store/keys'
+import { SqsWarmUp } from '../src/scan/warm-up'
 import { createSqsClient } from '../src/sqs/client'
 import { connectRedis } from '../src/store/redis'
 import { percentiles, median, sleep } from './stats'
 
 const quick = process.argv.includes('--quick')
-const size = quick ? { jobs: 20, emptyTicks: 5 } : { jobs: 200, emptyTicks: 30 }
+const size = quick ? { jobs: 20, emptyTicks: 5, freshClients: 5 } : { jobs: 200, emptyTicks: 30, freshClients: 20 }
 const DELAY_MS = 5_000
 const TARGETS = { p99LateMs: 10, activeShare: 0.02 }
 const log = (msg: string) => console.error(`[bench:on-demand ${new Date().toISOString().slice(11, 19)}] ${msg}`)
@@ -36,6 +43,18 @@ interface ScanLine {
   endedEarly?: boolean
   dispatched: number
   lateness: { p50: number; p99: number; max: number } | null
+  latenessParts?: { claim: { max: number }; send: { max: number } } | null
+}
+
+/** One job-started scan's figures (ms): its one job's lateness and parts, and the reference send after it. */
+interface JobRun {
+  late: number
+  claimLate: number
+  sendMs: number
+  lateMinusSend: number
+  rawSendMs: number
+  activeMs: number
+  startMs: number
 }
 
 /** The local stack with the scan function's "scan finished" lines collected. */
@@ -106,12 +125,25 @@ async function onDemandRuns() {
     )
     const warm = await oneJob(0)
     log(`warm start: ${warm.startMs.toFixed(0)} ms, job ${warm.line.lateness?.max} ms late`)
-    const jobs: { late: number; activeMs: number; startMs: number; rawSendMs: number }[] = []
+    const jobs: JobRun[] = []
     for (let i = 0; i < size.jobs; i++) {
       const { line, startMs } = await oneJob(DELAY_MS)
-      jobs.push({ late: line.lateness!.max, activeMs: line.activeMs, startMs, rawSendMs: await rawSendMs() })
+      const late = line.lateness!.max
+      const { claim, send } = line.latenessParts!
+      const rawMs = round1(await rawSendMs())
+      jobs.push({
+        late,
+        claimLate: claim.max,
+        sendMs: send.max,
+        lateMinusSend: late - send.max,
+        rawSendMs: rawMs,
+        activeMs: line.activeMs,
+        startMs,
+      })
       if ((i + 1) % 20 === 0)
-        log(`${i + 1}/${size.jobs} jobs: p99 so far ${percentiles(jobs.map((j) => j.late)).p99} ms`)
+        log(
+          `${i + 1}/${size.jobs} jobs: p99 so far ${percentiles(jobs.map((j) => j.late)).p99} ms (late - send: ${percentiles(jobs.map((j) => j.lateMinusSend)).p99} ms)`,
+        )
     }
     const ticks: number[] = []
     for (let i = 0; i < size.emptyTicks; i++) {
@@ -124,12 +156,49 @@ async function onDemandRuns() {
       await until(() => lines.length > before, 10_000, 'the tick to finish')
       ticks.push(lines[before]!.activeMs)
     }
-    return { first, warm, jobs, ticks }
+    const firstSend = await firstSends(stack.sqsEndpoint, stack.queues.emails!)
+    return { first, warm, jobs, ticks, firstSend }
   } finally {
     sqs.destroy()
     await redis.quit()
     await stack.stop()
   }
+}
+
+const round1 = (ms: number) => Math.round(ms * 10) / 10
+const run = promisify(execFile)
+
+/**
+ * The first job send of a cold start: each sample is a fresh process (SDK code never run, no connection), as in a
+ * new Lambda environment. Without and with a warm-up before it, alternating.
+ */
+async function firstSends(endpoint: string, queueUrl: string) {
+  const fresh: number[] = []
+  const warmedUp: number[] = []
+  for (let i = 0; i < 2 * size.freshClients; i++) {
+    const warmFirst = i % 2 === 1
+    const { stdout } = await run(process.execPath, [
+      process.argv[1]!,
+      FIRST_SEND,
+      endpoint,
+      queueUrl,
+      String(warmFirst),
+    ])
+    ;(warmFirst ? warmedUp : fresh).push(Number(stdout.trim()))
+  }
+  return { fresh: percentiles(fresh), warmedUp: percentiles(warmedUp) }
+}
+
+/** In a child process: one fresh client's first job send (ms on stdout), after a warm-up when asked. */
+async function firstSend([endpoint, queueUrl, warmFirst]: string[]) {
+  const sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: endpoint!, sendConcurrency: 1 })
+  if (warmFirst === 'true') await new SqsWarmUp(sqs, [queueUrl!]).warm()
+  const t = performance.now()
+  await sqs.send(
+    new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: [{ Id: 'f', MessageBody: '{"ref":true}' }] }),
+  )
+  console.log(round1(performance.now() - t))
+  sqs.destroy()
 }
 
 async function continuousRun() {
@@ -160,9 +229,21 @@ async function main() {
     delayMs: DELAY_MS,
     jobs: od.jobs.length,
     lateness: late,
-    rawSendMs: percentiles(od.jobs.map((j) => Math.round(j.rawSendMs * 10) / 10)),
+    rawSendMs: percentiles(od.jobs.map((j) => j.rawSendMs)),
+    latenessParts: {
+      claim: percentiles(od.jobs.map((j) => j.claimLate)),
+      send: percentiles(od.jobs.map((j) => j.sendMs)),
+      lateMinusSend: percentiles(od.jobs.map((j) => j.lateMinusSend)),
+    },
+    /** The latest jobs, with their parts and the reference send measured right after them. */
+    tail: [...od.jobs]
+      .sort((a, b) => b.late - a.late)
+      .slice(0, 5)
+      .map(({ late, claimLate, sendMs, rawSendMs }) => ({ late, claimLate, sendMs, rawSendMs })),
+    firstSendMs: od.firstSend,
     startMs: { first: od.first.startMs, warm: od.warm.startMs, median: median(od.jobs.map((j) => j.startMs)) },
     firstJobLateMs: od.first.line.lateness?.max ?? null,
+    firstJobParts: od.first.line.latenessParts ?? null,
     jobInvocationActiveS: { mean: jobActiveS, median: median(od.jobs.map((j) => j.activeMs)) / 1000 },
     emptyTickActiveS: { mean: tickActiveS, median: median(od.ticks) / 1000, count: od.ticks.length },
     continuousInvocationS: continuousMs / 1000,
@@ -178,7 +259,9 @@ async function main() {
   writeFileSync(file, `${JSON.stringify({ ...all, onDemand: result }, null, 2)}\n`)
 }
 
-main().then(
+const FIRST_SEND = '--first-send'
+const at = process.argv.indexOf(FIRST_SEND)
+;(at > 0 ? firstSend(process.argv.slice(at + 1)) : main()).then(
   () => process.exit(0),
   (e) => {
     console.error(e)

@@ -5,6 +5,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net'
 export interface TcpProxy {
   port: number
   url: string
+  /** Client connections accepted so far (a test can tell a kept-alive connection from a new one). */
+  connections: number
   cut(): Promise<void>
   restore(): Promise<void>
   close(): Promise<void>
@@ -14,10 +16,12 @@ export async function startTcpProxy(targetPort: number, listenPort = 0): Promise
   const sockets = new Set<Socket>()
   let server: Server | undefined
   let port = listenPort
+  let connections = 0
 
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       server = createServer((client) => {
+        connections++
         const upstream = connect(targetPort, '127.0.0.1')
         for (const s of [client, upstream]) {
           sockets.add(s)
@@ -53,6 +57,9 @@ export async function startTcpProxy(targetPort: number, listenPort = 0): Promise
     },
     get url() {
       return `http://127.0.0.1:${port}`
+    },
+    get connections() {
+      return connections
     },
     cut: stop,
     restore: async () => {

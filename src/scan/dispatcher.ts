@@ -8,6 +8,7 @@ import { hashId } from '../store/keys'
 import { type HeldBehind, type Lane, type SendResult, takeBatch } from './lane'
 import type { ClaimedJob } from './leases'
 import { sendBatch } from './send-batch'
+import { SqsWarmUp } from './warm-up'
 
 export interface DispatchOptions {
   sqs: SQSClient
@@ -23,6 +24,8 @@ export interface DispatchOptions {
 
 export interface SentJob {
   job: ClaimedJob
+  /** Local time when its SendMessageBatch call went out. */
+  sentAtMs: number
   /** Local time when SQS answered that it had the message. */
   acceptedAtMs: number
 }
@@ -61,8 +64,16 @@ export class Dispatcher {
   private laneOrder: Lane[] = []
   private cursor = 0
   private active = 0
+  private readonly warmUp: SqsWarmUp
 
-  constructor(private readonly options: DispatchOptions) {}
+  constructor(private readonly options: DispatchOptions) {
+    this.warmUp = new SqsWarmUp(options.sqs, Object.values(options.queues))
+  }
+
+  /** Readies the connection to SQS for a job about to fall due, unless a send kept it warm (src/scan/warm-up.ts). */
+  warm(): Promise<void> {
+    return this.warmUp.warm()
+  }
 
   /** Resolves once SQS has answered for every job (accepted or refused). */
   async dispatch(jobs: readonly ClaimedJob[]): Promise<DispatchOutcome> {
@@ -74,7 +85,7 @@ export class Dispatcher {
     const allSettled = new Promise<void>((resolve) => (done = resolve))
     const settle = (job: ClaimedJob, result: SendResult) => {
       if ('error' in result) outcome.refused.push({ job, ...result })
-      else outcome.sent.push({ job, acceptedAtMs: result.acceptedAtMs })
+      else outcome.sent.push({ job, sentAtMs: result.sentAtMs, acceptedAtMs: result.acceptedAtMs })
       if (--waiting === 0) done()
     }
     for (const job of jobs) {
@@ -120,6 +131,7 @@ export class Dispatcher {
       this.active++
       lane.busy = lane.fifo
       void sendBatch(this.options.sqs, lane, batch).finally(() => {
+        this.warmUp.used()
         this.active--
         lane.busy = false
         this.pump()

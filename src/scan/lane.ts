@@ -9,7 +9,10 @@ export interface HeldBehind {
   place: number
 }
 
-export type SendResult = { acceptedAtMs: number } | { error: string; jobsFault: boolean; after?: HeldBehind }
+/** Accepted (local times: the call went out, SQS answered), or refused. */
+export type SendResult =
+  | { sentAtMs: number; acceptedAtMs: number }
+  | { error: string; jobsFault: boolean; after?: HeldBehind }
 
 /** SendMessageBatch takes at most 10 entries. */
 const MAX_ENTRIES = 10

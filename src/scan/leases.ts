@@ -18,6 +18,8 @@ export interface ClaimedJob extends StoredJob {
   /** Dispatch attempt, 1 on the first claim. */
   attempt: number
   dueMs: number
+  /** Redis's time when it was claimed: how late the claim took it is claimedAtMs - dueMs. */
+  claimedAtMs: number
   /** Local time the lease ends (counted from before the claim was sent, so never late). */
   leaseDeadline: number
 }
@@ -78,6 +80,7 @@ export class Leases {
         id: String(flat[i]),
         ...decodeRecord(String(flat[i + 1])),
         dueMs: Number(flat[i + 2]),
+        claimedAtMs: Number(now),
         attempt: Number(flat[i + 3]),
         token,
         shard: shard.shard,

@@ -5,6 +5,8 @@
 // timeout overshoots by up to 100 ms. An enqueue that becomes a shard's earliest job publishes a wake signal, so a
 // job scheduled 50 ms ahead still fires on time while the poll interval stays long (an idle shard costs one claim
 // per interval). The poll is only a fallback: for a missed wake message, or a job due before the loop starts.
+// Before a sleep that ends at a due time, an idle dispatcher warms its connection to SQS (src/scan/warm-up.ts), so
+// the job's send does not pay for opening it.
 //
 // Throughput. Claims do not wait for their sends: while SQS works on one claim's batches the next claim runs, up to
 // `maxInFlight` leased jobs per scanner. A claim returns "again" when it hit its limit, so a backlog drains at once.
@@ -18,22 +20,12 @@ import type { ClaimedJob, ClaimResult, Leases } from './leases'
 import { InFlight } from './in-flight'
 import { settleClaim } from './settle'
 import { type ShardState, sleepShard, subscribeWakes } from './wake'
-import { LatencyRecorder } from './latency'
-import type { MemoryWatch } from './memory-watch'
-import type { MemoryReading } from '../store/memory'
-import { defaultLog, type Log } from '../logger'
+import { DispatchLatency } from './latency'
+import { RunTally, type ScanObserver, type ScanReport } from './run-tally'
 
-/** What the scanner reports as it goes (src/scan/metrics.ts turns it into metrics). */
-export interface ScanObserver {
-  sent(queue: string, lateMs: number): void
-  /** Refused by SQS, back for a retry with backoff. */
-  released(queue: string, count: number): void
-  /** Used up their attempts: in the dead set now. */
-  dead(queue: string, count: number): void
-  redisError(): void
-  /** A shard's loop slept this long (waiting for the next due time, the poll interval, or a wake signal). */
-  slept(ms: number): void
-}
+export type { ScanObserver, ScanReport } from './run-tally'
+import type { MemoryWatch } from './memory-watch'
+import { defaultLog, type Log } from '../logger'
 
 export interface ScannerOptions {
   leases: Leases
@@ -53,41 +45,13 @@ export interface ScannerOptions {
   onSent?: (job: ClaimedJob, acceptedAtMs: number, lateMs: number) => void
 }
 
-export interface ScanReport {
-  dispatched: number
-  /** Jobs SQS refused this run, released for a retry with backoff. */
-  released: number
-  /** Jobs that used up their attempts this run and went to the dead set. */
-  dead: number
-  claims: number
-  /** Redis errors the loop survived (it backs off and carries on). */
-  errors: number
-  lateness: { p50: number; p99: number; max: number } | null
-  durationMs: number
-  /** The fullest Redis primary at the last memory reading (null without one): a metric for the scan function. */
-  memory: MemoryReading | null
-}
-
-function emptyReport(): ScanReport {
-  return {
-    dispatched: 0,
-    released: 0,
-    dead: 0,
-    claims: 0,
-    errors: 0,
-    lateness: null,
-    durationMs: 0,
-    memory: null,
-  }
-}
-
 export class Scanner {
   private readonly clock = new RedisClock()
-  private readonly latency = new LatencyRecorder()
+  private readonly latency = new DispatchLatency()
   private readonly inFlight: InFlight
   private stopped = false
   private running = false
-  private report!: ScanReport
+  private tally!: RunTally
   private shards: ShardState[] = []
   /** Local ms of this run's last claimed job or settled send (on-demand mode ends after a linger without work). */
   private lastWorkAt = -Infinity
@@ -102,7 +66,7 @@ export class Scanner {
     this.running = true
     const started = Date.now()
     this.stopped = false
-    this.report = emptyReport()
+    this.tally = new RunTally(this.logger, this.options.observer)
     this.latency.reset()
     this.lastWorkAt = -Infinity
     this.shards = this.options.keys.shards.map((keys) => ({ keys, hints: [], sleepingUntil: 0 }))
@@ -116,10 +80,13 @@ export class Scanner {
       await unsubscribe()
       this.running = false
     }
-    this.report.memory = this.options.memoryWatch?.latest ?? null
-    this.report.lateness = this.latency.summary()
-    this.report.durationMs = Date.now() - started
-    return this.report
+    const { lateness, latenessParts } = this.latency.summary()
+    return Object.assign(this.tally.report, {
+      memory: this.options.memoryWatch?.latest ?? null,
+      lateness,
+      latenessParts,
+      durationMs: Date.now() - started,
+    })
   }
 
   /** When this run last had work: now while sends are in flight, -Infinity if it never had any. */
@@ -153,14 +120,14 @@ export class Scanner {
           throw e
         }
         // Redis away (restart, failover): nothing is lost, leases keep the claimed jobs; back off and retry.
-        this.redisError()
+        this.tally.redisError()
         failures++
         this.logger.warn('claim failed', { shard: shard.keys.shard, error: String(e) })
         await this.sleep(shard, Math.min(Date.now() + Math.min(100 * 2 ** failures, 2_000), untilMs))
         continue
       }
       this.clock.observe(result.redisNowMs, sentAt, Date.now())
-      this.report.claims++
+      this.tally.claimed()
       shard.hints = result.hints
       if (result.jobs.length) {
         this.lastWorkAt = Date.now()
@@ -168,7 +135,10 @@ export class Scanner {
       }
       if (result.again) continue
       const nextDue = result.nextDueMs === null ? Infinity : this.clock.toLocal(result.nextDueMs)
-      await this.sleep(shard, Math.min(nextDue, Date.now() + pollIntervalMs, untilMs))
+      const wakeAt = Math.min(nextDue, Date.now() + pollIntervalMs, untilMs)
+      // A job falls due at the end of this sleep: have the connection to SQS ready for it.
+      if (wakeAt === nextDue) void this.options.dispatcher.warm()
+      await this.sleep(shard, wakeAt)
     }
   }
 
@@ -176,37 +146,27 @@ export class Scanner {
   private deliver(shard: ShardKeys, jobs: ClaimedJob[]): void {
     const task = (async () => {
       const { sent, refused } = await this.options.dispatcher.dispatch(jobs)
-      for (const { job, acceptedAtMs } of sent) {
+      for (const { job, sentAtMs, acceptedAtMs } of sent) {
         const late = this.clock.toRedis(acceptedAtMs) - job.dueMs
-        this.latency.record(late)
+        this.latency.record(late, job.claimedAtMs - job.dueMs, acceptedAtMs - sentAtMs)
         this.options.observer?.sent(job.queue, late)
         this.options.onSent?.(job, acceptedAtMs, late)
       }
-      this.report.dispatched += sent.length
+      this.tally.sent(sent.length)
       await settleClaim(
         this.options.leases,
         shard,
         sent.map((s) => s.job),
         refused,
         {
-          released: (queue, released, dead) => this.countReleased(shard, queue, released, dead),
-          redisError: () => this.redisError(),
+          released: (queue, released, dead) => this.tally.released(shard, queue, released, dead),
+          redisError: () => this.tally.redisError(),
         },
       )
     })().catch((e) => this.logger.error('delivery failed', { shard: shard.shard, error: String(e) }))
     this.inFlight.track(jobs.length, task, () => {
       this.lastWorkAt = Date.now()
     })
-  }
-
-  private countReleased(shard: ShardKeys, queue: string, released: number, dead: number): void {
-    this.report.released += released
-    this.report.dead += dead
-    if (released) this.options.observer?.released(queue, released)
-    if (dead) {
-      this.options.observer?.dead(queue, dead)
-      this.logger.warn('jobs moved to the dead set', { shard: shard.shard, queue, count: dead })
-    }
   }
 
   private sleep(shard: ShardState, untilLocalMs: number): Promise<void> {
@@ -218,11 +178,6 @@ export class Scanner {
   /** Redis's clock now, as this scanner last measured it. */
   redisNow(): number {
     return this.clock.toRedis(Date.now())
-  }
-
-  private redisError(): void {
-    this.report.errors++
-    this.options.observer?.redisError()
   }
 
   private get logger(): Log {

@@ -13,6 +13,7 @@ const claimed = (id: string, attempt: number): ClaimedJob => ({
   createdAtMs: 0,
   version: 0,
   dueMs: 0,
+  claimedAtMs: 0,
   attempt,
   token: 't',
   shard: 0,

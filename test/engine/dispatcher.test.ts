@@ -27,6 +27,7 @@ const claimed = (id: string, queue: string, groupId?: string): ClaimedJob => ({
   createdAtMs: 0,
   version: 0,
   dueMs: Date.now(),
+  claimedAtMs: Date.now(),
   attempt: 1,
   token: 't',
   shard: 0,
@@ -121,5 +122,21 @@ describe('dispatcher', () => {
       [group[0]!.id, ...group.slice(2, 10).map((j) => j.id), ...other.map((j) => j.id)].sort(),
     )
     expect(await approximateCount(sqs, q.url)).toBe(14)
+  })
+  it('warms an idle connection with one empty batch per SQS endpoint, and not while its sends keep it warm', async () => {
+    // prepare: two target queues on the one local endpoint
+    const [a, b] = [await createQueue(sqs, 'warm-a'), await createQueue(sqs, 'warm-b')]
+    const idle = dispatcherTo({ orders: a.url, emails: b.url }, 2)
+    const busy = dispatcherTo({ orders: a.url, emails: b.url }, 2)
+    await busy.dispatch([claimed('w-1', 'orders')])
+    calls = 0
+    // act
+    await idle.warm()
+    await idle.warm()
+    await busy.warm()
+    // assess: one call for the idle dispatcher (then it is warm), none for the one that just sent; nothing queued
+    expect(calls).toBe(1)
+    expect(await approximateCount(sqs, a.url)).toBe(1)
+    expect(await approximateCount(sqs, b.url)).toBe(0)
   })
 })

@@ -35,6 +35,45 @@ describe('scanner', () => {
     await t.close()
   })
 
+  it('warms its idle connection to SQS while it waits for a due job, so the send opens none, and claims at or after due', async () => {
+    // prepare: a fresh scanner reaches SQS through a proxy that counts connections; a job falls due in 1.5 s, long
+    // before the 30 s poll
+    const t = testStore({ shards: 1 })
+    const q = await createQueue(sqs, 'warm')
+    const proxy = await startTcpProxy(Number(new URL(inject('sqsEndpoint')).port))
+    const s = testScanner(t, { queues: { orders: q.url }, sqsEndpoint: proxy.url, pollIntervalMs: 30_000 })
+    const calls: { entries: number; startedAt: number; endedAt: number; connectionsBefore: number }[] = []
+    s.sqs.middlewareStack.add((next) => async (args) => {
+      const call = { entries: 0, startedAt: Date.now(), endedAt: 0, connectionsBefore: proxy.connections }
+      call.entries = ((args.input as { Entries?: unknown[] }).Entries ?? []).length
+      calls.push(call)
+      try {
+        return await next(args)
+      } finally {
+        call.endedAt = Date.now()
+      }
+    })
+    await t.store.enqueue(job({ id: 'due-soon', schedule: { delayMs: 1_500 } }))
+    // act
+    const report = await s.runUntil(async () => (await pendingCount(t.store)) === 0, 10_000)
+    // assess: a warm-up (no entries) was answered before the job's send went out, and the send reused its connection
+    expect(calls.map((c) => c.entries)).toEqual([0, 1])
+    const [warmUp, send] = calls as [(typeof calls)[0], (typeof calls)[0]]
+    expect(warmUp.endedAt).toBeLessThanOrEqual(send.startedAt)
+    expect(send.connectionsBefore).toBe(1)
+    expect(proxy.connections).toBe(1)
+    // the job was claimed at or after its due time (Redis's clock), and its lateness is the claim's part and more
+    expect(report.dispatched).toBe(1)
+    const { claim, send: sendPart } = report.latenessParts!
+    expect(claim.max).toBeGreaterThanOrEqual(0)
+    expect(sendPart.max).toBeGreaterThanOrEqual(0)
+    expect(report.lateness!.max).toBeGreaterThanOrEqual(claim.max)
+    expect([...countIds(await receiveAll(sqs, q.url))]).toEqual([['due-soon', 1]])
+    await s.close()
+    await proxy.close()
+    await t.close()
+  })
+
   it('sends a job whose scanner died between claim and send, once', async () => {
     // prepare: a scanner leases the job (short lease) and dies
     const t = testStore({ shards: 1 })
