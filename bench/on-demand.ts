@@ -29,6 +29,7 @@ import { SqsWarmUp } from '../src/scan/warm-up'
 import { createSqsClient } from '../src/sqs/client'
 import { connectRedis } from '../src/store/redis'
 import { percentiles, median, sleep } from './stats'
+import { runMain } from './main'
 
 const quick = process.argv.includes('--quick')
 const size = quick ? { jobs: 20, emptyTicks: 5, freshClients: 5 } : { jobs: 200, emptyTicks: 30, freshClients: 20 }
@@ -261,10 +262,4 @@ async function main() {
 
 const FIRST_SEND = '--first-send'
 const at = process.argv.indexOf(FIRST_SEND)
-;(at > 0 ? firstSend(process.argv.slice(at + 1)) : main()).then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e)
-    process.exit(1)
-  },
-)
+runMain(() => (at > 0 ? firstSend(process.argv.slice(at + 1)) : main()))

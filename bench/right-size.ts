@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { measureCpu } from './cpu'
 import { startBenchEnv } from './env'
+import { runMain } from './main'
 
 const quick = process.argv.includes('--quick')
 const size = quick
@@ -35,10 +36,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e)
-    process.exit(1)
-  },
-)
+runMain(main)

@@ -12,6 +12,7 @@ import { benchJob, jobId } from './data'
 import { flush, startBenchEnv, type BenchEnv } from './env'
 import { bundlesIn, packageHere } from './packaged'
 import { inFlight } from './stats'
+import { runMain } from './main'
 
 const jobsArg = process.argv.indexOf('--jobs')
 const JOBS = jobsArg > 0 ? Number(process.argv[jobsArg + 1]) : 20_000
@@ -95,10 +96,4 @@ async function drainIn(env: BenchEnv, bundle: string, mb: number) {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e)
-    process.exit(1)
-  },
-)
+runMain(main)
