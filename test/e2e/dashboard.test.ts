@@ -185,7 +185,7 @@ describe('dashboard in a browser', () => {
 })
 
 describe('dashboard server', () => {
-  it('refuses actions that are not JSON or come from another origin, and changes nothing', async () => {
+  it('refuses actions that are not JSON (415) or come from another origin (403), each with its own code, and changes nothing', async () => {
     // prepare
     const { body: job } = await post('/jobs', { id: 'guarded-1', queue: 'orders', payload: {}, delayMs: 3_600_000 })
     const cancel = (headers: Record<string, string>) =>
@@ -195,7 +195,9 @@ describe('dashboard server', () => {
     const foreign = await cancel({ 'content-type': 'application/json', origin: 'http://evil.example' })
     // assess
     expect(form.status).toBe(415)
+    expect(((await form.json()) as { error: { code: string } }).error.code).toBe('UnsupportedMediaType')
     expect(foreign.status).toBe(403)
+    expect(((await foreign.json()) as { error: { code: string } }).error.code).toBe('Forbidden')
     expect((await fetch(`${stack!.apiUrl}/jobs/${job.id}`)).status).toBe(200)
     expect((await cancel({ 'content-type': 'application/json' })).status).toBe(204)
   })

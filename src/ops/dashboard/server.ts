@@ -33,12 +33,22 @@ const STATUS: Record<string, number> = {
   ServiceUnavailable: 503,
 }
 
+/** The page's own refusals, with the code each status has in the HTTP API's error bodies (docs/api.md). */
+const HTTP_CODES: Record<number, string> = {
+  403: 'Forbidden',
+  404: 'NotFound',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+}
+
 class HttpError extends Error {
+  readonly code: string
   constructor(
     readonly status: number,
     message: string,
   ) {
     super(message)
+    this.code = HTTP_CODES[status] ?? 'BadRequest'
   }
 }
 
@@ -186,7 +196,7 @@ function send(res: ServerResponse, status: number, body?: string, type?: string)
 function sendError(res: ServerResponse, e: unknown) {
   const [status, code, message] =
     e instanceof HttpError
-      ? [e.status, 'BadRequest', e.message]
+      ? [e.status, e.code, e.message]
       : e instanceof DelayQueueError && e.code in STATUS
         ? [STATUS[e.code]!, e.code, e.message]
         : [500, 'InternalError', 'internal error']
