@@ -42,7 +42,12 @@ function alarm(name: string, description: string, props: CfnNode): CfnNode {
   }
 }
 
-function alarms(prefix: string, service: string, dlqs: { logicalId: string; target: string }[]): CfnNode {
+function alarms(
+  prefix: string,
+  service: string,
+  dlqs: { logicalId: string; target: string }[],
+  memoryWarnPercent: number,
+): CfnNode {
   const own = (metric: string) => ({
     Namespace: NAMESPACE,
     MetricName: metric,
@@ -66,6 +71,22 @@ function alarms(prefix: string, service: string, dlqs: { logicalId: string; targ
       {
         ...own('DeadLettered'),
         ...ANY_IN_A_MINUTE,
+      },
+    ),
+    // The same threshold as the scan's log warning (REDIS_MEMORY_WARN_PERCENT): at 100% new jobs are refused (507).
+    RedisMemoryAlarm: alarm(
+      `${prefix}-redis-memory`,
+      `Redis has been over ${memoryWarnPercent}% of its maxmemory for 3 minutes: at 100% new jobs are refused.`,
+      {
+        ...own('RedisMemoryUsedPercent'),
+        Statistic: 'Maximum',
+        Period: 60,
+        EvaluationPeriods: 3,
+        DatapointsToAlarm: 3,
+        Threshold: memoryWarnPercent,
+        ComparisonOperator: 'GreaterThanThreshold',
+        // No reading (INFO refused by an ACL, no maxmemory, no scan running) is not a full Redis.
+        TreatMissingData: 'notBreaching',
       },
     ),
     ScanErrorsAlarm: alarm(`${prefix}-scan-errors`, 'The scan function failed (error or timeout).', {
@@ -137,6 +158,9 @@ function dashboardBody(service: string, alarmIds: string[]): CfnNode {
       own('RedisErrors', 'Sum', 'Redis errors'),
       ['AWS/Lambda', 'Errors', 'FunctionName', '${ScanLambdaFunction}', { stat: 'Sum', label: 'Lambda errors' }],
     ]),
+    graph('Redis memory used (% of maxmemory, fullest primary)', 27, 0, [
+      own('RedisMemoryUsedPercent', 'Maximum', 'used %'),
+    ]),
     graph('API requests per route', 21, 0, [expr(search('service,route', 'ApiRequests', 'Sum'), '', 'a')]),
     graph('API 4xx and 5xx per route', 21, 12, [
       expr(search('service,route', 'Api4xx', 'Sum'), '', 'c'),
@@ -166,7 +190,12 @@ class ServerlessMonitoring {
               logicalId,
               target: String(r.Properties.Tags.find((t: CfnNode) => t.Key === 'sdq:target').Value),
             }))
-          const Resources = alarms(prefix, service, dlqs)
+          const redisEnv = ((await resolveConfigurationProperty(['custom', 'redisEnvironment'])) ?? {}) as Record<
+            string,
+            unknown
+          >
+          const memoryWarnPercent = Number(redisEnv.REDIS_MEMORY_WARN_PERCENT ?? 80)
+          const Resources = alarms(prefix, service, dlqs, Number.isFinite(memoryWarnPercent) ? memoryWarnPercent : 80)
           Resources.MonitoringDashboard = {
             Type: 'AWS::CloudWatch::Dashboard',
             Properties: { DashboardName: prefix, DashboardBody: dashboardBody(service, Object.keys(Resources)) },

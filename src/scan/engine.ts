@@ -101,6 +101,7 @@ export function createScanner(
   const { subscribe, metrics: metricsOptions, ...hooks } = options
   // A connection of its own (a subscribed one can run nothing else), with the same settings and error reporting.
   const subscriber = subscribe === false ? undefined : connectRedis(engine.config.redis, { logger: hooks.logger })
+  let memory: MemoryReading | null = null
   const metrics =
     metricsOptions &&
     new ScanMetrics({
@@ -109,11 +110,16 @@ export function createScanner(
       readBacklog: () => readBacklog(engine.redis, engine.keys),
       redisNow: () => scanner.redisNow(),
       recordWindow: (window) => recordWindow(engine.redis, engine.keys, window),
+      readMemory: () => memory,
       logger: hooks.logger ?? defaultLog(),
     })
   const { scanner } = buildScanner({ redis: engine.redis, keys: engine.keys, sqs, subscriber }, engine.config, {
     observer: metrics,
     ...hooks,
+    onMemory: (reading) => {
+      memory = reading
+      hooks.onMemory?.(reading)
+    },
   })
   return {
     scanner,

@@ -4,6 +4,7 @@
 // in Redis (src/scan/run-log.ts) for the dashboard. docs/operations.md says what each metric means.
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics'
 import type { Log } from '../logger'
+import type { MemoryReading } from '../store/memory'
 import type { Backlog } from './backlog'
 import { percentile } from './latency'
 import type { ScanWindow } from './scan-window'
@@ -21,6 +22,8 @@ export interface ScanMetricsOptions {
   /** Redis's clock now: due times are on it. */
   redisNow(): number
   recordWindow?(window: ScanWindow): Promise<void>
+  /** The fullest Redis primary at the memory watch's last reading (null before one, or without INFO). */
+  readMemory?(): MemoryReading | null
   logger: Log
   intervalMs?: number
 }
@@ -101,6 +104,12 @@ export class ScanMetrics implements ScanObserver {
     metrics.addMetric('RedisErrors', MetricUnit.Count, window.redisErrors)
     metrics.addMetric('ScanActiveMs', MetricUnit.Milliseconds, record.activeMs)
     if (oldestDueAgeMs !== null) metrics.addMetric('OldestDueAgeMs', MetricUnit.Milliseconds, oldestDueAgeMs)
+    // At 100% (noeviction) new jobs are refused with 507 StoreFull: the memory alarm watches the percent.
+    const memory = this.options.readMemory?.()
+    if (memory) {
+      metrics.addMetric('RedisMemoryUsedBytes', MetricUnit.Bytes, memory.usedBytes)
+      if (memory.percent !== null) metrics.addMetric('RedisMemoryUsedPercent', MetricUnit.Percent, memory.percent)
+    }
     if (record.lateness) {
       metrics.addMetric('DispatchLatenessP50', MetricUnit.Milliseconds, record.lateness.p50)
       metrics.addMetric('DispatchLatenessP99', MetricUnit.Milliseconds, record.lateness.p99)

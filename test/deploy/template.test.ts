@@ -281,7 +281,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     }
   })
 
-  it('alarms on late, dead-lettered and DLQ-ed jobs and on scan errors, notifying the optional topic', () => {
+  it('alarms on late, dead-lettered and DLQ-ed jobs, a nearly full Redis and scan errors, notifying the optional topic', () => {
     const alarms = Object.fromEntries(ofType('AWS::CloudWatch::Alarm').map(([id, r]) => [id, r.Properties]))
     const service = fn('scan').Environment.Variables.POWERTOOLS_SERVICE_NAME
     expect(service).toBe('serverless-delay-queue-prod')
@@ -324,7 +324,17 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
         Threshold: 0,
       })
     }
-    expect(Object.keys(alarms)).toHaveLength(3 + dlqs.length)
+    // Redis near full (new jobs refused at 100%): the scan's warning threshold, REDIS_MEMORY_WARN_PERCENT (80)
+    expect(alarms.RedisMemoryAlarm).toMatchObject({
+      ...own,
+      MetricName: 'RedisMemoryUsedPercent',
+      Statistic: 'Maximum',
+      EvaluationPeriods: 3,
+      Threshold: 80,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+    })
+    expect(Object.keys(alarms)).toHaveLength(4 + dlqs.length)
     // each notifies the topic when one is given, and needs nothing to package without one
     const topic = { 'Fn::If': ['HasAlarmTopic', [{ Ref: 'AlarmTopicArn' }], { Ref: 'AWS::NoValue' }] }
     for (const a of Object.values(alarms)) {
@@ -348,6 +358,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       'DeadLettered',
       'ApiRequests',
       'Api5xx',
+      'RedisMemoryUsedPercent',
     ]) {
       expect(text).toContain(metric)
     }

@@ -2,7 +2,9 @@
 // values against what happened (jobs sent, their lateness, jobs dead-lettered, jobs still pending).
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { loadConfig } from '../../src/config'
+import { readBacklog } from '../../src/scan/backlog'
 import { createScanner } from '../../src/scan/engine'
+import { ScanMetrics } from '../../src/scan/metrics'
 import { createSqsClient } from '../../src/sqs/client'
 import { readWindows } from '../../src/scan/run-log'
 import type { Engine } from '../../src/store/engine'
@@ -128,6 +130,13 @@ describe('scan metrics (EMF)', () => {
     expect(Math.max(...withLateness.map((l) => Number(l.DispatchLatenessMax)))).toBe(Math.max(...late))
     for (const l of withLateness)
       expect(Number(l.DispatchLatenessP50)).toBeLessThanOrEqual(Number(l.DispatchLatenessMax))
+    // Redis's memory, from the memory watch's reading at the start of the run: bytes in use; no percent, since this
+    // redis-server has no maxmemory (the memory alarm then sees no data, never a misleading 0%)
+    const memoryLines = global.filter((l) => 'RedisMemoryUsedBytes' in l)
+    expect(memoryLines.length).toBeGreaterThan(0)
+    expect(unitOf(global, 'RedisMemoryUsedBytes')).toBe('Bytes')
+    expect(Number(memoryLines.at(-1)!.RedisMemoryUsedBytes)).toBeGreaterThan(100_000)
+    expect(global.some((l) => 'RedisMemoryUsedPercent' in l)).toBe(false)
     // nothing due is left waiting at the end
     expect(global.at(-1)!.OldestDueAgeMs).toBe(0)
     for (const l of global) expect(Number(l.ScanActiveMs)).toBeGreaterThanOrEqual(0)
@@ -148,5 +157,37 @@ describe('scan metrics (EMF)', () => {
       expect(w.at).toBeGreaterThan(i ? windows[i - 1]!.at - 1 : 0)
       expect(w.lateness?.max ?? null).toBe(global[i]!.DispatchLatenessMax ?? null)
     }
+  })
+
+  it('report the fullest Redis primary as a percent of its maxmemory when it has one', async () => {
+    // prepare: a reading as the memory watch makes it, of a primary with maxmemory
+    const lines: EmfLine[] = []
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: any) => {
+      for (const l of String(chunk).trim().split('\n')) if (l.startsWith('{"_aws"')) lines.push(JSON.parse(l))
+      return true
+    })
+    const reading = {
+      node: 'primary',
+      usedBytes: 912_000_000,
+      maxBytes: 1_000_000_000,
+      percent: 91.2,
+      policy: 'noeviction',
+    }
+    const metrics = new ScanMetrics({
+      serviceName: 'sdq-test',
+      loops: 1,
+      readBacklog: () => readBacklog(t.redis, t.keys),
+      redisNow: () => Date.now(),
+      readMemory: () => reading,
+      logger: quiet,
+    })
+    // act
+    await metrics.flush()
+    vi.restoreAllMocks()
+    // assess
+    const global = withDimensions(lines, ['service'])
+    expect(global).toHaveLength(1)
+    expect(global[0]).toMatchObject({ RedisMemoryUsedBytes: 912_000_000, RedisMemoryUsedPercent: 91.2 })
+    expect(unitOf(global, 'RedisMemoryUsedPercent')).toBe('Percent')
   })
 })
