@@ -104,12 +104,7 @@ export class ScanMetrics implements ScanObserver {
     metrics.addMetric('RedisErrors', MetricUnit.Count, window.redisErrors)
     metrics.addMetric('ScanActiveMs', MetricUnit.Milliseconds, record.activeMs)
     if (oldestDueAgeMs !== null) metrics.addMetric('OldestDueAgeMs', MetricUnit.Milliseconds, oldestDueAgeMs)
-    // At 100% (noeviction) new jobs are refused with 507 StoreFull: the memory alarm watches the percent.
-    const memory = this.options.readMemory?.()
-    if (memory) {
-      metrics.addMetric('RedisMemoryUsedBytes', MetricUnit.Bytes, memory.usedBytes)
-      if (memory.percent !== null) metrics.addMetric('RedisMemoryUsedPercent', MetricUnit.Percent, memory.percent)
-    }
+    addMemory(metrics, this.options.readMemory?.() ?? null)
     if (record.lateness) {
       metrics.addMetric('DispatchLatenessP50', MetricUnit.Milliseconds, record.lateness.p50)
       metrics.addMetric('DispatchLatenessP99', MetricUnit.Milliseconds, record.lateness.p99)
@@ -183,4 +178,14 @@ export class ScanMetrics implements ScanObserver {
       defaultDimensions: dimensions,
     })
   }
+}
+
+/**
+ * Redis's memory at the last reading. At 100% (noeviction) new jobs are refused with 507 StoreFull: the memory alarm
+ * watches the percent, which is absent (not 0) when the node has no maxmemory.
+ */
+function addMemory(metrics: Metrics, memory: MemoryReading | null): void {
+  if (!memory) return
+  metrics.addMetric('RedisMemoryUsedBytes', MetricUnit.Bytes, memory.usedBytes)
+  if (memory.percent !== null) metrics.addMetric('RedisMemoryUsedPercent', MetricUnit.Percent, memory.percent)
 }
