@@ -194,8 +194,9 @@ class ServerlessMonitoring {
             string,
             unknown
           >
-          const memoryWarnPercent = Number(redisEnv.REDIS_MEMORY_WARN_PERCENT ?? 80)
-          const Resources = alarms(prefix, service, dlqs, Number.isFinite(memoryWarnPercent) ? memoryWarnPercent : 80)
+          // The scan's own default (src/config.ts) when the setting is unset or not a number.
+          const memoryWarnPercent = Number(redisEnv.REDIS_MEMORY_WARN_PERCENT) || 80
+          const Resources = alarms(prefix, service, dlqs, memoryWarnPercent)
           Resources.MonitoringDashboard = {
             Type: 'AWS::CloudWatch::Dashboard',
             Properties: { DashboardName: prefix, DashboardBody: dashboardBody(service, Object.keys(Resources)) },

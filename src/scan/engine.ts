@@ -10,7 +10,6 @@ import type { RedisClient, ScriptedClient } from '../store/scripts'
 import { Dispatcher } from './dispatcher'
 import { Leases } from './leases'
 import { MemoryWatch } from './memory-watch'
-import type { MemoryReading } from '../store/memory'
 import { Scanner, type ScannerOptions } from './scanner'
 import { defaultLog } from '../logger'
 import { readBacklog } from './backlog'
@@ -33,17 +32,14 @@ export type ScanSettings = Pick<
   /** Without it, no memory watch (tests and benches that count Redis commands). */
   Partial<Pick<Config, 'memoryWarnPercent'>>
 
-export type ScanHooks = Pick<ScannerOptions, 'logger' | 'observer' | 'onSent' | 'maxInFlight'> & {
-  /** Each Redis memory reading (the fullest primary): for a metric. */
-  onMemory?: (reading: MemoryReading) => void
-}
+export type ScanHooks = Pick<ScannerOptions, 'logger' | 'observer' | 'onSent' | 'maxInFlight'>
 
 /** Leases, a dispatcher over one SQS client, and a scanner; `subscriber` carries the wake signal when given. */
 export function buildScanner(
   parts: { redis: ScriptedClient; keys: Keyspace; sqs: SQSClient; subscriber?: RedisClient },
   settings: ScanSettings,
   hooks: ScanHooks = {},
-): { scanner: Scanner; leases: Leases; dispatcher: Dispatcher } {
+): { scanner: Scanner; leases: Leases; dispatcher: Dispatcher; memoryWatch?: MemoryWatch } {
   const leases = new Leases(
     parts.redis,
     {
@@ -61,14 +57,12 @@ export function buildScanner(
     maxBatchBytes: settings.maxMessageBytes,
     maxSendMs: SQS_SDK_ATTEMPTS * sendTimeoutMs(settings.leaseMs),
   })
-  const { onMemory, ...scannerHooks } = hooks
   const memoryWatch =
     settings.memoryWarnPercent === undefined
       ? undefined
       : new MemoryWatch(parts.redis, {
           warnPercent: settings.memoryWarnPercent,
           logger: hooks.logger,
-          onReading: onMemory,
         })
   const scanner = new Scanner({
     memoryWatch,
@@ -78,9 +72,9 @@ export function buildScanner(
     subscriber: parts.subscriber,
     pollIntervalMs: settings.pollIntervalMs,
     claimBatchSize: settings.claimBatchSize,
-    ...scannerHooks,
+    ...hooks,
   })
-  return { scanner, leases, dispatcher }
+  return { scanner, leases, dispatcher, memoryWatch }
 }
 
 export interface CreateScannerOptions extends ScanHooks {
@@ -101,7 +95,6 @@ export function createScanner(
   const { subscribe, metrics: metricsOptions, ...hooks } = options
   // A connection of its own (a subscribed one can run nothing else), with the same settings and error reporting.
   const subscriber = subscribe === false ? undefined : connectRedis(engine.config.redis, { logger: hooks.logger })
-  let memory: MemoryReading | null = null
   const metrics =
     metricsOptions &&
     new ScanMetrics({
@@ -110,17 +103,14 @@ export function createScanner(
       readBacklog: () => readBacklog(engine.redis, engine.keys),
       redisNow: () => scanner.redisNow(),
       recordWindow: (window) => recordWindow(engine.redis, engine.keys, window),
-      readMemory: () => memory,
+      readMemory: () => memoryWatch?.latest ?? null,
       logger: hooks.logger ?? defaultLog(),
     })
-  const { scanner } = buildScanner({ redis: engine.redis, keys: engine.keys, sqs, subscriber }, engine.config, {
-    observer: metrics,
-    ...hooks,
-    onMemory: (reading) => {
-      memory = reading
-      hooks.onMemory?.(reading)
-    },
-  })
+  const { scanner, memoryWatch } = buildScanner(
+    { redis: engine.redis, keys: engine.keys, sqs, subscriber },
+    engine.config,
+    { observer: metrics, ...hooks },
+  )
   return {
     scanner,
     metrics,

@@ -11,8 +11,6 @@ export interface MemoryWatchOptions {
   /** How often to read INFO while a scan loop runs. */
   intervalMs?: number
   logger?: Log
-  /** Every reading (metrics). */
-  onReading?: (fullest: MemoryReading) => void
 }
 
 export class MemoryWatch {
@@ -57,7 +55,6 @@ export class MemoryWatch {
     }
     const fullest = readings.reduce((a, b) => ((b.percent ?? -1) > (a.percent ?? -1) ? b : a))
     this.latest = fullest
-    this.options.onReading?.(fullest)
     for (const r of readings) {
       if (r.maxBytes > 0 && r.policy !== 'noeviction' && !this.evictionWarned) {
         // Any other policy makes Redis delete keys at maxmemory: jobs would vanish without an error.

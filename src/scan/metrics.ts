@@ -8,7 +8,7 @@ import type { MemoryReading } from '../store/memory'
 import type { Backlog } from './backlog'
 import { percentile } from './latency'
 import type { ScanWindow } from './scan-window'
-import type { ScanObserver } from './scanner'
+import type { ScanObserver } from './run-tally'
 
 export const METRICS_NAMESPACE = 'DelayQueue'
 export const METRICS_INTERVAL_MS = 10_000

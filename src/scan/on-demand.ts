@@ -8,7 +8,8 @@
 import { defaultLog, type Log } from '../logger'
 import type { Presence } from './presence'
 import { ALIVE_REFRESH_MS } from './presence'
-import type { ScanReport, Scanner } from './scanner'
+import type { ScanReport } from './run-tally'
+import type { Scanner } from './scanner'
 
 export interface OnDemandOptions {
   presence: Presence

@@ -22,8 +22,6 @@ import { settleClaim } from './settle'
 import { type ShardState, sleepShard, subscribeWakes } from './wake'
 import { DispatchLatency } from './latency'
 import { RunTally, type ScanObserver, type ScanReport } from './run-tally'
-
-export type { ScanObserver, ScanReport } from './run-tally'
 import type { MemoryWatch } from './memory-watch'
 import { defaultLog, type Log } from '../logger'
 

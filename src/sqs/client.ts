@@ -16,18 +16,12 @@ export function sendTimeoutMs(leaseMs: number): number {
   return Math.max(100, Math.min(10_000, Math.floor(leaseMs / (2 * SQS_SDK_ATTEMPTS))))
 }
 
-/**
- * IPv6 egress (docs/deploy.md): functions in a dual-stack VPC subnet reach SQS through a free egress-only internet
- * gateway instead of a paid interface endpoint or NAT gateway. AWS_USE_DUALSTACK_ENDPOINT is the SDK's own switch.
- */
-export function dualStackFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.AWS_USE_DUALSTACK_ENDPOINT === 'true'
-}
-
 export function createSqsClient(
-  config: Pick<Config, 'region' | 'sqsEndpoint' | 'sendConcurrency'> & { leaseMs?: number; dualStack?: boolean },
+  config: Pick<Config, 'region' | 'sqsEndpoint' | 'sendConcurrency'> & { leaseMs?: number },
 ): SQSClient {
-  const dualStack = !config.sqsEndpoint && (config.dualStack ?? dualStackFromEnv())
+  // IPv6 egress (docs/deploy.md): functions in dual-stack subnets reach SQS through a free egress-only internet
+  // gateway instead of a paid interface endpoint or NAT. AWS_USE_DUALSTACK_ENDPOINT is the SDK's own switch.
+  const dualStack = !config.sqsEndpoint && process.env.AWS_USE_DUALSTACK_ENDPOINT === 'true'
   const agentOptions = { keepAlive: true, maxSockets: Math.max(50, config.sendConcurrency * 2) }
   const timeout = sendTimeoutMs(config.leaseMs ?? 30_000)
   return new SQSClient({

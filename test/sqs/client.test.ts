@@ -4,7 +4,7 @@ import { ListQueuesCommand, SendMessageBatchCommand, type SQSClient } from '@aws
 import { createServer, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { describe, expect, it, vi } from 'vitest'
-import { createSqsClient, dualStackFromEnv, sendTimeoutMs } from '../../src/sqs/client'
+import { createSqsClient, sendTimeoutMs } from '../../src/sqs/client'
 
 /** The host a send would go to: read once the request is built, stopped before it is signed or sent. */
 async function hostOfSend(client: SQSClient, queueUrl: string): Promise<string> {
@@ -29,11 +29,10 @@ describe('createSqsClient', () => {
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local')
     const queueUrl = 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders'
     const options = { region: 'eu-west-1', sendConcurrency: 1 }
-    const dualStack = createSqsClient({
-      ...options,
-      dualStack: dualStackFromEnv({ AWS_USE_DUALSTACK_ENDPOINT: 'true' }),
-    })
-    const ipv4 = createSqsClient({ ...options, dualStack: dualStackFromEnv({}) })
+    vi.stubEnv('AWS_USE_DUALSTACK_ENDPOINT', 'true')
+    const dualStack = createSqsClient(options)
+    vi.stubEnv('AWS_USE_DUALSTACK_ENDPOINT', 'false')
+    const ipv4 = createSqsClient(options)
     try {
       // act + assess
       expect(await hostOfSend(dualStack, queueUrl)).toBe('sqs.eu-west-1.api.aws')
