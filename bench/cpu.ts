@@ -2,6 +2,10 @@
 // with process.cpuUsage() (user + system), for
 //   - the scanner draining N due jobs into SQS (claims, message building, SendMessageBatch, acks): CPU ms per 1,000;
 //   - the scanner idle (jobs exist, none due within the hour): CPU ms per second of wall time;
+//   - the scanner in a steady stream (jobs falling due one by one, evenly spaced, at a few rates): CPU ms per job.
+//     Each job is then its own claim, send and ack, and the process sleeps between jobs: waking costs CPU of its
+//     own (on this Firecracker VM, as on Lambda's), so a job costs far more here than in a burst, where one claim
+//     fills a batch and nothing sleeps. The burst figure gives a size's capacity, this one what a stream uses;
 //   - the API handler: one POST /jobs, and one POST /jobs/batch of 100, as API Gateway / a Function URL hands them over.
 // Redis and the local SQS endpoint run in their own processes, so their CPU is not counted. On Lambda a function gets
 // CPU in proportion to its memory (1,769 MB = one vCPU), so CPU ms per job / the vCPU share = wall ms per job.
@@ -22,12 +26,17 @@ export interface CpuResult {
   drainPerSec: number
   idleSeconds: number
   scanIdleCpuMsPerSec: number
+  /** CPU ms per job in a steady stream, by rate (jobs/s), idle CPU included: what a size must have to spare. */
+  steady: { jobsPerSec: number; seconds: number; cpuMsPerJob: number }[]
   apiRequests: number
   apiCpuMsPerRequest: number
   apiWallMsPerRequest: number
   apiCpuMsPerBatch100: number
   apiWallMsPerBatch100: number
 }
+
+/** Jobs a second in the steady-stream rows: 100M jobs a month is 38 a second. */
+export const STEADY_RATES = [10, 40, 160]
 
 const cpuMs = () => {
   const u = process.cpuUsage()
@@ -67,6 +76,32 @@ async function scanIdle(env: BenchEnv, seconds: number) {
   const perSec = (cpuMs() - startCpu) / ((performance.now() - started) / 1000)
   await scan.stop()
   return perSec
+}
+
+/** Jobs due evenly spaced at `rate` a second for `seconds`, enqueued beforehand; CPU from the first due time. */
+export async function scanSteady(env: BenchEnv, rate: number, seconds: number, ackHoldMs?: number) {
+  const parts = await scanParts(env, 'cpu-steady')
+  const jobs = Math.round(rate * seconds)
+  const firstDue = Date.now() + 2_000
+  const all = Array.from({ length: jobs }, (_, i) =>
+    benchJob(jobId(`st${rate}`, i), { atMs: firstDue + Math.floor((i * 1000) / rate) }),
+  )
+  for (let b = 0; b < jobs; b += 100) await parts.engine.store.enqueueMany(all.slice(b, b + 100))
+  let sent = 0
+  let allSent!: () => void
+  const done = new Promise<void>((resolve) => (allSent = resolve))
+  const scan = startScanning(parts, firstDue + seconds * 1000 + 30_000, {
+    onSent: () => void (++sent === jobs && allSent()),
+    ...(ackHoldMs === undefined ? {} : { ackHoldMs }),
+  })
+  await sleep(firstDue - Date.now())
+  const startCpu = cpuMs()
+  const timeout = sleep(seconds * 1000 + 20_000).then(() => 'timeout' as const)
+  const outcome = await Promise.race([done, timeout])
+  const usedMs = cpuMs() - startCpu
+  await scan.stop()
+  if (outcome === 'timeout') throw new Error(`cpu bench: steady ${rate}/s sent only ${sent} of ${jobs} jobs`)
+  return { jobsPerSec: rate, seconds, cpuMsPerJob: usedMs / jobs }
 }
 
 function apiEvent(method: string, path: string, body: string): APIGatewayProxyEventV2 {
@@ -142,11 +177,13 @@ async function api(env: BenchEnv, requests: number) {
 
 export async function measureCpu(
   env: BenchEnv,
-  size: { drainJobs: number; idleSeconds: number; apiRequests: number; reps: number },
+  size: { drainJobs: number; idleSeconds: number; apiRequests: number; reps: number; steadySeconds: number },
 ): Promise<CpuResult> {
   const drains = []
   for (let rep = 0; rep < size.reps; rep++) drains.push(await scanDrain(env, size.drainJobs, rep))
   const idle = await scanIdle(env, size.idleSeconds)
+  const steady = []
+  for (const rate of STEADY_RATES) steady.push(await scanSteady(env, rate, size.steadySeconds))
   const { single, batch } = await api(env, size.apiRequests)
   return {
     drainJobs: size.drainJobs,
@@ -154,6 +191,7 @@ export async function measureCpu(
     drainPerSec: median(drains.map((d) => d.perSec)),
     idleSeconds: size.idleSeconds,
     scanIdleCpuMsPerSec: idle,
+    steady,
     apiRequests: size.apiRequests,
     apiCpuMsPerRequest: single.cpu,
     apiWallMsPerRequest: single.wall,

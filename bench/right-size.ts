@@ -9,8 +9,8 @@ import { runMain } from './main'
 
 const quick = process.argv.includes('--quick')
 const size = quick
-  ? { drainJobs: 5_000, idleSeconds: 3, apiRequests: 200, reps: 1 }
-  : { drainJobs: 20_000, idleSeconds: 10, apiRequests: 2_000, reps: 3 }
+  ? { drainJobs: 5_000, idleSeconds: 3, apiRequests: 200, reps: 1, steadySeconds: 5 }
+  : { drainJobs: 20_000, idleSeconds: 10, apiRequests: 2_000, reps: 3, steadySeconds: 20 }
 /** Lambda gives one vCPU at 1,769 MB, in proportion below that. */
 const MB_PER_VCPU = 1769
 

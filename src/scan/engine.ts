@@ -32,7 +32,7 @@ export type ScanSettings = Pick<
   /** Without it, no memory watch (tests and benches that count Redis commands). */
   Partial<Pick<Config, 'memoryWarnPercent'>>
 
-export type ScanHooks = Pick<ScannerOptions, 'logger' | 'observer' | 'onSent' | 'maxInFlight'>
+export type ScanHooks = Pick<ScannerOptions, 'logger' | 'observer' | 'onSent' | 'maxInFlight' | 'ackHoldMs'>
 
 /** Leases, a dispatcher over one SQS client, and a scanner; `subscriber` carries the wake signal when given. */
 export function buildScanner(

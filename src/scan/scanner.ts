@@ -19,6 +19,7 @@ import type { Keyspace, ShardKeys } from '../store/keys'
 import type { ClaimedJob, ClaimResult, Leases } from './leases'
 import { InFlight } from './in-flight'
 import { settleClaim } from './settle'
+import { AckHold } from './ack-hold'
 import { type ShardState, sleepShard, subscribeWakes } from './wake'
 import { DispatchLatency } from './latency'
 import { RunTally, type ScanObserver, type ScanReport } from './run-tally'
@@ -39,9 +40,17 @@ export interface ScannerOptions {
   observer?: ScanObserver
   /** Reads Redis's memory use while the loop runs (warning before it is full). */
   memoryWatch?: MemoryWatch
+  /**
+   * How long a finished send's ack may wait for the shard's next claim, to go with it (src/scan/ack-hold.ts);
+   * 0 acks at once. Default 100 ms.
+   */
+  ackHoldMs?: number
   /** Called as each job is accepted by SQS (benchmarks, tests). */
   onSent?: (job: ClaimedJob, acceptedAtMs: number, lateMs: number) => void
 }
+
+/** Long enough to meet the next claim of a stream of ~10+ jobs a second, short against any lease. */
+const DEFAULT_ACK_HOLD_MS = 100
 
 export class Scanner {
   private readonly clock = new RedisClock()
@@ -51,6 +60,7 @@ export class Scanner {
   private running = false
   private tally!: RunTally
   private shards: ShardState[] = []
+  private acks!: AckHold
   /** Local ms of this run's last claimed job or settled send (on-demand mode ends after a linger without work). */
   private lastWorkAt = -Infinity
 
@@ -68,10 +78,13 @@ export class Scanner {
     this.latency.reset()
     this.lastWorkAt = -Infinity
     this.shards = this.options.keys.shards.map((keys) => ({ keys, hints: [], sleepingUntil: 0 }))
+    this.acks = new AckHold(this.options.leases, this.shards, this.options.ackHoldMs ?? DEFAULT_ACK_HOLD_MS)
     const unsubscribe = await subscribeWakes(this.options.subscriber, this.shards, this.clock, this.logger)
     this.options.memoryWatch?.start()
     try {
       await Promise.all(this.shards.map((s) => this.runShard(s, untilMs)))
+      // No claim follows: held acks go now, and later ones at once (no shard sleeps any more).
+      this.acks.flushAll()
       await this.inFlight.drain()
     } finally {
       this.options.memoryWatch?.stop()
@@ -95,6 +108,7 @@ export class Scanner {
   stop(): void {
     this.stopped = true
     for (const s of this.shards) s.wake?.()
+    this.acks?.flushAll()
     this.inFlight.release()
   }
 
@@ -102,6 +116,8 @@ export class Scanner {
     const { leases, claimBatchSize, pollIntervalMs } = this.options
     let failures = 0
     while (!this.stopped && Date.now() < untilMs) {
+      // Written now, the held acks travel with the claim below: both replies end one wait (src/scan/ack-hold.ts).
+      this.acks.flush(shard.keys)
       await this.inFlight.waitForRoom(() => this.stopped)
       if (this.stopped) break
       let result: ClaimResult
@@ -153,6 +169,7 @@ export class Scanner {
       this.tally.sent(sent.length)
       await settleClaim(
         this.options.leases,
+        this.acks,
         shard,
         sent.map((s) => s.job),
         refused,

@@ -1,6 +1,7 @@
 // Settling one claim's leases after its sends: ack what SQS took, release what it refused (for a retry with backoff,
 // or to the dead set once the job used up its attempts).
 import type { ShardKeys } from '../store/keys'
+import type { AckHold } from './ack-hold'
 import type { RefusedJob } from './dispatcher'
 import type { ClaimedJob, Leases } from './leases'
 
@@ -16,6 +17,8 @@ export interface SettleHooks {
  */
 export async function settleClaim(
   leases: Leases,
+  /** Who acks: the leases themselves, or an AckHold that sends the ack with the shard's next claim. */
+  acks: Pick<Leases, 'ack'> | AckHold,
   shard: ShardKeys,
   sent: ClaimedJob[],
   refused: RefusedJob[],
@@ -23,7 +26,7 @@ export async function settleClaim(
 ): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
-      if (sent.length) await leases.ack(shard, sent)
+      if (sent.length) await acks.ack(shard, sent)
       sent = []
       // One release per target queue (refusals are rare): the metrics count released and dead jobs per queue.
       while (refused.length) {

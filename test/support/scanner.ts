@@ -17,6 +17,7 @@ export interface TestScannerOptions extends Partial<LeaseOptions> {
   concurrency?: number
   subscribe?: boolean
   onSent?: ScannerOptions['onSent']
+  ackHoldMs?: number
 }
 
 export function testScanner(t: { redis: ScriptedClient; keys: Keyspace }, o: TestScannerOptions) {
@@ -39,7 +40,7 @@ export function testScanner(t: { redis: ScriptedClient; keys: Keyspace }, o: Tes
       pollIntervalMs: o.pollIntervalMs ?? 100,
       claimBatchSize: o.claimBatchSize ?? 100,
     },
-    { onSent: o.onSent },
+    { onSent: o.onSent, ...(o.ackHoldMs === undefined ? {} : { ackHoldMs: o.ackHoldMs }) },
   )
   return {
     scanner,
