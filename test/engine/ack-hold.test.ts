@@ -61,7 +61,9 @@ describe('acks held for the next claim', () => {
       pollIntervalMs: 30_000,
       leaseMs: 60_000,
       ackHoldMs: 5_000,
-      onSent: () => void (sentAt = performance.now()),
+      onSent: () => {
+        sentAt = performance.now()
+      },
     })
     const calls = recordCalls(s.leases)
     await t.store.enqueue(job({ id: 'alone', schedule: { delayMs: 300 } }))
