@@ -11,7 +11,16 @@ export type Egress = 'endpoints' | 'ipv6'
 /** What `npm run bench` and `npm run bench:on-demand` measured (bench/results.json). */
 export interface Measured {
   bytesPerJob200: number
+  /**
+   * CPU ms per 1,000 jobs in a burst: from `npm run bench:lambda-size` (the packaged function under Lambda's share,
+   * metrics and all) when it ran, else from `npm run bench:cpu` (the scanner alone in the bench process).
+   */
   scanCpuMsPer1000Jobs: number
+  /**
+   * CPU ms per job when jobs fall due one by one at a steady rate (bench/cpu.ts "steady"), by rate: each job its
+   * own claim, send and ack, with a sleep in between. Far above the burst figure, and what a steady stream uses.
+   */
+  scanSteadyCpuMsPerJob: { jobsPerSec: number; cpuMsPerJob: number }[]
   apiWallMsPerRequest: number
   apiCpuMsPerRequest: number
   apiWallMsPerBatch100: number
@@ -61,20 +70,56 @@ export const ASSUMED = {
 
 const TICKS = 60 * HOURS_PER_MONTH
 
-/** Lambda memory sizes the model picks from for the scan function. */
-export const SCAN_MEMORY_SIZES_MB = [256, 512, 1024, 1769] as const
+/** Lambda memory sizes the model picks from for the scan function (Lambda takes any size in 1 MB steps). */
+export const SCAN_MEMORY_SIZES_MB = [256, 384, 512, 768, 1024, 1769] as const
 /**
- * The scan function's size for a workload: the smallest that dispatches PEAK_FACTOR times the average job rate
- * (jobs rarely fall due evenly), and never below 256 MB: `npm run bench:scan-memory` measured 81 MB resident after
- * the module load and 175 MB at the peak of a 20,000-job burst even with the heap capped for 128 MB. On-demand mode
- * starts from 512 MB: every start pays the module load, CPU-bound, which takes twice as long at half the memory.
+ * The scan function's size for a workload: the smallest that
+ *   - dispatches PEAK_FACTOR times the average job rate in a burst (jobs rarely fall due evenly), from the burst
+ *     CPU per job;
+ *   - uses at most STREAM_CPU_SHARE of its CPU share for the average rate as a steady stream, from the measured
+ *     steady-stream CPU per job. Lambda enforces the share as a quota per period: a stream close to it gets throttled
+ *     and its jobs wait for the next period. `npm run bench:lambda-size` ran the packaged scan function in cgroups
+ *     with Lambda's share and memory for each size, 38 jobs/s (100M a month): p99 lateness 228 ms at 256 MB (the
+ *     stream used ~68% of the share), 33 ms at 384 MB (~46%), 9 ms at 512 MB (~34%), 7 ms at 768 MB;
+ *   - is at least 256 MB (cold starts: the module load takes 1.0 s at 256 MB, 2.2 s at 128 MB, 0.5 s at 512 MB, same
+ *     bench). On-demand mode starts from 512 MB: every start pays the module load.
  */
 export const PEAK_FACTOR = 20
+/** The share a steady stream may use and keep p99 lateness near 10 ms (measured: see above). */
+export const STREAM_CPU_SHARE = 0.35
 export function recommendedScanMemoryMb(s: Pick<Scenario, 'jobsPerMonth' | 'mode'>, m: Measured): number {
-  const needPerSec = (PEAK_FACTOR * s.jobsPerMonth) / (HOURS_PER_MONTH * 3600)
+  const ratePerSec = s.jobsPerMonth / (HOURS_PER_MONTH * 3600)
   const floor = s.mode === 'on-demand' ? 512 : 256
-  const fits = SCAN_MEMORY_SIZES_MB.filter((mb) => mb >= floor && scanCapacityPerSec(mb, m) >= needPerSec)
+  const fits = SCAN_MEMORY_SIZES_MB.filter(
+    (mb) =>
+      mb >= floor &&
+      scanCapacityPerSec(mb, m) >= PEAK_FACTOR * ratePerSec &&
+      streamCpuShare(mb, ratePerSec, m) <= STREAM_CPU_SHARE,
+  )
   return fits[0] ?? SCAN_MEMORY_SIZES_MB[SCAN_MEMORY_SIZES_MB.length - 1]
+}
+
+/**
+ * CPU ms per job of a steady stream at `jobsPerSec`: the measured rows, interpolated on a log scale of the rate; below
+ * the slowest row its figure (a sparser stream pays at least that), above the fastest its figure.
+ */
+export function steadyCpuMsPerJob(jobsPerSec: number, m: Measured): number {
+  const rows = [...m.scanSteadyCpuMsPerJob].sort((a, b) => a.jobsPerSec - b.jobsPerSec)
+  if (rows.length === 0) throw new Error('no steady-stream CPU figures: run `npm run bench:cpu`')
+  if (jobsPerSec <= rows[0]!.jobsPerSec) return rows[0]!.cpuMsPerJob
+  for (let i = 1; i < rows.length; i++) {
+    const [a, b] = [rows[i - 1]!, rows[i]!]
+    if (jobsPerSec <= b.jobsPerSec) {
+      const f = Math.log(jobsPerSec / a.jobsPerSec) / Math.log(b.jobsPerSec / a.jobsPerSec)
+      return a.cpuMsPerJob + f * (b.cpuMsPerJob - a.cpuMsPerJob)
+    }
+  }
+  return rows[rows.length - 1]!.cpuMsPerJob
+}
+
+/** The part of a size's CPU share a steady stream of `jobsPerSec` uses. */
+export function streamCpuShare(memoryMb: number, jobsPerSec: number, m: Measured): number {
+  return (jobsPerSec * steadyCpuMsPerJob(jobsPerSec, m)) / 1000 / Math.min(1, memoryMb / ASSUMED.mbPerVcpu)
 }
 
 export function scanMemoryOf(s: Scenario, m: Measured): number {
@@ -104,6 +149,25 @@ export function scanSeconds(s: Scenario, m: Measured): { seconds: number; starts
   }
 }
 
+/**
+ * How full the model lets a node get: the scan's memory alarm warns above 80% of maxmemory
+ * (REDIS_MEMORY_WARN_PERCENT), so a steady state must stay below it.
+ */
+const NODE_FILL = 0.8
+/** The default DUE_BUCKETS: it keeps buckets compact up to ~1M pending jobs per shard (docs/cluster.md). */
+const DEFAULT_DUE_BUCKETS = 16_384
+
+/**
+ * DUE_BUCKETS for this many pending jobs on one shard: about 64 jobs per bucket (docs/cluster.md), a power of two,
+ * never below the default. Past ~128 per bucket a bucket leaves Redis's compact encoding: measured 430 bytes per job
+ * instead of 337 with 3.29M jobs in 16,384 buckets (bench/memory-scale.ts).
+ */
+export function dueBucketsFor(pending: number): number {
+  let buckets = DEFAULT_DUE_BUCKETS
+  while (pending / buckets > 64) buckets *= 2
+  return buckets
+}
+
 function redisLines(s: Scenario, m: Measured, activeScanS: number): Line[] {
   const pending = (s.jobsPerMonth / (HOURS_PER_MONTH * 3600)) * s.waitHours * 3600
   const bytes = pending * (m.bytesPerJob200 - 200 + s.payloadBytes)
@@ -126,14 +190,14 @@ function redisLines(s: Scenario, m: Measured, activeScanS: number): Line[] {
   }
   const node = (type?: string): Line[] | undefined => {
     const fits = VALKEY_NODES.filter((n) =>
-      type ? n.type === type : n.memoryGiB * (1 - NODE_RESERVED_MEMORY) * 2 ** 30 >= bytes * 1.2,
+      type ? n.type === type : n.memoryGiB * (1 - NODE_RESERVED_MEMORY) * 2 ** 30 * NODE_FILL >= bytes,
     )
     const n = fits[0]
     if (!n) return undefined
     return [
       {
         item: `Redis: ${n.type} Valkey node (one, no replica)`,
-        quantity: `${HOURS_PER_MONTH} h, ${(bytes / 2 ** 30).toFixed(2)} of ${(n.memoryGiB * (1 - NODE_RESERVED_MEMORY)).toFixed(2)} GiB usable`,
+        quantity: `${HOURS_PER_MONTH} h, ${(bytes / 2 ** 30).toFixed(2)} of ${(n.memoryGiB * (1 - NODE_RESERVED_MEMORY)).toFixed(2)} GiB usable (${fmtInt(pending)} pending jobs, DUE_BUCKETS=${dueBucketsFor(pending)})`,
         usd: HOURS_PER_MONTH * n.hour.usd,
       },
     ]

@@ -1,11 +1,26 @@
 // The cost model's arithmetic (bench/cost-model.ts), on fixed figures: which lines each enqueue path and mode bills,
 // and that quantities follow the rules docs/cost.md states (10 jobs per SQS request, 100 per batch request, ...).
 import { describe, expect, it } from 'vitest'
-import { bill, recommendedScanMemoryMb, scanSeconds, type Measured, type Scenario } from '../../bench/cost-model'
+import {
+  bill,
+  dueBucketsFor,
+  recommendedScanMemoryMb,
+  scanSeconds,
+  STREAM_CPU_SHARE,
+  steadyCpuMsPerJob,
+  streamCpuShare,
+  type Measured,
+  type Scenario,
+} from '../../bench/cost-model'
 
 const measured: Measured = {
   bytesPerJob200: 335,
   scanCpuMsPer1000Jobs: 100,
+  scanSteadyCpuMsPerJob: [
+    { jobsPerSec: 160, cpuMsPerJob: 1.6 },
+    { jobsPerSec: 10, cpuMsPerJob: 4 },
+    { jobsPerSec: 40, cpuMsPerJob: 2.5 },
+  ],
   apiWallMsPerRequest: 0.2,
   apiCpuMsPerRequest: 0.1,
   apiWallMsPerBatch100: 5,
@@ -88,15 +103,34 @@ describe('cost model', () => {
     expect(total(endpoints) - total(ipv6)).toBeGreaterThan(2 * 2 * 730 * 0.01)
   })
 
-  it('recommends the smallest scan memory that dispatches 20 x the average rate, from 256 MB (512 MB on demand)', () => {
-    // 100 CPU ms per 1,000 jobs: 256 MB (0.145 vCPU) dispatches ~1,450 jobs/s, enough for 20 x ~68 jobs/s (180M a month)
+  it('recommends the smallest scan memory whose CPU share a steady stream uses at most 35% of, from 256 MB (512 MB on demand)', () => {
+    // nothing scheduled: the floors
     expect(recommendedScanMemoryMb({ jobsPerMonth: 0, mode: 'continuous' }, measured)).toBe(256)
-    expect(recommendedScanMemoryMb({ jobsPerMonth: 180e6, mode: 'continuous' }, measured)).toBe(256)
-    expect(recommendedScanMemoryMb({ jobsPerMonth: 300e6, mode: 'continuous' }, measured)).toBe(512)
     expect(recommendedScanMemoryMb({ jobsPerMonth: 0, mode: 'on-demand' }, measured)).toBe(512)
-    // past one vCPU's capacity: the largest size (more scanners, not more memory, go further)
+    // 1M a month (0.38 jobs/s at 4 ms each): 1.5 ms of CPU a second, far below 256 MB's 0.145 vCPU
+    expect(recommendedScanMemoryMb({ jobsPerMonth: 1e6, mode: 'continuous' }, measured)).toBe(256)
+    // 100M a month, 38 jobs/s: 2.55 ms each (between the 10/s and 40/s rows, log scale) = 0.097 vCPU, which is 35% of
+    // 0.278 vCPU = 491 MB: 512 MB, although 256 MB would dispatch 20 x 38 jobs/s in a burst
+    expect(steadyCpuMsPerJob(38.05, measured)).toBeCloseTo(2.554, 2)
+    expect(recommendedScanMemoryMb({ jobsPerMonth: 100e6, mode: 'continuous' }, measured)).toBe(512)
+    expect(streamCpuShare(512, 38.05, measured)).toBeLessThanOrEqual(STREAM_CPU_SHARE)
+    expect(streamCpuShare(384, 38.05, measured)).toBeGreaterThan(STREAM_CPU_SHARE)
+    // the burst rule binds when a burst is expensive: 1 ms a job needs 0.76 vCPU for 20 x 38 jobs/s
+    const costlyBurst = { ...measured, scanCpuMsPer1000Jobs: 1_000 }
+    expect(recommendedScanMemoryMb({ jobsPerMonth: 100e6, mode: 'continuous' }, costlyBurst)).toBe(1769)
+    // beyond the fastest row its figure holds; past one vCPU: the largest size (more shards and scanners go further)
+    expect(steadyCpuMsPerJob(1_000, measured)).toBe(1.6)
     expect(recommendedScanMemoryMb({ jobsPerMonth: 1e12, mode: 'continuous' }, measured)).toBe(1769)
     const auto = bill({ ...base, scanMemoryMb: 'auto', jobsPerMonth: 100e6 }, measured)
-    expect(item(auto, 'Scan Lambda compute')!.item).toContain('256 MB, recommended')
+    expect(item(auto, 'Scan Lambda compute')!.item).toContain('512 MB, recommended')
+  })
+
+  it('names the DUE_BUCKETS that keeps ~64 pending jobs per bucket, never below the default', () => {
+    expect(dueBucketsFor(0)).toBe(16_384)
+    expect(dueBucketsFor(1_000_000)).toBe(16_384)
+    expect(dueBucketsFor(1_100_000)).toBe(32_768)
+    expect(dueBucketsFor(3_287_671)).toBe(65_536)
+    const lines = bill({ ...base, redis: 'auto', jobsPerMonth: 100e6 }, measured)
+    expect(item(lines, 'Redis: cache.')!.quantity).toContain('DUE_BUCKETS=65536')
   })
 })
