@@ -9,6 +9,7 @@ import { connectRedis } from '../src/store/redis'
 import type { ScriptedClient } from '../src/store/scripts'
 import { startRedis, type LocalRedis } from '../local/redis-server'
 import { localCredentials, startSqsProcess, type LocalSqs } from '../local/sqs-endpoint'
+import { startTogether } from '../local/start-together'
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
 export function processCpuSeconds(pid: number): number {
@@ -29,7 +30,7 @@ export interface BenchEnv {
 }
 
 export async function startBenchEnv(): Promise<BenchEnv> {
-  const [redis, sqs] = await Promise.all([startRedis(), startSqsProcess()])
+  const [redis, sqs] = await startTogether(startRedis(), startSqsProcess())
   const admin = connectRedis({ url: redis.url })
   const control = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: localCredentials })
   let seq = 0

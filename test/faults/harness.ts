@@ -12,6 +12,7 @@ import { createEngine, type Engine } from '../../src/store/engine'
 import type { NewJob } from '../../src/store/job-store'
 import { runMarker } from '../support/leftovers'
 import { countIds, createQueue, receiveAll } from '../support/sqs'
+import { startTogether } from '../../local/start-together'
 
 const ROOT = resolve(__dirname, '../..')
 
@@ -68,7 +69,7 @@ export function stageEnv(prefix: string, queueUrl: string, sqsEndpoint: string):
 
 /** Redis + fauxqs + one target queue ("orders") and an engine on them, in this process. */
 export async function startStage(options: StageOptions = {}): Promise<Stage> {
-  const [redis, sqs] = await Promise.all([startRedis(options.redis), startSqsProcess()])
+  const [redis, sqs] = await startTogether(startRedis(options.redis), startSqsProcess())
   const sqsClient = new SQSClient({
     endpoint: sqs.endpoint,
     region: 'us-east-1',

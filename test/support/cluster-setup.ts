@@ -4,6 +4,7 @@
 import type { TestProject } from 'vitest/node'
 import { startRedisCluster } from '../../local/redis-cluster'
 import { startSqsInProcess } from '../../local/sqs-endpoint'
+import { startTogether } from '../../local/start-together'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -21,7 +22,7 @@ declare module 'vitest' {
 export const CLUSTER_TEST_SHARDS = Number(process.env.CLUSTER_TEST_SHARDS || 4)
 
 export default async function setup(project: TestProject) {
-  const [cluster, sqs] = await Promise.all([startRedisCluster({ masters: 3 }), startSqsInProcess()])
+  const [cluster, sqs] = await startTogether(startRedisCluster({ masters: 3 }), startSqsInProcess())
   project.provide('redisClusterNodes', cluster.addresses)
   project.provide('testShards', CLUSTER_TEST_SHARDS)
   project.provide('sqsEndpoint', sqs.endpoint)

@@ -3,6 +3,7 @@
 import type { TestProject } from 'vitest/node'
 import { startRedis } from '../../local/redis-server'
 import { startSqsInProcess } from '../../local/sqs-endpoint'
+import { startTogether } from '../../local/start-together'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -12,7 +13,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
-  const [redis, sqs] = await Promise.all([startRedis(), startSqsInProcess()])
+  const [redis, sqs] = await startTogether(startRedis(), startSqsInProcess())
   project.provide('redisUrl', redis.url)
   project.provide('sqsEndpoint', sqs.endpoint)
   return async () => {
