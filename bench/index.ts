@@ -210,11 +210,11 @@ async function main() {
       idle,
       rows,
     }
-    // The sections other bench scripts write (bench:cpu, bench:on-demand) stay until those scripts run again.
+    // The sections other bench scripts write (bench:cpu, bench:on-demand, bench:lambda-size) stay until those
+    // scripts run again: this run replaces only its own.
     const file = resolve(process.cwd(), 'bench/results.json')
     const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {}
-    const kept = { cpu: previous.cpu, onDemand: previous.onDemand }
-    writeFileSync(file, `${JSON.stringify({ ...results, ...kept }, null, 2)}\n`)
+    writeFileSync(file, `${JSON.stringify({ ...previous, ...results }, null, 2)}\n`)
   } finally {
     await env.stop()
   }
