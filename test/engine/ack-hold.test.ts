@@ -1,7 +1,9 @@
 // Acks that wait for the shard's next claim (src/scan/ack-hold.ts): fewer round trips in a steady stream, and still
 // every job acked once, sent once, whatever happens to the held acks.
 import { afterAll, describe, expect, it } from 'vitest'
+import { AckHold } from '../../src/scan/ack-hold'
 import type { Leases } from '../../src/scan/leases'
+import type { ShardState } from '../../src/scan/wake'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
 import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
@@ -89,6 +91,7 @@ describe('acks held for the next claim', () => {
     const s = testScanner(t, {
       queues: { orders: q.url },
       pollIntervalMs: 30_000,
+      leaseMs: 60_000,
       ackHoldMs: 10_000,
       onSent: () => void sent++,
     })
@@ -105,6 +108,7 @@ describe('acks held for the next claim', () => {
     const report = await run
     // assess: the held ack went out when the run stopped, long before its 10 s hold; the later job stays scheduled
     expect(performance.now() - stoppedAt).toBeLessThan(5_000)
+    expect(calls.filter((c) => c.op === 'ack' && c.at < stoppedAt)).toEqual([])
     expect(report.dispatched).toBe(1)
     expect(calls.filter((c) => c.op === 'ack').flatMap((c) => c.ids)).toEqual(['held'])
     expect(await t.store.get('held')).toBeNull()
@@ -134,8 +138,11 @@ describe('acks held for the next claim', () => {
       await t.store.enqueue(job({ id, schedule: { atMs: first + i * 50 } }))
     // act
     const report = await s.runUntil(async () => (await pendingCount(t.store)) === 0, 10_000)
-    // assess
-    expect(failed).toBe(true)
+    // assess: the failed call was a held one (written right before the next claim), and nothing was lost or doubled
+    const failedCall = calls.find((c) => c.ids[0] === '(failed)')!
+    const next = calls[calls.indexOf(failedCall) + 1]!
+    expect(next.op).toBe('claim')
+    expect(next.at - failedCall.at).toBeLessThan(5)
     expect(report.errors).toBeGreaterThanOrEqual(1)
     expect(await pendingCount(t.store)).toBe(0)
     expect([...countIds(await receiveAll(sqs, q.url))].sort()).toEqual([
@@ -143,6 +150,63 @@ describe('acks held for the next claim', () => {
       ['f2', 1],
       ['f3', 1],
     ])
+    await s.close()
+    await t.close()
+  })
+
+  it('acks merged from two sends that fail together are tried again send by send', async () => {
+    // prepare: two leased jobs, a shard asleep until its next claim 50 ms away, and a Leases whose ack refuses any
+    // call that carries more than one job (as if one of them were bad)
+    const t = testStore({ shards: 1 })
+    const q = await createQueue(sqs, 'ack-hold-merged')
+    const s = testScanner(t, { queues: { orders: q.url } })
+    const shard = t.keys.shards[0]!
+    await t.store.enqueue(job({ id: 'm1' }))
+    await t.store.enqueue(job({ id: 'm2' }))
+    const { jobs } = await s.leases.claim(shard, await s.leases.seedHints(shard, 16), 10)
+    expect(jobs.map((j) => j.id).sort()).toEqual(['m1', 'm2'])
+    const calls = recordCalls(s.leases)
+    const recorded = s.leases.ack
+    s.leases.ack = (k, items) => {
+      if (items.length === 1) return recorded(k, items)
+      calls.push({ op: 'ack', at: performance.now(), ids: items.map((i) => i.id) })
+      return Promise.reject(new Error('bad schedule record'))
+    }
+    const asleep: ShardState = { keys: shard, hints: [], sleepingUntil: Date.now() + 50, wake: () => {} }
+    const hold = new AckHold(s.leases, [asleep], 100)
+    // act: two sends' acks are held, then go out together
+    const acked = Promise.all(jobs.map((j) => hold.ack(shard, [j])))
+    hold.flush(shard)
+    await acked
+    // assess: the merged call was refused, then each send's job was acked on its own
+    const acks = calls.filter((c) => c.op === 'ack').map((c) => c.ids.sort().join(','))
+    expect(acks[0]).toBe('m1,m2')
+    expect(acks.slice(1).sort()).toEqual(['m1', 'm2'])
+    expect(await t.store.get('m1')).toBeNull()
+    expect(await t.store.get('m2')).toBeNull()
+    await s.close()
+    await t.close()
+  })
+
+  it('acks at once when a lease would not outlast the hold by a second', async () => {
+    // prepare: leases of 1 s, jobs 60 ms apart: each next claim is within the hold, but no lease has hold + 1 s left
+    const t = testStore({ shards: 1 })
+    const q = await createQueue(sqs, 'ack-hold-lease')
+    const s = testScanner(t, { queues: { orders: q.url }, pollIntervalMs: 30_000, ackHoldMs: 100, leaseMs: 1_000 })
+    const calls = recordCalls(s.leases)
+    const first = Date.now() + 400
+    const ids = ['l1', 'l2', 'l3', 'l4']
+    for (const [i, id] of ids.entries()) await t.store.enqueue(job({ id, schedule: { atMs: first + i * 60 } }))
+    // act
+    await s.runUntil(async () => (await pendingCount(t.store)) === 0, 10_000)
+    // assess: no ack rode with a claim
+    const acks = calls.filter((c) => c.op === 'ack')
+    expect(acks.flatMap((a) => a.ids).sort()).toEqual(ids)
+    const riding = acks.filter((a) => {
+      const next = calls[calls.indexOf(a) + 1]
+      return next?.op === 'claim' && next.at - a.at < 5
+    })
+    expect(riding).toEqual([])
     await s.close()
     await t.close()
   })
