@@ -151,7 +151,8 @@ export class Scanner {
       const nextDue = result.nextDueMs === null ? Infinity : this.clock.toLocal(result.nextDueMs)
       const wakeAt = Math.min(nextDue, Date.now() + pollIntervalMs, untilMs)
       // A job falls due at the end of this sleep: have the connection to SQS ready for it.
-      if (wakeAt === nextDue) void this.options.dispatcher.warm()
+      shard.sleepsForDue = wakeAt === nextDue
+      if (shard.sleepsForDue) void this.options.dispatcher.warm()
       await this.sleep(shard, wakeAt)
     }
   }

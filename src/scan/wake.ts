@@ -12,6 +12,8 @@ export interface ShardState {
   /** Resolves the current sleep early (wake signal, or the run stops). */
   wake?: () => void
   sleepingUntil: number
+  /** The current sleep ends at a due time (not the poll, nor the deadline): a claim will find work then. */
+  sleepsForDue?: boolean
 }
 
 /** Sleeps until `untilLocalMs` unless woken first; reports how long it slept. */

@@ -83,6 +83,32 @@ describe('acks held for the next claim', () => {
     await t.close()
   })
 
+  it("does not hold an ack for a poll: only a due job's claim carries one", async () => {
+    // prepare: one job; the shard's next wake is the 2 s poll, within the 5 s hold, but nothing is due then
+    const t = testStore({ shards: 1 })
+    const q = await createQueue(sqs, 'ack-hold-poll')
+    let sentAt = 0
+    const s = testScanner(t, {
+      queues: { orders: q.url },
+      pollIntervalMs: 2_000,
+      leaseMs: 60_000,
+      ackHoldMs: 5_000,
+      onSent: () => {
+        sentAt = performance.now()
+      },
+    })
+    const calls = recordCalls(s.leases)
+    await t.store.enqueue(job({ id: 'polled', schedule: { delayMs: 300 } }))
+    // act
+    await s.runUntil(async () => (await pendingCount(t.store)) === 0, 10_000)
+    // assess: acked right after the send, not at the poll 2 s later
+    const ack = calls.find((c) => c.op === 'ack')!
+    expect(ack.ids).toEqual(['polled'])
+    expect(ack.at - sentAt).toBeLessThan(1_000)
+    await s.close()
+    await t.close()
+  })
+
   it('stopping the run sends held acks at once: the run ends with nothing pending', async () => {
     // prepare: the job's send ends while the shard sleeps until a second job 5 s later, within the 10 s hold, so its ack is held
     const t = testStore({ shards: 1 })
@@ -155,7 +181,7 @@ describe('acks held for the next claim', () => {
   })
 
   it('acks merged from two sends that fail together are tried again send by send', async () => {
-    // prepare: two leased jobs, a shard asleep until its next claim 50 ms away, and a Leases whose ack refuses any
+    // prepare: two leased jobs, a shard asleep until a job due 50 ms away, and a Leases whose ack refuses any
     // call that carries more than one job (as if one of them were bad)
     const t = testStore({ shards: 1 })
     const q = await createQueue(sqs, 'ack-hold-merged')
@@ -172,7 +198,13 @@ describe('acks held for the next claim', () => {
       calls.push({ op: 'ack', at: performance.now(), ids: items.map((i) => i.id) })
       return Promise.reject(new Error('bad schedule record'))
     }
-    const asleep: ShardState = { keys: shard, hints: [], sleepingUntil: Date.now() + 50, wake: () => {} }
+    const asleep: ShardState = {
+      keys: shard,
+      hints: [],
+      sleepingUntil: Date.now() + 50,
+      sleepsForDue: true,
+      wake: () => {},
+    }
     const hold = new AckHold(s.leases, [asleep], 100)
     // act: two sends' acks are held, then go out together
     const acked = Promise.all(jobs.map((j) => hold.ack(shard, [j])))
