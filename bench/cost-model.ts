@@ -79,10 +79,12 @@ export const SCAN_MEMORY_SIZES_MB = [256, 384, 512, 768, 1024, 1769] as const
  *   - uses at most STREAM_CPU_SHARE of its CPU share for the average rate as a steady stream, from the measured
  *     steady-stream CPU per job. Lambda enforces the share as a quota per period: a stream close to it gets throttled
  *     and its jobs wait for the next period. `npm run bench:lambda-size` ran the packaged scan function in cgroups
- *     with Lambda's share and memory for each size, 38 jobs/s (100M a month): p99 lateness 228 ms at 256 MB (the
- *     stream used ~68% of the share), 33 ms at 384 MB (~46%), 9 ms at 512 MB (~34%), 7 ms at 768 MB;
- *   - is at least 256 MB (cold starts: the module load takes 1.0 s at 256 MB, 2.2 s at 128 MB, 0.5 s at 512 MB, same
- *     bench). On-demand mode starts from 512 MB: every start pays the module load.
+ *     with Lambda's share and memory for each size, 38 jobs/s (100M a month), two runs with a 100 ms quota period:
+ *     p99 lateness 137-228 ms at 256 MB (this estimate of the share used: 68%), 16-33 ms at 384 MB (46%), 9-12 ms
+ *     at 512 MB (34%), 7 ms at 768 MB (23%). With a 20 ms period it was worse (30 ms at 512 MB, 9 ms at 768 MB);
+ *     Lambda's period is not published;
+ *   - is at least 256 MB (cold starts: the module load takes 0.8-1.0 s at 256 MB, 1.9-2.2 s at 128 MB, 0.4-0.5 s at
+ *     512 MB, same bench). On-demand mode starts from 512 MB: every start pays the module load.
  */
 export const PEAK_FACTOR = 20
 /** The share a steady stream may use and keep p99 lateness near 10 ms (measured: see above). */
@@ -158,9 +160,10 @@ const NODE_FILL = 0.8
 const DEFAULT_DUE_BUCKETS = 16_384
 
 /**
- * DUE_BUCKETS for this many pending jobs on one shard: about 64 jobs per bucket (docs/cluster.md), a power of two,
- * never below the default. Past ~128 per bucket a bucket leaves Redis's compact encoding: measured 430 bytes per job
- * instead of 337 with 3.29M jobs in 16,384 buckets (bench/memory-scale.ts).
+ * DUE_BUCKETS for this many pending jobs on one shard (the model's deployments have one: SHARDS=1): about 64 jobs
+ * per bucket (docs/cluster.md), a power of two, never below the default. Past ~128 per bucket a bucket leaves
+ * Redis's compact encoding: measured 430 bytes per job instead of 337 with 3.29M jobs in 16,384 buckets
+ * (bench/memory-scale.ts).
  */
 export function dueBucketsFor(pending: number): number {
   let buckets = DEFAULT_DUE_BUCKETS

@@ -85,15 +85,17 @@ function printPrices() {
 }
 
 /**
- * CPU ms per 1,000 jobs of a burst drain. The sized runs (bench:lambda-size: share x drain time / jobs, the median
- * over the sizes) count what the deployed function does and what the quota costs; the in-process figure of bench:cpu
+ * CPU ms per 1,000 jobs of a burst drain. The sized runs (bench:lambda-size with the 100 ms quota period: share x
+ * drain time / jobs, the median over the sizes) count what the deployed function does and what the quota costs; the in-process figure of bench:cpu
  * (the scanner alone) is a third of that, so it is only the fallback.
  */
 function burstCpuMsPer1000(r: {
   cpu: { scanCpuMsPer1000Jobs: number }
-  lambdaSize?: { rows: { memoryMb: number; burst: { jobs: number; drainS: number | null } }[] }
+  lambdaSize?: {
+    byPeriod?: Record<string, { rows: { memoryMb: number; burst: { jobs: number; drainS: number | null } }[] }>
+  }
 }): number {
-  const sized = (r.lambdaSize?.rows ?? [])
+  const sized = (r.lambdaSize?.byPeriod?.['100']?.rows ?? [])
     .filter((row) => row.burst.drainS)
     .map((row) => (Math.min(1, row.memoryMb / ASSUMED.mbPerVcpu) * row.burst.drainS! * 1e6) / row.burst.jobs)
     .sort((a, b) => a - b)

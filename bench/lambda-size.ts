@@ -1,12 +1,16 @@
-// `npm run bench:lambda-size [-- --sizes 128,256 --rate 38 --seconds 30 --burst 20000]`: the packaged scan function
+// `npm run bench:lambda-size [-- --sizes 128,256 --rate 38 --seconds 30 --burst 10000 --period-ms 100]`: the packaged
+// scan function
 // run at Lambda sizes, to choose its memory (docs/cost.md "Right-sizing"). Each size gets a cgroup with Lambda's CPU
-// share and memory limit for it (bench/cgroup.ts) and the V8 flags Lambda's Node.js runtime sets for it; inside,
+// share and memory limit for it (bench/cgroup.ts; the quota period is a flag: Lambda's is not published) and the V8
+// flags Lambda's Node.js runtime sets for it; inside,
 // a fresh Node process loads the scan bundle and runs one invocation, as Lambda would:
 //   - steady: jobs falling due one by one at `rate` a second (38/s is 100M a month) for `seconds`, continuous mode;
-//     the scan's own lateness figures (SQS accepted - due, Redis's clock) and how often the CPU quota throttled it;
+//     the scan's own lateness figures (SQS accepted - due, Redis's clock), the CPU it used (cpuacct) as a part of
+//     its share, and how often the quota throttled it, both counted from the first due job on;
 //   - burst: `burst` jobs due at once, on-demand mode (the invocation ends when they are out): how long the drain
 //     took, and the group's peak memory (what Lambda reports as Max Memory Used), or the OOM kill.
-// Needs root and cgroup v1 (it says so and stops otherwise). Writes the `lambdaSize` section of bench/results.json.
+// Needs root and cgroup v1 (it says so and stops otherwise). Writes `lambdaSize.byPeriod[<ms>]` in bench/results.json
+// (the cost model reads the 100 ms runs).
 import { spawn } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -23,10 +27,11 @@ const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`)
   return i > 0 ? process.argv[i + 1]! : fallback
 }
-const SIZES_MB = arg('sizes', '128,192,256,384,512').split(',').map(Number)
+const SIZES_MB = arg('sizes', '128,256,384,512,768,1024').split(',').map(Number)
 const RATE = Number(arg('rate', '38'))
 const SECONDS = Number(arg('seconds', '30'))
-const BURST = Number(arg('burst', '20000'))
+const BURST = Number(arg('burst', '10000'))
+const PERIOD_MS = Number(arg('period-ms', '100'))
 /** Time for the child's module load before the first job falls due (at 128 MB it gets 7% of a CPU). */
 const LEAD_MS = 8_000
 
@@ -54,16 +59,27 @@ interface Invocation {
   /** The signal that ended the child, when one did (SIGKILL: the OOM killer). */
   signal: string | null
   cgroup: CgroupFigures
+  /** The group's figures at `markAt` (the first due job), and when that was. */
+  atMark?: CgroupFigures
+  markedAt?: number
+  endedAt: number
 }
 
-async function invoke(env: BenchEnv, bundle: string, mb: number, vars: Record<string, string>): Promise<Invocation> {
-  const group = new LambdaCgroup(`sdq-bench-${process.pid}-${mb}`, mb)
+async function invoke(
+  env: BenchEnv,
+  bundle: string,
+  mb: number,
+  vars: Record<string, string>,
+  markAt?: number,
+): Promise<Invocation> {
   const resultFile = join(tmpdir(), `sdq-lambda-size-${process.pid}.json`)
   rmSync(resultFile, { force: true })
-  // Lambda's Node.js runtime: a tenth of the memory for the young generation, the rest for the old one.
-  const v8 = [`--max-semi-space-size=${Math.floor(mb / 20)}`, `--max-old-space-size=${mb - Math.floor(mb / 10)}`]
-  const { command, args } = group.wrap(process.execPath, [...v8, '-e', CHILD])
+  let group: LambdaCgroup | undefined
   try {
+    group = new LambdaCgroup(`sdq-bench-${process.pid}-${mb}`, mb, PERIOD_MS)
+    // Lambda's Node.js runtime: a tenth of the memory for the young generation, the rest for the old one.
+    const v8 = [`--max-semi-space-size=${Math.floor(mb / 20)}`, `--max-old-space-size=${mb - Math.floor(mb / 10)}`]
+    const { command, args } = group.wrap(process.execPath, [...v8, '-e', CHILD])
     const child = spawn(command, args, {
       stdio: ['ignore', 'ignore', 'inherit'],
       env: {
@@ -80,14 +96,30 @@ async function invoke(env: BenchEnv, bundle: string, mb: number, vars: Record<st
         SAFETY_MARGIN_MS: '1000',
       },
     })
+    let atMark: CgroupFigures | undefined
+    let markedAt: number | undefined
+    const g = group
+    const marker = markAt
+      ? setTimeout(() => {
+          markedAt = Date.now()
+          atMark = g.figures()
+        }, markAt - Date.now())
+      : undefined
     const killer = setTimeout(() => child.kill('SIGKILL'), Number(vars.DEADLINE) - Date.now() + 30_000)
-    const signal = await new Promise<string | null>((done) => child.on('exit', (_code, sig) => done(sig)))
+    const { code, signal } = await new Promise<{ code: number | null; signal: string | null }>((done, fail) => {
+      child.once('error', fail)
+      child.once('exit', (c, sig) => done({ code: c, signal: sig }))
+    })
+    const endedAt = Date.now()
     clearTimeout(killer)
+    clearTimeout(marker)
+    if (!signal && code !== 0)
+      throw new Error(`the scan function exited with ${code} at ${mb} MB (its stderr is above)`)
     const report = signal ? undefined : JSON.parse(readFileSync(resultFile, 'utf8'))
-    return { report, signal, cgroup: group.figures() }
+    return { report, signal, cgroup: group.figures(), atMark, markedAt, endedAt }
   } finally {
     rmSync(resultFile, { force: true })
-    group.remove()
+    group?.remove()
   }
 }
 
@@ -113,11 +145,13 @@ async function steady(env: BenchEnv, bundle: string, mb: number) {
       ),
     )
     const deadline = firstDue + SECONDS * 1000 + 3_000
-    const r = await invoke(env, bundle, mb, {
-      QUEUES: `bench=${queue.url}`,
-      SCAN_MODE: 'continuous',
-      DEADLINE: String(deadline),
-    })
+    const r = await invoke(
+      env,
+      bundle,
+      mb,
+      { QUEUES: `bench=${queue.url}`, SCAN_MODE: 'continuous', DEADLINE: String(deadline) },
+      firstDue,
+    )
     if (r.report && r.report.dispatched !== count) throw new Error(`steady: ${r.report.dispatched} of ${count} sent`)
     return { count, ...r }
   } finally {
@@ -147,26 +181,42 @@ async function burst(env: BenchEnv, bundle: string, mb: number) {
   }
 }
 
+/** The stream's part of the run, from the first due job to the end: CPU as a part of the share, and throttling. */
+function streamFigures(r: Invocation, mb: number) {
+  if (!r.atMark || !r.markedAt) return null
+  const windowMs = r.endedAt - r.markedAt
+  const share = Math.min(1, mb / 1769)
+  return {
+    cpuShareUsed: (r.cgroup.cpuMs - r.atMark.cpuMs) / (windowMs * share),
+    periods: r.cgroup.periods - r.atMark.periods,
+    throttledPeriods: r.cgroup.throttledPeriods - r.atMark.throttledPeriods,
+  }
+}
+
 async function main() {
   if (!LambdaCgroup.available()) throw new Error('bench:lambda-size needs root and cgroup v1 at /sys/fs/cgroup')
   const env = await startBenchEnv()
-  const packaged = packageHere()
   const rows = []
+  let packaged: string | undefined
   try {
+    packaged = packageHere()
     const bundle = bundlesIn(packaged).get('scan')
     if (!bundle) throw new Error('no scan bundle in the package')
-    console.log(`steady ${RATE} jobs/s for ${SECONDS} s, continuous mode; burst of ${BURST}, on-demand mode`)
     console.log(
-      'MB | load ms | steady p50 / p99 / max ms | throttled periods | steady peak MB | burst drain s | burst peak MB',
+      `steady ${RATE} jobs/s for ${SECONDS} s, continuous mode; burst of ${BURST}, on-demand mode; quota period ${PERIOD_MS} ms`,
+    )
+    console.log(
+      'MB | load ms | steady p50 / p99 / max ms | share used | periods throttled | steady peak MB | burst drain s | burst peak MB',
     )
     for (const mb of SIZES_MB) {
       const s = await steady(env, bundle, mb)
       const b = await burst(env, bundle, mb)
+      const stream = streamFigures(s, mb)
       const row = {
         memoryMb: mb,
         loadMs: s.report?.loadMs ?? null,
         steady: { jobsPerSec: RATE, seconds: SECONDS, lateness: s.report?.lateness ?? null, killed: s.signal },
-        steadyThrottled: `${s.cgroup.throttledPeriods}/${s.cgroup.periods}`,
+        stream,
         steadyPeakMb: s.cgroup.peakMemoryMb,
         burst: { jobs: BURST, drainS: b.report ? b.report.durationMs / 1000 : null, killed: b.signal },
         burstPeakMb: b.cgroup.peakMemoryMb,
@@ -176,17 +226,21 @@ async function main() {
       const l = row.steady.lateness
       console.log(
         `${mb} | ${row.loadMs?.toFixed(0) ?? '-'} | ${l ? `${l.p50} / ${l.p99} / ${l.max}` : `killed (${s.signal})`} | ` +
-          `${row.steadyThrottled} | ${row.steadyPeakMb.toFixed(0)} | ` +
+          `${stream ? `${(stream.cpuShareUsed * 100).toFixed(0)}%` : '-'} | ` +
+          `${stream ? `${stream.throttledPeriods} of ${stream.periods}` : '-'} | ${row.steadyPeakMb.toFixed(0)} | ` +
           `${row.burst.drainS?.toFixed(1) ?? `killed (${b.signal})`} | ${row.burstPeakMb.toFixed(0)}${row.burstLimitHits ? ` (limit hit ${row.burstLimitHits}x)` : ''}`,
       )
     }
   } finally {
-    rmSync(packaged, { recursive: true, force: true })
+    if (packaged) rmSync(packaged, { recursive: true, force: true })
     await env.stop()
   }
   const file = resolve(process.cwd(), 'bench/results.json')
   const all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
-  writeFileSync(file, `${JSON.stringify({ ...all, lambdaSize: { date: new Date().toISOString(), rows } }, null, 2)}\n`)
+  const previous = (all.lambdaSize as { byPeriod?: Record<string, unknown> } | undefined)?.byPeriod ?? {}
+  const run = { date: new Date().toISOString(), rate: RATE, seconds: SECONDS, burst: BURST, rows }
+  const lambdaSize = { byPeriod: { ...previous, [String(PERIOD_MS)]: run } }
+  writeFileSync(file, `${JSON.stringify({ ...all, lambdaSize }, null, 2)}\n`)
 }
 
 runMain(main)

@@ -43,7 +43,13 @@ export async function startRedis(options: LocalRedisOptions = {}): Promise<Local
     )
     child.once('exit', (code) => reject(new Error(`redis-server exited (${code}) before it was ready: ${stderr}`)))
   })
-  await Promise.race([waitForPort(port, 10_000), spawnError])
+  try {
+    await Promise.race([waitForPort(port, 10_000), spawnError])
+  } catch (e) {
+    // Not ready in time: a redis-server that is still starting must not outlive the failed start.
+    await stopChild(child)
+    throw e
+  }
   return {
     url: `redis://127.0.0.1:${port}`,
     port,

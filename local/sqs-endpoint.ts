@@ -36,6 +36,7 @@ export async function startSqsProcess(port = 0): Promise<LocalSqs & { process: C
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   trackChild(child, 'fauxqs (SQS endpoint process)')
+  let timer: NodeJS.Timeout | undefined
   const actualPort = await new Promise<number>((ok, fail) => {
     let out = ''
     child.stdout!.on('data', (d) => {
@@ -45,7 +46,15 @@ export async function startSqsProcess(port = 0): Promise<LocalSqs & { process: C
     })
     child.once('error', fail)
     child.once('exit', (code) => fail(new Error(`the SQS endpoint exited (${code}) before it was ready`)))
+    // A start that hangs must fail too.
+    timer = setTimeout(() => fail(new Error('the SQS endpoint was not ready within 30 s')), 30_000)
   })
+    .catch(async (e) => {
+      // A failed start must not leave its process behind.
+      await stopChild(child)
+      throw e
+    })
+    .finally(() => clearTimeout(timer))
   const endpoint = `http://127.0.0.1:${actualPort}`
   return {
     endpoint,

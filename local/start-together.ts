@@ -1,5 +1,6 @@
 // Starts local processes (redis-server, fauxqs, ...) side by side. If one fails to start, the ones that did are
-// stopped before the error is thrown: a failed start must not leave a process behind.
+// stopped before the error is thrown. Each start cleans up after itself when it fails or times out
+// (local/redis-server.ts, local/sqs-endpoint.ts): together, a failed setup leaves no process behind.
 interface Stoppable {
   stop(): Promise<void>
 }
