@@ -28,6 +28,11 @@ export interface CpuResult {
   scanIdleCpuMsPerSec: number
   /** CPU ms per job in a steady stream, by rate (jobs/s), idle CPU included: what a size must have to spare. */
   steady: { jobsPerSec: number; seconds: number; cpuMsPerJob: number }[]
+  /**
+   * What holding acks for the next claim (src/scan/ack-hold.ts) saves: CPU per job at 40 jobs/s with the hold over
+   * without it, in pairs run back to back (each pair in either order), and their median.
+   */
+  ackHold: { ratios: number[]; median: number }
   apiRequests: number
   apiCpuMsPerRequest: number
   apiWallMsPerRequest: number
@@ -184,6 +189,16 @@ export async function measureCpu(
   const idle = await scanIdle(env, size.idleSeconds)
   const steady = []
   for (const rate of STEADY_RATES) steady.push(await scanSteady(env, rate, size.steadySeconds))
+  const ratios = []
+  for (let pair = 0; pair < size.reps + 1; pair++) {
+    const order = pair % 2 ? [0, undefined] : [undefined, 0]
+    const [first, second] = [
+      await scanSteady(env, 40, size.steadySeconds / 2, order[0]),
+      await scanSteady(env, 40, size.steadySeconds / 2, order[1]),
+    ]
+    const [held, notHeld] = order[0] === undefined ? [first, second] : [second, first]
+    ratios.push(held.cpuMsPerJob / notHeld.cpuMsPerJob)
+  }
   const { single, batch } = await api(env, size.apiRequests)
   return {
     drainJobs: size.drainJobs,
@@ -192,6 +207,7 @@ export async function measureCpu(
     idleSeconds: size.idleSeconds,
     scanIdleCpuMsPerSec: idle,
     steady,
+    ackHold: { ratios, median: median(ratios) },
     apiRequests: size.apiRequests,
     apiCpuMsPerRequest: single.cpu,
     apiWallMsPerRequest: single.wall,
