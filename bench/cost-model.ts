@@ -21,6 +21,13 @@ export interface Measured {
    * own claim, send and ack, with a sleep in between. Far above the burst figure, and what a steady stream uses.
    */
   scanSteadyCpuMsPerJob: { jobsPerSec: number; cpuMsPerJob: number }[]
+  /**
+   * CPU ms per job of the packaged function itself in a steady stream (`npm run bench:lambda-size`: cpuacct over the
+   * stream, the median over the sizes it did not saturate), when that bench ran. It sets the level of the stream
+   * figures (metrics, logging and the quota included, and steadier from run to run); the rows above give their shape
+   * over the rate.
+   */
+  scanStreamCpuMsPerJob?: { jobsPerSec: number; cpuMsPerJob: number }
   apiWallMsPerRequest: number
   apiCpuMsPerRequest: number
   apiWallMsPerBatch100: number
@@ -79,16 +86,16 @@ export const SCAN_MEMORY_SIZES_MB = [256, 384, 512, 768, 1024, 1769] as const
  *   - uses at most STREAM_CPU_SHARE of its CPU share for the average rate as a steady stream, from the measured
  *     steady-stream CPU per job. Lambda enforces the share as a quota per period: a stream close to it gets throttled
  *     and its jobs wait for the next period. `npm run bench:lambda-size` ran the packaged scan function in cgroups
- *     with Lambda's share and memory for each size, 38 jobs/s (100M a month), two runs with a 100 ms quota period:
- *     p99 lateness 137-228 ms at 256 MB (this estimate of the share used: 68%), 16-33 ms at 384 MB (46%), 9-12 ms
- *     at 512 MB (34%), 7 ms at 768 MB (23%). With a 20 ms period it was worse (30 ms at 512 MB, 9 ms at 768 MB);
- *     Lambda's period is not published;
+ *     with Lambda's share and memory for each size, 38 jobs/s (100M a month), 100 ms quota period: p99 lateness
+ *     137 ms at 256 MB (the stream used 68% of the share), 16 ms at 384 MB (43%), 12 ms at 512 MB (39%), 7 ms at
+ *     768 MB (25%); an earlier run without the share measured gave 228 / 33 / 9 / 7 ms. With a 20 ms period it was
+ *     worse (30 ms at 512 MB, 9 ms at 768 MB); Lambda's period is not published;
  *   - is at least 256 MB (cold starts: the module load takes 0.8-1.0 s at 256 MB, 1.9-2.2 s at 128 MB, 0.4-0.5 s at
  *     512 MB, same bench). On-demand mode starts from 512 MB: every start pays the module load.
  */
 export const PEAK_FACTOR = 20
 /** The share a steady stream may use and keep p99 lateness near 10 ms (measured: see above). */
-export const STREAM_CPU_SHARE = 0.35
+export const STREAM_CPU_SHARE = 0.4
 export function recommendedScanMemoryMb(s: Pick<Scenario, 'jobsPerMonth' | 'mode'>, m: Measured): number {
   const ratePerSec = s.jobsPerMonth / (HOURS_PER_MONTH * 3600)
   const floor = s.mode === 'on-demand' ? 512 : 256
@@ -102,10 +109,17 @@ export function recommendedScanMemoryMb(s: Pick<Scenario, 'jobsPerMonth' | 'mode
 }
 
 /**
- * CPU ms per job of a steady stream at `jobsPerSec`: the measured rows, interpolated on a log scale of the rate; below
- * the slowest row its figure (a sparser stream pays at least that), above the fastest its figure.
+ * CPU ms per job of a steady stream at `jobsPerSec`: the bench:cpu rows, interpolated on a log scale of the rate (below
+ * the slowest row its figure, above the fastest its figure), scaled to the packaged function's own figure when
+ * bench:lambda-size measured one.
  */
 export function steadyCpuMsPerJob(jobsPerSec: number, m: Measured): number {
+  const level = m.scanStreamCpuMsPerJob
+  const scale = level ? level.cpuMsPerJob / interpolated(level.jobsPerSec, m) : 1
+  return interpolated(jobsPerSec, m) * scale
+}
+
+function interpolated(jobsPerSec: number, m: Measured): number {
   const rows = [...m.scanSteadyCpuMsPerJob].sort((a, b) => a.jobsPerSec - b.jobsPerSec)
   if (rows.length === 0) throw new Error('no steady-stream CPU figures: run `npm run bench:cpu`')
   if (jobsPerSec <= rows[0]!.jobsPerSec) return rows[0]!.cpuMsPerJob

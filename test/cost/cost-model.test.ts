@@ -103,14 +103,14 @@ describe('cost model', () => {
     expect(total(endpoints) - total(ipv6)).toBeGreaterThan(2 * 2 * 730 * 0.01)
   })
 
-  it('recommends the smallest scan memory whose CPU share a steady stream uses at most 35% of, from 256 MB (512 MB on demand)', () => {
+  it('recommends the smallest scan memory whose CPU share a steady stream uses at most 40% of, from 256 MB (512 MB on demand)', () => {
     // nothing scheduled: the floors
     expect(recommendedScanMemoryMb({ jobsPerMonth: 0, mode: 'continuous' }, measured)).toBe(256)
     expect(recommendedScanMemoryMb({ jobsPerMonth: 0, mode: 'on-demand' }, measured)).toBe(512)
     // 1M a month (0.38 jobs/s at 4 ms each): 1.5 ms of CPU a second, far below 256 MB's 0.145 vCPU
     expect(recommendedScanMemoryMb({ jobsPerMonth: 1e6, mode: 'continuous' }, measured)).toBe(256)
-    // 100M a month, 38 jobs/s: 2.55 ms each (between the 10/s and 40/s rows, log scale) = 0.097 vCPU, which is 35% of
-    // 0.278 vCPU = 491 MB: 512 MB, although 256 MB would dispatch 20 x 38 jobs/s in a burst
+    // 100M a month, 38 jobs/s: 2.55 ms each (between the 10/s and 40/s rows, log scale) = 0.097 vCPU, which is 40% of
+    // 0.243 vCPU = 430 MB: 512 MB, although 256 MB would dispatch 20 x 38 jobs/s in a burst
     expect(steadyCpuMsPerJob(38.05, measured)).toBeCloseTo(2.554, 2)
     expect(recommendedScanMemoryMb({ jobsPerMonth: 100e6, mode: 'continuous' }, measured)).toBe(512)
     expect(streamCpuShare(512, 38.05, measured)).toBeLessThanOrEqual(STREAM_CPU_SHARE)
@@ -123,6 +123,16 @@ describe('cost model', () => {
     expect(recommendedScanMemoryMb({ jobsPerMonth: 1e12, mode: 'continuous' }, measured)).toBe(1769)
     const auto = bill({ ...base, scanMemoryMb: 'auto', jobsPerMonth: 100e6 }, measured)
     expect(item(auto, 'Scan Lambda compute')!.item).toContain('512 MB, recommended')
+  })
+
+  it("scales the stream figures to the packaged function's own, keeping their shape over the rate", () => {
+    // the packaged function measured 3.83 ms a job at 38.05/s, 1.5 x what the rows give there
+    const level = { ...measured, scanStreamCpuMsPerJob: { jobsPerSec: 38.05, cpuMsPerJob: 3.831 } }
+    expect(steadyCpuMsPerJob(38.05, level)).toBeCloseTo(3.831, 3)
+    expect(steadyCpuMsPerJob(160, level)).toBeCloseTo(1.6 * 1.5, 2)
+    expect(steadyCpuMsPerJob(5, level)).toBeCloseTo(4 * 1.5, 2)
+    // 38 jobs/s x 3.83 ms = 0.146 vCPU, 40% of 0.364 vCPU = 645 MB: 768 MB
+    expect(recommendedScanMemoryMb({ jobsPerMonth: 100e6, mode: 'continuous' }, level)).toBe(768)
   })
 
   it('names the DUE_BUCKETS that keeps ~64 pending jobs per bucket, never below the default', () => {
