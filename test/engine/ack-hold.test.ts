@@ -5,15 +5,17 @@ import { AckHold } from '../../src/scan/ack-hold'
 import type { Leases } from '../../src/scan/leases'
 import type { ShardState } from '../../src/scan/wake'
 import { job, testStore } from '../support/engine'
-import { pendingCount, testScanner } from '../support/scanner'
+import { pendingCount, testScanner, type TestScannerOptions } from '../support/scanner'
 import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
 
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
 
+type Call = { op: 'claim' | 'ack'; at: number; ids: string[] }
+
 /** Records each claim and ack the scanner issues, in order, with the time it was issued. */
-function recordCalls(leases: Leases) {
-  const calls: { op: 'claim' | 'ack'; at: number; ids: string[] }[] = []
+function recordCalls(leases: Leases): Call[] {
+  const calls: Call[] = []
   const claim = leases.claim.bind(leases)
   const ack = leases.ack.bind(leases)
   leases.claim = (shard, hints, limit) => {
@@ -27,177 +29,157 @@ function recordCalls(leases: Leases) {
   return calls
 }
 
+/** Acks written in the same tick as a claim: the next call is a claim, issued within 5 ms. */
+function riding(calls: Call[]): Call[] {
+  return calls.filter((c) => {
+    const next = calls[calls.indexOf(c) + 1]
+    return c.op === 'ack' && next?.op === 'claim' && next.at - c.at < 5
+  })
+}
+
+/** One shard, a queue, and a scanner (30 s poll unless told) whose claims, acks and last accepted send are recorded. */
+async function stage(queueName: string, options: Omit<TestScannerOptions, 'queues' | 'onSent'>) {
+  const t = testStore({ shards: 1 })
+  const q = await createQueue(sqs, queueName)
+  let sentAt = 0
+  const s = testScanner(t, {
+    queues: { orders: q.url },
+    pollIntervalMs: 30_000,
+    ...options,
+    onSent: () => {
+      sentAt = performance.now()
+    },
+  })
+  const calls = recordCalls(s.leases)
+  return {
+    t,
+    q,
+    s,
+    calls,
+    sentAt: () => sentAt,
+    async close() {
+      await s.close()
+      await t.close()
+    },
+  }
+}
+
+/** Makes the stage's first ack call fail, or every call that acks more than one job, as Redis or a bad item would. */
+function failAcks(st: Awaited<ReturnType<typeof stage>>, when: 'first' | 'merged', error: string) {
+  const recorded = st.s.leases.ack
+  let failed = false
+  st.s.leases.ack = (shard, items) => {
+    if (when === 'first' ? failed : items.length === 1) return recorded(shard, items)
+    failed = true
+    st.calls.push({ op: 'ack', at: performance.now(), ids: when === 'first' ? ['(failed)'] : items.map((i) => i.id) })
+    return Promise.reject(new Error(error))
+  }
+}
+
 describe('acks held for the next claim', () => {
   it('in a steady stream, writes each ack together with the next claim, and acks every job once', async () => {
     // prepare: five jobs due 60 ms apart, so each one's claim comes within the 100 ms hold after the previous send
-    const t = testStore({ shards: 1 })
-    const q = await createQueue(sqs, 'ack-hold-stream')
-    const s = testScanner(t, { queues: { orders: q.url }, pollIntervalMs: 30_000, ackHoldMs: 100 })
-    const calls = recordCalls(s.leases)
+    const st = await stage('ack-hold-stream', { ackHoldMs: 100 })
     const first = Date.now() + 500
     const ids = ['s1', 's2', 's3', 's4', 's5']
-    for (const [i, id] of ids.entries()) await t.store.enqueue(job({ id, schedule: { atMs: first + i * 60 } }))
+    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 60 } }))
     // act
-    await s.runUntil(async () => (await pendingCount(t.store)) === 0, 10_000)
+    await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 10_000)
     // assess: the first four acks were issued right before a claim (same tick), the last one alone at the end
-    const acks = calls.filter((c) => c.op === 'ack')
+    const acks = st.calls.filter((c) => c.op === 'ack')
     expect(acks.flatMap((a) => a.ids).sort()).toEqual(ids)
-    const riding = acks.filter((a) => {
-      const next = calls[calls.indexOf(a) + 1]
-      return next?.op === 'claim' && next.at - a.at < 5
-    })
-    expect(riding.length).toBeGreaterThanOrEqual(3)
-    expect([...countIds(await receiveAll(sqs, q.url))].sort()).toEqual(ids.map((id) => [id, 1]))
-    await s.close()
-    await t.close()
+    expect(riding(st.calls).length).toBeGreaterThanOrEqual(3)
+    expect([...countIds(await receiveAll(sqs, st.q.url))].sort()).toEqual(ids.map((id) => [id, 1]))
+    await st.close()
   })
 
   it('acks at once when the next claim is further away than the hold', async () => {
     // prepare: one job, and nothing else due before the 30 s poll (its own lease ends after 60 s), which is further
     // away than the 5 s hold
-    const t = testStore({ shards: 1 })
-    const q = await createQueue(sqs, 'ack-hold-alone')
-    let sentAt = 0
-    const s = testScanner(t, {
-      queues: { orders: q.url },
-      pollIntervalMs: 30_000,
-      leaseMs: 60_000,
-      ackHoldMs: 5_000,
-      onSent: () => {
-        sentAt = performance.now()
-      },
-    })
-    const calls = recordCalls(s.leases)
-    await t.store.enqueue(job({ id: 'alone', schedule: { delayMs: 300 } }))
+    const st = await stage('ack-hold-alone', { leaseMs: 60_000, ackHoldMs: 5_000 })
+    await st.t.store.enqueue(job({ id: 'alone', schedule: { delayMs: 300 } }))
     // act
-    const run = s.scanner.run(Date.now() + 15_000)
-    while ((await pendingCount(t.store)) !== 0) await new Promise((r) => setTimeout(r, 5))
+    const run = st.s.scanner.run(Date.now() + 15_000)
+    while ((await pendingCount(st.t.store)) !== 0) await new Promise((r) => setTimeout(r, 5))
     // assess: acked right after the send (a held ack would wait 5 s), while the scanner still runs
-    const ack = calls.find((c) => c.op === 'ack')!
+    const ack = st.calls.find((c) => c.op === 'ack')!
     expect(ack.ids).toEqual(['alone'])
-    expect(ack.at - sentAt).toBeLessThan(2_000)
-    expect(calls[calls.indexOf(ack) + 1]).toBeUndefined()
-    s.scanner.stop()
+    expect(ack.at - st.sentAt()).toBeLessThan(2_000)
+    expect(st.calls[st.calls.indexOf(ack) + 1]).toBeUndefined()
+    st.s.scanner.stop()
     await run
-    await s.close()
-    await t.close()
+    await st.close()
   })
 
   it("does not hold an ack for a poll: only a due job's claim carries one", async () => {
     // prepare: one job; the shard's next wake is the 2 s poll, within the 5 s hold, but nothing is due then
-    const t = testStore({ shards: 1 })
-    const q = await createQueue(sqs, 'ack-hold-poll')
-    let sentAt = 0
-    const s = testScanner(t, {
-      queues: { orders: q.url },
-      pollIntervalMs: 2_000,
-      leaseMs: 60_000,
-      ackHoldMs: 5_000,
-      onSent: () => {
-        sentAt = performance.now()
-      },
-    })
-    const calls = recordCalls(s.leases)
-    await t.store.enqueue(job({ id: 'polled', schedule: { delayMs: 300 } }))
+    const st = await stage('ack-hold-poll', { pollIntervalMs: 2_000, leaseMs: 60_000, ackHoldMs: 5_000 })
+    await st.t.store.enqueue(job({ id: 'polled', schedule: { delayMs: 300 } }))
     // act
-    await s.runUntil(async () => (await pendingCount(t.store)) === 0, 10_000)
+    await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 10_000)
     // assess: acked right after the send, not at the poll 2 s later
-    const ack = calls.find((c) => c.op === 'ack')!
+    const ack = st.calls.find((c) => c.op === 'ack')!
     expect(ack.ids).toEqual(['polled'])
-    expect(ack.at - sentAt).toBeLessThan(1_000)
-    await s.close()
-    await t.close()
+    expect(ack.at - st.sentAt()).toBeLessThan(1_000)
+    await st.close()
   })
 
   it('stopping the run sends held acks at once: the run ends with nothing pending', async () => {
-    // prepare: the job's send ends while the shard sleeps until a second job 5 s later, within the 10 s hold, so its ack is held
-    const t = testStore({ shards: 1 })
-    const q = await createQueue(sqs, 'ack-hold-stop')
-    let sent = 0
-    const s = testScanner(t, {
-      queues: { orders: q.url },
-      pollIntervalMs: 30_000,
-      leaseMs: 60_000,
-      ackHoldMs: 10_000,
-      onSent: () => void sent++,
-    })
-    const calls = recordCalls(s.leases)
+    // prepare: the job's send ends while the shard sleeps until a second job 5 s later, within the 10 s hold, so its
+    // ack is held
+    const st = await stage('ack-hold-stop', { leaseMs: 60_000, ackHoldMs: 10_000 })
     const first = Date.now() + 400
-    await t.store.enqueue(job({ id: 'held', schedule: { atMs: first } }))
-    await t.store.enqueue(job({ id: 'later', schedule: { atMs: first + 5_000 } }))
-    const run = s.scanner.run(Date.now() + 20_000)
-    while (sent === 0) await new Promise((r) => setTimeout(r, 5))
+    await st.t.store.enqueue(job({ id: 'held', schedule: { atMs: first } }))
+    await st.t.store.enqueue(job({ id: 'later', schedule: { atMs: first + 5_000 } }))
+    const run = st.s.scanner.run(Date.now() + 20_000)
+    while (st.sentAt() === 0) await new Promise((r) => setTimeout(r, 5))
     await new Promise((r) => setTimeout(r, 50))
     // act
     const stoppedAt = performance.now()
-    s.scanner.stop()
+    st.s.scanner.stop()
     const report = await run
     // assess: the held ack went out when the run stopped, long before its 10 s hold; the later job stays scheduled
     expect(performance.now() - stoppedAt).toBeLessThan(5_000)
-    expect(calls.filter((c) => c.op === 'ack' && c.at < stoppedAt)).toEqual([])
+    expect(st.calls.filter((c) => c.op === 'ack' && c.at < stoppedAt)).toEqual([])
     expect(report.dispatched).toBe(1)
-    expect(calls.filter((c) => c.op === 'ack').flatMap((c) => c.ids)).toEqual(['held'])
-    expect(await t.store.get('held')).toBeNull()
-    expect((await t.store.get('later'))!.status).toBe('scheduled')
-    await s.close()
-    await t.close()
+    expect(st.calls.filter((c) => c.op === 'ack').flatMap((c) => c.ids)).toEqual(['held'])
+    expect(await st.t.store.get('held')).toBeNull()
+    expect((await st.t.store.get('later'))!.status).toBe('scheduled')
+    await st.close()
   })
 
   it('an ack that fails while held is retried: the job is acked once and sent once', async () => {
     // prepare: the first ack call fails (as if Redis dropped the connection), later ones go through
-    const t = testStore({ shards: 1 })
-    const q = await createQueue(sqs, 'ack-hold-fail')
-    const s = testScanner(t, { queues: { orders: q.url }, pollIntervalMs: 30_000, ackHoldMs: 100 })
-    const calls = recordCalls(s.leases)
-    const recorded = s.leases.ack
-    let failed = false
-    s.leases.ack = (shard, items) => {
-      if (!failed) {
-        failed = true
-        calls.push({ op: 'ack', at: performance.now(), ids: ['(failed)'] })
-        return Promise.reject(new Error('Connection is closed.'))
-      }
-      return recorded(shard, items)
-    }
+    const st = await stage('ack-hold-fail', { ackHoldMs: 100 })
+    failAcks(st, 'first', 'Connection is closed.')
     const first = Date.now() + 400
     for (const [i, id] of ['f1', 'f2', 'f3'].entries())
-      await t.store.enqueue(job({ id, schedule: { atMs: first + i * 50 } }))
+      await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 50 } }))
     // act
-    const report = await s.runUntil(async () => (await pendingCount(t.store)) === 0, 10_000)
+    const report = await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 10_000)
     // assess: the failed call was a held one (written right before the next claim), and nothing was lost or doubled
-    const failedCall = calls.find((c) => c.ids[0] === '(failed)')!
-    const next = calls[calls.indexOf(failedCall) + 1]!
-    expect(next.op).toBe('claim')
-    expect(next.at - failedCall.at).toBeLessThan(5)
+    const failedCall = st.calls.find((c) => c.ids[0] === '(failed)')!
+    expect(riding(st.calls)).toContain(failedCall)
     expect(report.errors).toBeGreaterThanOrEqual(1)
-    expect(await pendingCount(t.store)).toBe(0)
-    expect([...countIds(await receiveAll(sqs, q.url))].sort()).toEqual([
+    expect(await pendingCount(st.t.store)).toBe(0)
+    expect([...countIds(await receiveAll(sqs, st.q.url))].sort()).toEqual([
       ['f1', 1],
       ['f2', 1],
       ['f3', 1],
     ])
-    await s.close()
-    await t.close()
+    await st.close()
   })
 
   it('acks merged from two sends that fail together are tried again send by send', async () => {
-    // prepare: two leased jobs, a shard asleep until a job due 50 ms away, and a Leases whose ack refuses any
-    // call that carries more than one job (as if one of them were bad)
-    const t = testStore({ shards: 1 })
-    const q = await createQueue(sqs, 'ack-hold-merged')
-    const s = testScanner(t, { queues: { orders: q.url } })
-    const shard = t.keys.shards[0]!
-    await t.store.enqueue(job({ id: 'm1' }))
-    await t.store.enqueue(job({ id: 'm2' }))
-    const { jobs } = await s.leases.claim(shard, await s.leases.seedHints(shard, 16), 10)
+    // prepare: two leased jobs, a shard asleep until a job due 50 ms away, and a Leases whose ack refuses any call
+    // that carries more than one job (as if one of them were bad)
+    const st = await stage('ack-hold-merged', {})
+    const shard = st.t.keys.shards[0]!
+    await st.t.store.enqueue(job({ id: 'm1' }))
+    await st.t.store.enqueue(job({ id: 'm2' }))
+    const { jobs } = await st.s.leases.claim(shard, await st.s.leases.seedHints(shard, 16), 10)
     expect(jobs.map((j) => j.id).sort()).toEqual(['m1', 'm2'])
-    const calls = recordCalls(s.leases)
-    const recorded = s.leases.ack
-    s.leases.ack = (k, items) => {
-      if (items.length === 1) return recorded(k, items)
-      calls.push({ op: 'ack', at: performance.now(), ids: items.map((i) => i.id) })
-      return Promise.reject(new Error('bad schedule record'))
-    }
+    failAcks(st, 'merged', 'bad schedule record')
     const asleep: ShardState = {
       keys: shard,
       hints: [],
@@ -205,41 +187,36 @@ describe('acks held for the next claim', () => {
       sleepsForDue: true,
       wake: () => {},
     }
-    const hold = new AckHold(s.leases, [asleep], 100)
+    const hold = new AckHold(st.s.leases, [asleep], 100)
     // act: two sends' acks are held, then go out together
     const acked = Promise.all(jobs.map((j) => hold.ack(shard, [j])))
     hold.flush(shard)
     await acked
     // assess: the merged call was refused, then each send's job was acked on its own
-    const acks = calls.filter((c) => c.op === 'ack').map((c) => c.ids.sort().join(','))
+    const acks = st.calls.filter((c) => c.op === 'ack').map((c) => c.ids.sort().join(','))
     expect(acks[0]).toBe('m1,m2')
     expect(acks.slice(1).sort()).toEqual(['m1', 'm2'])
-    expect(await t.store.get('m1')).toBeNull()
-    expect(await t.store.get('m2')).toBeNull()
-    await s.close()
-    await t.close()
+    expect(await st.t.store.get('m1')).toBeNull()
+    expect(await st.t.store.get('m2')).toBeNull()
+    await st.close()
   })
 
   it('acks at once when a lease would not outlast the hold by a second', async () => {
     // prepare: leases of 1 s, jobs 60 ms apart: each next claim is within the hold, but no lease has hold + 1 s left
-    const t = testStore({ shards: 1 })
-    const q = await createQueue(sqs, 'ack-hold-lease')
-    const s = testScanner(t, { queues: { orders: q.url }, pollIntervalMs: 30_000, ackHoldMs: 100, leaseMs: 1_000 })
-    const calls = recordCalls(s.leases)
+    const st = await stage('ack-hold-lease', { ackHoldMs: 100, leaseMs: 1_000 })
     const first = Date.now() + 400
     const ids = ['l1', 'l2', 'l3', 'l4']
-    for (const [i, id] of ids.entries()) await t.store.enqueue(job({ id, schedule: { atMs: first + i * 60 } }))
+    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 60 } }))
     // act
-    await s.runUntil(async () => (await pendingCount(t.store)) === 0, 10_000)
-    // assess: no ack rode with a claim
-    const acks = calls.filter((c) => c.op === 'ack')
-    expect(acks.flatMap((a) => a.ids).sort()).toEqual(ids)
-    const riding = acks.filter((a) => {
-      const next = calls[calls.indexOf(a) + 1]
-      return next?.op === 'claim' && next.at - a.at < 5
-    })
-    expect(riding).toEqual([])
-    await s.close()
-    await t.close()
+    await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 10_000)
+    // assess: every job acked, and no ack rode with a claim
+    expect(
+      st.calls
+        .filter((c) => c.op === 'ack')
+        .flatMap((a) => a.ids)
+        .sort(),
+    ).toEqual(ids)
+    expect(riding(st.calls)).toEqual([])
+    await st.close()
   })
 })
