@@ -15,6 +15,7 @@ import { defaultLog } from '../logger'
 import { readBacklog } from './backlog'
 import { ScanMetrics } from './metrics'
 import { recordWindow } from './run-log'
+import { CpuShareMeter } from './cpu-share'
 
 /** The settings the scan side reads. */
 export type ScanSettings = Pick<
@@ -104,6 +105,7 @@ export function createScanner(
       redisNow: () => scanner.redisNow(),
       recordWindow: (window) => recordWindow(engine.redis, engine.keys, window),
       readMemory: () => memoryWatch?.latest ?? null,
+      cpuShare: CpuShareMeter.fromEnv(),
       logger: hooks.logger ?? defaultLog(),
     })
   const { scanner, memoryWatch } = buildScanner(

@@ -6,6 +6,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics'
 import type { Log } from '../logger'
 import type { MemoryReading } from '../store/memory'
 import type { Backlog } from './backlog'
+import type { CpuShareMeter } from './cpu-share'
 import { percentile } from './latency'
 import type { ScanWindow } from './scan-window'
 import type { ScanObserver } from './run-tally'
@@ -24,6 +25,8 @@ export interface ScanMetricsOptions {
   recordWindow?(window: ScanWindow): Promise<void>
   /** The fullest Redis primary at the memory watch's last reading (null before one, or without INFO). */
   readMemory?(): MemoryReading | null
+  /** The function's CPU use against its share (on Lambda only): ScanCpuSharePercent. */
+  cpuShare?: CpuShareMeter
   logger: Log
   intervalMs?: number
 }
@@ -105,6 +108,8 @@ export class ScanMetrics implements ScanObserver {
     metrics.addMetric('ScanActiveMs', MetricUnit.Milliseconds, record.activeMs)
     if (oldestDueAgeMs !== null) metrics.addMetric('OldestDueAgeMs', MetricUnit.Milliseconds, oldestDueAgeMs)
     addMemory(metrics, this.options.readMemory?.() ?? null)
+    const cpuShare = this.options.cpuShare?.take()
+    if (cpuShare != null) metrics.addMetric('ScanCpuSharePercent', MetricUnit.Percent, cpuShare)
     if (record.lateness) {
       metrics.addMetric('DispatchLatenessP50', MetricUnit.Milliseconds, record.lateness.p50)
       metrics.addMetric('DispatchLatenessP99', MetricUnit.Milliseconds, record.lateness.p99)

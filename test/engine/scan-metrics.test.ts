@@ -10,6 +10,7 @@ import { readWindows } from '../../src/scan/run-log'
 import type { Engine } from '../../src/store/engine'
 import { job, testStore } from '../support/engine'
 import { createQueue, receiveAll, sqsClient } from '../support/sqs'
+import { CpuShareMeter } from '../../src/scan/cpu-share'
 
 interface EmfLine {
   _aws: {
@@ -80,6 +81,11 @@ const withDimensions = (lines: EmfLine[], dims: string[]) =>
 const sum = (lines: EmfLine[], name: string) => lines.reduce((n, l) => n + (Number(l[name]) || 0), 0)
 const unitOf = (lines: EmfLine[], name: string) =>
   lines.flatMap((l) => l._aws.CloudWatchMetrics[0]!.Metrics).find((m) => m.Name === name)?.Unit
+
+/** A clock that reads these CPU and wall times (ms), one per call. */
+function fakeCpuClock(cpu: number[], wall: number[]) {
+  return { cpuMs: () => cpu.shift()!, wallMs: () => wall.shift()! }
+}
 
 describe('scan metrics (EMF)', () => {
   it('report dispatched, dead-lettered and pending jobs per queue, and the lateness of what was sent', async () => {
@@ -179,6 +185,8 @@ describe('scan metrics (EMF)', () => {
       readBacklog: () => readBacklog(t.redis, t.keys),
       redisNow: () => Date.now(),
       readMemory: () => reading,
+      // a 256 MB function (0.1447 vCPU) that used 29 ms of CPU in a second: 20% of its share
+      cpuShare: new CpuShareMeter(256, fakeCpuClock([0, 29], [0, 1_000])),
       logger: quiet,
     })
     // act
@@ -189,5 +197,7 @@ describe('scan metrics (EMF)', () => {
     expect(global).toHaveLength(1)
     expect(global[0]).toMatchObject({ RedisMemoryUsedBytes: 912_000_000, RedisMemoryUsedPercent: 91.2 })
     expect(unitOf(global, 'RedisMemoryUsedPercent')).toBe('Percent')
+    expect(global[0]!.ScanCpuSharePercent).toBeCloseTo(20.04, 1)
+    expect(unitOf(global, 'ScanCpuSharePercent')).toBe('Percent')
   })
 })
