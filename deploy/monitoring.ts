@@ -161,6 +161,10 @@ function dashboardBody(service: string, alarmIds: string[]): CfnNode {
     graph('Redis memory used (% of maxmemory, fullest primary)', 27, 0, [
       own('RedisMemoryUsedPercent', 'Maximum', 'used %'),
     ]),
+    // Above ~40% a steady stream gets throttled by Lambda's CPU quota and turns late: more scanMemory (docs/cost.md).
+    graph('Scan function CPU (% of its share)', 27, 12, [own('ScanCpuSharePercent', 'Maximum', 'CPU % of share')], {
+      annotations: { horizontal: [{ value: 40, label: 'size up above' }] },
+    }),
     graph('API requests per route', 21, 0, [expr(search('service,route', 'ApiRequests', 'Sum'), '', 'a')]),
     graph('API 4xx and 5xx per route', 21, 12, [
       expr(search('service,route', 'Api4xx', 'Sum'), '', 'c'),

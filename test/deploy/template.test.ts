@@ -359,6 +359,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       'ApiRequests',
       'Api5xx',
       'RedisMemoryUsedPercent',
+      'ScanCpuSharePercent',
     ]) {
       expect(text).toContain(metric)
     }
