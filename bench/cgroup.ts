@@ -8,9 +8,9 @@
 // (`available()` says).
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { vcpuShare } from '../src/scan/cpu-share'
 
 const ROOT = '/sys/fs/cgroup'
-const MB_PER_VCPU = 1769
 
 export interface CgroupFigures {
   /** CPU time the group used, ms (cpuacct.usage). */
@@ -42,7 +42,7 @@ export class LambdaCgroup {
       for (const dir of [this.cpu, this.cpuacct, this.memory]) mkdirSync(dir, { recursive: true })
       const periodUs = periodMs * 1000
       writeFileSync(join(this.cpu, 'cpu.cfs_period_us'), String(periodUs))
-      writeFileSync(join(this.cpu, 'cpu.cfs_quota_us'), String(Math.round((memoryMb / MB_PER_VCPU) * periodUs)))
+      writeFileSync(join(this.cpu, 'cpu.cfs_quota_us'), String(Math.round(vcpuShare(memoryMb) * periodUs)))
       writeFileSync(join(this.memory, 'memory.limit_in_bytes'), String(memoryMb * 2 ** 20))
     } catch (e) {
       this.remove()

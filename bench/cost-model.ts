@@ -2,6 +2,7 @@
 // table of bench/prices.ts. Pure functions; bench/cost.ts is the command line around them (docs/cost.md explains
 // every line and every assumption).
 import { HOURS_PER_MONTH, NODE_RESERVED_MEMORY, PRICES, VALKEY_NODES } from './prices'
+import { vcpuShare } from '../src/scan/cpu-share'
 
 export type EnqueuePath = 'api' | 'function-url' | 'batch' | 'direct'
 export type ScanMode = 'continuous' | 'on-demand'
@@ -71,8 +72,6 @@ export const ASSUMED = {
   messageBytes: 600,
   /** One JSON log line per scan invocation. */
   logBytesPerInvocation: 700,
-  /** Lambda CPU share at 1,769 MB: one vCPU. */
-  mbPerVcpu: 1769,
 }
 
 const TICKS = 60 * HOURS_PER_MONTH
@@ -135,7 +134,7 @@ function interpolated(jobsPerSec: number, m: Measured): number {
 
 /** The part of a size's CPU share a steady stream of `jobsPerSec` uses. */
 export function streamCpuShare(memoryMb: number, jobsPerSec: number, m: Measured): number {
-  return (jobsPerSec * steadyCpuMsPerJob(jobsPerSec, m)) / 1000 / Math.min(1, memoryMb / ASSUMED.mbPerVcpu)
+  return (jobsPerSec * steadyCpuMsPerJob(jobsPerSec, m)) / 1000 / vcpuShare(memoryMb)
 }
 
 export function scanMemoryOf(s: Scenario, m: Measured): number {
@@ -259,7 +258,7 @@ export function bill(s: Scenario, m: Measured): Line[] {
         : [m.apiWallMsPerRequest, m.apiCpuMsPerRequest]
     // Lambda bills whole milliseconds. The handler's CPU was measured on a full core: it stretches by the memory's
     // vCPU share; its waiting (the Redis round trips) does not.
-    const share = Math.min(1, s.apiMemoryMb / ASSUMED.mbPerVcpu)
+    const share = vcpuShare(s.apiMemoryMb)
     const billedMs = Math.max(1, Math.ceil(cpuMs / share + Math.max(0, wallMs - cpuMs)))
     if (s.enqueue !== 'function-url')
       lines.push({
@@ -324,7 +323,7 @@ function egressLines(s: Scenario): Line[] {
 
 /** Jobs/s one scanner can dispatch at this memory size, from the measured CPU per job (Lambda CPU scales with memory). */
 export function scanCapacityPerSec(memoryMb: number, m: Measured): number {
-  return (Math.min(1, memoryMb / ASSUMED.mbPerVcpu) * 1000) / (m.scanCpuMsPer1000Jobs / 1000)
+  return (vcpuShare(memoryMb) * 1000) / (m.scanCpuMsPer1000Jobs / 1000)
 }
 
 /** The other systems, delivering each job into SQS like we do. */

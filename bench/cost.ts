@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import {
   alternatives,
-  ASSUMED,
   bill,
   scanCapacityPerSec,
   scanMemoryOf,
@@ -22,6 +21,8 @@ import {
   type ScanMode,
 } from './cost-model'
 import { HOURS_PER_MONTH, PRICES, PRICES_DATE, VALKEY_NODES, type Price } from './prices'
+import { vcpuShare } from '../src/scan/cpu-share'
+import { median } from './stats'
 
 const usd = (n: number) => (n < 0.01 && n > 0 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`)
 
@@ -84,38 +85,41 @@ function printPrices() {
     console.log(`| ${unit}${unverified ? ' †' : ''} | ${usd} | ${source} |`)
 }
 
-/**
- * CPU ms per 1,000 jobs of a burst drain. The sized runs (bench:lambda-size with the 100 ms quota period: share x
- * drain time / jobs, the median over the sizes) count what the deployed function does and what the quota costs; the in-process figure of bench:cpu
- * (the scanner alone) is a third of that, so it is only the fallback.
- */
-function burstCpuMsPer1000(r: {
-  cpu: { scanCpuMsPer1000Jobs: number }
-  lambdaSize?: {
-    byPeriod?: Record<string, { rows: { memoryMb: number; burst: { jobs: number; drainS: number | null } }[] }>
-  }
-}): number {
-  const sized = (r.lambdaSize?.byPeriod?.['100']?.rows ?? [])
-    .filter((row) => row.burst.drainS)
-    .map((row) => (Math.min(1, row.memoryMb / ASSUMED.mbPerVcpu) * row.burst.drainS! * 1e6) / row.burst.jobs)
-    .sort((a, b) => a - b)
-  return sized.length ? sized[Math.floor(sized.length / 2)]! : r.cpu.scanCpuMsPer1000Jobs
+/** One run of `npm run bench:lambda-size`, as bench/results.json keeps it. */
+interface SizedRun {
+  rate: number
+  rows: {
+    memoryMb: number
+    stream: { cpuShareUsed: number } | null
+    burst: { jobs: number; drainS: number | null }
+  }[]
 }
 
-/** The packaged function's CPU per job in the sized runs' steady stream (100 ms period): the median over the sizes
- * it did not saturate (share used under 90%). */
-function streamLevel(r: {
-  lambdaSize?: {
-    byPeriod?: Record<string, { rate: number; rows: { memoryMb: number; stream: { cpuShareUsed: number } | null }[] }>
-  }
-}): Pick<Measured, 'scanStreamCpuMsPerJob'> {
-  const run = r.lambdaSize?.byPeriod?.['100']
+/** The sized runs the model reads: the 100 ms quota period (Linux's default), when that bench ran. */
+function sizedRun(r: { lambdaSize?: { byPeriod?: Record<string, SizedRun> } }): SizedRun | undefined {
+  return r.lambdaSize?.byPeriod?.['100']
+}
+
+/**
+ * CPU ms per 1,000 jobs of a burst drain. The sized runs (share x drain time / jobs, the median over the sizes) count
+ * what the deployed function does and what the quota costs; the in-process figure of bench:cpu (the scanner alone) is
+ * a third of that, so it is only the fallback.
+ */
+function burstCpuMsPer1000(run: SizedRun | undefined, inProcess: number): number {
+  const sized = (run?.rows ?? [])
+    .filter((row) => row.burst.drainS)
+    .map((row) => (vcpuShare(row.memoryMb) * row.burst.drainS! * 1e6) / row.burst.jobs)
+  return sized.length ? median(sized) : inProcess
+}
+
+/** The packaged function's CPU per job in the sized runs' steady stream: the median over the sizes it did not
+ * saturate (share used under 90%). */
+function streamLevel(run: SizedRun | undefined): Pick<Measured, 'scanStreamCpuMsPerJob'> {
   const perJob = (run?.rows ?? [])
     .filter((row) => row.stream && row.stream.cpuShareUsed < 0.9)
-    .map((row) => (row.stream!.cpuShareUsed * Math.min(1, row.memoryMb / ASSUMED.mbPerVcpu) * 1000) / run!.rate)
-    .sort((a, b) => a - b)
+    .map((row) => (row.stream!.cpuShareUsed * vcpuShare(row.memoryMb) * 1000) / run!.rate)
   if (!run || perJob.length === 0) return {}
-  return { scanStreamCpuMsPerJob: { jobsPerSec: run.rate, cpuMsPerJob: perJob[Math.floor(perJob.length / 2)]! } }
+  return { scanStreamCpuMsPerJob: { jobsPerSec: run.rate, cpuMsPerJob: median(perJob) } }
 }
 
 function measured(): Measured {
@@ -124,9 +128,9 @@ function measured(): Measured {
   if (!r.onDemand) throw new Error('bench/results.json has no "onDemand" section: run `npm run bench:on-demand` first')
   return {
     bytesPerJob200: r.memory.bytesPerJob,
-    scanCpuMsPer1000Jobs: burstCpuMsPer1000(r),
+    scanCpuMsPer1000Jobs: burstCpuMsPer1000(sizedRun(r), r.cpu.scanCpuMsPer1000Jobs),
     scanSteadyCpuMsPerJob: r.cpu.steady ?? [],
-    ...streamLevel(r),
+    ...streamLevel(sizedRun(r)),
     apiWallMsPerRequest: r.cpu.apiWallMsPerRequest,
     apiCpuMsPerRequest: r.cpu.apiCpuMsPerRequest,
     apiWallMsPerBatch100: r.cpu.apiWallMsPerBatch100,

@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { vcpuShare } from '../src/scan/cpu-share'
 import { createEngine } from '../src/store/engine'
 import { LambdaCgroup, type CgroupFigures } from './cgroup'
 import { benchJob, jobId } from './data'
@@ -185,9 +186,8 @@ async function burst(env: BenchEnv, bundle: string, mb: number) {
 function streamFigures(r: Invocation, mb: number) {
   if (!r.atMark || !r.markedAt) return null
   const windowMs = r.endedAt - r.markedAt
-  const share = Math.min(1, mb / 1769)
   return {
-    cpuShareUsed: (r.cgroup.cpuMs - r.atMark.cpuMs) / (windowMs * share),
+    cpuShareUsed: (r.cgroup.cpuMs - r.atMark.cpuMs) / (windowMs * vcpuShare(mb)),
     periods: r.cgroup.periods - r.atMark.periods,
     throttledPeriods: r.cgroup.throttledPeriods - r.atMark.throttledPeriods,
   }

@@ -3,6 +3,7 @@
 // and prints the throughput each scan memory size gives (docs/cost.md "Right-sizing").
 import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { vcpuShare } from '../src/scan/cpu-share'
 import { measureCpu } from './cpu'
 import { startBenchEnv } from './env'
 import { runMain } from './main'
@@ -11,8 +12,6 @@ const quick = process.argv.includes('--quick')
 const size = quick
   ? { drainJobs: 5_000, idleSeconds: 3, apiRequests: 200, reps: 1, steadySeconds: 5 }
   : { drainJobs: 20_000, idleSeconds: 10, apiRequests: 2_000, reps: 3, steadySeconds: 20 }
-/** Lambda gives one vCPU at 1,769 MB, in proportion below that. */
-const MB_PER_VCPU = 1769
 
 async function main() {
   const env = await startBenchEnv()
@@ -21,7 +20,7 @@ async function main() {
     console.log(JSON.stringify(cpu, null, 2))
     console.log('\nscan memory | vCPU share | jobs/s one scanner can dispatch (CPU-bound) | idle CPU share')
     for (const mb of [256, 512, 1024, 1769]) {
-      const share = Math.min(1, mb / MB_PER_VCPU)
+      const share = vcpuShare(mb)
       const perSec = (share * 1000) / (cpu.scanCpuMsPer1000Jobs / 1000)
       console.log(
         `${String(mb).padStart(5)} MB | ${share.toFixed(2)} | ${Math.round(perSec).toLocaleString('en-US')} | ${((cpu.scanIdleCpuMsPerSec / 1000 / share) * 100).toFixed(2)} %`,

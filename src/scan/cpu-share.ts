@@ -7,6 +7,11 @@
 /** Lambda's CPU: one vCPU at this much memory, in proportion below it. */
 export const MB_PER_VCPU = 1769
 
+/** The vCPUs Lambda gives a function of this memory size (the cost model and the benches use it too). */
+export function vcpuShare(memoryMb: number): number {
+  return Math.min(1, memoryMb / MB_PER_VCPU)
+}
+
 type CpuClock = { cpuMs(): number; wallMs(): number }
 
 const processClock: CpuClock = {
@@ -43,7 +48,6 @@ export class CpuShareMeter {
     this.lastCpu = cpu
     this.lastWall = wall
     if (elapsed <= 0) return null
-    const share = Math.min(1, this.memoryMb / MB_PER_VCPU)
-    return (100 * used) / (elapsed * share)
+    return (100 * used) / (elapsed * vcpuShare(this.memoryMb))
   }
 }
