@@ -17,7 +17,7 @@ import { join } from 'node:path'
 import { benchJob, jobId, PAYLOAD_JSON, TARGET } from './data'
 import { flush, type BenchEnv } from './env'
 import { scanParts, startScanning } from './scanning'
-import { inFlight, median, sleep } from './stats'
+import { inFlight, median, percentiles, sleep } from './stats'
 
 export interface CpuResult {
   drainJobs: number
@@ -27,7 +27,9 @@ export interface CpuResult {
   idleSeconds: number
   scanIdleCpuMsPerSec: number
   /** CPU ms per job in a steady stream, by rate (jobs/s), idle CPU included: what a size must have to spare. */
-  steady: { jobsPerSec: number; seconds: number; cpuMsPerJob: number }[]
+  steady: SteadyRow[]
+  /** The same streams with a dispatch window of WINDOW_ROWS_MS: fewer, fuller requests, and jobs up to W late. */
+  windowed: SteadyRow[]
   /**
    * What holding acks for the next claim (src/scan/ack-hold.ts) saves: CPU per job at 40 jobs/s with the hold over
    * without it, in pairs run back to back (each pair in either order), and their median.
@@ -42,6 +44,8 @@ export interface CpuResult {
 
 /** Jobs a second in the steady-stream rows: 100M jobs a month is 38 a second. */
 export const STEADY_RATES = [10, 40, 160]
+/** DISPATCH_WINDOW_MS of the windowed rows. */
+export const WINDOW_ROWS_MS = 1_000
 
 const cpuMs = () => {
   const u = process.cpuUsage()
@@ -83,9 +87,37 @@ async function scanIdle(env: BenchEnv, seconds: number) {
   return perSec
 }
 
-/** Jobs due evenly spaced at `rate` a second for `seconds`, enqueued beforehand; CPU from the first due time. */
-export async function scanSteady(env: BenchEnv, rate: number, seconds: number, ackHoldMs?: number) {
-  const parts = await scanParts(env, 'cpu-steady')
+/** A steady-stream row: CPU per job, and what SQS was asked for and how late the jobs left. */
+export interface SteadyRow {
+  jobsPerSec: number
+  seconds: number
+  /** DISPATCH_WINDOW_MS of the run (0: each job sent when due). */
+  windowMs: number
+  cpuMsPerJob: number
+  /** Jobs per SendMessageBatch request (the warm-up, which carries none, not counted). */
+  jobsPerRequest: number
+  latenessP50Ms: number
+  latenessP99Ms: number
+}
+
+/**
+ * Jobs due evenly spaced at `rate` a second for `seconds`, enqueued beforehand; CPU from the first due time. With a
+ * dispatch window W each claim takes floor(rate × W) + 1 jobs.
+ */
+export async function scanSteady(
+  env: BenchEnv,
+  rate: number,
+  seconds: number,
+  o: { ackHoldMs?: number; windowMs?: number } = {},
+): Promise<SteadyRow> {
+  const windowMs = o.windowMs ?? 0
+  const parts = await scanParts(env, 'cpu-steady', { dispatchWindowMs: windowMs })
+  let requests = 0
+  parts.sqs.middlewareStack.add((next) => async (args) => {
+    if (((args.input as { Entries?: unknown[] }).Entries ?? []).length > 0) requests++
+    return next(args)
+  })
+  const lateness: number[] = []
   const jobs = Math.round(rate * seconds)
   const firstDue = Date.now() + 2_000
   const all = Array.from({ length: jobs }, (_, i) =>
@@ -96,8 +128,11 @@ export async function scanSteady(env: BenchEnv, rate: number, seconds: number, a
   let allSent!: () => void
   const done = new Promise<void>((resolve) => (allSent = resolve))
   const scan = startScanning(parts, firstDue + seconds * 1000 + 30_000, {
-    onSent: () => void (++sent === jobs && allSent()),
-    ...(ackHoldMs === undefined ? {} : { ackHoldMs }),
+    onSent: (_job, _at, lateMs) => {
+      lateness.push(lateMs)
+      if (++sent === jobs) allSent()
+    },
+    ...(o.ackHoldMs === undefined ? {} : { ackHoldMs: o.ackHoldMs }),
   })
   await sleep(firstDue - Date.now())
   const startCpu = cpuMs()
@@ -106,7 +141,16 @@ export async function scanSteady(env: BenchEnv, rate: number, seconds: number, a
   const usedMs = cpuMs() - startCpu
   await scan.stop()
   if (outcome === 'timeout') throw new Error(`cpu bench: steady ${rate}/s sent only ${sent} of ${jobs} jobs`)
-  return { jobsPerSec: rate, seconds, cpuMsPerJob: usedMs / jobs }
+  const late = percentiles(lateness)
+  return {
+    jobsPerSec: rate,
+    seconds,
+    windowMs,
+    cpuMsPerJob: usedMs / jobs,
+    jobsPerRequest: jobs / requests,
+    latenessP50Ms: late.p50,
+    latenessP99Ms: late.p99,
+  }
 }
 
 function apiEvent(method: string, path: string, body: string): APIGatewayProxyEventV2 {
@@ -189,12 +233,16 @@ export async function measureCpu(
   const idle = await scanIdle(env, size.idleSeconds)
   const steady = []
   for (const rate of STEADY_RATES) steady.push(await scanSteady(env, rate, size.steadySeconds))
+  const windowed = []
+  for (const rate of STEADY_RATES) {
+    windowed.push(await scanSteady(env, rate, size.steadySeconds, { windowMs: WINDOW_ROWS_MS }))
+  }
   const ratios = []
   for (let pair = 0; pair < size.reps + 1; pair++) {
     const order = pair % 2 ? [0, undefined] : [undefined, 0]
     const [first, second] = [
-      await scanSteady(env, 40, size.steadySeconds / 2, order[0]),
-      await scanSteady(env, 40, size.steadySeconds / 2, order[1]),
+      await scanSteady(env, 40, size.steadySeconds / 2, { ackHoldMs: order[0] }),
+      await scanSteady(env, 40, size.steadySeconds / 2, { ackHoldMs: order[1] }),
     ]
     const [held, notHeld] = order[0] === undefined ? [first, second] : [second, first]
     ratios.push(held.cpuMsPerJob / notHeld.cpuMsPerJob)
@@ -207,6 +255,7 @@ export async function measureCpu(
     idleSeconds: size.idleSeconds,
     scanIdleCpuMsPerSec: idle,
     steady,
+    windowed,
     ackHold: { ratios, median: median(ratios) },
     apiRequests: size.apiRequests,
     apiCpuMsPerRequest: single.cpu,

@@ -14,10 +14,14 @@ export interface ScanParts {
 }
 
 /** A flushed Redis, a fresh queue, and the engine and SQS client the scan function builds for it. */
-export async function scanParts(env: BenchEnv, queueName: string): Promise<ScanParts & { config: Config }> {
+export async function scanParts(
+  env: BenchEnv,
+  queueName: string,
+  settings: Partial<Config> = {},
+): Promise<ScanParts & { config: Config }> {
   await flush(env.admin)
   const queue = await env.queue(queueName)
-  const config = env.config(queue.url)
+  const config = { ...env.config(queue.url), ...settings }
   return { queue, config, engine: createEngine(config), sqs: createSqsClient(config) }
 }
 

@@ -17,7 +17,8 @@
   ARGV[4] maxAttempts  a job whose lease expired this many times (its scanners died) goes to the dead set; a job
                        released for a retry is taken again whatever its counts (lua/release.lua decides those)
   ARGV[5] hintCap      most bucket hints to return for the next call
-  ARGV[6] lookaheadMs  hints are the buckets due within this long after now (at least the earliest one)
+  ARGV[6] lookaheadMs  hints are the buckets due within this long after the next claim: now, or the earliest due
+                       time when that is later (a sleeping shard's next claim), so at least the earliest bucket
   ARGV[7..] bucketNos  bucket numbers of KEYS[8..], in the same order
 
   Returns { now, nextDue, needHints, more, hints, jobs }
@@ -145,11 +146,7 @@ local function nextCall(top, leaseHead, leasesMoved)
   local hints = {}
   if top[1] then
     nextDue = tonumber(top[2])
-    if nextDue > now + lookahead then
-      hints = { top[1] }
-    else
-      hints = redis.call('ZRANGE', index, '-inf', now + lookahead, 'BYSCORE', 'LIMIT', 0, hintCap)
-    end
+    hints = redis.call('ZRANGE', index, '-inf', math.max(now, nextDue) + lookahead, 'BYSCORE', 'LIMIT', 0, hintCap)
   end
   if leasesMoved then leaseHead = redis.call('ZRANGE', inflight, 0, 0, 'WITHSCORES') end
   if leaseHead[1] and (nextDue < 0 or tonumber(leaseHead[2]) < nextDue) then nextDue = tonumber(leaseHead[2]) end

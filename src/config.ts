@@ -27,6 +27,8 @@ export interface Config {
   /** Due buckets per shard (see src/store/keys.ts). */
   dueBuckets: number
   pollIntervalMs: number
+  /** How long after its due time the scan may hold a job, so jobs due close together share one SendMessageBatch. */
+  dispatchWindowMs: number
   claimBatchSize: number
   leaseMs: number
   sendConcurrency: number
@@ -152,6 +154,7 @@ function readApiLimits(int: IntReader): Pick<Config, 'maxHorizonMs' | 'maxMessag
 type ScanSettings =
   | 'memoryWarnPercent'
   | 'pollIntervalMs'
+  | 'dispatchWindowMs'
   | 'claimBatchSize'
   | 'leaseMs'
   | 'sendConcurrency'
@@ -165,6 +168,7 @@ function readScan(int: IntReader): Pick<Config, ScanSettings> {
   const scan = {
     memoryWarnPercent: int('REDIS_MEMORY_WARN_PERCENT', 80, 1, 100),
     pollIntervalMs: int('POLL_INTERVAL_MS', 1000, 10, 60_000),
+    dispatchWindowMs: int('DISPATCH_WINDOW_MS', 0, 0, 60_000),
     claimBatchSize: int('CLAIM_BATCH_SIZE', 250, 1, 1000),
     leaseMs: int('LEASE_MS', 30_000, 1_000, 15 * 60_000),
     sendConcurrency: int('SEND_CONCURRENCY', 16, 1, 256),

@@ -30,6 +30,8 @@ export type ScanSettings = Pick<
   | 'pollIntervalMs'
   | 'claimBatchSize'
 > &
+  /** Default 0: each job is sent as soon as it is due. */
+  Partial<Pick<Config, 'dispatchWindowMs'>> &
   /** Without it, no memory watch (tests and benches that count Redis commands). */
   Partial<Pick<Config, 'memoryWarnPercent'>>
 
@@ -72,6 +74,7 @@ export function buildScanner(
     keys: parts.keys,
     subscriber: parts.subscriber,
     pollIntervalMs: settings.pollIntervalMs,
+    dispatchWindowMs: settings.dispatchWindowMs,
     claimBatchSize: settings.claimBatchSize,
     ...hooks,
   })

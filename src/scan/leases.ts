@@ -46,8 +46,9 @@ export interface LeaseOptions {
 export type { Settlement }
 
 /**
- * Buckets due within this long are handed back as hints for the next claim. Long enough to cover the scanner's
- * sleep between claims in a steady stream, short enough that an idle or sparse shard returns a single hint.
+ * Buckets due within this long after the next claim are handed back as hints for it (plus the dispatch window,
+ * which that claim also takes). Long enough to cover the scanner's sleep between claims in a steady stream, short
+ * enough that an idle or sparse shard returns a single hint.
  */
 const HINT_LOOKAHEAD_MS = 25
 
@@ -64,14 +65,23 @@ export class Leases {
     return guard(this.redis.zrange(shard.index, '0', String(count - 1)))
   }
 
-  async claim(shard: ShardKeys, hints: readonly string[], limit: number): Promise<ClaimResult> {
+  /** Leases up to `limit` due jobs; `windowMs`: the caller's next claim will take jobs due that long after the next. */
+  async claim(shard: ShardKeys, hints: readonly string[], limit: number, windowMs = 0): Promise<ClaimResult> {
     const token = newToken()
     const leaseDeadline = Date.now() + this.options.leaseMs
     const { leaseMs, maxAttempts } = this.options
     const [now, nextDue, needHints, more, nextHints, flat] = await guard(
       runScript(
         this.redis,
-        claimCall(shard, { limit, leaseMs, token, maxAttempts, hintCap: limit, lookaheadMs: HINT_LOOKAHEAD_MS, hints }),
+        claimCall(shard, {
+          limit,
+          leaseMs,
+          token,
+          maxAttempts,
+          hintCap: limit,
+          lookaheadMs: HINT_LOOKAHEAD_MS + windowMs,
+          hints,
+        }),
       ),
     )
     const jobs: ClaimedJob[] = []

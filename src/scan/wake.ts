@@ -35,12 +35,16 @@ export function sleepShard(shard: ShardState, untilLocalMs: number, onSlept?: (m
   })
 }
 
-/** Subscribes to the shards' wake channels; resolves to the unsubscribe. Without a subscriber the poll covers it. */
+/**
+ * Subscribes to the shards' wake channels; resolves to the unsubscribe. Without a subscriber the poll covers it.
+ * A signal wakes a shard whose sleep ends after the new job's due time plus the dispatch window.
+ */
 export async function subscribeWakes(
   sub: RedisClient | undefined,
   shards: ShardState[],
   clock: RedisClock,
   logger: Log,
+  windowMs = 0,
 ): Promise<() => Promise<void>> {
   if (!sub) return async () => {}
   const byChannel = new Map(shards.map((s) => [s.keys.wakeChannel, s]))
@@ -49,7 +53,7 @@ export async function subscribeWakes(
     if (!shard) return
     const [due, bucket] = message.split(':')
     if (bucket && !shard.hints.includes(bucket)) shard.hints = [bucket, ...shard.hints]
-    if (shard.wake && clock.toLocal(Number(due)) < shard.sleepingUntil) shard.wake()
+    if (shard.wake && clock.toLocal(Number(due)) + windowMs < shard.sleepingUntil) shard.wake()
   }
   sub.on('message', onMessage)
   try {

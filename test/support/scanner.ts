@@ -18,6 +18,7 @@ export interface TestScannerOptions extends Partial<LeaseOptions> {
   subscribe?: boolean
   onSent?: ScannerOptions['onSent']
   ackHoldMs?: number
+  dispatchWindowMs?: number
 }
 
 export function testScanner(t: { redis: ScriptedClient; keys: Keyspace }, o: TestScannerOptions) {
@@ -39,6 +40,7 @@ export function testScanner(t: { redis: ScriptedClient; keys: Keyspace }, o: Tes
       maxMessageBytes: 1_048_576,
       pollIntervalMs: o.pollIntervalMs ?? 100,
       claimBatchSize: o.claimBatchSize ?? 100,
+      dispatchWindowMs: o.dispatchWindowMs,
     },
     { onSent: o.onSent, ...(o.ackHoldMs === undefined ? {} : { ackHoldMs: o.ackHoldMs }) },
   )

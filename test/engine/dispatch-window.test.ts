@@ -1,0 +1,113 @@
+// DISPATCH_WINDOW_MS: the scan may hold a due job for the jobs due just after it, so they share one SendMessageBatch
+// (one SQS request, one claim, one ack), and no job waits longer than the window for it.
+import { afterAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '../../src/config'
+import { ConfigError } from '../../src/errors'
+import { job, testStore } from '../support/engine'
+import { pendingCount, testScanner } from '../support/scanner'
+import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
+
+const sqs = sqsClient()
+afterAll(() => sqs.destroy())
+
+/** A scanner with the window, whose SendMessageBatch calls (entries each) and lateness per job are recorded. */
+async function stage(queueName: string, dispatchWindowMs: number | undefined) {
+  const t = testStore({ shards: 1 })
+  const q = await createQueue(sqs, queueName)
+  const late = new Map<string, number>()
+  const s = testScanner(t, {
+    queues: { orders: q.url },
+    pollIntervalMs: 30_000,
+    leaseMs: 30_000,
+    dispatchWindowMs,
+    onSent: (j, _at, lateMs) => late.set(j.id, lateMs),
+  })
+  const sends: number[] = []
+  s.sqs.middlewareStack.add((next) => async (args) => {
+    const entries = ((args.input as { Entries?: unknown[] }).Entries ?? []).length
+    if (entries > 0) sends.push(entries) // not the warm-up, which has none
+    return next(args)
+  })
+  return {
+    t,
+    q,
+    s,
+    sends,
+    late,
+    async close() {
+      await s.close()
+      await t.close()
+    },
+  }
+}
+
+/** Five jobs due `gapMs` apart, the first one 600 ms from now. */
+async function enqueueStream(st: Awaited<ReturnType<typeof stage>>, gapMs: number): Promise<string[]> {
+  const first = Date.now() + 600
+  const ids = ['w1', 'w2', 'w3', 'w4', 'w5']
+  for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * gapMs } }))
+  return ids
+}
+
+describe('dispatch window', () => {
+  it('sends jobs due within the window of the first one in one SendMessageBatch, none later than the window', async () => {
+    // prepare: a 1 s window; five jobs due 150 ms apart (600 ms from the first to the last)
+    const st = await stage('window-one-request', 1_000)
+    const ids = await enqueueStream(st, 150)
+    // act
+    await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
+    // assess: one request of five; the first job waited for the others (timers never fire early), the last one
+    // hardly at all, and none past the window (plus slack for a loaded machine)
+    expect(st.sends).toEqual([5])
+    expect(st.late.get('w1')).toBeGreaterThanOrEqual(950)
+    expect(st.late.get('w5')).toBeLessThan(st.late.get('w1')! - 500)
+    for (const id of ids) expect(st.late.get(id)).toBeLessThan(1_000 + 500)
+    expect([...countIds(await receiveAll(sqs, st.q.url))].sort()).toEqual(ids.map((id) => [id, 1]))
+    await st.close()
+  })
+
+  it('without a window (the default), sends each of the same jobs the moment it is due, one request each', async () => {
+    // prepare
+    const st = await stage('window-none', undefined)
+    const ids = await enqueueStream(st, 150)
+    // act
+    await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
+    // assess
+    expect(st.sends).toEqual([1, 1, 1, 1, 1])
+    for (const id of ids) expect(st.late.get(id)).toBeLessThan(140)
+    await st.close()
+  })
+
+  it('a job enqueued due sooner than what the scan sleeps for wakes it, and is held for its own window only', async () => {
+    // prepare: the scan sleeps until a job due in 20 s (+ the 300 ms window); then a job due in 200 ms arrives
+    const st = await stage('window-wake', 300)
+    await st.t.store.enqueue(job({ id: 'far', schedule: { delayMs: 20_000 } }))
+    const run = st.s.scanner.run(Date.now() + 15_000)
+    await new Promise((r) => setTimeout(r, 300))
+    // act
+    await st.t.store.enqueue(job({ id: 'soon', schedule: { delayMs: 200 } }))
+    while (!st.late.has('soon')) await new Promise((r) => setTimeout(r, 10))
+    st.s.scanner.stop()
+    await run
+    // assess: sent about one window after its due time, long before the far job
+    expect(st.late.get('soon')).toBeGreaterThanOrEqual(280)
+    expect(st.late.get('soon')).toBeLessThan(300 + 500)
+    expect(st.late.has('far')).toBe(false)
+    await st.close()
+  })
+
+  it('DISPATCH_WINDOW_MS defaults to 0, and a value outside 0-60000 is refused naming the setting', () => {
+    const base = { REDIS_URL: 'redis://127.0.0.1:6379', QUEUES: 'orders=http://127.0.0.1:1/q' }
+    expect(loadConfig(base).dispatchWindowMs).toBe(0)
+    expect(loadConfig({ ...base, DISPATCH_WINDOW_MS: '250' }).dispatchWindowMs).toBe(250)
+    for (const [value, rule] of [
+      ['60001', 'must be between 0 and 60000, got 60001'],
+      ['-5', 'must be a whole number, got "-5"'],
+      ['1s', 'must be a whole number, got "1s"'],
+    ]) {
+      const attempt = () => loadConfig({ ...base, DISPATCH_WINDOW_MS: value })
+      expect(attempt).toThrow(ConfigError)
+      expect(attempt).toThrow(`invalid setting DISPATCH_WINDOW_MS: ${rule}`)
+    }
+  })
+})
