@@ -3,6 +3,7 @@
 // every line and every assumption).
 import { HOURS_PER_MONTH, NODE_RESERVED_MEMORY, PRICES, VALKEY_NODES } from './prices'
 import { vcpuShare } from '../src/scan/cpu-share'
+import { jobsPerRequest, streamCpuShare } from './cost-stream'
 
 export type EnqueuePath = 'api' | 'function-url' | 'batch' | 'direct'
 export type ScanMode = 'continuous' | 'on-demand'
@@ -29,6 +30,10 @@ export interface Measured {
    * over the rate.
    */
   scanStreamCpuMsPerJob?: { jobsPerSec: number; cpuMsPerJob: number }
+  /** The same streams with a dispatch window (bench/cpu.ts "windowed"): what a window saves (bench/cost-stream.ts). */
+  scanWindowedCpuMsPerJob?: { jobsPerSec: number; windowMs: number; cpuMsPerJob: number }[]
+  /** The packaged function's own figure with a window (`npm run bench:lambda-size -- --window-ms W`), when it ran. */
+  scanWindowedStreamCpuMsPerJob?: { jobsPerSec: number; windowMs: number; cpuMsPerJob: number }
   apiWallMsPerRequest: number
   apiCpuMsPerRequest: number
   apiWallMsPerBatch100: number
@@ -50,6 +55,8 @@ export interface Scenario {
   payloadBytes: number
   /** Average time from enqueue to due. */
   waitHours: number
+  /** DISPATCH_WINDOW_MS: how long a due job may wait for the ones due after it, to share their SQS request. */
+  windowMs: number
   redis: 'auto' | 'serverless' | string
   egress: Egress
   /** With egress 'endpoints': AZs of the interface endpoints (0: the VPC already reaches SQS some other way). */
@@ -95,46 +102,19 @@ export const SCAN_MEMORY_SIZES_MB = [256, 384, 512, 768, 1024, 1769] as const
 export const PEAK_FACTOR = 20
 /** The share a steady stream may use and keep p99 lateness near 10 ms (measured: see above). */
 export const STREAM_CPU_SHARE = 0.4
-export function recommendedScanMemoryMb(s: Pick<Scenario, 'jobsPerMonth' | 'mode'>, m: Measured): number {
+export function recommendedScanMemoryMb(
+  s: Pick<Scenario, 'jobsPerMonth' | 'mode'> & Partial<Pick<Scenario, 'windowMs'>>,
+  m: Measured,
+): number {
   const ratePerSec = s.jobsPerMonth / (HOURS_PER_MONTH * 3600)
   const floor = s.mode === 'on-demand' ? 512 : 256
   const fits = SCAN_MEMORY_SIZES_MB.filter(
     (mb) =>
       mb >= floor &&
       scanCapacityPerSec(mb, m) >= PEAK_FACTOR * ratePerSec &&
-      streamCpuShare(mb, ratePerSec, m) <= STREAM_CPU_SHARE,
+      streamCpuShare(mb, ratePerSec, m, s.windowMs ?? 0) <= STREAM_CPU_SHARE,
   )
   return fits[0] ?? SCAN_MEMORY_SIZES_MB[SCAN_MEMORY_SIZES_MB.length - 1]
-}
-
-/**
- * CPU ms per job of a steady stream at `jobsPerSec`: the bench:cpu rows, interpolated on a log scale of the rate (below
- * the slowest row its figure, above the fastest its figure), scaled to the packaged function's own figure when
- * bench:lambda-size measured one.
- */
-export function steadyCpuMsPerJob(jobsPerSec: number, m: Measured): number {
-  const level = m.scanStreamCpuMsPerJob
-  const scale = level ? level.cpuMsPerJob / interpolated(level.jobsPerSec, m) : 1
-  return interpolated(jobsPerSec, m) * scale
-}
-
-function interpolated(jobsPerSec: number, m: Measured): number {
-  const rows = [...m.scanSteadyCpuMsPerJob].sort((a, b) => a.jobsPerSec - b.jobsPerSec)
-  if (rows.length === 0) throw new Error('no steady-stream CPU figures: run `npm run bench:cpu`')
-  if (jobsPerSec <= rows[0]!.jobsPerSec) return rows[0]!.cpuMsPerJob
-  for (let i = 1; i < rows.length; i++) {
-    const [a, b] = [rows[i - 1]!, rows[i]!]
-    if (jobsPerSec <= b.jobsPerSec) {
-      const f = Math.log(jobsPerSec / a.jobsPerSec) / Math.log(b.jobsPerSec / a.jobsPerSec)
-      return a.cpuMsPerJob + f * (b.cpuMsPerJob - a.cpuMsPerJob)
-    }
-  }
-  return rows[rows.length - 1]!.cpuMsPerJob
-}
-
-/** The part of a size's CPU share a steady stream of `jobsPerSec` uses. */
-export function streamCpuShare(memoryMb: number, jobsPerSec: number, m: Measured): number {
-  return (jobsPerSec * steadyCpuMsPerJob(jobsPerSec, m)) / 1000 / vcpuShare(memoryMb)
 }
 
 export function scanMemoryOf(s: Scenario, m: Measured): number {
@@ -274,11 +254,13 @@ export function bill(s: Scenario, m: Measured): Line[] {
         gbS((requests * billedMs) / 1000, s.apiMemoryMb) * PRICES.lambdaGbSecondArm.usd,
     })
   }
-  const batches = Math.ceil(s.jobsPerMonth / 10)
+  // A steady stream: without a window one request a job, with one ~1 + rate x window jobs a request, up to 10.
+  const perRequest = jobsPerRequest(s.jobsPerMonth / (HOURS_PER_MONTH * 3600), s.windowMs)
+  const sends = Math.ceil(s.jobsPerMonth / perRequest)
   lines.push({
-    item: 'SQS SendMessageBatch (10 jobs each)',
-    quantity: `${fmtInt(batches)} requests`,
-    usd: batches * PRICES.sqsRequest.usd,
+    item: `SQS SendMessageBatch (${perRequest.toFixed(perRequest < 9.95 ? 1 : 0)} jobs each${s.windowMs ? `, ${s.windowMs} ms window` : ', no window'})`,
+    quantity: `${fmtInt(sends)} requests`,
+    usd: sends * PRICES.sqsRequest.usd,
   })
   lines.push(...redisLines(s, m, scan.seconds))
   lines.push(...egressLines(s))

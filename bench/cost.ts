@@ -1,6 +1,6 @@
 // `npm run cost -- --jobs-per-month N [--enqueue api|function-url|batch|direct] [--mode continuous|on-demand]
 //   [--scan-memory auto|MB] [--api-memory MB] [--payload-bytes B] [--wait-hours H] [--redis auto|serverless|<node type>]
-//   [--egress ipv6|endpoints] [--endpoint-azs N] [--compare]`
+//   [--egress ipv6|endpoints] [--endpoint-azs N] [--window-ms W] [--compare]`
 // Prints the monthly bill line by line (bench/cost-model.ts) from the measured figures in bench/results.json and the
 // dated price table in bench/prices.ts. --compare adds the table of docs/cost.md: every enqueue path and mode, and
 // EventBridge Scheduler, QStash and Step Functions, at 1M, 10M and 100M jobs a month.
@@ -12,14 +12,13 @@ import {
   scanCapacityPerSec,
   scanMemoryOf,
   STREAM_CPU_SHARE,
-  steadyCpuMsPerJob,
-  streamCpuShare,
   type Egress,
   type EnqueuePath,
   type Measured,
   type Scenario,
   type ScanMode,
 } from './cost-model'
+import { jobsPerRequest, steadyCpuMsPerJob, streamCpuShare } from './cost-stream'
 import { HOURS_PER_MONTH, PRICES, PRICES_DATE, VALKEY_NODES, type Price } from './prices'
 import { vcpuShare } from '../src/scan/cpu-share'
 import { median } from './stats'
@@ -56,6 +55,7 @@ function parseArgs(argv: string[]): Scenario & { compare: boolean; prices: boole
     apiMemoryMb: num('api-memory', 512),
     payloadBytes: num('payload-bytes', 200),
     waitHours: num('wait-hours', 24),
+    windowMs: num('window-ms', 0),
     redis: args.get('redis') ?? 'auto',
     egress: oneOf<Egress>('egress', ['ipv6', 'endpoints'], 'ipv6'),
     endpointAzs: num('endpoint-azs', 1),
@@ -95,9 +95,18 @@ interface SizedRun {
   }[]
 }
 
+type SizedRuns = { lambdaSize?: { byPeriod?: Record<string, SizedRun>; windowed?: Record<string, SizedRun> } }
+
 /** The sized runs the model reads: the 100 ms quota period (Linux's default), when that bench ran. */
-function sizedRun(r: { lambdaSize?: { byPeriod?: Record<string, SizedRun> } }): SizedRun | undefined {
+function sizedRun(r: SizedRuns): SizedRun | undefined {
   return r.lambdaSize?.byPeriod?.['100']
+}
+
+/** The windowed sized run (the largest window measured), when `bench:lambda-size -- --window-ms W` ran. */
+function windowedLevel(r: SizedRuns): Pick<Measured, 'scanWindowedStreamCpuMsPerJob'> {
+  const [window, run] = Object.entries(r.lambdaSize?.windowed ?? {}).sort(([a], [b]) => Number(b) - Number(a))[0] ?? []
+  const level = streamLevel(run).scanStreamCpuMsPerJob
+  return level ? { scanWindowedStreamCpuMsPerJob: { ...level, windowMs: Number(window) } } : {}
 }
 
 /**
@@ -130,6 +139,8 @@ function measured(): Measured {
     bytesPerJob200: r.memory.bytesPerJob,
     scanCpuMsPer1000Jobs: burstCpuMsPer1000(sizedRun(r), r.cpu.scanCpuMsPer1000Jobs),
     scanSteadyCpuMsPerJob: r.cpu.steady ?? [],
+    scanWindowedCpuMsPerJob: r.cpu.windowed,
+    ...windowedLevel(r),
     ...streamLevel(sizedRun(r)),
     apiWallMsPerRequest: r.cpu.apiWallMsPerRequest,
     apiCpuMsPerRequest: r.cpu.apiCpuMsPerRequest,
@@ -160,10 +171,13 @@ function printBill(s: Scenario, m: Measured) {
   const rate = s.jobsPerMonth / (HOURS_PER_MONTH * 3600)
   if (rate > 0)
     console.log(
-      `  as a steady stream, ${rate.toFixed(1)} jobs/s use ${(streamCpuShare(scanMb, rate, m) * 100).toFixed(0)}% of ${scanMb} MB's CPU share (${steadyCpuMsPerJob(rate, m).toFixed(2)} CPU ms per job at that rate${m.scanStreamCpuMsPerJob ? `, from the packaged function's ${m.scanStreamCpuMsPerJob.cpuMsPerJob.toFixed(2)} ms at ${m.scanStreamCpuMsPerJob.jobsPerSec}/s` : ''}; the model keeps it under ${STREAM_CPU_SHARE * 100}%)`,
+      `  as a steady stream${s.windowMs ? ` with a ${s.windowMs} ms dispatch window (${jobsPerRequest(rate, s.windowMs).toFixed(1)} jobs per SQS request)` : ''}, ${rate.toFixed(1)} jobs/s use ${(streamCpuShare(scanMb, rate, m, s.windowMs) * 100).toFixed(0)}% of ${scanMb} MB's CPU share (${steadyCpuMsPerJob(rate, m, s.windowMs).toFixed(2)} CPU ms per job at that rate${m.scanStreamCpuMsPerJob ? `, from the packaged function's ${m.scanStreamCpuMsPerJob.cpuMsPerJob.toFixed(2)} ms at ${m.scanStreamCpuMsPerJob.jobsPerSec}/s` : ''}; the model keeps it under ${STREAM_CPU_SHARE * 100}%)`,
     )
   return total
 }
+
+/** The dispatch window of the table's windowed rows: jobs up to 1 s late, 10 a request from ~10 jobs/s. */
+const COMPARE_WINDOW_MS = 1_000
 
 function compare(base: Scenario, m: Measured) {
   const volumes = [1e6, 10e6, 100e6]
@@ -182,6 +196,12 @@ function compare(base: Scenario, m: Measured) {
         volumes.map((v) => total({ ...base, jobsPerMonth: v, mode, enqueue })),
       )
     }
+  }
+  for (const enqueue of ['function-url', 'batch', 'direct'] as const) {
+    row(
+      `ours, continuous, ${enqueue}, ${COMPARE_WINDOW_MS / 1000} s dispatch window`,
+      volumes.map((v) => total({ ...base, jobsPerMonth: v, mode: 'continuous', enqueue, windowMs: COMPARE_WINDOW_MS })),
+    )
   }
   row(
     'ours, on-demand, function-url, jobs due 5 s after enqueue',

@@ -1,5 +1,5 @@
-// `npm run bench:lambda-size [-- --sizes 128,256 --rate 38 --seconds 30 --burst 10000 --period-ms 100]`: the packaged
-// scan function
+// `npm run bench:lambda-size [-- --sizes 128,256 --rate 38 --seconds 30 --burst 10000 --period-ms 100 --window-ms 0]`:
+// the packaged scan function
 // run at Lambda sizes, to choose its memory (docs/cost.md "Right-sizing"). Each size gets a cgroup with Lambda's CPU
 // share and memory limit for it (bench/cgroup.ts; the quota period is a flag: Lambda's is not published) and the V8
 // flags Lambda's Node.js runtime sets for it; inside,
@@ -9,8 +9,9 @@
 //     its share, and how often the quota throttled it, both counted from the first due job on;
 //   - burst: `burst` jobs due at once, on-demand mode (the invocation ends when they are out): how long the drain
 //     took, and the group's peak memory (what Lambda reports as Max Memory Used), or the OOM kill.
+// `--window-ms W` runs the stream with DISPATCH_WINDOW_MS=W; `--burst 0` leaves the burst out.
 // Needs root and cgroup v1 (it says so and stops otherwise). Writes `lambdaSize.byPeriod[<ms>]` in bench/results.json
-// (the cost model reads the 100 ms runs).
+// (the cost model reads the 100 ms runs), or `lambdaSize.windowed[<W>]` with a window.
 import { spawn } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -33,6 +34,7 @@ const RATE = Number(arg('rate', '38'))
 const SECONDS = Number(arg('seconds', '30'))
 const BURST = Number(arg('burst', '10000'))
 const PERIOD_MS = Number(arg('period-ms', '100'))
+const WINDOW_MS = Number(arg('window-ms', '0'))
 /** Time for the child's module load before the first job falls due (at 128 MB it gets 7% of a CPU). */
 const LEAD_MS = 8_000
 
@@ -145,12 +147,17 @@ async function steady(env: BenchEnv, bundle: string, mb: number) {
         benchJob(jobId(`ls${mb}`, i), { atMs: firstDue + Math.floor((i * 1000) / RATE) }),
       ),
     )
-    const deadline = firstDue + SECONDS * 1000 + 3_000
+    const deadline = firstDue + SECONDS * 1000 + WINDOW_MS + 3_000
     const r = await invoke(
       env,
       bundle,
       mb,
-      { QUEUES: `bench=${queue.url}`, SCAN_MODE: 'continuous', DEADLINE: String(deadline) },
+      {
+        QUEUES: `bench=${queue.url}`,
+        SCAN_MODE: 'continuous',
+        DISPATCH_WINDOW_MS: String(WINDOW_MS),
+        DEADLINE: String(deadline),
+      },
       firstDue,
     )
     if (r.report && r.report.dispatched !== count) throw new Error(`steady: ${r.report.dispatched} of ${count} sent`)
@@ -160,7 +167,8 @@ async function steady(env: BenchEnv, bundle: string, mb: number) {
   }
 }
 
-async function burst(env: BenchEnv, bundle: string, mb: number) {
+async function burst(env: BenchEnv, bundle: string, mb: number): Promise<Invocation | null> {
+  if (BURST === 0) return null
   await flush(env.admin)
   const queue = await env.queue('lambda-burst')
   try {
@@ -203,7 +211,7 @@ async function main() {
     const bundle = bundlesIn(packaged).get('scan')
     if (!bundle) throw new Error('no scan bundle in the package')
     console.log(
-      `steady ${RATE} jobs/s for ${SECONDS} s, continuous mode; burst of ${BURST}, on-demand mode; quota period ${PERIOD_MS} ms`,
+      `steady ${RATE} jobs/s for ${SECONDS} s, continuous mode, dispatch window ${WINDOW_MS} ms; burst of ${BURST}, on-demand mode; quota period ${PERIOD_MS} ms`,
     )
     console.log(
       'MB | load ms | steady p50 / p99 / max ms | share used | periods throttled | steady peak MB | burst drain s | burst peak MB',
@@ -218,9 +226,9 @@ async function main() {
         steady: { jobsPerSec: RATE, seconds: SECONDS, lateness: s.report?.lateness ?? null, killed: s.signal },
         stream,
         steadyPeakMb: s.cgroup.peakMemoryMb,
-        burst: { jobs: BURST, drainS: b.report ? b.report.durationMs / 1000 : null, killed: b.signal },
-        burstPeakMb: b.cgroup.peakMemoryMb,
-        burstLimitHits: b.cgroup.limitHits,
+        burst: { jobs: BURST, drainS: b?.report ? b.report.durationMs / 1000 : null, killed: b?.signal ?? null },
+        burstPeakMb: b?.cgroup.peakMemoryMb ?? null,
+        burstLimitHits: b?.cgroup.limitHits ?? 0,
       }
       rows.push(row)
       const l = row.steady.lateness
@@ -228,7 +236,7 @@ async function main() {
         `${mb} | ${row.loadMs?.toFixed(0) ?? '-'} | ${l ? `${l.p50} / ${l.p99} / ${l.max}` : `killed (${s.signal})`} | ` +
           `${stream ? `${(stream.cpuShareUsed * 100).toFixed(0)}%` : '-'} | ` +
           `${stream ? `${stream.throttledPeriods} of ${stream.periods}` : '-'} | ${row.steadyPeakMb.toFixed(0)} | ` +
-          `${row.burst.drainS?.toFixed(1) ?? `killed (${b.signal})`} | ${row.burstPeakMb.toFixed(0)}${row.burstLimitHits ? ` (limit hit ${row.burstLimitHits}x)` : ''}`,
+          `${b ? (row.burst.drainS?.toFixed(1) ?? `killed (${b.signal})`) : '-'} | ${row.burstPeakMb?.toFixed(0) ?? '-'}${row.burstLimitHits ? ` (limit hit ${row.burstLimitHits}x)` : ''}`,
       )
     }
   } finally {
@@ -237,9 +245,11 @@ async function main() {
   }
   const file = resolve(process.cwd(), 'bench/results.json')
   const all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
-  const previous = (all.lambdaSize as { byPeriod?: Record<string, unknown> } | undefined)?.byPeriod ?? {}
-  const run = { date: new Date().toISOString(), rate: RATE, seconds: SECONDS, burst: BURST, rows }
-  const lambdaSize = { byPeriod: { ...previous, [String(PERIOD_MS)]: run } }
+  const previous = (all.lambdaSize ?? {}) as { byPeriod?: Record<string, unknown>; windowed?: Record<string, unknown> }
+  const run = { date: new Date().toISOString(), rate: RATE, seconds: SECONDS, burst: BURST, periodMs: PERIOD_MS, rows }
+  const lambdaSize = WINDOW_MS
+    ? { ...previous, windowed: { ...previous.windowed, [String(WINDOW_MS)]: run } }
+    : { ...previous, byPeriod: { ...previous.byPeriod, [String(PERIOD_MS)]: run } }
   writeFileSync(file, `${JSON.stringify({ ...all, lambdaSize }, null, 2)}\n`)
 }
 

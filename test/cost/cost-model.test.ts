@@ -1,5 +1,5 @@
 // The cost model's arithmetic (bench/cost-model.ts), on fixed figures: which lines each enqueue path and mode bills,
-// and that quantities follow the rules docs/cost.md states (10 jobs per SQS request, 100 per batch request, ...).
+// and that quantities follow the rules docs/cost.md states (SQS requests per job by window, 100 per batch request, ...).
 import { describe, expect, it } from 'vitest'
 import {
   bill,
@@ -7,11 +7,10 @@ import {
   recommendedScanMemoryMb,
   scanSeconds,
   STREAM_CPU_SHARE,
-  steadyCpuMsPerJob,
-  streamCpuShare,
   type Measured,
   type Scenario,
 } from '../../bench/cost-model'
+import { jobsPerRequest, steadyCpuMsPerJob, streamCpuShare } from '../../bench/cost-stream'
 
 const measured: Measured = {
   bytesPerJob200: 335,
@@ -38,6 +37,7 @@ const base: Scenario = {
   apiMemoryMb: 512,
   payloadBytes: 200,
   waitHours: 24,
+  windowMs: 0,
   redis: 'serverless',
   egress: 'endpoints',
   endpointAzs: 1,
@@ -61,10 +61,50 @@ describe('cost model', () => {
     expect(total(direct)).toBeLessThan(total(url))
   })
 
-  it('sends 10 jobs per SQS request and runs a continuous scan 60 times an hour for its measured length', () => {
+  it('bills one SQS request per job of a stream without a dispatch window, and runs a continuous scan 60 times an hour for its measured length', () => {
     const lines = bill(base, measured)
-    expect(item(lines, 'SQS SendMessageBatch')!.usd).toBeCloseTo((1_000_000 * 0.4) / 1e6)
+    expect(item(lines, 'SQS SendMessageBatch')!.usd).toBeCloseTo((10_000_000 * 0.4) / 1e6)
     expect(scanSeconds(base, measured).seconds).toBe(60 * 730 * 66)
+  })
+
+  it('with a dispatch window, counts the jobs due within it per request (Poisson arrivals, 10 at most)', () => {
+    // no window: one a request; one job due per window on average: the first and ~1 more (2.0); many: ~10
+    expect(jobsPerRequest(38, 0)).toBe(1)
+    expect(jobsPerRequest(1, 1_000)).toBeCloseTo(2, 4)
+    expect(jobsPerRequest(38, 1_000)).toBeGreaterThan(8.5)
+    expect(jobsPerRequest(38, 1_000)).toBeLessThan(9.5)
+    expect(jobsPerRequest(2_000, 1_000)).toBeGreaterThan(9.9)
+    expect(jobsPerRequest(2_000, 1_000)).toBeLessThanOrEqual(10)
+    // 10M a month is 3.8 jobs/s: a 5 s window carries ~20 jobs a cycle, so fewer than a fifth of the requests
+    const windowed = bill({ ...base, windowMs: 5_000 }, measured)
+    expect(item(windowed, 'SQS SendMessageBatch')!.usd).toBeLessThan((10_000_000 * 0.4) / 1e6 / 5)
+    expect(item(windowed, 'SQS SendMessageBatch')!.item).toContain('5000 ms window')
+  })
+
+  it("with a dispatch window, divides a stream's per-cycle CPU among the jobs of a cycle, from the windowed rows", () => {
+    // prepare: at 40/s a 1 s window cut the CPU per job from 2.5 to 0.5 ms; a cycle carried 41 jobs, so
+    // 0.5 = 2.5 (f + (1 - f) / 41): f = 0.18 of a job's CPU is its own
+    const m = { ...measured, scanWindowedCpuMsPerJob: [{ jobsPerSec: 40, windowMs: 1_000, cpuMsPerJob: 0.5 }] }
+    // assess: the row itself, a shorter window (11 jobs a cycle), none
+    expect(steadyCpuMsPerJob(40, m, 1_000)).toBeCloseTo(0.5, 6)
+    expect(steadyCpuMsPerJob(40, m, 250)).toBeCloseTo(2.5 * (0.18 + 0.82 / 11), 6)
+    expect(steadyCpuMsPerJob(40, m, 0)).toBe(2.5)
+    // the scan size follows: 38 jobs/s x ~0.5 ms fits 256 MB's share
+    expect(recommendedScanMemoryMb({ jobsPerMonth: 100e6, mode: 'continuous', windowMs: 1_000 }, m)).toBe(256)
+    expect(() => steadyCpuMsPerJob(40, measured, 1_000)).toThrow('run `npm run bench:cpu`')
+  })
+
+  it("with a dispatch window, takes the packaged function's own pair of streams when bench:lambda-size measured both", () => {
+    // prepare: the packaged function used 5.0 ms a job without a window and 1.5 with the 1 s window, at 40/s
+    const m = {
+      ...measured,
+      scanWindowedCpuMsPerJob: [{ jobsPerSec: 40, windowMs: 1_000, cpuMsPerJob: 0.5 }],
+      scanStreamCpuMsPerJob: { jobsPerSec: 40, cpuMsPerJob: 5 },
+      scanWindowedStreamCpuMsPerJob: { jobsPerSec: 40, windowMs: 1_000, cpuMsPerJob: 1.5 },
+    }
+    // assess: the model gives back the packaged figures, not the in-process 0.5 / 2.5 ratio
+    expect(steadyCpuMsPerJob(40, m, 0)).toBeCloseTo(5, 6)
+    expect(steadyCpuMsPerJob(40, m, 1_000)).toBeCloseTo(1.5, 6)
   })
 
   it('bills an idle on-demand deployment for its ticks, never more than continuous, and the storage minimum', () => {
