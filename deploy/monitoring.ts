@@ -165,6 +165,12 @@ function dashboardBody(service: string, alarmIds: string[]): CfnNode {
     graph('Scan function CPU (% of its share)', 27, 12, [own('ScanCpuSharePercent', 'Maximum', 'CPU % of share')], {
       annotations: { horizontal: [{ value: 40, label: 'size up above' }] },
     }),
+    // SQS bills requests: jobs per request is what DISPATCH_WINDOW_MS raises (docs/cost.md "The dispatch window").
+    graph('SQS requests, and jobs per request', 33, 0, [
+      [NAMESPACE, 'SqsRequests', 'service', service, { stat: 'Sum', label: 'SendMessageBatch requests', id: 'req' }],
+      [NAMESPACE, 'Dispatched', 'service', service, { stat: 'Sum', id: 'dsp', visible: false }],
+      [{ expression: 'dsp / req', label: 'jobs per request', id: 'jpr', yAxis: 'right' }],
+    ]),
     graph('API requests per route', 21, 0, [expr(search('service,route', 'ApiRequests', 'Sum'), '', 'a')]),
     graph('API 4xx and 5xx per route', 21, 12, [
       expr(search('service,route', 'Api4xx', 'Sum'), '', 'c'),

@@ -65,6 +65,11 @@ export class Dispatcher {
   private cursor = 0
   private active = 0
   private readonly warmUp: SqsWarmUp
+  /**
+   * SendMessageBatch calls that carried jobs, since this dispatcher was made (SDK retries inside a call and the
+   * warm-up, which carries none, not counted): what SQS bills, and with the jobs sent, the jobs per request.
+   */
+  requests = 0
 
   constructor(private readonly options: DispatchOptions) {
     this.warmUp = new SqsWarmUp(options.sqs, Object.values(options.queues))
@@ -129,6 +134,7 @@ export class Dispatcher {
       const batch = takeBatch(lane, this.options.maxBatchBytes, this.options.maxSendMs)
       if (batch.length === 0) continue
       this.active++
+      this.requests++
       lane.busy = lane.fifo
       void sendBatch(this.options.sqs, lane, batch).finally(() => {
         this.warmUp.used()

@@ -108,10 +108,11 @@ export function createScanner(
       redisNow: () => scanner.redisNow(),
       recordWindow: (window) => recordWindow(engine.redis, engine.keys, window),
       readMemory: () => memoryWatch?.latest ?? null,
+      readSqsRequests: () => dispatcher.requests,
       cpuShare: CpuShareMeter.fromEnv(),
       logger: hooks.logger ?? defaultLog(),
     })
-  const { scanner, memoryWatch } = buildScanner(
+  const { scanner, memoryWatch, dispatcher } = buildScanner(
     { redis: engine.redis, keys: engine.keys, sqs, subscriber },
     engine.config,
     { observer: metrics, ...hooks },

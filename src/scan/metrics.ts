@@ -25,6 +25,8 @@ export interface ScanMetricsOptions {
   recordWindow?(window: ScanWindow): Promise<void>
   /** The fullest Redis primary at the memory watch's last reading (null before one, or without INFO). */
   readMemory?(): MemoryReading | null
+  /** SendMessageBatch calls that carried jobs so far (a running count): SqsRequests is its growth per window. */
+  readSqsRequests?(): number
   /** The function's CPU use against its share (on Lambda only): ScanCpuSharePercent. */
   cpuShare?: CpuShareMeter
   logger: Log
@@ -42,6 +44,7 @@ export class ScanMetrics implements ScanObserver {
   private lateness: number[] = []
   private redisErrors = 0
   private sleptMs = 0
+  private requestsAtStart = 0
   private windowStart = Date.now()
   private timer?: NodeJS.Timeout
   private flushing: Promise<void> = Promise.resolve()
@@ -72,6 +75,7 @@ export class ScanMetrics implements ScanObserver {
   /** Starts the window timer: a flush every `intervalMs` until stop(). */
   start(): void {
     this.windowStart = Date.now()
+    this.requestsAtStart = this.options.readSqsRequests?.() ?? 0
     const every = this.options.intervalMs ?? METRICS_INTERVAL_MS
     this.timer = setInterval(() => void this.flush(), every)
     this.timer.unref()
@@ -106,6 +110,7 @@ export class ScanMetrics implements ScanObserver {
     metrics.addMetric('DeadLettered', MetricUnit.Count, record.dead)
     metrics.addMetric('RedisErrors', MetricUnit.Count, window.redisErrors)
     metrics.addMetric('ScanActiveMs', MetricUnit.Milliseconds, record.activeMs)
+    if (window.sqsRequests !== null) metrics.addMetric('SqsRequests', MetricUnit.Count, window.sqsRequests)
     if (oldestDueAgeMs !== null) metrics.addMetric('OldestDueAgeMs', MetricUnit.Milliseconds, oldestDueAgeMs)
     addMemory(metrics, this.options.readMemory?.() ?? null)
     const cpuShare = this.options.cpuShare?.take()
@@ -158,7 +163,10 @@ export class ScanMetrics implements ScanObserver {
         : null,
       activeMs: Math.max(0, Math.round(ms - this.sleptMs / Math.max(1, this.options.loops))),
     }
-    const taken = { summary, queues: this.queues, redisErrors: this.redisErrors }
+    const requests = this.options.readSqsRequests?.()
+    const sqsRequests = requests === undefined ? null : requests - this.requestsAtStart
+    this.requestsAtStart = requests ?? 0
+    const taken = { summary, queues: this.queues, redisErrors: this.redisErrors, sqsRequests }
     this.queues = new Map()
     this.lateness = []
     this.redisErrors = 0

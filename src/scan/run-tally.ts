@@ -23,6 +23,8 @@ export interface ScanReport {
   /** Jobs that used up their attempts this run and went to the dead set. */
   dead: number
   claims: number
+  /** SendMessageBatch calls that carried jobs: dispatched / sqsRequests is the jobs per request (DISPATCH_WINDOW_MS). */
+  sqsRequests: number
   /** Redis errors the loop survived (it backs off and carries on). */
   errors: number
   lateness: { p50: number; p99: number; max: number } | null
@@ -39,6 +41,7 @@ export function emptyReport(): ScanReport {
     released: 0,
     dead: 0,
     claims: 0,
+    sqsRequests: 0,
     errors: 0,
     lateness: null,
     latenessParts: null,

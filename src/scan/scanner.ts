@@ -82,6 +82,7 @@ export class Scanner {
     if (this.running) throw new Error('this scanner is running already: create one scanner per loop')
     this.running = true
     const started = Date.now()
+    const requestsBefore = this.options.dispatcher.requests
     this.stopped = false
     this.tally = new RunTally(this.logger, this.options.observer)
     this.latency.reset()
@@ -111,6 +112,7 @@ export class Scanner {
       memory: this.options.memoryWatch?.latest ?? null,
       lateness,
       latenessParts,
+      sqsRequests: this.options.dispatcher.requests - requestsBefore,
       durationMs: Date.now() - started,
     })
   }

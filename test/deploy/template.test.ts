@@ -360,9 +360,11 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       'Api5xx',
       'RedisMemoryUsedPercent',
       'ScanCpuSharePercent',
+      'SqsRequests',
     ]) {
       expect(text).toContain(metric)
     }
+    expect(text).toContain('dsp / req')
     expect(text).toContain('service=\\"serverless-delay-queue-prod\\"')
     const alarmWidget = body.widgets.find((w: Json) => w.type === 'alarm')
     expect(alarmWidget.properties.alarms).toHaveLength(ofType('AWS::CloudWatch::Alarm').length)

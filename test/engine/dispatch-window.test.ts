@@ -55,10 +55,11 @@ describe('dispatch window', () => {
     const st = await stage('window-one-request', 1_000)
     const ids = await enqueueStream(st, 150)
     // act
-    await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
-    // assess: one request of five; the first job waited for the others (timers never fire early), the last one
-    // hardly at all, and none past the window (plus slack for a loaded machine)
+    const report = await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
+    // assess: one request of five (the run's report counts it); the first job waited for the others (timers never
+    // fire early), the last one hardly at all, and none past the window (plus slack for a loaded machine)
     expect(st.sends).toEqual([5])
+    expect(report).toMatchObject({ dispatched: 5, sqsRequests: 1 })
     expect(st.late.get('w1')).toBeGreaterThanOrEqual(950)
     expect(st.late.get('w5')).toBeLessThan(st.late.get('w1')! - 500)
     for (const id of ids) expect(st.late.get(id)).toBeLessThan(1_000 + 500)

@@ -123,6 +123,12 @@ describe('scan metrics (EMF)', () => {
     expect(sum(global, 'RedisErrors')).toBe(0)
     expect(sum(global, 'Dispatched')).toBe(6)
     expect(sum(global, 'DeadLettered')).toBe(2)
+    // one SendMessageBatch per queue and shard: each shard's claim sends its orders jobs together and its refused
+    // ones together (one shard: exactly 2); the windows add up to the run's count
+    expect(report.sqsRequests).toBeGreaterThanOrEqual(2)
+    expect(report.sqsRequests).toBeLessThanOrEqual(Math.min(8, 2 * t.keys.shards.length))
+    expect(sum(global, 'SqsRequests')).toBe(report.sqsRequests)
+    expect(unitOf(global, 'SqsRequests')).toBe('Count')
     for (const name of [
       'DispatchLatenessP50',
       'DispatchLatenessP99',
