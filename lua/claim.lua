@@ -17,8 +17,8 @@
   ARGV[4] maxAttempts  a job whose lease expired this many times (its scanners died) goes to the dead set; a job
                        released for a retry is taken again whatever its counts (lua/release.lua decides those)
   ARGV[5] hintCap      most bucket hints to return for the next call
-  ARGV[6] lookaheadMs  hints are the buckets due within this long after the next claim: now, or the earliest due
-                       time when that is later (a sleeping shard's next claim), so at least the earliest bucket
+  ARGV[6] lookaheadMs  hints are the buckets due within this long after the next claim (now, or the earliest due
+                       time when that is later); only the earliest bucket when that is due further away than this
   ARGV[7..] bucketNos  bucket numbers of KEYS[8..], in the same order
 
   Returns { now, nextDue, needHints, more, hints, jobs }
@@ -146,7 +146,15 @@ local function nextCall(top, leaseHead, leasesMoved)
   local hints = {}
   if top[1] then
     nextDue = tonumber(top[2])
-    hints = redis.call('ZRANGE', index, '-inf', math.max(now, nextDue) + lookahead, 'BYSCORE', 'LIMIT', 0, hintCap)
+    if nextDue > now + lookahead then
+      -- An idle or sparse shard: one hint and no range read (an idle shard's claim stays this cheap). Should more
+      -- buckets be due by its next claim, that claim asks for them (needHints).
+      hints = { top[1] }
+    else
+      -- The look-ahead counts from the next claim: with a dispatch window that is the earliest due time + the
+      -- window, and every bucket due by then must come along, or the window's jobs would need two claims.
+      hints = redis.call('ZRANGE', index, '-inf', math.max(now, nextDue) + lookahead, 'BYSCORE', 'LIMIT', 0, hintCap)
+    end
   end
   if leasesMoved then leaseHead = redis.call('ZRANGE', inflight, 0, 0, 'WITHSCORES') end
   if leaseHead[1] and (nextDue < 0 or tonumber(leaseHead[2]) < nextDue) then nextDue = tonumber(leaseHead[2]) end
