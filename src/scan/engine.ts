@@ -99,6 +99,7 @@ export function createScanner(
   const { subscribe, metrics: metricsOptions, ...hooks } = options
   // A connection of its own (a subscribed one can run nothing else), with the same settings and error reporting.
   const subscriber = subscribe === false ? undefined : connectRedis(engine.config.redis, { logger: hooks.logger })
+  let requestsTaken = 0
   const metrics =
     metricsOptions &&
     new ScanMetrics({
@@ -108,7 +109,11 @@ export function createScanner(
       redisNow: () => scanner.redisNow(),
       recordWindow: (window) => recordWindow(engine.redis, engine.keys, window),
       readMemory: () => memoryWatch?.latest ?? null,
-      readSqsRequests: () => dispatcher.requests,
+      takeSqsRequests: () => {
+        const taken = dispatcher.requests - requestsTaken
+        requestsTaken += taken
+        return taken
+      },
       cpuShare: CpuShareMeter.fromEnv(),
       logger: hooks.logger ?? defaultLog(),
     })

@@ -25,8 +25,8 @@ export interface ScanMetricsOptions {
   recordWindow?(window: ScanWindow): Promise<void>
   /** The fullest Redis primary at the memory watch's last reading (null before one, or without INFO). */
   readMemory?(): MemoryReading | null
-  /** SendMessageBatch calls that carried jobs so far (a running count): SqsRequests is its growth per window. */
-  readSqsRequests?(): number
+  /** SendMessageBatch calls that carried jobs since the last call: SqsRequests of the window. */
+  takeSqsRequests?(): number
   /** The function's CPU use against its share (on Lambda only): ScanCpuSharePercent. */
   cpuShare?: CpuShareMeter
   logger: Log
@@ -44,7 +44,6 @@ export class ScanMetrics implements ScanObserver {
   private lateness: number[] = []
   private redisErrors = 0
   private sleptMs = 0
-  private requestsAtStart = 0
   private windowStart = Date.now()
   private timer?: NodeJS.Timeout
   private flushing: Promise<void> = Promise.resolve()
@@ -75,7 +74,7 @@ export class ScanMetrics implements ScanObserver {
   /** Starts the window timer: a flush every `intervalMs` until stop(). */
   start(): void {
     this.windowStart = Date.now()
-    this.requestsAtStart = this.options.readSqsRequests?.() ?? 0
+    this.options.takeSqsRequests?.()
     const every = this.options.intervalMs ?? METRICS_INTERVAL_MS
     this.timer = setInterval(() => void this.flush(), every)
     this.timer.unref()
@@ -105,12 +104,12 @@ export class ScanMetrics implements ScanObserver {
     const record: ScanWindow = { ...window.summary, oldestDueAgeMs, redisErrors: window.redisErrors }
 
     // Totals over every target queue as well: the dead-letter alarm watches one metric, not one per queue.
-    const metrics = this.newMetrics()
+    const metrics = newMetrics(this.options.serviceName)
     metrics.addMetric('Dispatched', MetricUnit.Count, record.dispatched)
     metrics.addMetric('DeadLettered', MetricUnit.Count, record.dead)
     metrics.addMetric('RedisErrors', MetricUnit.Count, window.redisErrors)
     metrics.addMetric('ScanActiveMs', MetricUnit.Milliseconds, record.activeMs)
-    if (window.sqsRequests !== null) metrics.addMetric('SqsRequests', MetricUnit.Count, window.sqsRequests)
+    if (window.sqsRequests !== undefined) metrics.addMetric('SqsRequests', MetricUnit.Count, window.sqsRequests)
     if (oldestDueAgeMs !== null) metrics.addMetric('OldestDueAgeMs', MetricUnit.Milliseconds, oldestDueAgeMs)
     addMemory(metrics, this.options.readMemory?.() ?? null)
     const cpuShare = this.options.cpuShare?.take()
@@ -126,7 +125,7 @@ export class ScanMetrics implements ScanObserver {
     const names = new Set([...window.queues.keys(), ...Object.keys(backlog?.pending ?? {})])
     for (const queue of names) {
       const counts = window.queues.get(queue) ?? { dispatched: 0, released: 0, dead: 0 }
-      const perQueue = this.newMetrics({ queue })
+      const perQueue = newMetrics(this.options.serviceName, { queue })
       perQueue.addMetric('Dispatched', MetricUnit.Count, counts.dispatched)
       perQueue.addMetric('Released', MetricUnit.Count, counts.released)
       perQueue.addMetric('DeadLettered', MetricUnit.Count, counts.dead)
@@ -163,9 +162,7 @@ export class ScanMetrics implements ScanObserver {
         : null,
       activeMs: Math.max(0, Math.round(ms - this.sleptMs / Math.max(1, this.options.loops))),
     }
-    const requests = this.options.readSqsRequests?.()
-    const sqsRequests = requests === undefined ? null : requests - this.requestsAtStart
-    this.requestsAtStart = requests ?? 0
+    const sqsRequests = this.options.takeSqsRequests?.()
     const taken = { summary, queues: this.queues, redisErrors: this.redisErrors, sqsRequests }
     this.queues = new Map()
     this.lateness = []
@@ -183,14 +180,10 @@ export class ScanMetrics implements ScanObserver {
     }
     return c
   }
+}
 
-  private newMetrics(dimensions: Record<string, string> = {}): Metrics {
-    return new Metrics({
-      namespace: METRICS_NAMESPACE,
-      serviceName: this.options.serviceName,
-      defaultDimensions: dimensions,
-    })
-  }
+function newMetrics(serviceName: string, dimensions: Record<string, string> = {}): Metrics {
+  return new Metrics({ namespace: METRICS_NAMESPACE, serviceName, defaultDimensions: dimensions })
 }
 
 /**

@@ -24,7 +24,7 @@ import type { ClaimedJob, ClaimResult, Leases } from './leases'
 import { InFlight } from './in-flight'
 import { settleClaim } from './settle'
 import { AckHold } from './ack-hold'
-import { type ShardState, sleepShard, subscribeWakes } from './wake'
+import { planSleep, type ShardState, sleepShard, subscribeWakes } from './wake'
 import { DispatchLatency } from './latency'
 import { RunTally, type ScanObserver, type ScanReport } from './run-tally'
 import type { MemoryWatch } from './memory-watch'
@@ -72,9 +72,11 @@ export class Scanner {
   private acks!: AckHold
   /** Local ms of this run's last claimed job or settled send (on-demand mode ends after a linger without work). */
   private lastWorkAt = -Infinity
+  private readonly windowMs: number
 
   constructor(private readonly options: ScannerOptions) {
     this.inFlight = new InFlight(options.maxInFlight ?? options.claimBatchSize * 8)
+    this.windowMs = options.dispatchWindowMs ?? 0
   }
 
   /** Runs until `untilMs` (local epoch ms) or stop(), then waits for every send and settlement to finish. */
@@ -89,13 +91,8 @@ export class Scanner {
     this.lastWorkAt = -Infinity
     this.shards = this.options.keys.shards.map((keys) => ({ keys, hints: [], sleepingUntil: 0 }))
     this.acks = new AckHold(this.options.leases, this.shards, this.options.ackHoldMs ?? DEFAULT_ACK_HOLD_MS)
-    const unsubscribe = await subscribeWakes(
-      this.options.subscriber,
-      this.shards,
-      this.clock,
-      this.logger,
-      this.windowMs,
-    )
+    const { subscriber } = this.options
+    const unsubscribe = await subscribeWakes(subscriber, this.shards, this.clock, this.logger, this.windowMs)
     this.options.memoryWatch?.start()
     try {
       await Promise.all(this.shards.map((s) => this.runShard(s, untilMs)))
@@ -107,11 +104,8 @@ export class Scanner {
       await unsubscribe()
       this.running = false
     }
-    const { lateness, latenessParts } = this.latency.summary()
-    return Object.assign(this.tally.report, {
+    return Object.assign(this.tally.report, this.latency.summary(), {
       memory: this.options.memoryWatch?.latest ?? null,
-      lateness,
-      latenessParts,
       sqsRequests: this.options.dispatcher.requests - requestsBefore,
       durationMs: Date.now() - started,
     })
@@ -165,10 +159,9 @@ export class Scanner {
         this.deliver(shard.keys, result.jobs)
       }
       if (result.again) continue
-      const nextDue = result.nextDueMs === null ? Infinity : this.clock.toLocal(result.nextDueMs) + this.windowMs
-      const wakeAt = Math.min(nextDue, Date.now() + Math.max(pollIntervalMs, this.windowMs), untilMs)
+      const nextDue = result.nextDueMs === null ? Infinity : this.clock.toLocal(result.nextDueMs)
+      const wakeAt = planSleep(shard, nextDue, { pollIntervalMs, windowMs: this.windowMs, untilMs })
       // A job falls due at the end of this sleep: have the connection to SQS ready for it.
-      shard.sleepsForDue = wakeAt === nextDue
       if (shard.sleepsForDue) void this.options.dispatcher.warm()
       await this.sleep(shard, wakeAt)
     }
@@ -211,10 +204,6 @@ export class Scanner {
   /** Redis's clock now, as this scanner last measured it. */
   redisNow(): number {
     return this.clock.toRedis(Date.now())
-  }
-
-  private get windowMs(): number {
-    return this.options.dispatchWindowMs ?? 0
   }
 
   private get logger(): Log {

@@ -16,6 +16,22 @@ export interface ShardState {
   sleepsForDue?: boolean
 }
 
+/**
+ * When a shard that has nothing more to claim now wakes (local ms): at its earliest due time + the dispatch window,
+ * the poll interval (never shorter than the window, so it cannot cut the window short), or the deadline. Notes on
+ * the shard whether the sleep ends at a due time.
+ */
+export function planSleep(
+  shard: ShardState,
+  nextDueLocalMs: number,
+  o: { pollIntervalMs: number; windowMs: number; untilMs: number },
+): number {
+  const due = nextDueLocalMs + o.windowMs
+  const wakeAt = Math.min(due, Date.now() + Math.max(o.pollIntervalMs, o.windowMs), o.untilMs)
+  shard.sleepsForDue = wakeAt === due
+  return wakeAt
+}
+
 /** Sleeps until `untilLocalMs` unless woken first; reports how long it slept. */
 export function sleepShard(shard: ShardState, untilLocalMs: number, onSlept?: (ms: number) => void): Promise<void> {
   const ms = untilLocalMs - Date.now()
