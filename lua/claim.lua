@@ -17,8 +17,9 @@
   ARGV[4] maxAttempts  a job whose lease expired this many times (its scanners died) goes to the dead set; a job
                        released for a retry is taken again whatever its counts (lua/release.lua decides those)
   ARGV[5] hintCap      most bucket hints to return for the next call
-  ARGV[6] lookaheadMs  hints are the buckets due within this long after the next claim (now, or the earliest due
-                       time when that is later); only the earliest bucket when that is due further away than this
+  ARGV[6] lookaheadMs  hints: the buckets due by max(now, earliest bucket's due time) + this, earliest first (at
+                       most hintCap); only the earliest bucket when that is due later than now + this. The
+                       scanner passes 25 ms + its dispatch window: it claims next at the earliest due time + window
   ARGV[7..] bucketNos  bucket numbers of KEYS[8..], in the same order
 
   Returns { now, nextDue, needHints, more, hints, jobs }

@@ -168,7 +168,8 @@ function readScan(int: IntReader): Pick<Config, ScanSettings> {
   const scan = {
     memoryWarnPercent: int('REDIS_MEMORY_WARN_PERCENT', 80, 1, 100),
     pollIntervalMs: int('POLL_INTERVAL_MS', 1000, 10, 60_000),
-    dispatchWindowMs: int('DISPATCH_WINDOW_MS', 0, 0, 60_000),
+    // At most half the 60 s OldestDueAgeMs alarm, which a healthy stream must not approach.
+    dispatchWindowMs: int('DISPATCH_WINDOW_MS', 0, 0, 30_000),
     claimBatchSize: int('CLAIM_BATCH_SIZE', 250, 1, 1000),
     leaseMs: int('LEASE_MS', 30_000, 1_000, 15 * 60_000),
     sendConcurrency: int('SEND_CONCURRENCY', 16, 1, 256),

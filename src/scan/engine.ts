@@ -50,6 +50,7 @@ export function buildScanner(
       maxAttempts: settings.maxDispatchAttempts,
       backoffBaseMs: settings.dispatchBackoffBaseMs,
       backoffMaxMs: settings.dispatchBackoffMaxMs,
+      windowMs: settings.dispatchWindowMs,
     },
     parts.keys,
   )

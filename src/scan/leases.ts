@@ -41,6 +41,8 @@ export interface LeaseOptions {
   maxAttempts: number
   backoffBaseMs: number
   backoffMaxMs: number
+  /** DISPATCH_WINDOW_MS: occurrences of recurring schedules are acked up to this much after they were due. */
+  windowMs?: number
 }
 
 export type { Settlement }
@@ -65,7 +67,10 @@ export class Leases {
     return guard(this.redis.zrange(shard.index, '0', String(count - 1)))
   }
 
-  /** Leases up to `limit` due jobs; `windowMs`: the caller's next claim will take jobs due that long after the next. */
+  /**
+   * Leases up to `limit` due jobs. `windowMs`: the caller claims next at the earliest due time + this window, so the
+   * hints it gets back cover the buckets due by then.
+   */
   async claim(shard: ShardKeys, hints: readonly string[], limit: number, windowMs = 0): Promise<ClaimResult> {
     const token = newToken()
     const leaseDeadline = Date.now() + this.options.leaseMs
@@ -117,7 +122,7 @@ export class Leases {
         shard,
         items.filter((i) => parseOccurrenceId(i.id) === null),
       ),
-      ackOccurrences(this.redis, this.keys, shard, occurrences),
+      ackOccurrences(this.redis, this.keys, shard, occurrences, this.options.windowMs ?? 0),
     ])
     return jobs + acked
   }

@@ -67,8 +67,9 @@ export async function runOnDemand(
         await presence.markAlive()
         refreshedAt = Date.now()
       }
-      // Something is due within the horizon: the scanner takes it; look again once it could be done with it.
-      pauseMs = Math.max(50, Math.min(untilDue + lingerMs, MAX_CHECK_MS))
+      // Something is due within the horizon: the scanner takes it (after its dispatch window); look again once it
+      // could be done with it.
+      pauseMs = Math.max(50, Math.min(untilDue + scanner.windowMs + lingerMs, MAX_CHECK_MS))
     } catch (e) {
       // Redis away: keep scanning (the scanner backs off on its own); the marker expires if we cannot refresh it.
       log.warn('on-demand watch failed', { error: String(e) })

@@ -8,7 +8,7 @@
 // With a dispatch window W, the shard sleeps until the earliest due time + W instead, and its claim then takes every
 // job due by that moment: a steady stream of r jobs a second leaves in requests of about 1 + r·W jobs (up to 10)
 // instead of one each, which is what SQS bills and what costs the scan CPU (a claim, a send and an ack per wake-up).
-// No job waits longer than W for it. The poll stretches to W so it cannot cut the window short.
+// No job waits longer than W for it (src/scan/wake.ts planSleep), unless its send fails and it waits for a retry.
 // Before a sleep that ends at a due time, an idle dispatcher warms its connection to SQS (src/scan/warm-up.ts), so
 // the job's send does not pay for opening it.
 //
@@ -22,6 +22,7 @@ import type { Dispatcher } from './dispatcher'
 import type { Keyspace, ShardKeys } from '../store/keys'
 import type { ClaimedJob, ClaimResult, Leases } from './leases'
 import { InFlight } from './in-flight'
+import { WARM_AFTER_IDLE_MS } from './warm-up'
 import { settleClaim } from './settle'
 import { AckHold } from './ack-hold'
 import { planSleep, type ShardState, sleepShard, subscribeWakes } from './wake'
@@ -72,7 +73,8 @@ export class Scanner {
   private acks!: AckHold
   /** Local ms of this run's last claimed job or settled send (on-demand mode ends after a linger without work). */
   private lastWorkAt = -Infinity
-  private readonly windowMs: number
+  /** DISPATCH_WINDOW_MS: how long a due job may wait for the jobs due after it. */
+  readonly windowMs: number
 
   constructor(private readonly options: ScannerOptions) {
     this.inFlight = new InFlight(options.maxInFlight ?? options.claimBatchSize * 8)
@@ -161,8 +163,9 @@ export class Scanner {
       if (result.again) continue
       const nextDue = result.nextDueMs === null ? Infinity : this.clock.toLocal(result.nextDueMs)
       const wakeAt = planSleep(shard, nextDue, { pollIntervalMs, windowMs: this.windowMs, untilMs })
-      // A job falls due at the end of this sleep: have the connection to SQS ready for it.
-      if (shard.sleepsForDue) void this.options.dispatcher.warm()
+      // A job falls due at the end of this sleep: have the connection to SQS ready for it (unless the window is so
+      // long that the connection would idle out again: a warm-up is an SQS request).
+      if (shard.sleepsForDue && this.windowMs < WARM_AFTER_IDLE_MS) void this.options.dispatcher.warm()
       await this.sleep(shard, wakeAt)
     }
   }

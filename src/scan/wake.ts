@@ -16,9 +16,13 @@ export interface ShardState {
   sleepsForDue?: boolean
 }
 
+/** A run's last claim comes this long before its deadline, for a job whose window would outlast the run. */
+const LAST_CLAIM_MS = 50
+
 /**
  * When a shard that has nothing more to claim now wakes (local ms): at its earliest due time + the dispatch window,
- * the poll interval (never shorter than the window, so it cannot cut the window short), or the deadline. Notes on
+ * after the poll interval (+ the window, or a poll would cut the window short), or at the deadline. A job due before
+ * the deadline leaves in this run, its window cut short if need be: the next run may start seconds later. Notes on
  * the shard whether the sleep ends at a due time.
  */
 export function planSleep(
@@ -26,9 +30,11 @@ export function planSleep(
   nextDueLocalMs: number,
   o: { pollIntervalMs: number; windowMs: number; untilMs: number },
 ): number {
+  const lastClaimAt = o.untilMs - LAST_CLAIM_MS
   const due = nextDueLocalMs + o.windowMs
-  const wakeAt = Math.min(due, Date.now() + Math.max(o.pollIntervalMs, o.windowMs), o.untilMs)
-  shard.sleepsForDue = wakeAt === due
+  const target = nextDueLocalMs < lastClaimAt ? Math.min(due, lastClaimAt) : due
+  const wakeAt = Math.min(target, Date.now() + o.pollIntervalMs + o.windowMs, o.untilMs)
+  shard.sleepsForDue = wakeAt === target
   return wakeAt
 }
 

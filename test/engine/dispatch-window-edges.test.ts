@@ -1,0 +1,142 @@
+// DISPATCH_WINDOW_MS at its edges: the window must neither cut jobs apart that are due within the first one's window
+// (the poll interval), nor leave behind a job that fell due while the run was alive (the run's deadline), nor drop
+// occurrences of a recurring schedule whose period is not longer than the window, and on-demand mode must not poll
+// Redis every 50 ms while a due job waits out its window. Bounds have slack for a loaded 2-core machine.
+import { afterAll, describe, expect, it } from 'vitest'
+import { runOnDemand } from '../../src/scan/on-demand'
+import { Presence } from '../../src/scan/presence'
+import { job, testStore } from '../support/engine'
+import { pendingCount, testScanner } from '../support/scanner'
+import { seriesStage, wholeSecond } from '../support/series-stage'
+import { createQueue, sqsClient } from '../support/sqs'
+
+const sqs = sqsClient()
+afterAll(() => sqs.destroy())
+
+/** A one-shard scanner with the window and poll interval given, recording SendMessageBatch sizes and lateness. */
+async function stage(queueName: string, o: { dispatchWindowMs: number; pollIntervalMs: number }) {
+  const t = testStore({ shards: 1 })
+  const q = await createQueue(sqs, queueName)
+  const late = new Map<string, number>()
+  const s = testScanner(t, {
+    queues: { orders: q.url },
+    pollIntervalMs: o.pollIntervalMs,
+    leaseMs: 30_000,
+    dispatchWindowMs: o.dispatchWindowMs,
+    onSent: (j, _at, lateMs) => late.set(j.id, lateMs),
+  })
+  const sends: number[] = []
+  s.sqs.middlewareStack.add((next) => async (args) => {
+    const entries = ((args.input as { Entries?: unknown[] }).Entries ?? []).length
+    if (entries > 0) sends.push(entries) // not the warm-up, which has none
+    return next(args)
+  })
+  return {
+    t,
+    s,
+    sends,
+    late,
+    async close() {
+      await s.close()
+      await t.close()
+    },
+  }
+}
+
+describe('dispatch window, at its edges', () => {
+  it('with the poll interval no longer than the window (1 s each, the documented example), a job due inside the first one’s window still shares its request', async () => {
+    // prepare: a 1 s window and POLL_INTERVAL_MS at its default, 1 s. A due 500 ms after the scan starts, B 750 ms
+    // after A: B is inside A's window (A + 1000), so both belong in A's claim at A + 1 s (the scan's first claim
+    // sees A; nothing wakes the scan, the jobs were enqueued before it).
+    const st = await stage('window-review-poll', { dispatchWindowMs: 1_000, pollIntervalMs: 1_000 })
+    const start = Date.now()
+    await st.t.store.enqueue(job({ id: 'pa', schedule: { atMs: start + 500 } }))
+    await st.t.store.enqueue(job({ id: 'pb', schedule: { atMs: start + 1_250 } }))
+    try {
+      // act
+      await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
+      // assess: one request of both, A held for about its whole window (a poll at the first claim + 1 s would have
+      // sent A alone, ~500 ms late, and B in a request of its own)
+      expect(st.sends).toEqual([2])
+      expect(st.late.get('pa')).toBeGreaterThanOrEqual(900)
+      expect(st.late.get('pa')).toBeLessThan(1_000 + 500)
+    } finally {
+      await st.close()
+    }
+  })
+
+  it('a job that falls due while the run is alive is sent before the run ends, even when its window outlasts the run', async () => {
+    // prepare: a 3 s window; the run's deadline 1.5 s away; a job due 300 ms from now. With no window the run sends
+    // it at +300 ms; with one it may hold it, but not past its own deadline: no scanner of this run is left to take it,
+    // and in AWS the next invocation may not have started (EventBridge fires "within the minute").
+    const st = await stage('window-review-deadline', { dispatchWindowMs: 3_000, pollIntervalMs: 30_000 })
+    await st.t.store.enqueue(job({ id: 'dl', schedule: { delayMs: 300 } }))
+    try {
+      // act
+      const report = await st.s.scanner.run(Date.now() + 1_500)
+      // assess: sent by this run (just before its deadline), not left due in Redis for a run that may come late
+      expect(st.late.has('dl')).toBe(true)
+      expect(report.dispatched).toBe(1)
+      expect(await pendingCount(st.t.store)).toBe(0)
+    } finally {
+      await st.close()
+    }
+  })
+
+  it('a recurring schedule whose period is not longer than the window keeps every occurrence', async () => {
+    // prepare: an occurrence every second and a 2 s window: each occurrence leaves ~2 s late. Its ack creates the
+    // successor (lua/schedule-ack.lua), which by then has passed: that must not count as an outage (which skips
+    // to the first occurrence after now, losing the ones in between).
+    const stage2 = await seriesStage(sqs, 'window-review-series')
+    const start = wholeSecond(300)
+    await stage2.everySecond('win-series', start)
+    const sent: string[] = []
+    const s = stage2.scanner({
+      pollIntervalMs: 30_000,
+      leaseMs: 30_000,
+      dispatchWindowMs: 2_000,
+      onSent: (j) => void sent.push(j.id),
+    })
+    try {
+      // act: until four occurrences went out (or 12 s)
+      await s.runUntil(() => sent.length >= 4, 12_000)
+      // assess: consecutive occurrence times, one period apart (none skipped)
+      const times = sent.map((id) => Number(id.split('@')[1])).sort((a, b) => a - b)
+      expect(times.length).toBeGreaterThanOrEqual(3)
+      expect(times[0]).toBe(start)
+      expect(times.slice(1).map((at, i) => at - times[i]!)).toEqual(times.slice(1).map(() => 1_000))
+    } finally {
+      await stage2.close()
+    }
+  })
+
+  it('on demand, the run stays while a due job waits out its window, sends it, then ends, without polling Redis every 50 ms meanwhile', async () => {
+    // prepare: a 4 s window, the default 1 s linger; a job due 300 ms from now
+    const st = await stage('window-review-on-demand', { dispatchWindowMs: 4_000, pollIntervalMs: 30_000 })
+    const presence = new Presence(st.t.redis, st.t.keys, 'review')
+    let looks = 0
+    const look = presence.msUntilNextDue.bind(presence)
+    presence.msUntilNextDue = () => {
+      looks++
+      return look()
+    }
+    await st.t.store.enqueue(job({ id: 'od', schedule: { delayMs: 300 } }))
+    try {
+      // act
+      const report = await runOnDemand(st.s.scanner, Date.now() + 20_000, {
+        presence,
+        horizonMs: 70_000,
+        lingerMs: 1_000,
+      })
+      // assess: it did not end before the job left (about one window after its due time), and then it ended early
+      expect(report.endedEarly).toBe(true)
+      expect(st.late.get('od')).toBeGreaterThanOrEqual(3_900)
+      expect(st.late.get('od')).toBeLessThan(4_000 + 500)
+      // the watch knows when the scanner will take a due job: a look about once a second (the alive marker's
+      // refresh) is enough, not one every 50 ms until the window ends (~60 looks)
+      expect(looks).toBeLessThan(20)
+    } finally {
+      await st.close()
+    }
+  })
+})
