@@ -10,6 +10,14 @@ export type ScanMode = 'continuous' | 'on-demand'
 /** How the functions in the VPC reach SQS and Lambda: interface endpoints (or a NAT), or IPv6 (serverless.yml `egress`). */
 export type Egress = 'endpoints' | 'ipv6'
 
+/** A windowed stream's CPU per job; its jobs fell due evenly spaced (the default) or at random. */
+export interface WindowedStream {
+  jobsPerSec: number
+  windowMs: number
+  cpuMsPerJob: number
+  arrivals?: 'even' | 'poisson'
+}
+
 /** What `npm run bench` and `npm run bench:on-demand` measured (bench/results.json). */
 export interface Measured {
   bytesPerJob200: number
@@ -31,9 +39,9 @@ export interface Measured {
    */
   scanStreamCpuMsPerJob?: { jobsPerSec: number; cpuMsPerJob: number }
   /** The same streams with a dispatch window (bench/cpu.ts "windowed"): what a window saves (bench/cost-stream.ts). */
-  scanWindowedCpuMsPerJob?: { jobsPerSec: number; windowMs: number; cpuMsPerJob: number }[]
+  scanWindowedCpuMsPerJob?: WindowedStream[]
   /** The packaged function's own figure with a window (`npm run bench:lambda-size -- --window-ms W`), when it ran. */
-  scanWindowedStreamCpuMsPerJob?: { jobsPerSec: number; windowMs: number; cpuMsPerJob: number }
+  scanWindowedStreamCpuMsPerJob?: WindowedStream
   apiWallMsPerRequest: number
   apiCpuMsPerRequest: number
   apiWallMsPerBatch100: number

@@ -7,7 +7,7 @@
 // N = 1 + (jobs due in W) jobs: at an average rate r, 1 + Poisson(r·W). Per-cycle CPU (wake, claim, send, ack) is
 // shared by N; per-job CPU (message building, parsing) is not. The windowed rows give how much of a job's CPU is of
 // each kind.
-import type { Measured } from './cost-model'
+import type { Measured, WindowedStream } from './cost-model'
 import { vcpuShare } from '../src/scan/cpu-share'
 
 /** Most entries SendMessageBatch takes. */
@@ -56,8 +56,7 @@ export function steadyCpuMsPerJob(jobsPerSec: number, m: Measured, windowMs = 0)
  * The share of a stream's CPU per job that is the job's own (not its cycle's), at `jobsPerSec`: from each windowed
  * row and the unwindowed row of its rate (bench:cpu), and scaled to the packaged function's own pair when
  * bench:lambda-size measured both: the packaged function also has per-second work (metrics, the memory watch) that
- * no window divides. The bench's jobs are evenly spaced, so a cycle of a row carried floor(r·W) + 1 of them:
- * c_windowed = c (f + (1 - f) / N).
+ * no window divides. c_windowed = c (f + (1 - f) / N), N the jobs a cycle carried.
  */
 export function perJobShare(jobsPerSec: number, m: Measured): number {
   const rows = (m.scanWindowedCpuMsPerJob ?? []).flatMap((w) => {
@@ -73,9 +72,12 @@ export function perJobShare(jobsPerSec: number, m: Measured): number {
   return Math.min(1, interpolated(rows, jobsPerSec) * scale)
 }
 
-/** f from c_windowed = c (f + (1 - f) / N), N = floor(r·W) + 1 evenly spaced jobs a cycle. */
-function ownShare(plainCpuMsPerJob: number, w: { jobsPerSec: number; windowMs: number; cpuMsPerJob: number }) {
-  const n = Math.floor((w.jobsPerSec * w.windowMs) / 1000) + 1
+/** f from c_windowed = c (f + (1 - f) / N): N = floor(r·W) + 1 evenly spaced jobs a cycle, 1 + r·W random ones. */
+function ownShare(plainCpuMsPerJob: number, w: WindowedStream) {
+  const n =
+    w.arrivals === 'poisson'
+      ? jobsPerCycle(w.jobsPerSec, w.windowMs)
+      : Math.floor((w.jobsPerSec * w.windowMs) / 1000) + 1
   const f = (w.cpuMsPerJob / plainCpuMsPerJob - 1 / n) / (1 - 1 / n)
   return Math.min(1, Math.max(0, f))
 }

@@ -88,6 +88,7 @@ function printPrices() {
 /** One run of `npm run bench:lambda-size`, as bench/results.json keeps it. */
 interface SizedRun {
   rate: number
+  arrivals?: 'even' | 'poisson'
   rows: {
     memoryMb: number
     stream: { cpuShareUsed: number } | null
@@ -106,7 +107,7 @@ function sizedRun(r: SizedRuns): SizedRun | undefined {
 function windowedLevel(r: SizedRuns): Pick<Measured, 'scanWindowedStreamCpuMsPerJob'> {
   const [window, run] = Object.entries(r.lambdaSize?.windowed ?? {}).sort(([a], [b]) => Number(b) - Number(a))[0] ?? []
   const level = streamLevel(run).scanStreamCpuMsPerJob
-  return level ? { scanWindowedStreamCpuMsPerJob: { ...level, windowMs: Number(window) } } : {}
+  return level ? { scanWindowedStreamCpuMsPerJob: { ...level, windowMs: Number(window), arrivals: run?.arrivals } } : {}
 }
 
 /**

@@ -14,7 +14,7 @@ import { build } from 'esbuild'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { benchJob, jobId, PAYLOAD_JSON, TARGET } from './data'
+import { type Arrivals, benchJob, dueOffsets, jobId, PAYLOAD_JSON, TARGET } from './data'
 import { flush, type BenchEnv } from './env'
 import { scanParts, startScanning } from './scanning'
 import { inFlight, median, percentiles, sleep } from './stats'
@@ -28,7 +28,11 @@ export interface CpuResult {
   scanIdleCpuMsPerSec: number
   /** CPU ms per job in a steady stream, by rate (jobs/s), idle CPU included: what a size must have to spare. */
   steady: SteadyRow[]
-  /** The same streams with a dispatch window of WINDOW_ROWS_MS: fewer, fuller requests, and jobs up to W late. */
+  /**
+   * Streams at the same rates with a dispatch window of WINDOW_ROWS_MS, their jobs due at random (Poisson): fewer,
+   * fuller requests, and jobs up to W late. Evenly spaced jobs would batch in a pattern no real stream has (at
+   * 10/s and 1 s, 11 jobs a window: a request of 10 and one of 1, every time).
+   */
   windowed: SteadyRow[]
   /**
    * What holding acks for the next claim (src/scan/ack-hold.ts) saves: CPU per job at 40 jobs/s with the hold over
@@ -93,6 +97,7 @@ export interface SteadyRow {
   seconds: number
   /** DISPATCH_WINDOW_MS of the run (0: each job sent when due). */
   windowMs: number
+  arrivals: Arrivals
   cpuMsPerJob: number
   /** Jobs per SendMessageBatch request (the warm-up, which carries none, not counted). */
   jobsPerRequest: number
@@ -101,16 +106,18 @@ export interface SteadyRow {
 }
 
 /**
- * Jobs due evenly spaced at `rate` a second for `seconds`, enqueued beforehand; CPU from the first due time. With a
- * dispatch window W each claim takes floor(rate × W) + 1 jobs.
+ * Jobs due at `rate` a second for `seconds` (evenly spaced unless told), enqueued beforehand; CPU from the first due
+ * time. With a dispatch window W and evenly spaced jobs each claim takes floor(rate × W) + 1 of them; with random
+ * ones 1 + rate × W on average.
  */
 export async function scanSteady(
   env: BenchEnv,
   rate: number,
   seconds: number,
-  o: { ackHoldMs?: number; windowMs?: number } = {},
+  o: { ackHoldMs?: number; windowMs?: number; arrivals?: Arrivals } = {},
 ): Promise<SteadyRow> {
   const windowMs = o.windowMs ?? 0
+  const arrivals = o.arrivals ?? 'even'
   const parts = await scanParts(env, 'cpu-steady', { dispatchWindowMs: windowMs })
   let requests = 0
   parts.sqs.middlewareStack.add((next) => async (args) => {
@@ -120,8 +127,8 @@ export async function scanSteady(
   const lateness: number[] = []
   const jobs = Math.round(rate * seconds)
   const firstDue = Date.now() + 2_000
-  const all = Array.from({ length: jobs }, (_, i) =>
-    benchJob(jobId(`st${rate}`, i), { atMs: firstDue + Math.floor((i * 1000) / rate) }),
+  const all = dueOffsets(jobs, rate, arrivals).map((offset, i) =>
+    benchJob(jobId(`st${rate}`, i), { atMs: firstDue + offset }),
   )
   for (let b = 0; b < jobs; b += 100) await parts.engine.store.enqueueMany(all.slice(b, b + 100))
   let sent = 0
@@ -146,6 +153,7 @@ export async function scanSteady(
     jobsPerSec: rate,
     seconds,
     windowMs,
+    arrivals,
     cpuMsPerJob: usedMs / jobs,
     jobsPerRequest: jobs / requests,
     latenessP50Ms: late.p50,
@@ -235,7 +243,7 @@ export async function measureCpu(
   for (const rate of STEADY_RATES) steady.push(await scanSteady(env, rate, size.steadySeconds))
   const windowed = []
   for (const rate of STEADY_RATES) {
-    windowed.push(await scanSteady(env, rate, size.steadySeconds, { windowMs: WINDOW_ROWS_MS }))
+    windowed.push(await scanSteady(env, rate, size.steadySeconds, { windowMs: WINDOW_ROWS_MS, arrivals: 'poisson' }))
   }
   const ratios = []
   for (let pair = 0; pair < size.reps + 1; pair++) {

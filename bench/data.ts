@@ -15,6 +15,31 @@ export function jobId(tag: string, n: number): string {
   return id
 }
 
+/** How a steady stream's due times are spread: evenly, or at random like independent users (a Poisson process). */
+export type Arrivals = 'even' | 'poisson'
+
+/**
+ * Offsets (ms from the first due time) of `count` jobs at `ratePerSec`: evenly spaced, or with exponential gaps
+ * drawn from a fixed seed, so every run and every size sees the same stream.
+ */
+export function dueOffsets(count: number, ratePerSec: number, arrivals: Arrivals): number[] {
+  if (arrivals === 'even') return Array.from({ length: count }, (_, i) => Math.floor((i * 1000) / ratePerSec))
+  let seed = 0x5eed
+  const random = () => {
+    // mulberry32: small, seeded, good enough to draw arrival gaps
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  let at = 0
+  return Array.from({ length: count }, () => {
+    const offset = Math.floor(at)
+    at += (-Math.log(1 - random()) * 1000) / ratePerSec
+    return offset
+  })
+}
+
 export function benchJob(id: string, schedule: NewJob['schedule']): NewJob {
   return { id, queue: TARGET, payloadJson: PAYLOAD_JSON, schedule }
 }

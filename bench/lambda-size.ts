@@ -9,7 +9,8 @@
 //     its share, and how often the quota throttled it, both counted from the first due job on;
 //   - burst: `burst` jobs due at once, on-demand mode (the invocation ends when they are out): how long the drain
 //     took, and the group's peak memory (what Lambda reports as Max Memory Used), or the OOM kill.
-// `--window-ms W` runs the stream with DISPATCH_WINDOW_MS=W; `--burst 0` leaves the burst out.
+// `--window-ms W` runs the stream with DISPATCH_WINDOW_MS=W, its jobs due at random (Poisson, a fixed seed);
+// `--burst 0` leaves the burst out.
 // Needs root and cgroup v1 (it says so and stops otherwise). Writes `lambdaSize.byPeriod[<ms>]` in bench/results.json
 // (the cost model reads the 100 ms runs), or `lambdaSize.windowed[<W>]` with a window.
 import { spawn } from 'node:child_process'
@@ -19,7 +20,7 @@ import { join, resolve } from 'node:path'
 import { vcpuShare } from '../src/scan/cpu-share'
 import { createEngine } from '../src/store/engine'
 import { LambdaCgroup, type CgroupFigures } from './cgroup'
-import { benchJob, jobId } from './data'
+import { type Arrivals, benchJob, dueOffsets, jobId } from './data'
 import { flush, startBenchEnv, type BenchEnv } from './env'
 import { runMain } from './main'
 import { bundlesIn, packageHere } from './packaged'
@@ -35,6 +36,8 @@ const SECONDS = Number(arg('seconds', '30'))
 const BURST = Number(arg('burst', '10000'))
 const PERIOD_MS = Number(arg('period-ms', '100'))
 const WINDOW_MS = Number(arg('window-ms', '0'))
+/** A windowed stream's jobs fall due at random (bench/cpu.ts says why); an unwindowed one's evenly, as before. */
+const ARRIVALS: Arrivals = WINDOW_MS ? 'poisson' : 'even'
 /** Time for the child's module load before the first job falls due (at 128 MB it gets 7% of a CPU). */
 const LEAD_MS = 8_000
 
@@ -143,9 +146,7 @@ async function steady(env: BenchEnv, bundle: string, mb: number) {
     await enqueue(
       env,
       queue.url,
-      Array.from({ length: count }, (_, i) =>
-        benchJob(jobId(`ls${mb}`, i), { atMs: firstDue + Math.floor((i * 1000) / RATE) }),
-      ),
+      dueOffsets(count, RATE, ARRIVALS).map((offset, i) => benchJob(jobId(`ls${mb}`, i), { atMs: firstDue + offset })),
     )
     const deadline = firstDue + SECONDS * 1000 + WINDOW_MS + 3_000
     const r = await invoke(
@@ -246,7 +247,15 @@ async function main() {
   const file = resolve(process.cwd(), 'bench/results.json')
   const all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
   const previous = (all.lambdaSize ?? {}) as { byPeriod?: Record<string, unknown>; windowed?: Record<string, unknown> }
-  const run = { date: new Date().toISOString(), rate: RATE, seconds: SECONDS, burst: BURST, periodMs: PERIOD_MS, rows }
+  const run = {
+    date: new Date().toISOString(),
+    rate: RATE,
+    seconds: SECONDS,
+    burst: BURST,
+    periodMs: PERIOD_MS,
+    arrivals: ARRIVALS,
+    rows,
+  }
   const lambdaSize = WINDOW_MS
     ? { ...previous, windowed: { ...previous.windowed, [String(WINDOW_MS)]: run } }
     : { ...previous, byPeriod: { ...previous.byPeriod, [String(PERIOD_MS)]: run } }
