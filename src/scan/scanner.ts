@@ -163,8 +163,7 @@ export class Scanner {
       if (result.again) continue
       const nextDue = result.nextDueMs === null ? Infinity : this.clock.toLocal(result.nextDueMs)
       const wakeAt = planSleep(shard, nextDue, { pollIntervalMs, windowMs: this.windowMs, untilMs })
-      // A job falls due at the end of this sleep: have the connection to SQS ready for it (unless the window is so
-      // long that the connection would idle out again: a warm-up is an SQS request).
+      // A job falls due then: ready the SQS connection, unless a long window would let it idle out again.
       if (shard.sleepsForDue && this.windowMs < WARM_AFTER_IDLE_MS) void this.options.dispatcher.warm()
       await this.sleep(shard, wakeAt)
     }

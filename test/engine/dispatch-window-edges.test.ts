@@ -5,50 +5,24 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { runOnDemand } from '../../src/scan/on-demand'
 import { Presence } from '../../src/scan/presence'
-import { job, testStore } from '../support/engine'
-import { pendingCount, testScanner } from '../support/scanner'
+import { job } from '../support/engine'
+import { pendingCount } from '../support/scanner'
 import { seriesStage, wholeSecond } from '../support/series-stage'
-import { createQueue, sqsClient } from '../support/sqs'
+import { sqsClient } from '../support/sqs'
+import { windowStage } from '../support/window-stage'
 
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
 
-/** A one-shard scanner with the window and poll interval given, recording SendMessageBatch sizes and lateness. */
-async function stage(queueName: string, o: { dispatchWindowMs: number; pollIntervalMs: number }) {
-  const t = testStore({ shards: 1 })
-  const q = await createQueue(sqs, queueName)
-  const late = new Map<string, number>()
-  const s = testScanner(t, {
-    queues: { orders: q.url },
-    pollIntervalMs: o.pollIntervalMs,
-    leaseMs: 30_000,
-    dispatchWindowMs: o.dispatchWindowMs,
-    onSent: (j, _at, lateMs) => late.set(j.id, lateMs),
-  })
-  const sends: number[] = []
-  s.sqs.middlewareStack.add((next) => async (args) => {
-    const entries = ((args.input as { Entries?: unknown[] }).Entries ?? []).length
-    if (entries > 0) sends.push(entries) // not the warm-up, which has none
-    return next(args)
-  })
-  return {
-    t,
-    s,
-    sends,
-    late,
-    async close() {
-      await s.close()
-      await t.close()
-    },
-  }
-}
+const stage = (queueName: string, o: { dispatchWindowMs: number; pollIntervalMs: number }) =>
+  windowStage(sqs, queueName, o)
 
 describe('dispatch window, at its edges', () => {
   it('with the poll interval no longer than the window (1 s each, the documented example), a job due inside the first one’s window still shares its request', async () => {
     // prepare: a 1 s window and POLL_INTERVAL_MS at its default, 1 s. A due 500 ms after the scan starts, B 750 ms
     // after A: B is inside A's window (A + 1000), so both belong in A's claim at A + 1 s (the scan's first claim
     // sees A; nothing wakes the scan, the jobs were enqueued before it).
-    const st = await stage('window-review-poll', { dispatchWindowMs: 1_000, pollIntervalMs: 1_000 })
+    const st = await stage('window-edge-poll', { dispatchWindowMs: 1_000, pollIntervalMs: 1_000 })
     const start = Date.now()
     await st.t.store.enqueue(job({ id: 'pa', schedule: { atMs: start + 500 } }))
     await st.t.store.enqueue(job({ id: 'pb', schedule: { atMs: start + 1_250 } }))
@@ -69,7 +43,7 @@ describe('dispatch window, at its edges', () => {
     // prepare: a 3 s window; the run's deadline 1.5 s away; a job due 300 ms from now. With no window the run sends
     // it at +300 ms; with one it may hold it, but not past its own deadline: no scanner of this run is left to take it,
     // and in AWS the next invocation may not have started (EventBridge fires "within the minute").
-    const st = await stage('window-review-deadline', { dispatchWindowMs: 3_000, pollIntervalMs: 30_000 })
+    const st = await stage('window-edge-deadline', { dispatchWindowMs: 3_000, pollIntervalMs: 30_000 })
     await st.t.store.enqueue(job({ id: 'dl', schedule: { delayMs: 300 } }))
     try {
       // act
@@ -87,7 +61,7 @@ describe('dispatch window, at its edges', () => {
     // prepare: an occurrence every second and a 2 s window: each occurrence leaves ~2 s late. Its ack creates the
     // successor (lua/schedule-ack.lua), which by then has passed: that must not count as an outage (which skips
     // to the first occurrence after now, losing the ones in between).
-    const stage2 = await seriesStage(sqs, 'window-review-series')
+    const stage2 = await seriesStage(sqs, 'window-edge-series')
     const start = wholeSecond(300)
     await stage2.everySecond('win-series', start)
     const sent: string[] = []
@@ -112,7 +86,7 @@ describe('dispatch window, at its edges', () => {
 
   it('on demand, the run stays while a due job waits out its window, sends it, then ends, without polling Redis every 50 ms meanwhile', async () => {
     // prepare: a 4 s window, the default 1 s linger; a job due 300 ms from now
-    const st = await stage('window-review-on-demand', { dispatchWindowMs: 4_000, pollIntervalMs: 30_000 })
+    const st = await stage('window-edge-on-demand', { dispatchWindowMs: 4_000, pollIntervalMs: 30_000 })
     const presence = new Presence(st.t.redis, st.t.keys, 'review')
     let looks = 0
     const look = presence.msUntilNextDue.bind(presence)

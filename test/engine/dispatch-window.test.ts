@@ -3,43 +3,16 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config'
 import { ConfigError } from '../../src/errors'
-import { job, testStore } from '../support/engine'
-import { pendingCount, testScanner } from '../support/scanner'
-import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
+import { job } from '../support/engine'
+import { pendingCount } from '../support/scanner'
+import { countIds, receiveAll, sqsClient } from '../support/sqs'
+import { windowStage } from '../support/window-stage'
 
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
 
-/** A scanner with the window, whose SendMessageBatch calls (entries each) and lateness per job are recorded. */
-async function stage(queueName: string, dispatchWindowMs: number | undefined) {
-  const t = testStore({ shards: 1 })
-  const q = await createQueue(sqs, queueName)
-  const late = new Map<string, number>()
-  const s = testScanner(t, {
-    queues: { orders: q.url },
-    pollIntervalMs: 30_000,
-    leaseMs: 30_000,
-    dispatchWindowMs,
-    onSent: (j, _at, lateMs) => late.set(j.id, lateMs),
-  })
-  const sends: number[] = []
-  s.sqs.middlewareStack.add((next) => async (args) => {
-    const entries = ((args.input as { Entries?: unknown[] }).Entries ?? []).length
-    if (entries > 0) sends.push(entries) // not the warm-up, which has none
-    return next(args)
-  })
-  return {
-    t,
-    q,
-    s,
-    sends,
-    late,
-    async close() {
-      await s.close()
-      await t.close()
-    },
-  }
-}
+const stage = (queueName: string, dispatchWindowMs: number | undefined) =>
+  windowStage(sqs, queueName, { dispatchWindowMs })
 
 /** Five jobs due `gapMs` apart, the first one 600 ms from now. */
 async function enqueueStream(st: Awaited<ReturnType<typeof stage>>, gapMs: number): Promise<string[]> {

@@ -1,0 +1,40 @@
+// A one-shard scanner with a dispatch window, recording the entries of each SendMessageBatch it makes (the warm-up,
+// which carries none, left out) and each job's lateness: what the dispatch-window tests look at.
+import type { SQSClient } from '@aws-sdk/client-sqs'
+import { testStore } from './engine'
+import { testScanner } from './scanner'
+import { createQueue } from './sqs'
+
+export async function windowStage(
+  sqs: SQSClient,
+  queueName: string,
+  o: { dispatchWindowMs?: number; pollIntervalMs?: number },
+) {
+  const t = testStore({ shards: 1 })
+  const q = await createQueue(sqs, queueName)
+  const late = new Map<string, number>()
+  const s = testScanner(t, {
+    queues: { orders: q.url },
+    pollIntervalMs: o.pollIntervalMs ?? 30_000,
+    leaseMs: 30_000,
+    dispatchWindowMs: o.dispatchWindowMs,
+    onSent: (j, _at, lateMs) => late.set(j.id, lateMs),
+  })
+  const sends: number[] = []
+  s.sqs.middlewareStack.add((next) => async (args) => {
+    const entries = ((args.input as { Entries?: unknown[] }).Entries ?? []).length
+    if (entries > 0) sends.push(entries)
+    return next(args)
+  })
+  return {
+    t,
+    q,
+    s,
+    sends,
+    late,
+    async close() {
+      await s.close()
+      await t.close()
+    },
+  }
+}
