@@ -22,13 +22,15 @@
                        scanner passes 25 ms + its dispatch window: it claims next at the earliest due time + window
   ARGV[7..] bucketNos  bucket numbers of KEYS[8..], in the same order
 
-  Returns { now, nextDue, needHints, more, hints, jobs }
+  Returns { now, nextDue, needHints, more, hints, jobs, nextInflight }
     now        Redis time (ms); lets the caller track the offset between its clock and Redis's
     nextDue    earliest time anything is due (a bucket or an inflight lease/retry), -1 when nothing is pending
     needHints  1 when a due bucket was not among KEYS: call again at once with the returned hints
     more       1 when the limit was reached: call again at once
     hints      bucket numbers of the earliest buckets, for the next call's KEYS
     jobs       flat list: id, record, dueMs, attempt, ...
+    nextInflight  the earliest lease expiry or retry time, -1 when none: the caller's dispatch window holds
+               scheduled jobs, not retries
 
   Order: expired leases and due retries first (they are the oldest), then due jobs by due time. Jobs due in the
   same millisecond come out bucket by bucket (bucket = hash of the id) and by id within a bucket.
@@ -158,11 +160,12 @@ local function nextCall(top, leaseHead, leasesMoved)
     end
   end
   if leasesMoved then leaseHead = redis.call('ZRANGE', inflight, 0, 0, 'WITHSCORES') end
-  if leaseHead[1] and (nextDue < 0 or tonumber(leaseHead[2]) < nextDue) then nextDue = tonumber(leaseHead[2]) end
-  return nextDue, hints
+  local nextInflight = leaseHead[1] and tonumber(leaseHead[2]) or -1
+  if nextInflight >= 0 and (nextDue < 0 or nextInflight < nextDue) then nextDue = nextInflight end
+  return nextDue, hints, nextInflight
 end
 
 local leaseHead, retook = retakeExpired()
 local top, needHints = takeDue()
-local nextDue, hints = nextCall(top, leaseHead, n > 0 or retook)
-return { now, nextDue, needHints, (n >= limit) and 1 or 0, hints, out }
+local nextDue, hints, nextInflight = nextCall(top, leaseHead, n > 0 or retook)
+return { now, nextDue, needHints, (n >= limit) and 1 or 0, hints, out, nextInflight }

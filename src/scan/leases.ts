@@ -29,6 +29,8 @@ export interface ClaimResult {
   redisNowMs: number
   /** Earliest time anything is due in this shard (including lease expiries and retries), or null. */
   nextDueMs: number | null
+  /** Earliest lease expiry or retry time, or null: the dispatch window holds scheduled jobs only. */
+  nextInflightMs: number | null
   /** Call again at once: the limit was reached, or a due bucket was missing from the hints. */
   again: boolean
   /** Buckets to bring to the next claim. */
@@ -75,7 +77,7 @@ export class Leases {
     const token = newToken()
     const leaseDeadline = Date.now() + this.options.leaseMs
     const { leaseMs, maxAttempts } = this.options
-    const [now, nextDue, needHints, more, nextHints, flat] = await guard(
+    const [now, nextDue, needHints, more, nextHints, flat, nextInflight] = await guard(
       runScript(
         this.redis,
         claimCall(shard, {
@@ -105,6 +107,7 @@ export class Leases {
     return {
       redisNowMs: Number(now),
       nextDueMs: Number(nextDue) < 0 ? null : Number(nextDue),
+      nextInflightMs: Number(nextInflight) < 0 ? null : Number(nextInflight),
       again: needHints === 1 || more === 1,
       hints: nextHints,
       jobs,

@@ -8,7 +8,7 @@
 // With a dispatch window W, the shard sleeps until the earliest due time + W instead, and its claim then takes every
 // job due by that moment: a steady stream of r jobs a second leaves in requests of about 1 + r·W jobs (up to 10)
 // instead of one each, which is what SQS bills and what costs the scan CPU (a claim, a send and an ack per wake-up).
-// No job waits longer than W for it (src/scan/wake.ts planSleep), unless its send fails and it waits for a retry.
+// No job waits longer than W for it (src/scan/wake.ts planSleep); retries and expired leases are not held for it.
 // Before a sleep that ends at a due time, an idle dispatcher warms its connection to SQS (src/scan/warm-up.ts), so
 // the job's send does not pay for opening it.
 //
@@ -19,7 +19,7 @@ import { RedisClock } from './clock'
 import { ConfigError } from '../errors'
 import { verifyLayout } from '../store/layout'
 import type { Dispatcher } from './dispatcher'
-import type { Keyspace, ShardKeys } from '../store/keys'
+import type { Keyspace } from '../store/keys'
 import type { ClaimedJob, ClaimResult, Leases } from './leases'
 import { InFlight } from './in-flight'
 import { WARM_AFTER_IDLE_MS } from './warm-up'
@@ -158,11 +158,10 @@ export class Scanner {
       shard.hints = result.hints
       if (result.jobs.length) {
         this.lastWorkAt = Date.now()
-        this.deliver(shard.keys, result.jobs)
+        this.deliver(shard, result.jobs)
       }
       if (result.again) continue
-      const nextDue = result.nextDueMs === null ? Infinity : this.clock.toLocal(result.nextDueMs)
-      const wakeAt = planSleep(shard, nextDue, { pollIntervalMs, windowMs: this.windowMs, untilMs })
+      const wakeAt = planSleep(shard, result, this.clock, { pollIntervalMs, windowMs: this.windowMs, untilMs })
       // A job falls due then: ready the SQS connection, unless a long window would let it idle out again.
       if (shard.sleepsForDue && this.windowMs < WARM_AFTER_IDLE_MS) void this.options.dispatcher.warm()
       await this.sleep(shard, wakeAt)
@@ -170,7 +169,8 @@ export class Scanner {
   }
 
   /** Sends one claim's jobs and settles their leases; runs alongside the next claims. */
-  private deliver(shard: ShardKeys, jobs: ClaimedJob[]): void {
+  private deliver(shard: ShardState, jobs: ClaimedJob[]): void {
+    const { keys } = shard
     const task = (async () => {
       const { sent, refused } = await this.options.dispatcher.dispatch(jobs)
       for (const { job, sentAtMs, acceptedAtMs } of sent) {
@@ -180,27 +180,27 @@ export class Scanner {
         this.options.onSent?.(job, acceptedAtMs, late)
       }
       this.tally.sent(sent.length)
-      await settleClaim(
+      const retrying = await settleClaim(
         this.options.leases,
         this.acks,
-        shard,
+        keys,
         sent.map((s) => s.job),
         refused,
         {
-          released: (queue, released, dead) => this.tally.released(shard, queue, released, dead),
+          released: (queue, released, dead) => this.tally.released(keys, queue, released, dead),
           redisError: () => this.tally.redisError(),
         },
       )
-    })().catch((e) => this.logger.error('delivery failed', { shard: shard.shard, error: String(e) }))
+      // Their retry may come before the shard's sleep ends (a poll, or a due time + the window): plan it again.
+      if (retrying) shard.wake?.()
+    })().catch((e) => this.logger.error('delivery failed', { shard: keys.shard, error: String(e) }))
     this.inFlight.track(jobs.length, task, () => {
       this.lastWorkAt = Date.now()
     })
   }
 
   private sleep(shard: ShardState, untilLocalMs: number): Promise<void> {
-    if (this.stopped) return Promise.resolve()
-    const observer = this.options.observer
-    return sleepShard(shard, untilLocalMs, observer && ((ms) => observer.slept(ms)))
+    return this.stopped ? Promise.resolve() : sleepShard(shard, untilLocalMs, (ms) => this.options.observer?.slept(ms))
   }
 
   /** Redis's clock now, as this scanner last measured it. */

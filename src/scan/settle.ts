@@ -13,7 +13,7 @@ export interface SettleHooks {
 
 /**
  * If Redis is away, retry for a while; if it stays away the leases expire and the jobs are claimed again: a
- * duplicate send, never a lost job.
+ * duplicate send, never a lost job. Resolves to the number of jobs released for a retry.
  */
 export async function settleClaim(
   leases: Leases,
@@ -23,7 +23,8 @@ export async function settleClaim(
   sent: ClaimedJob[],
   refused: RefusedJob[],
   hooks: SettleHooks,
-): Promise<void> {
+): Promise<number> {
+  let retrying = 0
   for (let attempt = 0; ; attempt++) {
     try {
       if (sent.length) await acks.ack(shard, sent)
@@ -38,8 +39,9 @@ export async function settleClaim(
         )
         refused = refused.filter((r) => r.job.queue !== queue)
         hooks.released(queue, r.released, r.dead)
+        retrying += r.released
       }
-      return
+      return retrying
     } catch (e) {
       hooks.redisError()
       if (attempt >= 8) throw e

@@ -5,6 +5,7 @@ import type { Log } from '../logger'
 import type { ShardKeys } from '../store/keys'
 import type { RedisClient } from '../store/scripts'
 import type { RedisClock } from './clock'
+import type { ClaimResult } from './leases'
 
 export interface ShardState {
   keys: ShardKeys
@@ -27,12 +28,18 @@ const LAST_CLAIM_MS = 50
  */
 export function planSleep(
   shard: ShardState,
-  nextDueLocalMs: number,
+  claim: Pick<ClaimResult, 'nextDueMs' | 'nextInflightMs'>,
+  clock: RedisClock,
   o: { pollIntervalMs: number; windowMs: number; untilMs: number },
 ): number {
+  const local = (redisMs: number | null) => (redisMs === null ? Infinity : clock.toLocal(redisMs))
+  // A lease expiry or a retry is not held for the window; when one comes first, the scheduled jobs (due no sooner)
+  // are planned again after it.
+  const inflight = local(claim.nextInflightMs)
+  const scheduled = inflight <= local(claim.nextDueMs) ? Infinity : local(claim.nextDueMs)
   const lastClaimAt = o.untilMs - LAST_CLAIM_MS
-  const due = nextDueLocalMs + o.windowMs
-  const target = nextDueLocalMs < lastClaimAt ? Math.min(due, lastClaimAt) : due
+  const due = scheduled + o.windowMs
+  const target = Math.min(scheduled < lastClaimAt ? Math.min(due, lastClaimAt) : due, inflight)
   const wakeAt = Math.min(target, Date.now() + o.pollIntervalMs + o.windowMs, o.untilMs)
   shard.sleepsForDue = wakeAt === target
   return wakeAt

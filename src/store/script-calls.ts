@@ -132,7 +132,7 @@ export interface ClaimParams {
 }
 
 /** lua/claim.lua: { now, nextDue, needHints, more, hints, flat jobs: id, record, dueMs, attempt, ... }. */
-export type ClaimReply = [number, number, number, number, string[], (string | number)[]]
+export type ClaimReply = [number, number, number, number, string[], (string | number)[], number]
 
 export function claimCall(shard: ShardKeys, p: ClaimParams): ScriptCall<ClaimReply> {
   return {

@@ -84,6 +84,36 @@ describe('dispatch window, at its edges', () => {
     }
   })
 
+  it.each([0, 2_000])(
+    'a job whose send failed is retried at its backoff, not at the next poll nor after a window (window %i ms)',
+    async (dispatchWindowMs) => {
+      // prepare: a 30 s poll; the first SendMessageBatch with entries fails (an SQS server error), the job goes back
+      // for a retry after its 20-40 ms backoff
+      const st = await stage(`window-edge-retry-${dispatchWindowMs}`, { dispatchWindowMs, pollIntervalMs: 30_000 })
+      let failed = false
+      st.s.sqs.middlewareStack.add((next) => async (args) => {
+        const entries = (args.input as { Entries?: unknown[] }).Entries ?? []
+        if (entries.length && !failed) {
+          failed = true
+          throw Object.assign(new Error('InternalError'), { $fault: 'server' })
+        }
+        return next(args)
+      })
+      await st.t.store.enqueue(job({ id: 'retried', schedule: { delayMs: 300 } }))
+      try {
+        // act
+        await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 10_000)
+        // assess: it failed once, then left about its backoff after its first attempt (the window held the first
+        // attempt only), seconds before the 30 s poll would have come
+        expect(failed).toBe(true)
+        expect(st.late.get('retried')).toBeGreaterThanOrEqual(dispatchWindowMs)
+        expect(st.late.get('retried')).toBeLessThan(dispatchWindowMs + 1_500)
+      } finally {
+        await st.close()
+      }
+    },
+  )
+
   it('on demand, the run stays while a due job waits out its window, sends it, then ends, without polling Redis every 50 ms meanwhile', async () => {
     // prepare: a 4 s window, the default 1 s linger; a job due 300 ms from now
     const st = await stage('window-edge-on-demand', { dispatchWindowMs: 4_000, pollIntervalMs: 30_000 })
