@@ -25,7 +25,7 @@ import { InFlight } from './in-flight'
 import { WARM_AFTER_IDLE_MS } from './warm-up'
 import { settleClaim } from './settle'
 import { AckHold } from './ack-hold'
-import { planSleep, type ShardState, sleepShard, subscribeWakes } from './wake'
+import { bringForward, planSleep, type ShardState, sleepShard, subscribeWakes } from './wake'
 import { DispatchLatency } from './latency'
 import { RunTally, type ScanObserver, type ScanReport } from './run-tally'
 import type { MemoryWatch } from './memory-watch'
@@ -180,7 +180,7 @@ export class Scanner {
         this.options.onSent?.(job, acceptedAtMs, late)
       }
       this.tally.sent(sent.length)
-      const retrying = await settleClaim(
+      const retryAt = await settleClaim(
         this.options.leases,
         this.acks,
         keys,
@@ -191,8 +191,8 @@ export class Scanner {
           redisError: () => this.tally.redisError(),
         },
       )
-      // Their retry may come before the shard's sleep ends (a poll, or a due time + the window): plan it again.
-      if (retrying) shard.wake?.()
+      // Their retry may come before the shard's sleep ends (a poll, or a due time + the window).
+      if (retryAt !== null) bringForward(shard, retryAt)
     })().catch((e) => this.logger.error('delivery failed', { shard: keys.shard, error: String(e) }))
     this.inFlight.track(jobs.length, task, () => {
       this.lastWorkAt = Date.now()

@@ -13,7 +13,8 @@ export interface SettleHooks {
 
 /**
  * If Redis is away, retry for a while; if it stays away the leases expire and the jobs are claimed again: a
- * duplicate send, never a lost job. Resolves to the number of jobs released for a retry.
+ * duplicate send, never a lost job. Resolves to the earliest retry time (local ms) of the jobs released for one, or
+ * null.
  */
 export async function settleClaim(
   leases: Leases,
@@ -23,8 +24,8 @@ export async function settleClaim(
   sent: ClaimedJob[],
   refused: RefusedJob[],
   hooks: SettleHooks,
-): Promise<number> {
-  let retrying = 0
+): Promise<number | null> {
+  let retryAt: number | null = null
   for (let attempt = 0; ; attempt++) {
     try {
       if (sent.length) await acks.ack(shard, sent)
@@ -32,16 +33,17 @@ export async function settleClaim(
       // One release per target queue (refusals are rare): the metrics count released and dead jobs per queue.
       while (refused.length) {
         const queue = refused[0]!.job.queue
-        const r = await releaseQueue(
+        const items = releaseItems(
           leases,
-          shard,
           refused.filter((r) => r.job.queue === queue),
         )
+        const r = await leases.release(shard, items)
         refused = refused.filter((r) => r.job.queue !== queue)
         hooks.released(queue, r.released, r.dead)
-        retrying += r.released
+        const soonest = Date.now() + Math.min(...items.map((i) => i.retryInMs))
+        if (r.released) retryAt = Math.min(retryAt ?? Infinity, soonest)
       }
-      return retrying
+      return retryAt
     } catch (e) {
       hooks.redisError()
       if (attempt >= 8) throw e
@@ -50,16 +52,13 @@ export async function settleClaim(
   }
 }
 
-function releaseQueue(leases: Leases, shard: ShardKeys, batch: RefusedJob[]) {
-  return leases.release(
-    shard,
-    batch.map(({ job, error, jobsFault, after }) => ({
-      id: job.id,
-      token: job.token,
-      attempt: job.attempt,
-      error,
-      jobsFault,
-      retryInMs: leases.retryDelay(job, after),
-    })),
-  )
+function releaseItems(leases: Leases, batch: RefusedJob[]) {
+  return batch.map(({ job, error, jobsFault, after }) => ({
+    id: job.id,
+    token: job.token,
+    attempt: job.attempt,
+    error,
+    jobsFault,
+    retryInMs: leases.retryDelay(job, after),
+  }))
 }

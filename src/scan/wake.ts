@@ -12,6 +12,10 @@ export interface ShardState {
   hints: string[]
   /** Resolves the current sleep early (wake signal, or the run stops). */
   wake?: () => void
+  /** Moves the current sleep's end to an earlier time (a retry's); set while the shard sleeps. */
+  retarget?: (localMs: number) => void
+  /** The earliest retry time that came while the shard was awake (mid-claim): its next sleep ends by then. */
+  wakeByMs?: number
   sleepingUntil: number
   /** The current sleep ends at a due time (not the poll, nor the deadline): a claim will find work then. */
   sleepsForDue?: boolean
@@ -22,9 +26,10 @@ const LAST_CLAIM_MS = 50
 
 /**
  * When a shard that has nothing more to claim now wakes (local ms): at its earliest due time + the dispatch window,
- * after the poll interval (+ the window, or a poll would cut the window short), or at the deadline. A job due before
- * the deadline leaves in this run, its window cut short if need be: the next run may start seconds later. Notes on
- * the shard whether the sleep ends at a due time.
+ * at its earliest lease expiry or retry time (never held for the window), after the poll interval (+ the window, or
+ * a poll would cut the window short), or at the deadline. A job due before the deadline leaves in this run, its
+ * window cut short if need be (claimed 50 ms before the deadline, or at its due time when that is later): the next
+ * run may start seconds later. Notes on the shard whether the sleep ends at a due time.
  */
 export function planSleep(
   shard: ShardState,
@@ -39,28 +44,45 @@ export function planSleep(
   const scheduled = inflight <= local(claim.nextDueMs) ? Infinity : local(claim.nextDueMs)
   const lastClaimAt = o.untilMs - LAST_CLAIM_MS
   const due = scheduled + o.windowMs
-  const target = Math.min(scheduled < lastClaimAt ? Math.min(due, lastClaimAt) : due, inflight)
+  const target = Math.min(scheduled < o.untilMs ? Math.min(due, Math.max(lastClaimAt, scheduled)) : due, inflight)
   const wakeAt = Math.min(target, Date.now() + o.pollIntervalMs + o.windowMs, o.untilMs)
   shard.sleepsForDue = wakeAt === target
   return wakeAt
 }
 
-/** Sleeps until `untilLocalMs` unless woken first; reports how long it slept. */
+/**
+ * A job of this shard was released for a retry at `localMs`: the shard's sleep ends by then (not at once: a claim
+ * now would take jobs still inside their dispatch window). A shard that is awake, claiming, may not have seen the
+ * release: its next sleep ends by then.
+ */
+export function bringForward(shard: ShardState, localMs: number): void {
+  if (!shard.retarget) shard.wakeByMs = Math.min(shard.wakeByMs ?? Infinity, localMs)
+  else if (localMs < shard.sleepingUntil) shard.retarget(localMs)
+}
+
+/** Sleeps until `untilLocalMs` (or an earlier retry time) unless woken first; reports how long it slept. */
 export function sleepShard(shard: ShardState, untilLocalMs: number, onSlept?: (ms: number) => void): Promise<void> {
-  const ms = untilLocalMs - Date.now()
-  if (ms <= 0) return Promise.resolve()
-  shard.sleepingUntil = untilLocalMs
+  const until = Math.min(untilLocalMs, shard.wakeByMs ?? Infinity)
+  shard.wakeByMs = undefined
+  if (until - Date.now() <= 0) return Promise.resolve()
+  shard.sleepingUntil = until
   const from = Date.now()
   return new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms)
+    let timer = setTimeout(done, until - Date.now())
     function done() {
       clearTimeout(timer)
       onSlept?.(Date.now() - from)
       shard.wake = undefined
+      shard.retarget = undefined
       shard.sleepingUntil = 0
       resolve()
     }
     shard.wake = done
+    shard.retarget = (at) => {
+      clearTimeout(timer)
+      shard.sleepingUntil = at
+      timer = setTimeout(done, Math.max(0, at - Date.now()))
+    }
   })
 }
 

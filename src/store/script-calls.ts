@@ -131,7 +131,7 @@ export interface ClaimParams {
   hints: readonly string[]
 }
 
-/** lua/claim.lua: { now, nextDue, needHints, more, hints, flat jobs: id, record, dueMs, attempt, ... }. */
+/** lua/claim.lua: { now, nextDue, needHints, more, hints, flat jobs: id, record, dueMs, attempt, ..., nextInflight }. */
 export type ClaimReply = [number, number, number, number, string[], (string | number)[], number]
 
 export function claimCall(shard: ShardKeys, p: ClaimParams): ScriptCall<ClaimReply> {
