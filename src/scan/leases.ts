@@ -43,7 +43,10 @@ export interface LeaseOptions {
   maxAttempts: number
   backoffBaseMs: number
   backoffMaxMs: number
-  /** DISPATCH_WINDOW_MS: occurrences of recurring schedules are acked up to this much after they were due. */
+  /**
+   * DISPATCH_WINDOW_MS: the scanner claims next at the earliest due time + this window (a claim's hints cover the
+   * buckets due by then), and occurrences of recurring schedules are acked up to this much after they were due.
+   */
   windowMs?: number
 }
 
@@ -69,11 +72,8 @@ export class Leases {
     return guard(this.redis.zrange(shard.index, '0', String(count - 1)))
   }
 
-  /**
-   * Leases up to `limit` due jobs. `windowMs`: the caller claims next at the earliest due time + this window, so the
-   * hints it gets back cover the buckets due by then.
-   */
-  async claim(shard: ShardKeys, hints: readonly string[], limit: number, windowMs = 0): Promise<ClaimResult> {
+  /** Leases up to `limit` due jobs; hints for the next claim cover the buckets due by then (`windowMs`). */
+  async claim(shard: ShardKeys, hints: readonly string[], limit: number): Promise<ClaimResult> {
     const token = newToken()
     const leaseDeadline = Date.now() + this.options.leaseMs
     const { leaseMs, maxAttempts } = this.options
@@ -86,7 +86,7 @@ export class Leases {
           token,
           maxAttempts,
           hintCap: limit,
-          lookaheadMs: HINT_LOOKAHEAD_MS + windowMs,
+          lookaheadMs: HINT_LOOKAHEAD_MS + (this.options.windowMs ?? 0),
           hints,
         }),
       ),

@@ -38,7 +38,7 @@ export async function ackOccurrences(
   // The script skips a successor that has passed (an outage: missed occurrences fire once) for the first one after
   // this time. An occurrence held for the dispatch window is not an outage: its successor may have passed by then,
   // and must still fire.
-  const nowMs = Date.now() - windowMs
+  const skipBeforeMs = Date.now() - windowMs
   const acks = refs.map(({ item, ref }): OccurrenceAck => {
     const schedule = byId.get(ref.scheduleId)
     // A deleted or paused schedule gets no successor; the script checks the version and pending time anyway.
@@ -50,7 +50,7 @@ export async function ackOccurrences(
       atMs: ref.atMs,
       version: schedule?.version ?? 0,
       nextAfterIt: active ? nextOccurrence(schedule.spec, ref.atMs) : null,
-      nextAfterNow: active ? nextOccurrence(schedule.spec, Math.max(ref.atMs, nowMs)) : null,
+      nextAfterNow: active ? nextOccurrence(schedule.spec, Math.max(ref.atMs, skipBeforeMs)) : null,
       bucketNo: keys.locate(ref.scheduleId).bucketNo,
     }
   })

@@ -138,7 +138,7 @@ export class Scanner {
       try {
         await verifyLayout(leases.redis, this.options.keys)
         if (shard.hints.length === 0) shard.hints = await leases.seedHints(shard.keys, claimBatchSize)
-        result = await leases.claim(shard.keys, shard.hints, claimBatchSize, this.windowMs)
+        result = await leases.claim(shard.keys, shard.hints, claimBatchSize)
         failures = 0
       } catch (e) {
         // Another deployment's key layout: scanning would strand jobs. Stop, loudly.
