@@ -16,6 +16,7 @@
 //    12 job-started ones (measured in step 1: the handler's whole duration, 5 s wait included) and 60 scheduled ones
 //    that find nothing due (measured here by invoking the function as EventBridge would). The gaps are skipped, not
 //    shortened; nothing else is scaled. Continuous mode: one scheduled invocation with the deployed 70 s timeout,
+//    and the next tick's invocation 60 s after it, to which it hands over (src/scan/relay.ts): its active time,
 //    measured, times 60.
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs'
 import { execFile } from 'node:child_process'
@@ -39,6 +40,8 @@ const log = (msg: string) => console.error(`[bench:on-demand ${new Date().toISOS
 
 interface ScanLine {
   msg: string
+  timestamp: string
+  handedOverTo?: string | null
   source?: string
   activeMs: number
   endedEarly?: boolean
@@ -202,13 +205,38 @@ async function firstSend([endpoint, queueUrl, warmFirst]: string[]) {
   sqs.destroy()
 }
 
+/**
+ * Continuous mode as deployed (70 s timeout, 4 s safety margin), with its next tick: a second invocation 60 s after
+ * the first took over, as EventBridge's next minute. The first hands over to it (src/scan/relay.ts); its active time
+ * is what a minute of continuous mode bills, and how long it scanned beside the second is the relay's overlap.
+ */
 async function continuousRun() {
-  // The deployed shape: 70 s timeout, 4 s safety margin; the stack invokes the scan back to back.
   const { stack, lines } = await stackFor('continuous', { SAFETY_MARGIN_MS: '4000' })
+  const redis = connectRedis({ url: stack.redisUrl })
+  const relayKey = new Keyspace({ prefix: 'sdq', shards: 1, buckets: 16384 }).scanRelayKey
   try {
-    await until(() => lines.length > 0, 120_000, 'a continuous scan')
-    return lines[0]!.activeMs
+    await until(async () => (await redis.get(relayKey)) !== null, 120_000, 'the first continuous scan')
+    const firstUp = Date.now()
+    await sleep(60_000)
+    const tickAt = Date.now()
+    const tick = invokeFunction(stack.lambdaUrl, stack.spec.functionNames.scan!, {
+      source: 'bench.tick',
+      'detail-type': 'Scheduled Event',
+    }).catch(() => {})
+    await until(() => lines.length > 0, 30_000, 'the first run to end')
+    const first = lines[0]!
+    const endedAt = Date.parse(first.timestamp)
+    void tick
+    return {
+      activeMs: first.activeMs,
+      handedOverTo: first.handedOverTo ?? null,
+      /** From the second invocation's start to the first one's end. */
+      overlapMs: endedAt - tickAt,
+      /** From the first one taking over to its end (its start is a few ms before). */
+      upMs: endedAt - firstUp,
+    }
   } finally {
+    redis.disconnect()
     await stack.stop()
   }
 }
@@ -216,8 +244,9 @@ async function continuousRun() {
 async function main() {
   const started = Date.now()
   const od = await onDemandRuns()
-  log('continuous mode: one scheduled invocation (about 70 s)')
-  const continuousMs = await continuousRun()
+  log('continuous mode: one scheduled invocation and its successor a minute later (about 62 s)')
+  const continuous = await continuousRun()
+  const continuousMs = continuous.activeMs
   const late = percentiles(od.jobs.map((j) => j.late))
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
   const jobActiveS = mean(od.jobs.map((j) => j.activeMs)) / 1000
@@ -248,6 +277,7 @@ async function main() {
     jobInvocationActiveS: { mean: jobActiveS, median: median(od.jobs.map((j) => j.activeMs)) / 1000 },
     emptyTickActiveS: { mean: tickActiveS, median: median(od.ticks) / 1000, count: od.ticks.length },
     continuousInvocationS: continuousMs / 1000,
+    continuousRelay: { handedOverTo: continuous.handedOverTo, overlapMs: continuous.overlapMs },
     sparseActiveSecondsPerHour: perHour,
     sparseActiveShare: share,
     targets: TARGETS,

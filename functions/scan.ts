@@ -1,7 +1,8 @@
 // Scan function: fired every minute by EventBridge (and, in on-demand mode, by enqueues: src/client/scan-starter.ts).
-// Continuous mode: runs the scanner until its remaining time falls to the safety margin, so consecutive invocations
-// overlap by a few seconds (claims make the overlap safe). On-demand mode: the same, but it ends early once nothing
-// is due before the next scheduled invocation could take it (src/scan/on-demand.ts). It logs through Powertools
+// Continuous mode: runs the scanner until its remaining time falls to the safety margin, or until the next
+// invocation has taken over (src/scan/relay.ts: runs overlap only until the newer one is up). On-demand mode: the
+// same, but it ends early once nothing is due before the next scheduled invocation could take it
+// (src/scan/on-demand.ts). It logs through Powertools
 // Logger (with the request id) and emits its metrics as EMF lines every 10 s and at the end.
 import type { Context } from 'aws-lambda'
 import { loadConfig } from '../src/config'
@@ -9,8 +10,7 @@ import { createLogger } from '../src/logger'
 import { createEngine } from '../src/store/engine'
 import { createScanner } from '../src/scan/engine'
 import { createSqsClient } from '../src/sqs/client'
-import { runOnDemand } from '../src/scan/on-demand'
-import { Presence } from '../src/scan/presence'
+import { runInvocation } from '../src/scan/invocation'
 
 const config = loadConfig()
 const logger = createLogger('delay-queue')
@@ -27,15 +27,14 @@ export const handler = async (event: unknown, context: Context) => {
   const { scanner, metrics, close } = createScanner(engine, sqs, { logger, metrics: { serviceName } })
   metrics?.start()
   try {
-    const report =
-      config.scanMode === 'on-demand'
-        ? await runOnDemand(scanner, until, {
-            presence: new Presence(engine.redis, engine.keys, context.awsRequestId),
-            horizonMs: config.onDemandHorizonMs,
-            lingerMs: config.onDemandLingerMs,
-            logger,
-          })
-        : await scanner.run(until)
+    const report = await runInvocation(scanner, until, {
+      mode: config.scanMode,
+      redis: engine.redis,
+      keys: engine.keys,
+      name: context.awsRequestId,
+      onDemand: { horizonMs: config.onDemandHorizonMs, lingerMs: config.onDemandLingerMs },
+      logger,
+    })
     // activeMs: the whole handler, what Lambda bills (the scan loop's own durationMs is in the report).
     logger.info('scan finished', { mode: config.scanMode, source, activeMs: Date.now() - startedAt, ...report })
     return report

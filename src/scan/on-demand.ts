@@ -17,6 +17,8 @@ export interface OnDemandOptions {
   horizonMs: number
   /** How long to stay after the last job, for the ones that follow it. */
   lingerMs: number
+  /** Checked as the run ends: true leaves the alive marker to a newer run (src/scan/relay.ts). */
+  keepMarker?: () => boolean
   logger?: Log
 }
 
@@ -77,6 +79,7 @@ export async function runOnDemand(
     }
   }
   const report = await run
-  if (!endedEarly) await presence.retire().catch((e) => log.warn('alive marker removal failed', { error: String(e) }))
+  if (!endedEarly && !options.keepMarker?.())
+    await presence.retire().catch((e) => log.warn('alive marker removal failed', { error: String(e) }))
   return { ...report, endedEarly }
 }

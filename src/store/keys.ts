@@ -93,6 +93,8 @@ export class Keyspace {
   readonly layout: string
   /** The scanners' recent metric windows (src/scan/run-log.ts), for the dashboard: a short LIST, newest first. */
   readonly runLogKey: string
+  /** Which scan invocation runs now: the newest writes its name, older ones stop when they read it (src/scan/relay.ts). */
+  readonly scanRelayKey: string
 
   constructor(readonly options: KeyLayoutOptions) {
     if (!KEY_PREFIX_PATTERN.test(options.prefix)) throw new RangeError(`bad key prefix: ${options.prefix}`)
@@ -102,6 +104,7 @@ export class Keyspace {
     this.layoutKey = `${this.shards[0]!.tag}:layout`
     this.layout = `shards=${options.shards};buckets=${options.buckets}`
     this.runLogKey = `${this.shards[0]!.tag}:runs`
+    this.scanRelayKey = `${this.shards[0]!.tag}:scan-relay`
   }
 
   /**

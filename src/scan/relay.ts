@@ -1,0 +1,87 @@
+// The hand-over between scheduled scan runs.
+//
+// EventBridge fires the scan every minute, and each run loops until SAFETY_MARGIN_MS before its 70 s timeout: 66 s.
+// The 6 s of overlap cover a late tick or a cold start, so that no gap opens between runs, but they are billed: 10%
+// of continuous mode's scan time. With the relay, a run writes its name under the relay key as it starts, and an
+// older run that reads another name there stops: the newer run is up (its module loaded, Redis answering), so
+// the older one's remaining seconds buy nothing. A run that sees no successor loops to its deadline as before, so
+// a late or failed tick costs what it did before the relay; only the overlap that buys nothing goes.
+//
+// The older run looks only from RELAY_LOOK_AFTER_MS after its own start, when a successor can be due (ticks are a
+// minute apart), then every RELAY_LOOK_EVERY_MS: ~60 GETs a minute (1 a second) would cost more than the ~40 a run
+// of 16 s of looking does, and looking from the start would only matter for runs invoked by hand. Claims and leases
+// make two runs at once safe, so a hand-over needs no lock: at worst both scan for one more look.
+import { defaultLog, type Log } from '../logger'
+import type { RedisClient } from '../store/scripts'
+
+/** A tick comes 60 s after the one before it; earlier than 50 s in, no successor is expected. */
+export const RELAY_LOOK_AFTER_MS = 50_000
+/** Bounds how long both runs scan at once after the hand-over: 125 ms on average. */
+export const RELAY_LOOK_EVERY_MS = 250
+/** The name outlives its run by this much, so a successor that starts late still finds no stale name. */
+const NAME_TTL_EXTRA_MS = 10_000
+
+export interface RelayOptions {
+  lookAfterMs?: number
+  lookEveryMs?: number
+  logger?: Log
+}
+
+export class Relay {
+  private timer: NodeJS.Timeout | undefined
+  private ended = false
+  /** The run that took over from this one, once seen. */
+  successor: string | null = null
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly key: string,
+    /** This run's name (the invocation's request id). */
+    private readonly owner: string,
+    private readonly options: RelayOptions = {},
+  ) {}
+
+  /**
+   * Writes this run's name: every older run stops at its next look. On failure (Redis away) this run just does not
+   * take over, and the older one runs to its deadline, as without a relay.
+   */
+  async takeOver(untilMs: number): Promise<void> {
+    try {
+      await this.redis.set(this.key, this.owner, 'PX', Math.max(1, untilMs - Date.now()) + NAME_TTL_EXTRA_MS)
+    } catch (e) {
+      this.logger.warn('relay take-over failed', { error: String(e) })
+    }
+  }
+
+  /** Looks for a successor from `lookAfterMs` after now; calls `stop` once, when one has taken over. */
+  watch(stop: () => void): void {
+    const every = this.options.lookEveryMs ?? RELAY_LOOK_EVERY_MS
+    const look = async () => {
+      try {
+        const holder = await this.redis.get(this.key)
+        if (this.ended) return
+        if (holder !== null && holder !== this.owner) {
+          this.successor = holder
+          this.logger.info('handing over to a newer scan run', { successor: holder })
+          stop()
+          return
+        }
+      } catch (e) {
+        // Redis away: the scanner backs off on its own; keep looking.
+        this.logger.warn('relay look failed', { error: String(e) })
+      }
+      if (!this.ended) this.timer = setTimeout(look, every)
+    }
+    this.timer = setTimeout(look, this.options.lookAfterMs ?? RELAY_LOOK_AFTER_MS)
+  }
+
+  /** Stops looking (the run ended). */
+  end(): void {
+    this.ended = true
+    clearTimeout(this.timer)
+  }
+
+  private get logger(): Log {
+    return this.options.logger ?? defaultLog()
+  }
+}

@@ -1,0 +1,150 @@
+// The relay between scan runs: a run stops once a newer run has taken over (their overlap is billed and buys
+// nothing), loops to its deadline when none does, and no job is lost or sent twice in the hand-over.
+import { afterAll, describe, expect, it } from 'vitest'
+import type { Redis } from 'ioredis'
+import { runInvocation, type InvocationOptions } from '../../src/scan/invocation'
+import { Relay } from '../../src/scan/relay'
+import { testStore, job } from '../support/engine'
+import { silentLogger } from '../support/pipeline'
+import { pendingCount, testScanner } from '../support/scanner'
+import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
+
+const sqs = sqsClient()
+afterAll(() => sqs.destroy())
+
+type Stage = Awaited<ReturnType<typeof relayStage>>
+
+async function relayStage(queueName: string) {
+  const t = testStore()
+  const q = await createQueue(sqs, queueName)
+  const scanners: ReturnType<typeof testScanner>[] = []
+  /** Starts one invocation (a scanner of its own, as each Lambda invocation has) that looks from `lookAfterMs`. */
+  const invoke = (name: string, o: { lookAfterMs?: number; runMs?: number; mode?: InvocationOptions['mode'] } = {}) => {
+    const s = testScanner(t, { queues: { orders: q.url } })
+    scanners.push(s)
+    const startedAt = Date.now()
+    const done = runInvocation(s.scanner, startedAt + (o.runMs ?? 20_000), {
+      mode: o.mode ?? 'continuous',
+      redis: t.redis,
+      keys: t.keys,
+      name,
+      onDemand: { horizonMs: 70_000, lingerMs: 200 },
+      relay: { lookAfterMs: o.lookAfterMs ?? 0, lookEveryMs: 50 },
+      logger: silentLogger(),
+    }).then((report) => ({ report, endedAt: Date.now() }))
+    return { scanner: s.scanner, startedAt, done }
+  }
+  const close = async () => {
+    for (const s of scanners) await s.close()
+    await t.close()
+  }
+  return { t, q, invoke, close }
+}
+
+/** Enqueues a job due at once every 20 ms until `stop` resolves; returns their ids. */
+async function enqueueUntil(st: Stage, stop: Promise<unknown>): Promise<string[]> {
+  const ids: string[] = []
+  let stopped = false
+  void stop.then(() => (stopped = true))
+  while (!stopped) {
+    const id = `relay-${ids.length}`
+    await st.t.store.enqueue(job({ id }))
+    ids.push(id)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return ids
+}
+
+describe('scan relay', () => {
+  it('stops an older run once a newer run has taken over, and sends every job of the hand-over exactly once', async () => {
+    // prepare: run A scans a stream of jobs due at once
+    const st = await relayStage('relay-handover')
+    const a = st.invoke('run-a')
+    const stream = enqueueUntil(st, new Promise((r) => setTimeout(r, 2_000)))
+    // act: B starts 1 s in and takes over; the stream goes on across the hand-over
+    await new Promise((r) => setTimeout(r, 1_000))
+    const b = st.invoke('run-b')
+    const endedA = await a.done
+    const ids = await stream
+    await expectAllSent(st, ids)
+    b.scanner.stop()
+    const endedB = await b.done
+    // assess: A stopped for B soon after B started (it would have looped for 20 s), B was stopped by hand
+    expect(endedA.report.handedOverTo).toBe('run-b')
+    expect(endedA.endedAt - b.startedAt).toBeLessThan(2_000)
+    expect(endedB.report.handedOverTo).toBeNull()
+    expect(endedA.report.dispatched).toBeGreaterThan(0)
+    expect(endedA.report.dispatched + endedB.report.dispatched).toBe(ids.length)
+    const counts = countIds(await receiveAll(sqs, st.q.url))
+    expect(counts.size).toBe(ids.length)
+    expect([...counts.values()].every((n) => n === 1)).toBe(true)
+    await st.close()
+  })
+
+  it('loops to its deadline when no newer run takes over', async () => {
+    // prepare
+    const st = await relayStage('relay-alone')
+    // act
+    const a = st.invoke('run-alone', { runMs: 1_500 })
+    const ended = await a.done
+    // assess
+    expect(ended.report.handedOverTo).toBeNull()
+    expect(ended.endedAt - a.startedAt).toBeGreaterThanOrEqual(1_450)
+    await st.close()
+  })
+
+  it('looks for a newer run only from lookAfterMs after its start', async () => {
+    // prepare: A looks from 1.5 s on
+    const st = await relayStage('relay-look-after')
+    const a = st.invoke('run-a', { lookAfterMs: 1_500 })
+    // act: B takes over at once
+    const b = st.invoke('run-b')
+    const ended = await a.done
+    b.scanner.stop()
+    await b.done
+    // assess: A scanned on until its first look
+    expect(ended.report.handedOverTo).toBe('run-b')
+    expect(ended.endedAt - a.startedAt).toBeGreaterThanOrEqual(1_450)
+    await st.close()
+  })
+
+  it('a newer run that cannot reach Redis does not take over: the older run loops on to its deadline', async () => {
+    // prepare: A runs for 1.5 s; B's connection is closed (commands fail at once)
+    const st = await relayStage('relay-unreachable')
+    const a = st.invoke('run-a', { runMs: 1_500 })
+    const unreachable = (st.t.redis as Redis).duplicate({ enableOfflineQueue: false, lazyConnect: true })
+    const b = new Relay(unreachable, st.t.keys.scanRelayKey, 'run-b', { logger: silentLogger() })
+    // act: the take-over fails without throwing
+    await b.takeOver(Date.now() + 20_000)
+    const ended = await a.done
+    // assess
+    expect(ended.report.handedOverTo).toBeNull()
+    expect(ended.endedAt - a.startedAt).toBeGreaterThanOrEqual(1_450)
+    unreachable.disconnect()
+    await st.close()
+  })
+
+  it('on-demand mode: the older run leaves the alive marker to the newer one', async () => {
+    // prepare: a job due in 30 s keeps on-demand runs from ending early
+    const st = await relayStage('relay-on-demand')
+    await st.t.store.enqueue(job({ id: 'later', schedule: { delayMs: 30_000 } }))
+    const a = st.invoke('run-a', { mode: 'on-demand' })
+    await new Promise((r) => setTimeout(r, 300))
+    // act
+    const b = st.invoke('run-b', { mode: 'on-demand' })
+    const ended = await a.done
+    // assess: A stopped for B, and enqueues still see a scanner (B's name), so they start none
+    expect(ended.report).toMatchObject({ handedOverTo: 'run-b', endedEarly: false })
+    expect(await st.t.redis.get(st.t.keys.shards[0]!.scannerAlive)).toBe('run-b')
+    b.scanner.stop()
+    await b.done
+    await st.close()
+  })
+})
+
+async function expectAllSent(st: Stage, ids: string[]) {
+  const deadline = Date.now() + 15_000
+  while ((await pendingCount(st.t.store)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+  expect(await pendingCount(st.t.store)).toBe(0)
+  expect(ids.length).toBeGreaterThan(50)
+}
