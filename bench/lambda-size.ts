@@ -1,4 +1,5 @@
-// `npm run bench:lambda-size [-- --sizes 128,256 --rate 38 --seconds 30 --burst 10000 --period-ms 100 --window-ms 0]`:
+// `npm run bench:lambda-size [-- --sizes 128,256 --rate 38 --seconds 30 --burst 10000 --period-ms 100 --window-ms 0
+//   --arrivals even|poisson]`:
 // the packaged scan function
 // run at Lambda sizes, to choose its memory (docs/cost.md "Right-sizing"). Each size gets a cgroup with Lambda's CPU
 // share and memory limit for it (bench/cgroup.ts; the quota period is a flag: Lambda's is not published) and the V8
@@ -10,9 +11,10 @@
 //   - burst: `burst` jobs due at once, on-demand mode (the invocation ends when they are out): how long the drain
 //     took, and the group's peak memory (what Lambda reports as Max Memory Used), or the OOM kill.
 // `--window-ms W` runs the stream with DISPATCH_WINDOW_MS=W, its jobs due at random (Poisson, a fixed seed);
-// `--burst 0` leaves the burst out.
+// `--burst 0` leaves the burst out. `--arrivals poisson` makes an unwindowed stream's jobs fall due at random too.
 // Needs root and cgroup v1 (it says so and stops otherwise). Writes `lambdaSize.byPeriod[<ms>]` in bench/results.json
-// (the cost model reads the 100 ms runs), or `lambdaSize.windowed[<W>]` with a window.
+// (the cost model reads the 100 ms runs), `lambdaSize.windowed[<W>]` with a window, or `lambdaSize.byRate[<rate>]`
+// for a stream at another rate than 38 a second (the small deployments the 128 MB floor is for).
 import { spawn } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -37,7 +39,7 @@ const BURST = Number(arg('burst', '10000'))
 const PERIOD_MS = Number(arg('period-ms', '100'))
 const WINDOW_MS = Number(arg('window-ms', '0'))
 /** A windowed stream's jobs fall due at random (bench/cpu.ts says why); an unwindowed one's evenly, as before. */
-const ARRIVALS: Arrivals = WINDOW_MS ? 'poisson' : 'even'
+const ARRIVALS = arg('arrivals', WINDOW_MS ? 'poisson' : 'even') as Arrivals
 /** Time for the child's module load before the first job falls due (at 128 MB it gets 7% of a CPU). */
 const LEAD_MS = 8_000
 
@@ -143,12 +145,14 @@ async function steady(env: BenchEnv, bundle: string, mb: number) {
   try {
     const firstDue = Date.now() + LEAD_MS
     const count = Math.round(RATE * SECONDS)
+    const offsets = dueOffsets(count, RATE, ARRIVALS)
     await enqueue(
       env,
       queue.url,
-      dueOffsets(count, RATE, ARRIVALS).map((offset, i) => benchJob(jobId(`ls${mb}`, i), { atMs: firstDue + offset })),
+      offsets.map((offset, i) => benchJob(jobId(`ls${mb}`, i), { atMs: firstDue + offset })),
     )
-    const deadline = firstDue + SECONDS * 1000 + WINDOW_MS + 3_000
+    // Random arrivals may run past SECONDS (at 4 a second over 60 s, by ~4 s one time in three): wait for the last.
+    const deadline = firstDue + Math.max(SECONDS * 1000, offsets.at(-1)!) + WINDOW_MS + 3_000
     const r = await invoke(
       env,
       bundle,
@@ -246,7 +250,7 @@ async function main() {
   }
   const file = resolve(process.cwd(), 'bench/results.json')
   const all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
-  const previous = (all.lambdaSize ?? {}) as { byPeriod?: Record<string, unknown>; windowed?: Record<string, unknown> }
+  const previous = (all.lambdaSize ?? {}) as Record<'byPeriod' | 'windowed' | 'byRate', Record<string, unknown>>
   const run = {
     date: new Date().toISOString(),
     rate: RATE,
@@ -256,9 +260,12 @@ async function main() {
     arrivals: ARRIVALS,
     rows,
   }
-  const lambdaSize = WINDOW_MS
-    ? { ...previous, windowed: { ...previous.windowed, [String(WINDOW_MS)]: run } }
-    : { ...previous, byPeriod: { ...previous.byPeriod, [String(PERIOD_MS)]: run } }
+  const [section, key] = WINDOW_MS
+    ? (['windowed', String(WINDOW_MS)] as const)
+    : RATE !== 38
+      ? (['byRate', String(RATE)] as const)
+      : (['byPeriod', String(PERIOD_MS)] as const)
+  const lambdaSize = { ...previous, [section]: { ...previous[section], [key]: run } }
   writeFileSync(file, `${JSON.stringify({ ...all, lambdaSize }, null, 2)}\n`)
 }
 
