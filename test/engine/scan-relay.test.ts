@@ -1,7 +1,7 @@
 // The relay between scan runs: a run stops once a newer run has taken over (their overlap is billed and buys
 // nothing), loops to its deadline when none does, and no job is lost or sent twice in the hand-over.
 import { afterAll, describe, expect, it } from 'vitest'
-import type { Redis } from 'ioredis'
+import { Redis } from 'ioredis'
 import { runInvocation, type InvocationOptions } from '../../src/scan/invocation'
 import { Relay } from '../../src/scan/relay'
 import { testStore, job } from '../support/engine'
@@ -112,7 +112,8 @@ describe('scan relay', () => {
     // prepare: A runs for 1.5 s; B's connection is closed (commands fail at once)
     const st = await relayStage('relay-unreachable')
     const a = st.invoke('run-a', { runMs: 1_500 })
-    const unreachable = (st.t.redis as Redis).duplicate({ enableOfflineQueue: false, lazyConnect: true })
+    // Loopback port 1: nothing listens there, and without an offline queue every command fails at once.
+    const unreachable = new Redis({ host: '127.0.0.1', port: 1, lazyConnect: true, enableOfflineQueue: false })
     const b = new Relay(unreachable, st.t.keys.scanRelayKey, 'run-b', { logger: silentLogger() })
     // act: the take-over fails without throwing
     await b.takeOver(Date.now() + 20_000)
