@@ -16,6 +16,8 @@ export interface WindowedStream {
   windowMs: number
   cpuMsPerJob: number
   arrivals?: 'even' | 'poisson'
+  /** Measured: jobs per SendMessageBatch request, i.e. per cycle (a cycle carries ten at most). */
+  jobsPerRequest?: number
 }
 
 /** What `npm run bench` and `npm run bench:on-demand` measured (bench/results.json). */

@@ -3,38 +3,39 @@
 // measured rows of `npm run bench:cpu` (bench/results.json), used by bench/cost-model.ts.
 //
 // Without a window each job of a stream is its own wake-up, claim, SendMessageBatch and ack: one SQS request a job.
-// With a window W the scan wakes at the first job's due time + W and takes every job due by then, so a cycle carries
-// N = 1 + (jobs due in W) jobs: at an average rate r, 1 + Poisson(r·W). Per-cycle CPU (wake, claim, send, ack) is
-// shared by N; per-job CPU (message building, parsing) is not. The windowed rows give how much of a job's CPU is of
-// each kind.
+// With a window W the scan wakes at the first job's due time + W, or as soon as ten jobs are due (a full request),
+// and takes every job due by then, so a cycle carries N = min(10, 1 + jobs due in W) jobs: at an average rate r,
+// min(10, 1 + Poisson(r·W)), in one request. Per-cycle CPU (wake, claim, send, ack) is shared by N; per-job CPU
+// (message building, parsing) is not. The windowed rows give how much of a job's CPU is of each kind.
 import type { Measured, WindowedStream } from './cost-model'
 import { vcpuShare } from '../src/scan/cpu-share'
 
 /** Most entries SendMessageBatch takes. */
 const SQS_BATCH = 10
 
-/** Jobs a windowed cycle carries on average in a stream of `jobsPerSec`: the first, and those due in its window. */
+/**
+ * Jobs a windowed cycle carries on average in a stream of `jobsPerSec` arriving at random (Poisson): the first, and
+ * those due in its window, ten at most (the scan claims as soon as ten are due).
+ */
 export function jobsPerCycle(jobsPerSec: number, windowMs: number): number {
-  return 1 + (jobsPerSec * windowMs) / 1000
+  const lambda = (jobsPerSec * windowMs) / 1000
+  // E[min(10, 1 + K)], K ~ Poisson(lambda): 10 minus the shortfall of the cycles that end with the window.
+  let p = Math.exp(-lambda) // P(K = 0)
+  let shortfall = 0
+  for (let k = 0; k < SQS_BATCH - 1; k++) {
+    shortfall += p * (SQS_BATCH - 1 - k)
+    p *= lambda / (k + 1)
+  }
+  return SQS_BATCH - shortfall
 }
 
 /**
- * Jobs per SQS request in a stream of `jobsPerSec` (arrivals at random: Poisson) with a dispatch window: a cycle's
- * N jobs take ceil(N / 10) requests. Without a window, one job a request (jobs due within a send's few milliseconds
- * of each other share one in practice: not counted).
+ * Jobs per SQS request in a stream of `jobsPerSec` (arrivals at random) with a dispatch window: a cycle's jobs, ten
+ * at most, share one request. Without a window, one job a request (jobs due within a send's few milliseconds of each
+ * other share one in practice: not counted).
  */
 export function jobsPerRequest(jobsPerSec: number, windowMs: number): number {
-  const lambda = (jobsPerSec * windowMs) / 1000
-  if (lambda === 0) return 1
-  // Past ~100 jobs a window, ceil(N / 10) is N / 10 plus an average remainder of ~0.45.
-  if (lambda > 100) return (1 + lambda) / ((1 + lambda) / SQS_BATCH + 0.45)
-  let p = Math.exp(-lambda) // P(Poisson = 0)
-  let requests = 0
-  for (let k = 0; k < lambda + 12 * Math.sqrt(lambda) + 20; k++) {
-    requests += p * Math.ceil((k + 1) / SQS_BATCH)
-    p *= lambda / (k + 1)
-  }
-  return (1 + lambda) / requests
+  return windowMs === 0 ? 1 : jobsPerCycle(jobsPerSec, windowMs)
 }
 
 /**
@@ -72,12 +73,16 @@ export function perJobShare(jobsPerSec: number, m: Measured): number {
   return Math.min(1, interpolated(rows, jobsPerSec) * scale)
 }
 
-/** f from c_windowed = c (f + (1 - f) / N): N = floor(r·W) + 1 evenly spaced jobs a cycle, 1 + r·W random ones. */
+/**
+ * f from c_windowed = c (f + (1 - f) / N): N the jobs a cycle carried, measured by the row when it has the figure
+ * (its jobs per request: a cycle is one request), else from its arrivals.
+ */
 function ownShare(plainCpuMsPerJob: number, w: WindowedStream) {
   const n =
-    w.arrivals === 'poisson'
+    w.jobsPerRequest ??
+    (w.arrivals === 'poisson'
       ? jobsPerCycle(w.jobsPerSec, w.windowMs)
-      : Math.floor((w.jobsPerSec * w.windowMs) / 1000) + 1
+      : Math.min(SQS_BATCH, Math.floor((w.jobsPerSec * w.windowMs) / 1000) + 1))
   const f = (w.cpuMsPerJob / plainCpuMsPerJob - 1 / n) / (1 - 1 / n)
   return Math.min(1, Math.max(0, f))
 }

@@ -107,8 +107,8 @@ export interface SteadyRow {
 
 /**
  * Jobs due at `rate` a second for `seconds` (evenly spaced unless told), enqueued beforehand; CPU from the first due
- * time. With a dispatch window W and evenly spaced jobs each claim takes floor(rate × W) + 1 of them; with random
- * ones 1 + rate × W on average.
+ * time. With a dispatch window W and evenly spaced jobs each claim takes floor(rate × W) + 1 of them, with random
+ * ones 1 + rate × W on average: ten at most either way (the scan claims as soon as ten are due).
  */
 export async function scanSteady(
   env: BenchEnv,

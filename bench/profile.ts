@@ -95,6 +95,7 @@ async function claimCost(env: BenchEnv) {
           maxAttempts: 10,
           hintCap: hintCount,
           lookaheadMs: 25,
+          fullCount: 0,
           hints,
         }),
       )

@@ -20,9 +20,10 @@
   ARGV[6] lookaheadMs  hints: the buckets due by max(now, earliest bucket's due time) + this, earliest first (at
                        most hintCap); only the earliest bucket when that is due later than now + this. The
                        scanner passes 25 ms + its dispatch window: it claims next at the earliest due time + window
-  ARGV[7..] bucketNos  bucket numbers of KEYS[8..], in the same order
+  ARGV[7] fullCount    with a dispatch window, the jobs that fill one SendMessageBatch (10); 0 without a window
+  ARGV[8..] bucketNos  bucket numbers of KEYS[8..], in the same order
 
-  Returns { now, nextDue, needHints, more, hints, jobs, nextInflight }
+  Returns { now, nextDue, needHints, more, hints, jobs, nextInflight, fullAt }
     now        Redis time (ms); lets the caller track the offset between its clock and Redis's
     nextDue    earliest time anything is due (a bucket or an inflight lease/retry), -1 when nothing is pending
     needHints  1 when a due bucket was not among KEYS: call again at once with the returned hints
@@ -31,6 +32,9 @@
     jobs       flat list: id, record, dueMs, attempt, ...
     nextInflight  the earliest lease expiry or retry time, -1 when none: the caller's dispatch window holds
                scheduled jobs, not retries
+    fullAt     a time by which at least fullCount jobs are due (the fullCount-th earliest bucket's due time: every
+               bucket's earliest is a job of its own), -1 when fewer are due within the look-ahead or fullCount is 0:
+               the caller need not hold a window past it, its jobs fill a request
 
   Order: expired leases and due retries first (they are the oldest), then due jobs by due time. Jobs due in the
   same millisecond come out bucket by bucket (bucket = hash of the id) and by id within a bucket.
@@ -41,8 +45,9 @@
 ]]
 local jobs, index, inflight, leases, errors, dead, counts =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
-local limit, leaseMs, token, maxAttempts, hintCap, lookahead =
-  tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local limit, leaseMs, token, maxAttempts, hintCap, lookahead, fullCount =
+  tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]),
+  tonumber(ARGV[7])
 
 local now = nowMs()
 local leaseUntil = now + leaseMs
@@ -99,7 +104,7 @@ end
 -- buckets) and 1 when a due bucket was not among KEYS.
 local function takeDue()
   local hinted = {}
-  for i = 8, #KEYS do hinted[ARGV[i - 1]] = KEYS[i] end
+  for i = 8, #KEYS do hinted[ARGV[i]] = KEYS[i] end
   -- Lease writes are gathered across buckets and written once at the end: a burst visits a bucket per job or two.
   local leased, leaseValues = {}, {}
   local needHints = 0
@@ -145,7 +150,7 @@ end
 -- 3. What the caller needs for its next call: when to come back, and which buckets to bring. Only the buckets due
 -- soon: a claim carries its hints in and out, and a stream of 2-job claims must not haul hundreds of keys each time.
 local function nextCall(top, leaseHead, leasesMoved)
-  local nextDue = -1
+  local nextDue, fullAt = -1, -1
   local hints = {}
   if top[1] then
     nextDue = tonumber(top[2])
@@ -156,16 +161,19 @@ local function nextCall(top, leaseHead, leasesMoved)
     else
       -- The look-ahead counts from the next claim: with a dispatch window that is the earliest due time + the
       -- window, and every bucket due by then must come along, or the window's jobs would need two claims.
-      hints = redis.call('ZRANGE', index, '-inf', math.max(now, nextDue) + lookahead, 'BYSCORE', 'LIMIT', 0, hintCap)
+      local scored = redis.call('ZRANGE', index, '-inf', math.max(now, nextDue) + lookahead, 'BYSCORE', 'WITHSCORES',
+        'LIMIT', 0, hintCap)
+      for j = 1, #scored, 2 do hints[#hints + 1] = scored[j] end
+      if fullCount > 0 and #hints >= fullCount then fullAt = tonumber(scored[2 * fullCount]) end
     end
   end
   if leasesMoved then leaseHead = redis.call('ZRANGE', inflight, 0, 0, 'WITHSCORES') end
   local nextInflight = leaseHead[1] and tonumber(leaseHead[2]) or -1
   if nextInflight >= 0 and (nextDue < 0 or nextInflight < nextDue) then nextDue = nextInflight end
-  return nextDue, hints, nextInflight
+  return nextDue, hints, nextInflight, fullAt
 end
 
 local leaseHead, retook = retakeExpired()
 local top, needHints = takeDue()
-local nextDue, hints, nextInflight = nextCall(top, leaseHead, n > 0 or retook)
-return { now, nextDue, needHints, (n >= limit) and 1 or 0, hints, out, nextInflight }
+local nextDue, hints, nextInflight, fullAt = nextCall(top, leaseHead, n > 0 or retook)
+return { now, nextDue, needHints, (n >= limit) and 1 or 0, hints, out, nextInflight, fullAt }

@@ -31,6 +31,11 @@ export interface ClaimResult {
   nextDueMs: number | null
   /** Earliest lease expiry or retry time, or null: the dispatch window holds scheduled jobs only. */
   nextInflightMs: number | null
+  /**
+   * With a dispatch window: a time by which enough jobs are due to fill a SendMessageBatch, or null. The window
+   * holds jobs to share a request; once a request's worth is due, holding them longer saves nothing.
+   */
+  fullAtMs: number | null
   /** Call again at once: the limit was reached, or a due bucket was missing from the hints. */
   again: boolean
   /** Buckets to bring to the next claim. */
@@ -59,6 +64,9 @@ export type { Settlement }
  */
 const HINT_LOOKAHEAD_MS = 25
 
+/** SendMessageBatch takes at most 10 entries: that many due jobs end a dispatch window early. */
+const FULL_REQUEST_JOBS = 10
+
 export class Leases {
   constructor(
     readonly redis: ScriptedClient,
@@ -77,7 +85,8 @@ export class Leases {
     const token = newToken()
     const leaseDeadline = Date.now() + this.options.leaseMs
     const { leaseMs, maxAttempts } = this.options
-    const [now, nextDue, needHints, more, nextHints, flat, nextInflight] = await guard(
+    const windowMs = this.options.windowMs ?? 0
+    const [now, nextDue, needHints, more, nextHints, flat, nextInflight, fullAt] = await guard(
       runScript(
         this.redis,
         claimCall(shard, {
@@ -86,7 +95,8 @@ export class Leases {
           token,
           maxAttempts,
           hintCap: limit,
-          lookaheadMs: HINT_LOOKAHEAD_MS + (this.options.windowMs ?? 0),
+          lookaheadMs: HINT_LOOKAHEAD_MS + windowMs,
+          fullCount: windowMs > 0 ? FULL_REQUEST_JOBS : 0,
           hints,
         }),
       ),
@@ -108,6 +118,7 @@ export class Leases {
       redisNowMs: Number(now),
       nextDueMs: Number(nextDue) < 0 ? null : Number(nextDue),
       nextInflightMs: Number(nextInflight) < 0 ? null : Number(nextInflight),
+      fullAtMs: fullAt === undefined || Number(fullAt) < 0 ? null : Number(fullAt),
       again: needHints === 1 || more === 1,
       hints: nextHints,
       jobs,

@@ -23,17 +23,24 @@ export interface ShardState {
 
 /** A run's last claim comes this long before its deadline, for a job whose window would outlast the run. */
 const LAST_CLAIM_MS = 50
+/**
+ * A full request's claim comes this long after its tenth job's due time: the local clock maps to Redis's within a
+ * millisecond or two, and a claim a hair early would send nine jobs and leave the tenth to start the next window.
+ */
+const FULL_CLAIM_SLACK_MS = 3
 
 /**
  * When a shard that has nothing more to claim now wakes (local ms): at its earliest due time + the dispatch window,
- * at its earliest lease expiry or retry time (never held for the window), after the poll interval (+ the window, or
+ * or sooner once a SendMessageBatch's worth of jobs is due (the window only exists to fill requests: a full one
+ * leaves at once, so in a fast stream jobs wait far less than the window), at its earliest lease expiry or retry
+ * time (never held for the window), after the poll interval (+ the window, or
  * a poll would cut the window short), or at the deadline. A job due before the deadline leaves in this run, its
  * window cut short if need be (claimed 50 ms before the deadline, or at its due time when that is later): the next
  * run may start seconds later. Notes on the shard whether the sleep ends at a due time.
  */
 export function planSleep(
   shard: ShardState,
-  claim: Pick<ClaimResult, 'nextDueMs' | 'nextInflightMs'>,
+  claim: Pick<ClaimResult, 'nextDueMs' | 'nextInflightMs'> & Partial<Pick<ClaimResult, 'fullAtMs'>>,
   clock: RedisClock,
   o: { pollIntervalMs: number; windowMs: number; untilMs: number },
 ): number {
@@ -43,7 +50,8 @@ export function planSleep(
   const inflight = local(claim.nextInflightMs)
   const scheduled = inflight <= local(claim.nextDueMs) ? Infinity : local(claim.nextDueMs)
   const lastClaimAt = o.untilMs - LAST_CLAIM_MS
-  const due = scheduled + o.windowMs
+  const full = local(claim.fullAtMs ?? null) + FULL_CLAIM_SLACK_MS
+  const due = Math.min(scheduled + o.windowMs, Math.max(scheduled, full))
   const target = Math.min(scheduled < o.untilMs ? Math.min(due, Math.max(lastClaimAt, scheduled)) : due, inflight)
   const wakeAt = Math.min(target, Date.now() + o.pollIntervalMs + o.windowMs, o.untilMs)
   shard.sleepsForDue = wakeAt === target

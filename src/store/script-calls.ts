@@ -127,12 +127,17 @@ export interface ClaimParams {
   maxAttempts: number
   hintCap: number
   lookaheadMs: number
+  /** With a dispatch window, the jobs that fill a SendMessageBatch: the reply's fullAt says when that many are due. */
+  fullCount: number
   /** Bucket numbers the caller expects to be due: their keys go to KEYS, their numbers to ARGV. */
   hints: readonly string[]
 }
 
-/** lua/claim.lua: { now, nextDue, needHints, more, hints, flat jobs: id, record, dueMs, attempt, ..., nextInflight }. */
-export type ClaimReply = [number, number, number, number, string[], (string | number)[], number]
+/**
+ * lua/claim.lua: { now, nextDue, needHints, more, hints, flat jobs: id, record, dueMs, attempt, ..., nextInflight,
+ * fullAt }.
+ */
+export type ClaimReply = [number, number, number, number, string[], (string | number)[], number, number]
 
 export function claimCall(shard: ShardKeys, p: ClaimParams): ScriptCall<ClaimReply> {
   return {
@@ -154,6 +159,7 @@ export function claimCall(shard: ShardKeys, p: ClaimParams): ScriptCall<ClaimRep
       maxAttempts: p.maxAttempts,
       hintCap: p.hintCap,
       lookaheadMs: p.lookaheadMs,
+      fullCount: p.fullCount,
       bucketNos: p.hints,
     },
   }

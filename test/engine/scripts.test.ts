@@ -47,6 +47,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
     maxAttempts: 3,
     hintCap: 10,
     lookaheadMs: 25,
+    fullCount: 10,
     hints: ['0', '3'],
   }),
   sdqAck: ackCall(shard, [{ id: 'job-1', token: 't' }]),
