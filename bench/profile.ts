@@ -96,6 +96,8 @@ async function claimCost(env: BenchEnv) {
           hintCap: hintCount,
           lookaheadMs: 25,
           fullCount: 0,
+          fullBy: 0,
+          windowMs: 0,
           hints,
         }),
       )

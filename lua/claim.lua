@@ -21,7 +21,11 @@
                        most hintCap); only the earliest bucket when that is due later than now + this. The
                        scanner passes 25 ms + its dispatch window: it claims next at the earliest due time + window
   ARGV[7] fullCount    with a dispatch window, the jobs that fill one SendMessageBatch (10); 0 without a window
-  ARGV[8..] bucketNos  bucket numbers of KEYS[8..], in the same order
+  ARGV[8] fullBy       0, or the fullAt of the previous reply when the caller woke for a full request: take only
+                       the scheduled jobs due by then (the full request; the jobs due since are inside their window),
+                       and every job whose window has ended
+  ARGV[9] windowMs     the caller's dispatch window (with fullBy)
+  ARGV[10..] bucketNos bucket numbers of KEYS[8..], in the same order
 
   Returns { now, nextDue, needHints, more, hints, jobs, nextInflight, fullAt }
     now        Redis time (ms); lets the caller track the offset between its clock and Redis's
@@ -45,11 +49,15 @@
 ]]
 local jobs, index, inflight, leases, errors, dead, counts =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
-local limit, leaseMs, token, maxAttempts, hintCap, lookahead, fullCount =
+local limit, leaseMs, token, maxAttempts, hintCap, lookahead, fullCount, fullBy, windowMs =
   tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]),
-  tonumber(ARGV[7])
+  tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
 
 local now = nowMs()
+-- Scheduled jobs due by this time are taken. A claim for a full request stops at its tenth job: the few that fell
+-- due while the claim was on its way would otherwise go in a second, nearly empty request.
+local dueBy = now
+if fullBy > 0 then dueBy = math.min(now, math.max(fullBy, now - windowMs)) end
 local leaseUntil = now + leaseMs
 local out, n = {}, 0
 
@@ -104,20 +112,20 @@ end
 -- buckets) and 1 when a due bucket was not among KEYS.
 local function takeDue()
   local hinted = {}
-  for i = 8, #KEYS do hinted[ARGV[i]] = KEYS[i] end
+  for i = 8, #KEYS do hinted[ARGV[i + 2]] = KEYS[i] end
   -- Lease writes are gathered across buckets and written once at the end: a burst visits a bucket per job or two.
   local leased, leaseValues = {}, {}
   local needHints = 0
   local top = redis.call('ZRANGE', index, 0, 1, 'WITHSCORES')
   while n < limit do
-    if not top[1] or tonumber(top[2]) > now then break end
+    if not top[1] or tonumber(top[2]) > dueBy then break end
     local bucketNo = top[1]
     local bucket = hinted[bucketNo]
     if not bucket then
       needHints = 1
       break
     end
-    local upto = now
+    local upto = dueBy
     if top[4] and tonumber(top[4]) < upto then upto = tonumber(top[4]) end
     local picked = redis.call('ZRANGE', bucket, '-inf', upto, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit - n)
     local removed = {}

@@ -80,8 +80,11 @@ export class Leases {
     return guard(this.redis.zrange(shard.index, '0', String(count - 1)))
   }
 
-  /** Leases up to `limit` due jobs; hints for the next claim cover the buckets due by then (`windowMs`). */
-  async claim(shard: ShardKeys, hints: readonly string[], limit: number): Promise<ClaimResult> {
+  /**
+   * Leases up to `limit` due jobs; hints for the next claim cover the buckets due by then (`windowMs`). `fullBy`: the
+   * previous result's fullAtMs when this claim is for the full request it announced (it then stops there).
+   */
+  async claim(shard: ShardKeys, hints: readonly string[], limit: number, fullBy?: number): Promise<ClaimResult> {
     const token = newToken()
     const leaseDeadline = Date.now() + this.options.leaseMs
     const { leaseMs, maxAttempts } = this.options
@@ -97,6 +100,8 @@ export class Leases {
           hintCap: limit,
           lookaheadMs: HINT_LOOKAHEAD_MS + windowMs,
           fullCount: windowMs > 0 ? FULL_REQUEST_JOBS : 0,
+          fullBy: windowMs > 0 ? (fullBy ?? 0) : 0,
+          windowMs,
           hints,
         }),
       ),

@@ -138,7 +138,7 @@ export class Scanner {
       try {
         await verifyLayout(leases.redis, this.options.keys)
         if (shard.hints.length === 0) shard.hints = await leases.seedHints(shard.keys, claimBatchSize)
-        result = await leases.claim(shard.keys, shard.hints, claimBatchSize)
+        result = await leases.claim(shard.keys, shard.hints, claimBatchSize, shard.fullBy)
         failures = 0
       } catch (e) {
         // Another deployment's key layout: scanning would strand jobs. Stop, loudly.
@@ -156,6 +156,7 @@ export class Scanner {
       this.clock.observe(result.redisNowMs, sentAt, Date.now())
       this.tally.claimed()
       shard.hints = result.hints
+      if (!result.again) shard.fullBy = undefined
       if (result.jobs.length) {
         this.lastWorkAt = Date.now()
         this.deliver(shard, result.jobs)

@@ -19,6 +19,8 @@ export interface ShardState {
   sleepingUntil: number
   /** The current sleep ends at a due time (not the poll, nor the deadline): a claim will find work then. */
   sleepsForDue?: boolean
+  /** The current sleep ends when a full request's jobs are due (Redis ms): the claim then takes those only. */
+  fullBy?: number
 }
 
 /** A run's last claim comes this long before its deadline, for a job whose window would outlast the run. */
@@ -55,6 +57,7 @@ export function planSleep(
   const target = Math.min(scheduled < o.untilMs ? Math.min(due, Math.max(lastClaimAt, scheduled)) : due, inflight)
   const wakeAt = Math.min(target, Date.now() + o.pollIntervalMs + o.windowMs, o.untilMs)
   shard.sleepsForDue = wakeAt === target
+  shard.fullBy = wakeAt === full && claim.fullAtMs != null ? claim.fullAtMs : undefined
   return wakeAt
 }
 

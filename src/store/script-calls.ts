@@ -129,6 +129,10 @@ export interface ClaimParams {
   lookaheadMs: number
   /** With a dispatch window, the jobs that fill a SendMessageBatch: the reply's fullAt says when that many are due. */
   fullCount: number
+  /** The previous reply's fullAt when the caller woke for a full request, else 0: the claim stops at that request. */
+  fullBy: number
+  /** The dispatch window (with fullBy: jobs whose window has ended are taken whatever fullBy says). */
+  windowMs: number
   /** Bucket numbers the caller expects to be due: their keys go to KEYS, their numbers to ARGV. */
   hints: readonly string[]
 }
@@ -160,6 +164,8 @@ export function claimCall(shard: ShardKeys, p: ClaimParams): ScriptCall<ClaimRep
       hintCap: p.hintCap,
       lookaheadMs: p.lookaheadMs,
       fullCount: p.fullCount,
+      fullBy: p.fullBy,
+      windowMs: p.windowMs,
       bucketNos: p.hints,
     },
   }

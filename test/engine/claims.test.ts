@@ -47,6 +47,45 @@ describe('claims', () => {
     await leases.ack(shard, claimed)
   })
 
+  it('with a dispatch window, says when ten jobs are due, and a claim for that full request stops at its tenth job', async () => {
+    // prepare: 15 jobs due 1 ms apart, in 64 buckets (one job each, mostly); a leasing side with a 1 s window
+    const s = testStore({ shards: 1, buckets: 64 })
+    const l = new Leases(s.redis, { leaseMs: 5_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1, windowMs: 1_000 })
+    const sh = s.keys.shards[0]!
+    const at = Date.now() + 1_000
+    const ids = Array.from({ length: 15 }, (_, i) => `full-${String(i).padStart(2, '0')}`)
+    for (const [i, id] of ids.entries()) await s.store.enqueue(job({ id, schedule: { atMs: at + i } }))
+    // act: a claim before any is due announces the full request; after all are due, a claim for it takes ten only
+    const before = await l.claim(sh, await l.seedHints(sh, 100), 100)
+    await sleep(at + 15 - Date.now() + 50)
+    const full = await l.claim(sh, before.hints, 100, before.fullAtMs!)
+    const rest = await l.claim(sh, full.hints, 100)
+    // assess
+    expect(before.jobs).toEqual([])
+    expect(before.fullAtMs).toBe(at + 9)
+    expect(full.jobs.map((j) => j.id)).toEqual(ids.slice(0, 10))
+    expect(rest.jobs.map((j) => j.id)).toEqual(ids.slice(10))
+    await s.close()
+  })
+
+  it('a claim for a full request still takes every job whose window has ended', async () => {
+    // prepare: the same 15 jobs under a 50 ms window, claimed long after the last one's window ended
+    const s = testStore({ shards: 1, buckets: 64 })
+    const l = new Leases(s.redis, { leaseMs: 5_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1, windowMs: 50 })
+    const sh = s.keys.shards[0]!
+    const at = Date.now() + 1_000
+    for (let i = 0; i < 15; i++) await s.store.enqueue(job({ id: `late-${i}`, schedule: { atMs: at + i } }))
+    await sleep(at - 40 - Date.now()) // within the look-ahead (25 ms + the window) of the first due time
+    const before = await l.claim(sh, await l.seedHints(sh, 100), 100)
+    expect(before.fullAtMs).toBe(at + 9)
+    await sleep(at + 15 - Date.now() + 200)
+    // act
+    const full = await l.claim(sh, before.hints, 100, before.fullAtMs!)
+    // assess: nothing is held past its window for the sake of a full request
+    expect(full.jobs).toHaveLength(15)
+    await s.close()
+  })
+
   it('orders jobs due in the same millisecond by id within a bucket', async () => {
     const s = testStore({ shards: 1, buckets: 1 })
     const l = new Leases(s.redis, { leaseMs: 1000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 })

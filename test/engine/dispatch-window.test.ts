@@ -73,6 +73,21 @@ describe('dispatch window', () => {
     await st.close()
   })
 
+  it('a full request stops at its tenth job: the jobs due while its claim was on the way wait for the next one', async () => {
+    // prepare: a 2 s window; 30 jobs due 2 ms apart, so a job or two falls due between the tenth and its claim
+    const st = await stage('window-full-cut', 2_000)
+    const first = Date.now() + 600
+    const ids = Array.from({ length: 30 }, (_, i) => `c${String(i).padStart(2, '0')}`)
+    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 2 } }))
+    // act
+    await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
+    // assess: three full requests, not 10 + 1 or 11 split over two
+    expect(st.sends).toEqual([10, 10, 10])
+    for (const id of ids) expect(st.late.get(id)).toBeLessThan(500)
+    expect([...countIds(await receiveAll(sqs, st.q.url))].sort()).toEqual(ids.map((id) => [id, 1]))
+    await st.close()
+  })
+
   it('a job enqueued due sooner than what the scan sleeps for wakes it, and is held for its own window only', async () => {
     // prepare: the scan sleeps until a job due in 20 s (+ the 300 ms window); then a job due in 200 ms arrives
     const st = await stage('window-wake', 300)

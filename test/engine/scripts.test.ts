@@ -48,6 +48,8 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
     hintCap: 10,
     lookaheadMs: 25,
     fullCount: 10,
+    fullBy: 0,
+    windowMs: 0,
     hints: ['0', '3'],
   }),
   sdqAck: ackCall(shard, [{ id: 'job-1', token: 't' }]),
