@@ -56,8 +56,12 @@ local limit, leaseMs, token, maxAttempts, hintCap, lookahead, fullCount, fullBy,
 local now = nowMs()
 -- Scheduled jobs due by this time are taken. A claim for a full request stops at its tenth job: the few that fell
 -- due while the claim was on its way would otherwise go in a second, nearly empty request.
-local dueBy = now
-if fullBy > 0 then dueBy = math.min(now, math.max(fullBy, now - windowMs)) end
+-- Ten at most, or a job due in the same millisecond as the tenth would go alone in a second request.
+local dueBy, take = now, limit
+if fullBy > 0 then
+  dueBy = math.min(now, math.max(fullBy, now - windowMs))
+  if dueBy == fullBy then take = math.min(limit, fullCount) end
+end
 local leaseUntil = now + leaseMs
 local out, n = {}, 0
 
@@ -117,7 +121,7 @@ local function takeDue()
   local leased, leaseValues = {}, {}
   local needHints = 0
   local top = redis.call('ZRANGE', index, 0, 1, 'WITHSCORES')
-  while n < limit do
+  while n < take do
     if not top[1] or tonumber(top[2]) > dueBy then break end
     local bucketNo = top[1]
     local bucket = hinted[bucketNo]
@@ -127,7 +131,7 @@ local function takeDue()
     end
     local upto = dueBy
     if top[4] and tonumber(top[4]) < upto then upto = tonumber(top[4]) end
-    local picked = redis.call('ZRANGE', bucket, '-inf', upto, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit - n)
+    local picked = redis.call('ZRANGE', bucket, '-inf', upto, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, take - n)
     local removed = {}
     for j = 1, #picked, 2 do
       local id, due = picked[j], picked[j + 1]
