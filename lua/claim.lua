@@ -166,7 +166,10 @@ local function nextCall(top, leaseHead, leasesMoved)
   local hints = {}
   if top[1] then
     nextDue = tonumber(top[2])
-    if nextDue > now + lookahead then
+    -- With a window (fullCount > 0) a far-off first job gets the range read too: its claim must know when its
+    -- first request is full, and bring every bucket of it, or a shard waking from idle would hold its first ten
+    -- jobs for the whole window, or split them over two claims.
+    if nextDue > now + lookahead and fullCount == 0 then
       -- An idle or sparse shard: one hint and no range read (an idle shard's claim stays this cheap). Should more
       -- buckets be due by its next claim, that claim asks for them (needHints).
       hints = { top[1] }

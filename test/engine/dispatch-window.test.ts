@@ -52,10 +52,13 @@ describe('dispatch window', () => {
     await st.close()
   })
 
-  it('sends a request as soon as ten jobs are due instead of holding them for the whole window', async () => {
-    // prepare: a 2 s window; 25 jobs due 20 ms apart (480 ms from the first to the last), the first 600 ms from now
-    const st = await stage('window-full-request', 2_000)
-    const first = Date.now() + 600
+  it.each([
+    ['600 ms', 600],
+    ['5 s, beyond the look-ahead of an idle claim,', 5_000],
+  ])('sends a request as soon as ten jobs are due instead of holding them for the whole window (first due in %s)', async (_, firstInMs) => {
+    // prepare: a 2 s window; 25 jobs due 20 ms apart (480 ms from the first to the last)
+    const st = await stage(`window-full-request-${firstInMs}`, 2_000)
+    const first = Date.now() + firstInMs
     const ids = Array.from({ length: 25 }, (_, i) => `f${String(i).padStart(2, '0')}`)
     for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 20 } }))
     // act
