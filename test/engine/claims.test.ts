@@ -51,7 +51,13 @@ describe('claims', () => {
     // prepare: 15 jobs due 1 ms apart, the 10th and 11th in the same millisecond, in 64 buckets (one job each,
     // mostly); a leasing side with a 1 s window
     const s = testStore({ shards: 1, buckets: 64 })
-    const l = new Leases(s.redis, { leaseMs: 5_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1, windowMs: 1_000 })
+    const l = new Leases(s.redis, {
+      leaseMs: 5_000,
+      maxAttempts: 3,
+      backoffBaseMs: 1,
+      backoffMaxMs: 1,
+      windowMs: 1_000,
+    })
     const sh = s.keys.shards[0]!
     const at = Date.now() + 1_000
     const ids = Array.from({ length: 15 }, (_, i) => `full-${String(i).padStart(2, '0')}`)

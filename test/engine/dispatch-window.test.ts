@@ -55,26 +55,29 @@ describe('dispatch window', () => {
   it.each([
     ['600 ms', 600],
     ['5 s, beyond the look-ahead of an idle claim,', 5_000],
-  ])('sends a request as soon as ten jobs are due instead of holding them for the whole window (first due in %s)', async (_, firstInMs) => {
-    // prepare: a 2 s window; 25 jobs due 20 ms apart (480 ms from the first to the last)
-    const st = await stage(`window-full-request-${firstInMs}`, 2_000)
-    const first = Date.now() + firstInMs
-    const ids = Array.from({ length: 25 }, (_, i) => `f${String(i).padStart(2, '0')}`)
-    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 20 } }))
-    // act
-    const report = await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
-    // assess: two full requests, each sent once its tenth job fell due (so its first job waited ~180 ms, not the
-    // 2 s window), and the last five held for the window of the first of them as before
-    expect(st.sends).toEqual([10, 10, 5])
-    expect(report).toMatchObject({ dispatched: 25, sqsRequests: 3 })
-    expect(st.late.get('f00')).toBeGreaterThanOrEqual(170)
-    expect(st.late.get('f00')).toBeLessThan(180 + 500)
-    expect(st.late.get('f09')).toBeLessThan(500)
-    expect(st.late.get('f10')).toBeLessThan(180 + 500)
-    expect(st.late.get('f20')).toBeGreaterThanOrEqual(1_950)
-    expect([...countIds(await receiveAll(sqs, st.q.url))].sort()).toEqual(ids.map((id) => [id, 1]))
-    await st.close()
-  })
+  ])(
+    'sends a request as soon as ten jobs are due instead of holding them for the whole window (first due in %s)',
+    async (_, firstInMs) => {
+      // prepare: a 2 s window; 25 jobs due 20 ms apart (480 ms from the first to the last)
+      const st = await stage(`window-full-request-${firstInMs}`, 2_000)
+      const first = Date.now() + firstInMs
+      const ids = Array.from({ length: 25 }, (_, i) => `f${String(i).padStart(2, '0')}`)
+      for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 20 } }))
+      // act
+      const report = await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
+      // assess: two full requests, each sent once its tenth job fell due (so its first job waited ~180 ms, not the
+      // 2 s window), and the last five held for the window of the first of them as before
+      expect(st.sends).toEqual([10, 10, 5])
+      expect(report).toMatchObject({ dispatched: 25, sqsRequests: 3 })
+      expect(st.late.get('f00')).toBeGreaterThanOrEqual(170)
+      expect(st.late.get('f00')).toBeLessThan(180 + 500)
+      expect(st.late.get('f09')).toBeLessThan(500)
+      expect(st.late.get('f10')).toBeLessThan(180 + 500)
+      expect(st.late.get('f20')).toBeGreaterThanOrEqual(1_950)
+      expect([...countIds(await receiveAll(sqs, st.q.url))].sort()).toEqual(ids.map((id) => [id, 1]))
+      await st.close()
+    },
+  )
 
   it('a full request stops at its tenth job: the jobs due while its claim was on the way wait for the next one', async () => {
     // prepare: a 2 s window; 30 jobs due 2 ms apart, so a job or two falls due between the tenth and its claim
