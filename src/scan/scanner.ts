@@ -156,7 +156,6 @@ export class Scanner {
       this.clock.observe(result.redisNowMs, sentAt, Date.now())
       this.tally.claimed()
       shard.hints = result.hints
-      if (!result.again) shard.fullBy = undefined
       if (result.jobs.length) {
         this.lastWorkAt = Date.now()
         this.deliver(shard, result.jobs)

@@ -19,7 +19,10 @@ export interface ShardState {
   sleepingUntil: number
   /** The current sleep ends at a due time (not the poll, nor the deadline): a claim will find work then. */
   sleepsForDue?: boolean
-  /** The current sleep ends when a full request's jobs are due (Redis ms): the claim then takes those only. */
+  /**
+   * The current sleep ends when a full request's jobs are due (Redis ms): the claims then take those only, until the
+   * next planSleep (after the claims that must be made again at once) sets it anew.
+   */
   fullBy?: number
 }
 

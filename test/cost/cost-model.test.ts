@@ -68,13 +68,13 @@ describe('cost model', () => {
   })
 
   it('with a dispatch window, counts the jobs due within it per request (Poisson arrivals, 10 at most)', () => {
-    // no window: one a request; one job due per window on average: the first and ~1 more (2.0); many: ~10
+    // no window: one a request; one job due per window on average: the first and ~1 more (2.0); ten due within the
+    // window end it (a request is full): at 10/s a cycle reaches 10 about two times in three (9.2 on average); many: 10
     expect(jobsPerRequest(38, 0)).toBe(1)
     expect(jobsPerRequest(1, 1_000)).toBeCloseTo(2, 4)
-    expect(jobsPerRequest(38, 1_000)).toBeGreaterThan(8.5)
-    expect(jobsPerRequest(38, 1_000)).toBeLessThan(9.5)
-    expect(jobsPerRequest(2_000, 1_000)).toBeGreaterThan(9.9)
-    expect(jobsPerRequest(2_000, 1_000)).toBeLessThanOrEqual(10)
+    expect(jobsPerRequest(10, 1_000)).toBeCloseTo(9.21, 2)
+    expect(jobsPerRequest(38, 1_000)).toBeGreaterThan(9.99)
+    expect(jobsPerRequest(2_000, 1_000)).toBe(10)
     // 10M a month is 3.8 jobs/s: a 5 s window carries ~20 jobs a cycle, so fewer than a fifth of the requests
     const windowed = bill({ ...base, windowMs: 5_000 }, measured)
     expect(item(windowed, 'SQS SendMessageBatch')!.usd).toBeLessThan((10_000_000 * 0.4) / 1e6 / 5)
@@ -82,12 +82,13 @@ describe('cost model', () => {
   })
 
   it("with a dispatch window, divides a stream's per-cycle CPU among the jobs of a cycle, from the windowed rows", () => {
-    // prepare: at 40/s a 1 s window cut the CPU per job from 2.5 to 0.5 ms; a cycle carried 41 jobs, so
-    // 0.5 = 2.5 (f + (1 - f) / 41): f = 0.18 of a job's CPU is its own
+    // prepare: at 40/s a 1 s window cut the CPU per job from 2.5 to 0.5 ms; a cycle carried 10 jobs (a full
+    // request), so 0.5 = 2.5 (f + (1 - f) / 10): f = 1/9 of a job's CPU is its own
     const m = { ...measured, scanWindowedCpuMsPerJob: [{ jobsPerSec: 40, windowMs: 1_000, cpuMsPerJob: 0.5 }] }
-    // assess: the row itself, a shorter window (11 jobs a cycle), none
+    // assess: the row itself, a shorter window (its cycles: 1 + Poisson(10), ten at most: 9.21 jobs), none
     expect(steadyCpuMsPerJob(40, m, 1_000)).toBeCloseTo(0.5, 6)
-    expect(steadyCpuMsPerJob(40, m, 250)).toBeCloseTo(2.5 * (0.18 + 0.82 / 11), 6)
+    expect(steadyCpuMsPerJob(40, m, 250)).toBeCloseTo(2.5 * (1 / 9 + 8 / 9 / jobsPerRequest(40, 250)), 6)
+    expect(jobsPerRequest(40, 250)).toBeCloseTo(9.21, 2)
     expect(steadyCpuMsPerJob(40, m, 0)).toBe(2.5)
     // the scan size follows: 38 jobs/s x ~0.5 ms fits 256 MB's share
     expect(recommendedScanMemoryMb({ jobsPerMonth: 100e6, mode: 'continuous', windowMs: 1_000 }, m)).toBe(256)
