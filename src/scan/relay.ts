@@ -9,19 +9,24 @@
 //
 // The older run looks only from RELAY_LOOK_AFTER_MS after its own start, when a successor can be due (ticks are a
 // minute apart), then every RELAY_LOOK_EVERY_MS: ~60 GETs a minute (1 a second) would cost more than the ~40 a run
-// of 16 s of looking does, and looking from the start would only matter for runs invoked by hand. Claims and leases
-// make two runs at once safe, so a hand-over needs no lock: at worst both scan for one more look.
+// of 16 s of looking does. One look comes early, at RELAY_FIRST_LOOK_MS: EventBridge delivers at least once, and a
+// duplicate delivery of a tick starts a second run at the same moment; without that look the two would scan side by
+// side for 50 s. Claims and leases make two runs at once safe, so a hand-over needs no lock: at worst both scan for
+// one more look.
 import { defaultLog, type Log } from '../logger'
 import type { RedisClient } from '../store/scripts'
 
 /** A tick comes 60 s after the one before it; earlier than 50 s in, no successor is expected. */
 export const RELAY_LOOK_AFTER_MS = 50_000
+/** One look this early catches a duplicate delivery of the same tick (one GET a run). */
+export const RELAY_FIRST_LOOK_MS = 5_000
 /** Bounds how long both runs scan at once after the hand-over: 125 ms on average. */
 export const RELAY_LOOK_EVERY_MS = 250
 /** The name outlives its run by this much, so a successor that starts late still finds no stale name. */
 const NAME_TTL_EXTRA_MS = 10_000
 
 export interface RelayOptions {
+  firstLookMs?: number
   lookAfterMs?: number
   lookEveryMs?: number
   logger?: Log
@@ -53,9 +58,15 @@ export class Relay {
     }
   }
 
-  /** Looks for a successor from `lookAfterMs` after now; calls `stop` once, when one has taken over. */
+  /**
+   * Looks for a successor once at `firstLookMs`, then from `lookAfterMs` after now on; calls `stop` once, when one
+   * has taken over.
+   */
   watch(stop: () => void): void {
+    const started = Date.now()
     const every = this.options.lookEveryMs ?? RELAY_LOOK_EVERY_MS
+    const after = this.options.lookAfterMs ?? RELAY_LOOK_AFTER_MS
+    const next = () => Math.max(every, started + after - Date.now())
     const look = async () => {
       try {
         const holder = await this.redis.get(this.key)
@@ -70,9 +81,9 @@ export class Relay {
         // Redis away: the scanner backs off on its own; keep looking.
         this.logger.warn('relay look failed', { error: String(e) })
       }
-      if (!this.ended) this.timer = setTimeout(look, every)
+      if (!this.ended) this.timer = setTimeout(look, next())
     }
-    this.timer = setTimeout(look, this.options.lookAfterMs ?? RELAY_LOOK_AFTER_MS)
+    this.timer = setTimeout(look, Math.min(this.options.firstLookMs ?? RELAY_FIRST_LOOK_MS, after))
   }
 
   /** Stops looking (the run ended). */

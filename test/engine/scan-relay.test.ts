@@ -19,7 +19,10 @@ async function relayStage(queueName: string) {
   const q = await createQueue(sqs, queueName)
   const scanners: ReturnType<typeof testScanner>[] = []
   /** Starts one invocation (a scanner of its own, as each Lambda invocation has) that looks from `lookAfterMs`. */
-  const invoke = (name: string, o: { lookAfterMs?: number; runMs?: number; mode?: InvocationOptions['mode'] } = {}) => {
+  const invoke = (
+    name: string,
+    o: { firstLookMs?: number; lookAfterMs?: number; runMs?: number; mode?: InvocationOptions['mode'] } = {},
+  ) => {
     const s = testScanner(t, { queues: { orders: q.url } })
     scanners.push(s)
     const startedAt = Date.now()
@@ -29,7 +32,7 @@ async function relayStage(queueName: string) {
       keys: t.keys,
       name,
       onDemand: { horizonMs: 70_000, lingerMs: 200 },
-      relay: { lookAfterMs: o.lookAfterMs ?? 0, lookEveryMs: 50 },
+      relay: { firstLookMs: o.firstLookMs, lookAfterMs: o.lookAfterMs ?? 0, lookEveryMs: 50 },
       logger: silentLogger(),
     }).then((report) => ({ report, endedAt: Date.now() }))
     return { scanner: s.scanner, startedAt, done }
@@ -103,6 +106,37 @@ describe('scan relay', () => {
     b.scanner.stop()
     await b.done
     // assess: A scanned on until its first look
+    expect(ended.report.handedOverTo).toBe('run-b')
+    expect(ended.endedAt - a.startedAt).toBeGreaterThanOrEqual(1_450)
+    await st.close()
+  })
+
+  it('a duplicate delivery of the same tick: the run that was taken over stops at its first look, not at lookAfterMs', async () => {
+    // prepare: A would look from 20 s on, with one early look at 400 ms
+    const st = await relayStage('relay-duplicate')
+    const a = st.invoke('run-a', { firstLookMs: 400, lookAfterMs: 20_000 })
+    // act: the same tick delivered again starts B at once
+    const b = st.invoke('run-b', { firstLookMs: 400, lookAfterMs: 20_000, runMs: 3_000 })
+    const ended = await a.done
+    // assess: A stopped at its early look; B, the run that holds the key, scans on
+    expect(ended.report.handedOverTo).toBe('run-b')
+    expect(ended.endedAt - a.startedAt).toBeGreaterThanOrEqual(350)
+    expect(ended.endedAt - a.startedAt).toBeLessThan(2_000)
+    expect((await b.done).report.handedOverTo).toBeNull()
+    await st.close()
+  })
+
+  it('after an early look that finds no newer run, looks again only from lookAfterMs', async () => {
+    // prepare: A looks once at 200 ms, then from 1.5 s on
+    const st = await relayStage('relay-first-look')
+    const a = st.invoke('run-a', { firstLookMs: 200, lookAfterMs: 1_500 })
+    // act: B takes over at 600 ms, after A's early look
+    await new Promise((r) => setTimeout(r, 600))
+    const b = st.invoke('run-b', { lookAfterMs: 20_000 })
+    const ended = await a.done
+    b.scanner.stop()
+    await b.done
+    // assess: A scanned on until lookAfterMs
     expect(ended.report.handedOverTo).toBe('run-b')
     expect(ended.endedAt - a.startedAt).toBeGreaterThanOrEqual(1_450)
     await st.close()
