@@ -5,7 +5,13 @@ import { HOURS_PER_MONTH, NODE_RESERVED_MEMORY, PRICES, VALKEY_NODES } from './p
 import { vcpuShare } from '../src/scan/cpu-share'
 import { jobsPerRequest, streamCpuShare } from './cost-stream'
 
-export type EnqueuePath = 'api' | 'function-url' | 'batch' | 'direct'
+/**
+ * How jobs reach Redis: one POST /jobs per job through the HTTP API (`api`) or a Function URL (`function-url`),
+ * POST /jobs/batch of 100 through either (`batch`, `function-url-batch`), or the `DelayQueue` client (`direct`).
+ */
+export type EnqueuePath = 'api' | 'function-url' | 'batch' | 'function-url-batch' | 'direct'
+export const ENQUEUE_PATHS: readonly EnqueuePath[] = ['api', 'function-url', 'batch', 'function-url-batch', 'direct']
+const isBatch = (p: EnqueuePath) => p === 'batch' || p === 'function-url-batch'
 export type ScanMode = 'continuous' | 'on-demand'
 /** How the functions in the VPC reach SQS and Lambda: interface endpoints (or a NAT), or IPv6 (serverless.yml `egress`). */
 export type Egress = 'endpoints' | 'ipv6'
@@ -28,6 +34,14 @@ export interface Measured {
    * metrics and all) when it ran, else from `npm run bench:cpu` (the scanner alone in the bench process).
    */
   scanCpuMsPer1000Jobs: number
+  /**
+   * The same by size, from `npm run bench:lambda-size` (share x drain time, per 1,000 jobs), in a fresh sandbox and
+   * in the same sandbox warm (its module loaded and its code compiled: 1.3-1.6x faster). Small sizes pay more a job
+   * (less room for the collector and the compiler under the quota), so capacity at a size comes from the figures of
+   * the sizes measured around it, not from one median. A continuous-mode scanner meets a burst warm (its runs reuse
+   * two sandboxes minute after minute); an on-demand start meets it fresh.
+   */
+  scanBurstBySize?: { memoryMb: number; freshCpuMsPer1000: number; warmCpuMsPer1000?: number }[]
   /**
    * CPU ms per job when jobs fall due one by one at a steady rate (bench/cpu.ts "steady"), by rate: each job its
    * own claim, send and ack, with a sleep in between. Far above the burst figure, and what a steady stream uses.
@@ -94,34 +108,49 @@ export const ASSUMED = {
 const TICKS = 60 * HOURS_PER_MONTH
 
 /** Lambda memory sizes the model picks from for the scan function (Lambda takes any size in 1 MB steps). */
-export const SCAN_MEMORY_SIZES_MB = [256, 384, 512, 768, 1024, 1769] as const
+export const SCAN_MEMORY_SIZES_MB = [128, 192, 224, 256, 384, 512, 768, 1024, 1769] as const
 /**
- * The scan function's size for a workload: the smallest that
+ * The scan function's size for a workload: the smallest, from its floor (scanMemoryFloorMb), that
  *   - dispatches PEAK_FACTOR times the average job rate in a burst (jobs rarely fall due evenly), from the burst
- *     CPU per job;
+ *     CPU per job (warm in continuous mode, fresh on demand: scanCapacityPerSec);
  *   - uses at most STREAM_CPU_SHARE of its CPU share for the average rate as a steady stream, from the measured
  *     steady-stream CPU per job. Lambda enforces the share as a quota per period: a stream close to it gets throttled
  *     and its jobs wait for the next period. `npm run bench:lambda-size` ran the packaged scan function in cgroups
  *     with Lambda's share and memory for each size, 38 jobs/s (100M a month), 100 ms quota period: p99 lateness
  *     137 ms at 256 MB (the stream used 68% of the share), 16 ms at 384 MB (43%), 12 ms at 512 MB (39%), 7 ms at
  *     768 MB (25%); an earlier run without the share measured gave 228 / 33 / 9 / 7 ms. With a 20 ms period it was
- *     worse (30 ms at 512 MB, 9 ms at 768 MB); Lambda's period is not published;
- *   - is at least 256 MB (cold starts: the module load takes 0.8-1.0 s at 256 MB, 1.9-2.2 s at 128 MB, 0.4-0.5 s at
- *     512 MB, same bench). On-demand mode starts from 512 MB: every start pays the module load.
+ *     worse (30 ms at 512 MB, 9 ms at 768 MB); Lambda's period is not published.
  */
 export const PEAK_FACTOR = 20
 /** The share a steady stream may use and keep p99 lateness near 10 ms (measured: see above). */
 export const STREAM_CPU_SHARE = 0.4
+/** The window from which a continuous scan may be as small as 128 MB: the window bench:lambda-size measured. */
+export const SMALL_SCAN_WINDOW_MS = 1_000
+/**
+ * The smallest scan size the model considers, whatever the load:
+ *   - on demand, 512 MB: every start pays the module load (0.4-0.5 s at 512 MB, 0.8-1.0 s at 256 MB, 1.9-3.0 s at
+ *     128 MB, bench:lambda-size), and the job that started the scan waits for it;
+ *   - continuous, 256 MB: a cold start no longer opens a gap (the older run scans until its successor has loaded,
+ *     src/scan/relay.ts), but jobs due one by one need the share's headroom: at 128 MB p99 lateness was 56, 303 and
+ *     153 ms at 1, 4 and 10 jobs/s, at 256 MB 7 to 86 ms, at 384 MB 6 to 7 ms;
+ *   - continuous with a dispatch window of SMALL_SCAN_WINDOW_MS or more, 128 MB: jobs are held up to the window
+ *     anyway, and the measured window held as well at 128 MB as at 512 MB (p99 398 ms against 377 ms with a 1 s
+ *     window at 38 jobs/s).
+ */
+export function scanMemoryFloorMb(mode: ScanMode, windowMs = 0): number {
+  if (mode === 'on-demand') return 512
+  return windowMs >= SMALL_SCAN_WINDOW_MS ? 128 : 256
+}
 export function recommendedScanMemoryMb(
   s: Pick<Scenario, 'jobsPerMonth' | 'mode'> & Partial<Pick<Scenario, 'windowMs'>>,
   m: Measured,
 ): number {
   const ratePerSec = s.jobsPerMonth / (HOURS_PER_MONTH * 3600)
-  const floor = s.mode === 'on-demand' ? 512 : 256
+  const floor = scanMemoryFloorMb(s.mode, s.windowMs)
   const fits = SCAN_MEMORY_SIZES_MB.filter(
     (mb) =>
       mb >= floor &&
-      scanCapacityPerSec(mb, m) >= PEAK_FACTOR * ratePerSec &&
+      scanCapacityPerSec(mb, m, s.mode) >= PEAK_FACTOR * ratePerSec &&
       streamCpuShare(mb, ratePerSec, m, s.windowMs ?? 0) <= STREAM_CPU_SHARE,
   )
   return fits[0] ?? SCAN_MEMORY_SIZES_MB[SCAN_MEMORY_SIZES_MB.length - 1]
@@ -240,17 +269,16 @@ export function bill(s: Scenario, m: Measured): Line[] {
     usd: 0,
   })
 
-  const requests = s.enqueue === 'batch' ? s.jobsPerMonth / 100 : s.enqueue === 'direct' ? 0 : s.jobsPerMonth
+  const requests = isBatch(s.enqueue) ? s.jobsPerMonth / 100 : s.enqueue === 'direct' ? 0 : s.jobsPerMonth
   if (requests > 0) {
-    const [wallMs, cpuMs] =
-      s.enqueue === 'batch'
-        ? [m.apiWallMsPerBatch100, m.apiCpuMsPerBatch100]
-        : [m.apiWallMsPerRequest, m.apiCpuMsPerRequest]
+    const [wallMs, cpuMs] = isBatch(s.enqueue)
+      ? [m.apiWallMsPerBatch100, m.apiCpuMsPerBatch100]
+      : [m.apiWallMsPerRequest, m.apiCpuMsPerRequest]
     // Lambda bills whole milliseconds. The handler's CPU was measured on a full core: it stretches by the memory's
     // vCPU share; its waiting (the Redis round trips) does not.
     const share = vcpuShare(s.apiMemoryMb)
     const billedMs = Math.max(1, Math.ceil(cpuMs / share + Math.max(0, wallMs - cpuMs)))
-    if (s.enqueue !== 'function-url')
+    if (s.enqueue === 'api' || s.enqueue === 'batch')
       lines.push({
         item: 'API Gateway HTTP API requests',
         quantity: `${fmtInt(requests)} requests`,
@@ -314,8 +342,28 @@ function egressLines(s: Scenario): Line[] {
 }
 
 /** Jobs/s one scanner can dispatch at this memory size, from the measured CPU per job (Lambda CPU scales with memory). */
-export function scanCapacityPerSec(memoryMb: number, m: Measured): number {
-  return (vcpuShare(memoryMb) * 1000) / (m.scanCpuMsPer1000Jobs / 1000)
+/** Jobs a second one scanner of this size dispatches in a burst: warm in continuous mode, fresh on demand. */
+export function scanCapacityPerSec(memoryMb: number, m: Measured, mode: ScanMode): number {
+  return (vcpuShare(memoryMb) * 1000) / (burstCpuMsPer1000(m, mode, memoryMb) / 1000)
+}
+
+/**
+ * Burst CPU per 1,000 jobs at a size: linear between the two measured sizes around it, the nearest one's outside
+ * them; the warm figures in continuous mode when measured; the single median without sized runs.
+ */
+export function burstCpuMsPer1000(m: Measured, mode: ScanMode, memoryMb: number): number {
+  const sized = [...(m.scanBurstBySize ?? [])].sort((a, b) => a.memoryMb - b.memoryMb)
+  const warm = sized.filter((p) => p.warmCpuMsPer1000 !== undefined)
+  const points =
+    mode === 'continuous' && warm.length
+      ? warm.map((p) => [p.memoryMb, p.warmCpuMsPer1000!] as const)
+      : sized.map((p) => [p.memoryMb, p.freshCpuMsPer1000] as const)
+  if (points.length === 0) return m.scanCpuMsPer1000Jobs
+  const above = points.findIndex(([mb]) => mb >= memoryMb)
+  if (above === 0) return points[0]![1]
+  if (above === -1) return points[points.length - 1]![1]
+  const [[mb0, cpu0], [mb1, cpu1]] = [points[above - 1]!, points[above]!]
+  return cpu0 + ((cpu1 - cpu0) * (memoryMb - mb0)) / (mb1 - mb0)
 }
 
 /** The other systems, delivering each job into SQS like we do. */

@@ -10,9 +10,12 @@ import {
   alternatives,
   bill,
   scanCapacityPerSec,
+  burstCpuMsPer1000,
+  PEAK_FACTOR,
   scanMemoryOf,
   STREAM_CPU_SHARE,
   type Egress,
+  ENQUEUE_PATHS,
   type EnqueuePath,
   type Measured,
   type Scenario,
@@ -49,7 +52,7 @@ function parseArgs(argv: string[]): Scenario & { compare: boolean; prices: boole
     throw new Error('--jobs-per-month N is required')
   return {
     jobsPerMonth: num('jobs-per-month', 0),
-    enqueue: oneOf<EnqueuePath>('enqueue', ['api', 'function-url', 'batch', 'direct'], 'api'),
+    enqueue: oneOf<EnqueuePath>('enqueue', ENQUEUE_PATHS, 'api'),
     mode: oneOf<ScanMode>('mode', ['continuous', 'on-demand'], 'continuous'),
     scanMemoryMb: args.get('scan-memory') === 'auto' || !args.has('scan-memory') ? 'auto' : num('scan-memory', 512),
     apiMemoryMb: num('api-memory', 512),
@@ -92,7 +95,7 @@ interface SizedRun {
   rows: {
     memoryMb: number
     stream: { cpuShareUsed: number } | null
-    burst: { jobs: number; drainS: number | null }
+    burst: { jobs: number; drainS: number | null; warmDrainS?: number | null }
   }[]
 }
 
@@ -110,16 +113,29 @@ function windowedLevel(r: SizedRuns): Pick<Measured, 'scanWindowedStreamCpuMsPer
   return level ? { scanWindowedStreamCpuMsPerJob: { ...level, windowMs: Number(window), arrivals: run?.arrivals } } : {}
 }
 
+/** CPU ms per 1,000 jobs of a size's burst drain: its share x the drain time / the jobs. */
+const drainCpuMsPer1000 = (mb: number, drainS: number, jobs: number) => (vcpuShare(mb) * drainS * 1e6) / jobs
+
 /**
- * CPU ms per 1,000 jobs of a burst drain. The sized runs (share x drain time / jobs, the median over the sizes) count
- * what the deployed function does and what the quota costs; the in-process figure of bench:cpu (the scanner alone) is
- * a third of that, so it is only the fallback.
+ * The sized runs' burst figures by size, fresh and warm (what the model sizes the scan from); and the fresh median
+ * over the sizes (what it prints, and uses without a sized run). They count what the deployed function does and what
+ * the quota costs; the in-process figure of bench:cpu (the scanner alone, warm) is well below, so it is only the
+ * fallback.
  */
-function burstCpuMsPer1000(run: SizedRun | undefined, inProcess: number): number {
-  const sized = (run?.rows ?? [])
+function burstBySize(run: SizedRun | undefined): Measured['scanBurstBySize'] {
+  return (run?.rows ?? [])
     .filter((row) => row.burst.drainS)
-    .map((row) => (vcpuShare(row.memoryMb) * row.burst.drainS! * 1e6) / row.burst.jobs)
-  return sized.length ? median(sized) : inProcess
+    .map((row) => ({
+      memoryMb: row.memoryMb,
+      freshCpuMsPer1000: drainCpuMsPer1000(row.memoryMb, row.burst.drainS!, row.burst.jobs),
+      ...(row.burst.warmDrainS
+        ? { warmCpuMsPer1000: drainCpuMsPer1000(row.memoryMb, row.burst.warmDrainS, row.burst.jobs) }
+        : {}),
+    }))
+}
+function sizedBurstCpuMsPer1000(run: SizedRun | undefined): number | undefined {
+  const sized = burstBySize(run) ?? []
+  return sized.length ? median(sized.map((s) => s.freshCpuMsPer1000)) : undefined
 }
 
 /** The packaged function's CPU per job in the sized runs' steady stream: the median over the sizes it did not
@@ -138,7 +154,8 @@ function measured(): Measured {
   if (!r.onDemand) throw new Error('bench/results.json has no "onDemand" section: run `npm run bench:on-demand` first')
   return {
     bytesPerJob200: r.memory.bytesPerJob,
-    scanCpuMsPer1000Jobs: burstCpuMsPer1000(sizedRun(r), r.cpu.scanCpuMsPer1000Jobs),
+    scanCpuMsPer1000Jobs: sizedBurstCpuMsPer1000(sizedRun(r)) ?? r.cpu.scanCpuMsPer1000Jobs,
+    scanBurstBySize: burstBySize(sizedRun(r)),
     scanSteadyCpuMsPerJob: r.cpu.steady ?? [],
     scanWindowedCpuMsPerJob: r.cpu.windowed,
     ...windowedLevel(r),
@@ -166,10 +183,10 @@ function printBill(s: Scenario, m: Measured) {
     `  ${'total'.padEnd(width)}  ${usd(total).padStart(9)}${s.jobsPerMonth ? `   = ${usd((total / s.jobsPerMonth) * 1e6)} per million jobs` : ''}`,
   )
   const scanMb = scanMemoryOf(s, m)
-  console.log(
-    `  scan capacity at ${scanMb} MB: ~${Math.round(scanCapacityPerSec(scanMb, m)).toLocaleString('en-US')} jobs/s per scanner in a burst (measured ${m.scanCpuMsPer1000Jobs.toFixed(0)} CPU ms per 1,000 jobs)`,
-  )
   const rate = s.jobsPerMonth / (HOURS_PER_MONTH * 3600)
+  console.log(
+    `  scan capacity at ${scanMb} MB: ~${Math.round(scanCapacityPerSec(scanMb, m, s.mode)).toLocaleString('en-US')} jobs/s per scanner in a burst (${burstCpuMsPer1000(m, s.mode, scanMb).toFixed(0)} CPU ms per 1,000 jobs in a ${s.mode === 'continuous' && m.scanBurstBySize?.some((p) => p.warmCpuMsPer1000) ? 'warm' : 'fresh'} sandbox, from the sizes measured); ${Math.round(PEAK_FACTOR * rate).toLocaleString('en-US')} needed (${PEAK_FACTOR} x the average rate)`,
+  )
   if (rate > 0)
     console.log(
       `  as a steady stream${s.windowMs ? ` with a ${s.windowMs} ms dispatch window (${jobsPerRequest(rate, s.windowMs).toFixed(1)} jobs per SQS request)` : ''}, ${rate.toFixed(1)} jobs/s use ${(streamCpuShare(scanMb, rate, m, s.windowMs) * 100).toFixed(0)}% of ${scanMb} MB's CPU share (${steadyCpuMsPerJob(rate, m, s.windowMs).toFixed(2)} CPU ms per job at that rate${packagedLevel(s, m)}; the model keeps it under ${STREAM_CPU_SHARE * 100}%)`,
@@ -207,7 +224,7 @@ function compare(base: Scenario, m: Measured) {
       )
     }
   }
-  for (const enqueue of ['function-url', 'batch', 'direct'] as const) {
+  for (const enqueue of ['function-url', 'batch', 'function-url-batch', 'direct'] as const) {
     row(
       `ours, continuous, ${enqueue}, ${COMPARE_WINDOW_MS / 1000} s dispatch window`,
       volumes.map((v) => total({ ...base, jobsPerMonth: v, mode: 'continuous', enqueue, windowMs: COMPARE_WINDOW_MS })),

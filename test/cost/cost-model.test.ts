@@ -3,8 +3,11 @@
 import { describe, expect, it } from 'vitest'
 import {
   bill,
+  burstCpuMsPer1000,
   dueBucketsFor,
   recommendedScanMemoryMb,
+  scanCapacityPerSec,
+  scanMemoryFloorMb,
   scanSeconds,
   STREAM_CPU_SHARE,
   type Measured,
@@ -46,11 +49,12 @@ const item = (lines: ReturnType<typeof bill>, prefix: string) => lines.find((l) 
 const total = (lines: ReturnType<typeof bill>) => lines.reduce((a, l) => a + l.usd, 0)
 
 describe('cost model', () => {
-  it('bills API Gateway per request on the api path, per 100 jobs on the batch path, and never on function-url or direct', () => {
+  it('bills API Gateway per request on the api path, per 100 jobs on the batch path, and never through a Function URL or direct', () => {
     // act
     const api = bill(base, measured)
     const batch = bill({ ...base, enqueue: 'batch' }, measured)
     const url = bill({ ...base, enqueue: 'function-url' }, measured)
+    const urlBatch = bill({ ...base, enqueue: 'function-url-batch' }, measured)
     const direct = bill({ ...base, enqueue: 'direct' }, measured)
     // assess
     expect(item(api, 'API Gateway')!.usd).toBeCloseTo(10)
@@ -59,6 +63,11 @@ describe('cost model', () => {
     expect(item(url, 'API Lambda')).toBeDefined()
     expect(item(direct, 'API')).toBeUndefined()
     expect(total(direct)).toBeLessThan(total(url))
+    // batches of 100 through a Function URL: the batch path's Lambda line, no API Gateway line
+    expect(item(urlBatch, 'API Gateway')).toBeUndefined()
+    expect(item(urlBatch, 'API Lambda')).toEqual(item(batch, 'API Lambda'))
+    expect(item(urlBatch, 'API Lambda')!.quantity).toContain('100,000 requests')
+    expect(total(batch) - total(urlBatch)).toBeCloseTo(0.1)
   })
 
   it('bills one SQS request per job of a stream without a dispatch window, and runs a continuous scan 60 times an hour for its measured length', () => {
@@ -90,8 +99,9 @@ describe('cost model', () => {
     expect(steadyCpuMsPerJob(40, m, 250)).toBeCloseTo(2.5 * (1 / 9 + 8 / 9 / jobsPerRequest(40, 250)), 6)
     expect(jobsPerRequest(40, 250)).toBeCloseTo(9.21, 2)
     expect(steadyCpuMsPerJob(40, m, 0)).toBe(2.5)
-    // the scan size follows: 38 jobs/s x ~0.5 ms fits 256 MB's share
-    expect(recommendedScanMemoryMb({ jobsPerMonth: 100e6, mode: 'continuous', windowMs: 1_000 }, m)).toBe(256)
+    // the scan size follows: 38 jobs/s x ~0.5 ms fits 128 MB's share, but 128 MB drains 724 jobs/s in a burst (100
+    // CPU ms per 1,000 jobs) where the burst rule asks 20 x 38 = 761: 192 MB
+    expect(recommendedScanMemoryMb({ jobsPerMonth: 100e6, mode: 'continuous', windowMs: 1_000 }, m)).toBe(192)
     expect(() => steadyCpuMsPerJob(40, measured, 1_000)).toThrow('run `npm run bench:cpu`')
   })
 
@@ -164,6 +174,46 @@ describe('cost model', () => {
     expect(recommendedScanMemoryMb({ jobsPerMonth: 1e12, mode: 'continuous' }, measured)).toBe(1769)
     const auto = bill({ ...base, scanMemoryMb: 'auto', jobsPerMonth: 100e6 }, measured)
     expect(item(auto, 'Scan Lambda compute')!.item).toContain('512 MB, recommended')
+  })
+
+  it('sizes the burst rule from the measured sizes around it, warm in continuous mode and fresh on demand', () => {
+    // prepare: fresh and warm CPU per 1,000 jobs measured at 128 and 256 MB (a small size pays more a job)
+    const m = {
+      ...measured,
+      scanBurstBySize: [
+        { memoryMb: 256, freshCpuMsPer1000: 150, warmCpuMsPer1000: 110 },
+        { memoryMb: 128, freshCpuMsPer1000: 200, warmCpuMsPer1000: 150 },
+      ],
+      scanWindowedCpuMsPerJob: [{ jobsPerSec: 40, windowMs: 1_000, cpuMsPerJob: 0.5 }],
+    }
+    const windowed = { jobsPerMonth: 100e6, mode: 'continuous', windowMs: 1_000 } as const
+    // act / assess: 192 MB lies halfway: 130 warm, 175 fresh; outside the measured sizes, the nearest one's figure
+    expect(burstCpuMsPer1000(m, 'continuous', 192)).toBeCloseTo(130, 6)
+    expect(burstCpuMsPer1000(m, 'on-demand', 192)).toBeCloseTo(175, 6)
+    expect(burstCpuMsPer1000(m, 'continuous', 1_024)).toBe(110)
+    expect(burstCpuMsPer1000(m, 'on-demand', 100)).toBe(200)
+    // 192 MB (0.1085 vCPU) drains 835 jobs/s warm and 620 fresh
+    expect(scanCapacityPerSec(192, m, 'continuous')).toBeCloseTo(835, 0)
+    expect(scanCapacityPerSec(192, m, 'on-demand')).toBeCloseTo(620, 0)
+    // 100M a month needs 761 jobs/s in a burst: 192 MB warm; with fresh figures only, 224 MB (0.1266 vCPU / 0.1625)
+    expect(recommendedScanMemoryMb(windowed, m)).toBe(192)
+    const freshOnly = m.scanBurstBySize.map(({ memoryMb, freshCpuMsPer1000 }) => ({ memoryMb, freshCpuMsPer1000 }))
+    expect(recommendedScanMemoryMb(windowed, { ...m, scanBurstBySize: freshOnly })).toBe(224)
+    const lines = bill({ ...base, ...windowed, scanMemoryMb: 'auto', enqueue: 'direct' }, m)
+    expect(item(lines, 'Scan Lambda compute')!.item).toContain('192 MB, recommended')
+    // without sized runs: the one median
+    expect(burstCpuMsPer1000(measured, 'continuous', 192)).toBe(100)
+  })
+
+  it('starts the scan size at 128 MB only with a dispatch window of at least the measured 1 s', () => {
+    expect(scanMemoryFloorMb('continuous', 1_000)).toBe(128)
+    expect(scanMemoryFloorMb('continuous', 999)).toBe(256)
+    expect(scanMemoryFloorMb('continuous')).toBe(256)
+    expect(scanMemoryFloorMb('on-demand', 30_000)).toBe(512)
+    // nothing scheduled: the floor itself
+    const m = { ...measured, scanWindowedCpuMsPerJob: [{ jobsPerSec: 40, windowMs: 1_000, cpuMsPerJob: 0.5 }] }
+    expect(recommendedScanMemoryMb({ jobsPerMonth: 0, mode: 'continuous', windowMs: 1_000 }, m)).toBe(128)
+    expect(recommendedScanMemoryMb({ jobsPerMonth: 0, mode: 'continuous', windowMs: 500 }, m)).toBe(256)
   })
 
   it("scales the stream figures to the packaged function's own, keeping their shape over the rate", () => {
