@@ -96,16 +96,20 @@ describe('scan relay', () => {
     await st.close()
   })
 
-  it('looks for a newer run only from lookAfterMs after its start', async () => {
-    // prepare: A looks from 1.5 s on
-    const st = await relayStage('relay-look-after')
-    const a = st.invoke('run-a', { lookAfterMs: 1_500 })
-    // act: B takes over at once
-    const b = st.invoke('run-b')
+  it.each([
+    { when: 'a newer run takes over at once', firstLookMs: undefined, takeOverAfterMs: 0 },
+    { when: 'a newer run takes over after an early look that found nobody', firstLookMs: 200, takeOverAfterMs: 600 },
+  ])('looks for a newer run only from lookAfterMs after its start: $when', async ({ firstLookMs, takeOverAfterMs }) => {
+    // prepare: A looks from 1.5 s on (and once early, when firstLookMs is set)
+    const st = await relayStage(`relay-look-after-${takeOverAfterMs}`)
+    const a = st.invoke('run-a', { firstLookMs, lookAfterMs: 1_500 })
+    // act: B takes over
+    await new Promise((r) => setTimeout(r, takeOverAfterMs))
+    const b = st.invoke('run-b', { lookAfterMs: 20_000 })
     const ended = await a.done
     b.scanner.stop()
     await b.done
-    // assess: A scanned on until its first look
+    // assess: A scanned on until lookAfterMs
     expect(ended.report.handedOverTo).toBe('run-b')
     expect(ended.endedAt - a.startedAt).toBeGreaterThanOrEqual(1_450)
     await st.close()
@@ -123,22 +127,6 @@ describe('scan relay', () => {
     expect(ended.endedAt - a.startedAt).toBeGreaterThanOrEqual(350)
     expect(ended.endedAt - a.startedAt).toBeLessThan(2_000)
     expect((await b.done).report.handedOverTo).toBeNull()
-    await st.close()
-  })
-
-  it('after an early look that finds no newer run, looks again only from lookAfterMs', async () => {
-    // prepare: A looks once at 200 ms, then from 1.5 s on
-    const st = await relayStage('relay-first-look')
-    const a = st.invoke('run-a', { firstLookMs: 200, lookAfterMs: 1_500 })
-    // act: B takes over at 600 ms, after A's early look
-    await new Promise((r) => setTimeout(r, 600))
-    const b = st.invoke('run-b', { lookAfterMs: 20_000 })
-    const ended = await a.done
-    b.scanner.stop()
-    await b.done
-    // assess: A scanned on until lookAfterMs
-    expect(ended.report.handedOverTo).toBe('run-b')
-    expect(ended.endedAt - a.startedAt).toBeGreaterThanOrEqual(1_450)
     await st.close()
   })
 
