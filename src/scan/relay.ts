@@ -13,6 +13,12 @@
 // duplicate delivery of a tick starts a second run at the same moment; without that look the two would scan side by
 // side for 50 s. Claims and leases make two runs at once safe, so a hand-over needs no lock: at worst both scan for
 // one more look.
+//
+// A name other than its own is not always a newer run's: the run's own write can fail (a Redis blip as it starts) or
+// be lost (a failover before it was replicated), and the key then still holds the run before it, which loops on to
+// its deadline because it sees no other name. Stopping for that name would leave no run scanning until the next
+// tick. So each run remembers its predecessor, the name its write replaced (SET ... GET), or, when the write failed,
+// the first name it reads, and stops only for a name that is neither its own nor that one.
 import { defaultLog, type Log } from '../logger'
 import type { RedisClient } from '../store/scripts'
 
@@ -37,6 +43,8 @@ export class Relay {
   private ended = false
   /** The run that took over from this one, once seen. */
   successor: string | null = null
+  /** The name this run's write replaced (null: none), or undefined while unknown (the write failed). */
+  private predecessor: string | null | undefined
 
   constructor(
     private readonly redis: RedisClient,
@@ -52,7 +60,8 @@ export class Relay {
    */
   async takeOver(untilMs: number): Promise<void> {
     try {
-      await this.redis.set(this.key, this.owner, 'PX', Math.max(1, untilMs - Date.now()) + NAME_TTL_EXTRA_MS)
+      const ttlMs = Math.max(1, untilMs - Date.now()) + NAME_TTL_EXTRA_MS
+      this.predecessor = await this.redis.set(this.key, this.owner, 'PX', ttlMs, 'GET')
     } catch (e) {
       this.logger.warn('relay take-over failed', { error: String(e) })
     }
@@ -71,7 +80,9 @@ export class Relay {
       try {
         const holder = await this.redis.get(this.key)
         if (this.ended) return
-        if (holder !== null && holder !== this.owner) {
+        // Our write failed: the name there now came before us (or is a twin's, which only costs the overlap).
+        if (this.predecessor === undefined) this.predecessor = holder
+        else if (holder !== null && holder !== this.owner && holder !== this.predecessor) {
           this.successor = holder
           this.logger.info('handing over to a newer scan run', { successor: holder })
           stop()

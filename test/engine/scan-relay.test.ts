@@ -21,17 +21,25 @@ async function relayStage(queueName: string) {
   /** Starts one invocation (a scanner of its own, as each Lambda invocation has) that looks from `lookAfterMs`. */
   const invoke = (
     name: string,
-    o: { firstLookMs?: number; lookAfterMs?: number; runMs?: number; mode?: InvocationOptions['mode'] } = {},
+    o: {
+      firstLookMs?: number
+      lookAfterMs?: number
+      runMs?: number
+      mode?: InvocationOptions['mode']
+      /** The connection the relay and the alive marker use (default: the store's). */
+      redis?: InvocationOptions['redis']
+      lingerMs?: number
+    } = {},
   ) => {
     const s = testScanner(t, { queues: { orders: q.url } })
     scanners.push(s)
     const startedAt = Date.now()
     const done = runInvocation(s.scanner, startedAt + (o.runMs ?? 20_000), {
       mode: o.mode ?? 'continuous',
-      redis: t.redis,
+      redis: o.redis ?? t.redis,
       keys: t.keys,
       name,
-      onDemand: { horizonMs: 70_000, lingerMs: 200 },
+      onDemand: { horizonMs: 70_000, lingerMs: o.lingerMs ?? 200 },
       relay: { firstLookMs: o.firstLookMs, lookAfterMs: o.lookAfterMs ?? 0, lookEveryMs: 50 },
       logger: silentLogger(),
     }).then((report) => ({ report, endedAt: Date.now() }))
@@ -147,6 +155,49 @@ describe('scan relay', () => {
     await st.close()
   })
 
+  it('a run whose take-over failed does not stop for the older run whose name it then reads', async () => {
+    // prepare: P, the run of the minute before, holds the relay key and ends 1.5 s from now
+    const st = await relayStage('relay-failed-take-over')
+    const p = st.invoke('run-p', { runMs: 1_500 })
+    await new Promise((r) => setTimeout(r, 100))
+    // act: A starts while Redis blips, so its name is not written; at its early look Redis answers again
+    const a = st.invoke('run-a', {
+      firstLookMs: 300,
+      lookAfterMs: 20_000,
+      runMs: 3_000,
+      redis: failingWrites(st.t.redis, st.t.keys.scanRelayKey),
+    })
+    const endedP = await p.done
+    const endedA = await a.done
+    // assess: P, which never saw another name, ran to its deadline; A must not stop for P's name, or no run scans
+    // from P's deadline until the next tick
+    expect(endedP.report.handedOverTo).toBeNull()
+    expect(endedA.report.handedOverTo).toBeNull()
+    expect(endedA.endedAt - a.startedAt).toBeGreaterThanOrEqual(2_950)
+    await st.close()
+  })
+
+  it('a run whose name a failover lost does not stop for the older run whose name is back', async () => {
+    // prepare: P, the run of the minute before, holds the relay key and ends 1.5 s from now
+    const st = await relayStage('relay-lost-take-over')
+    const p = st.invoke('run-p', { runMs: 1_500 })
+    await new Promise((r) => setTimeout(r, 100))
+    // act: A's write is acknowledged, then lost: the key holds P's name again
+    const a = st.invoke('run-a', {
+      firstLookMs: 300,
+      lookAfterMs: 20_000,
+      runMs: 3_000,
+      redis: lostWrite(st.t.redis, st.t.keys.scanRelayKey),
+    })
+    const endedP = await p.done
+    const endedA = await a.done
+    // assess: both ran to their deadlines, so a run scanned throughout
+    expect(endedP.report.handedOverTo).toBeNull()
+    expect(endedA.report.handedOverTo).toBeNull()
+    expect(endedA.endedAt - a.startedAt).toBeGreaterThanOrEqual(2_950)
+    await st.close()
+  })
+
   it('on-demand mode: the older run leaves the alive marker to the newer one', async () => {
     // prepare: a job due in 30 s keeps on-demand runs from ending early
     const st = await relayStage('relay-on-demand')
@@ -164,6 +215,44 @@ describe('scan relay', () => {
     await st.close()
   })
 })
+
+/** The store's connection, except that the first `failures` writes of `key` fail (a Redis blip at that moment). */
+function failingWrites(redis: InvocationOptions['redis'], key: string, failures = 1): InvocationOptions['redis'] {
+  let left = failures
+  return new Proxy(redis, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver)
+      if (prop !== 'set') return typeof value === 'function' ? value.bind(target) : value
+      return (k: string, ...rest: unknown[]) => {
+        if (k === key && left-- > 0) return Promise.reject(new Error('Connection is closed.'))
+        return (value as (...a: unknown[]) => unknown).call(target, k, ...rest)
+      }
+    },
+  })
+}
+
+/**
+ * The store's connection, except that the first write of `key` is acknowledged and then lost, as in a failover
+ * before the write reached the replica: the key holds what it held before.
+ */
+function lostWrite(redis: InvocationOptions['redis'], key: string): InvocationOptions['redis'] {
+  let lost = false
+  return new Proxy(redis, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver)
+      if (prop !== 'set') return typeof value === 'function' ? value.bind(target) : value
+      return async (k: string, ...rest: unknown[]) => {
+        if (k !== key || lost) return (value as (...a: unknown[]) => unknown).call(target, k, ...rest)
+        lost = true
+        const before = await target.get(key)
+        const ttl = await target.pttl(key)
+        const reply = await (value as (...a: unknown[]) => Promise<unknown>).call(target, k, ...rest)
+        if (before !== null) await target.set(key, before, 'PX', Math.max(1, ttl))
+        return reply
+      }
+    },
+  })
+}
 
 async function expectAllSent(st: Stage, ids: string[]) {
   const deadline = Date.now() + 15_000
