@@ -47,6 +47,8 @@ export async function runInvocation(
             presence: new Presence(redis, keys, name),
             // The newer run holds the alive marker now: removing it would make enqueues start yet another scan.
             keepMarker: () => relay.successor !== null,
+            // An older run still scanning must not stop for this one once it is gone.
+            beforeRetire: () => relay.handBack(),
             logger,
           })
         : await scanner.run(untilMs)

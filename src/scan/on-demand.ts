@@ -17,8 +17,13 @@ export interface OnDemandOptions {
   horizonMs: number
   /** How long to stay after the last job, for the ones that follow it. */
   lingerMs: number
-  /** Checked as the run ends: true leaves the alive marker to a newer run (src/scan/relay.ts). */
+  /**
+   * True once a newer run has taken over (src/scan/relay.ts): from then on the run no longer refreshes the alive
+   * marker, and leaves it to that run as it ends.
+   */
   keepMarker?: () => boolean
+  /** Called before the run retires for lack of work: the relay gives its key back (src/scan/relay.ts). */
+  beforeRetire?: () => Promise<void>
   logger?: Log
 }
 
@@ -47,6 +52,8 @@ export async function runOnDemand(
   while (!finished) {
     await finishedOrAfter(pauseMs)
     if (finished) break
+    // Stopped for a newer run: a refresh now could outlive that run, if it ends early (its retire came first).
+    if (options.keepMarker?.()) break
     try {
       if (Date.now() - refreshedAt >= ALIVE_REFRESH_MS) {
         await presence.refresh()
@@ -59,6 +66,7 @@ export async function runOnDemand(
       }
       let untilDue = await presence.msUntilNextDue()
       if (untilDue >= horizonMs) {
+        await options.beforeRetire?.()
         await presence.retire()
         untilDue = await presence.msUntilNextDue()
         if (untilDue >= horizonMs) {

@@ -19,6 +19,10 @@
 // its deadline because it sees no other name. Stopping for that name would leave no run scanning until the next
 // tick. So each run remembers its predecessor, the name its write replaced (SET ... GET), or, when the write failed,
 // the first name it reads, and stops only for a name that is neither its own nor that one.
+//
+// On-demand mode: a run that ends early (nothing due soon) gives the key back to its predecessor before it retires
+// (handBack), so an older run still scanning does not stop for a run that is gone: it would leave its alive marker
+// to nobody, and a job enqueued while that marker stood would wait for the next tick.
 import { defaultLog, type Log } from '../logger'
 import type { RedisClient } from '../store/scripts'
 
@@ -30,6 +34,12 @@ export const RELAY_FIRST_LOOK_MS = 5_000
 export const RELAY_LOOK_EVERY_MS = 250
 /** The name outlives its run by this much, so a successor that starts late still finds no stale name. */
 const NAME_TTL_EXTRA_MS = 10_000
+
+/** KEYS[1] the relay key, ARGV[1] this run, ARGV[2] its predecessor ('' for none): only this run's name goes. */
+const HAND_BACK_LUA = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then return redis.call('DEL', KEYS[1]) end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1`
 
 export interface RelayOptions {
   firstLookMs?: number
@@ -64,6 +74,19 @@ export class Relay {
       this.predecessor = await this.redis.set(this.key, this.owner, 'PX', ttlMs, 'GET')
     } catch (e) {
       this.logger.warn('relay take-over failed', { error: String(e) })
+    }
+  }
+
+  /**
+   * Puts the predecessor's name back if the key still holds this run's (a newer run's name stays): the run that
+   * ends early calls it before it retires. On failure the older run may still stop for this one, as before.
+   */
+  async handBack(): Promise<void> {
+    const predecessor = this.predecessor === this.owner ? null : (this.predecessor ?? null)
+    try {
+      await this.redis.eval(HAND_BACK_LUA, 1, this.key, this.owner, predecessor ?? '')
+    } catch (e) {
+      this.logger.warn('relay hand-back failed', { error: String(e) })
     }
   }
 

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { runInvocation, type InvocationOptions } from '../../src/scan/invocation'
 import { Relay } from '../../src/scan/relay'
+import { JobStore } from '../../src/store/job-store'
 import { testStore, job } from '../support/engine'
 import { silentLogger } from '../support/pipeline'
 import { pendingCount, testScanner } from '../support/scanner'
@@ -198,6 +199,25 @@ describe('scan relay', () => {
     await st.close()
   })
 
+  it('on-demand mode: an older run does not stop for a newer run that already ended early, and leaves no alive marker', async () => {
+    // prepare: A sends a job, then lingers (5 s) after it; it looks for a newer run once, at 2.5 s
+    const st = await relayStage('relay-on-demand-early-end')
+    await st.t.store.enqueue(job({ id: 'now' }))
+    const a = st.invoke('run-a', { mode: 'on-demand', lingerMs: 5_000, firstLookMs: 2_500, lookAfterMs: 20_000 })
+    await until(async () => (await pendingCount(st.t.store)) === 0)
+    // act: B (the next tick) takes over, finds nothing due and ends early; A looks at 2.5 s
+    const b = await st.invoke('run-b', { mode: 'on-demand', lingerMs: 0, firstLookMs: 20_000 }).done
+    const endedA = await a.done
+    // assess: A went on after B was gone and ended by itself. No run scans now, so an enqueue of a job due soon must
+    // ask for a scanner (it cannot while a marker says one is alive: the job would wait for the next tick)
+    expect(b.report).toMatchObject({ endedEarly: true })
+    expect(endedA.report).toMatchObject({ handedOverTo: null, endedEarly: true })
+    const onDemand = new JobStore(st.t.redis, st.t.keys, { horizonMs: 70_000, guardMs: 10_000 })
+    const enqueued = await onDemand.enqueue(job({ id: 'soon', schedule: { delayMs: 1_000 } }))
+    expect(enqueued.startScanner).toBe(true)
+    await st.close()
+  })
+
   it('on-demand mode: the older run leaves the alive marker to the newer one', async () => {
     // prepare: a job due in 30 s keeps on-demand runs from ending early
     const st = await relayStage('relay-on-demand')
@@ -252,6 +272,15 @@ function lostWrite(redis: InvocationOptions['redis'], key: string): InvocationOp
       }
     },
   })
+}
+
+/** Resolves once `done()` holds (checked every 25 ms), or fails after `timeoutMs`. */
+async function until(done: () => Promise<boolean>, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 25))
+  }
 }
 
 async function expectAllSent(st: Stage, ids: string[]) {
