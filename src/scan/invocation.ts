@@ -1,6 +1,6 @@
-// One scan invocation, whatever started it: it takes over from the run before it (src/scan/relay.ts), then loops
-// in its mode until its deadline, until a newer run takes over from it, or (on-demand mode) until nothing is due
-// soon.
+// One scan invocation, whatever started it: it takes over from the run before it (src/scan/relay.ts) while it
+// starts scanning, then loops in its mode until its deadline, until a newer run takes over from it, or (on-demand
+// mode) until nothing is due soon.
 import type { ScanMode } from '../config'
 import { defaultLog, type Log } from '../logger'
 import type { Keyspace } from '../store/keys'
@@ -37,8 +37,10 @@ export async function runInvocation(
 ): Promise<InvocationReport> {
   const { redis, keys, name, mode, logger = defaultLog() } = options
   const relay = new Relay(redis, keys.scanRelayKey, name, { ...options.relay, logger })
-  await relay.takeOver(untilMs)
-  relay.watch(() => scanner.stop())
+  // The scan does not wait for the take-over: a Redis node that hangs (in a cluster, the relay key's, shard 0's) would
+  // hold every shard's scan. The watch starts once the take-over has settled (it needs the predecessor's name).
+  const tookOver = relay.takeOver(untilMs)
+  const watching = tookOver.then(() => relay.watch(() => scanner.stop()))
   try {
     const report =
       mode === 'on-demand'
@@ -48,12 +50,15 @@ export async function runInvocation(
             // The newer run holds the alive marker now: removing it would make enqueues start yet another scan.
             keepMarker: () => relay.successor !== null,
             // An older run still scanning must not stop for this one once it is gone.
-            beforeRetire: () => relay.handBack(),
+            // After the take-over: a write that lands after the hand-back would leave this run's name behind it.
+            beforeRetire: () => tookOver.then(() => relay.handBack()),
             logger,
           })
         : await scanner.run(untilMs)
     return { ...report, handedOverTo: relay.successor }
   } finally {
     relay.end()
+    // Not before it settles: a write left pending in a frozen Lambda would land later, a stale name over a newer one.
+    await watching
   }
 }

@@ -95,6 +95,7 @@ export class Relay {
    * has taken over.
    */
   watch(stop: () => void): void {
+    if (this.ended) return
     const started = Date.now()
     const every = this.options.lookEveryMs ?? RELAY_LOOK_EVERY_MS
     const after = this.options.lookAfterMs ?? RELAY_LOOK_AFTER_MS

@@ -199,6 +199,23 @@ describe('scan relay', () => {
     await st.close()
   })
 
+  it('a run scans while its take-over waits for the Redis node of the relay key', async () => {
+    // prepare: a job due now; the relay key's node answers only after 3 s (in a cluster, shard 0's node may hang
+    // while the other shards' nodes answer)
+    const st = await relayStage('relay-slow-take-over')
+    await st.t.store.enqueue(job({ id: 'due-now' }))
+    // act
+    const a = st.invoke('run-a', { runMs: 6_000, redis: slowWrites(st.t.redis, st.t.keys.scanRelayKey, 3_000) })
+    await until(async () => (await pendingCount(st.t.store)) === 0, 10_000)
+    const sentAfterMs = Date.now() - a.startedAt
+    a.scanner.stop()
+    await a.done
+    // assess: the job went at once, not after the take-over
+    expect(sentAfterMs).toBeLessThan(1_000)
+    expect(await st.t.redis.get(st.t.keys.scanRelayKey)).toBe('run-a')
+    await st.close()
+  })
+
   it('on-demand mode: an older run does not stop for a newer run that already ended early, and leaves no alive marker', async () => {
     // prepare: A sends a job, then lingers (5 s) after it; it looks for a newer run once, at 2.5 s
     const st = await relayStage('relay-on-demand-early-end')
@@ -245,6 +262,20 @@ function failingWrites(redis: InvocationOptions['redis'], key: string, failures 
       if (prop !== 'set') return typeof value === 'function' ? value.bind(target) : value
       return (k: string, ...rest: unknown[]) => {
         if (k === key && left-- > 0) return Promise.reject(new Error('Connection is closed.'))
+        return (value as (...a: unknown[]) => unknown).call(target, k, ...rest)
+      }
+    },
+  })
+}
+
+/** The store's connection, except that writes of `key` are answered only after `delayMs` (a node that hangs). */
+function slowWrites(redis: InvocationOptions['redis'], key: string, delayMs: number): InvocationOptions['redis'] {
+  return new Proxy(redis, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver)
+      if (prop !== 'set') return typeof value === 'function' ? value.bind(target) : value
+      return async (k: string, ...rest: unknown[]) => {
+        if (k === key) await new Promise((r) => setTimeout(r, delayMs))
         return (value as (...a: unknown[]) => unknown).call(target, k, ...rest)
       }
     },
