@@ -52,8 +52,12 @@ export async function runOnDemand(
   while (!finished) {
     await finishedOrAfter(pauseMs)
     if (finished) break
-    // Stopped for a newer run: a refresh now could outlive that run, if it ends early (its retire came first).
-    if (options.keepMarker?.()) break
+    // Stopped for a newer run: a refresh now could outlive that run, if it ends early (its retire came first). Stop
+    // the scanner again: if the marker took long, the relay's stop came before run() started, and run() forgot it.
+    if (options.keepMarker?.()) {
+      scanner.stop()
+      break
+    }
     try {
       if (Date.now() - refreshedAt >= ALIVE_REFRESH_MS) {
         await presence.refresh()

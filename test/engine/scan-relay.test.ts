@@ -235,6 +235,29 @@ describe('scan relay', () => {
     await st.close()
   })
 
+  it('on-demand mode: a run taken over before its scanner started (its alive marker was slow) stops all the same', async () => {
+    // prepare: A's alive markers are answered after 1 s; A looks at 300 ms
+    const st = await relayStage('relay-on-demand-slow-marker')
+    await st.t.store.enqueue(job({ id: 'later', schedule: { delayMs: 30_000 } }))
+    const markers = st.t.keys.shards.map((s) => s.scannerAlive)
+    const a = st.invoke('run-a', {
+      mode: 'on-demand',
+      firstLookMs: 300,
+      lookAfterMs: 20_000,
+      runMs: 5_000,
+      redis: slowWrites(st.t.redis, markers, 1_000),
+    })
+    // act: B takes over at once, so A's look finds it while A still waits for its marker
+    const b = st.invoke('run-b', { mode: 'on-demand', firstLookMs: 20_000, lookAfterMs: 20_000 })
+    const ended = await a.done
+    b.scanner.stop()
+    await b.done
+    // assess: A stopped once its scanner started, not at its deadline (5 s)
+    expect(ended.report.handedOverTo).toBe('run-b')
+    expect(ended.endedAt - a.startedAt).toBeLessThan(2_500)
+    await st.close()
+  })
+
   it('on-demand mode: the older run leaves the alive marker to the newer one', async () => {
     // prepare: a job due in 30 s keeps on-demand runs from ending early
     const st = await relayStage('relay-on-demand')
@@ -268,14 +291,19 @@ function failingWrites(redis: InvocationOptions['redis'], key: string, failures 
   })
 }
 
-/** The store's connection, except that writes of `key` are answered only after `delayMs` (a node that hangs). */
-function slowWrites(redis: InvocationOptions['redis'], key: string, delayMs: number): InvocationOptions['redis'] {
+/** The store's connection, except that writes of `keys` are answered only after `delayMs` (a node that hangs). */
+function slowWrites(
+  redis: InvocationOptions['redis'],
+  keys: string | string[],
+  delayMs: number,
+): InvocationOptions['redis'] {
+  const slow = new Set([keys].flat())
   return new Proxy(redis, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver)
       if (prop !== 'set') return typeof value === 'function' ? value.bind(target) : value
       return async (k: string, ...rest: unknown[]) => {
-        if (k === key) await new Promise((r) => setTimeout(r, delayMs))
+        if (slow.has(k)) await new Promise((r) => setTimeout(r, delayMs))
         return (value as (...a: unknown[]) => unknown).call(target, k, ...rest)
       }
     },
