@@ -42,13 +42,16 @@ export async function runOnDemand(
 ): Promise<OnDemandReport> {
   const { presence, horizonMs, lingerMs } = options
   const log = options.logger ?? defaultLog()
-  await presence.markAlive().catch((e) => log.warn('alive marker failed', { error: String(e) }))
+  // The scan does not wait for the marker (a Redis node that hangs would hold every shard's scan); the watch does,
+  // so that no retire comes before the marker lands.
+  const marked = presence.markAlive().catch((e) => log.warn('alive marker failed', { error: String(e) }))
   let finished = false
   const run = scanner.run(untilMs).finally(() => (finished = true))
   const finishedOrAfter = (ms: number) => Promise.race([run.catch(() => {}), new Promise((r) => setTimeout(r, ms))])
   let refreshedAt = Date.now()
   let endedEarly = false
   let pauseMs = 0
+  await marked
   while (!finished) {
     await finishedOrAfter(pauseMs)
     if (finished) break

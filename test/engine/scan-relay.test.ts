@@ -258,6 +258,24 @@ describe('scan relay', () => {
     await st.close()
   })
 
+  it('on-demand mode: a run scans while its alive marker waits for a Redis node', async () => {
+    // prepare: a job due now; the alive markers are answered after 3 s (in a cluster, one node may hang while the
+    // others answer)
+    const st = await relayStage('relay-on-demand-hanging-marker')
+    await st.t.store.enqueue(job({ id: 'due-now' }))
+    const markers = st.t.keys.shards.map((s) => s.scannerAlive)
+    // act
+    const a = st.invoke('run-a', { mode: 'on-demand', runMs: 6_000, redis: slowWrites(st.t.redis, markers, 3_000) })
+    await until(async () => (await pendingCount(st.t.store)) === 0, 10_000)
+    const sentAfterMs = Date.now() - a.startedAt
+    const ended = await a.done
+    // assess: the job went at once, and the run still ended early, leaving no marker behind
+    expect(sentAfterMs).toBeLessThan(1_000)
+    expect(ended.report).toMatchObject({ endedEarly: true })
+    expect(await Promise.all(markers.map((k) => st.t.redis.exists(k)))).toEqual(markers.map(() => 0))
+    await st.close()
+  })
+
   it('on-demand mode: the older run leaves the alive marker to the newer one', async () => {
     // prepare: a job due in 30 s keeps on-demand runs from ending early
     const st = await relayStage('relay-on-demand')
