@@ -8,11 +8,12 @@
 // a late or failed tick costs what it did before the relay; only the overlap that buys nothing goes.
 //
 // The older run looks only from RELAY_LOOK_AFTER_MS after its own start, when a successor can be due (ticks are a
-// minute apart), then every RELAY_LOOK_EVERY_MS: ~60 GETs a minute (1 a second) would cost more than the ~40 a run
-// of 16 s of looking does. One look comes early, at RELAY_FIRST_LOOK_MS: EventBridge delivers at least once, and a
-// duplicate delivery of a tick starts a second run at the same moment; without that look the two would scan side by
-// side for 50 s. Claims and leases make two runs at once safe, so a hand-over needs no lock: at worst both scan for
-// one more look.
+// minute apart), then every RELAY_LOOK_EVERY_MS: ~40 GETs a run when the next tick comes on time (10 s of looking; 64
+// at most, when none comes before the deadline), where looking all the time, once a second, would cost 60 GETs a minute
+// and stop the older run 500 ms later on average. One look comes early, at RELAY_FIRST_LOOK_MS: EventBridge delivers at
+// least once, and a duplicate delivery of a tick starts a second run at the same moment; without that look the two
+// would scan side by side for 50 s. Claims and leases make two runs at once safe, so a hand-over needs no lock: at
+// worst both scan for one more look.
 //
 // A name other than its own is not always a newer run's: the run's own write can fail (a Redis blip as it starts) or
 // be lost (a failover before it was replicated), and the key then still holds the run before it, which loops on to
