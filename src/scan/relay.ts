@@ -56,6 +56,8 @@ export class Relay {
   successor: string | null = null
   /** The name this run's write replaced (null: none), or undefined while unknown (the write failed). */
   private predecessor: string | null | undefined
+  /** Local ms of this run's start: look times count from it, however long the take-over took. */
+  private readonly startedAt = Date.now()
 
   constructor(
     private readonly redis: RedisClient,
@@ -92,12 +94,12 @@ export class Relay {
   }
 
   /**
-   * Looks for a successor once at `firstLookMs`, then from `lookAfterMs` after now on; calls `stop` once, when one
-   * has taken over.
+   * Looks for a successor once at `firstLookMs`, then from `lookAfterMs` on (both after this run's start); calls
+   * `stop` once, when one has taken over.
    */
   watch(stop: () => void): void {
     if (this.ended) return
-    const started = Date.now()
+    const started = this.startedAt
     const every = this.options.lookEveryMs ?? RELAY_LOOK_EVERY_MS
     const after = this.options.lookAfterMs ?? RELAY_LOOK_AFTER_MS
     const next = () => Math.max(every, started + after - Date.now())
@@ -119,7 +121,8 @@ export class Relay {
       }
       if (!this.ended) this.timer = setTimeout(look, next())
     }
-    this.timer = setTimeout(look, Math.min(this.options.firstLookMs ?? RELAY_FIRST_LOOK_MS, after))
+    const first = Math.min(this.options.firstLookMs ?? RELAY_FIRST_LOOK_MS, after)
+    this.timer = setTimeout(look, Math.max(0, started + first - Date.now()))
   }
 
   /** Stops looking (the run ended). */

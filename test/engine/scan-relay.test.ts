@@ -216,6 +216,26 @@ describe('scan relay', () => {
     await st.close()
   })
 
+  it('counts its look times from its start, not from the end of a slow take-over', async () => {
+    // prepare: A's take-over is answered after 1 s; A looks from 1.5 s after its start
+    const st = await relayStage('relay-look-from-start')
+    const a = st.invoke('run-a', {
+      firstLookMs: 1_500,
+      lookAfterMs: 1_500,
+      redis: slowWrites(st.t.redis, st.t.keys.scanRelayKey, 1_000),
+    })
+    // act: B takes over at 1.2 s, after A's name landed
+    await new Promise((r) => setTimeout(r, 1_200))
+    const b = st.invoke('run-b', { lookAfterMs: 20_000 })
+    const ended = await a.done
+    b.scanner.stop()
+    await b.done
+    // assess: A stopped at its look 1.5 s after its start (not 1.5 s after its take-over, at 2.5 s)
+    expect(ended.report.handedOverTo).toBe('run-b')
+    expect(ended.endedAt - a.startedAt).toBeLessThan(2_200)
+    await st.close()
+  })
+
   it('on-demand mode: an older run does not stop for a newer run that already ended early, and leaves no alive marker', async () => {
     // prepare: A sends a job, then lingers (5 s) after it; it looks for a newer run once, at 2.5 s
     const st = await relayStage('relay-on-demand-early-end')
