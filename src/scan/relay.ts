@@ -25,7 +25,8 @@
 // (handBack), so an older run still scanning does not stop for a run that is gone: it would leave its alive marker
 // to nobody, and a job enqueued while that marker stood would wait for the next tick.
 import { defaultLog, type Log } from '../logger'
-import type { RedisClient } from '../store/scripts'
+import { relayHandBackCall } from '../store/script-calls'
+import { type RedisClient, runScript, withScripts } from '../store/scripts'
 
 /** A tick comes 60 s after the one before it; earlier than 50 s in, no successor is expected. */
 export const RELAY_LOOK_AFTER_MS = 50_000
@@ -35,12 +36,6 @@ export const RELAY_FIRST_LOOK_MS = 5_000
 export const RELAY_LOOK_EVERY_MS = 250
 /** The name outlives its run by this much, so a successor that starts late still finds no stale name. */
 const NAME_TTL_EXTRA_MS = 10_000
-
-/** KEYS[1] the relay key, ARGV[1] this run, ARGV[2] its predecessor ('' for none): only this run's name goes. */
-const HAND_BACK_LUA = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if ARGV[2] == '' then return redis.call('DEL', KEYS[1]) end
-redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
-return 1`
 
 export interface RelayOptions {
   firstLookMs?: number
@@ -87,7 +82,7 @@ export class Relay {
   async handBack(): Promise<void> {
     const predecessor = this.predecessor === this.owner ? null : (this.predecessor ?? null)
     try {
-      await this.redis.eval(HAND_BACK_LUA, 1, this.key, this.owner, predecessor ?? '')
+      await runScript(withScripts(this.redis), relayHandBackCall(this.key, this.owner, predecessor))
     } catch (e) {
       this.logger.warn('relay hand-back failed', { error: String(e) })
     }

@@ -321,3 +321,8 @@ export function scheduleAckCall(shard: ShardKeys, acks: readonly OccurrenceAck[]
     },
   }
 }
+
+/** lua/relay-hand-back.lua: 1 when the relay key held `owner` and was given back to `predecessor`, else 0. */
+export function relayHandBackCall(relayKey: string, owner: string, predecessor: string | null): ScriptCall<number> {
+  return { script: 'sdqRelayHandBack', keys: { relay: relayKey }, args: { owner, predecessor: predecessor ?? '' } }
+}

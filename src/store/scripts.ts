@@ -21,6 +21,7 @@ import queueOf from '../../lua/includes/queueOf.lua'
 import reindexBucket from '../../lua/includes/reindexBucket.lua'
 import waitsForRetry from '../../lua/includes/waitsForRetry.lua'
 import wakeIfEarliest from '../../lua/includes/wakeIfEarliest.lua'
+import relayHandBackLua from '../../lua/relay-hand-back.lua'
 import releaseLua from '../../lua/release.lua'
 import reviveLua from '../../lua/revive.lua'
 import addOccurrence from '../../lua/includes/addOccurrence.lua'
@@ -68,6 +69,7 @@ export const LUA_SCRIPTS = {
   sdqSchedulePut: schedulePutLua,
   sdqScheduleDelete: scheduleDeleteLua,
   sdqScheduleAck: scheduleAckLua,
+  sdqRelayHandBack: relayHandBackLua,
 } as const
 
 export type ScriptName = keyof typeof LUA_SCRIPTS

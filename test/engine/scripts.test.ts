@@ -8,6 +8,7 @@ import {
   claimCall,
   enqueueCall,
   getCall,
+  relayHandBackCall,
   releaseCall,
   reviveCall,
   scheduleAckCall,
@@ -67,6 +68,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
     second: 2,
   }),
   sdqScheduleDelete: scheduleDeleteCall(at, 'job-1'),
+  sdqRelayHandBack: relayHandBackCall(keys.scanRelayKey, 'run-b', 'run-a'),
   sdqScheduleAck: scheduleAckCall(shard, [
     {
       id: 'job-1@1',
