@@ -1,7 +1,7 @@
 // Wires the scan side: leases, the SQS dispatcher and a scanner, over an engine's Redis. `createScanner` takes the
 // deployed configuration; tests and benches build the same parts with their own settings through `buildScanner`.
 import type { SQSClient } from '@aws-sdk/client-sqs'
-import type { Config } from '../config'
+import { type Config, isFifoQueue } from '../config'
 import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../sqs/client'
 import type { Engine } from '../store/engine'
 import type { Keyspace } from '../store/keys'
@@ -35,6 +35,15 @@ export type ScanSettings = Pick<
   /** Without it, no memory watch (tests and benches that count Redis commands). */
   Partial<Pick<Config, 'memoryWarnPercent'>>
 
+/**
+ * Every job goes to one standard queue, so ten due jobs fill one SendMessageBatch (the dispatcher batches per queue,
+ * and a FIFO queue's jobs over several lanes): only then does a full request end a dispatch window early.
+ */
+const sendsToOneLane = (queues: Record<string, string>): boolean => {
+  const names = Object.keys(queues)
+  return names.length === 1 && !isFifoQueue(names[0]!)
+}
+
 export type ScanHooks = Pick<ScannerOptions, 'logger' | 'observer' | 'onSent' | 'maxInFlight' | 'ackHoldMs'>
 
 /** Leases, a dispatcher over one SQS client, and a scanner; `subscriber` carries the wake signal when given. */
@@ -51,6 +60,7 @@ export function buildScanner(
       backoffBaseMs: settings.dispatchBackoffBaseMs,
       backoffMaxMs: settings.dispatchBackoffMaxMs,
       windowMs: settings.dispatchWindowMs,
+      fullRequests: sendsToOneLane(settings.queues),
     },
     parts.keys,
   )

@@ -53,6 +53,12 @@ export interface LeaseOptions {
    * buckets due by then), and occurrences of recurring schedules are acked up to this much after they were due.
    */
   windowMs?: number
+  /**
+   * With a window, claim as soon as ten jobs are due (the reply's fullAt). Only when every job goes to one standard
+   * queue: ten jobs bound for several queues (or a FIFO queue's lanes) fill no request, and holding them for the
+   * window is what lets each queue's jobs share one. Default true.
+   */
+  fullRequests?: boolean
 }
 
 export type { Settlement }
@@ -89,6 +95,7 @@ export class Leases {
     const leaseDeadline = Date.now() + this.options.leaseMs
     const { leaseMs, maxAttempts } = this.options
     const windowMs = this.options.windowMs ?? 0
+    const fullRequests = windowMs > 0 && this.options.fullRequests !== false
     const [now, nextDue, needHints, more, nextHints, flat, nextInflight, fullAt] = await guard(
       runScript(
         this.redis,
@@ -99,8 +106,8 @@ export class Leases {
           maxAttempts,
           hintCap: limit,
           lookaheadMs: HINT_LOOKAHEAD_MS + windowMs,
-          fullCount: windowMs > 0 ? FULL_REQUEST_JOBS : 0,
-          fullBy: windowMs > 0 ? (fullBy ?? 0) : 0,
+          fullCount: fullRequests ? FULL_REQUEST_JOBS : 0,
+          fullBy: fullRequests ? (fullBy ?? 0) : 0,
           windowMs,
           hints,
         }),

@@ -11,8 +11,8 @@ import { windowStage } from '../support/window-stage'
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
 
-const stage = (queueName: string, dispatchWindowMs: number | undefined) =>
-  windowStage(sqs, queueName, { dispatchWindowMs })
+const stage = (queueName: string, dispatchWindowMs: number | undefined, otherQueues?: string[]) =>
+  windowStage(sqs, queueName, { dispatchWindowMs, otherQueues })
 
 /** Five jobs due `gapMs` apart, the first one 600 ms from now. */
 async function enqueueStream(st: Awaited<ReturnType<typeof stage>>, gapMs: number): Promise<string[]> {
@@ -91,6 +91,25 @@ describe('dispatch window', () => {
     expect(st.sends).toEqual([10, 10, 10])
     for (const id of ids) expect(st.late.get(id)).toBeLessThan(500)
     expect([...countIds(await receiveAll(sqs, st.q.url))].sort()).toEqual(ids.map((id) => [id, 1]))
+    await st.close()
+  })
+
+  it("ten jobs due for two target queues are not a full request: each queue's jobs still share its requests", async () => {
+    // prepare: a 2 s window; 20 jobs due 20 ms apart (380 ms from the first to the last), alternating between two
+    // queues: ten for each, so one request each fills it, as it did before full requests
+    const st = await stage('window-two-queues', 2_000, ['refunds'])
+    const first = Date.now() + 600
+    const ids = Array.from({ length: 20 }, (_, i) => `q${String(i).padStart(2, '0')}`)
+    for (const [i, id] of ids.entries()) {
+      await st.t.store.enqueue(job({ id, queue: i % 2 ? 'refunds' : 'orders', schedule: { atMs: first + i * 20 } }))
+    }
+    // act
+    const report = await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
+    // assess: two requests of ten, not four of five (the tenth job due in the shard filled no request: five of them
+    // go to each queue)
+    expect(report).toMatchObject({ dispatched: 20, sqsRequests: 2 })
+    expect(st.sends).toEqual([10, 10])
+    for (const id of ids) expect(st.late.get(id)).toBeLessThan(2_000 + 500)
     await st.close()
   })
 

@@ -8,13 +8,16 @@ import { createQueue } from './sqs'
 export async function windowStage(
   sqs: SQSClient,
   queueName: string,
-  o: { dispatchWindowMs?: number; pollIntervalMs?: number },
+  o: { dispatchWindowMs?: number; pollIntervalMs?: number; otherQueues?: string[] },
 ) {
   const t = testStore({ shards: 1 })
   const q = await createQueue(sqs, queueName)
+  // Further target queues, by name (their own queue each): jobs for several queues share a shard, not a request.
+  const others: Record<string, string> = {}
+  for (const name of o.otherQueues ?? []) others[name] = (await createQueue(sqs, `${queueName}-${name}`)).url
   const late = new Map<string, number>()
   const s = testScanner(t, {
-    queues: { orders: q.url },
+    queues: { orders: q.url, ...others },
     pollIntervalMs: o.pollIntervalMs ?? 30_000,
     leaseMs: 30_000,
     dispatchWindowMs: o.dispatchWindowMs,
@@ -29,6 +32,7 @@ export async function windowStage(
   return {
     t,
     q,
+    others,
     s,
     sends,
     late,
