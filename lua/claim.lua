@@ -37,8 +37,9 @@
     nextInflight  the earliest lease expiry or retry time, -1 when none: the caller's dispatch window holds
                scheduled jobs, not retries
     fullAt     a time by which at least fullCount jobs are due (the fullCount-th earliest bucket's due time: every
-               bucket's earliest is a job of its own), -1 when fewer are due within the look-ahead or fullCount is 0:
-               the caller need not hold a window past it, its jobs fill a request
+               bucket's earliest is a job of its own; with fewer buckets due within the look-ahead, the fullCount-th
+               earliest job in them), -1 when fewer are due within the look-ahead or fullCount is 0: the caller need
+               not hold a window past it, its jobs fill a request
 
   Order: expired leases and due retries first (they are the oldest), then due jobs by due time. Jobs due in the
   same millisecond come out bucket by bucket (bucket = hash of the id) and by id within a bucket.
@@ -114,9 +115,11 @@ end
 -- 2. Due jobs, merged across buckets in due-time order: take from the earliest bucket every job that is due
 -- no later than the second-earliest bucket's first job, then look again. Returns the index's head (its first two
 -- buckets) and 1 when a due bucket was not among KEYS.
+-- The hinted buckets' keys by bucket number.
+local hinted = {}
+for i = 8, #KEYS do hinted[ARGV[i + 2]] = KEYS[i] end
+
 local function takeDue()
-  local hinted = {}
-  for i = 8, #KEYS do hinted[ARGV[i + 2]] = KEYS[i] end
   -- Lease writes are gathered across buckets and written once at the end: a burst visits a bucket per job or two.
   local leased, leaseValues = {}, {}
   local needHints = 0
@@ -159,6 +162,25 @@ local function takeDue()
   return top, needHints
 end
 
+-- Fewer than fullCount buckets are due within the look-ahead, but they may hold fullCount jobs between them (few
+-- buckets, or a burst): the fullCount-th earliest due time of their jobs (a bucket not among KEYS counts its earliest
+-- only), or -1. At most fullCount - 1 small reads.
+local function fullAtInFewBuckets(scored, upto)
+  local dues = {}
+  for j = 1, #scored, 2 do
+    local bucket = hinted[scored[j]]
+    if bucket then
+      local firsts = redis.call('ZRANGE', bucket, '-inf', upto, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, fullCount)
+      for k = 2, #firsts, 2 do dues[#dues + 1] = tonumber(firsts[k]) end
+    else
+      dues[#dues + 1] = tonumber(scored[j + 1])
+    end
+  end
+  if #dues < fullCount then return -1 end
+  table.sort(dues)
+  return dues[fullCount]
+end
+
 -- 3. What the caller needs for its next call: when to come back, and which buckets to bring. Only the buckets due
 -- soon: a claim carries its hints in and out, and a stream of 2-job claims must not haul hundreds of keys each time.
 local function nextCall(top, leaseHead, leasesMoved)
@@ -179,7 +201,11 @@ local function nextCall(top, leaseHead, leasesMoved)
       local scored = redis.call('ZRANGE', index, '-inf', math.max(now, nextDue) + lookahead, 'BYSCORE', 'WITHSCORES',
         'LIMIT', 0, hintCap)
       for j = 1, #scored, 2 do hints[#hints + 1] = scored[j] end
-      if fullCount > 0 and #hints >= fullCount then fullAt = tonumber(scored[2 * fullCount]) end
+      if fullCount > 0 and #hints >= fullCount then
+        fullAt = tonumber(scored[2 * fullCount])
+      elseif fullCount > 0 then
+        fullAt = fullAtInFewBuckets(scored, math.max(now, nextDue) + lookahead)
+      end
     end
   end
   if leasesMoved then leaseHead = redis.call('ZRANGE', inflight, 0, 0, 'WITHSCORES') end

@@ -79,6 +79,24 @@ describe('dispatch window', () => {
     },
   )
 
+  it('with fewer due buckets than ten, ten due jobs still make a full request (DUE_BUCKETS=4)', async () => {
+    // prepare: a 2 s window; 25 jobs due 20 ms apart in a shard of four due buckets, so a bucket holds several of
+    // the ten earliest
+    const st = await windowStage(sqs, 'window-few-buckets', { dispatchWindowMs: 2_000, buckets: 4 })
+    const first = Date.now() + 600
+    const ids = Array.from({ length: 25 }, (_, i) => `k${String(i).padStart(2, '0')}`)
+    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 20 } }))
+    // act
+    await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
+    // assess: as with one job a bucket, two full requests leave as their tenth job falls due, not one of 25 at the
+    // end of the first job's window
+    expect(st.sends).toEqual([10, 10, 5])
+    expect(st.late.get('k00')).toBeLessThan(180 + 500)
+    expect(st.late.get('k10')).toBeLessThan(180 + 500)
+    expect([...countIds(await receiveAll(sqs, st.q.url))].sort()).toEqual(ids.map((id) => [id, 1]))
+    await st.close()
+  })
+
   it('a full request stops at its tenth job: the jobs due while its claim was on the way wait for the next one', async () => {
     // prepare: a 2 s window; 30 jobs due 2 ms apart, so a job or two falls due between the tenth and its claim
     const st = await stage('window-full-cut', 2_000)

@@ -8,9 +8,9 @@ import { createQueue } from './sqs'
 export async function windowStage(
   sqs: SQSClient,
   queueName: string,
-  o: { dispatchWindowMs?: number; pollIntervalMs?: number; otherQueues?: string[] },
+  o: { dispatchWindowMs?: number; pollIntervalMs?: number; otherQueues?: string[]; buckets?: number },
 ) {
-  const t = testStore({ shards: 1 })
+  const t = testStore({ shards: 1, buckets: o.buckets })
   const q = await createQueue(sqs, queueName)
   // Further target queues, by name (their own queue each): jobs for several queues share a shard, not a request.
   const others: Record<string, string> = {}
