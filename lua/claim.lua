@@ -22,8 +22,10 @@
                        scanner passes 25 ms + its dispatch window: it claims next at the earliest due time + window
   ARGV[7] fullCount    with a dispatch window, the jobs that fill one SendMessageBatch (10); 0 without a window
   ARGV[8] fullBy       0, or the fullAt of the previous reply when the caller woke for a full request: take only
-                       the scheduled jobs due by then (the full request; the jobs due since are inside their window),
-                       and every job whose window has ended
+                       the scheduled jobs due by then, fullCount at most (the full request; the jobs due since are
+                       inside their window). Jobs whose window has ended are taken whatever fullBy says, but within
+                       those fullCount when fullBy is later than their window's end: they are the earliest, so they go
+                       first, and any beyond fullCount (several in one bucket) go in the next claim, at once
   ARGV[9] windowMs     the caller's dispatch window (with fullBy)
   ARGV[10..] bucketNos bucket numbers of KEYS[8..], in the same order
 

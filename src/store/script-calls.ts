@@ -131,7 +131,10 @@ export interface ClaimParams {
   fullCount: number
   /** The previous reply's fullAt when the caller woke for a full request, else 0: the claim stops at that request. */
   fullBy: number
-  /** The dispatch window (with fullBy: jobs whose window has ended are taken whatever fullBy says). */
+  /**
+   * The dispatch window (with fullBy: jobs whose window has ended are taken whatever fullBy says, the earliest first,
+   * within the full request's ten when fullBy is later than their window's end).
+   */
   windowMs: number
   /** Bucket numbers the caller expects to be due: their keys go to KEYS, their numbers to ARGV. */
   hints: readonly string[]

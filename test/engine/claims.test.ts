@@ -96,6 +96,37 @@ describe('claims', () => {
     await s.close()
   })
 
+  it('a claim for a full request later than eleven ended windows takes ten of them; the next claim takes the eleventh', async () => {
+    // prepare: under a 200 ms window, eleven jobs due at once in one bucket and nine due 150 ms later in nine others,
+    // so the tenth bucket (the full request's fullAt) is due after the first eleven jobs' windows have ended
+    const s = testStore({ shards: 1, buckets: 64 })
+    const l = new Leases(s.redis, { leaseMs: 5_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1, windowMs: 200 })
+    const sh = s.keys.shards[0]!
+    const shared = s.keys.locate('ended-0').bucketNo
+    const together: string[] = []
+    const apart = new Map<number, string>()
+    for (let i = 0; together.length < 11 || apart.size < 9; i++) {
+      const id = `ended-${i}`
+      const bucketNo = s.keys.locate(id).bucketNo
+      if (bucketNo === shared && together.length < 11) together.push(id)
+      else if (bucketNo !== shared && !apart.has(bucketNo) && apart.size < 9) apart.set(bucketNo, id)
+    }
+    const at = Date.now() + 1_000
+    for (const id of together) await s.store.enqueue(job({ id, schedule: { atMs: at } }))
+    for (const id of apart.values()) await s.store.enqueue(job({ id, schedule: { atMs: at + 150 } }))
+    await sleep(at - 40 - Date.now())
+    const before = await l.claim(sh, await l.seedHints(sh, 100), 100)
+    await sleep(at + 210 - Date.now())
+    // act
+    const full = await l.claim(sh, before.hints, 100, before.fullAtMs!)
+    const next = await l.claim(sh, full.hints, 100, before.fullAtMs!)
+    // assess: the full request is ten jobs whose windows have ended; the eleventh leads the next claim
+    expect(before.fullAtMs).toBe(at + 150)
+    expect(full.jobs.map((j) => j.dueMs)).toEqual(Array(10).fill(at))
+    expect(next.jobs.map((j) => j.dueMs)).toEqual([at, ...Array(9).fill(at + 150)])
+    await s.close()
+  })
+
   it('orders jobs due in the same millisecond by id within a bucket', async () => {
     const s = testStore({ shards: 1, buckets: 1 })
     const l = new Leases(s.redis, { leaseMs: 1000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 })
