@@ -18,7 +18,8 @@
                        released for a retry is taken again whatever its counts (lua/release.lua decides those)
   ARGV[5] hintCap      most bucket hints to return for the next call
   ARGV[6] lookaheadMs  hints: the buckets due by max(now, earliest bucket's due time) + this, earliest first (at
-                       most hintCap); only the earliest bucket when that is due later than now + this. The
+                       most hintCap); only the earliest bucket when that is due later than now + this and fullCount
+                       is 0 (with a window, an idle shard's claim reads the range too, for its fullAt). The
                        scanner passes 25 ms + its dispatch window: it claims next at the earliest due time + window
   ARGV[7] fullCount    with a dispatch window, the jobs that fill one SendMessageBatch (10); 0 without a window
   ARGV[8] fullBy       0, or the fullAt of the previous reply when the caller woke for a full request: take only

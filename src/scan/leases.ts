@@ -66,7 +66,8 @@ export type { Settlement }
 /**
  * Buckets due within this long after the next claim are handed back as hints for it (plus the dispatch window,
  * which that claim also takes). Long enough to cover the scanner's sleep between claims in a steady stream, short
- * enough that an idle or sparse shard returns a single hint.
+ * enough that an idle or sparse shard returns a single hint (without full requests: with them, an idle shard's claim
+ * returns the buckets due within the window of its next job, up to the claim's limit, to know when they fill one).
  */
 const HINT_LOOKAHEAD_MS = 25
 
