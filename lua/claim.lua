@@ -115,13 +115,13 @@ local function retakeExpired()
   return leaseHead, #expired > 0
 end
 
--- 2. Due jobs, merged across buckets in due-time order: take from the earliest bucket every job that is due
--- no later than the second-earliest bucket's first job, then look again. Returns the index's head (its first two
--- buckets) and 1 when a due bucket was not among KEYS.
--- The hinted buckets' keys by bucket number.
+-- The hinted buckets' keys (KEYS[8..]) by bucket number: the buckets this call may read.
 local hinted = {}
 for i = 8, #KEYS do hinted[ARGV[i + 2]] = KEYS[i] end
 
+-- 2. Due jobs, merged across buckets in due-time order: take from the earliest bucket every job that is due
+-- no later than the second-earliest bucket's first job, then look again. Returns the index's head (its first two
+-- buckets) and 1 when a due bucket was not among KEYS.
 local function takeDue()
   -- Lease writes are gathered across buckets and written once at the end: a burst visits a bucket per job or two.
   local leased, leaseValues = {}, {}
