@@ -109,6 +109,7 @@ async function burst(env: BenchEnv, bundle: string, mb: number): Promise<Invocat
         QUEUES: `bench=${queue.url}`,
         SCAN_MODE: 'on-demand',
         ON_DEMAND_LINGER_MS: '200',
+        DISPATCH_WINDOW_MS: String(WINDOW_MS),
         DEADLINE: String(Date.now() + 240_000),
       },
       undefined,
