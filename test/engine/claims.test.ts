@@ -28,6 +28,13 @@ async function refuseTransiently(id: string, times: number, error: string) {
   }
 }
 
+/** A store of one shard in 64 buckets (one job a bucket, mostly) and a leasing side with a dispatch window. */
+function windowedShard(windowMs: number) {
+  const s = testStore({ shards: 1, buckets: 64 })
+  const l = new Leases(s.redis, { leaseMs: 5_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1, windowMs })
+  return { s, l, sh: s.keys.shards[0]! }
+}
+
 describe('claims', () => {
   it('hands jobs out in due-time order, whatever the order they were enqueued in', async () => {
     // prepare
@@ -50,15 +57,7 @@ describe('claims', () => {
   it('with a dispatch window, says when ten jobs are due, and a claim for that full request stops at its tenth job', async () => {
     // prepare: 15 jobs due 1 ms apart, the 10th and 11th in the same millisecond, in 64 buckets (one job each,
     // mostly); a leasing side with a 1 s window
-    const s = testStore({ shards: 1, buckets: 64 })
-    const l = new Leases(s.redis, {
-      leaseMs: 5_000,
-      maxAttempts: 3,
-      backoffBaseMs: 1,
-      backoffMaxMs: 1,
-      windowMs: 1_000,
-    })
-    const sh = s.keys.shards[0]!
+    const { s, l, sh } = windowedShard(1_000)
     const at = Date.now() + 1_000
     const ids = Array.from({ length: 15 }, (_, i) => `full-${String(i).padStart(2, '0')}`)
     const dueOffset = (i: number) => (i === 10 ? 9 : i)
@@ -80,9 +79,7 @@ describe('claims', () => {
 
   it('a claim for a full request still takes every job whose window has ended', async () => {
     // prepare: the same 15 jobs under a 50 ms window, claimed long after the last one's window ended
-    const s = testStore({ shards: 1, buckets: 64 })
-    const l = new Leases(s.redis, { leaseMs: 5_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1, windowMs: 50 })
-    const sh = s.keys.shards[0]!
+    const { s, l, sh } = windowedShard(50)
     const at = Date.now() + 1_000
     for (let i = 0; i < 15; i++) await s.store.enqueue(job({ id: `late-${i}`, schedule: { atMs: at + i } }))
     await sleep(at - 40 - Date.now()) // within the look-ahead (25 ms + the window) of the first due time
@@ -99,9 +96,7 @@ describe('claims', () => {
   it('a claim for a full request later than eleven ended windows takes ten of them; the next claim takes the eleventh', async () => {
     // prepare: under a 200 ms window, eleven jobs due at once in one bucket and nine due 150 ms later in nine others,
     // so the tenth bucket (the full request's fullAt) is due after the first eleven jobs' windows have ended
-    const s = testStore({ shards: 1, buckets: 64 })
-    const l = new Leases(s.redis, { leaseMs: 5_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1, windowMs: 200 })
-    const sh = s.keys.shards[0]!
+    const { s, l, sh } = windowedShard(200)
     const shared = s.keys.locate('ended-0').bucketNo
     const together: string[] = []
     const apart = new Map<number, string>()
