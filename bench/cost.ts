@@ -1,9 +1,6 @@
-// `npm run cost -- --jobs-per-month N [--enqueue api|function-url|batch|direct] [--mode continuous|on-demand]
-//   [--scan-memory auto|MB] [--api-memory MB] [--payload-bytes B] [--wait-hours H] [--redis auto|serverless|<node type>]
-//   [--egress ipv6|endpoints] [--endpoint-azs N] [--window-ms W] [--compare]`
 // Prints the monthly bill line by line (bench/cost-model.ts) from the measured figures in bench/results.json and the
 // dated price table in bench/prices.ts. --compare adds the table of docs/cost.md: every enqueue path and mode, and
-// EventBridge Scheduler, QStash and Step Functions, at 1M, 10M and 100M jobs a month.
+// EventBridge Scheduler, QStash and Step Functions, at 1M, 10M and 100M jobs a month. Options: USAGE below.
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import {
@@ -28,11 +25,35 @@ import { median } from './stats'
 
 const usd = (n: number) => (n < 0.01 && n > 0 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`)
 
+const USAGE = `usage: npm run cost -- --jobs-per-month N [--enqueue api|function-url|function-url-batch|batch|direct]
+  [--mode continuous|on-demand] [--window-ms W] [--scan-memory auto|MB] [--api-memory MB] [--payload-bytes B]
+  [--wait-hours H] [--redis auto|serverless|<node type>] [--egress ipv6|endpoints] [--endpoint-azs N]
+  [--compare] [--prices]`
+const VALUE_OPTIONS = [
+  'jobs-per-month',
+  'enqueue',
+  'mode',
+  'window-ms',
+  'scan-memory',
+  'api-memory',
+  'payload-bytes',
+  'wait-hours',
+  'redis',
+  'egress',
+  'endpoint-azs',
+]
+
+class UsageError extends Error {}
+
 function parseArgs(argv: string[]): Scenario & { compare: boolean; prices: boolean } {
   const args = new Map<string, string>()
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
-    if (!a.startsWith('--')) throw new Error(`unexpected argument ${a}`)
+    if (a === '--help' || a === '-h') throw new UsageError('')
+    if (!a.startsWith('--')) throw new UsageError(`unexpected argument ${a}`)
+    // An option the model does not know would otherwise be ignored, and the bill printed without it.
+    if (a !== '--compare' && a !== '--prices' && !VALUE_OPTIONS.includes(a.slice(2)))
+      throw new UsageError(`unknown option ${a}`)
     if (a === '--compare' || a === '--prices') args.set(a.slice(2), 'true')
     else args.set(a.slice(2), argv[++i] ?? '')
   }
@@ -49,7 +70,7 @@ function parseArgs(argv: string[]): Scenario & { compare: boolean; prices: boole
     return v
   }
   if (!['jobs-per-month', 'compare', 'prices'].some((a) => args.has(a)))
-    throw new Error('--jobs-per-month N is required')
+    throw new UsageError('--jobs-per-month N is required')
   return {
     jobsPerMonth: num('jobs-per-month', 0),
     enqueue: oneOf<EnqueuePath>('enqueue', ENQUEUE_PATHS, 'api'),
@@ -263,6 +284,11 @@ function main() {
 try {
   main()
 } catch (e) {
-  console.error(`cost: ${e instanceof Error ? e.message : e}`)
-  process.exit(2)
+  if (e instanceof UsageError && !e.message) {
+    console.log(USAGE)
+  } else {
+    console.error(`cost: ${e instanceof Error ? e.message : e}`)
+    if (e instanceof UsageError) console.error(USAGE)
+    process.exit(2)
+  }
 }
