@@ -67,7 +67,8 @@ export async function startSentinelSetup(options: SentinelSetupOptions = {}): Pr
           '',
         ].join('\n'),
       )
-      const child = spawn('redis-sentinel', [conf], { stdio: 'ignore' })
+      // redis-server in sentinel mode: the same program as Debian's redis-sentinel, which is a separate package.
+      const child = spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' })
       trackChild(child, `redis-sentinel :${port}`)
       children.push(child)
       await waitForPort(port, 10_000)
