@@ -29,20 +29,6 @@ const USAGE = `usage: npm run cost -- --jobs-per-month N [--enqueue api|function
   [--mode continuous|on-demand] [--window-ms W] [--scan-memory auto|MB] [--api-memory MB] [--payload-bytes B]
   [--wait-hours H] [--redis auto|serverless|<node type>] [--egress ipv6|endpoints] [--endpoint-azs N]
   [--compare] [--prices]`
-const VALUE_OPTIONS = [
-  'jobs-per-month',
-  'enqueue',
-  'mode',
-  'window-ms',
-  'scan-memory',
-  'api-memory',
-  'payload-bytes',
-  'wait-hours',
-  'redis',
-  'egress',
-  'endpoint-azs',
-]
-
 class UsageError extends Error {}
 
 function parseArgs(argv: string[]): Scenario & { compare: boolean; prices: boolean } {
@@ -51,41 +37,47 @@ function parseArgs(argv: string[]): Scenario & { compare: boolean; prices: boole
     const a = argv[i]!
     if (a === '--help' || a === '-h') throw new UsageError('')
     if (!a.startsWith('--')) throw new UsageError(`unexpected argument ${a}`)
-    // An option the model does not know would otherwise be ignored, and the bill printed without it.
-    if (a !== '--compare' && a !== '--prices' && !VALUE_OPTIONS.includes(a.slice(2)))
-      throw new UsageError(`unknown option ${a}`)
     if (a === '--compare' || a === '--prices') args.set(a.slice(2), 'true')
     else args.set(a.slice(2), argv[++i] ?? '')
   }
+  // Every option read below is noted: one left unread is one the model does not know, and would be ignored.
+  const read = new Set<string>()
+  const get = (name: string) => {
+    read.add(name)
+    return args.get(name)
+  }
   const num = (name: string, fallback: number) => {
-    const raw = args.get(name)
+    const raw = get(name)
     if (raw === undefined) return fallback
     const n = Number(raw.replace(/_/g, ''))
     if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a number >= 0, got "${raw}"`)
     return n
   }
   const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T): T => {
-    const v = (args.get(name) ?? fallback) as T
+    const v = (get(name) ?? fallback) as T
     if (!values.includes(v)) throw new Error(`--${name} must be one of ${values.join(', ')}, got "${v}"`)
     return v
   }
   if (!['jobs-per-month', 'compare', 'prices'].some((a) => args.has(a)))
     throw new UsageError('--jobs-per-month N is required')
-  return {
+  const scenario = {
     jobsPerMonth: num('jobs-per-month', 0),
     enqueue: oneOf<EnqueuePath>('enqueue', ENQUEUE_PATHS, 'api'),
     mode: oneOf<ScanMode>('mode', ['continuous', 'on-demand'], 'continuous'),
-    scanMemoryMb: args.get('scan-memory') === 'auto' || !args.has('scan-memory') ? 'auto' : num('scan-memory', 512),
+    scanMemoryMb: (get('scan-memory') ?? 'auto') === 'auto' ? ('auto' as const) : num('scan-memory', 512),
     apiMemoryMb: num('api-memory', 512),
     payloadBytes: num('payload-bytes', 200),
     waitHours: num('wait-hours', 24),
     windowMs: num('window-ms', 0),
-    redis: args.get('redis') ?? 'auto',
+    redis: get('redis') ?? 'auto',
     egress: oneOf<Egress>('egress', ['ipv6', 'endpoints'], 'ipv6'),
     endpointAzs: num('endpoint-azs', 1),
-    compare: args.has('compare'),
-    prices: args.has('prices'),
+    compare: get('compare') !== undefined,
+    prices: get('prices') !== undefined,
   }
+  const unknown = [...args.keys()].find((name) => !read.has(name))
+  if (unknown) throw new UsageError(`unknown option --${unknown}`)
+  return scenario
 }
 
 /** The price table as docs/cost.md shows it. */
