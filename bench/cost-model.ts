@@ -341,7 +341,6 @@ function egressLines(s: Scenario): Line[] {
   return lines
 }
 
-/** Jobs/s one scanner can dispatch at this memory size, from the measured CPU per job (Lambda CPU scales with memory). */
 /** Jobs a second one scanner of this size dispatches in a burst: warm in continuous mode, fresh on demand. */
 export function scanCapacityPerSec(memoryMb: number, m: Measured, mode: ScanMode): number {
   return (vcpuShare(memoryMb) * 1000) / (burstCpuMsPer1000(m, mode, memoryMb) / 1000)

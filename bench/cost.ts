@@ -146,10 +146,6 @@ function burstBySize(run: SizedRun | undefined): Measured['scanBurstBySize'] {
         : {}),
     }))
 }
-function sizedBurstCpuMsPer1000(run: SizedRun | undefined): number | undefined {
-  const sized = burstBySize(run) ?? []
-  return sized.length ? median(sized.map((s) => s.freshCpuMsPer1000)) : undefined
-}
 
 /** The packaged function's CPU per job in the sized runs' steady stream: the median over the sizes it did not
  * saturate (share used under 90%). */
@@ -165,10 +161,11 @@ function measured(): Measured {
   const r = JSON.parse(readFileSync(resolve(process.cwd(), 'bench/results.json'), 'utf8'))
   if (!r.cpu) throw new Error('bench/results.json has no "cpu" section: run `npm run bench` first')
   if (!r.onDemand) throw new Error('bench/results.json has no "onDemand" section: run `npm run bench:on-demand` first')
+  const bySize = burstBySize(sizedRun(r)) ?? []
   return {
     bytesPerJob200: r.memory.bytesPerJob,
-    scanCpuMsPer1000Jobs: sizedBurstCpuMsPer1000(sizedRun(r)) ?? r.cpu.scanCpuMsPer1000Jobs,
-    scanBurstBySize: burstBySize(sizedRun(r)),
+    scanCpuMsPer1000Jobs: bySize.length ? median(bySize.map((s) => s.freshCpuMsPer1000)) : r.cpu.scanCpuMsPer1000Jobs,
+    scanBurstBySize: bySize,
     scanSteadyCpuMsPerJob: r.cpu.steady ?? [],
     scanWindowedCpuMsPerJob: r.cpu.windowed,
     ...windowedLevel(r),
