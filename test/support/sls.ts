@@ -2,9 +2,9 @@
 // credentials or config files, none of the delay queue's settings in the environment, no network.
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 
 const root = resolve(__dirname, '../..')
 const SETTINGS = /^(AWS_|SDQ_|REDIS_|QUEUES$|KEY_PREFIX$|SHARDS$|SQS_ENDPOINT$|DELAY_QUEUE_)/
@@ -22,18 +22,66 @@ export async function packageTemplate(serviceDir: string, stage: string): Promis
     FORCE_COLOR: '0',
   })
   try {
-    await new Promise<void>((ok, fail) =>
-      execFile(
-        process.execPath,
-        [resolve(root, 'node_modules/serverless/bin/serverless.js'), 'package', '--stage', stage, '--package', out],
-        { cwd: serviceDir, env, maxBuffer: 64 << 20, timeout: 120_000 },
-        (error, stdout, stderr) =>
-          error ? fail(new Error(`serverless package in ${serviceDir}: ${error.message}\n${stderr}\n${stdout}`)) : ok(),
-      ),
+    await oneAtATime(
+      serviceDir,
+      () =>
+        new Promise<void>((ok, fail) =>
+          execFile(
+            process.execPath,
+            [resolve(root, 'node_modules/serverless/bin/serverless.js'), 'package', '--stage', stage, '--package', out],
+            { cwd: serviceDir, env, maxBuffer: 64 << 20, timeout: 120_000 },
+            (error, stdout, stderr) =>
+              error
+                ? fail(new Error(`serverless package in ${serviceDir}: ${error.message}\n${stderr}\n${stdout}`))
+                : ok(),
+          ),
+        ),
     )
     return JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'))
   } finally {
     rmSync(out, { recursive: true, force: true })
     rmSync(resolve(serviceDir, env.SDQ_ESBUILD_WORK_FOLDER!), { recursive: true, force: true })
+  }
+}
+
+/**
+ * Runs `work` while this process holds `<serviceDir>/.esbuild/package.lock`. Two packagings of one folder at once
+ * share its `.serverless` folder (serverless-esbuild copies every artifact there whatever --package says): with test
+ * files running side by side, one's clean-up took the other's zip away (ENOENT on api.zip). So they take turns.
+ */
+async function oneAtATime<T>(serviceDir: string, work: () => Promise<T>): Promise<T> {
+  const lock = resolve(serviceDir, '.esbuild/package.lock')
+  mkdirSync(dirname(lock), { recursive: true })
+  for (;;) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' })
+      break
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+      if (!holderAlive(lock)) rmSync(lock, { force: true })
+      else await new Promise((r) => setTimeout(r, 200))
+    }
+  }
+  try {
+    return await work()
+  } finally {
+    rmSync(lock, { force: true })
+  }
+}
+
+/** False when the lock's holder has gone without removing it (a killed run); true while it may still be writing. */
+function holderAlive(lock: string): boolean {
+  let pid: number
+  try {
+    pid = Number(readFileSync(lock, 'utf8'))
+  } catch {
+    return true
+  }
+  if (!pid) return true
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== 'ESRCH'
   }
 }
