@@ -15,8 +15,9 @@ type Call = { op: 'claim' | 'ack'; at: number; ids: string[]; rode?: boolean }
 
 /**
  * Records each claim and ack the scanner issues, in order, with the time it was issued. An ack rides with a claim
- * when that claim is issued before the event loop turns after it (the scanner writes held acks right before its
- * claim, in the same tick); `noteAck` records an ack issued some other way (a fault).
+ * when the claim step's first Redis call (the claim, or the hint seeding before it when the shard has no hints) is
+ * issued before the event loop turns after it: the scanner writes held acks right before that step, in the same
+ * tick. `noteAck` records an ack issued some other way (a fault).
  */
 function recordCalls(leases: Leases): { calls: Call[]; noteAck: (ids: string[]) => Call } {
   const calls: Call[] = []
@@ -30,13 +31,21 @@ function recordCalls(leases: Leases): { calls: Call[]; noteAck: (ids: string[]) 
     })
     return call
   }
-  const claim = leases.claim.bind(leases)
-  const ack = leases.ack.bind(leases)
-  leases.claim = (shard, hints, limit) => {
-    calls.push({ op: 'claim', at: performance.now(), ids: [] })
+  const claimStep = () => {
     if (open) open.rode = true
     open = undefined
-    return claim(shard, hints, limit)
+  }
+  const claim = leases.claim.bind(leases)
+  const seedHints = leases.seedHints.bind(leases)
+  const ack = leases.ack.bind(leases)
+  leases.seedHints = (...args) => {
+    claimStep()
+    return seedHints(...args)
+  }
+  leases.claim = (...args) => {
+    calls.push({ op: 'claim', at: performance.now(), ids: [] })
+    claimStep()
+    return claim(...args)
   }
   leases.ack = (shard, items) => {
     noteAck(items.map((i) => i.id))
