@@ -112,6 +112,27 @@ describe('dispatch window', () => {
     await st.close()
   })
 
+  it("a slow call before the run's first claim does not skew the clock: the full request still waits for its tenth job", async () => {
+    // prepare: as above, but the hint seeding before the run's first claim takes 40 ms (a loaded machine or a slow
+    // network); the clock sample of that claim must not count it, or the scanner, taking Redis's clock to be ~20 ms
+    // behind, wakes that much early and sends the jobs due by then
+    const st = await stage('window-slow-seed', 2_000)
+    const seedHints = st.s.leases.seedHints.bind(st.s.leases)
+    st.s.leases.seedHints = async (...args) => {
+      await new Promise((r) => setTimeout(r, 40))
+      return seedHints(...args)
+    }
+    const first = Date.now() + 600
+    const ids = Array.from({ length: 30 }, (_, i) => `d${String(i).padStart(2, '0')}`)
+    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 2 } }))
+    // act
+    await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
+    // assess
+    expect(st.sends).toEqual([10, 10, 10])
+    expect([...countIds(await receiveAll(sqs, st.q.url))].sort()).toEqual(ids.map((id) => [id, 1]))
+    await st.close()
+  })
+
   it("ten jobs due for two target queues are not a full request: each queue's jobs still share its requests", async () => {
     // prepare: a 2 s window; 20 jobs due 20 ms apart (380 ms from the first to the last), alternating between two
     // queues: ten for each, so one request each fills it, as it did before full requests
