@@ -62,6 +62,20 @@ export interface ScannerOptions {
 /** Long enough to meet the next claim of a stream of ~10+ jobs a second, short against any lease. */
 const DEFAULT_ACK_HOLD_MS = 100
 
+/**
+ * A shard's claim, after the layout check and, when the shard has none, its hints. The clock sample brackets the claim
+ * alone: counting the calls before it would put Redis's clock behind by half their time, and a full request's claim
+ * would come that much early (and leave with nine jobs).
+ */
+async function claimStep(shard: ShardState, o: ScannerOptions, clock: RedisClock): Promise<ClaimResult> {
+  await verifyLayout(o.leases.redis, o.keys)
+  if (shard.hints.length === 0) shard.hints = await o.leases.seedHints(shard.keys, o.claimBatchSize)
+  const sentAt = Date.now()
+  const result = await o.leases.claim(shard.keys, shard.hints, o.claimBatchSize, shard.fullBy)
+  clock.observe(result.redisNowMs, sentAt, Date.now())
+  return result
+}
+
 export class Scanner {
   private readonly clock = new RedisClock()
   private readonly latency = new DispatchLatency()
@@ -126,7 +140,7 @@ export class Scanner {
   }
 
   private async runShard(shard: ShardState, untilMs: number): Promise<void> {
-    const { leases, claimBatchSize, pollIntervalMs } = this.options
+    const { pollIntervalMs } = this.options
     let failures = 0
     while (!this.stopped && Date.now() < untilMs) {
       // Written now, the held acks travel with the claim below: both replies end one wait (src/scan/ack-hold.ts).
@@ -134,14 +148,8 @@ export class Scanner {
       await this.inFlight.waitForRoom(() => this.stopped)
       if (this.stopped) break
       let result: ClaimResult
-      let sentAt = 0
       try {
-        await verifyLayout(leases.redis, this.options.keys)
-        if (shard.hints.length === 0) shard.hints = await leases.seedHints(shard.keys, claimBatchSize)
-        // The clock sample brackets the claim alone: counting the calls before it would put Redis's time that much
-        // behind, and a full request's claim would come early (and leave with nine jobs).
-        sentAt = Date.now()
-        result = await leases.claim(shard.keys, shard.hints, claimBatchSize, shard.fullBy)
+        result = await claimStep(shard, this.options, this.clock)
         failures = 0
       } catch (e) {
         // Another deployment's key layout: scanning would strand jobs. Stop, loudly.
@@ -156,7 +164,6 @@ export class Scanner {
         await this.sleep(shard, Math.min(Date.now() + Math.min(100 * 2 ** failures, 2_000), untilMs))
         continue
       }
-      this.clock.observe(result.redisNowMs, sentAt, Date.now())
       this.tally.claimed()
       shard.hints = result.hints
       if (result.jobs.length) {
