@@ -142,7 +142,10 @@ export class Scanner {
   private async runShard(shard: ShardState, untilMs: number): Promise<void> {
     const { pollIntervalMs } = this.options
     let failures = 0
-    while (!this.stopped && Date.now() < untilMs) {
+    // A claim planned before the deadline is made even if a busy event loop fires it late: the next run may be late.
+    let owed = false
+    while (!this.stopped && (Date.now() < untilMs || owed)) {
+      owed = false
       // Written now, the held acks travel with the claim below: both replies end one wait (src/scan/ack-hold.ts).
       this.acks.flush(shard.keys)
       await this.inFlight.waitForRoom(() => this.stopped)
@@ -175,6 +178,7 @@ export class Scanner {
       // A job falls due then: ready the SQS connection, unless a long window would let it idle out again.
       if (shard.sleepsForDue && this.windowMs < WARM_AFTER_IDLE_MS) void this.options.dispatcher.warm()
       await this.sleep(shard, wakeAt)
+      owed = !!shard.sleepsForDue && wakeAt < untilMs
     }
   }
 

@@ -176,4 +176,34 @@ describe('retries and the dispatch window', () => {
       await st.close()
     }
   })
+
+  it.each([
+    ['without a window', 0],
+    ['with a window', 3_000],
+  ])(
+    '%s, a job due just before the deadline is sent by the run even when the timer of its claim fires after the deadline',
+    async (_, dispatchWindowMs) => {
+      // prepare: the run's deadline 1.5 s away, a job due 25 ms before it; from 40 ms before the deadline to 20 ms
+      // after it the event loop is busy (a loaded machine, a long GC), so the timer of the job's claim, due 25 ms
+      // before the deadline, fires after it
+      const st = await stage(`retry-overshoot-${dispatchWindowMs}`, { dispatchWindowMs, pollIntervalMs: 30_000 })
+      const until = Date.now() + 1_500
+      await st.t.store.enqueue(job({ id: 'over', schedule: { atMs: until - 25 } }))
+      setTimeout(
+        () => {
+          while (Date.now() < until + 20);
+        },
+        until - 40 - Date.now(),
+      )
+      try {
+        // act
+        const report = await st.s.scanner.run(until)
+        // assess: the claim the run planned before its deadline still came, late: the next run may start a minute later
+        expect(report.dispatched).toBe(1)
+        expect(await pendingCount(st.t.store)).toBe(0)
+      } finally {
+        await st.close()
+      }
+    },
+  )
 })
