@@ -10,10 +10,10 @@ const shard = t.keys.shards[0]!
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 afterAll(() => t.close())
 
-async function claimAll(limit = 100) {
+async function claimAll(limit = 100, l = leases) {
   const out = []
   for (;;) {
-    const r = await leases.claim(shard, await leases.seedHints(shard, limit), limit)
+    const r = await l.claim(shard, await l.seedHints(shard, limit), limit)
     out.push(...r.jobs)
     if (!r.again) return out
   }
@@ -61,7 +61,7 @@ describe('claims', () => {
     const at = Date.now() + 1_000
     const ids = Array.from({ length: 15 }, (_, i) => `full-${String(i).padStart(2, '0')}`)
     const dueOffset = (i: number) => (i === 10 ? 9 : i)
-    for (const [i, id] of ids.entries()) await s.store.enqueue(job({ id, schedule: { atMs: at + dueOffset(i) } }))
+    await s.store.enqueueMany(ids.map((id, i) => job({ id, schedule: { atMs: at + dueOffset(i) } })))
     // act: a claim before any is due announces the full request; after all are due, a claim for it takes ten only
     const before = await l.claim(sh, await l.seedHints(sh, 100), 100)
     await sleep(at + 15 - Date.now() + 50)
@@ -81,8 +81,7 @@ describe('claims', () => {
     // prepare: the same 15 jobs under a 50 ms window, claimed long after the last one's window ended
     const { s, l, sh } = windowedShard(50)
     const at = Date.now() + 1_000
-    for (let i = 0; i < 15; i++) await s.store.enqueue(job({ id: `late-${i}`, schedule: { atMs: at + i } }))
-    await sleep(at - 40 - Date.now()) // within the look-ahead (25 ms + the window) of the first due time
+    await s.store.enqueueMany(Array.from({ length: 15 }, (_, i) => job({ id: `late-${i}`, schedule: { atMs: at + i } })))
     const before = await l.claim(sh, await l.seedHints(sh, 100), 100)
     expect(before.fullAtMs).toBe(at + 9)
     await sleep(at + 15 - Date.now() + 200)
@@ -94,9 +93,10 @@ describe('claims', () => {
   })
 
   it('a claim for a full request later than eleven ended windows takes ten of them; the next claim takes the eleventh', async () => {
-    // prepare: under a 200 ms window, eleven jobs due at once in one bucket and nine due 150 ms later in nine others,
-    // so the tenth bucket (the full request's fullAt) is due after the first eleven jobs' windows have ended
-    const { s, l, sh } = windowedShard(200)
+    // prepare: under a 1 s window, eleven jobs due at once in one bucket and nine due 900 ms later in nine others,
+    // so the tenth bucket (the full request's fullAt) is due 900 ms after them; its claim comes once their windows
+    // have ended (anywhere up to the fullAt's own window's end: 900 ms of room for a slow timer)
+    const { s, l, sh } = windowedShard(1_000)
     const shared = s.keys.locate('ended-0').bucketNo
     const together: string[] = []
     const apart = new Map<number, string>()
@@ -107,18 +107,19 @@ describe('claims', () => {
       else if (bucketNo !== shared && !apart.has(bucketNo) && apart.size < 9) apart.set(bucketNo, id)
     }
     const at = Date.now() + 1_000
-    for (const id of together) await s.store.enqueue(job({ id, schedule: { atMs: at } }))
-    for (const id of apart.values()) await s.store.enqueue(job({ id, schedule: { atMs: at + 150 } }))
-    await sleep(at - 40 - Date.now())
+    await s.store.enqueueMany([
+      ...together.map((id) => job({ id, schedule: { atMs: at } })),
+      ...[...apart.values()].map((id) => job({ id, schedule: { atMs: at + 900 } })),
+    ])
     const before = await l.claim(sh, await l.seedHints(sh, 100), 100)
-    await sleep(at + 210 - Date.now())
+    await sleep(at + 1_010 - Date.now())
     // act
     const full = await l.claim(sh, before.hints, 100, before.fullAtMs!)
     const next = await l.claim(sh, full.hints, 100, before.fullAtMs!)
     // assess: the full request is ten jobs whose windows have ended; the eleventh leads the next claim
-    expect(before.fullAtMs).toBe(at + 150)
+    expect(before.fullAtMs).toBe(at + 900)
     expect(full.jobs.map((j) => j.dueMs)).toEqual(Array(10).fill(at))
-    expect(next.jobs.map((j) => j.dueMs)).toEqual([at, ...Array(9).fill(at + 150)])
+    expect(next.jobs.map((j) => j.dueMs)).toEqual([at, ...Array(9).fill(at + 900)])
     await s.close()
   })
 
@@ -195,16 +196,18 @@ describe('claims', () => {
   })
 
   it('retries a released job after its backoff and sends it to the dead set after the last attempt', async () => {
+    // a backoff of 250-500 ms (equal jitter): the claim right after a release comes well within it
+    const slow = new Leases(t.redis, { leaseMs: 150, maxAttempts: 3, backoffBaseMs: 500, backoffMaxMs: 500 })
     await t.store.enqueue(job({ id: 'refused', queue: 'refusing' }))
     for (let attempt = 1; attempt <= 3; attempt++) {
-      const claimed = (await claimAll()).filter((j) => j.id === 'refused')
+      const claimed = (await claimAll(100, slow)).filter((j) => j.id === 'refused')
       expect(claimed.map((j) => j.attempt)).toEqual([attempt])
-      const r = await leases.release(shard, [{ ...claimed[0]!, error: `no queue (try ${attempt})` }])
+      const r = await slow.release(shard, [{ ...claimed[0]!, error: `no queue (try ${attempt})` }])
       expect(r).toEqual(attempt < 3 ? { released: 1, dead: 0 } : { released: 0, dead: 1 })
       if (attempt < 3) {
         // still waiting for its backoff: not handed out again yet
-        expect((await claimAll()).map((j) => j.id)).not.toContain('refused')
-        await sleep(80)
+        expect((await claimAll(100, slow)).map((j) => j.id)).not.toContain('refused')
+        await sleep(550)
       }
     }
     const view = await t.store.get('refused')
