@@ -81,7 +81,9 @@ describe('claims', () => {
     // prepare: the same 15 jobs under a 50 ms window, claimed long after the last one's window ended
     const { s, l, sh } = windowedShard(50)
     const at = Date.now() + 1_000
-    await s.store.enqueueMany(Array.from({ length: 15 }, (_, i) => job({ id: `late-${i}`, schedule: { atMs: at + i } })))
+    await s.store.enqueueMany(
+      Array.from({ length: 15 }, (_, i) => job({ id: `late-${i}`, schedule: { atMs: at + i } })),
+    )
     const before = await l.claim(sh, await l.seedHints(sh, 100), 100)
     expect(before.fullAtMs).toBe(at + 9)
     await sleep(at + 15 - Date.now() + 200)
