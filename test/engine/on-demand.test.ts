@@ -12,8 +12,11 @@ import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
 
-/** Generous slack over the measured start: this machine is shared, and a test must not turn into a benchmark. */
-const SLACK_MS = 250
+/**
+ * Slack over the measured start, for the claim and the first (cold) SendMessageBatch: generous, as this machine is
+ * shared and a test must not turn into a benchmark (bench:on-demand measures the precision).
+ */
+const SLACK_MS = 400
 
 /** A store and a target queue ("orders"), the in-process scan function on them, and a DelayQueue that starts it. */
 async function onDemandStage(queueName: string, options: { buckets?: number; mode?: string } = {}) {

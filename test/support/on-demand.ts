@@ -14,7 +14,10 @@ import type { testStore } from './engine'
 
 export interface Invocation {
   invokedAt: number
-  /** When its alive marker was set: the "start time" of this local function is upAt - invokedAt. */
+  /**
+   * When its scanner issued its first claim (connected, subscribed to wake signals, the key layout checked): the
+   * "start time" of this local function is upAt - invokedAt.
+   */
   upAt?: number
   done: Promise<OnDemandReport>
 }
@@ -40,12 +43,12 @@ export function inProcessScanFunction(
       queues,
       onSent: (job: ClaimedJob, _at, lateMs) => void sent.push({ id: job.id, lateMs }),
     })
-    const presence = new Presence(t.redis, t.keys, `test-${++seq}`)
-    const markAlive = presence.markAlive.bind(presence)
-    presence.markAlive = async () => {
-      await markAlive()
+    const claim = s.leases.claim.bind(s.leases)
+    s.leases.claim = (...args) => {
       invocation.upAt ??= Date.now()
+      return claim(...args)
     }
+    const presence = new Presence(t.redis, t.keys, `test-${++seq}`)
     invocation.done = runOnDemand(s.scanner, Date.now() + (o.timeoutMs ?? 20_000), {
       presence,
       horizonMs: o.horizonMs ?? 70_000,
