@@ -14,11 +14,11 @@ afterAll(() => sqs.destroy())
 const stage = (queueName: string, dispatchWindowMs: number | undefined, otherQueues?: string[]) =>
   windowStage(sqs, queueName, { dispatchWindowMs, otherQueues })
 
-/** Five jobs due `gapMs` apart, the first one 600 ms from now. */
+/** Five jobs due `gapMs` apart, the first one 1 s from now (one enqueueMany: the scan must start before it). */
 async function enqueueStream(st: Awaited<ReturnType<typeof stage>>, gapMs: number): Promise<string[]> {
-  const first = Date.now() + 600
+  const first = Date.now() + 1_000
   const ids = ['w1', 'w2', 'w3', 'w4', 'w5']
-  for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * gapMs } }))
+  await st.t.store.enqueueMany(ids.map((id, i) => job({ id, schedule: { atMs: first + i * gapMs } })))
   return ids
 }
 
@@ -46,14 +46,14 @@ describe('dispatch window', () => {
     const ids = await enqueueStream(st, 150)
     // act
     await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
-    // assess
+    // assess: one request each (jobs held for one another would share one), none held for a poll (30 s)
     expect(st.sends).toEqual([1, 1, 1, 1, 1])
-    for (const id of ids) expect(st.late.get(id)).toBeLessThan(140)
+    for (const id of ids) expect(st.late.get(id)).toBeLessThan(1_000)
     await st.close()
   })
 
   it.each([
-    ['600 ms', 600],
+    ['1 s', 1_000],
     ['5 s, beyond the look-ahead of an idle claim,', 5_000],
   ])(
     'sends a request as soon as ten jobs are due instead of holding them for the whole window (first due in %s)',
@@ -62,7 +62,7 @@ describe('dispatch window', () => {
       const st = await stage(`window-full-request-${firstInMs}`, 2_000)
       const first = Date.now() + firstInMs
       const ids = Array.from({ length: 25 }, (_, i) => `f${String(i).padStart(2, '0')}`)
-      for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 20 } }))
+      await st.t.store.enqueueMany(ids.map((id, i) => job({ id, schedule: { atMs: first + i * 20 } })))
       // act
       const report = await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
       // assess: two full requests, each sent once its tenth job fell due (so its first job waited ~180 ms, not the
@@ -70,9 +70,10 @@ describe('dispatch window', () => {
       expect(st.sends).toEqual([10, 10, 5])
       expect(report).toMatchObject({ dispatched: 25, sqsRequests: 3 })
       expect(st.late.get('f00')).toBeGreaterThanOrEqual(170)
-      expect(st.late.get('f00')).toBeLessThan(180 + 500)
-      expect(st.late.get('f09')).toBeLessThan(500)
-      expect(st.late.get('f10')).toBeLessThan(180 + 500)
+      // (a job held for the window would be 2 s late: the bounds leave a loaded machine room below that)
+      expect(st.late.get('f00')).toBeLessThan(1_500)
+      expect(st.late.get('f09')).toBeLessThan(1_500)
+      expect(st.late.get('f10')).toBeLessThan(1_500)
       expect(st.late.get('f20')).toBeGreaterThanOrEqual(1_950)
       expect([...countIds(await receiveAll(sqs, st.q.url))].sort()).toEqual(ids.map((id) => [id, 1]))
       await st.close()
@@ -83,16 +84,16 @@ describe('dispatch window', () => {
     // prepare: a 2 s window; 25 jobs due 20 ms apart in a shard of four due buckets, so a bucket holds several of
     // the ten earliest
     const st = await windowStage(sqs, 'window-few-buckets', { dispatchWindowMs: 2_000, buckets: 4 })
-    const first = Date.now() + 600
+    const first = Date.now() + 1_000
     const ids = Array.from({ length: 25 }, (_, i) => `k${String(i).padStart(2, '0')}`)
-    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 20 } }))
+    await st.t.store.enqueueMany(ids.map((id, i) => job({ id, schedule: { atMs: first + i * 20 } })))
     // act
     await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
     // assess: as with one job a bucket, two full requests leave as their tenth job falls due, not one of 25 at the
     // end of the first job's window
     expect(st.sends).toEqual([10, 10, 5])
-    expect(st.late.get('k00')).toBeLessThan(180 + 500)
-    expect(st.late.get('k10')).toBeLessThan(180 + 500)
+    expect(st.late.get('k00')).toBeLessThan(1_500)
+    expect(st.late.get('k10')).toBeLessThan(1_500)
     expect([...countIds(await receiveAll(sqs, st.q.url))].sort()).toEqual(ids.map((id) => [id, 1]))
     await st.close()
   })
@@ -100,14 +101,14 @@ describe('dispatch window', () => {
   it('a full request stops at its tenth job: the jobs due while its claim was on the way wait for the next one', async () => {
     // prepare: a 2 s window; 30 jobs due 2 ms apart, so a job or two falls due between the tenth and its claim
     const st = await stage('window-full-cut', 2_000)
-    const first = Date.now() + 600
+    const first = Date.now() + 1_000
     const ids = Array.from({ length: 30 }, (_, i) => `c${String(i).padStart(2, '0')}`)
-    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 2 } }))
+    await st.t.store.enqueueMany(ids.map((id, i) => job({ id, schedule: { atMs: first + i * 2 } })))
     // act
     await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
     // assess: three full requests, not 10 + 1 or 11 split over two
     expect(st.sends).toEqual([10, 10, 10])
-    for (const id of ids) expect(st.late.get(id)).toBeLessThan(500)
+    for (const id of ids) expect(st.late.get(id)).toBeLessThan(1_500)
     expect([...countIds(await receiveAll(sqs, st.q.url))].sort()).toEqual(ids.map((id) => [id, 1]))
     await st.close()
   })
@@ -122,9 +123,9 @@ describe('dispatch window', () => {
       await new Promise((r) => setTimeout(r, 40))
       return seedHints(...args)
     }
-    const first = Date.now() + 600
+    const first = Date.now() + 1_000
     const ids = Array.from({ length: 30 }, (_, i) => `d${String(i).padStart(2, '0')}`)
-    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 2 } }))
+    await st.t.store.enqueueMany(ids.map((id, i) => job({ id, schedule: { atMs: first + i * 2 } })))
     // act
     await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
     // assess
@@ -137,11 +138,11 @@ describe('dispatch window', () => {
     // prepare: a 2 s window; 20 jobs due 20 ms apart (380 ms from the first to the last), alternating between two
     // queues: ten for each, so one request each fills it, as it did before full requests
     const st = await stage('window-two-queues', 2_000, ['refunds'])
-    const first = Date.now() + 600
+    const first = Date.now() + 1_000
     const ids = Array.from({ length: 20 }, (_, i) => `q${String(i).padStart(2, '0')}`)
-    for (const [i, id] of ids.entries()) {
-      await st.t.store.enqueue(job({ id, queue: i % 2 ? 'refunds' : 'orders', schedule: { atMs: first + i * 20 } }))
-    }
+    await st.t.store.enqueueMany(
+      ids.map((id, i) => job({ id, queue: i % 2 ? 'refunds' : 'orders', schedule: { atMs: first + i * 20 } })),
+    )
     // act
     const report = await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
     // assess: two requests of ten, not four of five (the tenth job due in the shard filled no request: five of them
@@ -165,7 +166,7 @@ describe('dispatch window', () => {
     await run
     // assess: sent about one window after its due time, long before the far job
     expect(st.late.get('soon')).toBeGreaterThanOrEqual(280)
-    expect(st.late.get('soon')).toBeLessThan(300 + 500)
+    expect(st.late.get('soon')).toBeLessThan(1_500)
     expect(st.late.has('far')).toBe(false)
     await st.close()
   })
