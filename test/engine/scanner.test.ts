@@ -5,6 +5,7 @@ import { inject } from 'vitest'
 import { Leases } from '../../src/scan/leases'
 import { startTcpProxy } from '../../local/tcp-proxy'
 import { job, testStore } from '../support/engine'
+import { eventually } from '../support/eventually'
 import { pendingCount, testScanner } from '../support/scanner'
 import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
 
@@ -132,9 +133,9 @@ describe('scanner', () => {
       backoffMaxMs: 200,
     })
     await t.store.enqueueMany(Array.from({ length: 50 }, (_, k) => job({ id: `o-${k}` })))
-    // act: the scanner fails for a while, then the endpoint returns
+    // act: the scanner fails for a while (more attempts than the two allowed), then the endpoint returns
     const run = s.runUntil(async () => (await pendingCount(t.store)) === 0, 15_000)
-    await new Promise((r) => setTimeout(r, 800))
+    await eventually(async () => ((await t.store.get('o-0'))?.attempts ?? 0) >= 3, 10_000)
     const during = await t.store.get('o-0')
     await proxy.restore()
     const report = await run
