@@ -81,7 +81,7 @@ describe('scan relay', () => {
     const b = st.invoke('run-b')
     const endedA = await a.done
     const ids = await stream
-    await expectAllSent(st, ids)
+    await expectAllSent(st)
     b.scanner.stop()
     const endedB = await b.done
     // assess: A stopped for B soon after B started (it would have looped for 20 s), B was stopped by hand; each sent
@@ -390,7 +390,7 @@ async function until(done: () => Promise<boolean>, timeoutMs = 5_000) {
   }
 }
 
-async function expectAllSent(st: Stage, ids: string[]) {
+async function expectAllSent(st: Stage) {
   const deadline = Date.now() + 15_000
   while ((await pendingCount(st.t.store)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
   expect(await pendingCount(st.t.store)).toBe(0)
