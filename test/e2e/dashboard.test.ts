@@ -54,9 +54,9 @@ afterAll(async () => {
 /** Every POST this file made, with its answer: what the API's request metrics must add up to. */
 const posted: { path: string; status: number }[] = []
 
-async function post(path: string, body: unknown) {
+async function post(path: string, body: unknown, method: 'POST' | 'PUT' = 'POST') {
   const res = await fetch(`${stack!.apiUrl}${path}`, {
-    method: 'POST',
+    method,
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   })
@@ -92,12 +92,18 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', () => {
   it('shows the counts change as jobs are enqueued and as they fire', async () => {
     // prepare
     await visible(page.getByTestId('queues'))
-    // act: three jobs due in 3 s
-    for (let i = 0; i < 3; i++)
-      expect((await post('/jobs', { queue: 'orders', payload: { i }, delayMs: 3_000 })).status).toBe(201)
-    // assess: pending, then dispatched, without reloading the page
+    // act: three jobs due in 30 s
+    const ids: string[] = []
+    for (let i = 0; i < 3; i++) {
+      const { status, body } = await post('/jobs', { queue: 'orders', payload: { i }, delayMs: 30_000 })
+      expect(status).toBe(201)
+      ids.push(body.id)
+    }
+    // assess: pending (due within the minute), then, moved to now, dispatched, without reloading the page
     await shows(count('orders', 'pending'), '3', 10_000)
     await shows(page.locator('[data-horizon="minute"] .n'), '3')
+    for (const [i, id] of ids.entries())
+      expect((await post(`/jobs/${id}`, { queue: 'orders', payload: { i } }, 'PUT')).status).toBe(200)
     await shows(count('orders', 'dispatched'), '3', 20_000)
     await shows(count('orders', 'pending'), '0')
   }, 40_000)
