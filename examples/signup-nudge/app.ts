@@ -17,14 +17,16 @@ export async function signUp(queue: DelayQueue, users: Users, userId: string, qu
 
 export async function recordActivity(queue: DelayQueue, users: Users, userId: string, quietMs = WEEK_MS) {
   users.touch(userId)
-  await scheduleNudge(queue, userId, quietMs)
-}
-
-async function scheduleNudge(queue: DelayQueue, userId: string, quietMs: number) {
   try {
-    await queue.reschedule(nudgeJobId(userId), { queue: 'nudges', payload: { userId }, delayMs: quietMs })
+    await scheduleNudge(queue, userId, quietMs)
   } catch (e) {
-    // The nudge is being sent right now: the handler checks activity, so the stale one will not go out.
+    // The nudge is being handed to SQS right now and can no longer be moved: its handler sees this activity and
+    // schedules the next nudge itself (handler.ts).
     if (!(e instanceof JobDispatchingError)) throw e
   }
+}
+
+/** Creates or moves the user's one nudge job to `delayMs` from now. */
+export async function scheduleNudge(queue: Pick<DelayQueue, 'reschedule'>, userId: string, delayMs: number) {
+  await queue.reschedule(nudgeJobId(userId), { queue: 'nudges', payload: { userId }, delayMs })
 }

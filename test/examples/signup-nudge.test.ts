@@ -12,7 +12,9 @@ let pipeline: Awaited<ReturnType<typeof startPipeline>>
 
 beforeAll(async () => {
   const send = async (userId: string) => void sent.push({ userId, at: Date.now() })
-  pipeline = await startPipeline('nudges', (sqs) => nudgeHandler(users, send, WEEK, { sqs, logger: silentLogger() }))
+  pipeline = await startPipeline('nudges', (sqs, queue) =>
+    nudgeHandler(users, send, queue, WEEK, { sqs, logger: silentLogger() }),
+  )
 })
 afterAll(() => pipeline.stop())
 
@@ -33,6 +35,20 @@ describe('example: sign-up nudge', () => {
     expect(at('busy') - users.get('busy')!.lastActiveAt).toBeGreaterThanOrEqual(WEEK)
     expect(at('busy')).toBeGreaterThan(at('quiet'))
     expect(await pipeline.store.get(nudgeJobId('busy'))).toBeNull()
+  })
+
+  it('nudges a user a week after activity that came while their nudge was being handed to SQS', async () => {
+    // prepare: the user's nudge is on its way to SQS, so the reschedule of their activity was refused (as
+    // recordActivity's JobDispatchingError): the user is active, and the only nudge job left is the one leaving now
+    users.signUp('racer')
+    await pipeline.queue.schedule({ id: nudgeJobId('racer'), queue: 'nudges', payload: { userId: 'racer' } })
+    users.touch('racer')
+    // act
+    await eventually(() => sent.some((s) => s.userId === 'racer'))
+    // assess: not nudged by the stale job, but a week after the activity
+    const nudged = sent.find((s) => s.userId === 'racer')!
+    expect(nudged.at - users.get('racer')!.lastActiveAt).toBeGreaterThanOrEqual(WEEK)
+    expect(sent.filter((s) => s.userId === 'racer')).toHaveLength(1)
   })
 
   it('keeps one job per user however often they are active', async () => {
