@@ -51,7 +51,7 @@ afterAll(async () => {
   await stack?.stop()
 }, 60_000)
 
-/** Every request this file made (POST, and PUT to move jobs), with its answer: what the API's request metrics must add up to. */
+/** Every request this file made (POSTs, and PUTs that move jobs), with its answer: what the API's metrics add up to. */
 const posted: { path: string; status: number }[] = []
 
 async function post(path: string, body: unknown, method: 'POST' | 'PUT' = 'POST') {
