@@ -47,11 +47,29 @@ export class JobNotFoundError extends DelayQueueError {
   }
 }
 
-export class JobExistsError<T = unknown> extends DelayQueueError {
+/**
+ * The job that holds a taken id, as a refused create shows it: enough for a retrying client to tell whether the job is
+ * its own (same queue, same payload, due time), never the payload itself (a caller allowed only to create jobs must
+ * not read other jobs through a 409).
+ */
+export interface ExistingJob {
+  id: string
+  queue: string
+  /** As GET shows it: a job waiting for a dispatch retry is "scheduled". */
+  status: 'scheduled' | 'dispatching' | 'dead'
+  /** When it is due (its next dispatch attempt while it waits for a retry; when it died, for a dead job). */
+  runAt: string
+  createdAt: string
+  groupId?: string
+  /** Whether its payload is exactly the one this create sent (the JSON text, as stored). */
+  samePayload: boolean
+}
+
+export class JobExistsError extends DelayQueueError {
   readonly code = 'Conflict'
   constructor(
     readonly jobId: string,
-    readonly existing: T,
+    readonly existing: ExistingJob,
   ) {
     super(`a job with id "${jobId}" exists already`)
   }
@@ -147,11 +165,12 @@ export class StoreFullError extends DelayQueueError {
 }
 
 /** The one factory that turns a script's error code into an error. */
-export function scriptError(code: ScriptErrorCode, jobId: string, existing?: unknown): DelayQueueError {
+export function scriptError(code: ScriptErrorCode, jobId: string, existing?: ExistingJob): DelayQueueError {
   switch (code) {
     case ScriptErrorCode.JobNotFound:
       return new JobNotFoundError(jobId)
     case ScriptErrorCode.JobExists:
+      if (!existing) throw new Error('JobExists needs the existing job')
       return new JobExistsError(jobId, existing)
     case ScriptErrorCode.JobDispatching:
       return new JobDispatchingError(jobId)

@@ -21,6 +21,7 @@ export {
   DelayQueueError,
   JobDispatchingError,
   JobExistsError,
+  type ExistingJob,
   JobNotFoundError,
   OccurrenceOfScheduleError,
   PayloadTooLargeError,

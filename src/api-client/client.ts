@@ -1,6 +1,9 @@
 // DelayQueueApiClient: the deployed HTTP API from another service, with the same methods as DelayQueue (which talks
 // to Redis directly). Every request is signed with SigV4; error answers become DelayQueueApiError / JobConflictError.
 import { sigV4Signer, regionOf } from './signer'
+import { JobConflictError } from './errors'
+import { scheduleBatch } from './batch'
+import { isOwnJob, scheduledOf, withId } from './own-job'
 import { call, DEFAULT_RETRY, type Transport } from './transport'
 import type {
   ApiClientOptions,
@@ -38,14 +41,28 @@ export class DelayQueueApiClient {
     return new DelayQueueApiClient({ region: options.region ?? regionOf(new URL(url), env), ...options, url })
   }
 
-  /** POST /jobs. A taken id throws JobConflictError carrying the job that holds it. */
+  /**
+   * POST /jobs. A job without an id gets one here, before the first attempt, so that a retry (after a 503, a 429 or
+   * no answer) can never store it twice; a retry that finds the job its earlier attempt stored succeeds. A taken id
+   * throws JobConflictError carrying the job that holds it (without its payload).
+   */
   async schedule(input: JobInput): Promise<ScheduledJob> {
-    return (await call(this.transport, 'POST', '/jobs', input)).body
+    const job = withId(input)
+    try {
+      return (await call(this.transport, 'POST', '/jobs', job, { retryUnanswered: true })).body
+    } catch (e) {
+      if (e instanceof JobConflictError && e.attempts > 1 && isOwnJob(job, e.existing)) return scheduledOf(e.existing)
+      throw e
+    }
   }
 
-  /** POST /jobs/batch: up to 100 jobs, each scheduled or refused on its own; results in input order. */
-  async scheduleMany(jobs: readonly JobInput[]): Promise<BatchResult[]> {
-    return (await call(this.transport, 'POST', '/jobs/batch', { jobs })).body.results
+  /**
+   * POST /jobs/batch: up to 100 jobs, each scheduled or refused on its own; results in input order. Jobs get their
+   * ids here, as for schedule(); those refused for a passing reason (Redis unavailable, a write not confirmed by a
+   * replica) are sent again, and a retried job found stored by an earlier attempt counts as scheduled.
+   */
+  scheduleMany(jobs: readonly JobInput[]): Promise<BatchResult[]> {
+    return scheduleBatch(this.transport, jobs.map(withId))
   }
 
   /** PUT /jobs/{id}: create or replace (new time, payload, queue). */
@@ -61,7 +78,7 @@ export class DelayQueueApiClient {
 
   /** GET /jobs/{id}: the pending job, or null (never existed, cancelled, or already in SQS). */
   async get(id: string): Promise<JobView | null> {
-    const answer = await call(this.transport, 'GET', jobPath(id), undefined, [404])
+    const answer = await call(this.transport, 'GET', jobPath(id), undefined, { allow: [404], retryUnanswered: true })
     return answer.status === 404 ? null : answer.body
   }
 
@@ -78,7 +95,7 @@ export class DelayQueueApiClient {
 
   /** GET /schedules/{id}: the schedule, or null. */
   async getSchedule(id: string): Promise<ScheduleView | null> {
-    const answer = await call(this.transport, 'GET', schedulePath(id), undefined, [404])
+    const answer = await call(this.transport, 'GET', schedulePath(id), undefined, { allow: [404], retryUnanswered: true })
     return answer.status === 404 ? null : answer.body
   }
 

@@ -1,7 +1,7 @@
 // What a failed call of the HTTP API throws: the API's error body (`{ "error": { code, message, details } }`) as a
 // typed error. API Gateway's own refusals (a 403 for a missing execute-api:Invoke grant, a 429 throttle) carry no
 // such body: their code comes from the status.
-import type { JobView } from '../store/job-store'
+import type { ExistingJob } from '../errors'
 
 /** The API's codes (docs/api.md), plus those of answers API Gateway gives before the API runs. */
 export type ApiErrorCode =
@@ -14,6 +14,8 @@ export type ApiErrorCode =
   | 'Forbidden'
   | 'TooManyRequests'
   | 'ServiceUnavailable'
+  | 'ReplicationUnconfirmed'
+  | 'StoreFull'
   | 'InternalError'
   | 'HttpError'
 
@@ -23,6 +25,9 @@ export interface ApiErrorDetail {
 }
 
 export class DelayQueueApiError extends Error {
+  /** How many HTTP attempts the call made before this answer (retries of 503 / 429 included). */
+  attempts = 1
+
   constructor(
     readonly status: number,
     readonly code: ApiErrorCode,
@@ -39,7 +44,7 @@ export class DelayQueueApiError extends Error {
 export class JobConflictError extends DelayQueueApiError {
   constructor(
     message: string,
-    readonly existing: JobView | undefined,
+    readonly existing: ExistingJob | undefined,
   ) {
     super(409, 'Conflict', message)
   }

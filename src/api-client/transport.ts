@@ -1,6 +1,8 @@
 // One HTTP call of the API: JSON in and out, signed afresh for every attempt (SigV4 signatures carry the time), and
-// retried with backoff while the API answers 503 (its job store is unavailable) or API Gateway throttles (429).
-// Nothing else is retried: a job sent without an id could otherwise be scheduled twice.
+// retried with backoff while the API answers 503 (its job store is unavailable, or a write was not confirmed by a
+// replica) or API Gateway throttles (429). A call that got no answer at all (connection reset, timeout) is retried
+// only when the caller says it is safe: a create whose job carries its id (src/api-client/own-job.ts), never a
+// cancel or a schedule delete, whose retry would report 404 for what the first attempt did.
 import { apiErrorOf } from './errors'
 import type { RequestSigner } from './signer'
 
@@ -28,19 +30,31 @@ export interface Transport {
 
 export interface Answer {
   status: number
+  /** How many HTTP attempts the call made (1 when the first was answered). */
+  attempts: number
   headers: Headers
   /** The parsed JSON body, or undefined (204). */
   // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, typed by each client method's return type
   body: any
 }
 
-/** Resolves with a 2xx answer or one of the statuses `allow` names; throws DelayQueueApiError for the rest. */
+export interface CallOptions {
+  /** Statuses answered rather than thrown (a 404 for a lookup). */
+  allow?: number[]
+  /** Retry a call that got no answer (connection reset, timeout): only for a request that is safe to repeat. */
+  retryUnanswered?: boolean
+}
+
+/**
+ * Resolves with a 2xx answer or one of the statuses `allow` names; throws DelayQueueApiError for the rest (its
+ * `attempts` says how many HTTP attempts were made: a 409 on a retry may be the first attempt's own write).
+ */
 export async function call(
   t: Transport,
   method: string,
   path: string,
   body?: unknown,
-  allow: number[] = [],
+  { allow = [], retryUnanswered = false }: CallOptions = {},
 ): Promise<Answer> {
   const url = new URL(t.baseUrl.pathname.replace(/\/$/, '') + path, t.baseUrl)
   const text = body === undefined ? undefined : JSON.stringify(body)
@@ -48,12 +62,25 @@ export async function call(
   if (text !== undefined) headers['content-type'] = 'application/json'
   for (let attempt = 1; ; attempt++) {
     const signed = await t.sign({ method, url, headers, body: text })
-    const res = await t.fetch(url, { method, headers: signed, body: text, signal: AbortSignal.timeout(t.timeoutMs) })
-    const answer = await res.text()
-    if (res.ok || allow.includes(res.status)) {
-      return { status: res.status, headers: res.headers, body: answer ? JSON.parse(answer) : undefined }
+    let res: Response
+    let answer: string
+    try {
+      res = await t.fetch(url, { method, headers: signed, body: text, signal: AbortSignal.timeout(t.timeoutMs) })
+      answer = await res.text()
+    } catch (e) {
+      // No answer: the request may or may not have been carried out.
+      if (!retryUnanswered || attempt >= t.retry.attempts) throw e
+      await sleep(retryDelayMs(t.retry, attempt, null))
+      continue
     }
-    if (!RETRIED.has(res.status) || attempt >= t.retry.attempts) throw apiErrorOf(res.status, answer)
+    if (res.ok || allow.includes(res.status)) {
+      return { status: res.status, attempts: attempt, headers: res.headers, body: answer ? JSON.parse(answer) : undefined }
+    }
+    if (!RETRIED.has(res.status) || attempt >= t.retry.attempts) {
+      const error = apiErrorOf(res.status, answer)
+      error.attempts = attempt
+      throw error
+    }
     await sleep(retryDelayMs(t.retry, attempt, res.headers.get('retry-after')))
   }
 }
@@ -71,4 +98,4 @@ export function retryDelayMs(
   return Math.min(policy.maxDelayMs, Math.max(jittered, asked))
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -7,17 +7,21 @@ import type {
   ScheduleListPage,
   ScheduleView,
 } from '../client/delay-queue'
+import type { ExistingJob } from '../errors'
 import type { JobView } from '../store/job-store'
 import type { ApiErrorCode, ApiErrorDetail } from './errors'
 import type { Credentials } from './signer'
 import type { RetryPolicy } from './transport'
 
-export type { JobInput, JobView, QueueStats, ScheduledJob, ScheduleInput, ScheduleListPage, ScheduleView }
+export type { ExistingJob, JobInput, JobView, QueueStats, ScheduledJob, ScheduleInput, ScheduleListPage, ScheduleView }
 
-/** One answer of POST /jobs/batch, in input order. */
+/**
+ * One answer of POST /jobs/batch, in input order. A refusal carries the job's id (the client gives every job one
+ * before sending it), and for a taken id (`Conflict`) the job that holds it, without its payload.
+ */
 export type BatchResult =
   | { id: string; status: 'scheduled' }
-  | { error: { code: ApiErrorCode; message: string; details?: ApiErrorDetail[] } }
+  | { id?: string; error: { code: ApiErrorCode; message: string; details?: ApiErrorDetail[] }; job?: ExistingJob }
 
 export interface ApiClientOptions {
   /** The API's base URL: the stack's `<service>-<stage>-HttpApiUrl` export (or the local dev stack's address). */

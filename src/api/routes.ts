@@ -1,7 +1,7 @@
 // One function per route: read the request, call DelayQueue (which validates), shape the answer.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda'
 import type { DelayQueue } from '../client/delay-queue'
-import { JobNotFoundError, ScheduleNotFoundError, ValidationError } from '../errors'
+import { JobExistsError, JobNotFoundError, ScheduleNotFoundError, ValidationError } from '../errors'
 import { validateScheduleId } from '../client/schedule-validation'
 import { validateBatch, validateJobId, validateJobRef } from '../client/validation'
 import { parseJson, rawJsonBody } from './body'
@@ -35,7 +35,14 @@ export const routes: Record<RouteName, RouteHandler> = {
     const results = await queue.scheduleMany(inputs)
     // Per-job errors are our own (validation, size, conflict); anything else throws out of scheduleMany (500/503).
     const internal = { code: 'InternalError', message: 'internal error' }
-    return json(200, { results: results.map((r) => ('error' in r ? { error: errorBody(r.error) ?? internal } : r)) })
+    // A taken id shows the job that holds it, as a single create's 409 does: a retried batch can tell its own jobs.
+    const answer = (r: (typeof results)[number]) =>
+      !('error' in r)
+        ? r
+        : r.error instanceof JobExistsError
+          ? { error: errorBody(r.error), job: r.error.existing }
+          : { error: errorBody(r.error) ?? internal }
+    return json(200, { results: results.map(answer) })
   },
 
   async getJob(queue, _event, id) {

@@ -1,6 +1,6 @@
 // The job store: what the API (and any application that enqueues directly) does to jobs in Redis.
 // Scanner-side operations (claim / ack / release) live in src/scan/leases.ts.
-import { DelayQueueError, ScriptErrorCode, scriptError } from '../errors'
+import { DelayQueueError, ScriptErrorCode, scriptError, type ExistingJob } from '../errors'
 import type { Keyspace } from './keys'
 import { verifyLayout } from './layout'
 import { decodeDispatchError, type JobState } from './job-state'
@@ -73,14 +73,14 @@ export class JobStore {
   async enqueue(job: NewJob): Promise<EnqueueResult> {
     await this.ready()
     const { reply, unconfirmed } = await this.write(this.enqueueCall(job, 'insert'))
-    return this.confirmed(this.enqueueReply(job.id, reply), unconfirmed)
+    return this.confirmed(this.enqueueReply(job, reply), unconfirmed)
   }
 
   /** Create or replace (reschedule, new payload). Throws JobDispatchingError while a scanner holds it. */
   async upsert(job: NewJob): Promise<EnqueueResult> {
     await this.ready()
     const { reply, unconfirmed } = await this.write(this.enqueueCall(job, 'upsert'))
-    return this.confirmed(this.enqueueReply(job.id, reply), unconfirmed)
+    return this.confirmed(this.enqueueReply(job, reply), unconfirmed)
   }
 
   /** The key layout this store was configured with is the one its jobs use (src/store/layout.ts); checked once. */
@@ -104,7 +104,7 @@ export class JobStore {
         results.map(({ reply: [err, reply], unconfirmed }, i) => {
           if (err) throw err
           try {
-            return this.confirmed(this.enqueueReply(jobs[i]!.id, reply), unconfirmed)
+            return this.confirmed(this.enqueueReply(jobs[i]!, reply), unconfirmed)
           } catch (e) {
             if (!(e instanceof DelayQueueError)) throw e
             return e
@@ -157,12 +157,13 @@ export class JobStore {
     })
   }
 
-  private enqueueReply(id: string, reply: unknown): EnqueueResult {
+  private enqueueReply(job: NewJob, reply: unknown): EnqueueResult {
+    const { id } = job
     const r = reply as EnqueueReply
     const code = Number(r[0])
     if (code === ScriptErrorCode.JobExists) {
       const [, state, record, score] = r as [number, JobState, string, string]
-      throw scriptError(code, id, toView(id, state, record, Number(score), 0, ''))
+      throw scriptError(code, id, existingJob(id, state, record, Number(score), job.payloadJson))
     }
     if (code < 0) throw scriptError(code as ScriptErrorCode, id)
     return {
@@ -173,6 +174,20 @@ export class JobStore {
       version: Number(r[3]),
       startScanner: Number(r[4]) === 1,
     }
+  }
+}
+
+/** A refused create's view of the job that holds the id: never its payload, only whether it equals the one sent. */
+function existingJob(id: string, state: JobState, record: string, score: number, sentPayloadJson: string): ExistingJob {
+  const job = decodeRecord(record)
+  return {
+    id,
+    queue: job.queue,
+    status: state === 'retrying' ? 'scheduled' : state,
+    runAt: new Date(score).toISOString(),
+    createdAt: new Date(job.createdAtMs).toISOString(),
+    ...(job.groupId ? { groupId: job.groupId } : {}),
+    samePayload: job.payloadJson === sentPayloadJson,
   }
 }
 

@@ -141,13 +141,27 @@ describe('DelayQueueApiClient: every route of the real API', () => {
     expect(await redisSnapshot(engine)).toEqual(before)
   })
 
-  it('throws JobConflictError carrying the existing job when the id is taken', async () => {
+  it('throws JobConflictError naming the job that holds a taken id, without its payload', async () => {
+    // prepare
     const c = client()
     const id = `taken-${Date.now()}`
-    await c.schedule({ id, queue: 'orders', payload: { first: true }, delayMs: 60_000 })
-    const error = await c.schedule({ id, queue: 'orders', payload: { first: false } }).catch((e) => e)
-    expect(error).toBeInstanceOf(JobConflictError)
-    expect(error).toMatchObject({ status: 409, code: 'Conflict', existing: { id, payload: { first: true } } })
+    const first = await c.schedule({ id, queue: 'orders', payload: { secret: 'first' }, delayMs: 60_000 })
+    // act
+    const other = await c.schedule({ id, queue: 'orders', payload: { secret: 'other' } }).catch((e) => e)
+    const same = await c.schedule({ id, queue: 'orders', payload: { secret: 'first' }, delayMs: 60_000 }).catch((e) => e)
+    // assess: a first attempt that meets a taken id is a conflict, even with the same content (not a retry)
+    expect(other).toBeInstanceOf(JobConflictError)
+    expect(other.existing).toEqual({
+      id,
+      queue: 'orders',
+      status: 'scheduled',
+      runAt: first.runAt,
+      createdAt: first.createdAt,
+      samePayload: false,
+    })
+    expect(JSON.stringify(other.existing)).not.toContain('secret')
+    expect(same).toBeInstanceOf(JobConflictError)
+    expect(same.existing.samePayload).toBe(true)
   })
 
   it('throws NotFound when cancelling a job that is not pending', async () => {

@@ -42,7 +42,8 @@ describe('DelayQueue', () => {
     await queue.schedule({ queue: 'orders', payload: 'first', id: 'c-dup' })
     const error = await queue.schedule({ queue: 'orders', payload: 'second', id: 'c-dup' }).catch((e) => e)
     expect(error).toBeInstanceOf(JobExistsError)
-    expect(error.existing).toMatchObject({ id: 'c-dup', payload: 'first' })
+    expect(error.existing).toMatchObject({ id: 'c-dup', samePayload: false })
+    expect(error.existing).not.toHaveProperty('payload')
   })
 
   it('reschedules: creates, then replaces', async () => {

@@ -53,7 +53,7 @@ describe('POST /jobs', () => {
     })
   })
 
-  it('answers 409 with the existing job when the id is taken, and keeps the first job', async () => {
+  it('answers 409 naming the existing job (never its payload) when the id is taken, and keeps the first job', async () => {
     await api.call(
       request('POST', '/jobs', { body: { queue: 'orders', payload: 'first', id: 'dup-1', delayMs: 60_000 } }),
     )
@@ -65,9 +65,9 @@ describe('POST /jobs', () => {
         id: 'dup-1',
         queue: 'orders',
         status: 'scheduled',
-        payload: 'first',
         runAt: expect.any(String),
         createdAt: expect.any(String),
+        samePayload: false,
       },
     })
     expect(bodyOf(await api.call(request('GET', '/jobs/dup-1'))).payload).toBe('first')

@@ -19,11 +19,14 @@ describe('job store', () => {
     expect(Date.parse(view!.runAt)).toBe(r.dueMs)
   })
 
-  it('refuses a second insert with the same id and returns the existing job', async () => {
+  it('refuses a second insert with the same id, naming the existing job and whether its payload is the same', async () => {
     await t.store.enqueue(job({ id: 'dup-1', payloadJson: '"first"' }))
-    const err = await t.store.enqueue(job({ id: 'dup-1', payloadJson: '"second"' })).catch((e) => e)
-    expect(err).toBeInstanceOf(JobExistsError)
-    expect(err.existing).toMatchObject({ id: 'dup-1', payload: 'first' })
+    const other = await t.store.enqueue(job({ id: 'dup-1', payloadJson: '"second"' })).catch((e) => e)
+    const same = await t.store.enqueue(job({ id: 'dup-1', payloadJson: '"first"' })).catch((e) => e)
+    expect(other).toBeInstanceOf(JobExistsError)
+    expect(other.existing).toMatchObject({ id: 'dup-1', status: 'scheduled', samePayload: false })
+    expect(other.existing).not.toHaveProperty('payload')
+    expect(same.existing).toMatchObject({ id: 'dup-1', samePayload: true })
   })
 
   it('upsert replaces payload and due time, keeps createdAt and bumps the version', async () => {

@@ -1,0 +1,45 @@
+// POST /jobs/batch with retries that cannot duplicate: every job carries its id from the first attempt (own-job.ts).
+// The API answers a batch with one result per job; a job refused for a passing reason (Redis unavailable, a write
+// its replica did not confirm, a throttle) is sent again in a smaller batch, and a job that an earlier attempt did
+// store answers 409 with itself: that is its success.
+import type { ApiErrorCode } from './errors'
+import { DelayQueueApiError } from './errors'
+import { isOwnJob, type JobWithId } from './own-job'
+import { call, retryDelayMs, sleep, type Transport } from './transport'
+import type { BatchResult } from './types'
+
+/** Per-job refusals that say nothing about the job itself: the same job may succeed a moment later. */
+const PASSING: ReadonlySet<ApiErrorCode> = new Set(['ServiceUnavailable', 'ReplicationUnconfirmed', 'TooManyRequests'])
+
+export async function scheduleBatch(t: Transport, jobs: readonly JobWithId[]): Promise<BatchResult[]> {
+  const results: BatchResult[] = new Array(jobs.length)
+  // HTTP attempts that carried each job: a 409 after more than one may be the job's own earlier write.
+  const sends: number[] = jobs.map(() => 0)
+  let pending = jobs.map((_, i) => i)
+  for (let round = 1; pending.length > 0; round++) {
+    let answer: Awaited<ReturnType<typeof call>>
+    try {
+      answer = await call(t, 'POST', '/jobs/batch', { jobs: pending.map((i) => jobs[i]) }, { retryUnanswered: true })
+    } catch (e) {
+      // A later round that fails as a whole must not hide what the earlier rounds stored: those keep their results,
+      // the rest carry the failure (and their ids, so that the caller can look them up or send them again).
+      if (round === 1 || !(e instanceof DelayQueueApiError)) throw e
+      for (const i of pending) results[i] = { id: jobs[i]!.id, error: { code: e.code, message: e.message } }
+      break
+    }
+    const again: number[] = []
+    ;(answer.body.results as BatchResult[]).forEach((result, k) => {
+      const i = pending[k]!
+      const job = jobs[i]!
+      sends[i]! += answer.attempts
+      if (!('error' in result)) results[i] = result
+      else if (result.error.code === 'Conflict' && sends[i]! > 1 && isOwnJob(job, result.job)) {
+        results[i] = { id: job.id, status: 'scheduled' }
+      } else if (PASSING.has(result.error.code) && round < t.retry.attempts) again.push(i)
+      else results[i] = { ...result, id: job.id }
+    })
+    pending = again
+    if (pending.length > 0) await sleep(retryDelayMs(t.retry, round, null))
+  }
+  return results
+}

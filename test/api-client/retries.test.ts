@@ -1,0 +1,105 @@
+// Retries that cannot duplicate: the signed client against the real API handler over loopback, whose writes are never
+// confirmed by a replica (REDIS_WAIT_REPLICAS=1 on a Redis without one: every write reaches the primary and answers
+// 503 ReplicationUnconfirmed), or whose answers are lost on the way back.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createApiHandler } from '../../src/api/handler'
+import { DelayQueueApiClient, JobConflictError } from '../../src/api-client'
+import type { Log } from '../../src/logger'
+import { createEngine, type Engine } from '../../src/store/engine'
+import { testConfig } from '../api/api-helpers'
+import { serveApi, type ApiServer } from '../support/api-server'
+
+const quiet: Log = { info: () => {}, warn: () => {}, error: () => {} }
+const credentials = { accessKeyId: 'AKIDLOCALTEST', secretAccessKey: 'local-secret' }
+const fastRetry = { attempts: 4, baseDelayMs: 10, maxDelayMs: 20 }
+
+let engine: Engine
+let api: ApiServer
+
+beforeAll(async () => {
+  engine = createEngine(testConfig({ REDIS_WAIT_REPLICAS: '1', REDIS_WAIT_TIMEOUT_MS: '50' }))
+  api = await serveApi(createApiHandler(engine, { logger: quiet }))
+})
+
+afterAll(async () => {
+  await api.close()
+  await engine.close()
+})
+
+const client = (fetch?: typeof globalThis.fetch) =>
+  new DelayQueueApiClient({ url: api.url, region: 'eu-west-1', credentials, retry: fastRetry, fetch })
+const pendingIn = async (queue: string) => (await engine.store.stats()).queues[queue]?.pending ?? 0
+
+describe('DelayQueueApiClient: a retried create exists once', () => {
+  it('stores one job for a schedule() without an id whose write a replica never confirmed', async () => {
+    // prepare
+    const statuses = () => api.received.slice(from).map((r) => r.status)
+    const from = api.received.length
+    // act
+    const job = await client().schedule({ queue: 'emails', payload: { to: 'a@example.com' }, delayMs: 60_000 })
+    // assess: the first attempt stored it (503), the retry found it (409) and took it for its own
+    expect(statuses()).toEqual([503, 409])
+    expect(await pendingIn('emails')).toBe(1)
+    expect(await engine.store.get(job.id)).toMatchObject({ queue: 'emails', payload: { to: 'a@example.com' } })
+    expect(Date.parse(job.runAt) - Date.parse(job.createdAt)).toBe(60_000)
+  })
+
+  it('takes a retry for its own job with an absolute runAt, in the past or the future', async () => {
+    const c = client()
+    const past = await c.schedule({ id: `own-past-${Date.now()}`, queue: 'orders', payload: 1, runAt: 1_000 })
+    const future = await c.schedule({ queue: 'events.fifo', payload: 2, runAt: '2027-01-02T03:04:05.678Z', groupId: 'g' })
+    expect(past.runAt).toBe(past.createdAt)
+    expect(future).toMatchObject({ runAt: '2027-01-02T03:04:05.678Z', groupId: 'g' })
+  })
+
+  it('still refuses a retry that meets somebody else\'s job under the id', async () => {
+    // prepare: the id holds another payload (stored directly: the API would not confirm it either)
+    const id = `theirs-${Date.now()}`
+    const direct = createEngine(testConfig({ KEY_PREFIX: engine.config.keyPrefix }))
+    await direct.store.enqueue({ id, queue: 'orders', payloadJson: '"theirs"', schedule: { delayMs: 60_000 } })
+    await direct.close()
+    // act: a first attempt that gets no answer, then the retry's 409
+    let calls = 0
+    const lost: typeof globalThis.fetch = async (url, init) => {
+      if (++calls === 1) throw new TypeError('fetch failed')
+      return fetch(url, init)
+    }
+    const error = await client(lost)
+      .schedule({ id, queue: 'orders', payload: 'mine', delayMs: 60_000 })
+      .catch((e) => e)
+    // assess
+    expect(error).toBeInstanceOf(JobConflictError)
+    expect(error.existing).toMatchObject({ id, samePayload: false })
+  })
+
+  it('retries a create whose answer was lost, and stores it once', async () => {
+    // prepare: the first answer is dropped after the API has handled the request
+    let calls = 0
+    const dropFirstAnswer: typeof globalThis.fetch = async (url, init) => {
+      const res = await fetch(url, init)
+      if (++calls === 1) throw new TypeError('fetch failed: other side closed')
+      return res
+    }
+    const before = await pendingIn('orders')
+    // act
+    const job = await client(dropFirstAnswer).schedule({ queue: 'orders', payload: { n: 1 }, delayMs: 5_000 })
+    // assess
+    expect(calls).toBe(2)
+    expect(await pendingIn('orders')).toBe(before + 1)
+    expect(await engine.store.get(job.id)).toMatchObject({ payload: { n: 1 } })
+  })
+
+  it('stores each job of a batch once and answers every one scheduled', async () => {
+    // prepare
+    const jobs = [1, 2, 3].map((n) => ({ queue: 'events.fifo', payload: { n }, delayMs: 30_000 * n }))
+    const before = await pendingIn('events.fifo')
+    // act
+    const results = await client().scheduleMany(jobs)
+    // assess
+    expect(results.map((r) => ('status' in r ? r.status : r.error.code))).toEqual(['scheduled', 'scheduled', 'scheduled'])
+    expect(await pendingIn('events.fifo')).toBe(before + 3)
+    for (const [i, r] of results.entries()) {
+      expect(await engine.store.get(r.id!)).toMatchObject({ payload: { n: i + 1 } })
+    }
+  })
+})
