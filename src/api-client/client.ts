@@ -95,7 +95,10 @@ export class DelayQueueApiClient {
 
   /** GET /schedules/{id}: the schedule, or null. */
   async getSchedule(id: string): Promise<ScheduleView | null> {
-    const answer = await call(this.transport, 'GET', schedulePath(id), undefined, { allow: [404], retryUnanswered: true })
+    const answer = await call(this.transport, 'GET', schedulePath(id), undefined, {
+      allow: [404],
+      retryUnanswered: true,
+    })
     return answer.status === 404 ? null : answer.body
   }
 

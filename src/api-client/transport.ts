@@ -74,7 +74,12 @@ export async function call(
       continue
     }
     if (res.ok || allow.includes(res.status)) {
-      return { status: res.status, attempts: attempt, headers: res.headers, body: answer ? JSON.parse(answer) : undefined }
+      return {
+        status: res.status,
+        attempts: attempt,
+        headers: res.headers,
+        body: answer ? JSON.parse(answer) : undefined,
+      }
     }
     if (!RETRIED.has(res.status) || attempt >= t.retry.attempts) {
       const error = apiErrorOf(res.status, answer)

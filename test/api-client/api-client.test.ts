@@ -148,7 +148,9 @@ describe('DelayQueueApiClient: every route of the real API', () => {
     const first = await c.schedule({ id, queue: 'orders', payload: { secret: 'first' }, delayMs: 60_000 })
     // act
     const other = await c.schedule({ id, queue: 'orders', payload: { secret: 'other' } }).catch((e) => e)
-    const same = await c.schedule({ id, queue: 'orders', payload: { secret: 'first' }, delayMs: 60_000 }).catch((e) => e)
+    const same = await c
+      .schedule({ id, queue: 'orders', payload: { secret: 'first' }, delayMs: 60_000 })
+      .catch((e) => e)
     // assess: a first attempt that meets a taken id is a conflict, even with the same content (not a retry)
     expect(other).toBeInstanceOf(JobConflictError)
     expect(other.existing).toEqual({

@@ -47,12 +47,17 @@ describe('DelayQueueApiClient: a retried create exists once', () => {
   it('takes a retry for its own job with an absolute runAt, in the past or the future', async () => {
     const c = client()
     const past = await c.schedule({ id: `own-past-${Date.now()}`, queue: 'orders', payload: 1, runAt: 1_000 })
-    const future = await c.schedule({ queue: 'events.fifo', payload: 2, runAt: '2027-01-02T03:04:05.678Z', groupId: 'g' })
+    const future = await c.schedule({
+      queue: 'events.fifo',
+      payload: 2,
+      runAt: '2027-01-02T03:04:05.678Z',
+      groupId: 'g',
+    })
     expect(past.runAt).toBe(past.createdAt)
     expect(future).toMatchObject({ runAt: '2027-01-02T03:04:05.678Z', groupId: 'g' })
   })
 
-  it('still refuses a retry that meets somebody else\'s job under the id', async () => {
+  it("still refuses a retry that meets somebody else's job under the id", async () => {
     // prepare: the id holds another payload (stored directly: the API would not confirm it either)
     const id = `theirs-${Date.now()}`
     const direct = createEngine(testConfig({ KEY_PREFIX: engine.config.keyPrefix }))
@@ -96,7 +101,11 @@ describe('DelayQueueApiClient: a retried create exists once', () => {
     // act
     const results = await client().scheduleMany(jobs)
     // assess
-    expect(results.map((r) => ('status' in r ? r.status : r.error.code))).toEqual(['scheduled', 'scheduled', 'scheduled'])
+    expect(results.map((r) => ('status' in r ? r.status : r.error.code))).toEqual([
+      'scheduled',
+      'scheduled',
+      'scheduled',
+    ])
     expect(await pendingIn('events.fifo')).toBe(before + 3)
     for (const [i, r] of results.entries()) {
       expect(await engine.store.get(r.id!)).toMatchObject({ payload: { n: i + 1 } })
