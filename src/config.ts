@@ -14,8 +14,11 @@ export interface Config {
     sentinelMaster?: string
     /** PEM of the CA that signed the server's certificate (rediss://), when it is not a public one. */
     tlsCa?: string
-    /** Replicas that must confirm each API write (WAIT) before it is answered; 0 = do not wait. */
-    waitReplicas?: number
+    /**
+     * Replicas that must confirm each API write (WAIT) before it is answered: `auto` (the default) one when the
+     * primary has a replica online, none on a single node; a number, that many always (503 when fewer); 0 = never.
+     */
+    waitReplicas?: number | 'auto'
     waitTimeoutMs?: number
   }
   /** used_memory above this share of maxmemory is warned about (percent). */
@@ -118,9 +121,17 @@ function readRedis(env: Env, int: IntReader): Config['redis'] {
     clusterNodes,
     ...(sentinels?.length ? { sentinels, sentinelMaster } : {}),
     tlsCa,
-    waitReplicas: int('REDIS_WAIT_REPLICAS', 0, 0, 16),
+    waitReplicas: readWaitReplicas(env, int),
     waitTimeoutMs: int('REDIS_WAIT_TIMEOUT_MS', 1_000, 1, 60_000),
   }
+}
+
+/** REDIS_WAIT_REPLICAS: `auto` when unset (src/store/replica-watch.ts), else a whole number of replicas. */
+function readWaitReplicas(env: Env, int: IntReader): number | 'auto' {
+  const raw = env.REDIS_WAIT_REPLICAS?.trim()
+  if (!raw || raw === 'auto') return 'auto'
+  if (!/^\d+$/.test(raw)) throw new ConfigError('REDIS_WAIT_REPLICAS', `must be "auto" or a whole number, got "${raw}"`)
+  return int('REDIS_WAIT_REPLICAS', 0, 0, 16)
 }
 
 /** The AWS region, and the local stand-ins for AWS's endpoints (never set in AWS). */

@@ -150,6 +150,21 @@ export class ReplicationUnconfirmedError extends DelayQueueError {
 }
 
 /**
+ * REDIS_WAIT_REPLICAS=auto: the shard's primary has had a replica but has none online now (a replica restarting, a
+ * network blip, a failover under way). A write acknowledged now could be lost by the next failover, so none is made:
+ * a 503 like an outage, with nothing stored; a retry succeeds once a replica is back (src/store/replica-watch.ts).
+ */
+export class NoReplicaError extends DelayQueueError {
+  readonly code = 'ServiceUnavailable'
+  constructor() {
+    super(
+      'the Redis primary has no replica online (it has had one): writes are refused until one is back, so that a ' +
+        'failover cannot lose them; nothing was stored, retry the request',
+    )
+  }
+}
+
+/**
  * Redis refuses new data (maxmemory reached, noeviction): no outage, a full store. Jobs already accepted keep being
  * dispatched and can be cancelled, which frees memory; new ones wait until then, or until the operator adds memory.
  */

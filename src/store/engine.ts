@@ -5,6 +5,8 @@ import type { Config } from '../config'
 import { Keyspace } from './keys'
 import { closeRedis, connectRedis, type ConnectOptions } from './redis'
 import { JobStore } from './job-store'
+import { defaultLog } from '../logger'
+import { replicaWatchOf } from './replica-watch'
 import { scanStartOptions, type ScanStartOptions } from './scan-start'
 
 export interface Engine {
@@ -22,9 +24,11 @@ export function createEngine(
 ): Engine {
   const keys = new Keyspace({ prefix: config.keyPrefix, shards: config.shards, buckets: config.dueBuckets })
   const redis = connectRedis(config.redis, redisOptions)
+  const replicas = config.redis.waitReplicas ?? 'auto'
   const store = new JobStore(redis, keys, scanStart, {
-    replicas: config.redis.waitReplicas ?? 0,
+    replicas,
     timeoutMs: config.redis.waitTimeoutMs ?? 1_000,
+    ...(replicas === 'auto' ? { watch: replicaWatchOf(redis, keys, redisOptions.logger ?? defaultLog()) } : {}),
   })
   return {
     config,

@@ -1,7 +1,7 @@
 // The job store: what the API (and any application that enqueues directly) does to jobs in Redis.
 // Scanner-side operations (claim / ack / release) live in src/scan/leases.ts.
 import { DelayQueueError, ScriptErrorCode, scriptError, type ExistingJob } from '../errors'
-import type { Keyspace } from './keys'
+import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'
 import { decodeDispatchError, type JobState } from './job-state'
 import { decodeRecord } from './record'
@@ -72,14 +72,14 @@ export class JobStore {
   /** Schedule a new job. Throws JobExistsError (carrying the existing job's view) when the id is taken. */
   async enqueue(job: NewJob): Promise<EnqueueResult> {
     await this.ready()
-    const { reply, unconfirmed } = await this.write(this.enqueueCall(job, 'insert'))
+    const { reply, unconfirmed } = await this.write(this.keys.locate(job.id).shard, this.enqueueCall(job, 'insert'))
     return this.confirmed(this.enqueueReply(job, reply), unconfirmed)
   }
 
   /** Create or replace (reschedule, new payload). Throws JobDispatchingError while a scanner holds it. */
   async upsert(job: NewJob): Promise<EnqueueResult> {
     await this.ready()
-    const { reply, unconfirmed } = await this.write(this.enqueueCall(job, 'upsert'))
+    const { reply, unconfirmed } = await this.write(this.keys.locate(job.id).shard, this.enqueueCall(job, 'upsert'))
     return this.confirmed(this.enqueueReply(job, reply), unconfirmed)
   }
 
@@ -95,13 +95,14 @@ export class JobStore {
   async enqueueMany(jobs: readonly NewJob[], mode: Mode = 'insert'): Promise<(EnqueueResult | DelayQueueError)[]> {
     await this.ready()
     const writes = jobs.map((job) => ({
-      shard: this.keys.locate(job.id).shard.shard,
+      shard: this.keys.locate(job.id).shard,
       call: this.enqueueCall(job, mode),
     }))
     const written = writePerShard(this.redis, this.replication, writes)
     return guard(
       written.then((results) =>
         results.map(({ reply: [err, reply], unconfirmed }, i) => {
+          if (err instanceof DelayQueueError) return err
           if (err) throw err
           try {
             return this.confirmed(this.enqueueReply(jobs[i]!, reply), unconfirmed)
@@ -126,14 +127,15 @@ export class JobStore {
   /** Cancel a job that is not in SQS yet. Throws JobNotFoundError, or JobDispatchingError when too late. */
   async cancel(id: string): Promise<void> {
     await this.ready()
-    const { reply, unconfirmed } = await this.write(cancelCall(this.keys.locate(id), id))
+    const location = this.keys.locate(id)
+    const { reply, unconfirmed } = await this.write(location.shard, cancelCall(location, id))
     const code = Number(reply)
     if (code !== 1) throw scriptError(code as ScriptErrorCode, id)
     this.confirmed(undefined, unconfirmed)
   }
 
-  private write<R>(call: ScriptCall<R>) {
-    return writeScript(this.redis, this.replication, call)
+  private write<R>(shard: ShardKeys, call: ScriptCall<R>) {
+    return writeScript(this.redis, this.replication, shard, call)
   }
 
   /** A write that changed something is only a success once replicated (when that is asked for). */

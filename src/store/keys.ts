@@ -54,6 +54,11 @@ export class ShardKeys {
   readonly scannerAlive: string
   /** On-demand scan mode: "a scanner is being started", set NX with an expiry: one start at a time. */
   readonly scanStart: string
+  /**
+   * "This shard's primary has had a replica": set (for good) the first time one is seen. From then on, with
+   * REDIS_WAIT_REPLICAS=auto, API writes are refused while the primary has none (src/store/replica-watch.ts).
+   */
+  readonly replicated: string
 
   constructor(
     prefix: string,
@@ -72,6 +77,7 @@ export class ShardKeys {
     this.wakeChannel = `${this.tag}:wake`
     this.scannerAlive = `${this.tag}:scanner`
     this.scanStart = `${this.tag}:scan-start`
+    this.replicated = `${this.tag}:replicated`
   }
 
   bucket(bucketNo: number | string): string {

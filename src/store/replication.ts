@@ -7,16 +7,33 @@
 // job go out again (the lease it left on the old primary is gone, so the new primary still has the job due or
 // inflight with an older lease): a duplicate, which consumers handle anyway, never a lost job. Waiting there would
 // put a replica round trip on every batch of the dispatch path for no gain in safety.
+//
+// How many replicas: REDIS_WAIT_REPLICAS=auto (the default) waits for one whenever the shard's primary has one
+// (src/store/replica-watch.ts); a number waits for that many, always, and refuses (503) when fewer confirm.
 import { ReplicationUnconfirmedError } from '../errors'
 import { guard } from './redis-errors'
+import type { ShardKeys } from './keys'
+import type { ReplicaWatch } from './replica-watch'
 import type { ScriptCall } from './script-calls'
 import { queueScript, runScript, type RedisClient, type ScriptedClient, type ScriptedPipeline } from './scripts'
 
 export interface ReplicationOptions {
-  /** Replicas that must confirm a write; 0 answers as soon as the primary has it. */
-  replicas: number
+  /**
+   * Replicas that must confirm a write; 0 answers as soon as the primary has it. `auto`: one when the primary has a
+   * replica online, as `watch` sees it.
+   */
+  replicas: number | 'auto'
   /** How long WAIT may block before the write is reported unconfirmed. */
   timeoutMs: number
+  /** With `auto`: what each shard's primary has (one per Redis client, shared by its stores). */
+  watch?: ReplicaWatch
+}
+
+/** Replicas a write on `shard` must wait for now (auto: throws NoReplicaError while a replicated shard has none). */
+export async function requiredReplicas(options: ReplicationOptions, shard: ShardKeys): Promise<number> {
+  if (options.replicas !== 'auto') return options.replicas
+  if (!options.watch) throw new Error("REDIS_WAIT_REPLICAS=auto needs the client's replica watch")
+  return options.watch.required(shard)
 }
 
 export type Reply = [Error | null, unknown]
@@ -33,17 +50,22 @@ export type Reply = [Error | null, unknown]
 export async function replicatedWrites(
   redis: RedisClient,
   options: ReplicationOptions,
+  shard: ShardKeys,
   build: (pipeline: ScriptedPipeline) => void,
 ): Promise<{ replies: Reply[]; unconfirmed?: ReplicationUnconfirmedError }> {
   const pipeline = redis.pipeline() as ScriptedPipeline
-  if (options.replicas <= 0) {
+  const replicas = await requiredReplicas(options, shard)
+  if (replicas <= 0) {
     build(pipeline)
     return { replies: ((await pipeline.exec()) ?? []) as Reply[] }
   }
   pipeline.client('ID')
   build(pipeline)
+  // A pipeline with no write of its own (the confirmation of writes re-sent one by one) would go to any node of a
+  // Cluster: a read of the shard's key sends it, and its WAIT, to the master that took those writes.
+  if (pipeline.length === 1) pipeline.exists(shard.replicated)
   const writes = pipeline.length - 1
-  pipeline.wait(options.replicas, options.timeoutMs).client('ID')
+  pipeline.wait(replicas, options.timeoutMs).client('ID')
   const all = ((await pipeline.exec()) ?? []) as Reply[]
   const replies = all.slice(1, 1 + writes)
   const [[idBeforeError, idBefore], [waitError, acked], [idAfterError, idAfter]] = [
@@ -52,16 +74,12 @@ export async function replicatedWrites(
     all[2 + writes]!,
   ]
   const sameConnection = !idBeforeError && !idAfterError && idBefore === idAfter
-  if (!waitError && sameConnection && Number(acked) >= options.replicas) return { replies }
+  if (!waitError && sameConnection && Number(acked) >= replicas) return { replies }
   const confirmed = waitError || !sameConnection ? 0 : Number(acked)
+  options.watch?.forget(shard)
   return {
     replies,
-    unconfirmed: new ReplicationUnconfirmedError(
-      confirmed,
-      options.replicas,
-      options.timeoutMs,
-      waitError ?? undefined,
-    ),
+    unconfirmed: new ReplicationUnconfirmedError(confirmed, replicas, options.timeoutMs, waitError ?? undefined),
   }
 }
 
@@ -72,11 +90,12 @@ export async function replicatedWrites(
 export async function writeScript<R>(
   redis: ScriptedClient,
   options: ReplicationOptions,
+  shard: ShardKeys,
   call: ScriptCall<R>,
 ): Promise<{ reply: R; unconfirmed?: ReplicationUnconfirmedError }> {
-  if (options.replicas <= 0) return { reply: await guard(runScript(redis, call)) }
+  if (options.replicas === 0) return { reply: await guard(runScript(redis, call)) }
   const { replies, unconfirmed } = await guard(
-    replicatedWrites(redis, options, (pipeline) => void queueScript(pipeline, call)),
+    replicatedWrites(redis, options, shard, (pipeline) => void queueScript(pipeline, call)),
   )
   const [err, reply] = replies[0] ?? [new Error('no reply'), null]
   if (err) await guard(Promise.reject(err))

@@ -53,7 +53,7 @@ export class ScheduleStore {
       second,
       expectedVersion,
     })
-    const { reply, unconfirmed } = await writeScript(this.redis, this.replication, call)
+    const { reply, unconfirmed } = await writeScript(this.redis, this.replication, this.keys.locate(id).shard, call)
     const [code, version, pending, runs, lastRun, createdAt] = reply.map(Number) as number[]
     if (code === 0) throw new ScheduleNotFoundError(id)
     if (code === -4) throw new ScheduleChangedError(id)
@@ -81,10 +81,12 @@ export class ScheduleStore {
   /** Throws ScheduleNotFoundError. */
   async delete(id: string): Promise<void> {
     await guard(verifyLayout(this.redis, this.keys))
+    const location = this.keys.locate(id)
     const { reply, unconfirmed } = await writeScript(
       this.redis,
       this.replication,
-      scheduleDeleteCall(this.keys.locate(id), id),
+      location.shard,
+      scheduleDeleteCall(location, id),
     )
     if (Number(reply) !== 1) throw new ScheduleNotFoundError(id)
     if (unconfirmed) throw unconfirmed

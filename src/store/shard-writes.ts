@@ -1,14 +1,15 @@
 // Many script writes at once (a batch enqueue): one pipeline per shard, since a shard's keys live on one node, each
 // followed by WAIT when replicas are asked for (src/store/replication.ts).
-import type { ReplicationUnconfirmedError } from '../errors'
+import { DelayQueueError, type ReplicationUnconfirmedError } from '../errors'
 import { isSlotMoving } from './redis-errors'
+import type { ShardKeys } from './keys'
 import { replicatedWrites, type ReplicationOptions, type Reply } from './replication'
 import type { ScriptCall } from './script-calls'
 import { queueScript, runScript, type ScriptedClient } from './scripts'
 
 export interface ShardWrite {
   /** The shard the call's keys are on. */
-  shard: number
+  shard: ShardKeys
   call: ScriptCall<unknown>
 }
 
@@ -25,16 +26,20 @@ export async function writePerShard(
   writes: readonly ShardWrite[],
 ): Promise<ShardWriteResult[]> {
   const results: ShardWriteResult[] = new Array(writes.length)
-  const byShard = new Map<number, number[]>()
+  const byShard = new Map<ShardKeys, number[]>()
   writes.forEach(({ shard }, i) => {
     const indexes = byShard.get(shard)
     if (indexes) indexes.push(i)
     else byShard.set(shard, [i])
   })
   await Promise.all(
-    [...byShard.values()].map(async (indexes) => {
-      const written = await replicatedWrites(redis, replication, (pipeline) => {
+    [...byShard.entries()].map(async ([shard, indexes]) => {
+      const written = await replicatedWrites(redis, replication, shard, (pipeline) => {
         for (const i of indexes) queueScript(pipeline, writes[i]!.call)
+      }).catch((e) => {
+        // A shard that may not be written now (no replica: NoReplicaError) refuses its writes, not the others'.
+        if (!(e instanceof DelayQueueError)) throw e
+        return { replies: indexes.map((): Reply => [e, null]), unconfirmed: undefined }
       })
       const replies = written.replies
       let { unconfirmed } = written
@@ -52,7 +57,9 @@ export async function writePerShard(
         }
       }
       // The re-sent writes need a confirmation of their own (an empty pipeline: only the WAIT).
-      if (resent && !unconfirmed) unconfirmed = (await replicatedWrites(redis, replication, () => {})).unconfirmed
+      if (resent && !unconfirmed) {
+        unconfirmed = (await replicatedWrites(redis, replication, shard, () => {})).unconfirmed
+      }
       indexes.forEach((i, k) => {
         results[i] = { reply: replies[k] ?? [new Error('no reply'), null], unconfirmed }
       })

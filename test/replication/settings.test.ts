@@ -21,9 +21,13 @@ describe('Sentinel and WAIT settings', () => {
     })
   })
 
-  it('does not wait for replicas unless asked to', () => {
+  it('waits for a replica when the primary has one unless told otherwise (auto), and takes 0 as an opt-out', () => {
     const config = loadConfig({ ...base, REDIS_URL: 'redis://127.0.0.1:6379' })
-    expect(config.redis).toMatchObject({ waitReplicas: 0, waitTimeoutMs: 1_000 })
+    expect(config.redis).toMatchObject({ waitReplicas: 'auto', waitTimeoutMs: 1_000 })
+    expect(loadConfig({ ...base, REDIS_URL: 'redis://h:1', REDIS_WAIT_REPLICAS: 'auto' }).redis.waitReplicas).toBe(
+      'auto',
+    )
+    expect(loadConfig({ ...base, REDIS_URL: 'redis://h:1', REDIS_WAIT_REPLICAS: '0' }).redis.waitReplicas).toBe(0)
     expect(config.redis.sentinels).toBeUndefined()
     expect(config.memoryWarnPercent).toBe(80)
   })
@@ -41,7 +45,8 @@ describe('Sentinel and WAIT settings', () => {
       'REDIS_SENTINEL_MASTER',
       'must be 1-64 characters',
     ],
-    [{ REDIS_WAIT_REPLICAS: '-1' }, 'REDIS_WAIT_REPLICAS', 'must be a whole number, got "-1"'],
+    [{ REDIS_WAIT_REPLICAS: '-1' }, 'REDIS_WAIT_REPLICAS', 'must be "auto" or a whole number, got "-1"'],
+    [{ REDIS_WAIT_REPLICAS: 'one' }, 'REDIS_WAIT_REPLICAS', 'must be "auto" or a whole number, got "one"'],
     [{ REDIS_WAIT_REPLICAS: '17' }, 'REDIS_WAIT_REPLICAS', 'must be between 0 and 16, got 17'],
     [{ REDIS_WAIT_TIMEOUT_MS: '0' }, 'REDIS_WAIT_TIMEOUT_MS', 'must be between 1 and 60000, got 0'],
     [{ REDIS_MEMORY_WARN_PERCENT: '101' }, 'REDIS_MEMORY_WARN_PERCENT', 'must be between 1 and 100, got 101'],
