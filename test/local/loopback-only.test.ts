@@ -52,7 +52,7 @@ describe('local parts listen on loopback only', () => {
     }
   })
 
-  it('the SQS endpoint in the test process (the suites), and the suite’s own one, refuse another host', async (ctx) => {
+  it("the SQS endpoint in the test process (the suites), and the suite's own one, refuse another host", async (ctx) => {
     // prepare
     const host = otherHost(ctx)
     const sqs = await startSqsInProcess()
