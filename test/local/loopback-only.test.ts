@@ -7,7 +7,7 @@ import { startRedis } from '../../local/redis-server'
 import { startSqsInProcess, startSqsProcess } from '../../local/sqs-endpoint'
 import { foreignHostOrReason, type ForeignHost } from '../support/foreign-host'
 
-let other: ForeignHost | string
+let other: ForeignHost | string = 'not made yet'
 
 beforeAll(async () => {
   other = await foreignHostOrReason()
