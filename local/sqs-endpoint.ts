@@ -1,10 +1,12 @@
 // The local SQS endpoint: fauxqs, in this process (tests) or in a child process of its own (bench, dev stack),
-// so that its CPU is not shared with the code that sends to it.
+// so that its CPU is not shared with the code that sends to it. Either way it listens on 127.0.0.1 only
+// (local/fauxqs-loopback.mjs): fauxqs itself would listen on every address and accepts any credentials.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { FauxqsServer } from 'fauxqs'
 import { trackChild } from './child-registry'
+import { startFauxqsOnLoopback } from './fauxqs-loopback.mjs'
 import { stopChild } from './redis-server'
 
 export interface LocalSqs {
@@ -17,10 +19,7 @@ export interface LocalSqs {
 
 /** fauxqs in this process. */
 export async function startSqsInProcess(port = 0): Promise<LocalSqs & { server: FauxqsServer }> {
-  // Imported when used: fauxqs is ESM-only, and a CommonJS bundle of this module (scripts/run-ts.mjs) must load
-  // without it unless it starts fauxqs in-process.
-  const { startFauxqs } = await import('fauxqs')
-  const server = await startFauxqs({ port, logger: false })
+  const server = await startFauxqsOnLoopback({ port, logger: false })
   return {
     server,
     endpoint: `http://127.0.0.1:${server.port}`,

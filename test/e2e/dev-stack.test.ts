@@ -5,11 +5,15 @@ import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { startDevStack, type DevStack } from '../../local/dev-stack'
 import { uniquePrefix } from '../support/engine'
+import { foreignHostOrReason, type ForeignHost } from '../support/foreign-host'
 
 let stack: DevStack | undefined
+/** Another host on this machine (a network namespace), or why there is none. */
+let other: ForeignHost | string = 'not made yet'
 const output: string[] = []
 
 beforeAll(async () => {
+  other = await foreignHostOrReason()
   stack = await startDevStack({
     // The suite's redis-server, with a key prefix of this file's own.
     redisUrl: inject('redisUrl'),
@@ -21,6 +25,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop()
+  if (typeof other !== 'string') await other.remove()
 }, 60_000)
 
 async function postJob(body: unknown) {
@@ -123,6 +128,18 @@ describe('npm run dev: the local stack', () => {
     })
     expect(message!.MessageAttributes?.jobId?.StringValue).toBe(posted.body.id)
   }, 60_000)
+
+  it('listens on loopback only: another host is refused on every port of the stack', async (ctx) => {
+    if (typeof other === 'string') return ctx.skip(other)
+    const { apiUrl, lambdaUrl, sqsEndpoint, dashboardUrl } = stack!
+    for (const url of [apiUrl, lambdaUrl, sqsEndpoint, dashboardUrl]) {
+      // act
+      const fromOther = await other.connectFrom(other.hostAddress, Number(new URL(url).port))
+      // assess
+      expect({ url, fromOther }).toEqual({ url, fromOther: 'refused' })
+      expect(await listening(url)).toBe(true)
+    }
+  })
 
   it('stops every process it started', async () => {
     const { apiUrl, lambdaUrl, sqsEndpoint, dashboardUrl } = stack!

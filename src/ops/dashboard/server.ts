@@ -1,7 +1,9 @@
 // The operator dashboard: a small HTTP server over one Redis (any REDIS_URL; it never calls AWS) that serves the page
 // and the JSON it polls. `npm run dev` starts one beside the stack; `npm run sdq -- dashboard` starts one alone.
 // Bound to loopback by default and unauthenticated: reach a deployed Redis through a tunnel, never expose the port.
-// Actions need a JSON content type and a same-origin request, so a page on another site cannot trigger them.
+// It answers only requests addressed to its own loopback names (DNS rebinding), cannot be framed (clickjacking), and
+// actions need a JSON content type and a same-origin request, so a page on another site cannot trigger them
+// (./request-guard.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { DelayQueue } from '../../client/delay-queue'
@@ -12,6 +14,7 @@ import { DeadSet } from '../dead-set'
 import { buildClient } from './client-bundle'
 import { OverviewReader } from './overview'
 import { PAGE_HTML } from './page'
+import { checkAction, checkHost, HttpError, loopbackHosts } from './request-guard'
 
 export interface DashboardOptions {
   port?: number
@@ -33,34 +36,18 @@ const STATUS: Record<string, number> = {
   ServiceUnavailable: 503,
 }
 
-/** The page's own refusals, with the code each status has in the HTTP API's error bodies (docs/api.md). */
-const HTTP_CODES: Record<number, string> = {
-  403: 'Forbidden',
-  404: 'NotFound',
-  413: 'PayloadTooLarge',
-  415: 'UnsupportedMediaType',
-}
-
-class HttpError extends Error {
-  readonly code: string
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message)
-    this.code = HTTP_CODES[status] ?? 'BadRequest'
-  }
-}
-
 type Handler = (req: IncomingMessage, match: RegExpMatchArray) => Promise<[number, unknown?]>
 
 export async function startDashboard(engine: Engine, options: DashboardOptions = {}): Promise<Dashboard> {
   const client = await buildClient()
   const routes = apiRoutes(engine)
+  // Set once listening (the port may be a free one).
+  let ownHosts = new Set<string>()
   const server = createServer((req, res) => {
     void handle(req, res).catch((e) => sendError(res, e))
   })
   async function handle(req: IncomingMessage, res: ServerResponse) {
+    checkHost(req, ownHosts)
     const path = new URL(req.url ?? '/', 'http://dashboard').pathname
     if (req.method === 'GET' && path === '/') return send(res, 200, PAGE_HTML, 'text/html; charset=utf-8')
     if (req.method === 'GET' && path === '/app.js') return send(res, 200, client.js, 'text/javascript; charset=utf-8')
@@ -80,6 +67,7 @@ export async function startDashboard(engine: Engine, options: DashboardOptions =
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => ok())
   })
   const { address, port } = server.address() as AddressInfo
+  ownHosts = loopbackHosts(port)
   return {
     url: `http://${address.includes(':') ? `[${address}]` : address}:${port}`,
     close: () =>
@@ -160,15 +148,6 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
   ]
 }
 
-/** Actions: JSON only (a cross-site form cannot send it without a CORS preflight), and from this origin. */
-function checkAction(req: IncomingMessage) {
-  if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
-    throw new HttpError(415, 'actions need content-type: application/json')
-  }
-  const origin = req.headers.origin
-  if (origin && new URL(origin).host !== req.headers.host) throw new HttpError(403, 'cross-origin action refused')
-}
-
 async function readJson(req: IncomingMessage): Promise<unknown> {
   let text = ''
   for await (const chunk of req) {
@@ -188,7 +167,11 @@ function send(res: ServerResponse, status: number, body?: string, type?: string)
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
     // Only our own script and style (no inline script or style attribute): injected markup could not run anything.
-    'content-security-policy': "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'",
+    // No page may frame it (frame-ancestors; X-Frame-Options for browsers without CSP 2): a framed dashboard under a
+    // page's own content could be clicked on unseen.
+    'content-security-policy':
+      "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+    'x-frame-options': 'DENY',
   })
   res.end(body)
 }
