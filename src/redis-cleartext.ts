@@ -19,7 +19,8 @@ export function cleartextPasswordWarning(redis: Config['redis']): { message: str
   const remote = hosts.filter((host) => !isLoopback(host))
   if (remote.length === 0) return undefined
   return {
-    message: 'REDIS_URL has a password but no TLS (redis://): the password and the jobs cross the network in clear text',
+    message:
+      'REDIS_URL has a password but no TLS (redis://): the password and the jobs cross the network in clear text',
     hosts: remote,
   }
 }
