@@ -3,8 +3,9 @@
 // entry with the Lua scripts inlined as text (users need no loader), plus the type declarations (tsc,
 // tsconfig.build.json). The packages under `dependencies` stay require()s, except @middy/core (and its @middy/util),
 // which is bundled: it is ESM-only (exports has no "require" condition), so neither Node's require() nor a user's
-// esbuild could load it from CommonJS. It is a dependency all the same (the functions bundle it too), so a user's
-// `npm audit` sees it. Any other package that would end up inlined fails the build: it belongs in dependencies.
+// esbuild could load it from CommonJS. It is a dependency all the same (the functions bundle it too), pinned, so a
+// user's `npm audit` sees the very version inlined here. Any other package that would end up inlined fails the
+// build: it belongs in dependencies.
 import { build } from 'esbuild'
 import { execFileSync } from 'node:child_process'
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
