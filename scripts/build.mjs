@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // `npm run build` (and `npm pack` through prepack): the package's entry points as CommonJS in dist/, one bundle per
 // entry with the Lua scripts inlined as text (users need no loader), plus the type declarations (tsc,
-// tsconfig.build.json). The packages under `dependencies` stay require()s. @middy/core (and its @middy/util) is bundled: it is ESM-only
-// (exports has no "require" condition), so neither Node's require() nor a user's esbuild could load it from
-// CommonJS. Any other package that would end up inlined fails the build: it belongs in dependencies.
+// tsconfig.build.json). The packages under `dependencies` stay require()s, except @middy/core (and its @middy/util),
+// which is bundled: it is ESM-only (exports has no "require" condition), so neither Node's require() nor a user's
+// esbuild could load it from CommonJS. It is a dependency all the same (the functions bundle it too), pinned, so a
+// user's `npm audit` sees the very version inlined here. Any other package that would end up inlined fails the
+// build: it belongs in dependencies.
 import { build } from 'esbuild'
 import { execFileSync } from 'node:child_process'
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -21,6 +23,9 @@ export const ENTRIES = {
   'bin/sdq-poll': 'local/sdq-poll.ts',
 }
 
+// Inlined although listed in dependencies (ESM-only, above).
+const BUNDLED = ['@middy/core', '@middy/util']
+
 rmSync(resolve(root, 'dist'), { recursive: true, force: true })
 const result = await build({
   absWorkingDir: root,
@@ -30,7 +35,9 @@ const result = await build({
   platform: 'node',
   format: 'cjs',
   target: 'node24',
-  external: Object.keys(pkg.dependencies).flatMap((name) => [name, `${name}/*`]),
+  external: Object.keys(pkg.dependencies)
+    .filter((name) => !BUNDLED.includes(name))
+    .flatMap((name) => [name, `${name}/*`]),
   loader: { '.lua': 'text' },
   metafile: true,
   logLevel: 'warning',
@@ -39,7 +46,6 @@ const bin = resolve(root, 'dist/bin/sdq-poll.js')
 writeFileSync(bin, `#!/usr/bin/env node\n${readFileSync(bin, 'utf8')}`)
 chmodSync(bin, 0o755)
 
-const BUNDLED = ['@middy/core', '@middy/util']
 const inlined = new Set()
 for (const input of Object.keys(result.metafile.inputs)) {
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)

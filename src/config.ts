@@ -1,6 +1,7 @@
 // Configuration from the environment, validated once at cold start: a bad setting fails fast, naming it.
 import { readFileSync } from 'node:fs'
 import { ConfigError } from './errors'
+import { warnOnCleartextPassword } from './redis-cleartext'
 import { KEY_PREFIX_PATTERN } from './store/keys'
 
 export interface Config {
@@ -68,8 +69,10 @@ const DAY_MS = 86_400_000
 
 export function loadConfig(env: Env = process.env): Config {
   const int = intReader(env)
+  const redis = readRedis(env, int)
+  warnOnCleartextPassword(redis)
   return {
-    redis: readRedis(env, int),
+    redis,
     queues: parseQueues(env.QUEUES),
     ...readEndpoints(env),
     ...readKeyspace(env, int),

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { inflateRawSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bundledPackages, notRuntimeDependencies } from '../support/bundled-packages'
 
 const root = resolve(__dirname, '../..')
 type Json = Record<string, any>
@@ -172,6 +173,18 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       // esbuild marks each bundled package with a "// node_modules/<package>/..." comment: no SDK code inside.
       expect(code).not.toMatch(/^\/\/ node_modules\/@(aws-sdk|smithy)\//m)
     }
+  })
+
+  it('bundles only runtime dependencies: every package in a zip is one `npm audit --omit=dev` sees', () => {
+    const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'))
+    const lock = JSON.parse(readFileSync(resolve(root, 'package-lock.json'), 'utf8'))
+    const problems = ['api', 'consumer', 'scan'].flatMap((key) => {
+      const map = JSON.parse(unzip(readFileSync(join(outDir, `${key}.zip`))).get(`functions/${key}.js.map`)!)
+      const bundled = bundledPackages(map.sources)
+      expect(bundled).toContain('node_modules/@aws-lambda-powertools/logger') // the map does list node_modules
+      return notRuntimeDependencies(bundled, pkg, lock).map((problem) => `${key}.zip: ${problem}`)
+    })
+    expect(problems).toEqual([])
   })
 
   it('ships source maps that point at src/, turned on for every function', () => {

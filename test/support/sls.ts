@@ -9,8 +9,15 @@ import { dirname, join, resolve } from 'node:path'
 const root = resolve(__dirname, '../..')
 const SETTINGS = /^(AWS_|SDQ_|REDIS_|QUEUES$|KEY_PREFIX$|SHARDS$|SQS_ENDPOINT$|DELAY_QUEUE_)/
 
-/** Packages `serviceDir` for `stage` and returns its CloudFormation template (the update-stack one). */
-export async function packageTemplate(serviceDir: string, stage: string): Promise<Record<string, any>> {
+/**
+ * Packages `serviceDir` for `stage` (plus `extraArgs`, e.g. `--param=name=value`) and returns its CloudFormation
+ * template (the update-stack one). A refused packaging rejects with osls's output in the message.
+ */
+export async function packageTemplate(
+  serviceDir: string,
+  stage: string,
+  extraArgs: string[] = [],
+): Promise<Record<string, any>> {
   const out = mkdtempSync(join(tmpdir(), 'sdq-sls-'))
   const env: NodeJS.ProcessEnv = {}
   for (const [k, v] of Object.entries(process.env)) if (!SETTINGS.test(k)) env[k] = v
@@ -28,7 +35,15 @@ export async function packageTemplate(serviceDir: string, stage: string): Promis
         new Promise<void>((ok, fail) =>
           execFile(
             process.execPath,
-            [resolve(root, 'node_modules/serverless/bin/serverless.js'), 'package', '--stage', stage, '--package', out],
+            [
+              resolve(root, 'node_modules/serverless/bin/serverless.js'),
+              'package',
+              '--stage',
+              stage,
+              '--package',
+              out,
+              ...extraArgs,
+            ],
             { cwd: serviceDir, env, maxBuffer: 64 << 20, timeout: 120_000 },
             (error, stdout, stderr) =>
               error
