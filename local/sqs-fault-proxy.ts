@@ -3,7 +3,9 @@
 //     a share of the entries from the request and reports them under `Failed` in the answer, as SQS does for
 //     entries it could not take (the others really reach the queue);
 //   - outages: cut() refuses new connections and destroys open ones, requests in flight included, so an answer can
-//     be lost after the endpoint already took the messages (the case that turns into a duplicate, never a loss).
+//     be lost after the endpoint already took the messages (the case that turns into a duplicate, never a loss);
+//   - lost answers: dropAnswers(n) lets the next n SendMessageBatch calls reach the endpoint (their messages are
+//     taken) and then resets the connection instead of answering: the sender cannot know they were accepted.
 // Everything else passes through untouched. Loopback only.
 import {
   createServer,
@@ -32,6 +34,8 @@ export interface SqsFaultStats {
   /** Requests whose connection a cut destroyed before the answer went out. */
   requestsCut: number
   cuts: number
+  /** SendMessageBatch calls the endpoint carried out whose answer was dropped (dropAnswers). */
+  answersDropped: number
 }
 
 export interface SqsFaultProxy {
@@ -39,6 +43,8 @@ export interface SqsFaultProxy {
   port: number
   stats: SqsFaultStats
   setRefuseRate(rate: number): void
+  /** The next `count` SendMessageBatch calls are carried out, and their connection reset instead of answered. */
+  dropAnswers(count: number): void
   cut(): Promise<void>
   restore(): Promise<void>
   /** Cut, wait `ms`, restore. */
@@ -66,7 +72,9 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
     entriesRefused: 0,
     requestsCut: 0,
     cuts: 0,
+    answersDropped: 0,
   }
+  let answersToDrop = 0
   const sockets = new Set<Socket>()
   let server: Server | undefined
   let port = 0
@@ -135,6 +143,12 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
       body = Buffer.from(JSON.stringify({ ...parsed, Entries: kept }))
     }
     const up = await forward(req, body)
+    if (req.headers['x-amz-target'] === BATCH_TARGET && answersToDrop > 0) {
+      answersToDrop--
+      stats.answersDropped++
+      res.socket?.destroy()
+      return
+    }
     if (refused.length && up.status === 200) {
       const result = JSON.parse(up.body.toString('utf8')) as { Successful?: unknown[]; Failed?: unknown[] }
       result.Failed = [...(result.Failed ?? []), ...refused.map(failure)]
@@ -188,6 +202,9 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
     stats,
     setRefuseRate: (rate) => {
       refuseRate = rate
+    },
+    dropAnswers: (count) => {
+      answersToDrop = count
     },
     cut: () => {
       stats.cuts++

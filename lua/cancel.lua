@@ -17,6 +17,8 @@
     -2 JOB_DISPATCHING  a scanner holds a lease on it: it is being handed to SQS right now
     -3 OCCURRENCE_OF_SCHEDULE  the pending occurrence of its schedule: only its ack creates the next one, so
                                removing it would end the series (pause, replace or delete the schedule instead)
+    -5 JOB_MAYBE_DISPATCHED  waiting for a dispatch retry after a send that SQS may have accepted (lua/release.lua):
+                             it may run, so it cannot be called cancelled until the retry settles
   Helpers: jobSideKeys, decodeSchedule, dropUnleased
 ]]
 local k = jobSideKeys(1)
@@ -28,5 +30,4 @@ if scheduleId ~= '' then
   local schedule = redis.call('HGET', schedules, scheduleId)
   if schedule and scheduleId .. '@' .. select(2, decodeSchedule(schedule)) == id then return -3 end
 end
-if not dropUnleased(k, bucketNo, id) then return -2 end
-return 1
+return dropUnleased(k, bucketNo, id)

@@ -33,9 +33,11 @@
   Error codes (first element):
     -1 JOB_EXISTS       insert of an id that exists: { -1, state, record, score }
     -2 JOB_DISPATCHING  upsert of a job that is being handed to SQS right now
+    -5 JOB_MAYBE_DISPATCHED  upsert of a job whose last send may have reached SQS (lua/release.lua), until its retry
+                             settles
 
   Due time is Redis's clock (TIME), never the caller's: a skewed client cannot make a job early or late.
-  Helpers: nowMs, base36, countBy, reindexBucket, waitsForRetry, wakeIfEarliest
+  Helpers: nowMs, base36, countBy, reindexBucket, waitsForRetry, maybeSent, wakeIfEarliest
 ]]
 local jobs, index, bucket, inflight, leases, errors, dead, counts =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
@@ -86,8 +88,10 @@ if old then
     local retrying = lease and waitsForRetry(lease)
     return { -1, retrying and 'retrying' or 'dispatching', old, redis.call('ZSCORE', inflight, id) or '0' }
   end
-  -- A lease with an empty token is waiting for a dispatch retry: it may still be replaced.
+  -- A lease with an empty token is waiting for a dispatch retry: it may still be replaced, unless its failed send
+  -- may have reached SQS (then the old version may run: the replace could not keep its promise).
   if lease and not waitsForRetry(lease) then return { -2 } end
+  if maybeSent(errors, id) then return { -5 } end
   -- Replace: keep the creation time, bump the version (FIFO dedup ids change with it).
   local q1 = string.find(old, '\n', 1, true)
   local q2 = string.find(old, '\n', q1 + 1, true)

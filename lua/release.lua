@@ -10,21 +10,24 @@
   KEYS[6] counts    HASH  "<queue>|<state>" -> count
 
   ARGV[1] maxAttempts    refusals that are the job's fault before it goes to the dead set
-  ARGV[2..] refusals     quintuples: id, claim token, error message, "1" when the refusal counts against the job
+  ARGV[2..] refusals     sextuples: id, claim token, error message, "1" when the refusal counts against the job
                          (SQS refused it as the sender's fault) or "0" when it does not (SQS down, throttling, a
-                         server-side error), and the retry delay in ms (drawn by the caller: exponential in the
-                         attempt, capped, with jitter: src/scan/backoff.ts)
+                         server-side error), the retry delay in ms (drawn by the caller: exponential in the
+                         attempt, capped, with jitter: src/scan/backoff.ts), and "1" when SQS may have accepted
+                         the message all the same (a timeout, a reset connection, a server error), else "0" 
 
   A released job stays in the inflight set, scored by its retry time, with an empty token: the next claim after that
   time takes it again (attempt + 1). Refusals that are the job's fault are counted in its lease (faults), apart from
   its dispatch attempts: the maxAttempts-th sends it to the dead set with its error. A failure that is not the job's
   fault never counts: an SQS outage must not dead-letter every job due during it, and a job that waited out an
   outage has the same budget as one that did not.
-  Returns { released, dead }. A quintuple whose token no longer holds the job changes nothing.
+  A send that may have reached SQS marks the job's last error `maybeSent` (kept by every later release, until an ack
+  removes the job): cancel and replace then refuse it (lua/includes/maybeSent.lua).
+  Returns { released, dead }. A sextuple whose token no longer holds the job changes nothing.
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level.
   Error codes: none.
-  Helpers: nowMs, movePending, encodeLease, decodeLease, holdsLease
+  Helpers: nowMs, movePending, encodeLease, decodeLease, holdsLease, maybeSent
 ]]
 local jobs, inflight, leases, errors, dead, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local maxAttempts = tonumber(ARGV[1])
@@ -32,13 +35,15 @@ local maxAttempts = tonumber(ARGV[1])
 local now = nowMs()
 local released, died = 0, 0
 
-for i = 2, #ARGV, 5 do
+for i = 2, #ARGV, 6 do
   local id, token, message, jobsFault, retryIn = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3] == '1', ARGV[i + 4]
   local lease = redis.call('HGET', leases, id)
   if holdsLease(lease, token) then
     local attempt, due, recoveries, faults = decodeLease(lease)
     if jobsFault then faults = faults + 1 end
-    redis.call('HSET', errors, id, cjson.encode({ attempts = attempt, at = now, message = message }))
+    local lastError = { attempts = attempt, at = now, message = message }
+    if ARGV[i + 5] == '1' or maybeSent(errors, id) then lastError.maybeSent = true end
+    redis.call('HSET', errors, id, cjson.encode(lastError))
     if jobsFault and faults >= maxAttempts then
       redis.call('ZREM', inflight, id)
       redis.call('HDEL', leases, id)

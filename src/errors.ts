@@ -8,6 +8,7 @@ export enum ScriptErrorCode {
   JobExists = -1,
   JobDispatching = -2,
   OccurrenceOfSchedule = -3,
+  JobMaybeDispatched = -5,
 }
 
 export interface ErrorDetail {
@@ -79,6 +80,20 @@ export class JobDispatchingError extends DelayQueueError {
   readonly code = 'Conflict'
   constructor(readonly jobId: string) {
     super(`job "${jobId}" is being handed to SQS right now; it can no longer be changed or cancelled`)
+  }
+}
+
+/**
+ * The job waits for a dispatch retry after a send that SQS may have accepted (a timeout, a reset connection): it may
+ * run, so a cancel or replace cannot promise otherwise until the retry settles (sent, then gone: 404 / a new job).
+ */
+export class JobMaybeDispatchedError extends DelayQueueError {
+  readonly code = 'JobMaybeDispatched'
+  constructor(readonly jobId: string) {
+    super(
+      `job "${jobId}" may be in SQS already: a send of it failed in a way SQS may still have accepted, and its retry ` +
+        'has not settled; it can no longer be changed or cancelled',
+    )
   }
 }
 
@@ -189,6 +204,8 @@ export function scriptError(code: ScriptErrorCode, jobId: string, existing?: Exi
       return new JobExistsError(jobId, existing)
     case ScriptErrorCode.JobDispatching:
       return new JobDispatchingError(jobId)
+    case ScriptErrorCode.JobMaybeDispatched:
+      return new JobMaybeDispatchedError(jobId)
     case ScriptErrorCode.OccurrenceOfSchedule:
       return new OccurrenceOfScheduleError(jobId, jobId.slice(0, jobId.lastIndexOf('@')))
     default:

@@ -20,6 +20,7 @@ export {
   ConfigError,
   DelayQueueError,
   JobDispatchingError,
+  JobMaybeDispatchedError,
   JobExistsError,
   type ExistingJob,
   JobNotFoundError,

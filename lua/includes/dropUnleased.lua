@@ -1,12 +1,14 @@
--- Remove a job (scheduled, waiting for a retry, or dead), unless a scanner holds its lease right now: then it stays
--- (it is being sent) and this returns false. An absent job counts as removed. Cancel is this, and the schedule
--- scripts drop a replaced or deleted schedule's pending occurrence with it.
+-- Remove a job (scheduled, waiting for a retry, or dead) and return 1, unless a scanner holds its lease right now
+-- (it is being sent: -2, it stays) or a failed send may have reached SQS (maybeSent: -5, it stays). An absent job
+-- counts as removed. Cancel is this, and the schedule scripts drop a replaced or deleted schedule's pending
+-- occurrence with it.
 -- k: the shard's keys by name (jobs, index, bucket, inflight, leases, errors, dead, counts).
 local function dropUnleased(k, bucketNo, id)
   local record = redis.call('HGET', k.jobs, id)
-  if not record then return true end
+  if not record then return 1 end
   local lease = redis.call('HGET', k.leases, id)
-  if lease and not waitsForRetry(lease) then return false end
+  if lease and not waitsForRetry(lease) then return -2 end
+  if maybeSent(k.errors, id) then return -5 end
   local queue = queueOf(record)
   if redis.call('ZREM', k.bucket, id) == 1 then
     reindexBucket(k.index, k.bucket, bucketNo)
@@ -20,5 +22,5 @@ local function dropUnleased(k, bucketNo, id)
   end
   redis.call('HDEL', k.errors, id)
   redis.call('HDEL', k.jobs, id)
-  return true
+  return 1
 end

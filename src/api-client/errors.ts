@@ -8,6 +8,7 @@ export type ApiErrorCode =
   | 'ValidationError'
   | 'NotFound'
   | 'Conflict'
+  | 'JobMaybeDispatched'
   | 'PayloadTooLarge'
   | 'UnsupportedMediaType'
   | 'Unauthorized'
@@ -40,13 +41,17 @@ export class DelayQueueApiError extends Error {
   }
 }
 
-/** A 409: the id is taken (`existing` is the job that holds it), or the job is being handed to SQS right now. */
+/**
+ * A 409: the id is taken (`existing` is the job that holds it), the job is being handed to SQS right now, or
+ * (`code` JobMaybeDispatched) a send of it may have reached SQS and its retry has not settled.
+ */
 export class JobConflictError extends DelayQueueApiError {
   constructor(
     message: string,
     readonly existing: ExistingJob | undefined,
+    code: 'Conflict' | 'JobMaybeDispatched' = 'Conflict',
   ) {
-    super(409, 'Conflict', message)
+    super(409, code, message)
   }
 }
 
@@ -80,7 +85,9 @@ export function apiErrorOf(status: number, text: string): DelayQueueApiError {
       : typeof body?.message === 'string'
         ? body.message
         : `HTTP ${status}`
-  if (status === 409) return new JobConflictError(message, body?.job ?? undefined)
+  if (status === 409) {
+    return new JobConflictError(message, body?.job ?? undefined, code === 'JobMaybeDispatched' ? code : 'Conflict')
+  }
   const details = Array.isArray(error?.details) ? (error.details as ApiErrorDetail[]) : []
   return new DelayQueueApiError(status, code, message, details)
 }

@@ -8,6 +8,8 @@ const STATUS: Record<string, number> = {
   ValidationError: 400,
   NotFound: 404,
   Conflict: 409,
+  // A cancel or replace of a job whose failed send SQS may have accepted: a conflict, named apart from "being sent".
+  JobMaybeDispatched: 409,
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
   ServiceUnavailable: 503,

@@ -38,6 +38,8 @@ export interface RefusedJob {
    * toward the dead set. False for failures that are not the job's fault: SQS unreachable, throttling, server errors.
    */
   jobsFault: boolean
+  /** The send failed in a way SQS may still have accepted: the job may be in SQS (lua/release.lua marks it). */
+  maybeSent?: boolean
   /**
    * FIFO only: the earlier job of the same message group that SQS did not take. This one was held back, not sent,
    * and must be retried after it (src/scan/backoff.ts) so the group keeps its order.

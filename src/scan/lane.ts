@@ -9,10 +9,13 @@ export interface HeldBehind {
   place: number
 }
 
-/** Accepted (local times: the call went out, SQS answered), or refused. */
+/**
+ * Accepted (local times: the call went out, SQS answered), or not: refused, or failed in a way SQS may still have
+ * accepted (`maybeSent`: a timeout, a reset connection, a server error).
+ */
 export type SendResult =
   | { sentAtMs: number; acceptedAtMs: number }
-  | { error: string; jobsFault: boolean; after?: HeldBehind }
+  | { error: string; jobsFault: boolean; maybeSent?: boolean; after?: HeldBehind }
 
 /** SendMessageBatch takes at most 10 entries. */
 const MAX_ENTRIES = 10

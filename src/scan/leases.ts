@@ -171,7 +171,13 @@ export class Leases {
    */
   async release(
     shard: ShardKeys,
-    items: readonly (Settlement & { attempt?: number; error: string; jobsFault?: boolean; retryInMs?: number })[],
+    items: readonly (Settlement & {
+      attempt?: number
+      error: string
+      jobsFault?: boolean
+      retryInMs?: number
+      maybeSent?: boolean
+    })[],
   ): Promise<{ released: number; dead: number }> {
     if (items.length === 0) return { released: 0, dead: 0 }
     const refusals = items.map((i) => ({

@@ -33,14 +33,34 @@ export async function sendBatch(sqs: SQSClient, lane: Lane, batch: QueuedSend[])
         jobsFault: failed.SenderFault !== false,
       })
     }
-    // An entry SQS did not mention was not accepted: never assume success.
-    batch.forEach((_, i) => answer(i, { error: 'SQS did not answer for this entry', jobsFault: false }))
+    // An entry SQS did not mention is not taken for accepted, nor for refused: it is sent again, and may run twice.
+    batch.forEach((_, i) =>
+      answer(i, { error: 'SQS did not answer for this entry', jobsFault: false, maybeSent: true }),
+    )
   } catch (e) {
     const error = `SendMessageBatch failed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`
     const jobsFault = isClientFault(e)
-    batch.forEach((_, i) => answer(i, { error, jobsFault }))
+    const maybeSent = !jobsFault && mayHaveArrived(e)
+    batch.forEach((_, i) => answer(i, { error, jobsFault, maybeSent }))
   }
   if (lane.fifo && failed.length) holdBackGroups(lane, failed)
+}
+
+/** Errors of a request that never left this machine, or found nobody listening: SQS cannot have taken it. */
+const NEVER_ARRIVED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'])
+
+/**
+ * Whether SQS may have accepted a call that failed: yes after a timeout, a connection reset mid-request or a server
+ * error (5xx): the request may have been carried out with only its answer lost. No when the call never reached SQS
+ * (refused connection, name not found) or SQS answered that it refused it (4xx, throttling).
+ */
+export function mayHaveArrived(e: unknown): boolean {
+  const err = e as { code?: string; cause?: { code?: string }; $metadata?: { httpStatusCode?: number }; name?: string }
+  const code = err?.code ?? err?.cause?.code
+  if (code && NEVER_ARRIVED.has(code)) return false
+  const status = err?.$metadata?.httpStatusCode
+  if (status !== undefined && status >= 400 && status < 500) return false
+  return !/throttl/i.test(err?.name ?? '')
 }
 
 /**

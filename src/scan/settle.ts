@@ -53,12 +53,13 @@ export async function settleClaim(
 }
 
 function releaseItems(leases: Leases, batch: RefusedJob[]) {
-  return batch.map(({ job, error, jobsFault, after }) => ({
+  return batch.map(({ job, error, jobsFault, maybeSent, after }) => ({
     id: job.id,
     token: job.token,
     attempt: job.attempt,
     error,
     jobsFault,
+    maybeSent,
     retryInMs: leases.retryDelay(job, after),
   }))
 }

@@ -61,6 +61,8 @@ export interface StoredDispatchError {
   /** When it failed (ms). */
   at: number
   message: string
+  /** A send failed in a way SQS may still have accepted (lua/release.lua): the job may run already. */
+  maybeSent?: boolean
 }
 
 export function decodeDispatchError(json: string): StoredDispatchError {

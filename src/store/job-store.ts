@@ -30,6 +30,8 @@ export interface DispatchError {
   attempts: number
   at: string
   message: string
+  /** A send of it failed in a way SQS may still have accepted: it may run already, and cannot be cancelled. */
+  maybeSent?: true
 }
 
 /** The API's job view (docs/api.md), plus `attempts` / `lastError` once a dispatch to SQS has failed, and the dead state. */
@@ -208,7 +210,12 @@ function toView(id: string, state: JobState, record: string, score: number, atte
   if (lastError) {
     const e = decodeDispatchError(lastError)
     view.attempts = attempt || e.attempts
-    view.lastError = { attempts: e.attempts, at: new Date(e.at).toISOString(), message: e.message }
+    view.lastError = {
+      attempts: e.attempts,
+      at: new Date(e.at).toISOString(),
+      message: e.message,
+      ...(e.maybeSent ? { maybeSent: true as const } : {}),
+    }
   }
   return view
 }

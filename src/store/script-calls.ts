@@ -205,6 +205,8 @@ export interface Refusal extends Settlement {
   jobsFault: boolean
   /** When to try again (src/scan/backoff.ts). */
   retryInMs: number
+  /** The send failed in a way SQS may still have accepted (a timeout, a reset connection, a server error). */
+  maybeSent?: boolean
 }
 
 export interface ReleaseParams {
@@ -226,7 +228,14 @@ export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[num
     },
     args: {
       maxAttempts: p.maxAttempts,
-      refusals: p.refusals.flatMap((r) => [r.id, r.token, r.error, r.jobsFault ? '1' : '0', r.retryInMs]),
+      refusals: p.refusals.flatMap((r) => [
+        r.id,
+        r.token,
+        r.error,
+        r.jobsFault ? '1' : '0',
+        r.retryInMs,
+        r.maybeSent ? '1' : '0',
+      ]),
     },
   }
 }

@@ -28,6 +28,7 @@ import addOccurrence from '../../lua/includes/addOccurrence.lua'
 import base36 from '../../lua/includes/base36.lua'
 import decodeSchedule from '../../lua/includes/decodeSchedule.lua'
 import dropUnleased from '../../lua/includes/dropUnleased.lua'
+import maybeSent from '../../lua/includes/maybeSent.lua'
 import encodeSchedule from '../../lua/includes/encodeSchedule.lua'
 import scheduleAckLua from '../../lua/schedule-ack.lua'
 import scheduleDeleteLua from '../../lua/schedule-delete.lua'
@@ -53,6 +54,7 @@ export const LUA_HELPERS: Readonly<Record<string, string>> = {
   base36,
   decodeSchedule,
   encodeSchedule,
+  maybeSent,
   dropUnleased,
   addOccurrence,
 }
