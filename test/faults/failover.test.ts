@@ -1,8 +1,9 @@
 // Scenario: a Redis primary with two replicas, watched by three sentinels; the API side and a scanner process connect
 // through Sentinel. Under enqueue + cancel + dispatch load the primary is killed (-9); Sentinel promotes a replica,
-// and the old node comes back (empty, as a replaced node does) to be a replica. Measured with REDIS_WAIT_REPLICAS=0
-// and =1: acknowledged enqueues lost, acknowledged cancels that fired anyway, duplicates, and how long until writes
-// are acknowledged again. With 1, nothing acknowledged may be lost or resurrected.
+// and the old node comes back (empty, as a replaced node does) to be a replica. Measured with the default settings
+// (REDIS_WAIT_REPLICAS unset: auto), =0 and =1: acknowledged enqueues lost, acknowledged cancels that fired anyway,
+// duplicates, and how long until writes are acknowledged again. With the default and with 1, nothing acknowledged
+// may be lost or resurrected.
 //
 // On loopback a replica is a fraction of a millisecond behind, so a bare kill rarely catches a write in flight. The
 // "link cut" variant reproduces the case that loses writes in production: the replicas' link to the primary breaks
@@ -31,7 +32,9 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined)
 })
 
-async function stageFor(waitReplicas: number) {
+type WaitSetting = number | 'default'
+
+async function stageFor(waitReplicas: WaitSetting) {
   const setup: LocalSentinelSetup = await startSentinelSetup({ replicas: 2, sentinels: 3, downAfterMs: 1_000 })
   cleanup.push(() => setup.stop())
   const sqs = await startSqsProcess()
@@ -45,7 +48,7 @@ async function stageFor(waitReplicas: number) {
   const env: Record<string, string> = {
     REDIS_SENTINELS: setup.sentinels.join(','),
     REDIS_SENTINEL_MASTER: setup.masterName,
-    REDIS_WAIT_REPLICAS: String(waitReplicas),
+    ...(waitReplicas === 'default' ? {} : { REDIS_WAIT_REPLICAS: String(waitReplicas) }),
     REDIS_WAIT_TIMEOUT_MS: '500',
     ...stageEnv('fo', queue.url, sqs.endpoint),
   }
@@ -97,25 +100,28 @@ async function cutReplicas(setup: LocalSentinelSetup, ms: number): Promise<() =>
   }
 }
 
-const variants = [
+const variants: { waitReplicas: WaitSetting; cutMs: number }[] = [
   ...(FULL
     ? [
         { waitReplicas: 0, cutMs: 0 },
         { waitReplicas: 1, cutMs: 0 },
+        { waitReplicas: 'default' as const, cutMs: 0 },
       ]
     : []),
   { waitReplicas: 0, cutMs: CUT_MS },
   { waitReplicas: 1, cutMs: CUT_MS },
+  { waitReplicas: 'default', cutMs: CUT_MS },
 ]
 
 describe.each(variants)(
   'primary killed (-9) and replaced by Sentinel, replicas cut off for $cutMs ms before, REDIS_WAIT_REPLICAS=$waitReplicas',
   ({ waitReplicas, cutMs }) => {
-    const title = waitReplicas
-      ? 'loses no acknowledged enqueue and fires no acknowledged cancel'
-      : cutMs
-        ? 'loses what the primary acknowledged while its replicas were cut off'
-        : 'measures what is lost'
+    const title =
+      waitReplicas !== 0
+        ? 'loses no acknowledged enqueue and fires no acknowledged cancel'
+        : cutMs
+          ? 'loses what the primary acknowledged while its replicas were cut off'
+          : 'measures what is lost'
     it(
       title,
       async () => {
@@ -151,8 +157,8 @@ describe.each(variants)(
         for (const n of received.values()) duplicated += n - 1
         const recoveredMs = recoveredAfterMs(record, fault.killedAt)
         recordFigures({
-          case: `failover-${cutMs ? 'cut-' : ''}wait${waitReplicas}`,
-          scenario: `primary + 2 replicas + 3 sentinels; primary kill -9 under enqueue/cancel/dispatch load${cutMs ? `, its replicas cut off for the ${cutMs} ms before` : ''}; REDIS_WAIT_REPLICAS=${waitReplicas}`,
+          case: `failover-${cutMs ? 'cut-' : ''}${waitReplicas === 'default' ? 'defaults' : `wait${waitReplicas}`}`,
+          scenario: `primary + 2 replicas + 3 sentinels; primary kill -9 under enqueue/cancel/dispatch load${cutMs ? `, its replicas cut off for the ${cutMs} ms before` : ''}; ${waitReplicas === 'default' ? 'default settings (REDIS_WAIT_REPLICAS unset: auto)' : `REDIS_WAIT_REPLICAS=${waitReplicas}`}`,
           jobs: record.enqueued.size + record.cancelled.size,
           faults: `1 x kill -9 of the primary; Sentinel promoted a replica after ${fault.promotedAfterMs} ms`,
           lost: lost.length,
@@ -170,7 +176,7 @@ describe.each(variants)(
         expect(record.enqueued.size).toBeGreaterThan(0)
         expect(recoveredMs).not.toBeNull()
         expect(drained).toBe(true)
-        if (waitReplicas > 0) {
+        if (waitReplicas !== 0) {
           expect(lost).toEqual([])
           expect(resurrected).toEqual([])
         } else if (cutMs > 0) {
