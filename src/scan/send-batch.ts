@@ -11,7 +11,7 @@ export async function sendBatch(sqs: SQSClient, lane: Lane, batch: QueuedSend[])
     MessageBody: body,
     MessageAttributes: { [JOB_ID_ATTRIBUTE]: { DataType: 'String', StringValue: job.id } },
     ...(lane.fifo
-      ? { MessageGroupId: groupOf(job), MessageDeduplicationId: deduplicationId(job.id, job.version) }
+      ? { MessageGroupId: groupOf(job), MessageDeduplicationId: deduplicationId(job.id, job.version, job.createdAtMs) }
       : {}),
   }))
   const answered = new Set<number>()

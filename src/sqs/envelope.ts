@@ -9,7 +9,10 @@ export interface JobMessage<Payload = unknown> {
   /** When the job was due (ISO). */
   runAt: string
   createdAt: string
-  /** When the scanner handed it to SQS (ISO). */
+  /**
+   * When the scanner handed it to SQS (ISO): the moment its message was built, just before SendMessageBatch. Like
+   * runAt and createdAt, on Redis's clock (the scanner's own clock converted with the offset it measures).
+   */
   dispatchedAt: string
   /** Occurrences of a recurring schedule only: the schedule's id. */
   scheduleId?: string
@@ -51,10 +54,16 @@ export function expectedMessageBytes(id: string, queue: string, payloadJson: str
   return messageBytes(messageBody({ id, queue, payloadJson, dueMs: t, createdAtMs: t }, t), id)
 }
 
-/** FIFO deduplication id: changes with each version of the job, so a rescheduled job is not swallowed by
- * SQS's 5-minute window while a re-send of the same version is. Hashed: ids may be up to 128 chars. */
-export function deduplicationId(id: string, version: number): string {
-  return createHash('sha256').update(`${id}\n${version}`).digest('hex')
+/**
+ * FIFO deduplication id of one version of one incarnation of a job: the job id, its creation time (Redis ms) and its
+ * version. A replace (PUT) keeps the creation time and bumps the version; a job created again under an id whose
+ * earlier job was dispatched starts again at version 0 with a new creation time. So neither is swallowed by SQS's
+ * 5-minute window, while a re-send of the same version (a scanner died after the send) is. Without `createdAtMs`
+ * (tools that make ids of their own): the id and version only. Hashed: ids may be up to 128 chars.
+ */
+export function deduplicationId(id: string, version: number, createdAtMs?: number): string {
+  const incarnation = createdAtMs === undefined ? '' : `\n${createdAtMs}`
+  return createHash('sha256').update(`${id}\n${version}${incarnation}`).digest('hex')
 }
 
 /**

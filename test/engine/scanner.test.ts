@@ -171,7 +171,7 @@ describe('scanner', () => {
     await t.close()
   })
 
-  it('gives a FIFO target queue the group id and a deduplication id that changes with each version', async () => {
+  it('gives a FIFO target queue the group id and a deduplication id that changes with each version and incarnation', async () => {
     // prepare
     const t = testStore()
     const q = await createQueue(sqs, 'orders.fifo')
@@ -183,7 +183,11 @@ describe('scanner', () => {
     await s.runUntil(async () => (await pendingCount(t.store)) === 0, 5_000)
     // assess
     const byId = new Map((await receiveAll(sqs, q.url, 1)).map((m) => [JSON.parse(m.Body!).id as string, m]))
-    const sha = (id: string, v: number) => createHash('sha256').update(`${id}\n${v}`).digest('hex')
+    // the id, the version and the creation time (Redis ms, the body's createdAt)
+    const sha = (id: string, v: number) => {
+      const createdAt = Date.parse(JSON.parse(byId.get(id)!.Body!).createdAt)
+      return createHash('sha256').update(`${id}\n${v}\n${createdAt}`).digest('hex')
+    }
     expect(byId.get('g1')!.Attributes).toMatchObject({
       MessageGroupId: 'order-42',
       MessageDeduplicationId: sha('g1', 1),

@@ -1,6 +1,7 @@
 // Real SQS (fauxqs) helpers for tests: create queues with unique names, and read back everything that arrived.
 import {
   CreateQueueCommand,
+  DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SQSClient,
@@ -75,4 +76,38 @@ export function countIds(messages: Message[]): Map<string, number> {
     counts.set(id, (counts.get(id) ?? 0) + 1)
   }
   return counts
+}
+
+/**
+ * Every message of a FIFO queue in the order SQS hands them out, each deleted once read: a FIFO queue holds back a
+ * group's next message while one of it is in flight, so receiveAll would see only the first of each group.
+ */
+export async function drainInOrder(sqs: SQSClient, url: string): Promise<Message[]> {
+  const all: Message[] = []
+  let empty = 0
+  while (empty < 2) {
+    const r = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        VisibilityTimeout: 60,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['All'],
+      }),
+    )
+    if (!r.Messages?.length) {
+      empty++
+      continue
+    }
+    empty = 0
+    all.push(...r.Messages)
+    await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: url,
+        Entries: r.Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+      }),
+    )
+  }
+  return all
 }
