@@ -82,10 +82,13 @@ export class Dispatcher {
     return this.warmUp.warm()
   }
 
-  /** Resolves once SQS has answered for every job (accepted or refused). */
-  async dispatch(jobs: readonly ClaimedJob[]): Promise<DispatchOutcome> {
+  /**
+   * Resolves once SQS has answered for every job (accepted or refused). `dispatchedAtMs` is the messages'
+   * `dispatchedAt`: Redis's clock, like every other time in the message (the scanner converts its own clock with the
+   * offset it measures at each claim); this process's clock only when no caller knows better.
+   */
+  async dispatch(jobs: readonly ClaimedJob[], dispatchedAtMs = Date.now()): Promise<DispatchOutcome> {
     const outcome: DispatchOutcome = { sent: [], refused: [] }
-    const now = Date.now()
     // One promise per call, not per job: a burst dispatches tens of thousands of jobs.
     let waiting = 0
     let done!: () => void
@@ -104,7 +107,7 @@ export class Dispatcher {
         })
         continue
       }
-      const body = messageBody(job, now)
+      const body = messageBody(job, dispatchedAtMs)
       waiting++
       const lane = this.laneFor(job)
       lane.entries.push({ job, body, bytes: messageBytes(body, job.id), settle })

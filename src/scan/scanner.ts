@@ -186,7 +186,7 @@ export class Scanner {
   private deliver(shard: ShardState, jobs: ClaimedJob[]): void {
     const { keys } = shard
     const task = (async () => {
-      const { sent, refused } = await this.options.dispatcher.dispatch(jobs)
+      const { sent, refused } = await this.options.dispatcher.dispatch(jobs, this.clock.toRedis(Date.now()))
       for (const { job, sentAtMs, acceptedAtMs } of sent) {
         const late = this.clock.toRedis(acceptedAtMs) - job.dueMs
         this.latency.record(late, job.claimedAtMs - job.dueMs, acceptedAtMs - sentAtMs)
