@@ -30,7 +30,7 @@
   ARGV[9] windowMs     the caller's dispatch window (with fullBy)
   ARGV[10..] bucketNos bucket numbers of KEYS[8..], in the same order
 
-  Returns { now, nextDue, needHints, more, hints, jobs, nextInflight, fullAt }
+  Returns { now, nextDue, needHints, more, hints, jobs, nextInflight, fullAt, dueBy }
     now        Redis time (ms); lets the caller track the offset between its clock and Redis's
     nextDue    earliest time anything is due (a bucket or an inflight lease/retry), -1 when nothing is pending
     needHints  1 when a due bucket was not among KEYS: call again at once with the returned hints
@@ -43,6 +43,8 @@
                bucket's earliest is a job of its own; with fewer buckets due within the look-ahead, the fullCount-th
                earliest job in them), -1 when fewer are due within the look-ahead or fullCount is 0: the caller need
                not hold a window past it, its jobs fill a request
+    dueBy      the latest due time this call took scheduled jobs up to (now, or earlier for a full request's
+               claim): with needHints and more at 0, no job due by then is left in the buckets (src/scan/fifo-merge.ts)
 
   Order: expired leases and due retries first (they are the oldest), then due jobs by due time. Jobs due in the
   same millisecond come out bucket by bucket (bucket = hash of the id) and by id within a bucket.
@@ -220,4 +222,4 @@ end
 local leaseHead, retook = retakeExpired()
 local top, needHints = takeDue()
 local nextDue, hints, nextInflight, fullAt = nextCall(top, leaseHead, n > 0 or retook)
-return { now, nextDue, needHints, (n >= limit) and 1 or 0, hints, out, nextInflight, fullAt }
+return { now, nextDue, needHints, (n >= limit) and 1 or 0, hints, out, nextInflight, fullAt, dueBy }

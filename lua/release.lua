@@ -23,7 +23,8 @@
   outage has the same budget as one that did not.
   A send that may have reached SQS marks the job's last error `maybeSent` (kept by every later release, until an ack
   removes the job): cancel and replace then refuse it (lua/includes/maybeSent.lua).
-  Returns { released, dead }. A sextuple whose token no longer holds the job changes nothing.
+  Returns { released, dead, deadIds }: deadIds lists the jobs that went to the dead set (a FIFO job's group stops
+  waiting for it: src/scan/lane.ts). A sextuple whose token no longer holds the job changes nothing.
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level.
   Error codes: none.
@@ -34,6 +35,7 @@ local maxAttempts = tonumber(ARGV[1])
 
 local now = nowMs()
 local released, died = 0, 0
+local deadIds = {}
 
 for i = 2, #ARGV, 6 do
   local id, token, message, jobsFault, retryIn = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3] == '1', ARGV[i + 4]
@@ -53,6 +55,7 @@ for i = 2, #ARGV, 6 do
         movePending(counts, record, 'dead')
       end
       died = died + 1
+      deadIds[died] = id
     else
       redis.call('ZADD', inflight, now + tonumber(retryIn), id)
       redis.call('HSET', leases, id, encodeLease(attempt, due, '', recoveries, faults))
@@ -60,4 +63,4 @@ for i = 2, #ARGV, 6 do
     end
   end
 end
-return { released, died }
+return { released, died, deadIds }

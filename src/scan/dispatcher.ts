@@ -5,7 +5,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs'
 import { isFifoQueue } from '../config'
 import { messageBody, messageBytes } from '../sqs/envelope'
 import { hashId } from '../store/keys'
-import { type HeldBehind, type Lane, type SendResult, takeBatch } from './lane'
+import { type HeldBehind, heldBehind, type Lane, type SendResult, takeBatch } from './lane'
 import type { ClaimedJob } from './leases'
 import { sendBatch } from './send-batch'
 import { SqsWarmUp } from './warm-up'
@@ -20,6 +20,11 @@ export interface DispatchOptions {
   maxBatchBytes: number
   /** Longest a send can take (every SDK attempt): a job starts a send only while its lease outlasts this. */
   maxSendMs: number
+  /**
+   * FIFO: how long a refused job holds back the later jobs of its group that reach this dispatcher (its retry
+   * delay, and a lease for its retry's claim: src/scan/engine.ts). Default 0: only the jobs already in its lane.
+   */
+  fifoHoldMs?: (job: ClaimedJob) => number
 }
 
 export interface SentJob {
@@ -107,9 +112,19 @@ export class Dispatcher {
         })
         continue
       }
+      const lane = this.laneFor(job)
+      const after = lane.fifo ? heldBehind(lane, job) : undefined
+      if (after) {
+        outcome.refused.push({
+          job,
+          error: `not sent: job "${after.job.id}" of its FIFO group was not accepted and waits for a retry; this one must go after it`,
+          jobsFault: false,
+          after,
+        })
+        continue
+      }
       const body = messageBody(job, dispatchedAtMs)
       waiting++
-      const lane = this.laneFor(job)
       lane.entries.push({ job, body, bytes: messageBytes(body, job.id), settle })
       if (job.leaseDeadline < lane.earliestDeadline) lane.earliestDeadline = job.leaseDeadline
     }
@@ -119,12 +134,28 @@ export class Dispatcher {
     return outcome
   }
 
+  /** Jobs that went to the dead set: their FIFO groups stop waiting for them. */
+  forgetRefused(ids: readonly string[]): void {
+    const dead = new Set(ids)
+    for (const lane of this.laneOrder) {
+      for (const [group, blocked] of lane.blocked) if (dead.has(blocked.job.id)) lane.blocked.delete(group)
+    }
+  }
+
   private laneFor(job: ClaimedJob): Lane {
     const fifo = isFifoQueue(job.queue)
     const key = fifo ? `${job.queue}#${hashId(job.groupId ?? job.id) % FIFO_LANES}` : job.queue
     let lane = this.lanes.get(key)
     if (!lane) {
-      lane = { queueUrl: this.options.queues[job.queue]!, fifo, entries: [], busy: false, earliestDeadline: Infinity }
+      lane = {
+        queueUrl: this.options.queues[job.queue]!,
+        fifo,
+        entries: [],
+        busy: false,
+        earliestDeadline: Infinity,
+        blocked: new Map(),
+        holdMs: this.options.fifoHoldMs ?? (() => 0),
+      }
       this.lanes.set(key, lane)
       this.laneOrder.push(lane)
     }

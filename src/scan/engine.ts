@@ -70,6 +70,8 @@ export function buildScanner(
     concurrency: settings.sendConcurrency,
     maxBatchBytes: settings.maxMessageBytes,
     maxSendMs: SQS_SDK_ATTEMPTS * sendTimeoutMs(settings.leaseMs),
+    // A refused FIFO job's group waits for its retry (its backoff), and for a lease more for the claim that takes it.
+    fifoHoldMs: (job) => leases.retryDelay(job) + settings.leaseMs,
   })
   const memoryWatch =
     settings.memoryWarnPercent === undefined

@@ -30,6 +30,18 @@ export class InFlight {
     this.tasks.add(tracked)
   }
 
+  /** Counts `jobs` held back before their sends (FIFO jobs waiting for other shards' claims: src/scan/fifo-merge.ts). */
+  hold(jobs: number): void {
+    this.count += jobs
+  }
+
+  /** Held jobs that go to their sends (tracked from then on) or are given back. */
+  unhold(jobs: number): void {
+    if (jobs === 0) return
+    this.count -= jobs
+    this.release()
+  }
+
   /** Wakes every waiter (room was made, or the run stops). */
   release(): void {
     const waiters = this.waiters

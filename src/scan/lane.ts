@@ -28,11 +28,24 @@ export interface QueuedSend {
   settle(job: ClaimedJob, result: SendResult): void
 }
 
+/** A FIFO group whose job SQS refused: its later jobs wait behind that job until it comes back for its retry. */
+export interface Blocked {
+  job: ClaimedJob
+  /** Jobs held behind it so far (each comes back 1 ms after the one before). */
+  place: number
+  /** Local ms: the group stops waiting then (the job went elsewhere: cancelled, replaced, another scanner's). */
+  untilMs: number
+}
+
 /** Entries bound for one queue (one lane of a FIFO queue), in claim order. */
 export interface Lane {
   queueUrl: string
   fifo: boolean
   entries: QueuedSend[]
+  /** FIFO lanes: groups waiting for a refused job's retry, by group id. */
+  blocked: Map<string, Blocked>
+  /** FIFO lanes: how long a refused job may hold its group back (its retry delay and a lease). */
+  holdMs: (job: ClaimedJob) => number
   /** FIFO lanes send one batch at a time. */
   busy: boolean
   /** No entry's lease ends before this (a lower bound: it may be stale-low, never high). */
@@ -66,11 +79,13 @@ function dropStale(lane: Lane, maxSendMs: number): void {
   // A full pass: claims of several shards interleave in a lane, so deadlines are not in order.
   let kept = 0
   let earliest = Infinity
+  const dropped: ClaimedJob[] = []
   for (const entry of lane.entries) {
     if (entry.job.leaseDeadline > latest) {
       lane.entries[kept++] = entry
       earliest = Math.min(earliest, entry.job.leaseDeadline)
     } else {
+      dropped.push(entry.job)
       entry.settle(entry.job, {
         error: 'not sent: its lease would have ended during the send (SQS slow?)',
         jobsFault: false,
@@ -79,13 +94,16 @@ function dropStale(lane: Lane, maxSendMs: number): void {
   }
   lane.entries.length = kept
   lane.earliestDeadline = earliest
+  // A dropped FIFO job is retried later: the rest of its group waits for it like for a refused one.
+  if (lane.fifo && dropped.length) holdBackGroups(lane, dropped)
 }
 
 /**
  * A FIFO group's later jobs must not overtake one SQS refused: those still waiting in the lane are not sent but
  * released behind it (their retry comes after its retry). The lane sends one batch at a time, so none of them is on
  * its way already. (Within one SendMessageBatch call SQS takes or refuses each entry itself: a later entry of the
- * same group in the very call that failed may have been taken; nothing can unsend it.)
+ * same group in the very call that failed may have been taken; nothing can unsend it.) The group stays blocked for
+ * the jobs that reach the lane later, from later claims (heldBehind), until the refused job comes back.
  */
 export function holdBackGroups(lane: Lane, failed: ClaimedJob[]): void {
   const firstFailed = new Map<string, HeldBehind>()
@@ -102,6 +120,28 @@ export function holdBackGroups(lane: Lane, failed: ClaimedJob[]): void {
     return false
   })
   if (lane.entries.length === 0) lane.earliestDeadline = Infinity
+  const now = Date.now()
+  if (lane.blocked.size > 1_000) for (const [g, b] of lane.blocked) if (b.untilMs <= now) lane.blocked.delete(g)
+  for (const [group, blocker] of firstFailed) {
+    lane.blocked.set(group, { job: blocker.job, place: blocker.place, untilMs: now + lane.holdMs(blocker.job) })
+  }
+}
+
+/**
+ * The refused job a FIFO job arriving in its lane must wait behind, if its group is blocked (holdBackGroups): its
+ * group's earlier job is waiting for a retry, and this one must not reach SQS first. The refused job itself, on its
+ * retry, lifts the block, and so does the block's end (it went to another scanner, or was cancelled or replaced).
+ */
+export function heldBehind(lane: Lane, job: ClaimedJob): HeldBehind | undefined {
+  const group = groupOf(job)
+  const blocked = lane.blocked.get(group)
+  if (!blocked) return undefined
+  if (blocked.job.id === job.id || blocked.untilMs <= Date.now()) {
+    lane.blocked.delete(group)
+    return undefined
+  }
+  blocked.place++
+  return { job: blocked.job, place: blocked.place }
 }
 
 export const groupOf = (job: ClaimedJob): string => job.groupId ?? job.id

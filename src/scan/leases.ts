@@ -38,6 +38,8 @@ export interface ClaimResult {
   fullAtMs: number | null
   /** Call again at once: the limit was reached, or a due bucket was missing from the hints. */
   again: boolean
+  /** Redis ms: the claim took scheduled jobs due up to this time (its own now, or less for a full request). */
+  dueByMs: number
   /** Buckets to bring to the next claim. */
   hints: string[]
   jobs: ClaimedJob[]
@@ -97,7 +99,7 @@ export class Leases {
     const { leaseMs, maxAttempts } = this.options
     const windowMs = this.options.windowMs ?? 0
     const fullRequests = windowMs > 0 && this.options.fullRequests !== false
-    const [now, nextDue, needHints, more, nextHints, flat, nextInflight, fullAt] = await guard(
+    const [now, nextDue, needHints, more, nextHints, flat, nextInflight, fullAt, dueBy] = await guard(
       runScript(
         this.redis,
         claimCall(shard, {
@@ -133,6 +135,7 @@ export class Leases {
       nextInflightMs: Number(nextInflight) < 0 ? null : Number(nextInflight),
       fullAtMs: fullAt === undefined || Number(fullAt) < 0 ? null : Number(fullAt),
       again: needHints === 1 || more === 1,
+      dueByMs: dueBy === undefined ? Number(now) : Number(dueBy),
       hints: nextHints,
       jobs,
     }
@@ -178,7 +181,7 @@ export class Leases {
       retryInMs?: number
       maybeSent?: boolean
     })[],
-  ): Promise<{ released: number; dead: number }> {
+  ): Promise<{ released: number; dead: number; deadIds?: string[] }> {
     if (items.length === 0) return { released: 0, dead: 0 }
     const refusals = items.map((i) => ({
       ...i,
@@ -186,9 +189,9 @@ export class Leases {
       jobsFault: i.jobsFault !== false,
       retryInMs: Math.max(0, Math.round(i.retryInMs ?? retryDelayMs(i.attempt ?? 1, this.options))),
     }))
-    const [released, dead] = await guard(
+    const [released, dead, deadIds] = await guard(
       runScript(this.redis, releaseCall(shard, { maxAttempts: this.options.maxAttempts, refusals })),
     )
-    return { released: Number(released), dead: Number(dead) }
+    return { released: Number(released), dead: Number(dead), ...(Number(dead) ? { deadIds: deadIds ?? [] } : {}) }
   }
 }

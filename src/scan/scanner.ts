@@ -14,22 +14,27 @@
 //
 // Throughput. Claims do not wait for their sends: while SQS works on one claim's batches the next claim runs, up to
 // `maxInFlight` leased jobs per scanner. A claim returns "again" when it hit its limit, so a backlog drains at once.
+//
+// FIFO order. A FIFO job goes to the dispatcher once every shard has been claimed up to its due time
+// (src/scan/fifo-merge.ts): shards that lag behind a held job are woken to claim at once, and may claim while the
+// scanner is full if held jobs take half its room or more (else held jobs would wait for room they hold).
 import type { RedisClient } from '../store/scripts'
 import { RedisClock } from './clock'
 import { ConfigError } from '../errors'
 import { verifyLayout } from '../store/layout'
-import type { Dispatcher } from './dispatcher'
+import type { Dispatcher, SentJob } from './dispatcher'
 import type { Keyspace } from '../store/keys'
 import type { ClaimedJob, ClaimResult, Leases } from './leases'
 import { InFlight } from './in-flight'
 import { WARM_AFTER_IDLE_MS } from './warm-up'
-import { settleClaim } from './settle'
+import { byShard, settleClaim } from './settle'
 import { AckHold } from './ack-hold'
 import { bringForward, planSleep, type ShardState, sleepShard, subscribeWakes } from './wake'
 import { DispatchLatency } from './latency'
 import { RunTally, type ScanObserver, type ScanReport } from './run-tally'
 import type { MemoryWatch } from './memory-watch'
 import { defaultLog, type Log } from '../logger'
+import { FifoHold } from './fifo-hold'
 
 export interface ScannerOptions {
   leases: Leases
@@ -76,6 +81,16 @@ async function claimStep(shard: ShardState, o: ScannerOptions, clock: RedisClock
   return result
 }
 
+/** Lateness figures and hooks for the jobs SQS accepted. */
+function recordSent(sent: readonly SentJob[], clock: RedisClock, latency: DispatchLatency, o: ScannerOptions): void {
+  for (const { job, sentAtMs, acceptedAtMs } of sent) {
+    const late = clock.toRedis(acceptedAtMs) - job.dueMs
+    latency.record(late, job.claimedAtMs - job.dueMs, acceptedAtMs - sentAtMs)
+    o.observer?.sent(job.queue, late)
+    o.onSent?.(job, acceptedAtMs, late)
+  }
+}
+
 export class Scanner {
   private readonly clock = new RedisClock()
   private readonly latency = new DispatchLatency()
@@ -85,6 +100,7 @@ export class Scanner {
   private tally!: RunTally
   private shards: ShardState[] = []
   private acks!: AckHold
+  private fifo!: FifoHold
   /** Local ms of this run's last claimed job or settled send (on-demand mode ends after a linger without work). */
   private lastWorkAt = -Infinity
   /** DISPATCH_WINDOW_MS: how long a due job may wait for the jobs due after it. */
@@ -107,6 +123,7 @@ export class Scanner {
     this.lastWorkAt = -Infinity
     this.shards = this.options.keys.shards.map((keys) => ({ keys, hints: [], sleepingUntil: 0 }))
     this.acks = new AckHold(this.options.leases, this.shards, this.options.ackHoldMs ?? DEFAULT_ACK_HOLD_MS)
+    this.fifo = new FifoHold(this.shards, this.inFlight)
     const { subscriber } = this.options
     const unsubscribe = await subscribeWakes(subscriber, this.shards, this.clock, this.logger, this.windowMs)
     this.options.memoryWatch?.start()
@@ -114,6 +131,7 @@ export class Scanner {
       await Promise.all(this.shards.map((s) => this.runShard(s, untilMs)))
       // No claim follows: held acks go now, and later ones at once (no shard sleeps any more).
       this.acks.flushAll()
+      this.fifo.giveBack(this.options.leases, this.logger)
       await this.inFlight.drain()
     } finally {
       this.options.memoryWatch?.stop()
@@ -141,6 +159,7 @@ export class Scanner {
 
   private async runShard(shard: ShardState, untilMs: number): Promise<void> {
     const { pollIntervalMs } = this.options
+    const n = shard.keys.shard
     let failures = 0
     // A claim planned before the deadline is made even if a busy event loop fires it late: the next run may be late.
     let owed = false
@@ -148,7 +167,8 @@ export class Scanner {
       owed = false
       // Written now, the held acks travel with the claim below: both replies end one wait (src/scan/ack-hold.ts).
       this.acks.flush(shard.keys)
-      await this.inFlight.waitForRoom(() => this.stopped)
+      // A shard that lags behind held FIFO jobs may have to claim while they fill the room (src/scan/fifo-hold.ts).
+      await this.inFlight.waitForRoom(() => this.stopped || this.fifo.mustClaim(n))
       if (this.stopped) break
       let result: ClaimResult
       try {
@@ -169,11 +189,10 @@ export class Scanner {
       }
       this.tally.claimed()
       shard.hints = result.hints
-      if (result.jobs.length) {
-        this.lastWorkAt = Date.now()
-        this.deliver(shard, result.jobs)
-      }
-      if (result.again) continue
+      if (result.jobs.length) this.lastWorkAt = Date.now()
+      const ready = this.fifo.take(n, result)
+      if (ready.length) this.deliver(ready)
+      if (result.again || this.fifo.lags(n)) continue
       const wakeAt = planSleep(shard, result, this.clock, { pollIntervalMs, windowMs: this.windowMs, untilMs })
       // A job falls due then: ready the SQS connection, unless a long window would let it idle out again.
       if (shard.sleepsForDue && this.windowMs < WARM_AFTER_IDLE_MS) void this.options.dispatcher.warm()
@@ -182,32 +201,27 @@ export class Scanner {
     }
   }
 
-  /** Sends one claim's jobs and settles their leases; runs alongside the next claims. */
-  private deliver(shard: ShardState, jobs: ClaimedJob[]): void {
-    const { keys } = shard
+  /** Sends jobs (of any shards) and settles their leases; runs alongside the next claims. */
+  private deliver(jobs: ClaimedJob[]): void {
     const task = (async () => {
       const { sent, refused } = await this.options.dispatcher.dispatch(jobs, this.clock.toRedis(Date.now()))
-      for (const { job, sentAtMs, acceptedAtMs } of sent) {
-        const late = this.clock.toRedis(acceptedAtMs) - job.dueMs
-        this.latency.record(late, job.claimedAtMs - job.dueMs, acceptedAtMs - sentAtMs)
-        this.options.observer?.sent(job.queue, late)
-        this.options.onSent?.(job, acceptedAtMs, late)
-      }
+      recordSent(sent, this.clock, this.latency, this.options)
       this.tally.sent(sent.length)
-      const retryAt = await settleClaim(
-        this.options.leases,
-        this.acks,
-        keys,
-        sent.map((s) => s.job),
-        refused,
-        {
-          released: (queue, released, dead) => this.tally.released(keys, queue, released, dead),
-          redisError: () => this.tally.redisError(),
-        },
+      // A claim's jobs are of one shard; FIFO jobs freed by another shard's claim may be of several.
+      await Promise.all(
+        [...byShard(sent, refused)].map(async ([n, settled]) => {
+          const shard = this.shards[n]!
+          const { keys } = shard
+          const retryAt = await settleClaim(this.options.leases, this.acks, keys, settled.sent, settled.refused, {
+            released: (queue, released, dead) => this.tally.released(keys, queue, released, dead),
+            died: (ids) => this.options.dispatcher.forgetRefused(ids),
+            redisError: () => this.tally.redisError(),
+          })
+          // Their retry may come before the shard's sleep ends (a poll, or a due time + the window).
+          if (retryAt !== null) bringForward(shard, retryAt)
+        }),
       )
-      // Their retry may come before the shard's sleep ends (a poll, or a due time + the window).
-      if (retryAt !== null) bringForward(shard, retryAt)
-    })().catch((e) => this.logger.error('delivery failed', { shard: keys.shard, error: String(e) }))
+    })().catch((e) => this.logger.error('delivery failed', { error: String(e) }))
     this.inFlight.track(jobs.length, task, () => {
       this.lastWorkAt = Date.now()
     })

@@ -2,12 +2,14 @@
 // or to the dead set once the job used up its attempts).
 import type { ShardKeys } from '../store/keys'
 import type { AckHold } from './ack-hold'
-import type { RefusedJob } from './dispatcher'
+import type { RefusedJob, SentJob } from './dispatcher'
 import type { ClaimedJob, Leases } from './leases'
 
 export interface SettleHooks {
   /** Jobs of `queue` released for a retry, and moved to the dead set, by one release call. */
   released(queue: string, released: number, dead: number): void
+  /** Jobs that went to the dead set (their FIFO groups stop waiting for them). */
+  died?(ids: string[]): void
   redisError(): void
 }
 
@@ -40,6 +42,7 @@ export async function settleClaim(
         const r = await leases.release(shard, items)
         refused = refused.filter((r) => r.job.queue !== queue)
         hooks.released(queue, r.released, r.dead)
+        if (r.deadIds?.length) hooks.died?.(r.deadIds)
         const soonest = Date.now() + Math.min(...items.map((i) => i.retryInMs))
         if (r.released) retryAt = Math.min(retryAt ?? Infinity, soonest)
       }
@@ -62,4 +65,13 @@ function releaseItems(leases: Leases, batch: RefusedJob[]) {
     maybeSent,
     retryInMs: leases.retryDelay(job, after),
   }))
+}
+
+/** A dispatch's outcome, per shard number: its jobs' leases are settled shard by shard. */
+export function byShard(sent: readonly SentJob[], refused: readonly RefusedJob[]) {
+  const shards = new Map<number, { sent: ClaimedJob[]; refused: RefusedJob[] }>()
+  const of = (n: number) => shards.get(n) ?? shards.set(n, { sent: [], refused: [] }).get(n)!
+  for (const s of sent) of(s.job.shard).sent.push(s.job)
+  for (const r of refused) of(r.job.shard).refused.push(r)
+  return shards
 }

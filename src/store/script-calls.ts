@@ -144,7 +144,7 @@ export interface ClaimParams {
  * lua/claim.lua: { now, nextDue, needHints, more, hints, flat jobs: id, record, dueMs, attempt, ..., nextInflight,
  * fullAt }.
  */
-export type ClaimReply = [number, number, number, number, string[], (string | number)[], number, number]
+export type ClaimReply = [number, number, number, number, string[], (string | number)[], number, number, number]
 
 export function claimCall(shard: ShardKeys, p: ClaimParams): ScriptCall<ClaimReply> {
   return {
@@ -214,8 +214,8 @@ export interface ReleaseParams {
   refusals: readonly Refusal[]
 }
 
-/** lua/release.lua: { released, dead }. */
-export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[number, number]> {
+/** lua/release.lua: { released, dead, deadIds }. */
+export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[number, number, string[]?]> {
   return {
     script: 'sdqRelease',
     keys: {

@@ -205,7 +205,7 @@ describe('claims', () => {
       const claimed = (await claimAll(100, slow)).filter((j) => j.id === 'refused')
       expect(claimed.map((j) => j.attempt)).toEqual([attempt])
       const r = await slow.release(shard, [{ ...claimed[0]!, error: `no queue (try ${attempt})` }])
-      expect(r).toEqual(attempt < 3 ? { released: 1, dead: 0 } : { released: 0, dead: 1 })
+      expect(r).toEqual(attempt < 3 ? { released: 1, dead: 0 } : { released: 0, dead: 1, deadIds: ['refused'] })
       if (attempt < 3) {
         // still waiting for its backoff: not handed out again yet
         expect((await claimAll(100, slow)).map((j) => j.id)).not.toContain('refused')

@@ -1,0 +1,116 @@
+// One FIFO group reaches SQS in due-time order whatever the sharding: the group's jobs hash to every shard (by id),
+// and each shard is claimed on its own, yet the messages arrive in the order of their due times (src/scan/fifo-merge.ts).
+// Runs on one Redis and, in the "cluster" project, on the 3-master Redis Cluster. The backlogs are built before the
+// scanner starts, so what is asserted never depends on when a claim happens to run.
+import { afterAll, describe, expect, it } from 'vitest'
+import { job, testStore } from '../support/engine'
+import { pendingCount, testScanner } from '../support/scanner'
+import { createQueue, drainInOrder, sqsClient } from '../support/sqs'
+
+const sqs = sqsClient()
+afterAll(() => sqs.destroy())
+
+const SHARDS = 4
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
+const JOBS = 200
+
+/** JOBS jobs of group "g", due 5 ms apart from `firstDueMs`, enqueued in a shuffled order. */
+async function enqueueGroup(t: ReturnType<typeof testStore>, firstDueMs: number) {
+  const jobs = Array.from({ length: JOBS }, (_, i) =>
+    job({
+      id: `evt-${i}`,
+      queue: 'events.fifo',
+      groupId: 'g',
+      payloadJson: String(i),
+      schedule: { atMs: firstDueMs + 5 * i },
+    }),
+  )
+  const shuffled = jobs.map((j, i) => ({ j, k: (i * 7919) % JOBS })).sort((a, b) => a.k - b.k)
+  const results = await t.store.enqueueMany(shuffled.map((s) => s.j))
+  expect(results.every((r) => 'status' in r && r.status === 'created')).toBe(true)
+  // the group really is spread: every shard holds some of it
+  const perShard = new Set(jobs.map((j) => t.keys.locate(j.id).shard.shard))
+  expect(perShard.size).toBe(SHARDS)
+}
+
+async function arrivedOrder(url: string): Promise<number[]> {
+  return (await drainInOrder(sqs, url)).map((m) => JSON.parse(m.Body!).payload as number)
+}
+
+const inOrder = Array.from({ length: JOBS }, (_, i) => i)
+
+describe('FIFO group order across shards', () => {
+  it(`drains a backlog of one group over ${SHARDS} shards in due-time order, in claims cut short by their limit`, async () => {
+    // prepare: every job is due before the scanner starts (a due time in the past would mean "now" for all of them)
+    const t = testStore({ shards: SHARDS })
+    const q = await createQueue(sqs, 'events.fifo')
+    const firstDue = Date.now() + 1_000
+    await enqueueGroup(t, firstDue)
+    await sleep(firstDue + 5 * JOBS + 100 - Date.now())
+    const s = testScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 16 })
+    // act
+    await s.runUntil(async () => (await pendingCount(t.store)) === 0, 20_000)
+    // assess
+    expect(await arrivedOrder(q.url)).toEqual(inOrder)
+    await s.close()
+    await t.close()
+  })
+
+  it(`keeps the order of one group over ${SHARDS} shards with a running scanner and a 1 s dispatch window`, async () => {
+    // prepare: the scanner runs before the first job is due; with the window each shard claims its jobs in batches
+    // that overlap the other shards' in time
+    const t = testStore({ shards: SHARDS })
+    const q = await createQueue(sqs, 'events.fifo')
+    const s = testScanner(t, { queues: { 'events.fifo': q.url }, dispatchWindowMs: 1_000, claimBatchSize: 32 })
+    const firstDue = Date.now() + 1_500
+    await enqueueGroup(t, firstDue)
+    // act
+    await s.runUntil(async () => (await pendingCount(t.store)) === 0, 20_000)
+    // assess
+    expect(await arrivedOrder(q.url)).toEqual(inOrder)
+    await s.close()
+    await t.close()
+  })
+
+  it('holds the later jobs of a group behind one SQS refused, until its retry is accepted', async () => {
+    // prepare: a running scanner; SQS refuses the first send of evt-0 (throttled); the group's next jobs fall due
+    // 40 ms apart, well before evt-0's retry (the backoff is 500-1,000 ms)
+    const t = testStore({ shards: SHARDS })
+    const q = await createQueue(sqs, 'events.fifo')
+    const s = testScanner(t, {
+      queues: { 'events.fifo': q.url },
+      backoffBaseMs: 1_000,
+      backoffMaxMs: 1_000,
+    })
+    let refusedOnce = false
+    s.sqs.middlewareStack.add((next) => async (args) => {
+      const entries = (args.input as { Entries?: { MessageBody?: string }[] }).Entries ?? []
+      if (!refusedOnce && entries.some((e) => JSON.parse(e.MessageBody!).id === 'evt-0')) {
+        refusedOnce = true
+        throw Object.assign(new Error('Rate exceeded'), {
+          name: 'ThrottlingException',
+          $metadata: { httpStatusCode: 400 },
+        })
+      }
+      return next(args)
+    })
+    const firstDue = Date.now() + 800
+    const jobs = Array.from({ length: 6 }, (_, i) =>
+      job({
+        id: `evt-${i}`,
+        queue: 'events.fifo',
+        groupId: 'g',
+        payloadJson: String(i),
+        schedule: { atMs: firstDue + 40 * i },
+      }),
+    )
+    await t.store.enqueueMany(jobs)
+    // act
+    await s.runUntil(async () => (await pendingCount(t.store)) === 0, 15_000)
+    // assess: the refusal happened, and the group still arrived in order, evt-0 first
+    expect(refusedOnce).toBe(true)
+    expect(await arrivedOrder(q.url)).toEqual([0, 1, 2, 3, 4, 5])
+    await s.close()
+    await t.close()
+  })
+})
