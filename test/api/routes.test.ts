@@ -222,6 +222,21 @@ describe('routing without a routeKey (catch-all route, stage in the path)', () =
     expect(bodyOf(await api.call(staged))).toEqual({ results: [] })
   })
 
+  it('answers a path whose percent-encoding does not decode with a 400 naming the id, routed by key or by path', async () => {
+    const byKey = request('GET', '/jobs/%ZZ')
+    byKey.pathParameters = { id: '%ZZ' }
+    const byPath = request('DELETE', '/jobs/%C0%AF', { routeKey: '$default' })
+    delete byPath.pathParameters
+    for (const event of [byKey, byPath]) {
+      const res = await api.call(event)
+      expect(res.statusCode).toBe(400)
+      expect(bodyOf(res).error).toMatchObject({
+        code: 'ValidationError',
+        details: [{ path: 'id', message: 'is not a valid URL-encoded path segment' }],
+      })
+    }
+  })
+
   it('answers 404 NotFound for a route it does not serve', async () => {
     const res = await api.call(request('PATCH', '/jobs/x', { routeKey: '$default', body: {} }))
     expect(res.statusCode).toBe(404)

@@ -129,6 +129,27 @@ describe('npm run dev: the local stack', () => {
     expect(message!.MessageAttributes?.jobId?.StringValue).toBe(posted.body.id)
   }, 60_000)
 
+  it('answers a path whose percent-encoding does not decode with our 400 body, as the deployed API does', async () => {
+    for (const [method, path] of [
+      ['GET', '/jobs/%'],
+      ['GET', '/jobs/%ZZ'],
+      ['DELETE', '/jobs/%C0%AF'],
+      ['GET', '/schedules/a%ZZ'],
+    ] as const) {
+      // act
+      const res = await fetch(`${stack!.apiUrl}${path}`, { method })
+      // assess: the api function's answer, not serverless-offline's
+      expect({ method, path, status: res.status }).toEqual({ method, path, status: 400 })
+      expect(await res.json()).toEqual({
+        error: {
+          code: 'ValidationError',
+          message: expect.stringContaining('id'),
+          details: [{ path: 'id', message: 'is not a valid URL-encoded path segment' }],
+        },
+      })
+    }
+  })
+
   it('listens on loopback only: another host is refused on every port of the stack', async (ctx) => {
     if (typeof other === 'string') return ctx.skip(other)
     const { apiUrl, lambdaUrl, sqsEndpoint, dashboardUrl } = stack!
