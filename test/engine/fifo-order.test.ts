@@ -56,6 +56,22 @@ describe('FIFO group order across shards', () => {
     await t.close()
   })
 
+  it('drains such a backlog when held jobs fill the scanner: the shards behind them claim all the same', async () => {
+    // prepare: room for 8 jobs, claims of 4: two shards' claims fill it with jobs that wait for the other two
+    const t = testStore({ shards: SHARDS })
+    const q = await createQueue(sqs, 'events.fifo')
+    const firstDue = Date.now() + 1_000
+    await enqueueGroup(t, firstDue)
+    await sleep(firstDue + 5 * JOBS + 100 - Date.now())
+    const s = testScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 4, maxInFlight: 8 })
+    // act
+    await s.runUntil(async () => (await pendingCount(t.store)) === 0, 20_000)
+    // assess
+    expect(await arrivedOrder(q.url)).toEqual(inOrder)
+    await s.close()
+    await t.close()
+  })
+
   it(`keeps the order of one group over ${SHARDS} shards with a running scanner and a 1 s dispatch window`, async () => {
     // prepare: the scanner runs before the first job is due; with the window each shard claims its jobs in batches
     // that overlap the other shards' in time

@@ -19,6 +19,7 @@ export interface TestScannerOptions extends Partial<LeaseOptions> {
   onSent?: ScannerOptions['onSent']
   ackHoldMs?: number
   dispatchWindowMs?: number
+  maxInFlight?: number
 }
 
 export function testScanner(t: { redis: ScriptedClient; keys: Keyspace }, o: TestScannerOptions) {
@@ -42,7 +43,11 @@ export function testScanner(t: { redis: ScriptedClient; keys: Keyspace }, o: Tes
       claimBatchSize: o.claimBatchSize ?? 100,
       dispatchWindowMs: o.dispatchWindowMs,
     },
-    { onSent: o.onSent, ...(o.ackHoldMs === undefined ? {} : { ackHoldMs: o.ackHoldMs }) },
+    {
+      onSent: o.onSent,
+      ...(o.ackHoldMs === undefined ? {} : { ackHoldMs: o.ackHoldMs }),
+      ...(o.maxInFlight === undefined ? {} : { maxInFlight: o.maxInFlight }),
+    },
   )
   return {
     scanner,
