@@ -3,6 +3,9 @@
 // Runs on one Redis and, in the "cluster" project, on the 3-master Redis Cluster. The backlogs are built before the
 // scanner starts, so what is asserted never depends on when a claim happens to run.
 import { afterAll, describe, expect, it } from 'vitest'
+import { defaultLog } from '../../src/logger'
+import { FifoHold } from '../../src/scan/fifo-hold'
+import { InFlight } from '../../src/scan/in-flight'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
 import { createQueue, drainInOrder, sqsClient } from '../support/sqs'
@@ -126,6 +129,34 @@ describe('FIFO group order across shards', () => {
     // assess: the refusal happened, and the group still arrived in order, evt-0 first
     expect(refusedOnce).toBe(true)
     expect(await arrivedOrder(q.url)).toEqual([0, 1, 2, 3, 4, 5])
+    await s.close()
+    await t.close()
+  })
+
+  it('gives a held FIFO job back, due at once, when the run ends before the other shards were claimed', async () => {
+    // prepare: shard 0 of 2 is claimed and brings a FIFO job; shard 1 never is
+    const t = testStore({ shards: 2 })
+    const q = await createQueue(sqs, 'events.fifo')
+    const ids = Array.from({ length: 40 }, (_, i) => `held-${i}`)
+    const id = ids.find((i) => t.keys.locate(i).shard.shard === 0)!
+    await t.store.enqueue(job({ id, queue: 'events.fifo', groupId: 'g', payloadJson: '0' }))
+    const s = testScanner(t, { queues: { 'events.fifo': q.url } })
+    const shards = t.keys.shards.map((keys) => ({ keys, hints: [], sleepingUntil: 0 }))
+    const inFlight = new InFlight(100)
+    const hold = new FifoHold(shards, inFlight)
+    const claim = await s.leases.claim(shards[0]!.keys, await s.leases.seedHints(shards[0]!.keys, 10), 10)
+    // act
+    const ready = hold.take(0, claim)
+    hold.giveBack(s.leases, defaultLog())
+    await inFlight.drain()
+    // assess: not sent, but scheduled again, due now, with the reason; the next run sends it
+    expect(ready).toEqual([])
+    expect(await t.store.get(id)).toMatchObject({
+      status: 'scheduled',
+      lastError: { message: expect.stringContaining('FIFO order') },
+    })
+    await s.runUntil(async () => (await pendingCount(t.store)) === 0, 5_000)
+    expect(await arrivedOrder(q.url)).toEqual([0])
     await s.close()
     await t.close()
   })
