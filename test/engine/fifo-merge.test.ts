@@ -1,10 +1,10 @@
 // The rule that keeps a FIFO group in order across shards (src/scan/fifo-merge.ts), on its own: a held job goes once
-// every shard has been claimed up to its due time, in (due time, id) order.
+// every other shard has been claimed far enough; order: due time, then shard, then claim order.
 import { describe, expect, it } from 'vitest'
 import { FifoMerge } from '../../src/scan/fifo-merge'
 import type { ClaimedJob } from '../../src/scan/leases'
 
-const job = (id: string, dueMs: number, attempt = 1): ClaimedJob => ({
+const job = (id: string, dueMs: number, shard = 0, attempt = 1): ClaimedJob => ({
   id,
   queue: 'q.fifo',
   groupId: 'g',
@@ -15,7 +15,7 @@ const job = (id: string, dueMs: number, attempt = 1): ClaimedJob => ({
   claimedAtMs: dueMs,
   attempt,
   token: 't',
-  shard: 0,
+  shard,
   leaseDeadline: Infinity,
 })
 const claim = (jobs: ClaimedJob[], o: { dueByMs: number; nextDueMs?: number | null; again?: boolean }) => ({
@@ -27,13 +27,15 @@ const claim = (jobs: ClaimedJob[], o: { dueByMs: number; nextDueMs?: number | nu
 const ids = (jobs: ClaimedJob[]) => jobs.map((j) => j.id)
 
 describe('FIFO merge across shards', () => {
-  it('holds a job until every shard is claimed up to its due time, then sends in due-time order', () => {
+  it('holds a job until the other shards are claimed up to its due time, then sends in due-time order', () => {
     // prepare
     const merge = new FifoMerge(2)
+    const b = job('b', 105, 1)
+    const a = job('a', 103, 0)
     // act: shard 1 brings a job due at 105 before shard 0 is claimed that far; shard 0 then brings one due at 103
-    const first = merge.claimed(1, claim([job('b', 105)], { dueByMs: 106 }), [job('b', 105)])
+    const first = merge.claimed(1, claim([b], { dueByMs: 106 }), [b])
     const lagging = merge.lags(0)
-    const second = merge.claimed(0, claim([job('a', 103)], { dueByMs: 107 }), [job('a', 103)])
+    const second = merge.claimed(0, claim([a], { dueByMs: 107 }), [a])
     // assess
     expect(first).toEqual([])
     expect(lagging).toBe(true)
@@ -41,28 +43,46 @@ describe('FIFO merge across shards', () => {
     expect(merge.lags(0)).toBe(false)
   })
 
-  it('counts a claim cut short by its limit only up to just before the last job it took, and ties go by id', () => {
-    // prepare: shard 1 reached 200; shard 0's claim stopped at its limit with two jobs due at 100 and a retry
+  it('counts a claim cut short by its limit up to just before its last job, and holds a retry due later', () => {
+    // prepare: shard 1 reached 200; shard 0's claim stopped at its limit (a retry first, then jobs due at 90 and 100)
     const merge = new FifoMerge(2)
     merge.claimed(1, claim([], { dueByMs: 200 }), [])
-    const cut = [job('retry', 150, 2), job('y', 100), job('x', 90)]
+    const cut = [job('retry', 150, 0, 2), job('x', 90), job('y', 100)]
+    const w = job('w', 100)
     // act
     const out = merge.claimed(0, claim(cut, { dueByMs: 200, again: true }), cut)
-    const rest = merge.claimed(0, claim([job('w', 100)], { dueByMs: 201, nextDueMs: 500 }), [job('w', 100)])
-    // assess: the retry (due 150) and the job due at 100 wait, since more of millisecond 100 may be left
-    expect(ids(out)).toEqual(['x'])
-    expect(ids(rest)).toEqual(['w', 'y', 'retry'])
+    const lagging = merge.lags(0)
+    const rest = merge.claimed(0, claim([w], { dueByMs: 201, nextDueMs: 500 }), [w])
+    // assess: the retry (due 150) waits until its shard is claimed past the jobs due before it
+    expect(ids(out)).toEqual(['x', 'y'])
+    expect(lagging).toBe(true)
+    expect(ids(rest)).toEqual(['w', 'retry'])
+  })
+
+  it('sends a millisecond shard by shard: the lower shard streams while the higher one waits for it', () => {
+    // prepare: everything due at 100; each shard's claims are cut short by their limit
+    const merge = new FifoMerge(2)
+    const s1 = [job('s1-a', 100, 1), job('s1-b', 100, 1)]
+    const s0 = [job('s0-a', 100, 0), job('s0-b', 100, 0)]
+    // act
+    const fromShard1 = merge.claimed(1, claim(s1, { dueByMs: 300, again: true }), s1)
+    const fromShard0 = merge.claimed(0, claim(s0, { dueByMs: 300, again: true }), s0)
+    const shard0Lags = merge.lags(0)
+    const last = merge.claimed(0, claim([], { dueByMs: 301, nextDueMs: null }), [])
+    // assess
+    expect(fromShard1).toEqual([])
+    expect(ids(fromShard0)).toEqual(['s0-a', 's0-b'])
+    expect(shard0Lags).toBe(true)
+    expect(ids(last)).toEqual(['s1-a', 's1-b'])
   })
 
   it('stops short of a job a full request left in its shard, and gives every held job back at the end', () => {
     // prepare
     const merge = new FifoMerge(2)
     merge.claimed(1, claim([], { dueByMs: 300 }), [])
+    const jobs = [job('p', 240), job('q', 260)]
     // act: shard 0's claim took jobs due by 300 but left one due at 250 (its next due time)
-    const out = merge.claimed(0, claim([job('p', 240), job('q', 260)], { dueByMs: 300, nextDueMs: 250 }), [
-      job('p', 240),
-      job('q', 260),
-    ])
+    const out = merge.claimed(0, claim(jobs, { dueByMs: 300, nextDueMs: 250 }), jobs)
     const left = merge.takeAll()
     // assess
     expect(ids(out)).toEqual(['p'])

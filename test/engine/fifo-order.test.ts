@@ -160,4 +160,42 @@ describe('FIFO group order across shards', () => {
     await s.close()
     await t.close()
   })
+
+  it('sends a group due in one millisecond shard by shard, in claim order, while claiming: never all of it at once', async () => {
+    // prepare: 1,000 jobs of one group due in the same millisecond over 4 shards; room for 40, claims of 10
+    const t = testStore({ shards: SHARDS })
+    const q = await createQueue(sqs, 'events.fifo')
+    const at = Date.now() + 1_000
+    const jobs = Array.from({ length: 1_000 }, (_, i) =>
+      job({ id: `ms-${i}`, queue: 'events.fifo', groupId: 'g', payloadJson: `"ms-${i}"`, schedule: { atMs: at } }),
+    )
+    for (let i = 0; i < jobs.length; i += 100) await t.store.enqueueMany(jobs.slice(i, i + 100))
+    await sleep(at + 100 - Date.now())
+    const s = testScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 10, maxInFlight: 40 })
+    let mostLeased = 0
+    // act: the run, with the leased jobs counted every 10 ms
+    const run = s.runUntil(async () => (await pendingCount(t.store)) === 0, 30_000)
+    let done = false
+    void run.finally(() => (done = true))
+    while (!done) {
+      mostLeased = Math.max(mostLeased, (await t.store.stats()).inflight)
+      await sleep(10)
+    }
+    await run
+    // assess: shard by shard, and within a shard bucket by bucket (bucket numbers compare as text) and by id
+    const place = (id: string) => {
+      const { shard, bucketNo } = t.keys.locate(id)
+      return [shard.shard, String(bucketNo), id] as const
+    }
+    const expected = jobs
+      .map((j) => j.id)
+      .sort((a, b) => {
+        const [pa, pb] = [place(a), place(b)]
+        return pa[0] - pb[0] || (pa[1] < pb[1] ? -1 : pa[1] > pb[1] ? 1 : 0) || (pa[2] < pb[2] ? -1 : 1)
+      })
+    expect((await drainInOrder(sqs, q.url)).map((m) => JSON.parse(m.Body!).payload)).toEqual(expected)
+    expect(mostLeased).toBeLessThan(200)
+    await s.close()
+    await t.close()
+  }, 60_000)
 })
