@@ -152,7 +152,7 @@ describe('recurring schedules (store)', () => {
       first.jobs.map((j) => ({ id: j.id, token: j.token, error: 'refused' })),
     )
     // assess: dead, no successor, the schedule still names it
-    expect(released).toEqual({ released: 0, dead: 1 })
+    expect(released).toEqual({ released: 0, dead: 1, deadIds: [`refused@${start}`] })
     expect(await q.get(`refused@${start}`)).toMatchObject({ status: 'dead' })
     expect(await occurrencesOf(t, 'refused')).toEqual([`refused@${start}`])
     expect((await q.getSchedule('refused'))!.nextRunAt).toBe(new Date(start).toISOString())
