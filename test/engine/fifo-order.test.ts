@@ -198,4 +198,37 @@ describe('FIFO group order across shards', () => {
     await s.close()
     await t.close()
   }, 60_000)
+
+  it("sends a dead scanner's claimed jobs first and in order, in a run that starts after their leases ended", async () => {
+    // prepare: 40 jobs of one group, all due; a scanner claims the first few of every shard (300 ms leases) and dies
+    const t = testStore({ shards: SHARDS })
+    const q = await createQueue(sqs, 'events.fifo')
+    const firstDue = Date.now() + 500
+    const jobs = Array.from({ length: 40 }, (_, i) =>
+      job({
+        id: `evt-${i}`,
+        queue: 'events.fifo',
+        groupId: 'g',
+        payloadJson: String(i),
+        schedule: { atMs: firstDue + 10 * i },
+      }),
+    )
+    await t.store.enqueueMany(jobs)
+    await sleep(firstDue + 10 * 40 + 50 - Date.now())
+    const dead = testScanner(t, { queues: { 'events.fifo': q.url }, leaseMs: 300 })
+    let leased = 0
+    for (const shard of t.keys.shards) {
+      leased += (await dead.leases.claim(shard, await dead.leases.seedHints(shard, 64), 3)).jobs.length
+    }
+    await dead.close()
+    expect(leased).toBe(3 * SHARDS)
+    await sleep(400)
+    // act: the next run
+    const s = testScanner(t, { queues: { 'events.fifo': q.url } })
+    await s.runUntil(async () => (await pendingCount(t.store)) === 0, 10_000)
+    // assess
+    expect(await arrivedOrder(q.url)).toEqual(Array.from({ length: 40 }, (_, i) => i))
+    await s.close()
+    await t.close()
+  })
 })
