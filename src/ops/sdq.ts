@@ -5,7 +5,8 @@
 //   dead retry --all [--queue Q] [--delay-ms N]
 //   redrive --dlq-url URL [--delay-ms N]      DLQ messages back into the delay queue, due in N ms (default 0)
 //   redrive --dlq-url URL --direct            DLQ messages straight back to their target queue
-//           [--max N]
+//           [--queue Q] [--max N]             the target is the DLQ's own queue unless --queue names one;
+//                                             exit code 3 when messages were refused (left in the DLQ)
 //   stats                                     counts per target queue
 //   schedules list|get|put|pause|resume|delete  recurring schedules (src/ops/schedule-commands.ts)
 //   dashboard [--port N] [--host H]           the operator dashboard over REDIS_URL (default 127.0.0.1:3003); no AWS
@@ -23,7 +24,9 @@ import { startDashboard } from './dashboard/server'
 const USAGE = `usage:
   sdq dead list [--queue Q] [--limit N]
   sdq dead retry <id>... | --all [--queue Q]   [--delay-ms N]
-  sdq redrive --dlq-url URL [--delay-ms N | --direct] [--max N]
+  sdq redrive --dlq-url URL [--delay-ms N | --direct] [--queue Q] [--max N]
+      to the queue whose DLQ it reads (or --queue Q, which also takes bodies naming another queue); every
+      message passes the API's job rules; refused ones stay in the DLQ, listed under "skipped" (exit code 3)
   sdq stats
   sdq dashboard [--port N] [--host H]
 ${SCHEDULE_USAGE}`
@@ -90,13 +93,16 @@ async function main(argv: string[]): Promise<number> {
       const report = await redrive({
         sqs,
         dlqUrl: values['dlq-url'],
+        config,
+        queue: values.queue,
         max: number('max', values.max),
         mode: values.direct
-          ? { kind: 'direct', queues: config.queues }
+          ? { kind: 'direct' }
           : { kind: 'schedule', store: engine.store, delayMs: number('delay-ms', values['delay-ms'], 0)! },
-      })
-      sqs.destroy()
+      }).finally(() => sqs.destroy())
       print(report)
+      // Refused messages are still in the DLQ: a script running this must notice.
+      if (report.skipped.length > 0) return REFUSED_EXIT_CODE
     } else {
       throw new UsageError(`unknown command: ${positionals.join(' ')}`)
     }
@@ -119,6 +125,9 @@ async function serveDashboard(engine: ReturnType<typeof createEngine>, options: 
 }
 
 class UsageError extends Error {}
+
+/** `redrive` left messages in the DLQ (the report lists why); 1 is an error, 2 a usage error. */
+const REFUSED_EXIT_CODE = 3
 
 function print(value: unknown) {
   console.log(JSON.stringify(value))
