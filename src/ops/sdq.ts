@@ -89,17 +89,12 @@ async function main(argv: string[]): Promise<number> {
       for (const line of await scheduleCommand(new DelayQueue(engine), sub, ids[0], flags)) print(line)
     } else if (command === 'redrive') {
       if (!values['dlq-url']) throw new UsageError('--dlq-url is required')
-      const sqs = createSqsClient(config)
-      const report = await redrive({
-        sqs,
+      const report = await redriveCommand(engine, {
         dlqUrl: values['dlq-url'],
-        config,
         queue: values.queue,
         max: number('max', values.max),
-        mode: values.direct
-          ? { kind: 'direct' }
-          : { kind: 'schedule', store: engine.store, delayMs: number('delay-ms', values['delay-ms'], 0)! },
-      }).finally(() => sqs.destroy())
+        delayMs: values.direct ? undefined : number('delay-ms', values['delay-ms'], 0),
+      })
       print(report)
       // Refused messages are still in the DLQ: a script running this must notice.
       if (report.skipped.length > 0) return REFUSED_EXIT_CODE
@@ -109,6 +104,29 @@ async function main(argv: string[]): Promise<number> {
     return 0
   } finally {
     await engine.close()
+  }
+}
+
+/** A redrive of one DLQ: into the delay queue after `delayMs`, or (no delay given: --direct) straight back. */
+async function redriveCommand(
+  engine: ReturnType<typeof createEngine>,
+  options: { dlqUrl: string; queue?: string; max?: number; delayMs?: number },
+) {
+  const sqs = createSqsClient(engine.config)
+  try {
+    return await redrive({
+      sqs,
+      dlqUrl: options.dlqUrl,
+      config: engine.config,
+      queue: options.queue,
+      max: options.max,
+      mode:
+        options.delayMs === undefined
+          ? { kind: 'direct' }
+          : { kind: 'schedule', store: engine.store, delayMs: options.delayMs },
+    })
+  } finally {
+    sqs.destroy()
   }
 }
 
