@@ -58,8 +58,9 @@ async function storeWith(size: number) {
   await claimAll(false)
   for (let i = 0; i < 20; i++)
     await t.store.enqueue(job({ id: `later-${i}`, payloadJson, schedule: { delayMs: 3_600_000 } }))
-  const config = { queues: { orders: 'http://127.0.0.1:9/q/orders' }, maxMessageBytes: 1_048_576 } as Config
-  const schedules = new DelayQueue({ config: { ...config, maxHorizonMs: 400 * 86_400_000 }, store: t.store })
+  const queues: Record<string, string> = { orders: 'http://127.0.0.1:9/q/orders' }
+  const config = { queues, maxMessageBytes: 1_048_576, maxHorizonMs: 400 * 86_400_000 } as Config
+  const schedules = new DelayQueue({ config, store: t.store })
   for (const id of ['daily', 'hourly']) {
     await schedules.putSchedule(id, { queue: 'orders', payload: 'x'.repeat(size - 2), cron: '0 * * * *' })
   }
