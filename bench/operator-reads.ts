@@ -1,8 +1,10 @@
 // `npm run bench:operator-reads`: what the operator tools read from Redis when payloads are large. 200 dead jobs of
 // 1 MiB (20 for "orders", 180 for "emails"), 20 more in flight (leased to a scanner) and 2 recurring schedules, on a
-// private redis-server. For a dashboard refresh (OverviewReader.read, every 2 s while the page is open) and for
+// private redis-server. For a dashboard refresh (OverviewReader.read, every 2 s while the page is open; the first one
+// of a dashboard process, and the next ones, which read only records they have not read before) and for
 // `sdq dead list --queue orders` (DeadSet.list, limits 10 and 100): the bytes Redis sent to the client (its socket's
-// bytesRead) and the time per call, medians of a few calls. `--payload-bytes N` changes the payload size.
+// bytesRead), the time per call and redis-server's CPU per call (INFO cpu, which counts whole milliseconds only
+// roughly), medians of a few calls. `--payload-bytes N` changes the payload size.
 import type { Redis } from 'ioredis'
 import { startRedis } from '../local/redis-server'
 import { DelayQueue } from '../src/client/delay-queue'
@@ -49,18 +51,30 @@ async function fill(engine: Engine): Promise<void> {
   }
 }
 
-async function measure(redis: Redis, read: () => Promise<unknown>): Promise<{ bytes: number; ms: number }> {
+/** Seconds of CPU redis-server has used (INFO cpu: user + sys). */
+async function redisCpu(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu')
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)![1])
+  return field('used_cpu_user') + field('used_cpu_sys')
+}
+
+async function measure(
+  redis: Redis,
+  read: () => Promise<unknown>,
+): Promise<{ bytes: number; ms: number; cpuMs: number }> {
   const bytes: number[] = []
   const ms: number[] = []
+  const cpuMs: number[] = []
   for (let i = 0; i < CALLS; i++) {
-    await redis.ping()
+    const cpu = await redisCpu(redis)
     const before = redis.stream.bytesRead
     const t = performance.now()
     await read()
     ms.push(performance.now() - t)
     bytes.push(redis.stream.bytesRead - before)
+    cpuMs.push((await redisCpu(redis)) * 1000 - cpu * 1000)
   }
-  return { bytes: median(bytes), ms: median(ms) }
+  return { bytes: median(bytes), ms: median(ms), cpuMs: median(cpuMs) }
 }
 
 async function main() {
@@ -77,11 +91,17 @@ async function main() {
     const overview = new OverviewReader(engine.redis, engine.keys, engine.store)
     const dead = new DeadSet(engine.redis, engine.keys)
     const rows: Row[] = []
-    const add = (what: string, r: { bytes: number; ms: number }) => {
+    const add = (what: string, r: { bytes: number; ms: number; cpuMs: number }) => {
       rows.push({ measure: `${what}: bytes from Redis`, value: fmt.int(r.bytes) })
       rows.push({ measure: `${what}: time`, value: fmt.ms(r.ms) })
+      rows.push({ measure: `${what}: redis-server CPU`, value: fmt.ms(r.cpuMs) })
     }
-    add('dashboard refresh', await measure(redis, () => overview.read()))
+    add(
+      'dashboard refresh, first (a new page)',
+      await measure(redis, () => new OverviewReader(engine.redis, engine.keys, engine.store).read()),
+    )
+    await overview.read()
+    add('dashboard refresh, every 2 s after', await measure(redis, () => overview.read()))
     add('dead list --queue orders --limit 10', await measure(redis, () => dead.list({ queue: 'orders', limit: 10 })))
     add('dead list --queue orders (limit 100)', await measure(redis, () => dead.list({ queue: 'orders', limit: 100 })))
     console.log(printTable(rows))

@@ -8,7 +8,7 @@ import type { Keyspace, ShardKeys } from '../store/keys'
 import { verifyLayout } from '../store/layout'
 import { decodeDispatchError } from '../store/job-state'
 import { decodeRecord, RECORD_HEADER_LINES, type StoredJob } from '../store/record'
-import { previewText, readRecordHeads } from '../store/record-heads'
+import { previewText, readRecordHeads, type RecordHeadCache } from '../store/record-heads'
 import { reviveCall } from '../store/script-calls'
 import { runScript, type ScriptedClient } from '../store/scripts'
 import type { DispatchError } from '../store/job-store'
@@ -57,7 +57,7 @@ export class DeadSet {
 
   /** The most recently dead jobs first, across shards; optionally of one target queue only. */
   async list(options: DeadListOptions = {}): Promise<DeadJob[]> {
-    const found = await this.find(options, 0)
+    const found = await this.find(options, 0, undefined)
     // Payloads only now, only for the jobs listed.
     const records = await guard(Promise.all(found.map((f) => this.redis.hget(f.shard.jobs, f.id))))
     const errors = await this.errorsOf(found)
@@ -70,9 +70,12 @@ export class DeadSet {
     })
   }
 
-  /** As list, with each payload cut after `previewBytes` (its whole size given): no payload is read whole. */
-  async heads(options: DeadListOptions & { previewBytes: number }): Promise<DeadJobHead[]> {
-    const found = await this.find(options, options.previewBytes)
+  /**
+   * As list, with each payload cut after `previewBytes` (its whole size given): no payload is read whole. With a
+   * cache, a record already read by an earlier call is not read again.
+   */
+  async heads(options: DeadListOptions & { previewBytes: number }, cache?: RecordHeadCache): Promise<DeadJobHead[]> {
+    const found = await this.find(options, options.previewBytes, cache)
     const errors = await this.errorsOf(found)
     return found.map((f, i) => {
       const payloadPreview = previewText(f.job.payloadJson, f.payloadBytes, options.previewBytes)
@@ -89,11 +92,13 @@ export class DeadSet {
   }
 
   /** The `limit` most recently dead jobs (of `queue`), by their record heads: payloads up to `previewBytes`. */
-  private async find(options: DeadListOptions, previewBytes: number): Promise<Found[]> {
+  private async find(options: DeadListOptions, previewBytes: number, cache: RecordHeadCache | undefined) {
     await guard(verifyLayout(this.redis, this.keys))
     const limit = Math.min(Math.max(options.limit ?? 100, 1), 1000)
     const perShard = await guard(
-      Promise.all(this.keys.shards.map((shard) => this.findInShard(shard, limit, options.queue, previewBytes))),
+      Promise.all(
+        this.keys.shards.map((shard) => this.findInShard(shard, limit, { queue: options.queue, previewBytes, cache })),
+      ),
     )
     return perShard
       .flat()
@@ -101,7 +106,11 @@ export class DeadSet {
       .slice(0, limit)
   }
 
-  private async findInShard(shard: ShardKeys, limit: number, queue: string | undefined, previewBytes: number) {
+  private async findInShard(
+    shard: ShardKeys,
+    limit: number,
+    { queue, previewBytes, cache }: { queue?: string; previewBytes: number; cache?: RecordHeadCache },
+  ): Promise<Found[]> {
     // A queue filter may skip many entries: look at more than asked for, bounded.
     const scan = queue ? Math.min(limit * 10, 10_000) : limit
     const found: Found[] = []
@@ -110,10 +119,15 @@ export class DeadSet {
       const count = Math.min(PAGE, scan - start)
       const flat = await this.redis.zrevrange(shard.dead, start, start + count - 1, 'WITHSCORES')
       const ids = flat.filter((_, i) => i % 2 === 0)
-      const heads = await readRecordHeads(this.redis, shard.jobs, ids, {
-        headerLines: RECORD_HEADER_LINES,
-        previewBytes,
-      })
+      const options = { headerLines: RECORD_HEADER_LINES, previewBytes }
+      const heads = cache
+        ? await cache.read(
+            this.redis,
+            shard.jobs,
+            ids.map((id, i) => ({ id, score: flat[i * 2 + 1]! })),
+            options,
+          )
+        : await readRecordHeads(this.redis, shard.jobs, ids, options)
       ids.forEach((id, i) => {
         const head = heads[i]
         if (!head || seen.has(id)) return // revived meanwhile; or seen on the page before (the set moved)

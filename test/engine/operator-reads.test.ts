@@ -159,4 +159,27 @@ describe('operator reads', () => {
       lastError: { message: 'refused' },
     })
   })
+
+  it('reads each record once over refreshes, not once per refresh', async () => {
+    // prepare: the store of 1 KB payloads above, and a count of the records its script calls are asked for
+    const t = await storeWith(KB)
+    const asked: string[] = []
+    const script = t.redis.sdqRecordHeads.bind(t.redis)
+    t.redis.sdqRecordHeads = (keys: number, ...args: (string | number)[]) => {
+      asked.push(...args.slice(keys + 3).map(String)) // after KEYS and three arguments: the ids
+      return script(keys, ...args)
+    }
+    const reader = new OverviewReader(t.redis, t.keys, t.store)
+    // act
+    await reader.read()
+    const first = asked.splice(0)
+    const second = await reader.read()
+    const again = asked.splice(0)
+    // assess: the first refresh reads the 12 dead and 4 in-flight jobs (and the 2 schedules); the second only the
+    // schedules (their records change with every occurrence), and shows the same
+    expect(first.filter((id) => /^(dead|flying)-/.test(id)).sort()).toHaveLength(16)
+    expect(again.sort()).toEqual(['daily', 'hourly'])
+    expect(second.queues.orders).toEqual({ pending: 22, inFlight: 4, dead: 3, dispatched: 0 })
+    expect(second.dead).toHaveLength(12)
+  })
 })

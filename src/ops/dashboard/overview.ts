@@ -9,7 +9,7 @@ import type { ScanWindow } from '../../scan/scan-window'
 import type { JobStore } from '../../store/job-store'
 import type { Keyspace } from '../../store/keys'
 import { decodeRecord, RECORD_HEADER_LINES } from '../../store/record'
-import { readRecordHeads } from '../../store/record-heads'
+import { RecordHeadCache } from '../../store/record-heads'
 import { guard } from '../../store/redis-errors'
 import { ScheduleStore } from '../../store/schedule-store'
 import type { ScriptedClient } from '../../store/scripts'
@@ -71,6 +71,8 @@ const MAX_TIMELINE_BUCKETS = 20_000
 export class OverviewReader {
   private readonly deadSet: DeadSet
   private readonly schedules: ScheduleStore
+  /** Heads of in-flight and dead jobs, so that each record is read once, not once per refresh. */
+  private readonly heads = new RecordHeadCache()
 
   constructor(
     private readonly redis: ScriptedClient,
@@ -87,9 +89,9 @@ export class OverviewReader {
       guard(this.inFlightByQueue()),
       guard(this.timeline()),
       guard(readWindows(this.redis, this.keys, options.windows ?? 60)),
-      this.deadSet.heads({ limit: options.deadLimit ?? 50, previewBytes: DEAD_PREVIEW_BYTES }),
+      this.deadSet.heads({ limit: options.deadLimit ?? 50, previewBytes: DEAD_PREVIEW_BYTES }, this.heads),
       this.schedules.list(null, MAX_SCHEDULES, { payloads: false }),
-    ])
+    ]).finally(() => this.heads.endRead())
     const queues: Record<string, QueueRow> = {}
     for (const [name, c] of Object.entries(stats.queues)) {
       const flying = inFlight.get(name) ?? 0
@@ -120,8 +122,10 @@ export class OverviewReader {
   private async inFlightByQueue(): Promise<Map<string, number>> {
     const byQueue = new Map<string, number>()
     for (const shard of this.keys.shards) {
-      const ids = await this.redis.zrange(shard.inflight, '0', String(MAX_INFLIGHT_READ - 1))
-      const heads = await readRecordHeads(this.redis, shard.jobs, ids, {
+      const flat = await this.redis.zrange(shard.inflight, '0', String(MAX_INFLIGHT_READ - 1), 'WITHSCORES')
+      const members = []
+      for (let i = 0; i < flat.length; i += 2) members.push({ id: flat[i]!, score: flat[i + 1]! })
+      const heads = await this.heads.read(this.redis, shard.jobs, members, {
         headerLines: RECORD_HEADER_LINES,
         previewBytes: 0,
       })
