@@ -163,7 +163,9 @@ main(process.argv.slice(2)).then(
 async function reviveAll(dead: DeadSet, queue: string | undefined, delayMs: number): Promise<number> {
   const seen = new Set<string>()
   for (;;) {
-    const page = (await dead.list({ queue, limit: 1000 })).map((j) => j.id).filter((id) => !seen.has(id))
+    // Heads only: reviving needs the ids, not the payloads.
+    const heads = await dead.heads({ queue, limit: 1000, previewBytes: 0 })
+    const page = heads.map((j) => j.id).filter((id) => !seen.has(id))
     if (page.length === 0) return seen.size
     for (const id of page) {
       seen.add(id)
