@@ -123,6 +123,18 @@ describe('DLQ redrive stays in its lane', () => {
     await t.close()
   })
 
+  it('sends messages straight to the queue --queue names, their body then naming that queue', async () => {
+    const emails = await createTargetWithDlq(sqs, 'emails')
+    const orders = await createTargetWithDlq(sqs, 'orders')
+    const config = { queues: { orders: orders.target.url, emails: emails.target.url }, ...LIMITS }
+    await deadLetter(emails.dlq.url, 'moved-1', { n: 1 }, 'emails') // an emails job the operator sends to orders
+    const report = await redrive({ sqs, dlqUrl: emails.dlq.url, config, queue: 'orders', mode: { kind: 'direct' } })
+    expect(report).toMatchObject({ queue: 'orders', moved: 1, skipped: [] })
+    const [arrived] = await receiveAll(sqs, orders.target.url)
+    expect(JSON.parse(arrived!.Body!)).toMatchObject({ id: 'moved-1', queue: 'orders', payload: { n: 1 } })
+    expect(await approximateCount(sqs, emails.target.url)).toBe(0)
+  })
+
   it('refuses to start on a DLQ of no configured queue, or on a target queue itself', async () => {
     const t = testStore()
     const { target, dlq } = await createTargetWithDlq(sqs, 'orders')
