@@ -16,7 +16,13 @@ import { isFifoQueue } from '../config'
 import { deduplicationId, JOB_ID_ATTRIBUTE } from '../sqs/envelope'
 import { DelayQueueError, JobExistsError } from '../errors'
 import type { JobStore, NewJob } from '../store/job-store'
-import { validateJob, validateJobId, validateJobRef, type JobValidationConfig } from '../client/validation'
+import {
+  parseIsoWithZone,
+  validateJob,
+  validateJobId,
+  validateJobRef,
+  type JobValidationConfig,
+} from '../client/validation'
 import { parseOccurrenceId } from '../schedule/occurrence-id'
 import { dlqNameOf, sameQueue, targetOfDlq } from './dlq-target'
 
@@ -131,7 +137,7 @@ async function moveOne(options: RedriveOptions, queue: string, message: Message)
   const groupId = fifo ? message.Attributes?.MessageGroupId : undefined
   let job: NewJob
   try {
-    job = validated(options, queue, jobId, body.payload, groupId)
+    job = validated(options, queue, body, groupId)
   } catch (e) {
     if (e instanceof DelayQueueError) return { jobId, reason: `refused by the job rules: ${e.message}` }
     throw e
@@ -171,22 +177,38 @@ async function moveOne(options: RedriveOptions, queue: string, message: Message)
 function validated(
   options: RedriveOptions,
   queue: string,
-  id: string,
-  payload: unknown,
+  body: Record<string, unknown>,
   groupId: string | undefined,
 ): NewJob {
+  const id = body.id as string
   if (options.mode.kind === 'direct') validateJobRef(id)
   else if (parseOccurrenceId(id)) {
     throw new RedriveOccurrenceError(id)
   } else validateJobId(id)
   const input = {
     queue,
-    payload,
-    ...(options.mode.kind === 'schedule' ? { delayMs: options.mode.delayMs } : {}),
+    payload: body.payload,
+    ...(options.mode.kind === 'schedule' ? when(options.mode.delayMs, isFifoQueue(queue), body.dispatchedAt) : {}),
     // A group id equal to the job id is SQS's default for the job: leave it out, as the job had it.
     ...(groupId !== undefined && groupId !== id ? { groupId } : {}),
   }
   return validateJob(input, options.config, { id })
+}
+
+/** SQS's FIFO deduplication window, and a margin for the clocks of this machine, Redis and SQS. */
+const DEDUP_WINDOW_MS = 5 * 60_000
+const DEDUP_MARGIN_MS = 15_000
+
+/**
+ * When a job scheduled again is due: `delayMs` from now, but for a FIFO queue not within SQS's deduplication window
+ * of its first delivery (the body's dispatchedAt; now when it has none). The job is new again, with the version of
+ * the first one, so the scanner gives it the same deduplication id, which SQS would swallow within that window.
+ */
+function when(delayMs: number, fifo: boolean, dispatchedAt: unknown): { delayMs: number } | { runAt: number } {
+  if (!fifo) return { delayMs }
+  const sent = typeof dispatchedAt === 'string' ? parseIsoWithZone(dispatchedAt) : undefined
+  const earliest = (sent ?? Date.now()) + DEDUP_WINDOW_MS + DEDUP_MARGIN_MS
+  return Date.now() + delayMs >= earliest ? { delayMs } : { runAt: earliest }
 }
 
 /** An occurrence re-created as a job would run its schedule's series twice: it goes back with --direct only. */

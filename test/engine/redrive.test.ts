@@ -15,8 +15,8 @@ afterAll(() => sqs.destroy())
 const LIMITS = { maxHorizonMs: 400 * 86_400_000, maxMessageBytes: 1_048_576 }
 
 /** A message as the scanner sent it, in a DLQ: its body names `queue`; FIFO DLQs keep the message's group. */
-async function deadLetter(url: string, id: string, payload: unknown, queue = 'orders', groupId?: string) {
-  const body = messageBody({ id, queue, payloadJson: JSON.stringify(payload), dueMs: 0, createdAtMs: 0 }, 0)
+async function deadLetter(url: string, id: string, payload: unknown, queue = 'orders', groupId?: string, sentMs = 0) {
+  const body = messageBody({ id, queue, payloadJson: JSON.stringify(payload), dueMs: 0, createdAtMs: 0 }, sentMs)
   await sqs.send(
     new SendMessageCommand({
       QueueUrl: url,
@@ -223,6 +223,26 @@ describe('DLQ redrive of FIFO queues', () => {
     expect(report).toMatchObject({ moved: 2, skipped: [] })
     expect(await t.store.get('fifo-2')).toMatchObject({ queue: 'digest.fifo', groupId: 'user-7' })
     expect(await t.store.get('fifo-3')).not.toHaveProperty('groupId')
+    await t.close()
+  })
+
+  it('schedules a FIFO job again no sooner than the deduplication window of its first delivery', async () => {
+    // prepare: a message the scanner sent a minute ago, failed by its consumer at once; its job id and version are
+    // what the scanner derives the deduplication id from, and the job scheduled again has both again
+    const t = testStore()
+    const { target, dlq } = await createTargetWithDlq(sqs, 'digest.fifo')
+    const config = { queues: { 'digest.fifo': target.url }, ...LIMITS }
+    const sentMs = Date.now() - 60_000
+    await deadLetter(dlq.url, 'fifo-4', { n: 4 }, 'digest.fifo', 'fifo-4', sentMs)
+    await deadLetter(dlq.url, 'fifo-5', { n: 5 }, 'digest.fifo', 'fifo-5', sentMs - 3_600_000) // an hour ago
+    // act
+    const report = await redrive({ sqs, dlqUrl: dlq.url, config, mode: schedule(t.store, 0) })
+    // assess: due when SQS would take it as a new message (5 minutes after the first send, and a margin), or now
+    expect(report).toMatchObject({ moved: 2, skipped: [] })
+    const due = Date.parse((await t.store.get('fifo-4'))!.runAt)
+    expect(due).toBeGreaterThanOrEqual(sentMs + 5 * 60_000)
+    expect(due).toBeLessThan(sentMs + 6 * 60_000)
+    expect(Date.parse((await t.store.get('fifo-5'))!.runAt)).toBeLessThanOrEqual(Date.now())
     await t.close()
   })
 })
