@@ -16,8 +16,8 @@ const body = messageBody(
 )
 
 describe('parseJobMessage', () => {
-  it('reads the body the scanner sends', () => {
-    expect(parseJobMessage(body)).toEqual({
+  it('reads the body the scanner sends', async () => {
+    expect(await parseJobMessage(body)).toEqual({
       ok: true,
       message: {
         id: 'order-42:close',
@@ -30,7 +30,7 @@ describe('parseJobMessage', () => {
     })
   })
 
-  it('reads scheduleId and occurrenceAt from the message of a schedule occurrence', () => {
+  it('reads scheduleId and occurrenceAt from the message of a schedule occurrence', async () => {
     const occurrence = messageBody(
       {
         id: 'digest@1800000000000',
@@ -41,35 +41,35 @@ describe('parseJobMessage', () => {
       },
       1_800_000_000_250,
     )
-    const parsed = parseJobMessage(occurrence)
+    const parsed = await parseJobMessage(occurrence)
     expect(parsed.ok && parsed.message).toMatchObject({
       id: 'digest@1800000000000',
       scheduleId: 'digest',
       occurrenceAt: '2027-01-15T08:00:00.000Z',
     })
-    expect(parseJobMessage(occurrence.replace('"scheduleId":"digest"', '"scheduleId":""'))).toEqual({
+    expect(await parseJobMessage(occurrence.replace('"scheduleId":"digest"', '"scheduleId":""'))).toEqual({
       ok: false,
-      reason: 'scheduleId must be a non-empty string',
+      reason: 'scheduleId must be a string of 1-256 characters',
     })
   })
 
   it.each([
     ['not json', 'body is not JSON'],
     ['[1]', 'body is not an object'],
-    [body.replace('"id":"order-42:close"', '"id":42'), 'id must be a non-empty string'],
-    [body.replace('"queue":"orders"', '"queue":""'), 'queue must be a non-empty string'],
+    [body.replace('"id":"order-42:close"', '"id":42'), 'id must be a string of 1-256 characters'],
+    [body.replace('"queue":"orders"', '"queue":""'), 'queue must be a string of 1-256 characters'],
     [body.replace('"payload":{"orderId":42},', ''), 'payload is missing'],
-    [body.replace(/"runAt":"[^"]+"/, '"runAt":"soon"'), 'runAt must be an ISO-8601 date'],
-  ])('rejects %s with a reason naming the field', (text, reason) => {
-    expect(parseJobMessage(text)).toEqual({ ok: false, reason })
+    [body.replace(/"runAt":"[^"]+"/, '"runAt":"soon"'), 'runAt must be an ISO-8601 date-time with a zone'],
+  ])('rejects %s with a reason naming the field', async (text, reason) => {
+    expect(await parseJobMessage(text)).toEqual({ ok: false, reason })
   })
 
-  it('lets the consumer validate the payload, without echoing its values', () => {
+  it('lets the consumer validate the payload, without echoing its values', async () => {
     const orderOnly = (p: unknown) => {
       if (typeof (p as { orderId?: unknown }).orderId !== 'string') throw new Error('orderId must be a string')
       return p as { orderId: string }
     }
-    const out = parseJobMessage(body, orderOnly)
+    const out = await parseJobMessage(body, orderOnly)
     expect(out).toEqual({ ok: false, reason: 'payload rejected: orderId must be a string' })
   })
 })
