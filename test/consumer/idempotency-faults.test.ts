@@ -28,17 +28,31 @@ afterEach(() => {
 })
 
 describe('idempotency with Redis down', () => {
+  /** The two clients docs/consumer.md shows: ioredis defaults (offline queue, 20 retries) and the fail-fast one. */
+  const clients = {
+    'the docs client': (url: string) => new Redis(url),
+    'the docs fail-fast client': (url: string) =>
+      new Redis(url, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        connectTimeout: 1_000,
+        commandTimeout: 1_000,
+      }),
+  }
+
   it.each([
-    ['a redis-server that was stopped', 'stopped'],
-    ['a Redis that accepts connections and never answers', 'silent'],
-  ])(
-    'fails the job without running it, fast, with the docs client, and retries it with backoff: %s',
-    async (_, kind) => {
-      // prepare: the client exactly as docs/consumer.md shows it (ioredis defaults: offline queue, 20 retries)
+    ['the docs client', 'a redis-server that was stopped', 'stopped'],
+    ['the docs client', 'a Redis that accepts connections and never answers', 'silent'],
+    ['the docs fail-fast client', 'a redis-server that was stopped', 'stopped'],
+    ['the docs fail-fast client', 'a Redis that accepts connections and never answers', 'silent'],
+  ] as const)(
+    'fails the job without running it, fast, and retries it with backoff: %s, %s',
+    async (client, _, kind) => {
+      // prepare
       const stopped = kind === 'stopped' ? await startRedis() : undefined
       const silent = kind === 'silent' ? await silentServer() : undefined
       const url = stopped?.url ?? `redis://127.0.0.1:${silent!.port}`
-      const redis = new Redis(url)
+      const redis = clients[client](url)
       redis.on('error', () => {}) // ioredis reports each reconnection failure; the test only cares about the job
       await stopped?.stop()
       const queue = await createQueue(unique('idem-down'))
@@ -59,7 +73,7 @@ describe('idempotency with Redis down', () => {
         expect(response.batchItemFailures).toHaveLength(1)
         expect(runs).toBe(0)
         expect(elapsedMs).toBeLessThan(5_000)
-        console.info(`Redis ${kind}: the record failed after ${Math.round(elapsedMs)} ms`)
+        console.info(`Redis ${kind}, ${client}: the record failed after ${Math.round(elapsedMs)} ms`)
         expect(lines.find((l) => l.message === 'job failed')).toMatchObject({ retryInSeconds: 4 })
         await sleep(2_000)
         expect(await receiveNow(queue.queueUrl)).toEqual([]) // hidden for its backoff, not the queue's 1 s

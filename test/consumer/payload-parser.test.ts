@@ -1,7 +1,7 @@
 // parsePayload: a Standard Schema (zod here; valibot and arktype implement the same interface), a type guard, or a
 // sync function. What cannot work is refused at compile time (the @ts-expect-error lines fail the typecheck if it
 // compiles) or handled at run time; a rejection's reason is bounded and its issues structured.
-import { Logger } from '@aws-lambda-powertools/logger'
+import type { Logger } from '@aws-lambda-powertools/logger'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { jobHandler, type StandardSchemaV1 } from '../../src/consumer'
