@@ -48,8 +48,9 @@ export interface BatchRun<Payload> {
   receivedAtMs: number
   /** Visibility to set per failed message id (absent: the queue's visibility timeout applies). */
   retryIn: Map<string, number>
-  /** The queue's maxReceiveCount (null: no DLQ; undefined: unknown); bounded in time. */
-  maxReceiveCount: Promise<number | null | undefined>
+  /** The queue's maxReceiveCount (null: no DLQ; undefined: unknown); read at the batch's first failure, bounded in
+   * time, then kept. */
+  maxReceiveCount: () => Promise<number | null | undefined>
   maxVisibility: number
 }
 
@@ -61,7 +62,7 @@ export async function planFailure(
   kind: FailureKind,
 ): Promise<RetryPlan & { maxReceiveCount: number | null | undefined }> {
   const { settings } = run
-  const maxReceiveCount = await run.maxReceiveCount
+  const maxReceiveCount = await run.maxReceiveCount()
   const plan = retryPlan({
     attempt,
     kind,

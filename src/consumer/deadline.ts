@@ -31,8 +31,8 @@ export function batchDeadline(context: Context | undefined, marginMs: number, no
   const remainingAtStart =
     typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : Infinity
   // A tiny budget still gets a share for each phase: half for the records at least, an eighth for the answer.
-  const recordsMargin = Math.min(marginMs, remainingAtStart / 2)
-  const settleMargin = Math.min(SETTLE_MARGIN_MS, recordsMargin / 2, remainingAtStart / 8)
+  const settleMargin = Math.min(SETTLE_MARGIN_MS, remainingAtStart / 8)
+  const recordsMargin = Math.min(Math.max(marginMs, settleMargin), remainingAtStart / 2)
   const recordsEnd = startMs + remainingAtStart - recordsMargin
   const settleEnd = startMs + remainingAtStart - settleMargin
   let timer: NodeJS.Timeout | undefined
@@ -68,6 +68,7 @@ export async function withinMs<T>(ms: number, call: (signal: AbortSignal) => Pro
       abort.abort()
       reject(new Error(`no answer within ${Math.round(ms)} ms (the invocation deadline)`))
     }, ms)
+    timer.unref()
   })
   try {
     return await Promise.race([call(abort.signal), expired])

@@ -37,7 +37,7 @@ export async function processJobBatch<Payload>(
     deadline,
     receivedAtMs,
     retryIn: new Map(),
-    maxReceiveCount: maxReceiveCount(settings, target, deadline.settleLeftMs()),
+    maxReceiveCount: once(() => maxReceiveCount(settings, target, deadline.settleLeftMs())),
     maxVisibility: maxVisibilitySeconds(deadline.budgetSeconds),
   }
   try {
@@ -74,7 +74,7 @@ function queueTarget<Payload>(arn: string, settings: BatchSettings<Payload>): Qu
   }
 }
 
-/** Read while the records run: by the time one fails the answer is usually there (and then kept per container). */
+/** Read when a record of the batch first fails (a batch that succeeds costs no call), then kept per container. */
 function maxReceiveCount<Payload>(
   settings: BatchSettings<Payload>,
   target: QueueTarget | Error,
@@ -121,7 +121,7 @@ async function settleRetries<Payload>(
 /** A FIFO record reported failed without running (an earlier message of its group failed in this batch). */
 async function planSkipped<Payload>(record: SQSRecord, run: BatchRun<Payload>): Promise<number | undefined> {
   const attempt = deliveryAttempt(record)
-  const maxReceiveCount = await run.maxReceiveCount
+  const maxReceiveCount = await run.maxReceiveCount()
   const plan = retryPlan({
     ...run.settings,
     attempt,
@@ -138,4 +138,12 @@ async function planSkipped<Payload>(record: SQSRecord, run: BatchRun<Payload>): 
     })
   }
   return plan.seconds
+}
+
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined
+  return () => {
+    made ??= { value: make() }
+    return made.value
+  }
 }
