@@ -75,7 +75,7 @@ describe('the last attempt', () => {
     })
   })
 
-  it('takes maxReceiveCount from the option without asking the queue', () => {
+  it('plans visibility 0 on the last receive, and the backoff before it or without a DLQ', () => {
     // prepare / act / assess: the pure plan
     const base = { kind: 'failed' as const, malformedRetrySeconds: 0, maxVisibility: 40_000 }
     const backoff = { baseSeconds: 5, capSeconds: 900, jitter: false }
