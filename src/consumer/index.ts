@@ -11,6 +11,15 @@ export type {
   JobHandlerOptions,
 } from './types'
 export type { BackoffPolicy } from './backoff'
-export { MalformedMessageError } from './errors'
+export { DeadlineError, MalformedMessageError, RedisTimeoutError } from './errors'
+export type { PayloadIssue } from './issues'
+export type {
+  PayloadGuard,
+  PayloadParseFunction,
+  PayloadParser,
+  StandardSchemaProps,
+  StandardSchemaResult,
+  StandardSchemaV1,
+} from './payload-parser'
 export type { IdempotencyOptions, RedisCommands } from './idempotency'
 export { JOB_ID_ATTRIBUTE, type JobMessage } from '../sqs/envelope'

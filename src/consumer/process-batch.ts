@@ -1,39 +1,24 @@
 // One SQS batch through Powertools batch processing: parse each record, run the job, report failures as
-// batchItemFailures, and push each failed record's next attempt out with backoff.
+// batchItemFailures, and set each failed record's next attempt (backoff, or at once on its last receive) — all
+// before the invocation's deadline.
 import {
   BatchProcessor,
   EventType,
   processPartialResponse,
   SqsFifoPartialProcessorAsync,
 } from '@aws-lambda-powertools/batch'
-import { IdempotencyAlreadyInProgressError } from '@aws-lambda-powertools/idempotency'
-import type { Logger } from '@aws-lambda-powertools/logger'
-import type { SQSClient } from '@aws-sdk/client-sqs'
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
-import { JOB_ID_ATTRIBUTE } from '../sqs/envelope'
 import { Semaphore } from '../semaphore'
-import { backoffSeconds, type BackoffPolicy } from './backoff'
-import { deliveryAttempt, jobLogKeys, toJob } from './delivery'
-import { MalformedMessageError } from './errors'
-import { parseJobMessage } from './parse-message'
+import type { BatchRun, BatchSettings, QueueTarget } from './batch-run'
+import { batchDeadline } from './deadline'
+import { deliveryAttempt } from './delivery'
 import { isFifoArn, parseQueueArn, queueUrlFromArn } from './queue-arn'
-import { delayRetries } from './retry-delay'
-import type { Job, JobContext } from './types'
+import { LAST_ATTEMPT, recordHandler } from './record-handler'
+import { maxReceiveCountOf } from './redrive-policy'
+import { delayRetries, type RetryDelay } from './retry-delay'
+import { maxVisibilitySeconds, retryPlan } from './retry-plan'
 
-/** Runs the business code for one job; `markRan` is called when it really runs (not an idempotent replay). */
-export type RunJob<Payload> = (job: Job<Payload>, ctx: JobContext, markRan: () => void) => Promise<unknown>
-
-export interface BatchSettings<Payload> {
-  run: RunJob<Payload>
-  parsePayload?: (payload: unknown) => Payload
-  concurrency: number
-  backoff: BackoffPolicy | false
-  malformedRetrySeconds: number
-  queueUrl?: string
-  sqsFor: (region: string) => SQSClient
-  logger: Logger
-  logPayload: boolean
-}
+export type { BatchSettings, RunJob } from './batch-run'
 
 export async function processJobBatch<Payload>(
   event: SQSEvent,
@@ -42,96 +27,123 @@ export async function processJobBatch<Payload>(
 ): Promise<SQSBatchResponse> {
   // Lateness is measured when the batch arrives, so waiting for a concurrency slot does not count as lateness.
   const receivedAtMs = Date.now()
-  const { logger } = settings
-  /** Next-attempt delay of each record that failed by itself (FIFO records skipped after a failure have none). */
-  const retryIn = new Map<string, number>()
-
-  const handleRecord = async (record: SQSRecord): Promise<unknown> => {
-    const attempt = deliveryAttempt(record)
-    const parsed = parseJobMessage(record.body, settings.parsePayload)
-    if (!parsed.ok) {
-      retryIn.set(record.messageId, settings.malformedRetrySeconds)
-      // The jobId attribute is readable even when the body is not: it tells an operator which job this was.
-      const jobId = record.messageAttributes?.[JOB_ID_ATTRIBUTE]?.stringValue
-      logger.error('malformed message', { messageId: record.messageId, jobId, attempt, reason: parsed.reason })
-      throw new MalformedMessageError(record.messageId, parsed.reason)
-    }
-    const job = toJob(parsed.message, record, receivedAtMs)
-    const keys = jobLogKeys(job)
-    const jobLogger = logger.createChild({ persistentKeys: keys })
-    const started = performance.now()
-    let ran = false
-    try {
-      await settings.run(job, { logger: jobLogger, lambdaContext: context, record }, () => (ran = true))
-    } catch (error) {
-      const seconds = settings.backoff ? backoffSeconds(job.attempt, settings.backoff) : undefined
-      if (seconds !== undefined) retryIn.set(record.messageId, seconds)
-      const extra = { ...keys, retryInSeconds: seconds, ...(settings.logPayload ? { payload: job.payload } : {}) }
-      if (error instanceof IdempotencyAlreadyInProgressError) {
-        logger.warn('duplicate delivery while the job is running elsewhere: retried later', extra)
-      } else {
-        logger.error('job failed', { ...extra, error: error as Error })
-      }
-      throw error
-    }
-    const durationMs = Math.round(performance.now() - started)
-    if (ran) logger.info('job done', { ...keys, durationMs })
-    else logger.info('duplicate delivery: job already done, business code skipped', keys)
-    return undefined
-  }
-
+  const deadline = batchDeadline(context, settings.deadlineMarginMs)
   const records = event.Records ?? []
-  // Powertools' parallel mode starts every record at once, and a batch can hold up to 10,000 records (with a
-  // batching window): too many for a database or an API.
-  const slots = new Semaphore(settings.concurrency)
   const arn = records[0]?.eventSourceARN ?? ''
-  const response = isFifoArn(arn)
-    ? await processPartialResponse(event, handleRecord, new SqsFifoPartialProcessorAsync(), {
-        context,
-        // Stop only the failed record's group; other groups in the batch go on (order is per group).
-        skipGroupOnError: true,
-        throwOnFullBatchFailure: false,
-      })
-    : await processPartialResponse(
-        event,
-        (record: SQSRecord) => slots.run(() => handleRecord(record)),
-        new BatchProcessor(EventType.SQS),
-        { context, processInParallel: true, throwOnFullBatchFailure: false },
-      )
-
-  if (settings.backoff !== false && response.batchItemFailures.length > 0) {
-    await backOff(records, response, retryIn, settings)
+  const target = queueTarget(arn, settings)
+  const run: BatchRun<Payload> = {
+    settings,
+    context,
+    deadline,
+    receivedAtMs,
+    retryIn: new Map(),
+    maxReceiveCount: once(() => maxReceiveCount(settings, target, deadline.settleLeftMs())),
+    maxVisibility: maxVisibilitySeconds(deadline.budgetSeconds),
   }
-  return response
+  try {
+    const handleRecord = recordHandler(run)
+    // Powertools' parallel mode starts every record at once, and a batch can hold up to 10,000 records (with a
+    // batching window): too many for a database or an API.
+    const slots = new Semaphore(settings.concurrency)
+    const response = isFifoArn(arn)
+      ? await processPartialResponse(event, handleRecord, new SqsFifoPartialProcessorAsync(), {
+          context,
+          // Stop only the failed record's group; other groups in the batch go on (order is per group).
+          skipGroupOnError: true,
+          throwOnFullBatchFailure: false,
+        })
+      : await processPartialResponse(
+          event,
+          (record: SQSRecord) => slots.run(() => handleRecord(record)),
+          new BatchProcessor(EventType.SQS),
+          { context, processInParallel: true, throwOnFullBatchFailure: false },
+        )
+    if (response.batchItemFailures.length > 0) await settleRetries(records, response, run, target)
+    return response
+  } finally {
+    deadline.dispose()
+  }
 }
 
-async function backOff<Payload>(
+function queueTarget<Payload>(arn: string, settings: BatchSettings<Payload>): QueueTarget | Error {
+  try {
+    const { region } = parseQueueArn(arn)
+    return { url: settings.queueUrl ?? queueUrlFromArn(arn), sqs: settings.sqsFor(region) }
+  } catch (error) {
+    return error as Error
+  }
+}
+
+/** Read when a record of the batch first fails (a batch that succeeds costs no call), then kept per container. */
+function maxReceiveCount<Payload>(
+  settings: BatchSettings<Payload>,
+  target: QueueTarget | Error,
+  settleLeftMs: number,
+): Promise<number | null | undefined> {
+  if (settings.maxReceiveCount !== undefined) return Promise.resolve(settings.maxReceiveCount)
+  if (target instanceof Error) return Promise.resolve(undefined)
+  // At most a third of the time left, so that the visibility changes still have theirs.
+  const timeoutMs = Math.min(2_000, settleLeftMs / 3)
+  return maxReceiveCountOf(target.sqs, target.url, timeoutMs, (reason) =>
+    settings.logger.warn('cannot read the queue redrive policy: the last attempt is not recognised', { reason }),
+  )
+}
+
+/** Sets the visibility of every failed record that has one planned, in time; records skipped in a FIFO group (never
+ * run) are planned here. A change that cannot be made leaves the record failed with the queue's visibility. */
+async function settleRetries<Payload>(
   records: SQSRecord[],
   response: SQSBatchResponse,
-  retryIn: Map<string, number>,
-  settings: BatchSettings<Payload>,
+  run: BatchRun<Payload>,
+  target: QueueTarget | Error,
 ): Promise<void> {
-  const policy = settings.backoff as BackoffPolicy
+  const { settings } = run
   const byId = new Map(records.map((r) => [r.messageId, r]))
-  const delays = response.batchItemFailures.flatMap(({ itemIdentifier }) => {
+  const delays: RetryDelay[] = []
+  for (const { itemIdentifier } of response.batchItemFailures) {
     const record = byId.get(itemIdentifier)
-    if (!record) return []
-    const attempt = deliveryAttempt(record)
-    return [{ record, seconds: retryIn.get(itemIdentifier) ?? backoffSeconds(attempt, policy) }]
-  })
-  const arn = delays[0]?.record.eventSourceARN
-  if (!arn) return
-  let queueUrl: string
-  let region: string
-  try {
-    region = parseQueueArn(arn).region
-    queueUrl = settings.queueUrl ?? queueUrlFromArn(arn)
-  } catch (error) {
-    settings.logger.warn('cannot delay retries: no queue URL', { error: error as Error })
+    if (!record) continue
+    let seconds = run.retryIn.get(itemIdentifier)
+    if (seconds === undefined && !run.retryIn.has(itemIdentifier)) seconds = await planSkipped(record, run)
+    if (seconds !== undefined) delays.push({ record, seconds })
+  }
+  if (delays.length === 0) return
+  if (target instanceof Error) {
+    settings.logger.warn('cannot delay retries: no queue URL', { error: target })
     return
   }
-  const { failed } = await delayRetries(settings.sqsFor(region), queueUrl, delays)
+  const { failed } = await delayRetries(target.sqs, target.url, delays, run.deadline.settleLeftMs())
   for (const f of failed) {
     settings.logger.warn('could not delay the retry: the queue visibility timeout applies', f)
+  }
+}
+
+/** A FIFO record reported failed without running (an earlier message of its group failed in this batch). */
+async function planSkipped<Payload>(record: SQSRecord, run: BatchRun<Payload>): Promise<number | undefined> {
+  const attempt = deliveryAttempt(record)
+  const maxReceiveCount = await run.maxReceiveCount()
+  const plan = retryPlan({
+    ...run.settings,
+    attempt,
+    kind: 'skipped',
+    maxReceiveCount,
+    maxVisibility: run.maxVisibility,
+  })
+  if (plan.lastAttempt) {
+    run.settings.logger.error(LAST_ATTEMPT, {
+      messageId: record.messageId,
+      attempt,
+      maxReceiveCount,
+      reason: 'not run: an earlier message of its group failed in this batch',
+    })
+  }
+  return plan.seconds
+}
+
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined
+  return () => {
+    made ??= { value: make() }
+    return made.value
   }
 }

@@ -3,6 +3,7 @@
 // down gets hammered at a fixed rate and maxReceiveCount is used up in minutes.
 import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import type { SQSRecord } from 'aws-lambda'
+import { withinMs } from './deadline'
 
 export interface RetryDelay {
   record: SQSRecord
@@ -14,23 +15,32 @@ export interface RetryDelayOutcome {
   failed: { messageId: string; reason: string }[]
 }
 
-/** Never throws: a failed change only means the message comes back sooner, which is not worth failing the batch. */
-export async function delayRetries(sqs: SQSClient, queueUrl: string, delays: RetryDelay[]): Promise<RetryDelayOutcome> {
+/** Never throws: a failed change only means the message comes back sooner, which is not worth failing the batch.
+ * Every call ends within `timeoutMs` (the invocation's deadline), answered or not. */
+export async function delayRetries(
+  sqs: SQSClient,
+  queueUrl: string,
+  delays: RetryDelay[],
+  timeoutMs: number,
+): Promise<RetryDelayOutcome> {
   const failed: RetryDelayOutcome['failed'] = []
   const chunks: RetryDelay[][] = []
   for (let i = 0; i < delays.length; i += 10) chunks.push(delays.slice(i, i + 10))
   await Promise.all(
     chunks.map(async (chunk) => {
       try {
-        const out = await sqs.send(
-          new ChangeMessageVisibilityBatchCommand({
-            QueueUrl: queueUrl,
-            Entries: chunk.map((d, n) => ({
-              Id: String(n),
-              ReceiptHandle: d.record.receiptHandle,
-              VisibilityTimeout: d.seconds,
-            })),
-          }),
+        const out = await withinMs(timeoutMs, (abortSignal) =>
+          sqs.send(
+            new ChangeMessageVisibilityBatchCommand({
+              QueueUrl: queueUrl,
+              Entries: chunk.map((d, n) => ({
+                Id: String(n),
+                ReceiptHandle: d.record.receiptHandle,
+                VisibilityTimeout: d.seconds,
+              })),
+            }),
+            { abortSignal },
+          ),
         )
         for (const f of out.Failed ?? []) {
           failed.push({ messageId: chunk[Number(f.Id)]!.record.messageId, reason: f.Message ?? f.Code ?? 'unknown' })

@@ -1,6 +1,10 @@
 // DLQ redrive: bring messages that business Lambdas failed on (maxReceiveCount times) back, either into the delay
 // queue (scheduled again, after a chosen delay) or straight into their target queue. Run by an operator
 // (src/ops/sdq.ts) with credentials that may read the DLQ; the API has no SQS rights by design.
+//
+// A redrive stays in its lane: the target is the queue whose DLQ it reads (src/ops/dlq-target.ts), not whatever
+// queue a message body names, and every message passes the API's own job validation (src/client/validation.ts)
+// before it goes anywhere. What fails is left in the DLQ and reported, with the reason.
 import {
   DeleteMessageCommand,
   ReceiveMessageCommand,
@@ -9,27 +13,58 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs'
 import { isFifoQueue } from '../config'
-import { deduplicationId, JOB_ID_ATTRIBUTE, type JobMessage } from '../sqs/envelope'
-import { JobExistsError } from '../errors'
-import type { JobStore } from '../store/job-store'
+import { deduplicationId, JOB_ID_ATTRIBUTE } from '../sqs/envelope'
+import { DelayQueueError, JobExistsError } from '../errors'
+import type { JobStore, NewJob } from '../store/job-store'
+import {
+  parseIsoWithZone,
+  validateJob,
+  validateJobId,
+  validateJobRef,
+  type JobValidationConfig,
+} from '../client/validation'
+import { parseOccurrenceId } from '../schedule/occurrence-id'
+import { dlqNameOf, sameQueue, targetOfDlq } from './dlq-target'
 
 export interface RedriveOptions {
   sqs: SQSClient
   dlqUrl: string
-  /** "schedule": back into the delay queue after `delayMs`; "direct": straight to the job's target queue. */
-  mode: { kind: 'schedule'; store: JobStore; delayMs: number } | { kind: 'direct'; queues: Record<string, string> }
+  /** QUEUES and the API's limits: the rules every redriven message is held to. */
+  config: JobValidationConfig
+  /**
+   * The target queue, by its name in QUEUES. Default: the queue whose DLQ `dlqUrl` is. Naming it also moves
+   * messages whose body names another queue (they are refused otherwise).
+   */
+  queue?: string
+  /** "schedule": back into the delay queue after `delayMs`; "direct": straight to the target queue. */
+  mode: { kind: 'schedule'; store: JobStore; delayMs: number } | { kind: 'direct' }
   /** Stop after this many messages (default: until the DLQ is empty). */
   max?: number
 }
 
+export interface SkippedMessage {
+  messageId: string
+  /** The job id, when the body has one. */
+  jobId?: string
+  reason: string
+}
+
 export interface RedriveReport {
+  /** The target queue (its name in QUEUES). */
+  queue: string
   moved: number
-  /** Left in the DLQ: not a job message, or (schedule mode) a pending job already has the id. */
-  skipped: { messageId: string; reason: string }[]
+  /** Left in the DLQ (visible again after 5 minutes): what was refused, and why. */
+  skipped: SkippedMessage[]
+}
+
+/** The redrive cannot start: no target queue for this DLQ, or the DLQ is the target queue itself. */
+export class RedriveTargetError extends DelayQueueError {
+  readonly code = 'RedriveTarget'
 }
 
 export async function redrive(options: RedriveOptions): Promise<RedriveReport> {
-  const report: RedriveReport = { moved: 0, skipped: [] }
+  const queue = targetQueue(options)
+  const report: RedriveReport = { queue, moved: 0, skipped: [] }
   const max = options.max ?? Infinity
   let emptyPolls = 0
   while (report.moved + report.skipped.length < max && emptyPolls < 2) {
@@ -46,8 +81,8 @@ export async function redrive(options: RedriveOptions): Promise<RedriveReport> {
     )
     emptyPolls = Messages.length ? 0 : emptyPolls + 1
     for (const message of Messages) {
-      const reason = await moveOne(options, message)
-      if (reason) report.skipped.push({ messageId: message.MessageId!, reason })
+      const refusal = await moveOne(options, queue, message)
+      if (refusal) report.skipped.push({ messageId: message.MessageId!, ...refusal })
       else {
         await options.sqs.send(
           new DeleteMessageCommand({ QueueUrl: options.dlqUrl, ReceiptHandle: message.ReceiptHandle! }),
@@ -59,45 +94,127 @@ export async function redrive(options: RedriveOptions): Promise<RedriveReport> {
   return report
 }
 
-/** Moves one message; returns why it was skipped, or undefined when it was moved. */
-async function moveOne(options: RedriveOptions, message: Message): Promise<string | undefined> {
-  let job: JobMessage
+/** The queue this redrive sends to: named with `queue`, else the one whose DLQ is read. */
+function targetQueue({ config, queue, dlqUrl }: RedriveOptions): string {
+  const known = Object.keys(config.queues)
+    .map((q) => JSON.stringify(q))
+    .join(', ')
+  if (queue !== undefined && !Object.hasOwn(config.queues, queue)) {
+    throw new RedriveTargetError(`--queue "${queue}" is not in QUEUES (${known})`)
+  }
+  const itself = Object.keys(config.queues).find((name) => sameQueue(dlqUrl, config.queues[name]!))
+  // Reading a target queue and sending back into it would loop until --max.
+  if (itself !== undefined) throw new RedriveTargetError(`${dlqUrl} is the target queue "${itself}" itself, not a DLQ`)
+  const target = queue ?? targetOfDlq(dlqUrl, config.queues)
+  if (target === undefined) {
+    throw new RedriveTargetError(
+      `${dlqUrl} is not the DLQ of a queue in QUEUES (${known}; a DLQ is named after its queue: ` +
+        `"${dlqNameOf('orders')}" for "orders"): name the target with --queue`,
+    )
+  }
+  return target
+}
+
+type Refusal = Omit<SkippedMessage, 'messageId'>
+
+/** Moves one message; returns why it was refused, or undefined when it was moved. */
+async function moveOne(options: RedriveOptions, queue: string, message: Message): Promise<Refusal | undefined> {
+  let body: Record<string, unknown>
   try {
-    job = JSON.parse(message.Body ?? '') as JobMessage
-    if (typeof job?.id !== 'string' || typeof job.queue !== 'string' || !('payload' in job)) throw new Error()
+    body = JSON.parse(message.Body ?? '') as Record<string, unknown>
+    if (typeof body?.id !== 'string' || typeof body.queue !== 'string' || !('payload' in body)) throw new Error()
   } catch {
-    return 'not a job message (no id, queue and payload)'
+    return { reason: 'not a job message (no id, queue and payload)' }
+  }
+  const jobId = body.id as string
+  if (body.queue !== queue && options.queue === undefined) {
+    return {
+      jobId,
+      reason: `names queue "${String(body.queue)}" but this is the DLQ of "${queue}": --queue moves it explicitly`,
+    }
+  }
+  const fifo = isFifoQueue(queue)
+  const groupId = fifo ? message.Attributes?.MessageGroupId : undefined
+  let job: NewJob
+  try {
+    job = validated(options, queue, body, groupId)
+  } catch (e) {
+    if (e instanceof DelayQueueError) return { jobId, reason: `refused by the job rules: ${e.message}` }
+    throw e
   }
   if (options.mode.kind === 'schedule') {
     try {
-      await options.mode.store.enqueue({
-        id: job.id,
-        queue: job.queue,
-        payloadJson: JSON.stringify(job.payload),
-        schedule: { delayMs: options.mode.delayMs },
-      })
+      await options.mode.store.enqueue(job)
     } catch (e) {
-      if (e instanceof JobExistsError) return `a pending job has the id "${job.id}" already`
+      if (e instanceof JobExistsError) return { jobId, reason: `a pending job has the id "${jobId}" already` }
       throw e
     }
     return undefined
   }
-  const targetUrl = Object.hasOwn(options.mode.queues, job.queue) ? options.mode.queues[job.queue] : undefined
-  if (!targetUrl) return `unknown target queue "${job.queue}": it is not in QUEUES`
-  const fifo = isFifoQueue(job.queue)
   await options.sqs.send(
     new SendMessageCommand({
-      QueueUrl: targetUrl,
-      MessageBody: message.Body!,
-      MessageAttributes: { [JOB_ID_ATTRIBUTE]: { DataType: 'String', StringValue: job.id } },
+      QueueUrl: options.config.queues[queue]!,
+      // The body as the scanner wrote it; rewritten only when --queue moves it to another queue than it names.
+      MessageBody: body.queue === queue ? message.Body! : JSON.stringify({ ...body, queue }),
+      MessageAttributes: { [JOB_ID_ATTRIBUTE]: { DataType: 'String', StringValue: jobId } },
       ...(fifo
         ? {
-            MessageGroupId: message.Attributes?.MessageGroupId ?? job.id,
-            // A redrive is a new delivery on purpose: it must not be swallowed as a duplicate of the first one.
-            MessageDeduplicationId: deduplicationId(`${job.id}\nredrive\n${message.MessageId}`, 0),
+            MessageGroupId: job.groupId ?? jobId,
+            // A redrive is a new delivery on purpose: it must not be swallowed as a duplicate of the first one. A
+            // second run over the same DLQ message (the first crashed before deleting it) is the same delivery.
+            MessageDeduplicationId: deduplicationId(`${jobId}\nredrive\n${message.MessageId}`, 0),
           }
         : {}),
     }),
   )
   return undefined
+}
+
+/**
+ * The message as the API would take it: ValidationError / PayloadTooLargeError otherwise. Scheduled again, it must
+ * be an ordinary job id; sent directly, an occurrence of a recurring schedule ("<schedule>@<ms>") passes as it is.
+ */
+function validated(
+  options: RedriveOptions,
+  queue: string,
+  body: Record<string, unknown>,
+  groupId: string | undefined,
+): NewJob {
+  const id = body.id as string
+  if (options.mode.kind === 'direct') validateJobRef(id)
+  else if (parseOccurrenceId(id)) {
+    throw new RedriveOccurrenceError(id)
+  } else validateJobId(id)
+  const input = {
+    queue,
+    payload: body.payload,
+    ...(options.mode.kind === 'schedule' ? when(options.mode.delayMs, isFifoQueue(queue), body.dispatchedAt) : {}),
+    // A group id equal to the job id is SQS's default for the job: leave it out, as the job had it.
+    ...(groupId !== undefined && groupId !== id ? { groupId } : {}),
+  }
+  return validateJob(input, options.config, { id })
+}
+
+/** SQS's FIFO deduplication window, and a margin for the clocks of this machine, Redis and SQS. */
+const DEDUP_WINDOW_MS = 5 * 60_000
+const DEDUP_MARGIN_MS = 15_000
+
+/**
+ * When a job scheduled again is due: `delayMs` from now, but for a FIFO queue not within SQS's deduplication window
+ * of its first delivery (the body's dispatchedAt; now when it has none). The job is new again, with the version of
+ * the first one, so the scanner gives it the same deduplication id, which SQS would swallow within that window.
+ */
+function when(delayMs: number, fifo: boolean, dispatchedAt: unknown): { delayMs: number } | { runAt: number } {
+  if (!fifo) return { delayMs }
+  const sent = typeof dispatchedAt === 'string' ? parseIsoWithZone(dispatchedAt) : undefined
+  const earliest = (sent ?? Date.now()) + DEDUP_WINDOW_MS + DEDUP_MARGIN_MS
+  return Date.now() + delayMs >= earliest ? { delayMs } : { runAt: earliest }
+}
+
+/** An occurrence re-created as a job would run its schedule's series twice: it goes back with --direct only. */
+class RedriveOccurrenceError extends DelayQueueError {
+  readonly code = 'ValidationError'
+  constructor(id: string) {
+    super(`id: "${id}" is an occurrence of a recurring schedule: redrive it with --direct`)
+  }
 }

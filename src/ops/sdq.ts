@@ -5,7 +5,8 @@
 //   dead retry --all [--queue Q] [--delay-ms N]
 //   redrive --dlq-url URL [--delay-ms N]      DLQ messages back into the delay queue, due in N ms (default 0)
 //   redrive --dlq-url URL --direct            DLQ messages straight back to their target queue
-//           [--max N]
+//           [--queue Q] [--max N]             the target is the DLQ's own queue unless --queue names one;
+//                                             exit code 3 when messages were refused (left in the DLQ)
 //   stats                                     counts per target queue
 //   schedules list|get|put|pause|resume|delete  recurring schedules (src/ops/schedule-commands.ts)
 //   dashboard [--port N] [--host H]           the operator dashboard over REDIS_URL (default 127.0.0.1:3003); no AWS
@@ -23,7 +24,9 @@ import { startDashboard } from './dashboard/server'
 const USAGE = `usage:
   sdq dead list [--queue Q] [--limit N]
   sdq dead retry <id>... | --all [--queue Q]   [--delay-ms N]
-  sdq redrive --dlq-url URL [--delay-ms N | --direct] [--max N]
+  sdq redrive --dlq-url URL [--delay-ms N | --direct] [--queue Q] [--max N]
+      to the queue whose DLQ it reads (or --queue Q, which also takes bodies naming another queue); every
+      message passes the API's job rules; refused ones stay in the DLQ, listed under "skipped" (exit code 3)
   sdq stats
   sdq dashboard [--port N] [--host H]
 ${SCHEDULE_USAGE}`
@@ -86,23 +89,44 @@ async function main(argv: string[]): Promise<number> {
       for (const line of await scheduleCommand(new DelayQueue(engine), sub, ids[0], flags)) print(line)
     } else if (command === 'redrive') {
       if (!values['dlq-url']) throw new UsageError('--dlq-url is required')
-      const sqs = createSqsClient(config)
-      const report = await redrive({
-        sqs,
+      const report = await redriveCommand(engine, {
         dlqUrl: values['dlq-url'],
+        queue: values.queue,
         max: number('max', values.max),
-        mode: values.direct
-          ? { kind: 'direct', queues: config.queues }
-          : { kind: 'schedule', store: engine.store, delayMs: number('delay-ms', values['delay-ms'], 0)! },
+        delayMs: values.direct ? undefined : number('delay-ms', values['delay-ms'], 0),
       })
-      sqs.destroy()
       print(report)
+      // Refused messages are still in the DLQ: a script running this must notice.
+      if (report.skipped.length > 0) return REFUSED_EXIT_CODE
     } else {
       throw new UsageError(`unknown command: ${positionals.join(' ')}`)
     }
     return 0
   } finally {
     await engine.close()
+  }
+}
+
+/** A redrive of one DLQ: into the delay queue after `delayMs`, or (no delay given: --direct) straight back. */
+async function redriveCommand(
+  engine: ReturnType<typeof createEngine>,
+  options: { dlqUrl: string; queue?: string; max?: number; delayMs?: number },
+) {
+  const sqs = createSqsClient(engine.config)
+  try {
+    return await redrive({
+      sqs,
+      dlqUrl: options.dlqUrl,
+      config: engine.config,
+      queue: options.queue,
+      max: options.max,
+      mode:
+        options.delayMs === undefined
+          ? { kind: 'direct' }
+          : { kind: 'schedule', store: engine.store, delayMs: options.delayMs },
+    })
+  } finally {
+    sqs.destroy()
   }
 }
 
@@ -120,6 +144,9 @@ async function serveDashboard(engine: ReturnType<typeof createEngine>, options: 
 
 class UsageError extends Error {}
 
+/** `redrive` left messages in the DLQ (the report lists why); 1 is an error, 2 a usage error. */
+const REFUSED_EXIT_CODE = 3
+
 function print(value: unknown) {
   console.log(JSON.stringify(value))
 }
@@ -136,7 +163,9 @@ main(process.argv.slice(2)).then(
 async function reviveAll(dead: DeadSet, queue: string | undefined, delayMs: number): Promise<number> {
   const seen = new Set<string>()
   for (;;) {
-    const page = (await dead.list({ queue, limit: 1000 })).map((j) => j.id).filter((id) => !seen.has(id))
+    // Heads only: reviving needs the ids, not the payloads.
+    const heads = await dead.heads({ queue, limit: 1000, previewBytes: 0 })
+    const page = heads.map((j) => j.id).filter((id) => !seen.has(id))
     if (page.length === 0) return seen.size
     for (const id of page) {
       seen.add(id)

@@ -6,6 +6,9 @@
 // class, where JSON keys would push it to the next one (256). JSON.stringify never emits a raw newline, so the
 // payload (last) needs no escaping; queue names and group ids are validated to exclude "\n".
 
+/** The "\n"-ended lines before the payload (lua/record-heads.lua reads records up to them). */
+export const RECORD_HEADER_LINES = 4
+
 export interface StoredJob {
   queue: string
   createdAtMs: number

@@ -52,9 +52,11 @@ export async function replicatedWrites(
   options: ReplicationOptions,
   shard: ShardKeys,
   build: (pipeline: ScriptedPipeline) => void,
+  /** When the caller has asked requiredReplicas already. */
+  required?: number,
 ): Promise<{ replies: Reply[]; unconfirmed?: ReplicationUnconfirmedError }> {
   const pipeline = redis.pipeline() as ScriptedPipeline
-  const replicas = await requiredReplicas(options, shard)
+  const replicas = required ?? (await requiredReplicas(options, shard))
   if (replicas <= 0) {
     build(pipeline)
     return { replies: ((await pipeline.exec()) ?? []) as Reply[] }
@@ -93,9 +95,11 @@ export async function writeScript<R>(
   shard: ShardKeys,
   call: ScriptCall<R>,
 ): Promise<{ reply: R; unconfirmed?: ReplicationUnconfirmedError }> {
-  if (options.replicas === 0) return { reply: await guard(runScript(redis, call)) }
+  // No replica to wait for (0, or auto on a primary that never had one): the script alone, no pipeline around it.
+  const required = options.replicas === 0 ? 0 : await guard(requiredReplicas(options, shard))
+  if (required === 0) return { reply: await guard(runScript(redis, call)) }
   const { replies, unconfirmed } = await guard(
-    replicatedWrites(redis, options, shard, (pipeline) => void queueScript(pipeline, call)),
+    replicatedWrites(redis, options, shard, (pipeline) => void queueScript(pipeline, call), required),
   )
   const [err, reply] = replies[0] ?? [new Error('no reply'), null]
   if (err) await guard(Promise.reject(err))

@@ -32,6 +32,9 @@ export interface StoredSchedule {
   payloadJson: string
 }
 
+/** The "\n"-ended lines before the payload (lua/record-heads.lua reads records up to them). */
+export const SCHEDULE_HEADER_LINES = 6
+
 export function decodeScheduleRecord(record: string): StoredSchedule {
   const cuts: number[] = []
   let at = -1

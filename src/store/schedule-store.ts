@@ -2,10 +2,11 @@
 // The next occurrence is computed here (src/schedule/recurrence.ts) from Redis's clock and handed to the scripts.
 import { ScheduleChangedError, ScheduleNotFoundError } from '../errors'
 import { nextOccurrence } from '../schedule/recurrence'
-import type { Keyspace } from './keys'
+import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'
 import { guard } from './redis-errors'
-import { decodeScheduleRecord, type ScheduleSpec, type StoredSchedule } from './schedule-record'
+import { readRecordHeads } from './record-heads'
+import { decodeScheduleRecord, SCHEDULE_HEADER_LINES, type ScheduleSpec, type StoredSchedule } from './schedule-record'
 import { writeScript, type ReplicationOptions } from './replication'
 import { scheduleDeleteCall, schedulePutCall } from './script-calls'
 import type { ScriptedClient } from './scripts'
@@ -92,8 +93,11 @@ export class ScheduleStore {
     if (unconfirmed) throw unconfirmed
   }
 
-  /** Schedules in id order, after `cursor` (an id). Each shard keeps its ids sorted; their heads are merged. */
-  async list(cursor: string | null, limit: number): Promise<ScheduleList> {
+  /**
+   * Schedules in id order, after `cursor` (an id). Each shard keeps its ids sorted; their heads are merged.
+   * `payloads: false` reads no payload (each payloadJson is then empty).
+   */
+  async list(cursor: string | null, limit: number, options: { payloads?: boolean } = {}): Promise<ScheduleList> {
     await guard(verifyLayout(this.redis, this.keys))
     const from = cursor === null ? '-' : `(${cursor}`
     const perShard = await guard(
@@ -106,12 +110,31 @@ export class ScheduleStore {
     )
     const merged = perShard.flat().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     const page = merged.slice(0, limit)
-    const records = await guard(Promise.all(page.map(({ id, shard }) => this.redis.hget(shard.schedules, id))))
+    const records = await guard(
+      options.payloads === false
+        ? this.heads(page)
+        : Promise.all(page.map((s) => this.redis.hget(s.shard.schedules, s.id))),
+    )
     const schedules = page.flatMap(({ id }, i) => {
       const record = records[i]
       return record ? [{ id, schedule: decodeScheduleRecord(record) }] : [] // deleted meanwhile
     })
     return { schedules, cursor: merged.length > limit ? page[page.length - 1]!.id : null }
+  }
+
+  /** Records without their payloads (payloadJson ""): the dashboard lists schedules without reading them. */
+  private async heads(page: { id: string; shard: ShardKeys }[]): Promise<(string | null)[]> {
+    const byShard = new Map<ShardKeys, string[]>()
+    for (const { id, shard } of page) byShard.set(shard, [...(byShard.get(shard) ?? []), id])
+    const heads = new Map<string, string | null>()
+    for (const [shard, ids] of byShard) {
+      const read = await readRecordHeads(this.redis, shard.schedules, ids, {
+        headerLines: SCHEDULE_HEADER_LINES,
+        previewBytes: 0,
+      })
+      ids.forEach((id, i) => heads.set(id, read[i]?.head ?? null))
+    }
+    return page.map(({ id }) => heads.get(id) ?? null)
   }
 
   private async redisNow(): Promise<number> {

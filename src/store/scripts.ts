@@ -10,6 +10,7 @@ import cancelLua from '../../lua/cancel.lua'
 import claimLua from '../../lua/claim.lua'
 import enqueueLua from '../../lua/enqueue.lua'
 import getLua from '../../lua/get.lua'
+import recordHeadsLua from '../../lua/record-heads.lua'
 import countBy from '../../lua/includes/countBy.lua'
 import decodeLease from '../../lua/includes/decodeLease.lua'
 import encodeLease from '../../lua/includes/encodeLease.lua'
@@ -72,6 +73,7 @@ export const LUA_SCRIPTS = {
   sdqScheduleDelete: scheduleDeleteLua,
   sdqScheduleAck: scheduleAckLua,
   sdqRelayHandBack: relayHandBackLua,
+  sdqRecordHeads: recordHeadsLua,
 } as const
 
 export type ScriptName = keyof typeof LUA_SCRIPTS

@@ -39,4 +39,15 @@ describe('jobHandler options', () => {
       /baseSeconds <= capSeconds/,
     )
   })
+
+  it.each([
+    ['malformedRetrySeconds', -5],
+    ['malformedRetrySeconds', 100_000],
+    ['malformedRetrySeconds', Number.NaN],
+    ['malformedRetrySeconds', 1.5],
+    ['maxReceiveCount', 0],
+    ['deadlineMarginMs', -1],
+  ])('refuses %s = %s at cold start, naming the option and its range', (name, value) => {
+    expect(() => jobHandler(async () => {}, { [name]: value })).toThrow(new RegExp(`^${name} must be an integer`))
+  })
 })

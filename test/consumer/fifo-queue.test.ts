@@ -1,10 +1,24 @@
 // The consumer toolkit on FIFO queues: order within a message group survives failures and retries.
 import type { SQSEvent } from 'aws-lambda'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import { jobHandler, type Job } from '../../src/consumer'
-import { closeFixtures, createQueue, driveUntil, handRecord, lambdaContext, options, sendJob, unique } from './fixtures'
+import {
+  capturedLogger,
+  closeFixtures,
+  createQueue,
+  driveUntil,
+  handRecord,
+  lambdaContext,
+  options,
+  sendJob,
+  unique,
+} from './fixtures'
 
 afterAll(closeFixtures)
+afterEach(() => {
+  vi.restoreAllMocks()
+  vi.unstubAllEnvs()
+})
 
 describe('jobHandler on a FIFO queue', () => {
   it('stops a message group at its first failure within a batch and keeps other groups going', async () => {
@@ -36,6 +50,33 @@ describe('jobHandler on a FIFO queue', () => {
     // assess: a3 must not overtake a2; group B is unaffected
     expect(runs).toEqual(['a1', 'a2', 'b1', 'b2'])
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-a2' }, { itemIdentifier: 'm-a3' }])
+  })
+
+  it('says so when a message skipped behind a failure of its group was on its last receive', async () => {
+    // prepare: the first receive is the last (maxReceiveCount 1); b1 fails, b2 is skipped without running
+    const arn = `arn:aws:sqs:us-east-1:000000000000:${unique('orders')}.fifo`
+    const event: SQSEvent = {
+      Records: [
+        handRecord('b1', 'b1', arn, { MessageGroupId: 'B', SequenceNumber: '1' }),
+        handRecord('b2', 'b2', arn, { MessageGroupId: 'B', SequenceNumber: '2' }),
+      ],
+    }
+    const { logger, lines } = capturedLogger()
+    const handler = jobHandler(
+      async (job: Job) => {
+        if (job.id === 'b1') throw new Error('b1 fails')
+      },
+      options({ logger, backoff: false, maxReceiveCount: 1 }),
+    )
+    // act
+    const response = await handler(event, lambdaContext())
+    // assess
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-b1' }, { itemIdentifier: 'm-b2' }])
+    const last = lines.filter((l) => l.message === 'last attempt: to the DLQ')
+    expect(last).toMatchObject([
+      { jobId: 'b1', error: { message: 'b1 fails' } },
+      { messageId: 'm-b2', reason: 'not run: an earlier message of its group failed in this batch' },
+    ])
   })
 
   it('retries a failed FIFO message before the rest of its group, after its backoff', async () => {

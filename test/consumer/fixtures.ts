@@ -1,6 +1,7 @@
 // Shared scenario helpers for the consumer suites: uniquely named fauxqs queues (with DLQs), messages exactly as the
 // scanner sends them, Lambda-shaped events and contexts, and the local event source mapping.
 import { randomUUID } from 'node:crypto'
+import { createServer, type Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Logger } from '@aws-lambda-powertools/logger'
 import {
@@ -12,7 +13,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs'
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda'
-import { expect, inject } from 'vitest'
+import { expect, inject, vi } from 'vitest'
 import { localCredentials } from '../../local/sqs-endpoint'
 import { startSqsPoller, toRecord, type SqsPoller } from '../../local/sqs-poller'
 import { eventually } from '../support/eventually'
@@ -125,7 +126,41 @@ export async function receiveNow(queueUrl: string, waitTimeSeconds = 0) {
   return out.Messages ?? []
 }
 
-export const lambdaContext = () => sharedLambdaContext({ name: 'consumer-test' })
+/** A Lambda context whose remaining time counts down from `budgetMs` (default 30 s). */
+export const lambdaContext = (budgetMs?: number) => sharedLambdaContext({ name: 'consumer-test', budgetMs })
+
+/** A loopback TCP server that accepts connections and never answers (an endpoint that hangs). */
+export async function silentServer(): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>()
+  const server = createServer((socket) => {
+    sockets.add(socket)
+    socket.on('error', () => {})
+    socket.on('close', () => sockets.delete(socket))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  const close = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy()
+      server.close(() => resolve())
+    })
+  return { url: `http://127.0.0.1:${port}`, port, close }
+}
+
+/** A logger that prints JSON (Powertools dev mode goes through the global console) into `lines`; for afterEach:
+ * vi.restoreAllMocks() and vi.unstubAllEnvs(). */
+export function capturedLogger(): { logger: Logger; lines: Record<string, any>[] } {
+  vi.stubEnv('POWERTOOLS_DEV', 'true')
+  const lines: Record<string, any>[] = []
+  for (const method of ['info', 'warn', 'error', 'debug', 'log'] as const) {
+    vi.spyOn(console, method).mockImplementation((text: unknown) => {
+      const line = String(text)
+      if (line.startsWith('{')) lines.push(JSON.parse(line))
+      else process.stdout.write(`${line}\n`) // the test's own notes
+    })
+  }
+  return { logger: new Logger({ serviceName: 'consumer-test' }), lines }
+}
 
 type Handler = (e: SQSEvent, c: Context) => Promise<SQSBatchResponse>
 type Answer = { event: SQSEvent; response: SQSBatchResponse }

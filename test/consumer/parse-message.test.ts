@@ -16,8 +16,8 @@ const body = messageBody(
 )
 
 describe('parseJobMessage', () => {
-  it('reads the body the scanner sends', () => {
-    expect(parseJobMessage(body)).toEqual({
+  it('reads the body the scanner sends', async () => {
+    expect(await parseJobMessage(body)).toEqual({
       ok: true,
       message: {
         id: 'order-42:close',
@@ -30,7 +30,7 @@ describe('parseJobMessage', () => {
     })
   })
 
-  it('reads scheduleId and occurrenceAt from the message of a schedule occurrence', () => {
+  it('reads scheduleId and occurrenceAt from the message of a schedule occurrence', async () => {
     const occurrence = messageBody(
       {
         id: 'digest@1800000000000',
@@ -41,35 +41,73 @@ describe('parseJobMessage', () => {
       },
       1_800_000_000_250,
     )
-    const parsed = parseJobMessage(occurrence)
+    const parsed = await parseJobMessage(occurrence)
     expect(parsed.ok && parsed.message).toMatchObject({
       id: 'digest@1800000000000',
       scheduleId: 'digest',
       occurrenceAt: '2027-01-15T08:00:00.000Z',
     })
-    expect(parseJobMessage(occurrence.replace('"scheduleId":"digest"', '"scheduleId":""'))).toEqual({
+    expect(await parseJobMessage(occurrence.replace('"scheduleId":"digest"', '"scheduleId":""'))).toEqual({
       ok: false,
-      reason: 'scheduleId must be a non-empty string',
+      reason: 'scheduleId must be a string of 1-256 characters',
     })
   })
 
   it.each([
     ['not json', 'body is not JSON'],
     ['[1]', 'body is not an object'],
-    [body.replace('"id":"order-42:close"', '"id":42'), 'id must be a non-empty string'],
-    [body.replace('"queue":"orders"', '"queue":""'), 'queue must be a non-empty string'],
+    [body.replace('"id":"order-42:close"', '"id":42'), 'id must be a string of 1-256 characters'],
+    [body.replace('"queue":"orders"', '"queue":""'), 'queue must be a string of 1-256 characters'],
     [body.replace('"payload":{"orderId":42},', ''), 'payload is missing'],
-    [body.replace(/"runAt":"[^"]+"/, '"runAt":"soon"'), 'runAt must be an ISO-8601 date'],
-  ])('rejects %s with a reason naming the field', (text, reason) => {
-    expect(parseJobMessage(text)).toEqual({ ok: false, reason })
+    [body.replace(/"runAt":"[^"]+"/, '"runAt":"soon"'), 'runAt must be an ISO-8601 date-time with a zone'],
+  ])('rejects %s with a reason naming the field', async (text, reason) => {
+    expect(await parseJobMessage(text)).toEqual({ ok: false, reason })
   })
 
-  it('lets the consumer validate the payload, without echoing its values', () => {
+  it.each([
+    [
+      'a future envelope version',
+      body.replace('{', '{"v":2,'),
+      /envelope version 2 is newer than this consumer reads \(1\): upgrade/,
+    ],
+    ['a version that is not 1', body.replace('{', '{"v":"1",'), /^v must be 1/],
+    ['an unknown field', body.replace('{', '{"priority":"high",'), /^unknown field "priority"/],
+    ['a runAt of "1"', body.replace(/"runAt":"[^"]+"/, '"runAt":"1"'), /^runAt must be an ISO-8601 date-time/],
+    ['a runAt of "March 7"', body.replace(/"runAt":"[^"]+"/, '"runAt":"March 7"'), /^runAt must be/],
+    [
+      'a day that does not exist',
+      body.replace(/"createdAt":"[^"]+"/, '"createdAt":"2027-02-30T00:00:00Z"'),
+      /^createdAt must be/,
+    ],
+    [
+      'a time without a zone',
+      body.replace(/"dispatchedAt":"[^"]+"/, '"dispatchedAt":"2027-01-15T08:00:00"'),
+      /^dispatchedAt must be/,
+    ],
+    [
+      'an id of 300 characters',
+      body.replace('"id":"order-42:close"', `"id":"${'x'.repeat(300)}"`),
+      /^id must be a string of 1-256/,
+    ],
+  ])('refuses %s, naming the rule', async (_case, text, reason) => {
+    const out = await parseJobMessage(text)
+    expect(out.ok).toBe(false)
+    expect(!out.ok && out.reason).toMatch(reason)
+  })
+
+  it('reads version 1 said explicitly, other zones and fractions, and a null payload (the API accepts null)', async () => {
+    const explicit = body.replace('{', '{"v":1,').replace('"2027-01-15T08:00:00.000Z"', '"2027-01-15T09:00:00+01:00"')
+    const out = await parseJobMessage(explicit.replace('"payload":{"orderId":42}', '"payload":null'))
+    expect(out).toMatchObject({ ok: true, message: { payload: null, runAt: '2027-01-15T09:00:00+01:00' } })
+    expect(out.ok && 'v' in out.message).toBe(false)
+  })
+
+  it('lets the consumer validate the payload, without echoing its values', async () => {
     const orderOnly = (p: unknown) => {
       if (typeof (p as { orderId?: unknown }).orderId !== 'string') throw new Error('orderId must be a string')
       return p as { orderId: string }
     }
-    const out = parseJobMessage(body, orderOnly)
+    const out = await parseJobMessage(body, orderOnly)
     expect(out).toEqual({ ok: false, reason: 'payload rejected: orderId must be a string' })
   })
 })

@@ -107,6 +107,27 @@ describe('jobHandler on a standard queue', () => {
     expect(runs).toEqual([good])
   })
 
+  it('hides a malformed message for malformedRetrySeconds also when backoff is off', async () => {
+    // prepare: queue visibility 1 s; malformed messages wait 4 s
+    const queue = await createQueue(unique('malformed-wait'))
+    await sendRaw(queue.queueUrl, 'not json', 'bad')
+    const handler = jobHandler(
+      async () => {},
+      options({ backoff: false, malformedRetrySeconds: 4, maxReceiveCount: 5 }),
+    )
+    const event = await receiveEvent(queue.queueUrl, queue.queueArn, 1)
+    // act
+    const failedAt = Date.now()
+    const response = await handler(event, lambdaContext())
+    // assess
+    expect(response.batchItemFailures).toHaveLength(1)
+    await sleep(2_000)
+    expect(await receiveNow(queue.queueUrl)).toEqual([]) // the queue's 1 s alone would have shown it
+    const again = await receiveNow(queue.queueUrl, 5)
+    expect(again.map((m) => m.Body)).toEqual(['not json'])
+    expect(Date.now() - failedAt).toBeGreaterThanOrEqual(3_990)
+  })
+
   it('runs at most `concurrency` records of a batch at once', async () => {
     // prepare
     const queue = await createQueue(unique('bound'), { VisibilityTimeout: '30' })

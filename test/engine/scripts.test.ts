@@ -16,6 +16,7 @@ import {
   schedulePutCall,
   type ScriptCall,
 } from '../../src/store/script-calls'
+import { recordHeadsCall } from '../../src/store/ops-script-calls'
 import {
   composeScript,
   helperClosure,
@@ -69,6 +70,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   }),
   sdqScheduleDelete: scheduleDeleteCall(at, 'job-1'),
   sdqRelayHandBack: relayHandBackCall(keys.scanRelayKey, 'run-b', 'run-a'),
+  sdqRecordHeads: recordHeadsCall(shard.jobs, { headerLines: 4, previewBytes: 0, budgetBytes: 1, ids: ['job-1'] }),
   sdqScheduleAck: scheduleAckCall(shard, [
     {
       id: 'job-1@1',

@@ -10,6 +10,7 @@ import {
 import { randomBytes } from 'node:crypto'
 import { inject } from 'vitest'
 import { localCredentials } from '../../local/sqs-endpoint'
+import { dlqNameOf } from '../../src/ops/dlq-target'
 
 export function sqsClient(endpoint = inject('sqsEndpoint')): SQSClient {
   return new SQSClient({ endpoint, region: 'us-east-1', credentials: localCredentials, maxAttempts: 1 })
@@ -110,4 +111,17 @@ export async function drainInOrder(sqs: SQSClient, url: string): Promise<Message
     )
   }
   return all
+}
+
+/** A target queue and its DLQ, named as the stack names them ("<name>-dlq", "-dlq" before ".fifo"). */
+export async function createTargetWithDlq(sqs: SQSClient, base: string) {
+  const target = await createQueue(sqs, base)
+  const dlqName = dlqNameOf(target.name)
+  const { QueueUrl } = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: dlqName,
+      Attributes: { VisibilityTimeout: '600', ...(target.name.endsWith('.fifo') ? { FifoQueue: 'true' } : {}) },
+    }),
+  )
+  return { target, dlq: { name: dlqName, url: QueueUrl! } }
 }

@@ -1,14 +1,19 @@
 // What the dashboard shows, read from Redis only (no AWS call, no credentials): counts per target queue, due jobs
 // by horizon, the scanners' recent windows (src/scan/run-log.ts) and the dead set.
+//
+// A refresh (every 2 s while the page is open) reads no payload whole: counts come from the counters, the in-flight
+// split and the dead and schedule lists from record heads (lua/record-heads.lua: queue, times, group, and for dead
+// jobs a short payload preview). What it reads does not grow with payload sizes (test/engine/operator-reads.test.ts).
 import { readWindows } from '../../scan/run-log'
 import type { ScanWindow } from '../../scan/scan-window'
 import type { JobStore } from '../../store/job-store'
 import type { Keyspace } from '../../store/keys'
-import { decodeRecord } from '../../store/record'
+import { decodeRecord, RECORD_HEADER_LINES } from '../../store/record'
+import { RecordHeadCache } from '../../store/record-heads'
 import { guard } from '../../store/redis-errors'
 import { ScheduleStore } from '../../store/schedule-store'
 import type { ScriptedClient } from '../../store/scripts'
-import { DeadSet, type DeadJob } from '../dead-set'
+import { DeadSet, type DeadJobHead } from '../dead-set'
 
 export interface QueueRow {
   /** Scheduled, not yet claimed. */
@@ -35,7 +40,8 @@ export interface Overview {
   queues: Record<string, QueueRow>
   timeline: DueTimeline
   windows: ScanWindow[]
-  dead: DeadJob[]
+  /** The most recent dead jobs, each payload cut after DEAD_PREVIEW_BYTES (the page shows one line of it). */
+  dead: DeadJobHead[]
   /** The first recurring schedules by id (client/app.ts renders them). */
   schedules: ScheduleRow[]
 }
@@ -52,7 +58,12 @@ export interface ScheduleRow {
 const MAX_SCHEDULES = 50
 
 const HORIZONS = { overdue: 0, minute: 60_000, hour: 3_600_000, day: 86_400_000, month: 30 * 86_400_000 } as const
-/** Most in-flight jobs read per shard to split them by queue: a scanner holds at most a few thousand. */
+/** Payload bytes shown per dead job: the page shows one line of each, cut at 320 px. */
+const DEAD_PREVIEW_BYTES = 256
+/**
+ * Most in-flight jobs looked at per shard to split them by queue (their record heads only): a scanner holds at most
+ * a few thousand.
+ */
 const MAX_INFLIGHT_READ = 5_000
 /** Most due buckets counted per shard for the timeline (each is a small sorted set). */
 const MAX_TIMELINE_BUCKETS = 20_000
@@ -60,6 +71,8 @@ const MAX_TIMELINE_BUCKETS = 20_000
 export class OverviewReader {
   private readonly deadSet: DeadSet
   private readonly schedules: ScheduleStore
+  /** Heads of in-flight and dead jobs, so that each record is read once, not once per refresh. */
+  private readonly heads = new RecordHeadCache()
 
   constructor(
     private readonly redis: ScriptedClient,
@@ -76,9 +89,9 @@ export class OverviewReader {
       guard(this.inFlightByQueue()),
       guard(this.timeline()),
       guard(readWindows(this.redis, this.keys, options.windows ?? 60)),
-      this.deadSet.list({ limit: options.deadLimit ?? 50 }),
-      this.schedules.list(null, MAX_SCHEDULES),
-    ])
+      this.deadSet.heads({ limit: options.deadLimit ?? 50, previewBytes: DEAD_PREVIEW_BYTES }, this.heads),
+      this.schedules.list(null, MAX_SCHEDULES, { payloads: false }),
+    ]).finally(() => this.heads.endRead())
     const queues: Record<string, QueueRow> = {}
     for (const [name, c] of Object.entries(stats.queues)) {
       const flying = inFlight.get(name) ?? 0
@@ -109,11 +122,16 @@ export class OverviewReader {
   private async inFlightByQueue(): Promise<Map<string, number>> {
     const byQueue = new Map<string, number>()
     for (const shard of this.keys.shards) {
-      const ids = await this.redis.zrange(shard.inflight, '0', String(MAX_INFLIGHT_READ - 1))
-      if (ids.length === 0) continue
-      for (const record of await this.redis.hmget(shard.jobs, ...ids)) {
-        if (!record) continue
-        const { queue } = decodeRecord(record)
+      const flat = await this.redis.zrange(shard.inflight, '0', String(MAX_INFLIGHT_READ - 1), 'WITHSCORES')
+      const members = []
+      for (let i = 0; i < flat.length; i += 2) members.push({ id: flat[i]!, score: flat[i + 1]! })
+      const heads = await this.heads.read(this.redis, shard.jobs, members, {
+        headerLines: RECORD_HEADER_LINES,
+        previewBytes: 0,
+      })
+      for (const head of heads) {
+        if (!head) continue
+        const { queue } = decodeRecord(head.head)
         byQueue.set(queue, (byQueue.get(queue) ?? 0) + 1)
       }
     }

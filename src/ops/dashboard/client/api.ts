@@ -15,7 +15,9 @@ export interface QueueRow {
 export interface DeadJob {
   id: string
   queue: string
-  payload: unknown
+  /** The payload's JSON text, cut after its first 256 bytes ("…" then). */
+  payloadPreview: string
+  payloadBytes: number
   diedAt: string
   lastError?: { attempts: number; at: string; message: string }
 }

@@ -22,7 +22,6 @@ const root = document.getElementById('app')!
 root.replaceChildren() // the shell's "Loading…"
 
 const time = (ms: number | string) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 19)}Z`
-const json = (value: unknown) => JSON.stringify(value)
 const ms = (value: number) => `${Math.round(value)} ms`
 const message = (e: unknown) => (e instanceof ApiError || e instanceof Error ? e.message : String(e))
 
@@ -138,7 +137,7 @@ function dead(jobs: DeadJob[]) {
           (j) => html`<tr data-dead-id=${j.id}>
             <td><code>${j.id}</code></td><td>${j.queue}</td><td>${time(j.diedAt)}</td>
             <td>${j.lastError ? `${j.lastError.message} (attempt ${j.lastError.attempts})` : ''}</td>
-            <td><code class="payload">${json(j.payload)}</code></td>
+            <td><code class="payload">${j.payloadPreview}</code></td>
             <td class="actions">
               <button @click=${() => act(`retried ${j.id}`, () => api.retryDead(j.id))}>Retry</button>
               <button class="danger" @click=${() => confirm(`Delete dead job ${j.id}?`) && act(`deleted ${j.id}`, () => api.deleteDead(j.id))}>Delete</button>

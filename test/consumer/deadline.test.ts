@@ -1,0 +1,123 @@
+// The batch answer goes back before the Lambda timeout, whatever SQS or the business code do: records that succeeded
+// are never redelivered because the toolkit's own calls (or a slow job) ran into the timeout.
+import { SQSClient } from '@aws-sdk/client-sqs'
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
+import { localCredentials } from '../../local/sqs-endpoint'
+import { jobHandler, type Job } from '../../src/consumer'
+import { batchDeadline } from '../../src/consumer/deadline'
+import {
+  capturedLogger,
+  closeFixtures,
+  handRecord,
+  lambdaContext,
+  options,
+  silentServer,
+  sleep,
+  unique,
+} from './fixtures'
+
+afterAll(closeFixtures)
+afterEach(() => {
+  vi.restoreAllMocks()
+  vi.unstubAllEnvs()
+})
+
+/** Two records, the second fails; the queue's SQS endpoint never answers. */
+function batchOnSilentQueue() {
+  const arn = `arn:aws:sqs:us-east-1:000000000000:${unique('silent')}`
+  return { Records: [handRecord('ok', unique('ok'), arn), handRecord('bad', unique('bad'), arn)] }
+}
+
+const failSecond = async (job: Job) => {
+  if (job.messageId === 'm-bad') throw new Error('business failure')
+}
+
+describe('jobHandler against an SQS endpoint that never answers', () => {
+  it('answers before a 3 s deadline with only the failed record listed, its backoff given up in time', async () => {
+    // prepare: the toolkit's own SQS client (5 s per request, 2 attempts) pointed at a silent endpoint
+    const silent = await silentServer()
+    const { logger, lines } = capturedLogger()
+    const handler = jobHandler(failSecond, options({ sqsEndpoint: silent.url, logger }))
+    try {
+      // act
+      const t0 = performance.now()
+      const response = await handler(batchOnSilentQueue(), lambdaContext(3_000))
+      const elapsedMs = performance.now() - t0
+      // assess: a middy TimeoutError would have rejected instead, and failed the record that succeeded too
+      expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-bad' }])
+      expect(elapsedMs).toBeLessThan(3_000)
+      console.info(`silent SQS, 3 s budget: answered after ${Math.round(elapsedMs)} ms`)
+      const refused = lines.filter(
+        (l) => l.message === 'could not delay the retry: the queue visibility timeout applies',
+      )
+      expect(refused).toMatchObject([{ messageId: 'm-bad', reason: expect.stringMatching(/no answer within/) }])
+    } finally {
+      await silent.close()
+    }
+  })
+
+  it('answers before a 60 s deadline even with a client of the SDK defaults (no request timeout)', async () => {
+    // prepare: the user's own client, as `new SQSClient()` makes it: it would wait for an answer forever
+    const silent = await silentServer()
+    const sqs = new SQSClient({ endpoint: silent.url, region: 'us-east-1', credentials: localCredentials })
+    const handler = jobHandler(failSecond, options({ sqs }))
+    try {
+      // act
+      const t0 = performance.now()
+      const response = await handler(batchOnSilentQueue(), lambdaContext(60_000))
+      const elapsedMs = performance.now() - t0
+      // assess
+      expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-bad' }])
+      expect(elapsedMs).toBeLessThan(60_000)
+      console.info(`silent SQS, SDK-default client, 60 s budget: answered after ${Math.round(elapsedMs)} ms`)
+    } finally {
+      sqs.destroy()
+      await silent.close()
+    }
+  }, 75_000)
+})
+
+describe('jobHandler near its deadline', () => {
+  it('reports a job still running at the deadline as failed and does not start the records behind it', async () => {
+    // prepare: one record at a time; the first job takes 20 s, far past a 3 s budget; backoff off (no SQS call)
+    const arn = `arn:aws:sqs:us-east-1:000000000000:${unique('slow')}`
+    const event = {
+      Records: [handRecord('fast', 'fast', arn), handRecord('slow', 'slow', arn), handRecord('late', 'late', arn)],
+    }
+    const started: string[] = []
+    const handler = jobHandler(
+      async (job: Job) => {
+        started.push(job.id)
+        if (job.id === 'slow') await sleep(20_000)
+      },
+      options({ backoff: false, concurrency: 1, maxReceiveCount: 5 }),
+    )
+    // act
+    const t0 = performance.now()
+    const response = await handler(event, lambdaContext(3_000))
+    const elapsedMs = performance.now() - t0
+    // assess: the fast job stays done; the slow one and the one never started are retried
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-slow' }, { itemIdentifier: 'm-late' }])
+    expect(started).toEqual(['fast', 'slow'])
+    expect(elapsedMs).toBeLessThan(3_000)
+  })
+
+  it('keeps at least half of a small budget for the records and an answer margin for the SQS calls', () => {
+    // prepare: a fake clock and a budget that counts down with it
+    let now = 1_000
+    const context = { getRemainingTimeInMillis: () => 3_000 - (now - 1_000) } as any
+    // act
+    const deadline = batchDeadline(context, 1_000, () => now)
+    const small = batchDeadline({ getRemainingTimeInMillis: () => 800 } as any, 1_000, () => now)
+    // assess
+    expect(deadline.recordsLeftMs()).toBe(2_000)
+    expect(deadline.settleLeftMs()).toBe(2_750)
+    now += 2_500
+    expect(deadline.recordsLeftMs()).toBe(-500)
+    expect(deadline.settleLeftMs()).toBe(250)
+    expect(small.recordsLeftMs()).toBe(400 - 2_500)
+    expect(deadline.budgetSeconds).toBe(3)
+    deadline.dispose()
+    small.dispose()
+  })
+})
