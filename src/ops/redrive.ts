@@ -16,13 +16,7 @@ import { isFifoQueue } from '../config'
 import { deduplicationId, JOB_ID_ATTRIBUTE } from '../sqs/envelope'
 import { DelayQueueError, JobExistsError } from '../errors'
 import type { JobStore, NewJob } from '../store/job-store'
-import {
-  parseIsoWithZone,
-  validateJob,
-  validateJobId,
-  validateJobRef,
-  type JobValidationConfig,
-} from '../client/validation'
+import { validateJob, validateJobId, validateJobRef, type JobValidationConfig } from '../client/validation'
 import { parseOccurrenceId } from '../schedule/occurrence-id'
 import { dlqNameOf, sameQueue, targetOfDlq } from './dlq-target'
 
@@ -188,27 +182,13 @@ function validated(
   const input = {
     queue,
     payload: body.payload,
-    ...(options.mode.kind === 'schedule' ? when(options.mode.delayMs, isFifoQueue(queue), body.dispatchedAt) : {}),
+    // A FIFO job scheduled again is a new incarnation (a new creation time): its deduplication id is new too
+    // (src/sqs/envelope.ts), so SQS does not swallow it within 5 minutes of the first delivery.
+    ...(options.mode.kind === 'schedule' ? { delayMs: options.mode.delayMs } : {}),
     // A group id equal to the job id is SQS's default for the job: leave it out, as the job had it.
     ...(groupId !== undefined && groupId !== id ? { groupId } : {}),
   }
   return validateJob(input, options.config, { id })
-}
-
-/** SQS's FIFO deduplication window, and a margin for the clocks of this machine, Redis and SQS. */
-const DEDUP_WINDOW_MS = 5 * 60_000
-const DEDUP_MARGIN_MS = 15_000
-
-/**
- * When a job scheduled again is due: `delayMs` from now, but for a FIFO queue not within SQS's deduplication window
- * of its first delivery (the body's dispatchedAt; now when it has none). The job is new again, with the version of
- * the first one, so the scanner gives it the same deduplication id, which SQS would swallow within that window.
- */
-function when(delayMs: number, fifo: boolean, dispatchedAt: unknown): { delayMs: number } | { runAt: number } {
-  if (!fifo) return { delayMs }
-  const sent = typeof dispatchedAt === 'string' ? parseIsoWithZone(dispatchedAt) : undefined
-  const earliest = (sent ?? Date.now()) + DEDUP_WINDOW_MS + DEDUP_MARGIN_MS
-  return Date.now() + delayMs >= earliest ? { delayMs } : { runAt: earliest }
 }
 
 /** An occurrence re-created as a job would run its schedule's series twice: it goes back with --direct only. */
