@@ -35,6 +35,8 @@ export interface ReplicationOptions {
   timeoutMs: number
   /** With `auto`: what each shard's primary has (one per Redis client, shared by its stores). */
   watch?: ReplicaWatch
+  /** How long writes refused unrun (slot moving, failover) are sent again. Default RIDE_OUT_MS. */
+  rideOutMs?: number
 }
 
 /** Replicas a write on `shard` must wait for now (auto: throws NoReplicaError while a replicated shard has none). */
@@ -75,7 +77,7 @@ export async function replicatedWrites(
 ): Promise<WritesResult> {
   const replies: Reply[] = calls.map(() => [new Error('not sent'), null])
   const unconfirmed: (ReplicationUnconfirmedError | undefined)[] = calls.map(() => undefined)
-  const ride = new RideOut(redis)
+  const ride = new RideOut(redis, options.rideOutMs)
   let pending = calls.map((_, i) => i)
   const missingScripts = new Set<string>()
   for (let round = 0; pending.length > 0; round++) {
@@ -163,7 +165,7 @@ export async function writeScript<R>(
 ): Promise<{ reply: R; unconfirmed?: ReplicationUnconfirmedError }> {
   // No replica to wait for (0, or auto on a primary that never had one): the script alone, no pipeline around it.
   const required = options.replicas === 0 ? 0 : await guard(requiredReplicas(options, shard))
-  if (required === 0) return { reply: await guard(rideOut(redis, () => runScript(redis, call))) }
+  if (required === 0) return { reply: await guard(rideOut(redis, () => runScript(redis, call), options.rideOutMs)) }
   const { replies, unconfirmed } = await guard(replicatedWrites(redis, options, shard, [call], required))
   const [err, reply] = replies[0] ?? [new Error('no reply'), null]
   if (err) await guard(Promise.reject(err))
