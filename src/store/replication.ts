@@ -46,6 +46,11 @@ export async function requiredReplicas(options: ReplicationOptions, shard: Shard
   return options.watch.required(shard)
 }
 
+/** requiredReplicas, riding out a slot move or failover that refuses the look at the shard's master. */
+function replicasNow(redis: RedisClient, options: ReplicationOptions, shard: ShardKeys): Promise<number> {
+  return rideOut(redis, () => requiredReplicas(options, shard), options.rideOutMs)
+}
+
 export type Reply = [Error | null, unknown]
 
 export interface WritesResult {
@@ -83,7 +88,7 @@ export async function replicatedWrites(
   for (let round = 0; pending.length > 0; round++) {
     let replicas: number
     try {
-      replicas = round === 0 && required !== undefined ? required : await requiredReplicas(options, shard)
+      replicas = round === 0 && required !== undefined ? required : await replicasNow(redis, options, shard)
     } catch (e) {
       // NoReplicaError: no write of this round may happen. A first round throws it (the caller refuses the lot).
       if (round === 0) throw e
@@ -164,7 +169,7 @@ export async function writeScript<R>(
   call: ScriptCall<R>,
 ): Promise<{ reply: R; unconfirmed?: ReplicationUnconfirmedError }> {
   // No replica to wait for (0, or auto on a primary that never had one): the script alone, no pipeline around it.
-  const required = options.replicas === 0 ? 0 : await guard(requiredReplicas(options, shard))
+  const required = options.replicas === 0 ? 0 : await guard(replicasNow(redis, options, shard))
   if (required === 0) return { reply: await guard(rideOut(redis, () => runScript(redis, call), options.rideOutMs)) }
   const { replies, unconfirmed } = await guard(replicatedWrites(redis, options, shard, [call], required))
   const [err, reply] = replies[0] ?? [new Error('no reply'), null]
