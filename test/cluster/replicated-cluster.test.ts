@@ -1,7 +1,7 @@
 // Replicated writes on a Redis Cluster whose masters have replicas: WAIT runs on the master that took the write, also
 // after the write was redirected (MOVED, ASK) or sent again (NOSCRIPT), and a slot that moves does not turn
 // replicated writes into 503s. Real parts: 3 masters with a replica each, on loopback.
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedisCluster, type ClusterNode, type LocalRedisCluster } from '../../local/redis-cluster'
 import { Keyspace } from '../../src/store/keys'
@@ -176,4 +176,3 @@ describe('replicated writes on a Cluster with replicas', () => {
     await closeRedis(redis)
   }, 60_000)
 })
-
