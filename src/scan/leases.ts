@@ -4,6 +4,7 @@ import { newToken } from '../store/ids'
 import type { Keyspace, ShardKeys } from '../store/keys'
 import { decodeRecord, type StoredJob } from '../store/record'
 import { ackCall, claimCall, releaseCall, type Settlement } from '../store/script-calls'
+import { rideOut } from '../store/ride-out'
 import { runScript, type ScriptedClient } from '../store/scripts'
 import { guard } from '../store/redis-errors'
 import { delayOf, heldBackDelay, retryDelayMs } from './backoff'
@@ -99,22 +100,20 @@ export class Leases {
     const { leaseMs, maxAttempts } = this.options
     const windowMs = this.options.windowMs ?? 0
     const fullRequests = windowMs > 0 && this.options.fullRequests !== false
+    const call = claimCall(shard, {
+      limit,
+      leaseMs,
+      token,
+      maxAttempts,
+      hintCap: limit,
+      lookaheadMs: HINT_LOOKAHEAD_MS + windowMs,
+      fullCount: fullRequests ? FULL_REQUEST_JOBS : 0,
+      fullBy: fullRequests ? (fullBy ?? 0) : 0,
+      windowMs,
+      hints,
+    })
     const [now, nextDue, needHints, more, nextHints, flat, nextInflight, fullAt, dueBy] = await guard(
-      runScript(
-        this.redis,
-        claimCall(shard, {
-          limit,
-          leaseMs,
-          token,
-          maxAttempts,
-          hintCap: limit,
-          lookaheadMs: HINT_LOOKAHEAD_MS + windowMs,
-          fullCount: fullRequests ? FULL_REQUEST_JOBS : 0,
-          fullBy: fullRequests ? (fullBy ?? 0) : 0,
-          windowMs,
-          hints,
-        }),
-      ),
+      rideOut(this.redis, () => runScript(this.redis, call)),
     )
     const jobs: ClaimedJob[] = []
     for (let i = 0; i < flat.length; i += 4) {
@@ -159,7 +158,8 @@ export class Leases {
 
   private async ackJobs(shard: ShardKeys, items: readonly Settlement[]): Promise<number> {
     if (items.length === 0) return 0
-    return Number(await guard(runScript(this.redis, ackCall(shard, items))))
+    const call = ackCall(shard, items)
+    return Number(await guard(rideOut(this.redis, () => runScript(this.redis, call))))
   }
 
   /** When a refused job is tried again (src/scan/backoff.ts); a held-back FIFO job comes right after its blocker. */
@@ -189,9 +189,8 @@ export class Leases {
       jobsFault: i.jobsFault !== false,
       retryInMs: Math.max(0, Math.round(i.retryInMs ?? retryDelayMs(i.attempt ?? 1, this.options))),
     }))
-    const [released, dead, deadIds] = await guard(
-      runScript(this.redis, releaseCall(shard, { maxAttempts: this.options.maxAttempts, refusals })),
-    )
+    const call = releaseCall(shard, { maxAttempts: this.options.maxAttempts, refusals })
+    const [released, dead, deadIds] = await guard(rideOut(this.redis, () => runScript(this.redis, call)))
     return { released: Number(released), dead: Number(dead), ...(Number(dead) ? { deadIds: deadIds ?? [] } : {}) }
   }
 }

@@ -10,6 +10,7 @@ import { readStats, type StoreStats } from './stats'
 import { writeScript, type ReplicationOptions } from './replication'
 import type { ScanStartOptions } from './scan-start'
 import { cancelCall, enqueueCall, getCall, type EnqueueReply, type ScriptCall } from './script-calls'
+import { rideOut } from './ride-out'
 import { runScript, type ScriptedClient } from './scripts'
 import { writePerShard } from './shard-writes'
 
@@ -120,7 +121,8 @@ export class JobStore {
   /** A stored job (scheduled, being dispatched, retrying or dead), or null: a job handed to SQS is gone. */
   async get(id: string): Promise<JobView | null> {
     await this.ready()
-    const reply = await guard(runScript(this.redis, getCall(this.keys.locate(id), id)))
+    const call = getCall(this.keys.locate(id), id)
+    const reply = await guard(rideOut(this.redis, () => runScript(this.redis, call)))
     if (!reply) return null
     const [state, record, score, attempt, lastError] = reply
     return toView(id, state, record, Number(score), Number(attempt), lastError)

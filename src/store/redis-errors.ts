@@ -3,8 +3,13 @@ import { DelayQueueError, StoreFullError, StoreUnavailableError } from '../error
 
 /** Replies of a Redis Cluster slot on the move: the command did not run, and may run elsewhere or a moment later. */
 const SLOT_MOVING = /^(TRYAGAIN|MOVED|ASK)\b/
-/** Replies of a Redis that cannot take the command now: loading, failing over, or refusing us. (OOM: StoreFullError.) */
-const UNAVAILABLE = /^(LOADING|CLUSTERDOWN|MASTERDOWN|READONLY|WRONGPASS|NOAUTH|NOPERM)/
+/**
+ * Replies of a Redis that cannot take the command now: loading, failing over, without its replicas (min-replicas),
+ * busy with a script, refusing writes after a failed save, missing our scripts (a newly promoted master), or
+ * refusing us. A store condition, never a bug of ours: a 503. (OOM: StoreFullError.)
+ */
+const UNAVAILABLE =
+  /^(LOADING|CLUSTERDOWN|MASTERDOWN|READONLY|WRONGPASS|NOAUTH|NOPERM|NOSCRIPT|NOREPLICAS|BUSY|MISCONF|UNBLOCKED|ERR max number of clients)\b/
 
 export function isSlotMoving(error: Error): boolean {
   return SLOT_MOVING.test(error.message)

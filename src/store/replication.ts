@@ -15,7 +15,15 @@ import { guard } from './redis-errors'
 import type { ShardKeys } from './keys'
 import type { ReplicaWatch } from './replica-watch'
 import type { ScriptCall } from './script-calls'
-import { queueScript, runScript, type RedisClient, type ScriptedClient, type ScriptedPipeline } from './scripts'
+import { notRun, RideOut, rideOut } from './ride-out'
+import {
+  queueScript,
+  queueScriptAs,
+  runScript,
+  type RedisClient,
+  type ScriptedClient,
+  type ScriptedPipeline,
+} from './scripts'
 
 export interface ReplicationOptions {
   /**
@@ -27,6 +35,8 @@ export interface ReplicationOptions {
   timeoutMs: number
   /** With `auto`: what each shard's primary has (one per Redis client, shared by its stores). */
   watch?: ReplicaWatch
+  /** How long writes refused unrun (slot moving, failover) are sent again. Default RIDE_OUT_MS. */
+  rideOutMs?: number
 }
 
 /** Replicas a write on `shard` must wait for now (auto: throws NoReplicaError while a replicated shard has none). */
@@ -36,39 +46,102 @@ export async function requiredReplicas(options: ReplicationOptions, shard: Shard
   return options.watch.required(shard)
 }
 
+/** requiredReplicas, riding out a slot move or failover that refuses the look at the shard's master. */
+function replicasNow(redis: RedisClient, options: ReplicationOptions, shard: ShardKeys): Promise<number> {
+  return rideOut(redis, () => requiredReplicas(options, shard), options.rideOutMs)
+}
+
 export type Reply = [Error | null, unknown]
 
+export interface WritesResult {
+  /** The writes' replies, in the order of the calls. */
+  replies: Reply[]
+  /** Per write: set when fewer replicas than asked confirmed it (to report if the write changed something). */
+  unconfirmed: (ReplicationUnconfirmedError | undefined)[]
+}
+
 /**
- * Runs the writes `build` adds to a pipeline (all on one shard's node), then WAIT on the same connection. Returns the
- * writes' replies, and `unconfirmed` (an error to report for every write that succeeded) when fewer than
- * `replicas` confirmed.
+ * Runs script writes, all on one shard's node, each round in one pipeline: CLIENT ID, the writes, WAIT, CLIENT ID.
+ * WAIT thus always runs on the connection, hence the master, that took the writes it confirms: also after a slot
+ * moved or a master was replaced, since a refused write is sent again in a new round with a WAIT of its own.
  *
  * WAIT counts the replicas that have this *connection's* latest write. If the connection dropped between the writes
  * and WAIT, ioredis re-sends WAIT on a new connection (perhaps to a newly promoted primary) that has written nothing,
  * and it would confirm at once. CLIENT ID before and after tells: a different id means the confirmation is worthless.
+ *
+ * Writes refused without running (a slot on the move, a master failing over, a script the master has not loaded)
+ * are sent again, with backoff, for up to RIDE_OUT_MS (src/store/ride-out.ts); after that they keep their error.
  */
 export async function replicatedWrites(
   redis: RedisClient,
   options: ReplicationOptions,
   shard: ShardKeys,
-  build: (pipeline: ScriptedPipeline) => void,
+  calls: readonly ScriptCall<unknown>[],
   /** When the caller has asked requiredReplicas already. */
   required?: number,
+): Promise<WritesResult> {
+  const replies: Reply[] = calls.map(() => [new Error('not sent'), null])
+  const unconfirmed: (ReplicationUnconfirmedError | undefined)[] = calls.map(() => undefined)
+  const ride = new RideOut(redis, options.rideOutMs)
+  let pending = calls.map((_, i) => i)
+  const missingScripts = new Set<string>()
+  for (let round = 0; pending.length > 0; round++) {
+    let replicas: number
+    try {
+      replicas = round === 0 && required !== undefined ? required : await replicasNow(redis, options, shard)
+    } catch (e) {
+      // NoReplicaError: no write of this round may happen. A first round throws it (the caller refuses the lot).
+      if (round === 0) throw e
+      for (const i of pending) replies[i] = [e as Error, null]
+      break
+    }
+    const sent = pending
+    const round_ = await writeRound(
+      redis as ScriptedClient,
+      options,
+      shard,
+      sent.map((i) => calls[i]!),
+      replicas,
+      missingScripts,
+    )
+    pending = []
+    let refusal: Error | undefined
+    sent.forEach((i, k) => {
+      const reply = round_.replies[k] ?? [new Error('no reply'), null]
+      replies[i] = reply
+      unconfirmed[i] = round_.unconfirmed
+      if (reply[0] && notRun(reply[0])) {
+        pending.push(i)
+        refusal ??= reply[0]
+        if (/^NOSCRIPT/.test(reply[0].message)) missingScripts.add(calls[i]!.script)
+      }
+    })
+    if (refusal && !(await ride.again(refusal))) break
+  }
+  return { replies, unconfirmed }
+}
+
+/** One pipeline of writes, with CLIENT ID / WAIT / CLIENT ID around them when `replicas` > 0. */
+async function writeRound(
+  redis: ScriptedClient,
+  options: ReplicationOptions,
+  shard: ShardKeys,
+  calls: readonly ScriptCall<unknown>[],
+  replicas: number,
+  /** Scripts a master answered NOSCRIPT for: sent with their text (EVAL), which loads them. */
+  missingScripts: ReadonlySet<string>,
 ): Promise<{ replies: Reply[]; unconfirmed?: ReplicationUnconfirmedError }> {
   const pipeline = redis.pipeline() as ScriptedPipeline
-  const replicas = required ?? (await requiredReplicas(options, shard))
   if (replicas <= 0) {
-    build(pipeline)
+    // No WAIT to keep the writes ahead of: ioredis's own NOSCRIPT fallback (EVAL) is fine here.
+    for (const call of calls) queueScript(pipeline, call)
     return { replies: ((await pipeline.exec()) ?? []) as Reply[] }
   }
   pipeline.client('ID')
-  build(pipeline)
-  // A pipeline with no write of its own (the confirmation of writes re-sent one by one) would go to any node of a
-  // Cluster: a read of the shard's key sends it, and its WAIT, to the master that took those writes.
-  if (pipeline.length === 1) pipeline.exists(shard.replicated)
-  const writes = pipeline.length - 1
+  for (const call of calls) queueScriptAs(pipeline, call, missingScripts.has(call.script) ? 'eval' : 'evalsha')
   pipeline.wait(replicas, options.timeoutMs).client('ID')
   const all = ((await pipeline.exec()) ?? []) as Reply[]
+  const writes = calls.length
   const replies = all.slice(1, 1 + writes)
   const [[idBeforeError, idBefore], [waitError, acked], [idAfterError, idAfter]] = [
     all[0]!,
@@ -96,12 +169,10 @@ export async function writeScript<R>(
   call: ScriptCall<R>,
 ): Promise<{ reply: R; unconfirmed?: ReplicationUnconfirmedError }> {
   // No replica to wait for (0, or auto on a primary that never had one): the script alone, no pipeline around it.
-  const required = options.replicas === 0 ? 0 : await guard(requiredReplicas(options, shard))
-  if (required === 0) return { reply: await guard(runScript(redis, call)) }
-  const { replies, unconfirmed } = await guard(
-    replicatedWrites(redis, options, shard, (pipeline) => void queueScript(pipeline, call), required),
-  )
+  const required = options.replicas === 0 ? 0 : await guard(replicasNow(redis, options, shard))
+  if (required === 0) return { reply: await guard(rideOut(redis, () => runScript(redis, call), options.rideOutMs)) }
+  const { replies, unconfirmed } = await guard(replicatedWrites(redis, options, shard, [call], required))
   const [err, reply] = replies[0] ?? [new Error('no reply'), null]
   if (err) await guard(Promise.reject(err))
-  return { reply: reply as R, unconfirmed }
+  return { reply: reply as R, unconfirmed: unconfirmed[0] }
 }

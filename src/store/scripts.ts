@@ -4,6 +4,7 @@
 // A script names the shared helpers it uses on its header's "Helpers:" line; they are prepended to it here, each a
 // `local function` from lua/includes/<name>.lua (Redis 7 forbids globals), so a script carries only what it uses
 // (and the helpers those helpers call: the schedule helpers build on the job ones).
+import { createHash } from 'node:crypto'
 import type { Cluster, Redis } from 'ioredis'
 import ackLua from '../../lua/ack.lua'
 import cancelLua from '../../lua/cancel.lua'
@@ -156,4 +157,35 @@ export function runScript<R>(redis: ScriptedClient, call: ScriptCall<R>): Promis
 /** Queue a script on a pipeline (its reply comes back untyped from exec()). */
 export function queueScript(pipeline: ScriptedPipeline, call: ScriptCall<unknown>): ScriptedPipeline {
   return pipeline[call.script](...commandArgs(call))
+}
+
+const sources = new Map<ScriptName, { lua: string; sha: string }>()
+
+/** The text Redis runs for a script, and its SHA1 (what EVALSHA names). */
+export function scriptSource(name: ScriptName): { lua: string; sha: string } {
+  let source = sources.get(name)
+  if (!source) {
+    const lua = composeScript(LUA_SCRIPTS[name])
+    source = { lua, sha: createHash('sha1').update(lua).digest('hex') }
+    sources.set(name, source)
+  }
+  return source
+}
+
+/**
+ * Queue a script as a plain EVALSHA (or EVAL with its text), without ioredis's NOSCRIPT fallback. That fallback
+ * re-sends the script on its own, after the rest of the pipeline: behind a WAIT that then confirms everything but
+ * that write. A pipeline that must keep its writes before its WAIT gets NOSCRIPT back instead, and sends the
+ * refused scripts again with their text.
+ */
+export function queueScriptAs(
+  pipeline: ScriptedPipeline,
+  call: ScriptCall<unknown>,
+  as: 'evalsha' | 'eval',
+): ScriptedPipeline {
+  const { lua, sha } = scriptSource(call.script)
+  const [numberOfKeys, ...rest] = commandArgs(call)
+  return (
+    as === 'eval' ? pipeline.eval(lua, numberOfKeys, ...rest) : pipeline.evalsha(sha, numberOfKeys, ...rest)
+  ) as ScriptedPipeline
 }

@@ -1,9 +1,13 @@
 // Slots move between masters (what an operator or a managed service's scaling does) while jobs are enqueued and a
 // scanner dispatches them to SQS: the clients follow MOVED / ASK / TRYAGAIN, and every accepted job arrives once.
+// The masters have a replica each and writes are replicated (REDIS_WAIT_REPLICAS=auto, the default): a write that
+// meets a moving slot is sent again, with its WAIT, until the move is over.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { JobExistsError } from '../../src/errors'
 import { Keyspace } from '../../src/store/keys'
 import { connectRedis } from '../../src/store/redis'
+import { replicaWatchOf } from '../../src/store/replica-watch'
+import { defaultLog } from '../../src/logger'
 import { JobStore, type NewJob } from '../../src/store/job-store'
 import { startRedisCluster, type ClusterNode, type LocalRedisCluster } from '../../local/redis-cluster'
 import { job, uniquePrefix } from '../support/engine'
@@ -14,7 +18,7 @@ const sqs = sqsClient()
 // A cluster of its own: moving slots under the shared one would disturb the other files running beside this one.
 let cluster: LocalRedisCluster
 beforeAll(async () => {
-  cluster = await startRedisCluster({ masters: 3 })
+  cluster = await startRedisCluster({ masters: 3, replicas: 1 })
 })
 afterAll(async () => {
   sqs.destroy()
@@ -59,7 +63,11 @@ describe('resharding', () => {
     // prepare: 6 shards over the 3 masters, a scanner running, producers enqueueing one by one and in batches
     const redis = connectRedis({ clusterNodes: cluster.addresses })
     const keys = new Keyspace({ prefix: uniquePrefix('rs'), shards: 6, buckets: 32 })
-    const store = new JobStore(redis, keys)
+    const store = new JobStore(redis, keys, undefined, {
+      replicas: 'auto',
+      timeoutMs: 2_000,
+      watch: replicaWatchOf(redis, keys, defaultLog()),
+    })
     const q = await createQueue(sqs, 'reshard')
     const scanner = testScanner({ redis, keys }, { queues: { orders: q.url }, claimBatchSize: 50 })
     const slotOf = async (tag: string) => Number(await redis.cluster('KEYSLOT', tag))
@@ -104,13 +112,15 @@ describe('resharding', () => {
     scanner.scanner.stop()
     const report = await run
 
-    // assess: the slots really moved, and each accepted job reached SQS exactly once
+    // assess: the slots really moved, no write was refused (each rode out the moves), and each accepted job reached
+    // SQS exactly once
     const counts = await cluster.slotCounts()
     expect(counts.get(a.id)).toBe(0)
     expect(counts.get(b.id)! + counts.get(c.id)!).toBe(16384)
     const owners = await Promise.all(shardSlots.map((s) => cluster.ownerOf(s)))
     expect(owners.some((o, i) => o.id !== ownersBefore[i]!.id)).toBe(true)
     expect(accepted.size).toBeGreaterThan(300)
+    expect(failures.n).toBe(0)
     const delivered = countIds(await receiveAll(sqs, q.url, 8))
     const missing = [...accepted].filter((id) => !delivered.has(id))
     expect(missing).toEqual([])

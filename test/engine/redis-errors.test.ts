@@ -5,6 +5,7 @@ import { Keyspace } from '../../src/store/keys'
 import { connectRedis } from '../../src/store/redis'
 import { JobStore } from '../../src/store/job-store'
 import { StoreUnavailableError } from '../../src/errors'
+import { guard } from '../../src/store/redis-errors'
 
 function recorder(into: Record<string, unknown>[]) {
   const push = (_message: string, ...extra: Record<string, unknown>[]) => void into.push(Object.assign({}, ...extra))
@@ -27,5 +28,25 @@ describe('redis connection errors', () => {
     // assess
     expect(error).toBeInstanceOf(StoreUnavailableError)
     expect(reports).toHaveLength(1)
+  })
+})
+
+describe('store conditions Redis replies with', () => {
+  it('answers 503 (StoreUnavailableError), never an unclassified 500, for a missing script, too few replicas, a busy or failing server', async () => {
+    // prepare: replies as ioredis reports them (a promoted master without our scripts, min-replicas-to-write, ...)
+    const replies = [
+      'NOSCRIPT No matching script. Please use EVAL.',
+      'NOREPLICAS Not enough good replicas to write.',
+      'BUSY Redis is busy running a script.',
+      'MISCONF Redis is configured to save RDB snapshots, but it is currently not able to persist on disk.',
+      'CLUSTERDOWN Hash slot not served',
+      'TRYAGAIN Multiple keys request during rehashing of slot',
+    ].map((message) => Object.assign(new Error(message), { name: 'ReplyError' }))
+    // act
+    const answers = await Promise.all(replies.map((e) => guard(Promise.reject(e)).catch((c: unknown) => c)))
+    // assess: each a 503; a script's own error stays what it is (a bug to see)
+    for (const answer of answers) expect(answer).toBeInstanceOf(StoreUnavailableError)
+    const bug = Object.assign(new Error('ERR user_script:1: attempt to call a nil value'), { name: 'ReplyError' })
+    expect(await guard(Promise.reject(bug)).catch((c: unknown) => c)).toBe(bug)
   })
 })

@@ -13,16 +13,22 @@ export interface LoadRecord {
   /** Writes answered with an error (503: unavailable or unconfirmed; or a retry's 409). */
   refused: number
   refusedUnconfirmed: number
-  /** [sent, answered] local times of each acknowledged write, to find the first one sent after a fault. */
-  acks: [number, number][]
+  /** [sent, answered, job id] of each acknowledged write, to find the first one sent after a fault. */
+  acks: [number, number, string][]
+  /** [answered, job id] of each refused write. */
+  refusals: [number, string][]
 }
 
-/** `lanes` loops writing while `keepGoing()`: each turn enqueues a job due soon, and every third one cancels a later job. */
+/**
+ * `lanes` loops writing while `keepGoing()`: each turn enqueues a job due soon, and every third one cancels a later
+ * job. `only`: the lanes write only the ids it takes (jobs on some shards), skipping the others.
+ */
 export async function writeLoad(
   engine: Engine,
   tag: string,
   lanes: number,
   keepGoing: (r: LoadRecord) => boolean,
+  only: (id: string) => boolean = () => true,
 ): Promise<LoadRecord> {
   const record: LoadRecord = {
     enqueued: new Set(),
@@ -31,14 +37,17 @@ export async function writeLoad(
     refused: 0,
     refusedUnconfirmed: 0,
     acks: [],
+    refusals: [],
   }
-  const refuse = (e: unknown) => {
+  const refuse = (e: unknown, id: string) => {
     record.refused++
+    record.refusals.push([Date.now(), id])
     if ((e as { code?: string }).code === 'ReplicationUnconfirmed') record.refusedUnconfirmed++
   }
   const lane = async (l: number) => {
     for (let n = 0; keepGoing(record); n++) {
       const id = `${tag}-${l}-${n}`
+      if (!only(id)) continue
       const cancelLater = n % 3 === 2
       let sent = Date.now()
       try {
@@ -50,17 +59,17 @@ export async function writeLoad(
           schedule: { delayMs: cancelLater ? between(1_500, 3_000) : between(0, 1_000) },
         })
         record.enqueued.add(id)
-        record.acks.push([sent, Date.now()])
+        record.acks.push([sent, Date.now(), id])
         if (cancelLater) {
           sent = Date.now()
           await engine.store.cancel(id)
           record.enqueued.delete(id)
           record.cancelled.add(id)
-          record.acks.push([sent, Date.now()])
+          record.acks.push([sent, Date.now(), id])
         }
       } catch (e) {
         if (record.enqueued.delete(id)) record.uncertain.add(id)
-        refuse(e)
+        refuse(e, id)
         await sleep(20)
       }
     }
@@ -69,9 +78,31 @@ export async function writeLoad(
   return record
 }
 
-/** Milliseconds from `faultAt` to the first acknowledgement of a write sent after it (null when none was). */
-export function recoveredAfterMs(record: LoadRecord, faultAt: number): number | null {
+/**
+ * Milliseconds from `faultAt` to the first acknowledgement of a write sent after it (null when none was); `only`:
+ * counting the writes of these jobs only (those on some shards).
+ */
+export function recoveredAfterMs(
+  record: LoadRecord,
+  faultAt: number,
+  only: (id: string) => boolean = () => true,
+): number | null {
   let first = Infinity
-  for (const [sent, answered] of record.acks) if (sent > faultAt) first = Math.min(first, answered)
+  for (const [sent, answered, id] of record.acks) if (sent > faultAt && only(id)) first = Math.min(first, answered)
   return first === Infinity ? null : first - faultAt
+}
+
+/** The longest time between two acknowledgements (of the jobs `only` takes) from `from` to `to`. */
+export function longestGapMs(record: LoadRecord, from: number, to: number, only: (id: string) => boolean): number {
+  const times = record.acks
+    .filter(([, answered, id]) => answered >= from && answered <= to && only(id))
+    .map(([, answered]) => answered)
+    .sort((a, b) => a - b)
+  let gap = 0
+  let last = from
+  for (const t of [...times, to]) {
+    gap = Math.max(gap, t - last)
+    last = t
+  }
+  return gap
 }
