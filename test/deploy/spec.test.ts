@@ -237,13 +237,15 @@ describe('a defect planted in a copy of the default template is caught, with its
     )
   })
 
-  it('a visibility timeout under 6 x the consumer timeout, a scan loop shorter than its schedule, logs kept forever', async () => {
+  it('a visibility timeout under 6 x the consumer timeout, a scan loop shorter than its schedule, logs kept forever, an environment over 4 KB', async () => {
     const findings = await planted((t) => {
       t.Resources.TargetQueueEmails.Properties.VisibilityTimeout = 60
       t.Resources.ScanLambdaFunction.Properties.Timeout = 60
       delete t.Resources.ScanLogGroup.Properties.RetentionInDays
+      t.Resources.ConsumerLambdaFunction.Properties.Environment.Variables.PAYLOAD_SCHEMA = 'x'.repeat(3_500)
     })
     exactly(findings, [
+      caught('ConsumerLambdaFunction', 'Properties.Environment', 'environment over Lambda’s 4 KB when filled in'),
       caught('TargetQueueEmails', 'Properties.VisibilityTimeout', 'visibility timeout under 6 x the consumer timeout'),
       caught('ScanLambdaFunction', 'Properties.Timeout', 'the loop ends before the next run starts'),
       caught('ScanLogGroup', 'Properties.RetentionInDays', 'logs kept forever'),

@@ -5,7 +5,9 @@
 //   (no minute without a scanner) within Lambda's 900 s limit;
 // - in on-demand mode the API may invoke the scan function, by the name it has in SCAN_FUNCTION_NAME, and nothing else;
 //   in continuous mode it may invoke nothing;
-// - every function's log group, and the API's access log group, keeps logs for a limited time.
+// - every function's log group, and the API's access log group, keeps logs for a limited time;
+// - every function's environment fits Lambda's 4 KB once CloudFormation has filled in the queue URLs and the Redis URL
+//   (estimated at their longest: the longest Region name, a 12-digit account; a Redis URL of 512 bytes).
 import { type Finding, finding, type Json, type Template } from './cfn-template'
 
 const VISIBILITY_FACTOR = 6
@@ -122,7 +124,36 @@ export function retentionFindings(t: Template): Finding[] {
   return findings
 }
 
+const LAMBDA_ENVIRONMENT_BYTES = 4096
+const LONGEST_REGION = 'ap-southeast-5'
+
+/** The longest text a value becomes at deploy time (Refs to queues as their URLs, other Refs as `otherRef` bytes). */
+function estimatedText(t: Template, value: Json): string {
+  if (typeof value !== 'object' || value === null) return String(value)
+  if (value.Ref !== undefined) {
+    const r = t.Resources[value.Ref]
+    if (r?.Type === 'AWS::SQS::Queue')
+      return `https://sqs.${LONGEST_REGION}.amazonaws.com/123456789012/${r.Properties.QueueName}`
+    return 'x'.repeat(value.Ref === 'RedisUrl' ? 512 : 256)
+  }
+  if (Array.isArray(value['Fn::Join']))
+    return value['Fn::Join'][1].map((part: Json) => estimatedText(t, part)).join(value['Fn::Join'][0])
+  return 'x'.repeat(256)
+}
+
+export function environmentFindings(t: Template): Finding[] {
+  const findings: Finding[] = []
+  for (const [id, f] of ofType(t, 'AWS::Lambda::Function')) {
+    const vars = Object.entries<Json>(f.Properties.Environment?.Variables ?? {})
+    const bytes = vars.reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(estimatedText(t, v)), 0)
+    if (bytes > LAMBDA_ENVIRONMENT_BYTES)
+      findings.push(finding(id, 'Properties.Environment', 'environment over Lambda’s 4 KB when filled in', `${bytes}`))
+  }
+  return findings
+}
+
 export const crossSettingFindings = (t: Template): Finding[] => [
+  ...environmentFindings(t),
   ...visibilityFindings(t),
   ...scanLoopFindings(t),
   ...invokeRightFindings(t),
