@@ -163,7 +163,11 @@ describe('a defect planted in a copy of the default template is caught, with its
       delete t.Resources.ConsumerLambdaFunction.Properties.Role
       t.Resources.ApiLogGroup.Properties.RetentionInDays = 10
       t.Resources.ScanEventsRuleSchedule1.Properties.State = 'ON'
+      delete t.Resources.DeadLetteredAlarm.Properties.EvaluationPeriods
     })
+    expect(findings).toContainEqual(
+      caught('DeadLetteredAlarm', 'Properties.EvaluationPeriods', 'required property missing'),
+    )
     expect(findings).toContainEqual(caught('ApiLogGroup', 'Properties.RetentionInDays', 'value not allowed'))
     expect(findings).toContainEqual(caught('ScanEventsRuleSchedule1', 'Properties.State', 'value not allowed'))
     expect(findings).toContainEqual(caught('TargetQueueEmailsDlq', 'Type', 'resource type does not exist'))

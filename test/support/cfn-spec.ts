@@ -21,6 +21,14 @@ export function resourceSpec(type: string, db = specDatabase()): Resource | unde
   return db.lookup('resource', 'cloudFormationType', 'equals', type)[0]
 }
 
+/**
+ * Required by CloudFormation's own schema although the CDK's database does not mark them (it relaxes
+ * AWS::CloudWatch::Alarm for metric-math alarms; the registry schema still requires both).
+ */
+const ALSO_REQUIRED: Record<string, string[]> = {
+  'AWS::CloudWatch::Alarm': ['ComparisonOperator', 'EvaluationPeriods'],
+}
+
 /** Attributes a resource may carry beside Type and Properties. */
 const RESOURCE_ATTRIBUTES = new Set([
   'Type',
@@ -48,7 +56,11 @@ export function checkResourceSpecs(template: Template, db = specDatabase()): Fin
       findings.push(finding(id, 'Type', 'resource type does not exist', String(resource.Type)))
       continue
     }
-    findings.push(...checkProperties(id, 'Properties', resource.Properties ?? {}, spec.properties, db))
+    const properties = resource.Properties ?? {}
+    findings.push(...checkProperties(id, 'Properties', properties, spec.properties, db))
+    for (const name of ALSO_REQUIRED[resource.Type] ?? [])
+      if (properties[name] === undefined)
+        findings.push(finding(id, `Properties.${name}`, 'required property missing', name))
   }
   return findings
 }
