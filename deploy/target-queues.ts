@@ -32,6 +32,13 @@ type Cfn = Record<string, unknown>
 const MAX_MESSAGE_SIZE = 1_048_576
 /** Lambda's guidance for queues that drive a function: visibility timeout >= 6 x the function's timeout. */
 const VISIBILITY_FACTOR = 6
+/**
+ * Lambda allows 4 KB for all of a function's environment variables, and QUEUES holds every target queue's URL (filled
+ * in by CloudFormation at deploy time, so packaging cannot see its size). At its longest (the longest Region name, a
+ * 12-digit account) QUEUES may take this much; the other settings, a long Redis URL included, fit in the rest.
+ */
+const QUEUES_BUDGET_BYTES = 2560
+const LONGEST_QUEUE_URL_PREFIX = 'https://sqs.ap-southeast-5.amazonaws.com/123456789012/'
 /** Same rule as src/config.ts QUEUE_NAME. */
 const QUEUE_NAME = /^[A-Za-z0-9_-]{1,75}(\.fifo)?$/
 
@@ -68,7 +75,7 @@ function targetQueues(settings: DelayQueueSettings, service: string, stage: stri
   const list = settings.targetQueues
   if (!Array.isArray(list) || list.length === 0) fail('targetQueues must be a non-empty list of queue names')
   const seen = new Map<string, string>()
-  return list.map((raw) => {
+  const queues = list.map((raw): TargetQueue => {
     const name = String(raw)
     if (!QUEUE_NAME.test(name)) fail(`"${name}" is not a valid target queue name`)
     const fifo = name.endsWith('.fifo')
@@ -83,6 +90,17 @@ function targetQueues(settings: DelayQueueSettings, service: string, stage: stri
     if (dlqName.length > 80) fail(`the SQS name ${dlqName} is longer than 80 characters: shorten "${name}"`)
     return { name, fifo, logicalId, dlqLogicalId: `${logicalId}Dlq`, queueName, dlqName }
   })
+  const queuesBytes = queues.reduce(
+    (n, q, i) => n + (i ? 1 : 0) + `${q.name}=${LONGEST_QUEUE_URL_PREFIX}${q.queueName}`.length,
+    0,
+  )
+  if (queuesBytes > QUEUES_BUDGET_BYTES) {
+    fail(
+      `the ${queues.length} target queues make QUEUES up to ${queuesBytes} bytes once their URLs are filled in, over ` +
+        `${QUEUES_BUDGET_BYTES}: Lambda allows 4 KB for all of a function's environment. Use fewer or shorter names.`,
+    )
+  }
+  return queues
 }
 
 const arnOf = (logicalId: string): Cfn => ({ 'Fn::GetAtt': [logicalId, 'Arn'] })

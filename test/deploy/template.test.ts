@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path'
 import { inflateRawSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bundledPackages, notRuntimeDependencies } from '../support/bundled-packages'
+import { oneAtATime } from '../support/sls'
 
 const root = resolve(__dirname, '../..')
 type Json = Record<string, any>
@@ -38,15 +39,26 @@ async function sls(args: string[]): Promise<string> {
     AWS_EC2_METADATA_DISABLED: 'true',
     FORCE_COLOR: '0',
   })
+  // `package` under the repository's package lock (test/support/sls.ts): another file's packaging would otherwise
+  // clean up the .serverless folder under this one (ENOENT on api.zip).
+  const run =
+    args[0] === 'package'
+      ? <T>(work: () => Promise<T>) => oneAtATime(root, work)
+      : <T>(work: () => Promise<T>) => work()
   try {
-    return await new Promise<string>((ok, fail) =>
-      execFile(
-        process.execPath,
-        [resolve(root, 'node_modules/serverless/bin/serverless.js'), ...args],
-        { cwd: root, env, maxBuffer: 64 << 20, timeout: 120_000 },
-        (error, stdout, stderr) =>
-          error ? fail(new Error(`serverless ${args.join(' ')}: ${error.message}\n${stderr}\n${stdout}`)) : ok(stdout),
-      ),
+    return await run(
+      () =>
+        new Promise<string>((ok, fail) =>
+          execFile(
+            process.execPath,
+            [resolve(root, 'node_modules/serverless/bin/serverless.js'), ...args],
+            { cwd: root, env, maxBuffer: 64 << 20, timeout: 120_000 },
+            (error, stdout, stderr) =>
+              error
+                ? fail(new Error(`serverless ${args.join(' ')}: ${error.message}\n${stderr}\n${stdout}`))
+                : ok(stdout),
+          ),
+        ),
     )
   } finally {
     rmSync(resolve(root, workFolder), { recursive: true, force: true })

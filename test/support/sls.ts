@@ -64,7 +64,7 @@ export async function packageTemplate(
  * share its `.serverless` folder (serverless-esbuild copies every artifact there whatever --package says): with test
  * files running side by side, one's clean-up took the other's zip away (ENOENT on api.zip). So they take turns.
  */
-async function oneAtATime<T>(serviceDir: string, work: () => Promise<T>): Promise<T> {
+export async function oneAtATime<T>(serviceDir: string, work: () => Promise<T>): Promise<T> {
   const lock = resolve(serviceDir, '.esbuild/package.lock')
   mkdirSync(dirname(lock), { recursive: true })
   for (;;) {
