@@ -7,6 +7,7 @@ import { ackCall, claimCall, releaseCall, type Settlement } from '../store/scrip
 import { runScript, type ScriptedClient } from '../store/scripts'
 import { guard } from '../store/redis-errors'
 import { delayOf, heldBackDelay, retryDelayMs } from './backoff'
+import { RedisClock } from './clock'
 import type { HeldBehind } from './lane'
 import { ackOccurrences } from './occurrence-ack'
 
@@ -59,6 +60,11 @@ export interface LeaseOptions {
    * window is what lets each queue's jobs share one. Default true.
    */
   fullRequests?: boolean
+  /**
+   * This process's clock (default Date.now; tests skew it). It only measures: every claim maps it to Redis's clock,
+   * and decisions about time (an occurrence's successor) use Redis's.
+   */
+  localClock?: () => number
 }
 
 export type { Settlement }
@@ -75,12 +81,22 @@ const HINT_LOOKAHEAD_MS = 25
 const FULL_REQUEST_JOBS = 10
 
 export class Leases {
+  private readonly clock = new RedisClock()
+  private readonly localNow: () => number
+
   constructor(
     readonly redis: ScriptedClient,
     readonly options: LeaseOptions,
     /** Where schedules live: needed to ack occurrences of recurring schedules (their acks create the next one). */
     readonly keys?: Keyspace,
-  ) {}
+  ) {
+    this.localNow = options.localClock ?? Date.now
+  }
+
+  /** Redis's clock now, from the offset the claims measured (this process's clock until the first claim). */
+  redisNowMs(): number {
+    return this.clock.toRedis(this.localNow())
+  }
 
   /** The earliest buckets of a shard: hints for a first claim. */
   async seedHints(shard: ShardKeys, count: number): Promise<string[]> {
@@ -97,6 +113,7 @@ export class Leases {
     const { leaseMs, maxAttempts } = this.options
     const windowMs = this.options.windowMs ?? 0
     const fullRequests = windowMs > 0 && this.options.fullRequests !== false
+    const sentAt = this.localNow()
     const [now, nextDue, needHints, more, nextHints, flat, nextInflight, fullAt] = await guard(
       runScript(
         this.redis,
@@ -114,6 +131,7 @@ export class Leases {
         }),
       ),
     )
+    this.clock.observe(Number(now), sentAt, this.localNow())
     const jobs: ClaimedJob[] = []
     for (let i = 0; i < flat.length; i += 4) {
       jobs.push({
@@ -149,7 +167,10 @@ export class Leases {
         shard,
         items.filter((i) => parseOccurrenceId(i.id) === null),
       ),
-      ackOccurrences(this.redis, this.keys, shard, occurrences, this.options.windowMs ?? 0),
+      ackOccurrences(this.redis, this.keys, shard, occurrences, {
+        redisNowMs: this.redisNowMs(),
+        windowMs: this.options.windowMs ?? 0,
+      }),
     ])
     return jobs + acked
   }
@@ -167,7 +188,8 @@ export class Leases {
   /**
    * Give back jobs SQS did not take: retried after `retryInMs` (default: the backoff of their attempt, jittered). A
    * refusal that is the job's fault (`jobsFault`, the default) sends it to the dead set after the last attempt; a
-   * transient failure (SQS down, throttled) never does.
+   * transient failure (SQS down, throttled) never does. An occurrence whose schedule was deleted, paused or replaced
+   * meanwhile is retired instead (lua/release.lua).
    */
   async release(
     shard: ShardKeys,
@@ -178,17 +200,17 @@ export class Leases {
       retryInMs?: number
       maybeSent?: boolean
     })[],
-  ): Promise<{ released: number; dead: number }> {
-    if (items.length === 0) return { released: 0, dead: 0 }
+  ): Promise<{ released: number; dead: number; retired: number }> {
+    if (items.length === 0) return { released: 0, dead: 0, retired: 0 }
     const refusals = items.map((i) => ({
       ...i,
       error: i.error.slice(0, 1000),
       jobsFault: i.jobsFault !== false,
       retryInMs: Math.max(0, Math.round(i.retryInMs ?? retryDelayMs(i.attempt ?? 1, this.options))),
     }))
-    const [released, dead] = await guard(
+    const [released, dead, retired] = await guard(
       runScript(this.redis, releaseCall(shard, { maxAttempts: this.options.maxAttempts, refusals })),
     )
-    return { released: Number(released), dead: Number(dead) }
+    return { released: Number(released), dead: Number(dead), retired: Number(retired ?? 0) }
   }
 }

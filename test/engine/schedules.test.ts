@@ -134,10 +134,15 @@ describe('recurring schedules (store)', () => {
     // act: replaced meanwhile, then the dispatch's ack
     const replaced = await q.putSchedule('racy', { queue: 'orders', payload: 2, everyMs: HOUR })
     const acked = await leases.ack(shard, claimed.jobs)
-    // assess: the old rule's successor (start + 1 s) never appears
+    // assess: the old rule's successor (start + 1 s) never appears; the delivered occurrence counts as a run
     expect(acked).toBe(1)
     expect(await occurrencesOf(t, 'racy')).toEqual([`racy@${Date.parse(replaced.nextRunAt!)}`])
-    expect(await q.getSchedule('racy')).toMatchObject({ everyMs: HOUR, nextRunAt: replaced.nextRunAt, runs: 0 })
+    expect(await q.getSchedule('racy')).toMatchObject({
+      everyMs: HOUR,
+      nextRunAt: replaced.nextRunAt,
+      runs: 1,
+      lastRunAt: new Date(start).toISOString(),
+    })
     await t.close()
   })
 
@@ -152,7 +157,7 @@ describe('recurring schedules (store)', () => {
       first.jobs.map((j) => ({ id: j.id, token: j.token, error: 'refused' })),
     )
     // assess: dead, no successor, the schedule still names it
-    expect(released).toEqual({ released: 0, dead: 1 })
+    expect(released).toEqual({ released: 0, dead: 1, retired: 0 })
     expect(await q.get(`refused@${start}`)).toMatchObject({ status: 'dead' })
     expect(await occurrencesOf(t, 'refused')).toEqual([`refused@${start}`])
     expect((await q.getSchedule('refused'))!.nextRunAt).toBe(new Date(start).toISOString())

@@ -42,7 +42,11 @@ export function testScanner(t: { redis: ScriptedClient; keys: Keyspace }, o: Tes
       claimBatchSize: o.claimBatchSize ?? 100,
       dispatchWindowMs: o.dispatchWindowMs,
     },
-    { onSent: o.onSent, ...(o.ackHoldMs === undefined ? {} : { ackHoldMs: o.ackHoldMs }) },
+    {
+      onSent: o.onSent,
+      ...(o.ackHoldMs === undefined ? {} : { ackHoldMs: o.ackHoldMs }),
+      ...(o.localClock === undefined ? {} : { localClock: o.localClock }),
+    },
   )
   return {
     scanner,
