@@ -40,22 +40,22 @@ describe('missed occurrences on Redis clock', () => {
     { skewMs: 5_000, windowMs: 0 },
     { skewMs: -5_000, windowMs: 0 },
     { skewMs: 0, windowMs: 3_000 },
-  ])('fire once, and no later occurrence is lost: scanner clock $skewMs ms off Redis, window $windowMs ms', async ({
-    skewMs,
-    windowMs,
-  }) => {
-    // prepare / act
-    const { start, restart, times, runs, left } = await outage(`clock${skewMs}w${windowMs}`, skewMs, windowMs)
-    // assess: one catch-up (the overdue first occurrence) ...
-    const catchUps = times.filter((at) => at < restart)
-    const after = times.filter((at) => at >= restart)
-    expect(catchUps).toEqual([start])
-    // ... then every occurrence from the first one after the restart, one second apart, none skipped
-    expect(after.length).toBeGreaterThanOrEqual(3)
-    expect(after[0]).toBeLessThanOrEqual(restart + 1_500)
-    expect(after.slice(1).map((at, i) => at - after[i]!)).toEqual(after.slice(1).map(() => 1_000))
-    // runs counts each delivered occurrence; the delete left nothing behind
-    expect(runs).toBe(times.length)
-    expect(left).toBe(0)
-  })
+  ])(
+    'fire once, and no later occurrence is lost: scanner clock $skewMs ms off Redis, window $windowMs ms',
+    async ({ skewMs, windowMs }) => {
+      // prepare / act
+      const { start, restart, times, runs, left } = await outage(`clock${skewMs}w${windowMs}`, skewMs, windowMs)
+      // assess: one catch-up (the overdue first occurrence) ...
+      const catchUps = times.filter((at) => at < restart)
+      const after = times.filter((at) => at >= restart)
+      expect(catchUps).toEqual([start])
+      // ... then every occurrence from the first one after the restart, one second apart, none skipped
+      expect(after.length).toBeGreaterThanOrEqual(3)
+      expect(after[0]).toBeLessThanOrEqual(restart + 1_500)
+      expect(after.slice(1).map((at, i) => at - after[i]!)).toEqual(after.slice(1).map(() => 1_000))
+      // runs counts each delivered occurrence; the delete left nothing behind
+      expect(runs).toBe(times.length)
+      expect(left).toBe(0)
+    },
+  )
 })
