@@ -7,7 +7,7 @@ import type { Config } from '../../src/config'
 import { ValidationError } from '../../src/errors'
 import { Leases } from '../../src/scan/leases'
 import { MAX_EVERY_MS, MAX_SCHEDULE_TIME_ISO, MAX_SCHEDULE_TIME_MS } from '../../src/schedule/time-bounds'
-import { scheduleAckCall } from '../../src/store/script-calls'
+import { scheduleAckCall, schedulePutCall } from '../../src/store/script-calls'
 import { runScript } from '../../src/store/scripts'
 import { testStore } from '../support/engine'
 import { eventually } from '../support/eventually'
@@ -166,6 +166,36 @@ describe('the largest accepted times through every script', () => {
     await q.cancel('by-delay')
     await q.cancel('by-time')
     expect(await pendingCount(t.store)).toBe(0)
+    await t.close()
+  })
+
+  it('a schedule stored before times were bounded (exponent-form times) still reads, lists and deletes cleanly', async () => {
+    // prepare: the record and occurrence an unbounded startAt in microseconds used to leave behind
+    const { t, q, stored } = stage()
+    const spec = { queue: 'orders', everyMs: 1000, timezone: 'UTC', startAtMs: 9e15, paused: false }
+    const call = schedulePutCall(t.keys.locate('legacy'), {
+      id: 'legacy',
+      specJson: JSON.stringify(spec),
+      payloadJson: '1',
+      queue: 'orders',
+      groupId: '',
+      first: null,
+      second: null,
+    })
+    await runScript(t.redis, { ...call, args: { ...call.args, first: '1.795648056156e+15' } })
+    expect(await occurrencesOf(t, 'legacy')).toEqual(['legacy@1.795648056156e+15'])
+    // act
+    const view = await q.getSchedule('legacy')
+    const listed = await q.listSchedules({})
+    const replaced = await q.putSchedule('legacy', { queue: 'orders', payload: 2, everyMs: 60_000 })
+    await q.deleteSchedule('legacy')
+    // assess: no 500 on the way, and the delete left no orphan
+    expect(view).toMatchObject({ id: 'legacy', nextRunAt: new Date(1.795648056156e15).toISOString() })
+    expect(view).not.toHaveProperty('startAt')
+    expect(listed.schedules.map((s) => s.id)).toEqual(['legacy'])
+    expect(replaced.created).toBe(false)
+    expect(await pendingCount(t.store)).toBe(0)
+    expect(await stored()).toEqual([])
     await t.close()
   })
 })
