@@ -278,8 +278,8 @@ describe('claims', () => {
     }
     // assess: alive, waiting for its 7th attempt
     expect(outcomes).toEqual([
-      { released: 1, dead: 0 },
-      { released: 1, dead: 0 },
+      { released: 1, dead: 0, retired: 0 },
+      { released: 1, dead: 0, retired: 0 },
     ])
     expect(await t.store.get('transient-then-fault')).toMatchObject({ status: 'scheduled', attempts: 6 })
     await t.store.cancel('transient-then-fault')
