@@ -62,6 +62,13 @@ async function main(argv: string[]): Promise<number> {
     return Number(raw)
   }
   const config = loadConfig()
+  // A delay is bounded like a job's (MAX_HORIZON_DAYS): a larger one would be a due time Redis cannot write plainly.
+  const delay = (raw: string | undefined) => {
+    const ms = number('delay-ms', raw, 0)!
+    if (ms > config.maxHorizonMs)
+      throw new UsageError(`--delay-ms must be at most ${config.maxHorizonMs} (MAX_HORIZON_DAYS, the job horizon)`)
+    return ms
+  }
   const engine = createEngine(config, { maxRetriesPerRequest: 1, commandTimeoutMs: 5_000 })
   const dead = new DeadSet(engine.redis, engine.keys)
   try {
@@ -72,7 +79,7 @@ async function main(argv: string[]): Promise<number> {
     } else if (command === 'dead' && sub === 'list') {
       for (const job of await dead.list({ queue: values.queue, limit: number('limit', values.limit, 100) })) print(job)
     } else if (command === 'dead' && sub === 'retry') {
-      const delayMs = number('delay-ms', values['delay-ms'], 0)!
+      const delayMs = delay(values['delay-ms'])
       if (values.all) {
         print({ retried: await reviveAll(dead, values.queue, delayMs) })
       } else {
@@ -93,7 +100,7 @@ async function main(argv: string[]): Promise<number> {
         dlqUrl: values['dlq-url'],
         queue: values.queue,
         max: number('max', values.max),
-        delayMs: values.direct ? undefined : number('delay-ms', values['delay-ms'], 0),
+        delayMs: values.direct ? undefined : delay(values['delay-ms']),
       })
       print(report)
       // Refused messages are still in the DLQ: a script running this must notice.
