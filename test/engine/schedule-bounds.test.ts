@@ -198,4 +198,28 @@ describe('the largest accepted times through every script', () => {
     expect(await stored()).toEqual([])
     await t.close()
   })
+
+  it('an occurrence orphaned by an unbounded time before the bounds can be looked up and cancelled', async () => {
+    // prepare: what a failed delete of such a schedule left: its occurrence, without the schedule
+    const { t, q, shard } = stage()
+    const call = schedulePutCall(t.keys.locate('orphan'), {
+      id: 'orphan',
+      specJson: JSON.stringify({ queue: 'orders', everyMs: 1000, timezone: 'UTC', paused: false }),
+      payloadJson: '1',
+      queue: 'orders',
+      groupId: '',
+      first: null,
+      second: null,
+    })
+    await runScript(t.redis, { ...call, args: { ...call.args, first: '1.795648056156e+15' } })
+    await t.redis.hdel(shard.schedules, 'orphan')
+    await t.redis.zrem(shard.scheduleIds, 'orphan')
+    // act
+    const found = await q.get('orphan@1.795648056156e+15')
+    await q.cancel('orphan@1.795648056156e+15')
+    // assess
+    expect(found).toMatchObject({ status: 'scheduled', queue: 'orders' })
+    expect(await pendingCount(t.store)).toBe(0)
+    await t.close()
+  })
 })
