@@ -5,7 +5,10 @@
 //   - outages: cut() refuses new connections and destroys open ones, requests in flight included, so an answer can
 //     be lost after the endpoint already took the messages (the case that turns into a duplicate, never a loss);
 //   - lost answers: dropAnswers(n) lets the next n SendMessageBatch calls reach the endpoint (their messages are
-//     taken) and then resets the connection instead of answering: the sender cannot know they were accepted.
+//     taken) and then resets the connection instead of answering: the sender cannot know they were accepted;
+//   - slow sends: setBatchDelay(ms) holds every SendMessageBatch that long before passing it on (a send in flight);
+//   - refusals that are the sender's fault: setSenderFault(true) reports refused entries as SQS does for a message
+//     it will never take (SenderFault true), instead of as a server-side error.
 // Everything else passes through untouched. Loopback only.
 import {
   createServer,
@@ -28,6 +31,8 @@ export interface SqsFaultProxyOptions {
 
 export interface SqsFaultStats {
   requests: number
+  /** SendMessageBatch calls with entries that arrived (a warm-up carries none), whatever became of them. */
+  batchesArrived: number
   batches: number
   entriesForwarded: number
   entriesRefused: number
@@ -43,6 +48,10 @@ export interface SqsFaultProxy {
   port: number
   stats: SqsFaultStats
   setRefuseRate(rate: number): void
+  /** Refused entries are the sender's fault (SenderFault true, never retried into success) or SQS's (false). */
+  setSenderFault(senderFault: boolean): void
+  /** Hold each SendMessageBatch this long before passing it on. */
+  setBatchDelay(ms: number): void
   /** The next `count` SendMessageBatch calls are carried out, and their connection reset instead of answered. */
   dropAnswers(count: number): void
   cut(): Promise<void>
@@ -67,6 +76,7 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
   const upstreamAgent = new Agent({ keepAlive: true, maxSockets: 256 })
   const stats: SqsFaultStats = {
     requests: 0,
+    batchesArrived: 0,
     batches: 0,
     entriesForwarded: 0,
     entriesRefused: 0,
@@ -75,6 +85,8 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
     answersDropped: 0,
   }
   let answersToDrop = 0
+  let senderFault = false
+  let batchDelayMs = 0
   const sockets = new Set<Socket>()
   let server: Server | undefined
   let port = 0
@@ -121,6 +133,12 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
     for await (const c of req) chunks.push(c as Buffer)
     let body: Buffer = Buffer.concat(chunks)
     const refused: BatchEntry[] = []
+    const failure = (e: BatchEntry) => refusal(e, senderFault)
+    const delayMs = req.headers['x-amz-target'] === BATCH_TARGET ? batchDelayMs : 0
+    if (req.headers['x-amz-target'] === BATCH_TARGET) {
+      const entries = (JSON.parse(body.toString('utf8') || '{}') as { Entries?: unknown[] }).Entries ?? []
+      if (entries.length > 0) stats.batchesArrived++
+    }
     if (req.headers['x-amz-target'] === BATCH_TARGET && refuseRate > 0) {
       const parsed = JSON.parse(body.toString('utf8')) as { Entries?: BatchEntry[] }
       const entries = parsed.Entries ?? []
@@ -129,6 +147,8 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
       for (const e of entries) (random() < refuseRate ? refused : kept).push(e)
       stats.entriesRefused += refused.length
       stats.entriesForwarded += kept.length
+      // Decided on arrival, answered after the delay: a send in flight keeps the fate it met.
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs))
       if (kept.length === 0) {
         // SQS refuses an empty batch: answer for it ourselves.
         const failed = refused.map(failure)
@@ -141,7 +161,7 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
         return
       }
       body = Buffer.from(JSON.stringify({ ...parsed, Entries: kept }))
-    }
+    } else if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs))
     const up = await forward(req, body)
     if (req.headers['x-amz-target'] === BATCH_TARGET && answersToDrop > 0) {
       answersToDrop--
@@ -203,6 +223,12 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
     setRefuseRate: (rate) => {
       refuseRate = rate
     },
+    setSenderFault: (fault) => {
+      senderFault = fault
+    },
+    setBatchDelay: (ms) => {
+      batchDelayMs = ms
+    },
     dropAnswers: (count) => {
       answersToDrop = count
     },
@@ -226,6 +252,8 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
   }
 }
 
-function failure(e: BatchEntry) {
-  return { Id: e.Id, SenderFault: false, Code: 'InternalError', Message: 'injected by the fault proxy' }
+function refusal(e: BatchEntry, senderFault: boolean) {
+  return senderFault
+    ? { Id: e.Id, SenderFault: true, Code: 'InvalidParameterValue', Message: 'injected by the fault proxy' }
+    : { Id: e.Id, SenderFault: false, Code: 'InternalError', Message: 'injected by the fault proxy' }
 }

@@ -8,6 +8,7 @@
   KEYS[4] errors    HASH  id -> last dispatch error (JSON)
   KEYS[5] dead      ZSET  id -> time it died (ms)
   KEYS[6] counts    HASH  "<queue>|<state>" -> count
+  KEYS[7] schedules HASH  schedule id -> record (lua/includes/decodeSchedule.lua)
 
   ARGV[1] maxAttempts    refusals that are the job's fault before it goes to the dead set
   ARGV[2..] refusals     sextuples: id, claim token, error message, "1" when the refusal counts against the job
@@ -23,24 +24,49 @@
   outage has the same budget as one that did not.
   A send that may have reached SQS marks the job's last error `maybeSent` (kept by every later release, until an ack
   removes the job): cancel and replace then refuse it (lua/includes/maybeSent.lua).
-  Returns { released, dead, deadIds }: deadIds lists the jobs that went to the dead set (a FIFO job's group stops
-  waiting for it: src/scan/lane.ts). A sextuple whose token no longer holds the job changes nothing.
+  An occurrence of a recurring schedule ("<schedule id>@<ms>") whose schedule no longer names it as pending (deleted,
+  paused or replaced while it was being sent) is retired instead: removed, never retried, never dead. Its schedule
+  was answered as settled; a send that may have reached SQS all the same is not repeated.
+  Returns { released, dead, deadIds, retired }: deadIds lists the jobs that went to the dead set or were retired (a
+  FIFO job's group stops waiting for them: src/scan/lane.ts). A sextuple whose token no longer holds the job changes nothing.
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level.
   Error codes: none.
-  Helpers: nowMs, movePending, encodeLease, decodeLease, holdsLease, maybeSent
+  Helpers: nowMs, movePending, encodeLease, decodeLease, holdsLease, maybeSent, queueOf, countBy, decodeSchedule
 ]]
 local jobs, inflight, leases, errors, dead, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local schedules = KEYS[7]
 local maxAttempts = tonumber(ARGV[1])
 
 local now = nowMs()
-local released, died = 0, 0
+local released, died, retired = 0, 0, 0
 local deadIds = {}
+
+-- Whether this is an occurrence its schedule has let go of (src/schedule/occurrence-id.ts: "<schedule id>@<ms>").
+local function letGo(id)
+  local sid, at = string.match(id, '^(.+)@(%d+)$')
+  if not sid then return false end
+  local schedule = redis.call('HGET', schedules, sid)
+  if not schedule then return true end
+  local _, pending = decodeSchedule(schedule)
+  return pending ~= at
+end
 
 for i = 2, #ARGV, 6 do
   local id, token, message, jobsFault, retryIn = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3] == '1', ARGV[i + 4]
   local lease = redis.call('HGET', leases, id)
-  if holdsLease(lease, token) then
+  if holdsLease(lease, token) and letGo(id) then
+    local record = redis.call('HGET', jobs, id)
+    redis.call('ZREM', inflight, id)
+    redis.call('HDEL', leases, id)
+    redis.call('HDEL', errors, id)
+    if record then
+      redis.call('HDEL', jobs, id)
+      countBy(counts, queueOf(record), 'pending', -1)
+    end
+    retired = retired + 1
+    deadIds[#deadIds + 1] = id
+  elseif holdsLease(lease, token) then
     local attempt, due, recoveries, faults = decodeLease(lease)
     if jobsFault then faults = faults + 1 end
     local lastError = { attempts = attempt, at = now, message = message }
@@ -55,7 +81,7 @@ for i = 2, #ARGV, 6 do
         movePending(counts, record, 'dead')
       end
       died = died + 1
-      deadIds[died] = id
+      deadIds[#deadIds + 1] = id
     else
       redis.call('ZADD', inflight, now + tonumber(retryIn), id)
       redis.call('HSET', leases, id, encodeLease(attempt, due, '', recoveries, faults))
@@ -63,4 +89,4 @@ for i = 2, #ARGV, 6 do
     end
   end
 end
-return { released, died, deadIds }
+return { released, died, deadIds, retired }

@@ -13,15 +13,20 @@
   KEYS[8..] buckets    the schedules' due buckets
 
   ARGV[1]    wake         the shard's wake channel
-  ARGV[2..]  occurrences  groups of 9: occurrence id, claim token, schedule id, occurrence time (ms), the schedule
+  ARGV[2]    windowMs     the dispatch window: how late an occurrence may leave on purpose
+  ARGV[3..]  occurrences  groups of 9: occurrence id, claim token, schedule id, occurrence time (ms), the schedule
                           version the caller computed from, the next occurrence after this one (-1: none, the
-                          schedule ends), the next occurrence after the caller's now (-1: none), bucket number, index
-                          in KEYS of that bucket
+                          schedule ends), the next occurrence after now on Redis's clock as the caller measured it
+                          (-1: none), bucket number, index in KEYS of that bucket. Times are decimal text and stay
+                          text here (Lua prints numbers of 1e14 and more in exponent form).
 
   Successor rule: only when the schedule exists, still has the version the caller read (a replace in between made
   its own pending occurrence) and still names this occurrence as pending (a replace or pause moved on). The next
-  occurrence after this one is used while it is ahead of Redis's clock; if it has passed (an outage), the one after
-  the caller's now: missed occurrences fire once, not once per miss.
+  occurrence after this one is used unless it is more than the dispatch window late on Redis's clock (an outage):
+  then the first one after now is, so missed occurrences fire once (the overdue one that is being acknowledged), not
+  once per miss. An occurrence less than the window late is not missed: the window lets it leave that late.
+  Runs and last run: every acknowledged occurrence of the schedule counts (also one sent around a replace or pause),
+  except one created before the schedule itself (an id deleted and created again while it was in flight).
   Returns the number of occurrences acknowledged.
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level.
@@ -42,10 +47,11 @@ local function successor(record, sid, at, bucketNo)
   addOccurrence(k, bucketNo, wake, sid .. '@' .. at, at, queue, queue .. '\n' .. base36(now) .. '\n0' .. string.sub(record, q3))
 end
 
+local window = tonumber(ARGV[2])
 local acked = 0
-for i = 2, #ARGV, 9 do
+for i = 3, #ARGV, 9 do
   local id, token, sid, at, version = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
-  local nextAfterIt, nextAfterNow, bucketNo = tonumber(ARGV[i + 5]), tonumber(ARGV[i + 6]), ARGV[i + 7]
+  local nextAfterIt, nextAfterNow, bucketNo = ARGV[i + 5], ARGV[i + 6], ARGV[i + 7]
   if holdsLease(redis.call('HGET', k.leases, id), token) then
     local record = redis.call('HGET', k.jobs, id)
     redis.call('ZREM', k.inflight, id)
@@ -56,14 +62,23 @@ for i = 2, #ARGV, 9 do
       movePending(k.counts, record, 'dispatched')
       local schedule = redis.call('HGET', k.schedules, sid)
       if schedule then
-        local v, pending, runs, _, createdAt, rest = decodeSchedule(schedule)
-        if v == version and pending == at then
+        local v, pending, runs, lastRun, createdAt, rest = decodeSchedule(schedule)
+        local made = tonumber(string.match(record, '^[^\n]*\n([^\n]*)\n') or '', 36)
+        local counts = made == nil or made >= tonumber(createdAt)
+        local succeeds = v == version and pending == at
+        if counts then
+          runs = tonumber(runs) + 1
+          if lastRun == '' or tonumber(lastRun) < tonumber(at) then lastRun = at end
+        end
+        if succeeds then
           local next = nextAfterIt
-          if next >= 0 and next <= now then next = nextAfterNow end
+          if next ~= '-1' and tonumber(next) <= now - window then next = nextAfterNow end
           k.bucket = KEYS[tonumber(ARGV[i + 8])]
-          if next >= 0 then successor(record, sid, next, bucketNo) end
-          redis.call('HSET', k.schedules, sid,
-            encodeSchedule(v, next >= 0 and next or '', tonumber(runs) + 1, at, createdAt, rest))
+          if next ~= '-1' then successor(record, sid, next, bucketNo) end
+          pending = next ~= '-1' and next or ''
+        end
+        if counts or succeeds then
+          redis.call('HSET', k.schedules, sid, encodeSchedule(v, pending, runs, lastRun, createdAt, rest))
         end
       end
     end

@@ -9,8 +9,9 @@
   ARGV[1] id        schedule id
   ARGV[2] bucketNo  the schedule's bucket number
 
-  No occurrence is created after this returns: the pending one is removed (scheduled, waiting for a retry, or dead),
-  and one that a scanner holds right now goes out, but its ack finds no schedule, so it creates nothing.
+  No occurrence is created after this returns: the pending one is removed (scheduled, waiting for a retry, also after
+  a send that may have reached SQS, or dead), and one that a scanner holds right now goes out, but its ack finds no
+  schedule, so it creates nothing; refused, it is retired, not retried (lua/release.lua).
   Returns 1 deleted.
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level.
@@ -27,5 +28,5 @@ if not old then return 0 end
 redis.call('HDEL', k.schedules, sid)
 redis.call('ZREM', k.scheduleIds, sid)
 local _, pending = decodeSchedule(old)
-if pending ~= '' then dropUnleased(k, bucketNo, sid .. '@' .. pending) end
+if pending ~= '' then dropUnleased(k, bucketNo, sid .. '@' .. pending, true) end
 return 1

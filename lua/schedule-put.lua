@@ -13,14 +13,15 @@
   ARGV[4]  payload   JSON text
   ARGV[5]  queue     queue name
   ARGV[6]  groupId   "" for none
-  ARGV[7]  first     first occurrence (epoch ms), -1 for none (paused, or ended)
+  ARGV[7]  first     first occurrence (epoch ms, decimal digits), -1 for none (paused, or ended)
   ARGV[8]  second    the occurrence after it, -1 for none: used when the first one's job exists already (a scanner
                      took it between the caller's clock reading and this script)
   ARGV[9]  wake      the shard's wake channel
   ARGV[10] expected  expected version, "" for any: a pause / resume applies only to the version it read
 
-  The old pending occurrence is removed unless a scanner holds it right now; then it goes out, and its ack creates
-  nothing (the schedule no longer names it as pending). Runs, last run and creation time survive a replace.
+  The old pending occurrence is removed (also one waiting to retry a send that may have reached SQS) unless a scanner
+  holds it right now; then it goes out, and its ack creates nothing (the schedule no longer names it as pending), or,
+  refused, it is retired, not retried (lua/release.lua). Runs, last run and creation time survive a replace.
   Returns { 1 created | 2 replaced, version, pendingMs or -1, runs, lastRunMs or -1, createdAtMs }
   Refused whole by Redis at maxmemory (the shebang makes Redis check memory before it runs): OOM, which the store
   reports as StoreFullError (507).
@@ -32,7 +33,8 @@
 local k = jobSideKeys(3)
 k.schedules, k.scheduleIds = KEYS[1], KEYS[2]
 local sid, bucketNo, spec, payload, queue, groupId = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
-local first, second, wake, expected = tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9], ARGV[10]
+-- Occurrence times stay the caller's decimal text: Lua prints numbers of 1e14 and more in exponent form.
+local first, second, wake, expected = ARGV[7], ARGV[8], ARGV[9], ARGV[10]
 local now = nowMs()
 
 local version, runs, lastRun, createdAt = 1, '0', '', now
@@ -43,21 +45,20 @@ if old then
   if expected ~= '' and oldVersion ~= expected then return { -4 } end
   version = tonumber(oldVersion) + 1
   runs, lastRun, createdAt = oldRuns, oldLast, tonumber(oldCreated)
-  if oldPending ~= '' then dropUnleased(k, bucketNo, sid .. '@' .. oldPending) end
+  if oldPending ~= '' then dropUnleased(k, bucketNo, sid .. '@' .. oldPending, true) end
 end
 
-local pending = -1
-if first >= 0 and redis.call('HEXISTS', k.jobs, sid .. '@' .. first) == 0 then
+local pending = ''
+if first ~= '-1' and redis.call('HEXISTS', k.jobs, sid .. '@' .. first) == 0 then
   pending = first
-elseif second >= 0 and redis.call('HEXISTS', k.jobs, sid .. '@' .. second) == 0 then
+elseif second ~= '-1' and redis.call('HEXISTS', k.jobs, sid .. '@' .. second) == 0 then
   pending = second
 end
-if pending >= 0 then
+if pending ~= '' then
   local record = queue .. '\n' .. base36(now) .. '\n0\n' .. groupId .. '\n' .. payload
   addOccurrence(k, bucketNo, wake, sid .. '@' .. pending, pending, queue, record)
 end
 
-redis.call('HSET', k.schedules, sid,
-  encodeSchedule(version, pending >= 0 and pending or '', runs, lastRun, createdAt, spec .. '\n' .. payload))
+redis.call('HSET', k.schedules, sid, encodeSchedule(version, pending, runs, lastRun, createdAt, spec .. '\n' .. payload))
 redis.call('ZADD', k.scheduleIds, 0, sid)
-return { old and 2 or 1, version, pending, tonumber(runs), tonumber(lastRun) or -1, createdAt }
+return { old and 2 or 1, version, tonumber(pending) or -1, tonumber(runs), tonumber(lastRun) or -1, createdAt }

@@ -4,7 +4,8 @@ import { z } from 'zod'
 import { isFifoQueue, type Config } from '../config'
 import { PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors'
 import { occurrenceId } from '../schedule/occurrence-id'
-import { cronProblems, isTimeZone } from '../schedule/recurrence'
+import { cronProblems, isTimeZone, nextOccurrence } from '../schedule/recurrence'
+import { MAX_EVERY_MS, MAX_SCHEDULE_TIME_ISO, MAX_SCHEDULE_TIME_MS } from '../schedule/time-bounds'
 import { expectedMessageBytes } from '../sqs/envelope'
 import type { NewSchedule } from '../store/schedule-store'
 import { parseIsoWithZone, serializePayload } from './validation'
@@ -15,6 +16,8 @@ export const SCHEDULE_ID_RULE = 'must be 1-100 characters of [A-Za-z0-9_.:-]'
 export const MIN_EVERY_MS = 1000
 const FIELDS = ['queue', 'payload', 'cron', 'everyMs', 'timezone', 'startAt', 'endAt', 'paused', 'groupId'] as const
 const TIME_RULE = 'must be an ISO-8601 time with a zone (e.g. 2027-01-04T09:00:00Z), or an integer epoch ms'
+const TIME_BOUND_RULE = `must be at most ${MAX_SCHEDULE_TIME_ISO} (epoch ms ${MAX_SCHEDULE_TIME_MS})`
+const EVERY_RULE = `must be an integer from ${MIN_EVERY_MS} to ${MAX_EVERY_MS} (3650 days)`
 const GROUP_ID_RULE = 'must be 1-128 printable ASCII characters without spaces (SQS MessageGroupId rules)'
 
 /** What callers send: see docs/api.md, "Recurring schedules". */
@@ -38,9 +41,10 @@ const inputSchema = z.strictObject({
   payload: z.unknown().refine((v) => v !== undefined, { error: 'is required (any JSON value, null included)' }),
   cron: z.string({ error: 'must be a string: 5 cron fields, or 6 with seconds first' }).optional(),
   everyMs: z
-    .number({ error: `must be an integer >= ${MIN_EVERY_MS}` })
-    .int({ error: `must be an integer >= ${MIN_EVERY_MS}` })
-    .min(MIN_EVERY_MS, { error: `must be an integer >= ${MIN_EVERY_MS}` })
+    .number({ error: EVERY_RULE })
+    .int({ error: EVERY_RULE })
+    .min(MIN_EVERY_MS, { error: EVERY_RULE })
+    .max(MAX_EVERY_MS, { error: EVERY_RULE })
     .optional(),
   timezone: z.string({ error: 'must be an IANA time zone name, e.g. Europe/Berlin' }).optional(),
   startAt: time,
@@ -88,10 +92,15 @@ export function validateSchedule(id: string, input: unknown, config: ScheduleVal
   if (startAtMs !== undefined && endAtMs !== undefined && endAtMs < startAtMs)
     fail('endAt', 'must not be before startAt')
   const payloadJson = serializePayload(raw.payload, fail)
+  if (details.length === 0 && raw.cron !== undefined && startAtMs !== undefined) {
+    // A rule whose first run after startAt lies beyond the time bound would be stored with nothing to run, ever.
+    const first = nextOccurrence({ cron: raw.cron, timezone, startAtMs }, startAtMs - 1)
+    if (first === null) fail('startAt', `leaves the cron rule no run at or before ${MAX_SCHEDULE_TIME_ISO}`)
+  }
   if (details.length > 0) throw new ValidationError(details)
 
-  // The largest occurrence id this schedule's jobs will carry (15-digit times are beyond year 33658).
-  const bytes = expectedMessageBytes(occurrenceId(id, 1e14), raw.queue, payloadJson!)
+  // The largest occurrence id this schedule's jobs will carry (every time is below MAX_SCHEDULE_TIME_MS).
+  const bytes = expectedMessageBytes(occurrenceId(id, MAX_SCHEDULE_TIME_MS), raw.queue, payloadJson!)
   if (bytes > config.maxMessageBytes) throw new PayloadTooLargeError(bytes, config.maxMessageBytes)
   return {
     id,
@@ -113,6 +122,10 @@ function timeOf(path: string, value: string | number | undefined, fail: (p: stri
   const ms = typeof value === 'number' ? value : parseIsoWithZone(value)
   if (ms === undefined || !Number.isSafeInteger(ms) || ms < 0) {
     fail(path, TIME_RULE)
+    return undefined
+  }
+  if (ms > MAX_SCHEDULE_TIME_MS) {
+    fail(path, TIME_BOUND_RULE)
     return undefined
   }
   return ms

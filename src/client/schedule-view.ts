@@ -26,7 +26,17 @@ export interface ScheduleListPage {
   cursor: string | null
 }
 
+/** ISO text of an epoch ms; null for one no date can show (a record stored before times were bounded). */
+const isoOrNull = (ms: number): string | null => {
+  const date = new Date(ms)
+  return Number.isNaN(date.getTime()) ? null : date.toISOString()
+}
 const iso = (ms: number) => new Date(ms).toISOString()
+/** An optional time field, left out when no date can show it. */
+const timeField = (name: string, ms: number | undefined) => {
+  const text = ms === undefined ? null : isoOrNull(ms)
+  return text === null ? {} : { [name]: text }
+}
 
 export function scheduleView(id: string, s: StoredSchedule): ScheduleView {
   const { spec } = s
@@ -36,12 +46,12 @@ export function scheduleView(id: string, s: StoredSchedule): ScheduleView {
     payload: JSON.parse(s.payloadJson),
     ...(spec.cron !== undefined ? { cron: spec.cron } : { everyMs: spec.everyMs! }),
     timezone: spec.timezone,
-    ...(spec.startAtMs !== undefined ? { startAt: iso(spec.startAtMs) } : {}),
-    ...(spec.endAtMs !== undefined ? { endAt: iso(spec.endAtMs) } : {}),
+    ...timeField('startAt', spec.startAtMs),
+    ...timeField('endAt', spec.endAtMs),
     paused: spec.paused,
     ...(spec.groupId !== undefined ? { groupId: spec.groupId } : {}),
-    nextRunAt: s.pendingMs === null ? null : iso(s.pendingMs),
-    lastRunAt: s.lastRunMs === null ? null : iso(s.lastRunMs),
+    nextRunAt: s.pendingMs === null ? null : isoOrNull(s.pendingMs),
+    lastRunAt: s.lastRunMs === null ? null : isoOrNull(s.lastRunMs),
     runs: s.runs,
     createdAt: iso(s.createdAtMs),
   }

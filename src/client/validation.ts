@@ -87,8 +87,12 @@ export function validateJobId(id: unknown, path = 'id'): string {
   return id
 }
 
-/** An occurrence of a recurring schedule: "<schedule id>@<epoch ms>" (src/schedule/occurrence-id.ts). */
-const OCCURRENCE_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,100}@\d{1,15}$/
+/**
+ * An occurrence of a recurring schedule: "<schedule id>@<epoch ms>" (src/schedule/occurrence-id.ts). The exponent
+ * form ("@1.795648056156e+15") is what Lua wrote for times of 1e14 and more before schedule times were bounded: such
+ * an occurrence can still be looked up and cancelled.
+ */
+const OCCURRENCE_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,100}@(\d{1,15}|\d(\.\d{1,13})?e\+\d{2})$/
 
 /** An id to look up or cancel: a job id, or an occurrence id ("<schedule id>@<epoch ms>"). */
 export function validateJobRef(id: unknown, path = 'id'): string {

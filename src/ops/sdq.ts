@@ -72,7 +72,7 @@ async function main(argv: string[]): Promise<number> {
     } else if (command === 'dead' && sub === 'list') {
       for (const job of await dead.list({ queue: values.queue, limit: number('limit', values.limit, 100) })) print(job)
     } else if (command === 'dead' && sub === 'retry') {
-      const delayMs = number('delay-ms', values['delay-ms'], 0)!
+      const delayMs = delayFlag(values['delay-ms'], config.maxHorizonMs)
       if (values.all) {
         print({ retried: await reviveAll(dead, values.queue, delayMs) })
       } else {
@@ -93,7 +93,7 @@ async function main(argv: string[]): Promise<number> {
         dlqUrl: values['dlq-url'],
         queue: values.queue,
         max: number('max', values.max),
-        delayMs: values.direct ? undefined : number('delay-ms', values['delay-ms'], 0),
+        delayMs: values.direct ? undefined : delayFlag(values['delay-ms'], config.maxHorizonMs),
       })
       print(report)
       // Refused messages are still in the DLQ: a script running this must notice.
@@ -105,6 +105,15 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await engine.close()
   }
+}
+
+/** --delay-ms: whole ms, at most the job horizon (MAX_HORIZON_DAYS): more would be a due time Lua cannot write plainly. */
+function delayFlag(raw: string | undefined, horizonMs: number): number {
+  if (raw === undefined) return 0
+  if (!/^\d+$/.test(raw)) throw new UsageError('--delay-ms must be a whole number')
+  if (Number(raw) > horizonMs)
+    throw new UsageError(`--delay-ms must be at most ${horizonMs} (MAX_HORIZON_DAYS, the job horizon)`)
+  return Number(raw)
 }
 
 /** A redrive of one DLQ: into the delay queue after `delayMs`, or (no delay given: --direct) straight back. */

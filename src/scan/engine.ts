@@ -8,7 +8,7 @@ import type { Keyspace } from '../store/keys'
 import { closeRedis, connectRedis } from '../store/redis'
 import type { RedisClient, ScriptedClient } from '../store/scripts'
 import { Dispatcher } from './dispatcher'
-import { Leases } from './leases'
+import { Leases, type LeaseOptions } from './leases'
 import { MemoryWatch } from './memory-watch'
 import { Scanner, type ScannerOptions } from './scanner'
 import { defaultLog } from '../logger'
@@ -44,7 +44,8 @@ const sendsToOneLane = (queues: Record<string, string>): boolean => {
   return names.length === 1 && !isFifoQueue(names[0]!)
 }
 
-export type ScanHooks = Pick<ScannerOptions, 'logger' | 'observer' | 'onSent' | 'maxInFlight' | 'ackHoldMs'>
+export type ScanHooks = Pick<ScannerOptions, 'logger' | 'observer' | 'onSent' | 'maxInFlight' | 'ackHoldMs'> &
+  Pick<LeaseOptions, 'localClock'>
 
 /** Leases, a dispatcher over one SQS client, and a scanner; `subscriber` carries the wake signal when given. */
 export function buildScanner(
@@ -61,6 +62,7 @@ export function buildScanner(
       backoffMaxMs: settings.dispatchBackoffMaxMs,
       windowMs: settings.dispatchWindowMs,
       fullRequests: sendsToOneLane(settings.queues),
+      ...(hooks.localClock ? { localClock: hooks.localClock } : {}),
     },
     parts.keys,
   )

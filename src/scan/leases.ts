@@ -8,6 +8,7 @@ import { rideOut } from '../store/ride-out'
 import { runScript, type ScriptedClient } from '../store/scripts'
 import { guard } from '../store/redis-errors'
 import { delayOf, heldBackDelay, retryDelayMs } from './backoff'
+import { RedisClock } from './clock'
 import type { HeldBehind } from './lane'
 import { ackOccurrences } from './occurrence-ack'
 
@@ -62,6 +63,11 @@ export interface LeaseOptions {
    * window is what lets each queue's jobs share one. Default true.
    */
   fullRequests?: boolean
+  /**
+   * This process's clock (default Date.now; tests skew it). It only measures: every claim maps it to Redis's clock,
+   * and decisions about time (an occurrence's successor) use Redis's.
+   */
+  localClock?: () => number
 }
 
 export type { Settlement }
@@ -78,12 +84,22 @@ const HINT_LOOKAHEAD_MS = 25
 const FULL_REQUEST_JOBS = 10
 
 export class Leases {
+  private readonly clock = new RedisClock()
+  private readonly localNow: () => number
+
   constructor(
     readonly redis: ScriptedClient,
     readonly options: LeaseOptions,
     /** Where schedules live: needed to ack occurrences of recurring schedules (their acks create the next one). */
     readonly keys?: Keyspace,
-  ) {}
+  ) {
+    this.localNow = options.localClock ?? Date.now
+  }
+
+  /** Redis's clock now, from the offset the claims measured (this process's clock until the first claim). */
+  redisNowMs(): number {
+    return this.clock.toRedis(this.localNow())
+  }
 
   /** The earliest buckets of a shard: hints for a first claim. */
   async seedHints(shard: ShardKeys, count: number): Promise<string[]> {
@@ -112,9 +128,11 @@ export class Leases {
       windowMs,
       hints,
     })
+    const sentAt = this.localNow()
     const [now, nextDue, needHints, more, nextHints, flat, nextInflight, fullAt, dueBy] = await guard(
       rideOut(this.redis, () => runScript(this.redis, call)),
     )
+    this.clock.observe(Number(now), sentAt, this.localNow())
     const jobs: ClaimedJob[] = []
     for (let i = 0; i < flat.length; i += 4) {
       jobs.push({
@@ -151,7 +169,10 @@ export class Leases {
         shard,
         items.filter((i) => parseOccurrenceId(i.id) === null),
       ),
-      ackOccurrences(this.redis, this.keys, shard, occurrences, this.options.windowMs ?? 0),
+      ackOccurrences(this.redis, this.keys, shard, occurrences, {
+        redisNowMs: this.redisNowMs(),
+        windowMs: this.options.windowMs ?? 0,
+      }),
     ])
     return jobs + acked
   }
@@ -170,7 +191,8 @@ export class Leases {
   /**
    * Give back jobs SQS did not take: retried after `retryInMs` (default: the backoff of their attempt, jittered). A
    * refusal that is the job's fault (`jobsFault`, the default) sends it to the dead set after the last attempt; a
-   * transient failure (SQS down, throttled) never does.
+   * transient failure (SQS down, throttled) never does. An occurrence whose schedule was deleted, paused or replaced
+   * meanwhile is retired instead (lua/release.lua).
    */
   async release(
     shard: ShardKeys,
@@ -181,8 +203,8 @@ export class Leases {
       retryInMs?: number
       maybeSent?: boolean
     })[],
-  ): Promise<{ released: number; dead: number; deadIds?: string[] }> {
-    if (items.length === 0) return { released: 0, dead: 0 }
+  ): Promise<{ released: number; dead: number; deadIds?: string[]; retired: number }> {
+    if (items.length === 0) return { released: 0, dead: 0, retired: 0 }
     const refusals = items.map((i) => ({
       ...i,
       error: i.error.slice(0, 1000),
@@ -190,7 +212,13 @@ export class Leases {
       retryInMs: Math.max(0, Math.round(i.retryInMs ?? retryDelayMs(i.attempt ?? 1, this.options))),
     }))
     const call = releaseCall(shard, { maxAttempts: this.options.maxAttempts, refusals })
-    const [released, dead, deadIds] = await guard(rideOut(this.redis, () => runScript(this.redis, call)))
-    return { released: Number(released), dead: Number(dead), ...(Number(dead) ? { deadIds: deadIds ?? [] } : {}) }
+    const [released, dead, deadIds, retired] = await guard(rideOut(this.redis, () => runScript(this.redis, call)))
+    const gone = Number(dead) + Number(retired ?? 0)
+    return {
+      released: Number(released),
+      dead: Number(dead),
+      ...(gone ? { deadIds: deadIds ?? [] } : {}),
+      retired: Number(retired ?? 0),
+    }
   }
 }

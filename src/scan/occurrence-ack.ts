@@ -15,16 +15,20 @@ export interface OccurrenceSettlement {
   token: string
 }
 
-/**
- * Acks occurrences of one shard and creates their successors. Returns how many this lease still held. `windowMs`:
- * the dispatch window, how late an occurrence may leave on purpose.
- */
+export interface OccurrenceAckClock {
+  /** Redis's clock now, as the scanner measured it (src/scan/clock.ts): never the scanner's own clock. */
+  redisNowMs: number
+  /** The dispatch window: how late an occurrence may leave on purpose. */
+  windowMs: number
+}
+
+/** Acks occurrences of one shard and creates their successors. Returns how many this lease still held. */
 export async function ackOccurrences(
   redis: ScriptedClient,
   keys: Keyspace,
   shard: ShardKeys,
   items: readonly OccurrenceSettlement[],
-  windowMs = 0,
+  clock: OccurrenceAckClock,
 ): Promise<number> {
   if (items.length === 0) return 0
   const refs = items.map((item) => ({ item, ref: parseOccurrenceId(item.id)! }))
@@ -35,10 +39,8 @@ export async function ackOccurrences(
     if (records[i]) byId.set(id, decodeScheduleRecord(records[i]!))
   })
 
-  // The script skips a successor that has passed (an outage: missed occurrences fire once) for the first one after
-  // this time. An occurrence held for the dispatch window is not an outage: its successor may have passed by then,
-  // and must still fire.
-  const skipBeforeMs = Date.now() - windowMs
+  // Both candidates go to the script, which decides on Redis's own clock whether the first has been missed (more
+  // than the window late); the second is the first occurrence after now, the series' next after a miss.
   const acks = refs.map(({ item, ref }): OccurrenceAck => {
     const schedule = byId.get(ref.scheduleId)
     // A deleted or paused schedule gets no successor; the script checks the version and pending time anyway.
@@ -50,9 +52,9 @@ export async function ackOccurrences(
       atMs: ref.atMs,
       version: schedule?.version ?? 0,
       nextAfterIt: active ? nextOccurrence(schedule.spec, ref.atMs) : null,
-      nextAfterNow: active ? nextOccurrence(schedule.spec, Math.max(ref.atMs, skipBeforeMs)) : null,
+      nextAfterNow: active ? nextOccurrence(schedule.spec, Math.max(ref.atMs, clock.redisNowMs)) : null,
       bucketNo: keys.locate(ref.scheduleId).bucketNo,
     }
   })
-  return Number(await guard(runScript(redis, scheduleAckCall(shard, acks))))
+  return Number(await guard(runScript(redis, scheduleAckCall(shard, acks, clock.windowMs))))
 }

@@ -4,11 +4,14 @@
 // handle IANA zones, but croner has no dependencies (cron-parser pulls in luxon), its errors name the bad field
 // ("Invalid value for hour: 25"), and its daylight-saving rule is documented and Vixie-cron-like: a fixed time that
 // falls in the spring-forward gap runs at the first valid time after the gap, a fixed time repeated in the autumn
-// runs once (first pass), interval patterns skip the gap and run through the repeated hour. It is also faster per
+// runs once (first pass). "Fixed" means one value in each of the second, minute and hour fields: a pattern with a
+// wildcard, step, list or range in any of them (`0 1-2 * * *`, `0,30 1 * * *`) skips the gap and runs on both
+// passes of the repeated hour (measured on croner 11: test/schedule/daylight-saving.test.ts). It is also faster per
 // next-run (what the scanner pays per occurrence). Next runs are computed here, in TypeScript: the Lua scripts
 // receive them from their callers.
 import { Cron } from 'croner'
 import type { ErrorDetail } from '../errors'
+import { MAX_SCHEDULE_TIME_MS } from './time-bounds'
 
 export interface Recurrence {
   /** 5 fields, or 6 with seconds first. */
@@ -53,17 +56,27 @@ function cronFor(pattern: string, timezone: string): Cron {
   return cron
 }
 
-/** The first occurrence strictly after `afterMs` (and within startAt..endAt), or null when there is none. */
+/**
+ * The first occurrence strictly after `afterMs` (and within startAt..endAt), or null when there is none: the series
+ * has ended, also when the next one would be past MAX_SCHEDULE_TIME_MS (src/schedule/time-bounds.ts). Never throws:
+ * the scanner calls it for every occurrence it acknowledges.
+ */
 export function nextOccurrence(rule: Recurrence, afterMs: number): number | null {
   const from = rule.startAtMs !== undefined ? Math.max(afterMs, rule.startAtMs - 1) : afterMs
+  if (!(from < MAX_SCHEDULE_TIME_MS)) return null
   let next: number | null
   if (rule.everyMs !== undefined) {
     const anchor = rule.anchorMs ?? rule.startAtMs ?? 0
     next = from < anchor ? anchor : anchor + (Math.floor((from - anchor) / rule.everyMs) + 1) * rule.everyMs
   } else {
-    next = cronFor(rule.cron!, rule.timezone).nextRun(new Date(from))?.getTime() ?? null
+    try {
+      next = cronFor(rule.cron!, rule.timezone).nextRun(new Date(from))?.getTime() ?? null
+    } catch {
+      next = null // a pattern validation accepted but the library cannot follow this far: the series ends
+    }
   }
-  if (next === null || (rule.endAtMs !== undefined && next > rule.endAtMs)) return null
+  const end = Math.min(rule.endAtMs ?? MAX_SCHEDULE_TIME_MS, MAX_SCHEDULE_TIME_MS)
+  if (next === null || !Number.isSafeInteger(next) || next > end) return null
   return next
 }
 

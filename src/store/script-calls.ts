@@ -214,8 +214,8 @@ export interface ReleaseParams {
   refusals: readonly Refusal[]
 }
 
-/** lua/release.lua: { released, dead, deadIds }. */
-export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[number, number, string[]?]> {
+/** lua/release.lua: { released, dead, deadIds (dead or retired), retired }. */
+export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[number, number, string[], number]> {
   return {
     script: 'sdqRelease',
     keys: {
@@ -225,6 +225,7 @@ export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[num
       errors: shard.errors,
       dead: shard.dead,
       counts: shard.counts,
+      schedules: shard.schedules,
     },
     args: {
       maxAttempts: p.maxAttempts,
@@ -295,7 +296,7 @@ export interface OccurrenceAck extends Settlement {
   atMs: number
   /** The schedule version the next occurrences were computed from (0: no schedule). */
   version: number
-  /** The next occurrence after this one, and the next after the caller's now; null for none. */
+  /** The next occurrence after this one, and the next after now on Redis's clock (as measured); null for none. */
   nextAfterIt: number | null
   nextAfterNow: number | null
   /** The schedule's bucket (where its occurrences live). */
@@ -303,7 +304,7 @@ export interface OccurrenceAck extends Settlement {
 }
 
 /** lua/schedule-ack.lua: how many of the occurrences their lease still held. */
-export function scheduleAckCall(shard: ShardKeys, acks: readonly OccurrenceAck[]): ScriptCall<number> {
+export function scheduleAckCall(shard: ShardKeys, acks: readonly OccurrenceAck[], windowMs = 0): ScriptCall<number> {
   const buckets: string[] = []
   const keyIndex = new Map<number, number>() // bucket number -> its position in KEYS (1-based: 7 fixed keys first)
   for (const a of acks) {
@@ -319,6 +320,7 @@ export function scheduleAckCall(shard: ShardKeys, acks: readonly OccurrenceAck[]
     },
     args: {
       wake: shard.wakeChannel,
+      windowMs,
       occurrences: acks.flatMap((a) => [
         a.id,
         a.token,

@@ -163,7 +163,7 @@ describe('claims', () => {
     expect(second).toMatchObject({ id: 'crashy', attempt: 2 })
     expect(second!.token).not.toBe(first!.token)
     expect(await leases.ack(shard, [first!])).toBe(0)
-    expect(await leases.release(shard, [{ ...first!, error: 'x' }])).toEqual({ released: 0, dead: 0 })
+    expect(await leases.release(shard, [{ ...first!, error: 'x' }])).toEqual({ released: 0, dead: 0, retired: 0 })
     expect((await t.store.get('crashy'))!.status).toBe('dispatching')
     expect(await leases.ack(shard, [second!])).toBe(1)
     expect(await t.store.get('crashy')).toBeNull()
@@ -205,7 +205,9 @@ describe('claims', () => {
       const claimed = (await claimAll(100, slow)).filter((j) => j.id === 'refused')
       expect(claimed.map((j) => j.attempt)).toEqual([attempt])
       const r = await slow.release(shard, [{ ...claimed[0]!, error: `no queue (try ${attempt})` }])
-      expect(r).toEqual(attempt < 3 ? { released: 1, dead: 0 } : { released: 0, dead: 1, deadIds: ['refused'] })
+      expect(r).toEqual(
+        attempt < 3 ? { released: 1, dead: 0, retired: 0 } : { released: 0, dead: 1, deadIds: ['refused'], retired: 0 },
+      )
       if (attempt < 3) {
         // still waiting for its backoff: not handed out again yet
         expect((await claimAll(100, slow)).map((j) => j.id)).not.toContain('refused')
@@ -229,7 +231,7 @@ describe('claims', () => {
         await leases.release(shard, [
           { ...claimed!, error: 'SendMessageBatch failed: ECONNREFUSED', jobsFault: false },
         ]),
-      ).toEqual({ released: 1, dead: 0 })
+      ).toEqual({ released: 1, dead: 0, retired: 0 })
     }
     // assess: still scheduled for another try, with its error on view
     expect(await t.store.get('outage')).toMatchObject({
@@ -278,8 +280,8 @@ describe('claims', () => {
     }
     // assess: alive, waiting for its 7th attempt
     expect(outcomes).toEqual([
-      { released: 1, dead: 0 },
-      { released: 1, dead: 0 },
+      { released: 1, dead: 0, retired: 0 },
+      { released: 1, dead: 0, retired: 0 },
     ])
     expect(await t.store.get('transient-then-fault')).toMatchObject({ status: 'scheduled', attempts: 6 })
     await t.store.cancel('transient-then-fault')

@@ -134,10 +134,15 @@ describe('recurring schedules (store)', () => {
     // act: replaced meanwhile, then the dispatch's ack
     const replaced = await q.putSchedule('racy', { queue: 'orders', payload: 2, everyMs: HOUR })
     const acked = await leases.ack(shard, claimed.jobs)
-    // assess: the old rule's successor (start + 1 s) never appears
+    // assess: the old rule's successor (start + 1 s) never appears; the delivered occurrence counts as a run
     expect(acked).toBe(1)
     expect(await occurrencesOf(t, 'racy')).toEqual([`racy@${Date.parse(replaced.nextRunAt!)}`])
-    expect(await q.getSchedule('racy')).toMatchObject({ everyMs: HOUR, nextRunAt: replaced.nextRunAt, runs: 0 })
+    expect(await q.getSchedule('racy')).toMatchObject({
+      everyMs: HOUR,
+      nextRunAt: replaced.nextRunAt,
+      runs: 1,
+      lastRunAt: new Date(start).toISOString(),
+    })
     await t.close()
   })
 
@@ -152,7 +157,7 @@ describe('recurring schedules (store)', () => {
       first.jobs.map((j) => ({ id: j.id, token: j.token, error: 'refused' })),
     )
     // assess: dead, no successor, the schedule still names it
-    expect(released).toEqual({ released: 0, dead: 1, deadIds: [`refused@${start}`] })
+    expect(released).toEqual({ released: 0, dead: 1, deadIds: [`refused@${start}`], retired: 0 })
     expect(await q.get(`refused@${start}`)).toMatchObject({ status: 'dead' })
     expect(await occurrencesOf(t, 'refused')).toEqual([`refused@${start}`])
     expect((await q.getSchedule('refused'))!.nextRunAt).toBe(new Date(start).toISOString())
@@ -164,6 +169,65 @@ describe('recurring schedules (store)', () => {
     const view = (await q.getSchedule('refused'))!
     expect(view.runs).toBe(1)
     expect(await occurrencesOf(t, 'refused')).toEqual([`refused@${Date.parse(view.nextRunAt!)}`])
+    await t.close()
+  })
+
+  it.each(['delete', 'pause'])(
+    '%s removes an occurrence waiting to retry a send SQS may have taken: it is never sent again',
+    async (operation) => {
+      // prepare: the due occurrence's send timed out (maybe in SQS): it waits for its retry
+      const t = testStore({ shards: 1 })
+      const q = testQueue(t)
+      const { leases, shard, start, claimed } = await claimFirstOccurrence(t, q, 'unsure', 10)
+      const ambiguous = claimed.jobs.map((j) => ({ ...j, error: 'timed out', jobsFault: false, maybeSent: true }))
+      expect(await leases.release(shard, ambiguous)).toEqual({ released: 1, dead: 0, retired: 0 })
+      expect((await q.get(`unsure@${start}`))?.lastError).toMatchObject({ maybeSent: true })
+      // act
+      if (operation === 'delete') await q.deleteSchedule('unsure')
+      else await q.pauseSchedule('unsure')
+      // assess: nothing left to retry
+      expect(await occurrencesOf(t, 'unsure')).toEqual([])
+      expect(await pendingCount(t.store)).toBe(0)
+      await t.close()
+    },
+  )
+
+  it('a send in flight at the delete that may have reached SQS is retired when it fails, not retried', async () => {
+    // prepare: a scanner holds the due occurrence
+    const t = testStore({ shards: 1 })
+    const q = testQueue(t)
+    const { leases, shard, claimed } = await claimFirstOccurrence(t, q, 'inflight', 10)
+    // act: deleted meanwhile; then the send times out (SQS may hold the message)
+    await q.deleteSchedule('inflight')
+    const ambiguous = claimed.jobs.map((j) => ({ ...j, error: 'timed out', jobsFault: false, maybeSent: true }))
+    const released = await leases.release(shard, ambiguous)
+    // assess
+    expect(released).toEqual({ released: 0, dead: 0, retired: 1 })
+    expect(await occurrencesOf(t, 'inflight')).toEqual([])
+    expect(await pendingCount(t.store)).toBe(0)
+    await t.close()
+  })
+
+  it('runs and lastRunAt count an occurrence delivered around a pause, not one of a deleted schedule of that id', async () => {
+    // prepare: two schedules whose due occurrences a scanner holds
+    const t = testStore({ shards: 1 })
+    const q = testQueue(t)
+    const start = Math.ceil((Date.now() + 100) / 1000) * 1000
+    for (const id of ['paused', 'renewed'])
+      await q.putSchedule(id, { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
+    const leases = new Leases(t.redis, { leaseMs: 30_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 }, t.keys)
+    const shard = t.keys.shards[0]!
+    await eventually(async () => Date.now() >= start)
+    const claimed = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
+    // act: one paused, the other deleted and created again, while their occurrences go out; then the acks
+    await q.pauseSchedule('paused')
+    await q.deleteSchedule('renewed')
+    await new Promise((r) => setTimeout(r, 5)) // a later creation time than the occurrence's
+    await q.putSchedule('renewed', { queue: 'orders', payload: 1, everyMs: HOUR })
+    expect(await leases.ack(shard, claimed.jobs)).toBe(2)
+    // assess
+    expect(await q.getSchedule('paused')).toMatchObject({ runs: 1, lastRunAt: new Date(start).toISOString() })
+    expect(await q.getSchedule('renewed')).toMatchObject({ runs: 0, lastRunAt: null })
     await t.close()
   })
 

@@ -55,4 +55,25 @@ describe('sdq dead', () => {
     expect((await t.store.get('cli-dead-2'))!.status).toBe('dead')
     expect((await t.store.stats()).queues).toMatchObject({ orders: { dead: 0, pending: 2 }, emails: { dead: 3 } })
   })
+
+  it('refuses a retry delay past the job horizon, naming the flag, and revives nothing', async () => {
+    // prepare: a job dead on its first refusal
+    const shard = t.keys.shards[0]!
+    const leases = new Leases(t.redis, { leaseMs: 60_000, maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 })
+    await t.store.enqueue(job({ id: 'cli-far', queue: 'orders' }))
+    const { jobs } = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
+    await leases.release(
+      shard,
+      jobs.filter((j) => j.id === 'cli-far').map((j) => ({ ...j, error: 'QueueDoesNotExist' })),
+    )
+    // act: a delay in microseconds, as a typo would give
+    const refused = await sdq('dead', 'retry', 'cli-far', '--delay-ms', '1795648056156000').then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    )
+    // assess
+    expect(refused?.code).toBe(2)
+    expect(refused?.stderr).toMatch(/--delay-ms must be at most 34560000000 \(MAX_HORIZON_DAYS/)
+    expect((await t.store.get('cli-far'))!.status).toBe('dead')
+  })
 })

@@ -96,7 +96,7 @@ describe('schedule input rules', () => {
 
   it('refuses a rate under 1 s, both or neither rule, an unknown zone and an end before the start', () => {
     expect(detailsOf({ queue: 'orders', payload: 1, everyMs: 999 })).toEqual([
-      { path: 'everyMs', message: 'must be an integer >= 1000' },
+      { path: 'everyMs', message: 'must be an integer from 1000 to 315360000000 (3650 days)' },
     ])
     expect(detailsOf({ queue: 'orders', payload: 1, everyMs: 1000, cron: '* * * * *' })).toEqual([
       { path: 'everyMs', message: 'give exactly one of cron and everyMs' },

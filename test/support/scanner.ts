@@ -47,6 +47,7 @@ export function testScanner(t: { redis: ScriptedClient; keys: Keyspace }, o: Tes
       onSent: o.onSent,
       ...(o.ackHoldMs === undefined ? {} : { ackHoldMs: o.ackHoldMs }),
       ...(o.maxInFlight === undefined ? {} : { maxInFlight: o.maxInFlight }),
+      ...(o.localClock === undefined ? {} : { localClock: o.localClock }),
     },
   )
   return {
