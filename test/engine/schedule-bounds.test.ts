@@ -133,7 +133,7 @@ describe('the largest accepted times through every script', () => {
     )
     // assess
     expect(acked).toBe(1)
-    expect(released).toEqual({ released: 0, dead: 1, retired: 0 })
+    expect(released).toMatchObject({ released: 0, dead: 1, retired: 0 })
     expect(await occurrencesOf(t, 'edge')).toEqual([`edge@${MAX_SCHEDULE_TIME_MS}`])
     expect(await q.getSchedule('edge')).toMatchObject({ nextRunAt: MAX_SCHEDULE_TIME_ISO, runs: 1 })
     expect((await stored()).filter((r) => exponent.test(r))).toEqual([])

@@ -202,7 +202,7 @@ describe('recurring schedules (store)', () => {
     const ambiguous = claimed.jobs.map((j) => ({ ...j, error: 'timed out', jobsFault: false, maybeSent: true }))
     const released = await leases.release(shard, ambiguous)
     // assess
-    expect(released).toEqual({ released: 0, dead: 0, retired: 1 })
+    expect(released).toMatchObject({ released: 0, dead: 0, retired: 1 })
     expect(await occurrencesOf(t, 'inflight')).toEqual([])
     expect(await pendingCount(t.store)).toBe(0)
     await t.close()
