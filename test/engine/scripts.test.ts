@@ -9,6 +9,9 @@ import {
   enqueueCall,
   getCall,
   relayHandBackCall,
+  scannerAliveCall,
+  scannerRetireCall,
+  scanStartReleaseCall,
   releaseCall,
   reviveCall,
   scheduleAckCall,
@@ -69,6 +72,9 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   }),
   sdqScheduleDelete: scheduleDeleteCall(at, 'job-1'),
   sdqRelayHandBack: relayHandBackCall(keys.scanRelayKey, 'run-b', 'run-a'),
+  sdqScannerAlive: scannerAliveCall(shard, 'run-a', 5_000),
+  sdqScannerRetire: scannerRetireCall(shard, { owner: 'run-a', horizonMs: 70_000, startToken: 'job-1' }),
+  sdqScanStartRelease: scanStartReleaseCall(shard, 'job-1'),
   sdqScheduleAck: scheduleAckCall(shard, [
     {
       id: 'job-1@1',
