@@ -50,6 +50,9 @@ export const START_TIMINGS: StartTimings = {
   budgetMs: 8_000,
 }
 
+/** Once a scanner is up, the start guard lapses this much later (not at once: see releaseScanStart). */
+const GUARD_AFTER_UP_MS = 1_000
+
 export class ScanStarter {
   /** Starts that failed, since this process started (logged with each failure). */
   failedStarts = 0
@@ -141,8 +144,9 @@ export class ScanStarter {
       )
       firstSettled()
       if (accepted ? await this.scannerUp(Math.min(t.confirmMs, deadline - Date.now())) : await this.alive()) {
-        // Up (ours, or another run that will see this job): the guard has done its work.
-        await releaseScanStart(redis, keys, shard, token).catch(() => {})
+        // Up (ours, or another run that will see this job): the guard has done its work, but for enqueues that asked
+        // just before the marker reached their shard and are taking shard 0's guard now.
+        await releaseScanStart(redis, keys, shard, token, GUARD_AFTER_UP_MS).catch(() => {})
         return
       }
       if (accepted) lastError = `no scanner came up within ${t.confirmMs} ms of an accepted invoke`
@@ -172,8 +176,9 @@ export class ScanStarter {
     }
   }
 
+  /** Marked alive on every shard: a scanner that has marked only some is still coming up. */
   private alive(): Promise<boolean> {
-    return scannerAlive(this.store.redis, this.store.keys).catch(() => false)
+    return scannerAlive(this.store.redis, this.store.keys, true).catch(() => false)
   }
 }
 

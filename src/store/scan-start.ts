@@ -45,19 +45,27 @@ export async function takeScanStart(
   return taken === 'OK'
 }
 
-/** Gives back the guards of `shard` and shard 0, where they still hold `token` (a later start's guard stays). */
+/**
+ * Gives back the guards of `shard` and shard 0 where they still hold `token` (a later start's guard stays): at once,
+ * or, once a scanner is up, in `keepMs`, so that an enqueue that asked just before the scanner's marker reached its
+ * shard finds shard 0's guard still taken.
+ */
 export async function releaseScanStart(
   redis: ScriptedClient,
   keys: Keyspace,
   shard: number,
   token: string,
+  keepMs = 0,
 ): Promise<void> {
-  await Promise.all([...new Set([0, shard])].map((i) => runScript(redis, scanStartReleaseCall(keys.shards[i]!, token))))
+  const shards = [...new Set([0, shard])]
+  await Promise.all(shards.map((i) => runScript(redis, scanStartReleaseCall(keys.shards[i]!, token, keepMs))))
 }
 
-/** Whether a scanner is alive (its marker on shard 0: every running scanner keeps one on every shard). */
-export async function scannerAlive(redis: ScriptedClient, keys: Keyspace): Promise<boolean> {
-  return (await redis.exists(keys.shards[0]!.scannerAlive)) === 1
+/** Whether a scanner is alive: marked on shard 0 (`everyShard`: on every shard, as a started scanner marks them). */
+export async function scannerAlive(redis: ScriptedClient, keys: Keyspace, everyShard = false): Promise<boolean> {
+  const shards = everyShard ? keys.shards : [keys.shards[0]!]
+  const marked = await Promise.all(shards.map((s) => redis.exists(s.scannerAlive)))
+  return marked.every((n) => n === 1)
 }
 
 /**

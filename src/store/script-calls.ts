@@ -347,7 +347,7 @@ export function scannerRetireCall(
   }
 }
 
-/** lua/scan-start-release.lua: 1 when the shard's start guard held `token` and was removed. */
-export function scanStartReleaseCall(shard: ShardKeys, token: string): ScriptCall<number> {
-  return { script: 'sdqScanStartRelease', keys: { start: shard.scanStart }, args: { token } }
+/** lua/scan-start-release.lua: 1 when the shard's start guard held `token` (removed, or lapsing in `keepMs`). */
+export function scanStartReleaseCall(shard: ShardKeys, token: string, keepMs = 0): ScriptCall<number> {
+  return { script: 'sdqScanStartRelease', keys: { start: shard.scanStart }, args: { token, keepMs } }
 }

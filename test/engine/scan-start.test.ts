@@ -135,17 +135,18 @@ describe('scan start', () => {
   })
 
   it('a start guard goes only for its own start: an older start giving up leaves a newer start its guard', async () => {
-    // prepare: a start's guard expired while it was still trying; a newer enqueue took the guard
+    // prepare: a start's guards expired while it was still trying; a newer enqueue took them
     const t = testStore()
     const store = onDemandStore(t)
-    await t.redis.set(t.keys.shards[0]!.scanStart, 'newer', 'PX', SCAN_START_GUARD_MS)
+    const guards = t.keys.shards.map((s) => s.scanStart)
+    for (const guard of guards) await t.redis.set(guard, 'newer', 'PX', SCAN_START_GUARD_MS)
     // act: the older start gives up
-    await releaseScanStart(store.redis, t.keys, 0, 'older')
-    // assess: the newer start's guard stands (no third start while it runs); its own release removes it
-    expect(await t.redis.get(t.keys.shards[0]!.scanStart)).toBe('newer')
+    for (const shard of t.keys.shards) await releaseScanStart(store.redis, t.keys, shard.shard, 'older')
+    // assess: the newer start's guards stand (no third start while it runs); its own release removes them
+    expect(await Promise.all(guards.map((g) => t.redis.get(g)))).toEqual(guards.map(() => 'newer'))
     expect((await store.enqueue(job({ schedule: { delayMs: 1_000 } }))).startScanner).toBe(false)
-    await releaseScanStart(store.redis, t.keys, 0, 'newer')
-    expect(await t.redis.exists(t.keys.shards[0]!.scanStart)).toBe(0)
+    for (const shard of t.keys.shards) await releaseScanStart(store.redis, t.keys, shard.shard, 'newer')
+    expect(await Promise.all(guards.map((g) => t.redis.exists(g)))).toEqual(guards.map(() => 0))
     await t.close()
   })
 
@@ -162,7 +163,7 @@ describe('scan start', () => {
     // assess: guard gone, so the next job due soon starts a scan at once instead of waiting for the guard's expiry
     expect(enqueued.startScanner).toBe(true)
     expect(fn.sent.map((s) => s.id)).toEqual(['frozen'])
-    expect(await t.redis.exists(t.keys.shards[0]!.scanStart)).toBe(0)
+    for (const shard of t.keys.shards) expect(await t.redis.exists(shard.scanStart)).toBe(0)
     expect((await onDemandStore(t).enqueue(job({ schedule: { delayMs: 1_000 } }))).startScanner).toBe(true)
     await t.close()
   })

@@ -74,7 +74,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   sdqRelayHandBack: relayHandBackCall(keys.scanRelayKey, 'run-b', 'run-a'),
   sdqScannerAlive: scannerAliveCall(shard, 'run-a', 5_000),
   sdqScannerRetire: scannerRetireCall(shard, { owner: 'run-a', horizonMs: 70_000, startToken: 'job-1' }),
-  sdqScanStartRelease: scanStartReleaseCall(shard, 'job-1'),
+  sdqScanStartRelease: scanStartReleaseCall(shard, 'job-1', 1_000),
   sdqScheduleAck: scheduleAckCall(shard, [
     {
       id: 'job-1@1',
