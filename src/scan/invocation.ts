@@ -11,6 +11,9 @@ import { Relay, type RelayOptions, type RunStart } from './relay'
 import type { ScanReport } from './run-tally'
 import type { Scanner } from './scanner'
 
+/** On-demand mode: when a run started on a tick looks for a newer run first (see runInvocation). */
+export const ON_DEMAND_FIRST_LOOK_MS = 1_000
+
 export interface InvocationOptions {
   mode: ScanMode
   redis: RedisClient
@@ -40,7 +43,15 @@ export async function runInvocation(
   options: InvocationOptions,
 ): Promise<InvocationReport> {
   const { redis, keys, name, mode, logger = defaultLog() } = options
-  const relay = new Relay(redis, keys.scanRelayKey, name, { ...options.relay, startedBy: options.startedBy, logger })
+  // On-demand mode: an enqueue can start a run as a tick's run is coming up (before its alive marker is there); the
+  // tick's run looks early, at 1 s, and stops for it rather than scanning beside it until its look at 5 s.
+  const firstLookMs = mode === 'on-demand' ? ON_DEMAND_FIRST_LOOK_MS : undefined
+  const relay = new Relay(redis, keys.scanRelayKey, name, {
+    firstLookMs,
+    ...options.relay,
+    startedBy: options.startedBy,
+    logger,
+  })
   // The scan does not wait for the take-over: a Redis node that hangs (in a cluster, the relay key's, shard 0's) would
   // hold every shard's scan. The watch starts once the take-over has settled (it needs the predecessor's name).
   const tookOver = relay.takeOver(untilMs)

@@ -250,6 +250,23 @@ describe('scan relay', () => {
     await st.close()
   })
 
+  it("on-demand mode: a tick's run stops at 1 s for a run an enqueue started as it came up", async () => {
+    // prepare: a job due in 30 s keeps both runs from ending early; T, the tick's run, starts
+    const st = await relayStage('relay-tick-meets-start')
+    await st.t.store.enqueue(job({ id: 'later', schedule: { delayMs: 30_000 } }))
+    const t = st.invoke('run-t', { mode: 'on-demand', startedBy: 'tick' })
+    // act: an enqueue that asked before T's alive marker was there starts E
+    await new Promise((r) => setTimeout(r, 100))
+    const e = st.invoke('run-e', { mode: 'on-demand', startedBy: 'enqueue' })
+    const ended = await t.done
+    e.scanner.stop()
+    await e.done
+    // assess: T stopped for E at its early look (1 s), not at 5 s
+    expect(ended.report.handedOverTo).toBe('run-e')
+    expect(ended.endedAt - t.startedAt).toBeLessThan(2_500)
+    await st.close()
+  })
+
   it('on-demand mode: an older run does not stop for a newer run that already ended early, and leaves no alive marker', async () => {
     // prepare: A sends a job, then lingers (5 s) after it; it looks for a newer run once, at 2.5 s
     const st = await relayStage('relay-on-demand-early-end')
