@@ -3,8 +3,8 @@
 //   - 'lost': answers 202 as Lambda does for an accepted asynchronous invoke, and never passes it on;
 //   - 'throttled': answers 429 TooManyRequestsException, as Lambda's Invoke API does when it throttles;
 //   - 'hangs': takes the request and never answers (until close()).
-// Faults are queued one per request (failNext), or held for a while (failAll). Everything else passes through
-// untouched. Loopback only.
+// Faults are queued one per invoke (failNext), or held for a while (failAll). Everything else, and the invoker's
+// DryRun warm-up, passes through untouched. Loopback only.
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 
@@ -30,6 +30,8 @@ export async function startLambdaFaultProxy(target = ''): Promise<LambdaFaultPro
   const sockets = new Set<Socket>()
   const proxy = { target } as { target: string }
   const server = createServer((req, res) => {
+    // The invoker's warm-up (a DryRun at the API's cold start) is no start: it passes, and meets no fault.
+    if (req.headers['x-amz-invocation-type'] === 'DryRun') return pass(req, res, proxy.target)
     const fault = queued.shift() ?? always
     seen.push({ at: Date.now(), fault })
     if (fault === 'hangs') return

@@ -45,6 +45,19 @@ export function lambdaInvoker(
       }),
   )
   client.catch(() => {}) // reported by the first invoke()
+  // Warm-up: a DryRun invoke (Lambda checks the call and the right, runs nothing, bills nothing) as soon as the SDK
+  // is loaded, at the API's cold start. The first start of a process otherwise pays the SDK's first-use code paths
+  // and the connection (measured: 13-23 ms on loopback, a TLS handshake more in AWS), longer than the write's answer
+  // waits for it: a Lambda environment frozen after that answer would hold the invoke unsent (bench/start-freeze.ts).
+  void client
+    .then((c) =>
+      sdk.then(({ InvokeCommand }) =>
+        c.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'DryRun' }), {
+          abortSignal: AbortSignal.timeout(timeoutMs),
+        }),
+      ),
+    )
+    .catch(() => {}) // serverless-offline answers DryRun with a 400; the connection is open all the same
   return {
     async invoke(event) {
       const { InvokeCommand } = await sdk

@@ -118,8 +118,11 @@ export function faultyInvoker(invoker: ScanInvoker, faults: StartFault[]) {
 /** A loopback HTTP endpoint that takes every request and never answers: a Lambda endpoint that hangs. */
 export async function silentEndpoint() {
   const sockets = new Set<Socket>()
-  const requests: number[] = []
-  const server = createServer(() => void requests.push(Date.now()))
+  /** Each request's time and invocation type ("Event", or "DryRun": the invoker's warm-up). */
+  const requests: { at: number; type: string }[] = []
+  const server = createServer((req) => {
+    requests.push({ at: Date.now(), type: String(req.headers['x-amz-invocation-type']) })
+  })
   server.on('connection', (socket) => {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
