@@ -182,4 +182,5 @@ export class ScanStarter {
   }
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+/** The start's own pauses do not keep a process alive (a script that enqueues and exits): the job is stored. */
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref())
