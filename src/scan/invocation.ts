@@ -12,7 +12,7 @@ import type { ScanReport } from './run-tally'
 import type { Scanner } from './scanner'
 
 /** On-demand mode: when a run started on a tick looks for a newer run first (see runInvocation). */
-export const ON_DEMAND_FIRST_LOOK_MS = 1_000
+export const ON_DEMAND_FIRST_LOOK_MS = 500
 
 export interface InvocationOptions {
   mode: ScanMode
@@ -44,7 +44,7 @@ export async function runInvocation(
 ): Promise<InvocationReport> {
   const { redis, keys, name, mode, logger = defaultLog() } = options
   // On-demand mode: an enqueue can start a run as a tick's run is coming up (before its alive marker is there); the
-  // tick's run looks early, at 1 s, and stops for it rather than scanning beside it until its look at 5 s.
+  // tick's run looks early, at 500 ms, and stops for it rather than scanning beside it until its look at 5 s.
   const firstLookMs = mode === 'on-demand' ? ON_DEMAND_FIRST_LOOK_MS : undefined
   const relay = new Relay(redis, keys.scanRelayKey, name, {
     firstLookMs,

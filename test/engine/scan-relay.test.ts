@@ -250,7 +250,7 @@ describe('scan relay', () => {
     await st.close()
   })
 
-  it("on-demand mode: a tick's run stops at 1 s for a run an enqueue started as it came up", async () => {
+  it("on-demand mode: a tick's run stops at its early look (500 ms) for a run an enqueue started as it came up", async () => {
     // prepare: a job due in 30 s keeps both runs from ending early; T, the tick's run, starts
     const st = await relayStage('relay-tick-meets-start')
     await st.t.store.enqueue(job({ id: 'later', schedule: { delayMs: 30_000 } }))
@@ -261,7 +261,7 @@ describe('scan relay', () => {
     const ended = await t.done
     e.scanner.stop()
     await e.done
-    // assess: T stopped for E at its early look (1 s), not at 5 s
+    // assess: T stopped for E at its early look (500 ms), not at 5 s
     expect(ended.report.handedOverTo).toBe('run-e')
     expect(ended.endedAt - t.startedAt).toBeLessThan(2_500)
     await st.close()
