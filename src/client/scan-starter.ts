@@ -1,20 +1,20 @@
 // On-demand scan mode, the enqueuer's side: when the enqueue script says a job is due before the next scheduled scan
 // and no scanner runs, start the scan function (an asynchronous invoke: src/client/lambda-invoker.ts).
 //
-// The start never holds the write's answer for long: the answer waits for the first invoke at most
-// START_ANSWER_WAIT_MS (an invoke normally settles within that), and the start goes on in the background. A start
-// that fails is tried again, not guarded away: a refused, throttled or timed-out invoke is retried with backoff,
-// and an accepted invoke whose scanner does not come up within START_CONFIRM_MS (Lambda lost or delayed the event)
-// is invoked again, until a scanner is alive or START_BUDGET_MS have passed. Then the start gives its guard back
-// (only its own: the guard holds the job id as the start's token), so the next enqueue asks again; and the failed
-// start is counted ("scan start failed", with failedStarts). A start never fails the enqueue: the job is stored, and
-// the next scheduled scan takes it if nothing else does.
+// The start never holds the write's answer for long: the answer waits for the first invoke at most answerWaitMs
+// (START_TIMINGS; an invoke normally settles within that), and the start goes on in the background. A start that
+// fails is tried again, not guarded away: a refused, throttled or timed-out invoke is retried with backoff, and an
+// accepted invoke whose scanner does not come up within confirmMs (Lambda lost or delayed the event) is invoked
+// again, until a scanner is alive or budgetMs have passed. Then the start gives its guard back (only its own: the
+// guard holds the job id as the start's token), so the next enqueue asks again, and the failed start is counted
+// ("scan start failed", with failedStarts). A start never fails the enqueue: the job is stored, and the next
+// scheduled scan takes it if nothing else does.
 //
 // In Lambda, what goes on after the handler returned is frozen with the execution environment and resumes only if
-// that environment serves another request. So the answer waits for the first invoke (it has normally reached Lambda
-// by then), and nothing is left to the background that the store does not recover: a start frozen midway holds its
-// guard until the guard expires (SCAN_START_GUARD_MS) or the scan it started ends (that scan gives the guard back,
-// lua/scanner-retire.lua), and the next tick takes the job.
+// that environment serves another request. So the answer waits for the first invoke (it has reached Lambda by then:
+// the invoker warms itself up at cold start), and nothing is left to the background that the store does not
+// recover: a start frozen midway holds its guard until the guard expires (SCAN_START_GUARD_MS) or the scan it
+// started ends (that scan gives the guard back, lua/scanner-retire.lua), and the next tick takes the job.
 import { defaultLog, type Log } from '../logger'
 import type { EnqueueResult, JobStore } from '../store/job-store'
 import {
