@@ -11,6 +11,7 @@ import { createEngine } from '../src/store/engine'
 import { createScanner } from '../src/scan/engine'
 import { createSqsClient } from '../src/sqs/client'
 import { runInvocation } from '../src/scan/invocation'
+import { scanStartOf } from '../src/store/scan-start'
 
 const config = loadConfig()
 const logger = createLogger('delay-queue')
@@ -32,6 +33,8 @@ export const handler = async (event: unknown, context: Context) => {
       redis: engine.redis,
       keys: engine.keys,
       name: context.awsRequestId,
+      // An enqueue's start (on-demand mode) or a tick: the relay's look times and the start guard depend on it.
+      ...scanStartOf(event),
       onDemand: { horizonMs: config.onDemandHorizonMs, lingerMs: config.onDemandLingerMs },
       logger,
     })

@@ -1,8 +1,9 @@
 // The whole stack on one machine, as serverless.yml declares it for the `local` stage:
 //   redis-server (private, AOF in .dev/redis, unless REDIS_URL is given) -> fauxqs (every target queue + DLQ)
-//   -> serverless-offline (API, scan, consumer) -> EventBridge's part: in continuous mode one scan invocation at a
-//      time, back to back; in on-demand mode (SCAN_MODE=on-demand) one a minute, and the API starts the others
-//      through serverless-offline's Lambda endpoint, as it would through Lambda's
+//   -> serverless-offline (API, scan, consumer) -> EventBridge's part: a scan invocation every minute, whether or not
+//      the one before has ended, as EventBridge fires (runs overlap, and the relay hands over, as in AWS); in
+//      on-demand mode (SCAN_MODE=on-demand) the API also starts scans through serverless-offline's Lambda endpoint,
+//      as it would through Lambda's
 //   -> an SQS poller per consumer, invoking it through the Lambda endpoint (the event source mapping's part)
 //   -> the addresses, written for other services' local loops (local/dev-env.ts, sdq-poll).
 import { SQSClient } from '@aws-sdk/client-sqs'
@@ -44,8 +45,13 @@ export interface DevStackOptions {
   onOutput?: (line: string) => void
   /** The stack's own messages (default: stdout). */
   log?: (message: string) => void
-  /** On-demand mode: how often the schedule fires the scan (default 60 s, as in AWS); 0: never (enqueues only). */
+  /**
+   * How often the schedule fires the scan, whether or not the run before has ended (default 60 s, as EventBridge
+   * does); 0: never (on-demand mode: only enqueues start scans).
+   */
   scanTickMs?: number
+  /** Where the API starts the scan function in on-demand mode (default: serverless-offline's Lambda endpoint). */
+  lambdaEndpoint?: string
 }
 
 export interface DevStack {
@@ -63,9 +69,6 @@ export interface DevStack {
   scanMode: string
   stop(): Promise<void>
 }
-
-/** Pause before the next scan after a failed one, so a broken setting does not spin. */
-const SCAN_RETRY_PAUSE_MS = 2_000
 
 export async function startDevStack(options: DevStackOptions = {}): Promise<DevStack> {
   const root = resolve(options.root ?? process.cwd())
@@ -115,7 +118,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       ...options.env,
       REDIS_URL: redisUrl,
       // On-demand mode: where the API starts the scan function (Lambda's Invoke API, served by serverless-offline).
-      LAMBDA_ENDPOINT: `http://127.0.0.1:${lambdaPort}`,
+      LAMBDA_ENDPOINT: options.lambdaEndpoint ?? `http://127.0.0.1:${lambdaPort}`,
       QUEUES: Object.entries(queues)
         .map(([name, url]) => `${name}=${url}`)
         .join(','),
@@ -164,12 +167,9 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       stops.push(() => poller.stop())
     }
 
-    // EventBridge's part. Continuous mode, without waiting for the minute: one scan at a time, the next as soon as
-    // one returns. On-demand mode: the schedule's own pace, since the point is to see what runs between ticks.
-    const tickMs = scanMode === 'on-demand' ? (options.scanTickMs ?? 60_000) : 0
-    if (spec.functionNames.scan && (scanMode !== 'on-demand' || tickMs > 0)) {
-      stops.push(keepScanning(offline.lambdaUrl, spec.functionNames.scan, log, tickMs))
-    }
+    // EventBridge's part, at its pace: a tick every minute (the first at once), each an invocation of its own.
+    const tickMs = options.scanTickMs ?? 60_000
+    if (spec.functionNames.scan && tickMs > 0) stops.push(tick(offline.lambdaUrl, spec.functionNames.scan, log, tickMs))
 
     if (options.envFile) {
       const envFile = options.envFile
@@ -224,46 +224,33 @@ async function createQueues(sqs: LocalSqs, spec: ServiceSpec) {
   return created
 }
 
-/** Invokes the scan function over and over, never two at once, at most one start per `everyMs`. Returns its stop(). */
-function keepScanning(
-  lambdaUrl: string,
-  functionName: string,
-  log: (m: string) => void,
-  everyMs = 0,
-): () => Promise<void> {
+/**
+ * Invokes the scan function every `everyMs`, the first time at once, without waiting for the invocation before
+ * (EventBridge does not: a run that lasts past the next tick runs beside the next one). Returns its stop(), which
+ * waits for the invocations still running.
+ */
+function tick(lambdaUrl: string, functionName: string, log: (m: string) => void, everyMs: number): () => Promise<void> {
   const abort = new AbortController()
-  const pause = (ms: number) =>
-    new Promise<void>((r) => {
-      const timer = setTimeout(r, ms)
-      abort.signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer)
-          r()
-        },
-        { once: true },
-      )
-    })
-  const loop = (async () => {
-    while (!abort.signal.aborted) {
-      const started = Date.now()
-      try {
-        await invokeFunction(
-          lambdaUrl,
-          functionName,
-          { source: 'local.dev', 'detail-type': 'Scheduled Event' },
-          abort.signal,
-        )
-      } catch (error) {
-        if (abort.signal.aborted) return
-        log(`scan: ${error instanceof Error ? error.message : error}`)
-        await pause(SCAN_RETRY_PAUSE_MS)
-      }
-      await pause(started + everyMs - Date.now())
-    }
-  })()
+  const running = new Set<Promise<void>>()
+  const fire = () => {
+    const run = invokeFunction(
+      lambdaUrl,
+      functionName,
+      { source: 'local.dev', 'detail-type': 'Scheduled Event' },
+      abort.signal,
+    )
+      .then(() => {})
+      .catch((error) => {
+        if (!abort.signal.aborted) log(`scan: ${error instanceof Error ? error.message : error}`)
+      })
+      .finally(() => running.delete(run))
+    running.add(run)
+  }
+  fire()
+  const timer = setInterval(fire, everyMs)
   return async () => {
+    clearInterval(timer)
     abort.abort()
-    await loop
+    await Promise.all([...running])
   }
 }

@@ -81,7 +81,7 @@ async function main() {
   queues         ${Object.entries(stack.queues)
     .map(([n, u]) => `${n} -> ${u}`)
     .join('\n                 ')}
-  scan           ${stack.scanMode === 'on-demand' ? 'on-demand: once a minute, and started by enqueues of jobs due soon' : 'running back to back (no wait for the minute)'}
+  scan           ${stack.scanMode === 'on-demand' ? 'on-demand: a tick every minute, and started by enqueues of jobs due soon' : 'a tick every minute, each run until the next takes over'}
   consumer       ${consumer && exampleConsumer ? `${consumer.function} reads "${stack.spec.queues.find((q) => q.logicalId === consumer.queueLogicalId)?.target}"` : 'none (--no-example-consumer): run sdq-poll in your service'}
   addresses      ${envFile} (for other services: sdq-poll --env ${envFile})
 

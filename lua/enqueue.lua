@@ -10,8 +10,9 @@
   KEYS[6] errors    HASH  id -> last dispatch error (JSON)
   KEYS[7] dead      ZSET  id -> time it died (ms)
   KEYS[8] counts    HASH  "<queue>|pending" / "<queue>|dead" / "<queue>|dispatched" -> count
-  KEYS[9] scanner   STRING set (with an expiry) while a scanner runs: on-demand scan mode (src/scan/presence.ts)
-  KEYS[10] start    STRING set NX (with an expiry) by the enqueue that asks for a scanner: one start at a time
+  KEYS[9] scanner   ZSET exists (with an expiry) while a scanner runs: on-demand scan mode (src/scan/presence.ts)
+  KEYS[10] start    STRING set NX (with an expiry) to this job's id by the enqueue that asks for a scanner: one start
+                    at a time, removed only by that start (lua/scan-start-release.lua, lua/scanner-retire.lua)
 
   ARGV[1] id
   ARGV[2] bucketNo  the job's bucket number (its member in KEYS[2])
@@ -60,7 +61,7 @@ end
 local function startScanner()
   if startHorizon <= 0 or due >= now + startHorizon then return 0 end
   if redis.call('EXISTS', scanner) == 1 then return 0 end
-  if not redis.call('SET', start, '1', 'NX', 'PX', startGuardMs) then return 0 end
+  if not redis.call('SET', start, id, 'NX', 'PX', startGuardMs) then return 0 end
   return 1
 end
 

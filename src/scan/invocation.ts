@@ -7,9 +7,12 @@ import type { Keyspace } from '../store/keys'
 import type { RedisClient } from '../store/scripts'
 import { runOnDemand } from './on-demand'
 import { Presence } from './presence'
-import { Relay, type RelayOptions } from './relay'
+import { Relay, type RelayOptions, type RunStart } from './relay'
 import type { ScanReport } from './run-tally'
 import type { Scanner } from './scanner'
+
+/** On-demand mode: when a run started on a tick looks for a newer run first (see runInvocation). */
+export const ON_DEMAND_FIRST_LOOK_MS = 500
 
 export interface InvocationOptions {
   mode: ScanMode
@@ -19,7 +22,11 @@ export interface InvocationOptions {
   name: string
   /** On-demand mode's watch: see src/scan/on-demand.ts. */
   onDemand: { horizonMs: number; lingerMs: number }
-  relay?: Omit<RelayOptions, 'logger'>
+  /** What started this run (default 'tick'): the relay's look times count from it. */
+  startedBy?: RunStart
+  /** An enqueue's start: the start guard's token, which the run gives back as it ends. */
+  startToken?: string | null
+  relay?: Omit<RelayOptions, 'logger' | 'startedBy'>
   logger?: Log
 }
 
@@ -36,7 +43,15 @@ export async function runInvocation(
   options: InvocationOptions,
 ): Promise<InvocationReport> {
   const { redis, keys, name, mode, logger = defaultLog() } = options
-  const relay = new Relay(redis, keys.scanRelayKey, name, { ...options.relay, logger })
+  // On-demand mode: an enqueue can start a run as a tick's run is coming up (before its alive marker is there); the
+  // tick's run looks early, at 500 ms, and stops for it rather than scanning beside it until its look at 5 s.
+  const firstLookMs = mode === 'on-demand' ? ON_DEMAND_FIRST_LOOK_MS : undefined
+  const relay = new Relay(redis, keys.scanRelayKey, name, {
+    firstLookMs,
+    ...options.relay,
+    startedBy: options.startedBy,
+    logger,
+  })
   // The scan does not wait for the take-over: a Redis node that hangs (in a cluster, the relay key's, shard 0's) would
   // hold every shard's scan. The watch starts once the take-over has settled (it needs the predecessor's name).
   const tookOver = relay.takeOver(untilMs)
@@ -46,7 +61,7 @@ export async function runInvocation(
       mode === 'on-demand'
         ? await runOnDemand(scanner, untilMs, {
             ...options.onDemand,
-            presence: new Presence(redis, keys, name),
+            presence: new Presence(redis, keys, name, undefined, options.startToken ?? null),
             // The newer run holds the alive marker now: removing it would make enqueues start yet another scan.
             keepMarker: () => relay.successor !== null,
             // An older run still scanning must not stop for this one once it is gone.

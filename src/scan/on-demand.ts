@@ -2,9 +2,11 @@
 // early once nothing is due before the next scheduled invocation could take it, after a linger without work.
 //
 // The hand-over with enqueues has no gap: an enqueue is atomic with its read of the alive marker
-// (lua/enqueue.lua), and the watch looks at the due times again after removing the marker. An enqueue that saw the
-// marker is visible to that second look (the scanner stays); one that came after it sees no marker (it starts a
-// scanner). Jobs are never lost either way: what no scanner takes now, the next scheduled invocation takes.
+// (lua/enqueue.lua), and a retiring run looks at its shard's due times in the same step that takes its name off the
+// marker (lua/scanner-retire.lua). An enqueue that saw the marker is visible to that look (the run stays); one that
+// came after it sees no marker (it starts a scanner). Each run removes only its own name, so a run that ends never
+// hides another that still scans. Jobs are never lost either way: what no scanner takes now, the next scheduled
+// invocation takes.
 import { defaultLog, type Log } from '../logger'
 import type { Presence } from './presence'
 import { ALIVE_REFRESH_MS } from './presence'
@@ -18,8 +20,8 @@ export interface OnDemandOptions {
   /** How long to stay after the last job, for the ones that follow it. */
   lingerMs: number
   /**
-   * True once a newer run has taken over (src/scan/relay.ts): from then on the run no longer refreshes the alive
-   * marker, and leaves it to that run as it ends.
+   * True once a newer run has taken over (src/scan/relay.ts): from then on the run no longer refreshes its name in
+   * the alive marker (the newer run's name stands there).
    */
   keepMarker?: () => boolean
   /** Called before the run retires for lack of work: the relay gives its key back (src/scan/relay.ts). */
@@ -55,8 +57,8 @@ export async function runOnDemand(
   while (!finished) {
     await finishedOrAfter(pauseMs)
     if (finished) break
-    // Stopped for a newer run: a refresh now could outlive that run, if it ends early (its retire came first). Stop
-    // the scanner again: if the marker took long, the relay's stop came before run() started, and run() forgot it.
+    // Stopped for a newer run: its name stands in the marker now, and this run's goes as it ends. Stop the scanner
+    // again: if the marker took long, the relay's stop came before run() started, and run() forgot it.
     if (options.keepMarker?.()) {
       scanner.stop()
       break
@@ -74,15 +76,14 @@ export async function runOnDemand(
       let untilDue = await presence.msUntilNextDue()
       if (untilDue >= horizonMs) {
         await options.beforeRetire?.()
-        await presence.retire()
-        untilDue = await presence.msUntilNextDue()
-        if (untilDue >= horizonMs) {
+        // Looks again, shard by shard, in the step that removes the name: null when nothing came in the meantime.
+        const kept = await presence.retire(horizonMs)
+        if (kept === null) {
           endedEarly = true
           scanner.stop()
           break
         }
-        await presence.markAlive()
-        refreshedAt = Date.now()
+        untilDue = kept
       }
       // Something is due within the horizon: the scanner takes it (after its dispatch window); look again once it
       // could be done with it.
@@ -94,7 +95,7 @@ export async function runOnDemand(
     }
   }
   const report = await run
-  if (!endedEarly && !options.keepMarker?.())
-    await presence.retire().catch((e) => log.warn('alive marker removal failed', { error: String(e) }))
+  // Only this run's name goes (a newer run that took over keeps its own), whatever is due: the run is over.
+  if (!endedEarly) await presence.retire(0).catch((e) => log.warn('alive marker removal failed', { error: String(e) }))
   return { ...report, endedEarly }
 }

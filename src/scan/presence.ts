@@ -1,11 +1,14 @@
-// On-demand scan mode: the scanner-alive marker. While a scanner runs it keeps `<shard>:scanner` set on every
-// shard, with an expiry, so the enqueue script of any shard (lua/enqueue.lua) can tell in its own slot whether a
-// scanner will see its job. A scanner that dies leaves a marker that expires within ALIVE_TTL_MS: after that,
-// enqueues start a new one again.
+// On-demand scan mode: the scanner-alive marker. While a scan run goes on it keeps its name in `<shard>:scanner`
+// on every shard, with an expiry, so the enqueue script of any shard (lua/enqueue.lua) can tell in its own slot
+// whether a scanner will see its job. The marker is the set of the runs alive (lua/scanner-alive.lua), and a run
+// removes only its own name (lua/scanner-retire.lua): a run that ends never takes the marker from another run that
+// is still scanning. A run that dies leaves a name that lapses within ALIVE_TTL_MS: after that, enqueues start a
+// new one again.
 import type { Keyspace } from '../store/keys'
-import type { RedisClient } from '../store/scripts'
+import { scannerAliveCall, scannerRetireCall } from '../store/script-calls'
+import { type RedisClient, runScript, withScripts } from '../store/scripts'
 
-/** Expiry of the marker. A live scanner refreshes it every ALIVE_REFRESH_MS, well before it lapses. */
+/** Expiry of a run's name. A live run refreshes it every ALIVE_REFRESH_MS, well before it lapses. */
 export const ALIVE_TTL_MS = 5_000
 export const ALIVE_REFRESH_MS = 1_000
 
@@ -13,32 +16,50 @@ export class Presence {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keyspace,
-    /** Written into the marker: which invocation holds it (logs, debugging). */
+    /** This run's name in the marker (the invocation's request id). */
     private readonly owner: string,
     private readonly ttlMs = ALIVE_TTL_MS,
+    /**
+     * The start guard's token this run was started under (an enqueue's start), or null: the run gives that guard back
+     * as it ends, in case the process that started it could not (src/client/scan-starter.ts).
+     */
+    private readonly startToken: string | null = null,
   ) {}
 
-  /**
-   * Sets (or refreshes) the marker on every shard. The start guards stay until retire(): an enqueue that asked for
-   * a scanner just before the marker appeared must still find its guards taken (src/store/scan-start.ts).
-   */
+  /** Adds (or refreshes) this run's name on every shard. */
   async markAlive(): Promise<void> {
-    // One command per shard, not a pipeline: on Redis Cluster the shards live in different slots.
-    await Promise.all(this.keys.shards.map((s) => this.redis.set(s.scannerAlive, this.owner, 'PX', this.ttlMs)))
+    // One script per shard, not one for all: on Redis Cluster the shards live in different slots.
+    const redis = withScripts(this.redis)
+    await Promise.all(this.keys.shards.map((s) => runScript(redis, scannerAliveCall(s, this.owner, this.ttlMs))))
   }
 
   refresh(): Promise<void> {
     return this.markAlive()
   }
 
-  /** Whether some scanner (this one or another) holds the marker now. */
+  /** Whether some scanner (this one or another) is marked alive now. */
   async anyAlive(): Promise<boolean> {
     return (await this.redis.exists(this.keys.shards[0]!.scannerAlive)) === 1
   }
 
-  /** Removes the marker and the start guards: from now on, an enqueue of a job due soon starts a scanner again. */
-  async retire(): Promise<void> {
-    await Promise.all(this.keys.shards.flatMap((s) => [this.redis.del(s.scannerAlive), this.redis.del(s.scanStart)]))
+  /**
+   * Takes this run's name off every shard, but only where nothing is due within `horizonMs` (0: whatever is due),
+   * each shard in one step with its look at the due times, so an enqueue either is seen or sees no marker. Returns
+   * null when the name is off every shard, else how long until the earliest due time that kept it on a shard (the
+   * name is then put back on every shard: the run stays).
+   */
+  async retire(horizonMs = 0): Promise<number | null> {
+    const redis = withScripts(this.redis)
+    const replies = await Promise.all(
+      this.keys.shards.map((s) =>
+        runScript(redis, scannerRetireCall(s, { owner: this.owner, horizonMs, startToken: this.startToken })),
+      ),
+    )
+    const kept = replies.filter(([removed]) => removed === 0).map(([, untilDueMs]) => Number(untilDueMs))
+    if (kept.length === 0) return null
+    // Some shards had work due soon: the run stays, so it is alive on all of them again.
+    if (kept.length < replies.length) await this.markAlive()
+    return Math.min(...kept)
   }
 
   /**

@@ -21,6 +21,11 @@
 // tick. So each run remembers its predecessor, the name its write replaced (SET ... GET), or, when the write failed,
 // the first name it reads, and stops only for a name that is neither its own nor that one.
 //
+// Those look times assume the run started on a tick. In on-demand mode a run also starts when an enqueue asks for
+// one, at any moment of the minute, so the next tick can come at any time of its life: such a run looks every
+// RELAY_ENQUEUE_LOOK_EVERY_MS from its start (a GET every half second while it lives, which is seconds in sparse
+// workloads and at most until the next tick's run takes over), and runs beside that tick's run half a second on average.
+//
 // On-demand mode: a run that ends early (nothing due soon) gives the key back to its predecessor before it retires
 // (handBack), so an older run still scanning does not stop for a run that is gone: it would leave its alive marker
 // to nobody, and a job enqueued while that marker stood would wait for the next tick.
@@ -34,10 +39,17 @@ export const RELAY_LOOK_AFTER_MS = 50_000
 export const RELAY_FIRST_LOOK_MS = 5_000
 /** Bounds how long both runs scan at once after the hand-over: 125 ms on average. */
 export const RELAY_LOOK_EVERY_MS = 250
+/** How often a run started by an enqueue (not on a tick) looks, from its start on. */
+export const RELAY_ENQUEUE_LOOK_EVERY_MS = 500
 /** The name outlives its run by this much, so a successor that starts late still finds no stale name. */
 const NAME_TTL_EXTRA_MS = 10_000
 
+/** What started a scan run: EventBridge's schedule, or an enqueue (on-demand mode, src/client/scan-starter.ts). */
+export type RunStart = 'tick' | 'enqueue'
+
 export interface RelayOptions {
+  /** Default 'tick'. An enqueue-started run looks all along (every RELAY_ENQUEUE_LOOK_EVERY_MS), not from 50 s. */
+  startedBy?: RunStart
   firstLookMs?: number
   lookAfterMs?: number
   lookEveryMs?: number
@@ -89,14 +101,15 @@ export class Relay {
   }
 
   /**
-   * Looks for a successor once at `firstLookMs`, then from `lookAfterMs` on (both after this run's start); calls
-   * `stop` once, when one has taken over.
+   * Looks for a successor once at `firstLookMs`, then from `lookAfterMs` on (both after this run's start; a run
+   * started by an enqueue: every `lookEveryMs` from its start); calls `stop` once, when one has taken over.
    */
   watch(stop: () => void): void {
     if (this.ended) return
     const started = this.startedAt
-    const every = this.options.lookEveryMs ?? RELAY_LOOK_EVERY_MS
-    const after = this.options.lookAfterMs ?? RELAY_LOOK_AFTER_MS
+    const onTick = (this.options.startedBy ?? 'tick') === 'tick'
+    const every = this.options.lookEveryMs ?? (onTick ? RELAY_LOOK_EVERY_MS : RELAY_ENQUEUE_LOOK_EVERY_MS)
+    const after = this.options.lookAfterMs ?? (onTick ? RELAY_LOOK_AFTER_MS : every)
     const next = () => Math.max(every, started + after - Date.now())
     const look = async () => {
       try {
@@ -116,7 +129,7 @@ export class Relay {
       }
       if (!this.ended) this.timer = setTimeout(look, next())
     }
-    const first = Math.min(this.options.firstLookMs ?? RELAY_FIRST_LOOK_MS, after)
+    const first = Math.min(this.options.firstLookMs ?? (onTick ? RELAY_FIRST_LOOK_MS : every), after)
     this.timer = setTimeout(look, Math.max(0, started + first - Date.now()))
   }
 

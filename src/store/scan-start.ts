@@ -1,10 +1,13 @@
 // On-demand scan mode, the store's side of "one start at a time". The enqueue script takes its own shard's start
-// guard (lua/enqueue.lua) and says so; with several shards, shard 0's guard stands for the whole deployment, so a
-// start asked for by another shard must take that one too. The guards stay while the scanner runs (its alive marker
-// keeps enqueues from asking anyway) and go when it retires (src/scan/presence.ts), or expire.
+// guard (lua/enqueue.lua), writing the job's id into it as the start's token, and says so; with several shards,
+// shard 0's guard stands for the whole deployment, so a start asked for by another shard must take that one too,
+// with the same token. A guard goes only for the start that holds it (compare-and-delete): when its scanner is up,
+// when the start gave up (so the next enqueue asks again), or when the scan it started ends
+// (lua/scanner-retire.lua); else it expires.
 import type { Config } from '../config'
 import type { Keyspace } from './keys'
-import type { ScriptedClient } from './scripts'
+import { scanStartReleaseCall } from './script-calls'
+import { runScript, type ScriptedClient } from './scripts'
 
 /** On-demand scan mode, as the enqueue script sees it (lua/enqueue.lua: startHorizon, startGuardMs). */
 export interface ScanStartOptions {
@@ -15,8 +18,9 @@ export interface ScanStartOptions {
 }
 
 /**
- * How long a start keeps other enqueues from asking for another: longer than a cold start of the scan function
- * (about 1-2 s with a VPC), short enough that a start that got lost (throttled invoke) is tried again soon.
+ * How long a start keeps other enqueues from asking for another when nothing gives its guard back (the starting
+ * process died or was frozen): longer than a start's own retries (src/client/scan-starter.ts), which end by giving
+ * the guard back or seeing a scanner up.
  */
 export const SCAN_START_GUARD_MS = 10_000
 
@@ -29,26 +33,70 @@ export function scanStartOptions(config: Config, canStart = Boolean(config.scanF
   return { horizonMs: asks ? config.onDemandHorizonMs : 0, guardMs: SCAN_START_GUARD_MS }
 }
 
-/** After the script of `shard` took its guard: true when this caller is the one to start the scanner. */
-export async function takeScanStart(redis: ScriptedClient, keys: Keyspace, shard: number): Promise<boolean> {
+/** After the script of `shard` took its guard with `token`: true when this caller is the one to start the scanner. */
+export async function takeScanStart(
+  redis: ScriptedClient,
+  keys: Keyspace,
+  shard: number,
+  token: string,
+): Promise<boolean> {
   if (shard === 0) return true
-  const taken = await redis.set(keys.shards[0]!.scanStart, '1', 'PX', SCAN_START_GUARD_MS, 'NX')
+  const taken = await redis.set(keys.shards[0]!.scanStart, token, 'PX', SCAN_START_GUARD_MS, 'NX')
   return taken === 'OK'
 }
 
-/** A start that failed gives its guards back, so the next enqueue asks again instead of waiting for the expiry. */
-export async function releaseScanStart(redis: ScriptedClient, keys: Keyspace, shard: number): Promise<void> {
-  await Promise.all([...new Set([0, shard])].map((i) => redis.del(keys.shards[i]!.scanStart)))
+/**
+ * Gives back the guards of `shard` and shard 0 where they still hold `token` (a later start's guard stays): at once,
+ * or, once a scanner is up, in `keepMs`, so that an enqueue that asked just before the scanner's marker reached its
+ * shard finds shard 0's guard still taken.
+ */
+export async function releaseScanStart(
+  redis: ScriptedClient,
+  keys: Keyspace,
+  shard: number,
+  token: string,
+  keepMs = 0,
+): Promise<void> {
+  const shards = [...new Set([0, shard])]
+  await Promise.all(shards.map((i) => runScript(redis, scanStartReleaseCall(keys.shards[i]!, token, keepMs))))
+}
+
+/** Whether a scanner is alive: marked on shard 0 (`everyShard`: on every shard, as a started scanner marks them). */
+export async function scannerAlive(redis: ScriptedClient, keys: Keyspace, everyShard = false): Promise<boolean> {
+  const shards = everyShard ? keys.shards : [keys.shards[0]!]
+  const marked = await Promise.all(shards.map((s) => redis.exists(s.scannerAlive)))
+  return marked.every((n) => n === 1)
 }
 
 /**
  * For writes that do not go through the enqueue script (a schedule's first occurrence, written by
- * lua/schedule-put.lua): true when no scanner is alive and this caller took shard 0's guard. Two steps, not one
- * script, and still no gap: the job is written before this looks, and a retiring scanner removes its marker before
- * it looks at the due times (src/scan/on-demand.ts), so one of the two sees the other.
+ * lua/schedule-put.lua): true when no scanner is alive and this caller took shard 0's guard with `token`. Two
+ * steps, not one script, and still no gap: the job is written before this looks, and a retiring scanner looks at
+ * the due times in the same step that removes its marker (lua/scanner-retire.lua), so one of the two sees the other.
  */
-export async function takeScanStartUnlessAlive(redis: ScriptedClient, keys: Keyspace): Promise<boolean> {
-  const shard0 = keys.shards[0]!
-  if ((await redis.exists(shard0.scannerAlive)) === 1) return false
-  return (await redis.set(shard0.scanStart, '1', 'PX', SCAN_START_GUARD_MS, 'NX')) === 'OK'
+export async function takeScanStartUnlessAlive(redis: ScriptedClient, keys: Keyspace, token: string): Promise<boolean> {
+  if (await scannerAlive(redis, keys)) return false
+  return (await redis.set(keys.shards[0]!.scanStart, token, 'PX', SCAN_START_GUARD_MS, 'NX')) === 'OK'
+}
+
+/** The `source` of the event a started scan function receives (a scheduled one gets EventBridge's). */
+export const SCAN_START_SOURCE = 'sdq.enqueue'
+
+/** The event an enqueue's start sends the scan function: it carries the start guard's token. */
+export interface ScanStartEvent {
+  source: typeof SCAN_START_SOURCE
+  'detail-type': 'Scan Start'
+  /** The start guard's token: the started run gives that guard back as it ends (lua/scanner-retire.lua). */
+  startToken?: string
+}
+
+export function scanStartEvent(startToken: string): ScanStartEvent {
+  return { source: SCAN_START_SOURCE, 'detail-type': 'Scan Start', startToken }
+}
+
+/** How a scan invocation was started, from its event: by an enqueue (with the guard's token), or on a tick. */
+export function scanStartOf(event: unknown): { startedBy: 'tick' | 'enqueue'; startToken: string | null } {
+  const e = (event ?? {}) as { source?: unknown; startToken?: unknown }
+  if (e.source !== SCAN_START_SOURCE) return { startedBy: 'tick', startToken: null }
+  return { startedBy: 'enqueue', startToken: typeof e.startToken === 'string' ? e.startToken : null }
 }

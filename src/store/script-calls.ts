@@ -340,3 +340,25 @@ export function scheduleAckCall(shard: ShardKeys, acks: readonly OccurrenceAck[]
 export function relayHandBackCall(relayKey: string, owner: string, predecessor: string | null): ScriptCall<number> {
   return { script: 'sdqRelayHandBack', keys: { relay: relayKey }, args: { owner, predecessor: predecessor ?? '' } }
 }
+
+/** lua/scanner-alive.lua: how many runs are alive on the shard, this one included. */
+export function scannerAliveCall(shard: ShardKeys, owner: string, ttlMs: number): ScriptCall<number> {
+  return { script: 'sdqScannerAlive', keys: { scanner: shard.scannerAlive }, args: { owner, ttlMs } }
+}
+
+/** lua/scanner-retire.lua: [1, 0] when the run's name is off the shard, [0, untilDueMs] when work is due too soon. */
+export function scannerRetireCall(
+  shard: ShardKeys,
+  p: { owner: string; horizonMs: number; startToken: string | null },
+): ScriptCall<[number, number]> {
+  return {
+    script: 'sdqScannerRetire',
+    keys: { scanner: shard.scannerAlive, index: shard.index, inflight: shard.inflight, start: shard.scanStart },
+    args: { owner: p.owner, horizonMs: p.horizonMs, token: p.startToken ?? '' },
+  }
+}
+
+/** lua/scan-start-release.lua: 1 when the shard's start guard held `token` (removed, or lapsing in `keepMs`). */
+export function scanStartReleaseCall(shard: ShardKeys, token: string, keepMs = 0): ScriptCall<number> {
+  return { script: 'sdqScanStartRelease', keys: { start: shard.scanStart }, args: { token, keepMs } }
+}

@@ -25,6 +25,9 @@ import waitsForRetry from '../../lua/includes/waitsForRetry.lua'
 import wakeIfEarliest from '../../lua/includes/wakeIfEarliest.lua'
 import relayHandBackLua from '../../lua/relay-hand-back.lua'
 import releaseLua from '../../lua/release.lua'
+import scanStartReleaseLua from '../../lua/scan-start-release.lua'
+import scannerAliveLua from '../../lua/scanner-alive.lua'
+import scannerRetireLua from '../../lua/scanner-retire.lua'
 import reviveLua from '../../lua/revive.lua'
 import addOccurrence from '../../lua/includes/addOccurrence.lua'
 import base36 from '../../lua/includes/base36.lua'
@@ -75,6 +78,9 @@ export const LUA_SCRIPTS = {
   sdqScheduleAck: scheduleAckLua,
   sdqRelayHandBack: relayHandBackLua,
   sdqRecordHeads: recordHeadsLua,
+  sdqScannerAlive: scannerAliveLua,
+  sdqScannerRetire: scannerRetireLua,
+  sdqScanStartRelease: scanStartReleaseLua,
 } as const
 
 export type ScriptName = keyof typeof LUA_SCRIPTS

@@ -2,7 +2,11 @@
 // scanner ends once nothing is due soon; a dead scanner's marker expires and the next enqueue replaces it.
 import { afterAll, describe, expect, it } from 'vitest'
 import { Leases } from '../../src/scan/leases'
+import { runOnDemand } from '../../src/scan/on-demand'
 import { ALIVE_TTL_MS, Presence } from '../../src/scan/presence'
+import { JobStore } from '../../src/store/job-store'
+import { SCAN_START_GUARD_MS } from '../../src/store/scan-start'
+import type { RedisClient } from '../../src/store/scripts'
 import { eventually } from '../support/eventually'
 import { testStore } from '../support/engine'
 import { inProcessScanFunction, onDemandQueue } from '../support/on-demand'
@@ -95,8 +99,8 @@ describe('on-demand scan mode', () => {
     await t.close()
   })
 
-  it('keeps a job whose scan start failed, and asks again on the next enqueue (the guard is given back)', async () => {
-    // prepare: Lambda refuses the invoke (throttled, no network)
+  it('keeps a job whose scan start failed and answers as usual; the next scheduled run takes it', async () => {
+    // prepare: Lambda refuses every invoke (throttled, no network)
     const t = testStore()
     const q = await createQueue(sqs, 'od-fail')
     let calls = 0
@@ -110,13 +114,12 @@ describe('on-demand scan mode', () => {
     // act
     const first = await queue.schedule({ id: 'kept-1', queue: 'orders', payload: 1 })
     await queue.schedule({ id: 'kept-2', queue: 'orders', payload: 2 })
-    // assess: both stored and scheduled, both enqueues tried to start a scan (no guard left behind)
+    // assess: both stored and scheduled, a start was tried (its retries and guard: test/engine/scan-start.test.ts)
     expect(first.status).toBe('scheduled')
     expect((await t.store.get('kept-1'))!.status).toBe('scheduled')
     expect((await t.store.get('kept-2'))!.status).toBe('scheduled')
-    expect(calls).toBe(2)
-    for (const shard of t.keys.shards) expect(await t.redis.exists(shard.scanStart)).toBe(0)
-    // and a scheduled run takes them
+    expect(calls).toBeGreaterThanOrEqual(1)
+    // and a scheduled run takes them (the start still retrying sees it alive, and stops)
     const fn = inProcessScanFunction(t, { orders: q.url })
     await fn.tick().done
     expect([...countIds(await receiveAll(sqs, q.url))].sort()).toEqual([
@@ -179,6 +182,65 @@ describe('on-demand scan mode', () => {
     await t.close()
   })
 
+  it('a run that ends takes only its own name off the alive marker: enqueues still see the run that lingers', async () => {
+    // prepare: run A sent a job and lingers (3 s) for more
+    const t = testStore()
+    const q = await createQueue(sqs, 'od-owner')
+    const a = inProcessScanFunction(t, { orders: q.url }, { lingerMs: 3_000 })
+    await t.store.enqueue({ id: 'now', queue: 'orders', payloadJson: '1', schedule: { delayMs: 0 } })
+    a.tick()
+    await eventually(() => a.sent.length === 1, 5_000)
+    // act: a tick's run T finds nothing due and ends; then a job due in 2 s is enqueued
+    const tick = inProcessScanFunction(t, { orders: q.url }, { lingerMs: 0 })
+    const report = await tick.tick().done
+    const soon = await onDemandStore(t).enqueue({
+      id: 'soon',
+      queue: 'orders',
+      payloadJson: '2',
+      schedule: { delayMs: 2_000 },
+    })
+    // assess: T ended early, A still stood in the marker, so the enqueue asked for no second scanner; A takes it
+    expect(report.endedEarly).toBe(true)
+    expect(soon.startScanner).toBe(false)
+    await eventually(() => a.sent.length === 2, 10_000)
+    await a.settled()
+    await t.close()
+  })
+
+  it('an enqueue that lands as a run retires is seen by the run or starts a scanner, never both', async () => {
+    // prepare: a run with nothing due; the moment its alive marker is removed, a job due in 2 s is enqueued
+    const t = testStore()
+    const q = await createQueue(sqs, 'od-retire-race')
+    const s = testScanner(t, { queues: { orders: q.url } })
+    let asked: boolean | undefined
+    const enqueueOnce = async () => {
+      if (asked !== undefined) return
+      asked = false
+      const result = await onDemandStore(t).enqueue({
+        id: 'racing',
+        queue: 'orders',
+        payloadJson: '1',
+        schedule: { delayMs: 2_000 },
+      })
+      asked = result.startScanner
+    }
+    const redis = afterMarkerRemoval(t.redis, t.keys.shards[0]!.scannerAlive, enqueueOnce)
+    // act
+    const report = await runOnDemand(s.scanner, Date.now() + 5_000, {
+      presence: new Presence(redis, t.keys, 'retiring'),
+      horizonMs: 70_000,
+      lingerMs: 0,
+    })
+    await s.close()
+    // assess: exactly one of the two takes the job: the run stayed and sent it, or the enqueue asked for a scanner
+    // (both: two scanners side by side)
+    expect(asked).toBeDefined()
+    expect({ sentByRun: report.dispatched === 1, asked }).toSatisfy(
+      ({ sentByRun, asked }: { sentByRun: boolean; asked: boolean }) => sentByRun !== asked,
+    )
+    await t.close()
+  })
+
   it('never asks for a scanner in continuous mode (the scheduled runs loop all the time)', async () => {
     // prepare
     const { t, q, fn, queue } = await onDemandStage('od-cont', { mode: 'continuous' })
@@ -194,3 +256,25 @@ describe('on-demand scan mode', () => {
     await t.close()
   })
 })
+
+/** A store whose enqueues ask for a scanner (on-demand mode). */
+function onDemandStore(t: ReturnType<typeof testStore>) {
+  return new JobStore(t.redis, t.keys, { horizonMs: 70_000, guardMs: SCAN_START_GUARD_MS })
+}
+
+/** `redis`, except that once a command removing the alive marker `key` has been answered, `then` runs first. */
+function afterMarkerRemoval(redis: RedisClient, key: string, then: () => Promise<void>): RedisClient {
+  return new Proxy(redis, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver)
+      if (typeof value !== 'function') return value
+      // the retire script (a run's own name, in one step with its look at the due times), or a plain DEL
+      if (prop !== 'sdqScannerRetire' && prop !== 'del') return value.bind(target)
+      return async (...args: unknown[]) => {
+        const reply = await value.apply(target, args)
+        if (args.includes(key)) await then()
+        return reply
+      }
+    },
+  })
+}

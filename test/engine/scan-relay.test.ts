@@ -30,6 +30,8 @@ async function relayStage(queueName: string) {
       /** The connection the relay and the alive marker use (default: the store's). */
       redis?: InvocationOptions['redis']
       lingerMs?: number
+      /** Given: the relay's own look times for a run started so (no test overrides). */
+      startedBy?: InvocationOptions['startedBy']
     } = {},
   ) => {
     const s = testScanner(t, { queues: { orders: q.url } })
@@ -41,7 +43,8 @@ async function relayStage(queueName: string) {
       keys: t.keys,
       name,
       onDemand: { horizonMs: 70_000, lingerMs: o.lingerMs ?? 200 },
-      relay: { firstLookMs: o.firstLookMs, lookAfterMs: o.lookAfterMs ?? 0, lookEveryMs: 50 },
+      startedBy: o.startedBy,
+      relay: o.startedBy ? {} : { firstLookMs: o.firstLookMs, lookAfterMs: o.lookAfterMs ?? 0, lookEveryMs: 50 },
       logger: silentLogger(),
     }).then((report) => ({ report, endedAt: Date.now() }))
     return { scanner: s.scanner, startedAt, done }
@@ -230,6 +233,40 @@ describe('scan relay', () => {
     await st.close()
   })
 
+  it("on-demand mode: a run started by an enqueue stops within a second of the next tick's run taking over", async () => {
+    // prepare: E, started by an enqueue, stays for a job due in 30 s
+    const st = await relayStage('relay-enqueue-started')
+    await st.t.store.enqueue(job({ id: 'later', schedule: { delayMs: 30_000 } }))
+    const e = st.invoke('run-e', { mode: 'on-demand', startedBy: 'enqueue' })
+    await new Promise((r) => setTimeout(r, 700))
+    // act: the tick comes, at a moment of E's life that E cannot know
+    const t = st.invoke('run-t', { mode: 'on-demand', startedBy: 'tick' })
+    const ended = await e.done
+    t.scanner.stop()
+    await t.done
+    // assess: E stopped for T about half a second later (a tick-started run would scan on until its look at 5 s)
+    expect(ended.report.handedOverTo).toBe('run-t')
+    expect(ended.endedAt - t.startedAt).toBeLessThan(1_500)
+    await st.close()
+  })
+
+  it("on-demand mode: a tick's run stops at its early look (500 ms) for a run an enqueue started as it came up", async () => {
+    // prepare: a job due in 30 s keeps both runs from ending early; T, the tick's run, starts
+    const st = await relayStage('relay-tick-meets-start')
+    await st.t.store.enqueue(job({ id: 'later', schedule: { delayMs: 30_000 } }))
+    const t = st.invoke('run-t', { mode: 'on-demand', startedBy: 'tick' })
+    // act: an enqueue that asked before T's alive marker was there starts E
+    await new Promise((r) => setTimeout(r, 100))
+    const e = st.invoke('run-e', { mode: 'on-demand', startedBy: 'enqueue' })
+    const ended = await t.done
+    e.scanner.stop()
+    await e.done
+    // assess: T stopped for E at its early look (500 ms), not at 5 s
+    expect(ended.report.handedOverTo).toBe('run-e')
+    expect(ended.endedAt - t.startedAt).toBeLessThan(2_500)
+    await st.close()
+  })
+
   it('on-demand mode: an older run does not stop for a newer run that already ended early, and leaves no alive marker', async () => {
     // prepare: A sends a job, then lingers (5 s) after it; it looks for a newer run once, at 2.5 s
     const st = await relayStage('relay-on-demand-early-end')
@@ -299,9 +336,10 @@ describe('scan relay', () => {
     // act
     const b = st.invoke('run-b', { mode: 'on-demand' })
     const ended = await a.done
-    // assess: A stopped for B, and enqueues still see a scanner (B's name), so they start none
+    // assess: A stopped for B and took only its own name off the marker: enqueues still see a scanner (B), so they
+    // start none
     expect(ended.report).toMatchObject({ handedOverTo: 'run-b', endedEarly: false })
-    expect(await st.t.redis.get(st.t.keys.shards[0]!.scannerAlive)).toBe('run-b')
+    expect(await st.t.redis.zrange(st.t.keys.shards[0]!.scannerAlive, '0', '-1')).toEqual(['run-b'])
     b.scanner.stop()
     await b.done
     await st.close()

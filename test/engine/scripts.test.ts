@@ -9,6 +9,9 @@ import {
   enqueueCall,
   getCall,
   relayHandBackCall,
+  scannerAliveCall,
+  scannerRetireCall,
+  scanStartReleaseCall,
   releaseCall,
   reviveCall,
   scheduleAckCall,
@@ -71,6 +74,9 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   sdqScheduleDelete: scheduleDeleteCall(at, 'job-1'),
   sdqRelayHandBack: relayHandBackCall(keys.scanRelayKey, 'run-b', 'run-a'),
   sdqRecordHeads: recordHeadsCall(shard.jobs, { headerLines: 4, previewBytes: 0, budgetBytes: 1, ids: ['job-1'] }),
+  sdqScannerAlive: scannerAliveCall(shard, 'run-a', 5_000),
+  sdqScannerRetire: scannerRetireCall(shard, { owner: 'run-a', horizonMs: 70_000, startToken: 'job-1' }),
+  sdqScanStartRelease: scanStartReleaseCall(shard, 'job-1', 1_000),
   sdqScheduleAck: scheduleAckCall(shard, [
     {
       id: 'job-1@1',

@@ -1,6 +1,8 @@
 // The scan function in on-demand mode, run in this process: an invoker that, like Lambda's asynchronous invoke,
 // returns at once and runs one scan "invocation" in the background (a scanner on the real Redis and SQS, with the
 // on-demand watch). It records when each invocation was asked for and when its scanner was up.
+import { createServer } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
 import { DelayQueue } from '../../src/client/delay-queue'
 import type { ScanInvoker } from '../../src/client/scan-starter'
 import { loadConfig } from '../../src/config'
@@ -29,6 +31,9 @@ export interface SentJob {
 
 type TestStore = ReturnType<typeof testStore>
 
+/** Numbers the runs of every in-process scan function: each run's name in the alive marker is its own. */
+let runs = 0
+
 export function inProcessScanFunction(
   t: TestStore,
   queues: Record<string, string>,
@@ -36,8 +41,7 @@ export function inProcessScanFunction(
 ) {
   const invocations: Invocation[] = []
   const sent: SentJob[] = []
-  let seq = 0
-  const run = (): Invocation => {
+  const run = (startToken: string | null = null): Invocation => {
     const invocation: Invocation = { invokedAt: Date.now(), done: undefined as never }
     const s = testScanner(t, {
       queues,
@@ -48,7 +52,7 @@ export function inProcessScanFunction(
       invocation.upAt ??= Date.now()
       return claim(...args)
     }
-    const presence = new Presence(t.redis, t.keys, `test-${++seq}`)
+    const presence = new Presence(t.redis, t.keys, `test-${++runs}`, undefined, startToken)
     invocation.done = runOnDemand(s.scanner, Date.now() + (o.timeoutMs ?? 20_000), {
       presence,
       horizonMs: o.horizonMs ?? 70_000,
@@ -57,8 +61,8 @@ export function inProcessScanFunction(
     return invocation
   }
   const invoker: ScanInvoker = {
-    async invoke() {
-      invocations.push(run())
+    async invoke(event) {
+      invocations.push(run(event.startToken ?? null))
     },
   }
   return {
@@ -90,4 +94,47 @@ export function onDemandQueue(t: TestStore, queues: Record<string, string>, invo
     guardMs: SCAN_START_GUARD_MS,
   })
   return new DelayQueue({ config, store }, {}, { scanInvoker: invoker })
+}
+
+/** How one invoke of the scan function goes wrong: accepted and never run, refused (throttled). */
+export type StartFault = 'lost' | 'throttled'
+
+/** `invoker`, except that its first invokes go wrong as `faults` lists them; `calls` has the time of each invoke. */
+export function faultyInvoker(invoker: ScanInvoker, faults: StartFault[]) {
+  const left = [...faults]
+  const calls: number[] = []
+  const faulty: ScanInvoker = {
+    async invoke(event) {
+      calls.push(Date.now())
+      const fault = left.shift()
+      if (fault === 'lost') return
+      if (fault === 'throttled') throw new Error('TooManyRequestsException: Rate Exceeded.')
+      return invoker.invoke(event)
+    },
+  }
+  return { invoker: faulty, calls }
+}
+
+/** A loopback HTTP endpoint that takes every request and never answers: a Lambda endpoint that hangs. */
+export async function silentEndpoint() {
+  const sockets = new Set<Socket>()
+  /** Each request's time and invocation type ("Event", or "DryRun": the invoker's warm-up). */
+  const requests: { at: number; type: string }[] = []
+  const server = createServer((req) => {
+    requests.push({ at: Date.now(), type: String(req.headers['x-amz-invocation-type']) })
+  })
+  server.on('connection', (socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: async () => {
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => server.close(resolve))
+    },
+  }
 }
