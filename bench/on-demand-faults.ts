@@ -83,7 +83,14 @@ async function main() {
   /** The next "scan finished" line after `from` that matches. */
   const nextLine = async (from: number, match: (l: ScanLine) => boolean, timeoutMs = 30_000) => {
     let found: ScanLine | undefined
-    await until(() => (found = lines.slice(from).find(match)) !== undefined, timeoutMs, 'a scan line')
+    await until(
+      () => {
+        found = lines.slice(from).find(match)
+        return found !== undefined
+      },
+      timeoutMs,
+      'a scan line',
+    )
     return found!
   }
   const enqueueStarted = (l: ScanLine) => l.source === 'sdq.enqueue'

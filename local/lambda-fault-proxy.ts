@@ -60,7 +60,9 @@ export async function startLambdaFaultProxy(target = ''): Promise<LambdaFaultPro
     },
     seen,
     failNext: (...faults) => void queued.push(...faults),
-    failAll: (fault) => void (always = fault),
+    failAll: (fault) => {
+      always = fault
+    },
     close: async () => {
       for (const socket of sockets) socket.destroy()
       await new Promise((resolve) => server.close(resolve))
