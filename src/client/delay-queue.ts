@@ -164,8 +164,9 @@ export class DelayQueue {
     return this.recurring.pause(id, paused)
   }
 
-  /** Closes the Redis connection if this instance opened it. */
+  /** Waits for scan starts still under way (on-demand mode), then closes the Redis connection if this opened it. */
   async close(): Promise<void> {
+    await this.starter?.settled()
     if (this.owned) await this.engine.close?.()
   }
 }
