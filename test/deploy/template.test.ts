@@ -381,8 +381,8 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       'DispatchLatenessP99',
       'OldestDueAgeMs',
       'DeadLettered',
-      'ApiRequests',
-      'Api5xx',
+      'AWS/ApiGateway',
+      '5xx',
       'RedisMemoryUsedPercent',
       'ScanCpuSharePercent',
       'SqsRequests',
@@ -390,6 +390,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       expect(text).toContain(metric)
     }
     expect(text).toContain('dsp / req')
+    expect(text).not.toContain('ApiRequests')
     expect(text).toContain('service=\\"serverless-delay-queue-prod\\"')
     const alarmWidget = body.widgets.find((w: Json) => w.type === 'alarm')
     expect(alarmWidget.properties.alarms).toHaveLength(ofType('AWS::CloudWatch::Alarm').length)
@@ -506,5 +507,12 @@ describe('serverless.yml for the local stage and with parameters', () => {
     const config = await printConfig('prod', `--param=alarmTopicArn=${topic}`)
     const parameters = config.resources.Parameters
     expect(parameters.AlarmTopicArn.Default).toBe(topic)
+  }, 120_000)
+
+  it('leaves the dashboard out with dashboard=false and keeps every alarm', async () => {
+    const config = await printConfig('prod', '--param=dashboard=false')
+    const types = Object.values<Json>(config.resources.Resources).map((r) => r.Type)
+    expect(types).not.toContain('AWS::CloudWatch::Dashboard')
+    expect(types.filter((t) => t === 'AWS::CloudWatch::Alarm').length).toBe(ofType('AWS::CloudWatch::Alarm').length)
   }, 120_000)
 })
