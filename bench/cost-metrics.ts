@@ -4,14 +4,19 @@
 // distinct metrics of a window are the custom metrics of every hour the workload lasts; the lines' bytes are what
 // CloudWatch Logs ingests per window. The scan's end-of-run log line is measured the same way: the real Powertools
 // Logger writing the handler's 'scan finished' line (functions/scan.ts).
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { Logger } from '@aws-lambda-powertools/logger'
 import { CpuShareMeter } from '../src/scan/cpu-share'
 import { METRICS_INTERVAL_MS, ScanMetrics } from '../src/scan/metrics'
 import { emptyReport } from '../src/scan/run-tally'
+import type { Observability, WindowFigures } from './cost-cloudwatch'
 
 export interface Workload {
   /** Target queues with jobs pending and jobs sent in the window (0: idle, nothing pending). */
   busyQueues: number
+  /** Target queues with jobs pending (due later) and nothing sent in the window. */
+  pendingQueues?: number
 }
 
 export interface MetricsMeasured {
@@ -19,6 +24,8 @@ export interface MetricsMeasured {
   metrics: string[]
   /** Bytes of the window's EMF lines (newlines included): log bytes per 10 s window. */
   emfBytes: number
+  /** The same with CloudWatch Logs' 26 bytes per log event: what is billed. */
+  ingestBytes: number
 }
 
 const quiet = { info() {}, warn() {}, error() {} }
@@ -42,14 +49,15 @@ async function captureStdout(work: () => Promise<void>): Promise<string> {
 /** The metrics one window of `workload` publishes, on Lambda (CPU share), Redis with maxmemory. */
 export async function measureWindow(workload: Workload): Promise<MetricsMeasured> {
   const queues = Array.from({ length: workload.busyQueues }, (_, i) => `queue-${i + 1}`)
+  const waiting = Array.from({ length: workload.pendingQueues ?? 0 }, (_, i) => `later-${i + 1}`)
   let cpu = 0
   let wall = 0
   const metrics = new ScanMetrics({
     serviceName: 'serverless-delay-queue-prod',
     loops: 1,
     readBacklog: async () => ({
-      pending: Object.fromEntries(queues.map((q) => [q, 1_000_000])),
-      earliestDueMs: queues.length ? Date.now() - 12 : null,
+      pending: Object.fromEntries([...queues, ...waiting].map((q) => [q, 1_000_000])),
+      earliestDueMs: queues.length ? Date.now() - 12 : waiting.length ? Date.now() + 60_000 : null,
     }),
     redisNow: () => Date.now(),
     readMemory: () => ({ node: 'primary', usedBytes: 3e8, maxBytes: 1e9, percent: 30, policy: 'noeviction' }),
@@ -70,7 +78,8 @@ export async function measureWindow(workload: Workload): Promise<MetricsMeasured
       for (const set of directive.Dimensions)
         for (const m of directive.Metrics)
           names.add(`${m.Name}{${set.map((d: string) => `${d}=${line[d]}`).join(',')}}`)
-  return { metrics: [...names].sort(), emfBytes: Buffer.byteLength(out) }
+  const emfBytes = Buffer.byteLength(out)
+  return { metrics: [...names].sort(), emfBytes, ingestBytes: emfBytes + lines.length * LOG_EVENT_OVERHEAD_BYTES }
 }
 
 /** Bytes of the scan handler's 'scan finished' line, as the real Logger writes it with a Lambda context. */
@@ -120,4 +129,47 @@ export function lambdaPlatformLogBytes(durationMs: number, memoryMb: number): nu
     `REPORT RequestId: ${id}\tDuration: ${durationMs.toFixed(2)} ms\tBilled Duration: ${Math.ceil(durationMs)} ms\tMemory Size: ${memoryMb} MB\tMax Memory Used: ${Math.round(memoryMb / 4)} MB\t\n`,
   ]
   return lines.reduce((n, l) => n + Buffer.byteLength(l) + LOG_EVENT_OVERHEAD_BYTES, 0)
+}
+
+/**
+ * One HTTP API access log line: serverless.yml's format with each $context variable filled in with a value of its
+ * usual length (an IAM caller, a POST /jobs answered 201).
+ */
+export function accessLogBytes(root = process.cwd()): number {
+  const yml = readFileSync(resolve(root, 'serverless.yml'), 'utf8')
+  const format = yml.match(/^\s+format: '(\{"requestId".*\})'$/m)?.[1]
+  if (!format) throw new Error('serverless.yml: no HTTP API access log format found (provider.logs.httpApi.format)')
+  const values: Record<string, string> = {
+    requestId: 'Jd3kZgFMIAMEVbA=',
+    'identity.sourceIp': '203.0.113.45',
+    'identity.caller': 'AROAJQABLZS4A3QDU576Q:order-service',
+    requestTime: '26/Nov/2026:01:23:45 +0000',
+    routeKey: 'POST /jobs',
+    status: '201',
+    responseLength: '112',
+    responseLatency: '18',
+    integrationLatency: '15',
+    integrationErrorMessage: '-',
+  }
+  const line = format.replace(/\$context\.([\w.]+)/g, (_, name: string) => values[name] ?? '-')
+  return Buffer.byteLength(`${line}\n`) + LOG_EVENT_OVERHEAD_BYTES
+}
+
+/** Everything the CloudWatch lines of the model need, measured from the code. */
+export async function measureObservability(runDurationS: number, scanMemoryMb: number): Promise<Observability> {
+  const window = async (w: Workload): Promise<WindowFigures> => {
+    const m = await measureWindow(w)
+    return { metrics: m.metrics.length, ingestBytes: m.ingestBytes }
+  }
+  return {
+    idle: await window({ busyQueues: 0 }),
+    pending1: await window({ busyQueues: 0, pendingQueues: 1 }),
+    pending3: await window({ busyQueues: 0, pendingQueues: 3 }),
+    busy1: await window({ busyQueues: 1 }),
+    busy3: await window({ busyQueues: 3 }),
+    runLineIdleBytes: (await measureRunLogBytes(false)) + LOG_EVENT_OVERHEAD_BYTES,
+    runLineBusyBytes: (await measureRunLogBytes(true)) + LOG_EVENT_OVERHEAD_BYTES,
+    platformBytes: lambdaPlatformLogBytes(runDurationS * 1000, scanMemoryMb),
+    accessLogBytes: accessLogBytes(),
+  }
 }
