@@ -47,6 +47,12 @@ const COMBINATIONS: Record<string, () => Promise<Template>> = {
       rmSync(resolve(root, config), { force: true })
     }
   },
+  'createEndpoints=true, scanMode=on-demand, dashboard=false': () =>
+    packageTemplate(root, 'prod', [
+      '--param=createEndpoints=true',
+      '--param=scanMode=on-demand',
+      '--param=dashboard=false',
+    ]),
 }
 const names = Object.keys(COMBINATIONS)
 const templates = new Map<string, Template>()
