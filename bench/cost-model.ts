@@ -2,6 +2,12 @@
 // table of bench/prices.ts. Pure functions; bench/cost.ts is the command line around them (docs/cost.md explains
 // every line and every assumption).
 import { HOURS_PER_MONTH, NODE_RESERVED_MEMORY, PRICES, VALKEY_NODES } from './prices'
+import { freeTierLine } from './cost-free-tier'
+import { cloudWatchLines, type Observability } from './cost-cloudwatch'
+import { type Egress, egressLines } from './cost-egress'
+
+export type { Egress } from './cost-egress'
+export { alternatives } from './cost-peers'
 import { vcpuShare } from '../src/scan/cpu-share'
 import { jobsPerRequest, streamCpuShare } from './cost-stream'
 
@@ -13,8 +19,6 @@ export type EnqueuePath = 'api' | 'function-url' | 'batch' | 'function-url-batch
 export const ENQUEUE_PATHS: readonly EnqueuePath[] = ['api', 'function-url', 'batch', 'function-url-batch', 'direct']
 const isBatch = (p: EnqueuePath) => p === 'batch' || p === 'function-url-batch'
 export type ScanMode = 'continuous' | 'on-demand'
-/** How the functions in the VPC reach SQS and Lambda: interface endpoints (or a NAT), or IPv6 (serverless.yml `egress`). */
-export type Egress = 'endpoints' | 'ipv6'
 
 /** A windowed stream's CPU per job; its jobs fell due evenly spaced (the default) or at random. */
 export interface WindowedStream {
@@ -67,6 +71,8 @@ export interface Measured {
   /** A job-started invocation, its 5 s wait for the due time taken out: start, dispatch, linger, exit. */
   startedJobActiveS: number
   continuousInvocationS: number
+  /** The scan function's metrics and log bytes, measured from its code (bench/cost-metrics.ts). */
+  observability: Observability
 }
 
 export interface Scenario {
@@ -83,8 +89,16 @@ export interface Scenario {
   windowMs: number
   redis: 'auto' | 'serverless' | string
   egress: Egress
-  /** With egress 'endpoints': AZs of the interface endpoints (0: the VPC already reaches SQS some other way). */
+  /** With egress 'endpoints' or 'nat': AZs, one endpoint or NAT gateway in each (0: the VPC already has them). */
   endpointAzs: number
+  /** Target queues (each a DLQ alarm and, while busy, its own metrics). Default 3. */
+  queues?: number
+  /** A node-based Redis with a replica (what replicated writes, REDIS_WAIT_REPLICAS=auto, wait for). Default true. */
+  replica?: boolean
+  /** The CloudWatch dashboard (serverless param `dashboard`). Default true. */
+  dashboard?: boolean
+  /** Take the account's always-free tiers off (Lambda, SQS, CloudWatch). Default false. */
+  freeTier?: boolean
 }
 
 export interface Line {
@@ -101,8 +115,6 @@ export const ASSUMED = {
   tickWaitS: 30,
   /** SQS message size on the wire (envelope + 200 B payload), for endpoint data charges. */
   messageBytes: 600,
-  /** One JSON log line per scan invocation. */
-  logBytesPerInvocation: 700,
 }
 
 const TICKS = 60 * HOURS_PER_MONTH
@@ -212,7 +224,7 @@ function redisLines(s: Scenario, m: Measured, activeScanS: number): Line[] {
     const ecpu = s.jobsPerMonth * ASSUMED.ecpuPerJob + m.idleRedisCommandsPerSec * activeScanS
     return [
       {
-        item: 'Redis: ElastiCache Serverless Valkey storage',
+        item: 'Redis: ElastiCache Serverless Valkey storage (replicated across AZs)',
         quantity: `${stored.toFixed(3)} GB x ${HOURS_PER_MONTH} h (${fmtInt(pending)} pending jobs${gb < 0.1 ? ', 100 MB minimum' : ''})`,
         usd: stored * HOURS_PER_MONTH * PRICES.valkeyServerlessGbHour.usd,
       },
@@ -229,11 +241,12 @@ function redisLines(s: Scenario, m: Measured, activeScanS: number): Line[] {
     )
     const n = fits[0]
     if (!n) return undefined
+    const nodes = s.replica === false ? 1 : 2
     return [
       {
-        item: `Redis: ${n.type} Valkey node (one, no replica)`,
-        quantity: `${HOURS_PER_MONTH} h, ${(bytes / 2 ** 30).toFixed(2)} of ${(n.memoryGiB * (1 - NODE_RESERVED_MEMORY)).toFixed(2)} GiB usable (${fmtInt(pending)} pending jobs, DUE_BUCKETS=${dueBucketsFor(pending)})`,
-        usd: HOURS_PER_MONTH * n.hour.usd,
+        item: `Redis: ${n.type} Valkey ${nodes === 2 ? 'primary + replica in another AZ' : 'node (one, no replica)'}`,
+        quantity: `${nodes} x ${HOURS_PER_MONTH} h, ${(bytes / 2 ** 30).toFixed(2)} of ${(n.memoryGiB * (1 - NODE_RESERVED_MEMORY)).toFixed(2)} GiB usable (${fmtInt(pending)} pending jobs, DUE_BUCKETS=${dueBucketsFor(pending)})`,
+        usd: nodes * HOURS_PER_MONTH * n.hour.usd,
       },
     ]
   }
@@ -270,6 +283,7 @@ export function bill(s: Scenario, m: Measured): Line[] {
   })
 
   const requests = isBatch(s.enqueue) ? s.jobsPerMonth / 100 : s.enqueue === 'direct' ? 0 : s.jobsPerMonth
+  let apiGbS = 0
   if (requests > 0) {
     const [wallMs, cpuMs] = isBatch(s.enqueue)
       ? [m.apiWallMsPerBatch100, m.apiCpuMsPerBatch100]
@@ -284,6 +298,7 @@ export function bill(s: Scenario, m: Measured): Line[] {
         quantity: `${fmtInt(requests)} requests`,
         usd: requests * PRICES.httpApiRequest.usd,
       })
+    apiGbS = gbS((requests * billedMs) / 1000, s.apiMemoryMb)
     lines.push({
       item: `API Lambda (${s.apiMemoryMb} MB)`,
       quantity: `${fmtInt(requests)} requests x ${billedMs} ms billed`,
@@ -301,42 +316,29 @@ export function bill(s: Scenario, m: Measured): Line[] {
     usd: sends * PRICES.sqsRequest.usd,
   })
   lines.push(...redisLines(s, m, scan.seconds))
-  lines.push(...egressLines(s))
-  const logGb = (invocations * ASSUMED.logBytesPerInvocation) / 1e9
-  lines.push({
-    item: 'CloudWatch Logs (one line per scan)',
-    quantity: `${logGb.toFixed(3)} GB`,
-    usd: logGb * PRICES.logsIngestGb.usd,
-  })
-  return lines
-}
-
-/** How the scan function reaches SQS (and enqueuers reach Lambda's Invoke API in on-demand mode) from the VPC. */
-function egressLines(s: Scenario): Line[] {
-  if (s.egress === 'ipv6')
-    return [
-      {
-        item: 'Egress: IPv6 through an egress-only internet gateway',
-        quantity: 'no hourly or per-GB charge; SQS data transfer within a Region is free',
-        usd: 0,
-      },
-    ]
-  const lines: Line[] = []
-  if (s.endpointAzs > 0) {
-    const gb = (s.jobsPerMonth * ASSUMED.messageBytes) / 1e9
-    const hours = s.endpointAzs * HOURS_PER_MONTH
-    lines.push({
-      item: `SQS interface VPC endpoint (${s.endpointAzs} AZ)`,
-      quantity: `${hours} endpoint-hours + ${gb.toFixed(2)} GB`,
-      usd: hours * PRICES.interfaceEndpointHour.usd + gb * PRICES.interfaceEndpointGb.usd,
-    })
-    // On-demand: whoever enqueues from inside the VPC calls Lambda's Invoke API to start scans.
-    if (s.mode === 'on-demand')
-      lines.push({
-        item: `Lambda interface VPC endpoint (${s.endpointAzs} AZ, scan starts)`,
-        quantity: `${hours} endpoint-hours`,
-        usd: hours * PRICES.interfaceEndpointHour.usd,
-      })
+  lines.push(...egressLines({ ...s, messageBytes: ASSUMED.messageBytes }))
+  const cloudWatch = cloudWatchLines(
+    {
+      jobsPerMonth: s.jobsPerMonth,
+      waitHours: s.waitHours,
+      queues: s.queues ?? 3,
+      dashboard: s.dashboard !== false,
+      scanInvocations: invocations,
+      scanSeconds: scan.seconds,
+      apiRequests: requests,
+      apiAccessLog: s.enqueue === 'api' || s.enqueue === 'batch',
+    },
+    m.observability,
+  )
+  lines.push(...cloudWatch.lines)
+  if (s.freeTier) {
+    const usage = {
+      lambdaRequests: invocations + requests,
+      lambdaGbSeconds: gbS(scan.seconds, scanMb) + apiGbS,
+      sqsRequests: sends,
+      ...cloudWatch.usage,
+    }
+    lines.push(freeTierLine(usage))
   }
   return lines
 }
@@ -363,22 +365,4 @@ export function burstCpuMsPer1000(m: Measured, mode: ScanMode, memoryMb: number)
   if (above === -1) return points[points.length - 1]![1]
   const [[mb0, cpu0], [mb1, cpu1]] = [points[above - 1]!, points[above]!]
   return cpu0 + ((cpu1 - cpu0) * (memoryMb - mb0)) / (mb1 - mb0)
-}
-
-/** The other systems, delivering each job into SQS like we do. */
-export function alternatives(jobs: number): { system: string; usd: number; how: string }[] {
-  const sqsSends = jobs * PRICES.sqsRequest.usd // one SendMessage per job: none of them batch
-  return [
-    {
-      system: 'EventBridge Scheduler (one-time schedules)',
-      usd: Math.max(0, jobs - 14e6) * PRICES.eventBridgeSchedulerInvocation.usd + sqsSends,
-      how: '$1.00/M after 14M free + an SQS send each',
-    },
-    { system: 'QStash', usd: jobs * PRICES.qstashMessage.usd, how: '$1 per 100K messages (HTTP delivery, no SQS)' },
-    {
-      system: 'Step Functions Standard, Wait state',
-      usd: jobs * 3 * PRICES.stepFunctionsTransition.usd + sqsSends,
-      how: '3 transitions x $25/M + an SQS send each',
-    },
-  ]
 }

@@ -4,7 +4,6 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import {
-  alternatives,
   bill,
   scanCapacityPerSec,
   burstCpuMsPer1000,
@@ -19,16 +18,19 @@ import {
   type ScanMode,
 } from './cost-model'
 import { jobsPerRequest, steadyCpuMsPerJob, streamCpuShare } from './cost-stream'
+import { EGRESS } from './cost-egress'
+import { measureObservability } from './cost-metrics'
+import { compare } from './cost-compare'
 import { HOURS_PER_MONTH, PRICES, PRICES_DATE, VALKEY_NODES, type Price } from './prices'
 import { vcpuShare } from '../src/scan/cpu-share'
 import { median } from './stats'
 
-const usd = (n: number) => (n < 0.01 && n > 0 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`)
+const usd = (n: number): string => (n < 0 ? `-${usd(-n)}` : n < 0.01 && n > 0 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`)
 
 const USAGE = `usage: npm run cost -- --jobs-per-month N [--enqueue api|function-url|function-url-batch|batch|direct]
   [--mode continuous|on-demand] [--window-ms W] [--scan-memory auto|MB] [--api-memory MB] [--payload-bytes B]
-  [--wait-hours H] [--redis auto|serverless|<node type>] [--egress ipv6|endpoints] [--endpoint-azs N]
-  [--compare] [--prices]`
+  [--wait-hours H] [--redis auto|serverless|<node type>] [--replica true|false] [--egress ipv6|endpoints|nat]
+  [--endpoint-azs N] [--queues N] [--dashboard true|false] [--free-tier] [--compare] [--prices]`
 class UsageError extends Error {}
 
 function parseArgs(argv: string[]): Scenario & { compare: boolean; prices: boolean } {
@@ -37,7 +39,7 @@ function parseArgs(argv: string[]): Scenario & { compare: boolean; prices: boole
     const a = argv[i]!
     if (a === '--help' || a === '-h') throw new UsageError('')
     if (!a.startsWith('--')) throw new UsageError(`unexpected argument ${a}`)
-    if (a === '--compare' || a === '--prices') args.set(a.slice(2), 'true')
+    if (a === '--compare' || a === '--prices' || a === '--free-tier') args.set(a.slice(2), 'true')
     else args.set(a.slice(2), argv[++i] ?? '')
   }
   // Every option read below is noted: one left unread is one the model does not know, and would be ignored.
@@ -70,8 +72,12 @@ function parseArgs(argv: string[]): Scenario & { compare: boolean; prices: boole
     waitHours: num('wait-hours', 24),
     windowMs: num('window-ms', 0),
     redis: get('redis') ?? 'auto',
-    egress: oneOf<Egress>('egress', ['ipv6', 'endpoints'], 'ipv6'),
-    endpointAzs: num('endpoint-azs', 1),
+    egress: oneOf<Egress>('egress', EGRESS, 'ipv6'),
+    endpointAzs: num('endpoint-azs', 2),
+    queues: num('queues', 3),
+    replica: oneOf('replica', ['true', 'false'], 'true') === 'true',
+    dashboard: oneOf('dashboard', ['true', 'false'], 'true') === 'true',
+    freeTier: get('free-tier') !== undefined,
     compare: get('compare') !== undefined,
     prices: get('prices') !== undefined,
   }
@@ -157,7 +163,7 @@ function streamLevel(run: SizedRun | undefined): Pick<Measured, 'scanStreamCpuMs
   return { scanStreamCpuMsPerJob: { jobsPerSec: run.rate, cpuMsPerJob: median(perJob) } }
 }
 
-function measured(): Measured {
+async function measured(): Promise<Measured> {
   const r = JSON.parse(readFileSync(resolve(process.cwd(), 'bench/results.json'), 'utf8'))
   if (!r.cpu) throw new Error('bench/results.json has no "cpu" section: run `npm run bench` first')
   if (!r.onDemand) throw new Error('bench/results.json has no "onDemand" section: run `npm run bench:on-demand` first')
@@ -178,6 +184,7 @@ function measured(): Measured {
     emptyTickActiveS: r.onDemand.emptyTickActiveS.mean,
     startedJobActiveS: r.onDemand.jobInvocationActiveS.mean - r.onDemand.delayMs / 1000,
     continuousInvocationS: r.onDemand.continuousInvocationS,
+    observability: await measureObservability(r.onDemand.continuousInvocationS, 512),
   }
 }
 
@@ -186,7 +193,7 @@ function printBill(s: Scenario, m: Measured) {
   const total = lines.reduce((a, l) => a + l.usd, 0)
   const width = Math.max(...lines.map((l) => l.item.length))
   console.log(
-    `${s.jobsPerMonth.toLocaleString('en-US')} jobs/month, enqueue ${s.enqueue}, scan ${s.mode}, payload ${s.payloadBytes} B, wait ${s.waitHours} h, egress ${s.egress} (prices ${PRICES_DATE})`,
+    `${s.jobsPerMonth.toLocaleString('en-US')} jobs/month, enqueue ${s.enqueue}, scan ${s.mode}, payload ${s.payloadBytes} B, wait ${s.waitHours} h, egress ${s.egress}, ${s.queues} queues, ${s.replica ? 'Redis with a replica' : 'Redis without a replica'}${s.freeTier ? ', free tier applied' : ', no free tier'} (prices ${PRICES_DATE})`,
   )
   for (const l of lines) console.log(`  ${l.item.padEnd(width)}  ${usd(l.usd).padStart(9)}   ${l.quantity}`)
   console.log(
@@ -204,9 +211,6 @@ function printBill(s: Scenario, m: Measured) {
   return total
 }
 
-/** The dispatch window of the table's windowed rows: jobs up to 1 s late, 10 a request from ~10 jobs/s. */
-const COMPARE_WINDOW_MS = 1_000
-
 /** Which of the packaged function's own figures set the stream's level (bench:lambda-size), for the bill's note. */
 function packagedLevel(s: Scenario, m: Measured): string {
   const plain = m.scanStreamCpuMsPerJob
@@ -216,53 +220,10 @@ function packagedLevel(s: Scenario, m: Measured): string {
   return `, from the packaged function's ${at(plain)}${windowed ? ` and ${at(windowed)} with a ${windowed.windowMs} ms window` : ''}`
 }
 
-function compare(base: Scenario, m: Measured) {
-  const volumes = [1e6, 10e6, 100e6]
-  const total = (s: Scenario) => bill(s, m).reduce((a, l) => a + l.usd, 0)
-  const row = (label: string, usds: number[]) =>
-    console.log(`| ${label} | ${usds.map((c, i) => `${usd(c)} (${usd((c / volumes[i]!) * 1e6)}/M)`).join(' | ')} |`)
-  console.log(
-    `\njobs wait ${base.waitHours} h on average unless a row says otherwise; payload ${base.payloadBytes} B; scan memory ${base.scanMemoryMb === 'auto' ? 'as recommended for each volume' : `${base.scanMemoryMb} MB`}; SQS and Lambda reached ${base.egress === 'ipv6' ? 'over IPv6 (egress-only internet gateway)' : `through interface endpoints in ${base.endpointAzs} AZ`}`,
-  )
-  console.log(`\n| system (jobs a month) | ${volumes.map((v) => `${v / 1e6}M`).join(' | ')} |`)
-  console.log(`|---|${volumes.map(() => '---:').join('|')}|`)
-  for (const mode of ['continuous', 'on-demand'] as const) {
-    for (const enqueue of ['api', 'function-url', 'batch', 'direct'] as const) {
-      row(
-        `ours, ${mode}, ${enqueue}`,
-        volumes.map((v) => total({ ...base, jobsPerMonth: v, mode, enqueue })),
-      )
-    }
-  }
-  for (const enqueue of ['function-url', 'batch', 'function-url-batch', 'direct'] as const) {
-    row(
-      `ours, continuous, ${enqueue}, ${COMPARE_WINDOW_MS / 1000} s dispatch window`,
-      volumes.map((v) => total({ ...base, jobsPerMonth: v, mode: 'continuous', enqueue, windowMs: COMPARE_WINDOW_MS })),
-    )
-  }
-  row(
-    'ours, on-demand, function-url, jobs due 5 s after enqueue',
-    volumes.map((v) =>
-      total({ ...base, jobsPerMonth: v, mode: 'on-demand', enqueue: 'function-url', waitHours: 5 / 3600 }),
-    ),
-  )
-  for (const alt of alternatives(1).map((a) => a.system)) {
-    row(
-      alt,
-      volumes.map((v) => alternatives(v).find((a) => a.system === alt)!.usd),
-    )
-  }
-  const idle = (egress: Egress, endpointAzs = base.endpointAzs) =>
-    total({ ...base, jobsPerMonth: 0, mode: 'on-demand', enqueue: 'direct', egress, endpointAzs })
-  console.log(
-    `\nnothing scheduled, on-demand: ${usd(idle('ipv6'))} a month over IPv6; ${usd(idle('endpoints'))} with interface endpoints in ${base.endpointAzs} AZ`,
-  )
-}
-
-function main() {
+async function main() {
   const { compare: wantCompare, prices, ...scenario } = parseArgs(process.argv.slice(2))
   if (prices) return printPrices()
-  const m = measured()
+  const m = await measured()
   if (scenario.jobsPerMonth || !wantCompare) printBill(scenario, m)
   if (wantCompare) compare(scenario, m)
   console.log(
@@ -270,9 +231,7 @@ function main() {
   )
 }
 
-try {
-  main()
-} catch (e) {
+main().catch((e) => {
   if (e instanceof UsageError && !e.message) {
     console.log(USAGE)
   } else {
@@ -280,4 +239,4 @@ try {
     if (e instanceof UsageError) console.error(USAGE)
     process.exit(2)
   }
-}
+})

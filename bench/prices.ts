@@ -63,6 +63,54 @@ export const PRICES = {
     unit: 'Step Functions state transition (Standard workflows)',
     source: 'https://aws.amazon.com/step-functions/pricing/',
   },
+  cloudWatchMetricMonth: {
+    usd: 0.3,
+    unit: 'CloudWatch custom metric-month (first 10,000; billed per hour in which the metric gets a data point)',
+    source: 'https://aws.amazon.com/cloudwatch/pricing/',
+  },
+  cloudWatchAlarmMonth: {
+    usd: 0.1,
+    unit: 'CloudWatch standard-resolution alarm-month (per metric it reads)',
+    source: 'https://aws.amazon.com/cloudwatch/pricing/',
+  },
+  cloudWatchDashboardMonth: {
+    usd: 3,
+    unit: 'CloudWatch dashboard-month',
+    source: 'https://aws.amazon.com/cloudwatch/pricing/',
+  },
+  natGatewayHour: {
+    usd: 0.045,
+    unit: 'NAT gateway-hour (per AZ)',
+    source: 'https://aws.amazon.com/vpc/pricing/',
+  },
+  natGatewayGb: {
+    usd: 0.045,
+    unit: 'GB processed by a NAT gateway',
+    source: 'https://aws.amazon.com/vpc/pricing/',
+  },
+  publicIpv4Hour: {
+    usd: 0.005,
+    unit: 'public IPv4 address-hour (a NAT gateway needs one)',
+    source: 'https://aws.amazon.com/vpc/pricing/',
+  },
+  crossAzGb: {
+    usd: 0.02,
+    unit: 'GB between AZs in a Region ($0.01 out + $0.01 in): Lambda in one AZ, the Redis primary in another',
+    source: 'https://aws.amazon.com/ec2/pricing/on-demand/',
+    unverified: true,
+  },
+  googleCloudTasksOperation: {
+    usd: 0.4 / 1e6,
+    unit: 'Google Cloud Tasks billable operation, after 1M free a month (create and dispatch: 2 a job)',
+    source: 'https://cloud.google.com/tasks/pricing',
+    unverified: true,
+  },
+  qstashFixed10MPerDay: {
+    usd: 420,
+    unit: 'QStash fixed plan-month, up to 10M messages a day',
+    source: 'https://upstash.com/pricing/qstash',
+    unverified: true,
+  },
   qstashMessage: {
     usd: 1 / 100_000,
     unit: 'QStash message (pay as you go: $1 per 100K)',
@@ -71,6 +119,18 @@ export const PRICES = {
 } satisfies Record<string, Price>
 
 export const EVENTBRIDGE_SCHEDULER_FREE_INVOCATIONS = 14_000_000
+export const GOOGLE_CLOUD_TASKS_FREE_OPERATIONS = 1_000_000
+
+/** The account's AWS free tier per month (always-free parts), applied only with `--free-tier`. */
+export const FREE_TIER = {
+  lambdaRequests: 1_000_000,
+  lambdaGbSeconds: 400_000,
+  sqsRequests: 1_000_000,
+  cloudWatchMetrics: 10,
+  cloudWatchAlarms: 10,
+  cloudWatchDashboards: 3,
+  logsIngestGb: 5,
+}
 /** Standard workflow of a Wait state then an SQS SendMessage task: start, Wait, Task, end (DESIGN's ~3 transitions). */
 export const STEP_FUNCTIONS_TRANSITIONS_PER_JOB = 3
 

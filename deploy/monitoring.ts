@@ -1,7 +1,10 @@
 // osls plugin: the alarms and the CloudWatch dashboard of docs/operations.md, as one `resources` entry:
 //   ${monitoring:resources}
-// They read the scan function's and the API's EMF metrics (namespace DelayQueue, dimension service = the stack's
-// POWERTOOLS_SERVICE_NAME), the scan function's Lambda errors and each target queue's DLQ depth. The DLQs are found
+// They read the scan function's EMF metrics (namespace DelayQueue, dimension service = the stack's
+// POWERTOOLS_SERVICE_NAME), the scan function's Lambda errors, each target queue's DLQ depth, and the API's requests,
+// 4xx, 5xx and latency as AWS publishes them for free: AWS/ApiGateway per ApiId for the HTTP API, AWS/Lambda Url*
+// per FunctionName for a Function URL (serverless param `apiEndpoint`). `--param="dashboard=false"` leaves the
+// dashboard out ($3 a month; the alarms stay). The DLQs are found
 // in ${targetQueues:resources} (tag sdq:role = dlq), so this file never repeats the queue naming rules.
 // Every alarm notifies the optional SNS topic of the AlarmTopicArn parameter (serverless param `alarmTopicArn`).
 // CommonJS with erasable types only, like deploy/target-queues.ts.
@@ -116,8 +119,39 @@ function alarms(
   return resources
 }
 
-/** The dashboard body: JSON text with ${AWS::Region} and the scan function's name substituted (Fn::Sub). */
-function dashboardBody(service: string, alarmIds: string[]): CfnNode {
+/** The API's free metrics: API Gateway's for the HTTP API, Lambda's Function URL metrics otherwise. */
+function apiMetrics(apiEndpoint: string) {
+  if (apiEndpoint === 'functionUrl') {
+    const url = (metric: string, stat: string, label: string, yAxis = 'left') => [
+      'AWS/Lambda',
+      metric,
+      'FunctionName',
+      '${ApiLambdaFunction}',
+      { stat, label, yAxis },
+    ]
+    return {
+      requests: [
+        url('UrlRequestCount', 'Sum', 'requests'),
+        url('UrlRequestLatency', 'p99', 'p99 latency (ms)', 'right'),
+      ],
+      errors: [url('Url4xxCount', 'Sum', '4xx'), url('Url5xxCount', 'Sum', '5xx')],
+    }
+  }
+  const api = (metric: string, stat: string, label: string, yAxis = 'left') => [
+    'AWS/ApiGateway',
+    metric,
+    'ApiId',
+    '${HttpApi}',
+    { stat, label, yAxis },
+  ]
+  return {
+    requests: [api('Count', 'Sum', 'requests'), api('Latency', 'p99', 'p99 latency (ms)', 'right')],
+    errors: [api('4xx', 'Sum', '4xx'), api('5xx', 'Sum', '5xx')],
+  }
+}
+
+/** The dashboard body: JSON text with ${AWS::Region} and the functions' and API's names substituted (Fn::Sub). */
+function dashboardBody(service: string, alarmIds: string[], apiEndpoint: string): CfnNode {
   const search = (dims: string, metric: string, stat: string) =>
     `SEARCH('{${NAMESPACE},${dims}} MetricName="${metric}" service="${service}"', '${stat}', 60)`
   const graph = (title: string, y: number, x: number, metrics: unknown[], extra: CfnNode = {}) => ({
@@ -130,6 +164,7 @@ function dashboardBody(service: string, alarmIds: string[]): CfnNode {
   })
   const expr = (expression: string, label: string, id: string) => [{ expression, label, id }]
   const own = (metric: string, stat: string, label: string) => [NAMESPACE, metric, 'service', service, { stat, label }]
+  const api = apiMetrics(apiEndpoint)
   const widgets = [
     {
       type: 'alarm',
@@ -166,16 +201,14 @@ function dashboardBody(service: string, alarmIds: string[]): CfnNode {
       annotations: { horizontal: [{ value: 40, label: 'size up above' }] },
     }),
     // SQS bills requests: jobs per request is what DISPATCH_WINDOW_MS raises (docs/cost.md "The dispatch window").
+    // The jobs are the sum over the queues: the scan publishes no total of its own (one metric less to pay for).
     graph('SQS requests, and jobs per request', 33, 0, [
       [NAMESPACE, 'SqsRequests', 'service', service, { stat: 'Sum', label: 'SendMessageBatch requests', id: 'req' }],
-      [NAMESPACE, 'Dispatched', 'service', service, { stat: 'Sum', id: 'dsp', visible: false }],
+      [{ expression: `SUM(${search('service,queue', 'Dispatched', 'Sum')})`, id: 'dsp', visible: false }],
       [{ expression: 'dsp / req', label: 'jobs per request', id: 'jpr', yAxis: 'right' }],
     ]),
-    graph('API requests per route', 21, 0, [expr(search('service,route', 'ApiRequests', 'Sum'), '', 'a')]),
-    graph('API 4xx and 5xx per route', 21, 12, [
-      expr(search('service,route', 'Api4xx', 'Sum'), '', 'c'),
-      expr(search('service,route', 'Api5xx', 'Sum'), '', 's'),
-    ]),
+    graph('API requests and p99 latency', 21, 0, api.requests),
+    graph('API 4xx and 5xx answers', 21, 12, api.errors),
   ]
   return { 'Fn::Sub': JSON.stringify({ widgets }) }
 }
@@ -207,10 +240,15 @@ class ServerlessMonitoring {
           // The scan's own default (src/config.ts) when the setting is unset or not a number.
           const memoryWarnPercent = Number(redisEnv.REDIS_MEMORY_WARN_PERCENT) || 80
           const Resources = alarms(prefix, service, dlqs, memoryWarnPercent)
-          Resources.MonitoringDashboard = {
-            Type: 'AWS::CloudWatch::Dashboard',
-            Properties: { DashboardName: prefix, DashboardBody: dashboardBody(service, Object.keys(Resources)) },
-          }
+          const apiEndpoint = String(await resolveVariable('param:apiEndpoint'))
+          if (String(await resolveVariable('param:dashboard')) !== 'false')
+            Resources.MonitoringDashboard = {
+              Type: 'AWS::CloudWatch::Dashboard',
+              Properties: {
+                DashboardName: prefix,
+                DashboardBody: dashboardBody(service, Object.keys(Resources), apiEndpoint),
+              },
+            }
           return {
             value: {
               Conditions: { HasAlarmTopic: { 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'AlarmTopicArn' }, ''] }] } },

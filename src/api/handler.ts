@@ -6,7 +6,6 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
 import { DelayQueue, type DelayQueueEngine } from '../client/delay-queue'
 import { createLogger, Logger, type Log } from '../logger'
 import { errorMapper } from './error-middleware'
-import { requestMetrics } from './request-metrics'
 import type { ApiResponse } from './response'
 import { matchRoute } from './router'
 import { routes } from './routes'
@@ -14,8 +13,6 @@ import { routes } from './routes'
 export interface ApiHandlerOptions {
   /** Default: a Powertools Logger, which then carries each request's id. */
   logger?: Log
-  /** Emit request metrics (EMF lines) with this `service` dimension. Default: none. */
-  metricsService?: string
   /** Largest POST /jobs/batch body, bytes. Default 5 MiB: under Lambda's 6 MB request limit. */
   maxBatchBytes?: number
 }
@@ -29,7 +26,6 @@ export function createApiHandler(engine: DelayQueueEngine, options: ApiHandlerOp
   const handler = middy<APIGatewayProxyEventV2, ApiResponse, Error, Context>().use(httpHeaderNormalizer())
   // Every line logged during a request carries its Lambda request id.
   if (logger instanceof Logger) handler.use(injectLambdaContext(logger, { resetKeys: true }))
-  if (options.metricsService) handler.use(requestMetrics(options.metricsService))
   return handler.use(errorMapper(logger)).handler(async (event) => {
     const route = matchRoute(event)
     return routes[route.name](queue, event, route.id, routeOptions)

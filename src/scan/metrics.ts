@@ -103,35 +103,35 @@ export class ScanMetrics implements ScanObserver {
     const oldestDueAgeMs = backlog ? Math.max(0, now - (backlog.earliestDueMs ?? now)) : null
     const record: ScanWindow = { ...window.summary, oldestDueAgeMs, redisErrors: window.redisErrors }
 
-    // Totals over every target queue as well: the dead-letter alarm watches one metric, not one per queue.
+    // On a diet: CloudWatch bills every metric for each hour in which it gets a data point ($0.30 a metric-month), so
+    // a window publishes only what carries news. An idle scan (nothing pending, nothing done) publishes OldestDueAgeMs
+    // alone: the alarm that tells "idle" from "no scanner" needs it, everything else would be a zero. Counts are
+    // absent rather than 0 (their alarms treat missing data as not breaching), the dispatched total is the dashboard's
+    // sum over the queues, and docs/cost.md counts what each workload publishes (bench/cost-metrics.ts).
+    const busy = record.dispatched + record.released + record.dead > 0
+    const pendingQueues = Object.entries(backlog?.pending ?? {}).filter(([, n]) => n > 0)
     const metrics = newMetrics(this.options.serviceName)
-    metrics.addMetric('Dispatched', MetricUnit.Count, record.dispatched)
-    metrics.addMetric('DeadLettered', MetricUnit.Count, record.dead)
-    metrics.addMetric('RedisErrors', MetricUnit.Count, window.redisErrors)
-    metrics.addMetric('ScanActiveMs', MetricUnit.Milliseconds, record.activeMs)
-    if (window.sqsRequests !== undefined) metrics.addMetric('SqsRequests', MetricUnit.Count, window.sqsRequests)
     if (oldestDueAgeMs !== null) metrics.addMetric('OldestDueAgeMs', MetricUnit.Milliseconds, oldestDueAgeMs)
-    addMemory(metrics, this.options.readMemory?.() ?? null)
-    const cpuShare = this.options.cpuShare?.take()
-    if (cpuShare != null) metrics.addMetric('ScanCpuSharePercent', MetricUnit.Percent, cpuShare)
+    if (record.dead) metrics.addMetric('DeadLettered', MetricUnit.Count, record.dead)
+    if (window.redisErrors) metrics.addMetric('RedisErrors', MetricUnit.Count, window.redisErrors)
+    if (window.sqsRequests) metrics.addMetric('SqsRequests', MetricUnit.Count, window.sqsRequests)
     if (record.lateness) {
       metrics.addMetric('DispatchLatenessP50', MetricUnit.Milliseconds, record.lateness.p50)
       metrics.addMetric('DispatchLatenessP99', MetricUnit.Milliseconds, record.lateness.p99)
       metrics.addMetric('DispatchLatenessMax', MetricUnit.Milliseconds, record.lateness.max)
     }
-    metrics.publishStoredMetrics()
-
-    // Per target queue: every queue with pending jobs or activity in the window (zeros included, for the alarms).
-    const names = new Set([...window.queues.keys(), ...Object.keys(backlog?.pending ?? {})])
-    for (const queue of names) {
-      const counts = window.queues.get(queue) ?? { dispatched: 0, released: 0, dead: 0 }
-      const perQueue = newMetrics(this.options.serviceName, { queue })
-      perQueue.addMetric('Dispatched', MetricUnit.Count, counts.dispatched)
-      perQueue.addMetric('Released', MetricUnit.Count, counts.released)
-      perQueue.addMetric('DeadLettered', MetricUnit.Count, counts.dead)
-      if (backlog) perQueue.addMetric('Pending', MetricUnit.Count, backlog.pending[queue] ?? 0)
-      perQueue.publishStoredMetrics()
+    // The CPU share is read every window (it restarts its meter), published only when there was work to measure.
+    const cpuShare = this.options.cpuShare?.take()
+    if (busy) {
+      metrics.addMetric('ScanActiveMs', MetricUnit.Milliseconds, record.activeMs)
+      if (cpuShare != null) metrics.addMetric('ScanCpuSharePercent', MetricUnit.Percent, cpuShare)
     }
+    // Memory fills with pending jobs: with none pending and nothing done there is nothing to watch.
+    if (busy || pendingQueues.length) addMemory(metrics, this.options.readMemory?.() ?? null)
+    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics()
+
+    const names = new Set([...window.queues.keys(), ...pendingQueues.map(([queue]) => queue)])
+    publishQueues(this.options.serviceName, names, window.queues, backlog)
 
     await this.options.recordWindow?.(record).catch((e) => {
       this.options.logger.warn('metrics: run log not written', { error: String(e) })
@@ -182,16 +182,37 @@ export class ScanMetrics implements ScanObserver {
   }
 }
 
+/**
+ * Per target queue: Dispatched and Pending for every queue with pending jobs or activity in the window (zeros
+ * included: the graph shows a queue drain to 0); Released and DeadLettered only when they happened.
+ */
+function publishQueues(
+  serviceName: string,
+  names: Set<string>,
+  queues: Map<string, QueueCounts>,
+  backlog: Backlog | null,
+): void {
+  for (const queue of names) {
+    const counts = queues.get(queue) ?? { dispatched: 0, released: 0, dead: 0 }
+    const perQueue = newMetrics(serviceName, { queue })
+    perQueue.addMetric('Dispatched', MetricUnit.Count, counts.dispatched)
+    if (counts.released) perQueue.addMetric('Released', MetricUnit.Count, counts.released)
+    if (counts.dead) perQueue.addMetric('DeadLettered', MetricUnit.Count, counts.dead)
+    if (backlog) perQueue.addMetric('Pending', MetricUnit.Count, backlog.pending[queue] ?? 0)
+    perQueue.publishStoredMetrics()
+  }
+}
+
 function newMetrics(serviceName: string, dimensions: Record<string, string> = {}): Metrics {
   return new Metrics({ namespace: METRICS_NAMESPACE, serviceName, defaultDimensions: dimensions })
 }
 
 /**
  * Redis's memory at the last reading. At 100% (noeviction) new jobs are refused with 507 StoreFull: the memory alarm
- * watches the percent, which is absent (not 0) when the node has no maxmemory.
+ * watches the percent. A node without maxmemory has no percent: then the bytes in use, so the figure is not lost.
  */
 function addMemory(metrics: Metrics, memory: MemoryReading | null): void {
   if (!memory) return
-  metrics.addMetric('RedisMemoryUsedBytes', MetricUnit.Bytes, memory.usedBytes)
   if (memory.percent !== null) metrics.addMetric('RedisMemoryUsedPercent', MetricUnit.Percent, memory.percent)
+  else metrics.addMetric('RedisMemoryUsedBytes', MetricUnit.Bytes, memory.usedBytes)
 }

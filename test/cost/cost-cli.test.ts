@@ -39,4 +39,19 @@ describe('npm run cost', () => {
     expect(r.stdout).toContain('with a 1000 ms dispatch window')
     expect(r.stdout).toMatch(/total\s+\$\d+\.\d\d/)
   })
+
+  it('prints the CloudWatch lines from the metric code, Redis with a replica, and no free tier unless asked', async () => {
+    const r = await cost('--jobs-per-month', '0', '--mode', 'on-demand', '--enqueue', 'direct')
+    const free = await cost('--jobs-per-month', '0', '--mode', 'on-demand', '--enqueue', 'direct', '--free-tier')
+
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(
+      /CloudWatch custom metrics \(scan EMF\)\s+\$0\.30\s+1\.0 metric-months \(1 idle, 8 with jobs pending, 14 sending, 3 queues/,
+    )
+    expect(r.stdout).toMatch(/CloudWatch alarms\s+\$0\.70/)
+    expect(r.stdout).toMatch(/CloudWatch dashboard\s+\$3\.00/)
+    expect(r.stdout).toContain('Redis with a replica, no free tier')
+    expect(r.stdout).not.toContain('Free tier')
+    expect(free.stdout).toMatch(/Free tier .*-\$/)
+  })
 })

@@ -31,6 +31,17 @@ const measured: Measured = {
   emptyTickActiveS: 0.01,
   startedJobActiveS: 1,
   continuousInvocationS: 66,
+  observability: {
+    idle: { metrics: 1, ingestBytes: 250 },
+    pending1: { metrics: 4, ingestBytes: 500 },
+    pending3: { metrics: 8, ingestBytes: 800 },
+    busy1: { metrics: 10, ingestBytes: 1_100 },
+    busy3: { metrics: 14, ingestBytes: 1_700 },
+    runLineIdleBytes: 680,
+    runLineBusyBytes: 830,
+    platformBytes: 350,
+    accessLogBytes: 420,
+  },
 }
 const base: Scenario = {
   jobsPerMonth: 10_000_000,
@@ -67,7 +78,8 @@ describe('cost model', () => {
     expect(item(urlBatch, 'API Gateway')).toBeUndefined()
     expect(item(urlBatch, 'API Lambda')).toEqual(item(batch, 'API Lambda'))
     expect(item(urlBatch, 'API Lambda')!.quantity).toContain('100,000 requests')
-    expect(total(batch) - total(urlBatch)).toBeCloseTo(0.1)
+    // and the HTTP API's access log line of each request
+    expect(total(batch) - total(urlBatch)).toBeCloseTo(0.1 + ((100_000 * 420) / 1e9) * 0.5)
   })
 
   it('bills one SQS request per job of a stream without a dispatch window, and runs a continuous scan 60 times an hour for its measured length', () => {
@@ -231,7 +243,7 @@ describe('cost model', () => {
     expect(dueBucketsFor(1_000_000)).toBe(16_384)
     expect(dueBucketsFor(1_100_000)).toBe(32_768)
     expect(dueBucketsFor(3_287_671)).toBe(65_536)
-    const lines = bill({ ...base, redis: 'auto', jobsPerMonth: 100e6 }, measured)
+    const lines = bill({ ...base, redis: 'auto', jobsPerMonth: 100e6, replica: false }, measured)
     expect(item(lines, 'Redis: cache.')!.quantity).toContain('DUE_BUCKETS=65536')
   })
 })

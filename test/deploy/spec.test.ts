@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { checkExports, checkLimits, checkReferences } from '../support/cfn-refs'
 import { checkResourceSpecs, specDatabase } from '../support/cfn-spec'
 import { copy, describeFindings, type Finding, type Json, type Template } from '../support/cfn-template'
-import { busyApiRequests, busyScanWindows, captureEmf } from '../support/emf-workload'
+import { busyScanWindows, captureEmf } from '../support/emf-workload'
 import { checkIam } from '../support/iam-check'
 import { checkMetrics, emittedMetrics, type MetricWritten } from '../support/metric-check'
 import { packageTemplate } from '../support/sls'
@@ -47,6 +47,12 @@ const COMBINATIONS: Record<string, () => Promise<Template>> = {
       rmSync(resolve(root, config), { force: true })
     }
   },
+  'createEndpoints=true, scanMode=on-demand, dashboard=false': () =>
+    packageTemplate(root, 'prod', [
+      '--param=createEndpoints=true',
+      '--param=scanMode=on-demand',
+      '--param=dashboard=false',
+    ]),
 }
 const names = Object.keys(COMBINATIONS)
 const templates = new Map<string, Template>()
@@ -55,17 +61,14 @@ let written: MetricWritten[] = []
 beforeAll(async () => {
   for (const name of names) templates.set(name, await COMBINATIONS[name]!())
   specDatabase() // loaded here (0.3 s), not in the first test
-  // What the scan function and the API write for the stack with the most queues, with the service name it gives them.
+  // What the scan function writes for the stack with the most queues, with the service name it gives them.
   const fifo = templates.get(names[2]!)!
   const env = (fn: string) => fifo.Resources[fn].Properties.Environment.Variables
   // QUEUES is Fn::Join of "name=" (",name=") strings and the queues' Refs.
   const queues = env('ScanLambdaFunction')
     .QUEUES['Fn::Join'][1].filter((p: Json) => typeof p === 'string')
     .map((p: string) => p.replace(/^,/, '').replace(/=$/, ''))
-  const lines = await captureEmf(async () => {
-    await busyScanWindows(env('ScanLambdaFunction').POWERTOOLS_SERVICE_NAME, queues)
-    await busyApiRequests(env('ApiLambdaFunction').POWERTOOLS_SERVICE_NAME)
-  })
+  const lines = await captureEmf(() => busyScanWindows(env('ScanLambdaFunction').POWERTOOLS_SERVICE_NAME, queues))
   written = emittedMetrics(lines)
 }, 240_000)
 
@@ -227,17 +230,24 @@ describe('a defect planted in a copy of the default template is caught, with its
       t.Resources.OldestDueAgeAlarm.Properties.MetricName = 'OldestDueAge'
       t.Resources.TargetQueueOrdersDlqAlarm.Properties.Dimensions[0].Name = 'Queue'
       const body = t.Resources.MonitoringDashboard.Properties.DashboardBody
-      body['Fn::Sub'] = body['Fn::Sub'].replace(
-        '{DelayQueue,service,route} MetricName=\\"ApiRequests',
-        '{DelayQueue,service,queue} MetricName=\\"ApiRequests',
-      )
+      body['Fn::Sub'] = body['Fn::Sub']
+        .replace('{DelayQueue,service,queue} MetricName=\\"Pending', '{DelayQueue,service,route} MetricName=\\"Pending')
+        // HTTP API 4xx and 5xx are published per ApiId only
+        .replaceAll('"ApiId"', '"ApiName"')
     })
     expect(findings).toContainEqual(caught('OldestDueAgeAlarm', 'Properties', 'metric nobody publishes'))
     expect(findings).toContainEqual(
       caught('TargetQueueOrdersDlqAlarm', 'Properties', 'AWS metric or dimension set not documented'),
     )
     expect(findings).toContainEqual(
-      caught('MonitoringDashboard', 'widgets[10] "API requests per route"', 'metric nobody publishes'),
+      caught('MonitoringDashboard', 'widgets[2] "Pending jobs per target queue"', 'metric nobody publishes'),
+    )
+    expect(findings).toContainEqual(
+      caught(
+        'MonitoringDashboard',
+        'widgets[11] "API 4xx and 5xx answers"',
+        'AWS metric or dimension set not documented',
+      ),
     )
   })
 

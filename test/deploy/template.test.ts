@@ -381,8 +381,8 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       'DispatchLatenessP99',
       'OldestDueAgeMs',
       'DeadLettered',
-      'ApiRequests',
-      'Api5xx',
+      'AWS/ApiGateway',
+      '5xx',
       'RedisMemoryUsedPercent',
       'ScanCpuSharePercent',
       'SqsRequests',
@@ -390,6 +390,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       expect(text).toContain(metric)
     }
     expect(text).toContain('dsp / req')
+    expect(text).not.toContain('ApiRequests')
     expect(text).toContain('service=\\"serverless-delay-queue-prod\\"')
     const alarmWidget = body.widgets.find((w: Json) => w.type === 'alarm')
     expect(alarmWidget.properties.alarms).toHaveLength(ofType('AWS::CloudWatch::Alarm').length)
@@ -506,5 +507,35 @@ describe('serverless.yml for the local stage and with parameters', () => {
     const config = await printConfig('prod', `--param=alarmTopicArn=${topic}`)
     const parameters = config.resources.Parameters
     expect(parameters.AlarmTopicArn.Default).toBe(topic)
+  }, 120_000)
+
+  it('leaves the dashboard out with dashboard=false and keeps every alarm', async () => {
+    const config = await printConfig('prod', '--param=dashboard=false')
+    const types = Object.values<Json>(config.resources.Resources).map((r) => r.Type)
+    expect(types).not.toContain('AWS::CloudWatch::Dashboard')
+    expect(types.filter((t) => t === 'AWS::CloudWatch::Alarm').length).toBe(ofType('AWS::CloudWatch::Alarm').length)
+  }, 120_000)
+
+  // CloudFormation's own substitution, written out as text: not a JavaScript template.
+  const REGION_VAR = ['$', '{AWS::Region}'].join('')
+  it('creates the SQS endpoint (and Lambda on demand) in the functions subnets with createEndpoints=true, refuses it with egress=ipv6', async () => {
+    const resources = async (...extra: string[]) =>
+      (await printConfig('prod', '--param=createEndpoints=true', ...extra)).resources as Json
+    const endpoints = (r: Json) =>
+      Object.values<Json>(r.Resources)
+        .filter((x) => x.Type === 'AWS::EC2::VPCEndpoint')
+        .map((x) => String(x.Properties.ServiceName['Fn::Sub']).replace(REGION_VAR, '<region>'))
+    const continuous = await resources()
+    const onDemand = await resources('--param=scanMode=on-demand')
+    expect(endpoints(continuous)).toEqual(['com.amazonaws.<region>.sqs'])
+    expect(endpoints(onDemand).sort()).toEqual(['com.amazonaws.<region>.lambda', 'com.amazonaws.<region>.sqs'])
+    expect(continuous.Resources.SqsVpcEndpoint.Properties).toMatchObject({
+      VpcEndpointType: 'Interface',
+      SubnetIds: { Ref: 'SubnetIds' },
+      PrivateDnsEnabled: true,
+    })
+    expect(continuous.Parameters.VpcId.Default).toBe('/serverless-delay-queue/prod/vpc-id')
+    expect(endpoints((await printConfig('prod')).resources)).toEqual([])
+    await expect(resources('--param=egress=ipv6')).rejects.toThrow(/createEndpoints=true needs egress=endpoints/)
   }, 120_000)
 })

@@ -1,12 +1,9 @@
-// The EMF lines the scan function's and the API's metric code write for a busy workload: the real ScanMetrics and
-// the real request-metrics middleware, fed a window with every kind of event (jobs sent to several target queues,
-// released, dead-lettered, Redis errors, a memory reading with maxmemory, the CPU share on Lambda, SQS requests) and
-// a request on every API route with 2xx, 4xx and 5xx answers. What they write is what CloudWatch would turn into
-// metrics: test/support/metric-check.ts compares the alarms and the dashboard with it.
-import type { APIGatewayProxyEventV2 } from 'aws-lambda'
+// The EMF lines the scan function's metric code writes for a busy workload: the real ScanMetrics, fed a window with
+// every kind of event (jobs sent to several target queues, released, dead-lettered, Redis errors, a memory reading
+// with maxmemory, the CPU share on Lambda, SQS requests). What it writes is what CloudWatch would turn into metrics:
+// test/support/metric-check.ts compares the alarms and the dashboard with it. (The API writes none: its requests and
+// errors are AWS's own metrics.)
 import { vi } from 'vitest'
-import { requestMetrics } from '../../src/api/request-metrics'
-import { ROUTES } from '../../src/api/router'
 import { CpuShareMeter } from '../../src/scan/cpu-share'
 import { ScanMetrics } from '../../src/scan/metrics'
 import type { Json } from './cfn-template'
@@ -72,29 +69,4 @@ export async function busyScanWindows(serviceName: string, queues: string[]): Pr
   metrics.slept(400)
   await metrics.flush()
   await metrics.stop()
-}
-
-/** A request on every route of the API with a 2xx, a 4xx and a 5xx answer, and one on no route. */
-export async function busyApiRequests(serviceName: string): Promise<void> {
-  const middleware = requestMetrics(serviceName)
-  const event = (method: string, path: string): APIGatewayProxyEventV2 =>
-    ({
-      version: '2.0',
-      routeKey: '$default',
-      rawPath: path,
-      rawQueryString: '',
-      headers: {},
-      requestContext: { http: { method, path } },
-      isBase64Encoded: false,
-    }) as unknown as APIGatewayProxyEventV2
-  const calls: [string, string][] = ROUTES.map((r) => {
-    const [method, path] = r.key.split(' ') as [string, string]
-    return [method, path.replace('{id}', 'order-42')]
-  })
-  calls.push(['GET', '/no-such-route'])
-  for (const [method, path] of calls)
-    for (const statusCode of [200, 404, 500]) {
-      const request = { event: event(method, path), response: { statusCode }, context: {}, error: null, internal: {} }
-      await middleware.after!(request as Json)
-    }
 }

@@ -117,8 +117,24 @@ export function isWritten(read: MetricRead, written: MetricWritten[]): boolean {
   )
 }
 
+/**
+ * AWS metrics the specification database does not list yet, with their documented dimension sets: Lambda's Function
+ * URL metrics (https://docs.aws.amazon.com/lambda/latest/dg/urls-monitoring.html: by FunctionName, and by
+ * FunctionName and Resource for an alias).
+ */
+const NOT_IN_SPEC: Record<string, Record<string, string[][]>> = {
+  'AWS/Lambda': Object.fromEntries(
+    ['UrlRequestCount', 'Url4xxCount', 'Url5xxCount', 'UrlRequestLatency'].map((name) => [
+      name,
+      [['FunctionName'], ['FunctionName', 'Resource']],
+    ]),
+  ),
+}
+
 /** A read of an AWS namespace names a metric the specification lists, with one of its documented dimension sets. */
 export function isDocumented(read: MetricRead, db: SpecDatabase = specDatabase()): boolean {
+  const extra = NOT_IN_SPEC[read.namespace]?.[read.name]
+  if (extra) return extra.some((set) => sameNames(set, Object.keys(read.dimensions)))
   const metrics = db.lookup('metric', 'name', 'equals', read.name).filter((m) => m.namespace === read.namespace)
   return metrics.some((m) =>
     db.follow('usesDimensionSet', m).some((set) =>
