@@ -158,6 +158,28 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', () => {
     expect((await fetch(`${stack!.apiUrl}/jobs/${job.id}`)).status).toBe(404)
   })
 
+  it("shows a dispatched job's receipt: when it was due, when SQS took it, as which message (screenshot)", async () => {
+    // prepare: a job due now, in SQS a moment later
+    const { body: job } = await post('/jobs', { id: 'fired-for-page-1', queue: 'orders', payload: { n: 1 } })
+    let receipt: Record<string, any> = {}
+    await eventually(async () => {
+      receipt = (await (await fetch(`${stack!.apiUrl}/jobs/${job.id}`)).json()) as Record<string, any>
+      expect(receipt.status).toBe('dispatched')
+    }, 20_000)
+    // act
+    await page.getByPlaceholder('job id').fill(job.id)
+    await page.getByRole('button', { name: 'Look up' }).click()
+    // assess: the page shows the receipt the API answers, and offers no cancel for a job already in SQS
+    const shown = page.getByTestId('job')
+    await shows(shown.locator('[data-field="status"]'), 'dispatched', 5_000, true)
+    await shows(shown.locator('[data-field="messageId"]'), receipt.messageId)
+    await shows(shown.locator('[data-field="attempts"]'), '1')
+    expect(receipt.messageId).toMatch(/^[0-9a-f-]{36}$/)
+    expect(Date.parse(receipt.acceptedAt)).toBeGreaterThanOrEqual(Date.parse(receipt.dueAt) - 1_000)
+    expect(await page.getByRole('button', { name: 'Cancel job' }).count()).toBe(0)
+    await page.getByTestId('job').screenshot({ path: resolve(__dirname, '../../docs/dashboard-dispatched-job.png') })
+  }, 40_000)
+
   it('renders ids, payloads and errors holding HTML or script as text', async () => {
     // prepare: a dead job whose payload is markup, and a look-up of an id that is markup
     const client = sqs()

@@ -37,11 +37,15 @@ export interface JobView {
   queue: string
   runAt: string
   status: string
-  payload: unknown
+  payload?: unknown
   groupId?: string
-  createdAt: string
+  createdAt?: string
   attempts?: number
   lastError?: { attempts: number; at: string; message: string }
+  /** status "dispatched" (its receipt): when it was due, when SQS accepted it, and as which message. */
+  dueAt?: string
+  acceptedAt?: string
+  messageId?: string
 }
 
 export class ApiError extends Error {}

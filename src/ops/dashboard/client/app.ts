@@ -158,14 +158,25 @@ function lookup() {
       <button type="submit">Look up</button>
     </form>
     ${
-      j
+      j?.status === 'dispatched'
         ? html`<dl class="job" data-testid="job">
+          <dt>id</dt><dd><code>${j.id}</code></dd>
+          <dt>queue</dt><dd>${j.queue}</dd>
+          <dt>status</dt><dd data-field="status">dispatched (in SQS; the consumer side has it now)</dd>
+          <dt>was due</dt><dd data-field="dueAt">${time(j.dueAt!)}</dd>
+          <dt>SQS accepted it</dt><dd data-field="acceptedAt">${time(j.acceptedAt!)}</dd>
+          <dt>SQS message id</dt><dd><code data-field="messageId">${j.messageId}</code></dd>
+          <dt>dispatch attempts</dt><dd data-field="attempts">${j.attempts}</dd>
+        </dl>`
+        : j
+          ? html`<dl class="job" data-testid="job">
           <dt>id</dt><dd><code>${j.id}</code></dd>
           <dt>queue</dt><dd>${j.queue}</dd>
           <dt>status</dt><dd data-field="status">${j.status}</dd>
           <dt>runs at</dt><dd data-field="runAt">${time(j.runAt)}</dd>
-          <dt>created</dt><dd>${time(j.createdAt)}</dd>
-          ${j.lastError ? html`<dt>last error</dt><dd>${j.lastError.message}</dd>` : ''}
+          <dt>created</dt><dd>${j.createdAt ? time(j.createdAt) : ''}</dd>
+          ${j.attempts ? html`<dt>dispatch attempts</dt><dd data-field="attempts">${j.attempts}</dd>` : ''}
+          ${j.lastError ? html`<dt>last error</dt><dd data-field="lastError">${j.lastError.message}</dd>` : ''}
           <dt>payload</dt><dd><pre data-field="payload">${JSON.stringify(j.payload, null, 2)}</pre></dd>
         </dl>
         <form class="actions" @submit=${(e: Event) => reschedule(e, j.id)}>
@@ -177,7 +188,7 @@ function lookup() {
           <label>run in <input name="seconds" type="number" min="0" value="60" size="6" /> s</label>
           <button type="submit">Reschedule</button>
         </form>`
-        : ''
+          : ''
     }
   </section>`
 }
