@@ -76,7 +76,7 @@ export class DelayQueueApiClient {
     await call(this.transport, 'DELETE', jobPath(id))
   }
 
-  /** GET /jobs/{id}: the pending job, or null (never existed, cancelled, or already in SQS). */
+  /** GET /jobs/{id}: the stored job, a dispatched one's receipt (status "dispatched"), or null (unknown or expired). */
   async get(id: string): Promise<JobView | null> {
     const answer = await call(this.transport, 'GET', jobPath(id), undefined, { allow: [404], retryUnanswered: true })
     return answer.status === 404 ? null : answer.body

@@ -120,7 +120,10 @@ export class DelayQueue {
     await this.store.cancel(validateJobRef(id))
   }
 
-  /** A pending job, or null (never existed, cancelled, or already handed to SQS). */
+  /**
+   * A stored job (pending or dead), a dispatched one's receipt (status "dispatched", DISPATCH_RECEIPT_TTL_MS), or null
+   * (never existed, cancelled, or dispatched longer ago).
+   */
   async get(id: string): Promise<JobView | null> {
     return this.store.get(validateJobRef(id))
   }

@@ -296,12 +296,12 @@ describe('dashboard server', () => {
 // These count the jobs the browser scenarios made, so they go with them.
 describe.skipIf(!HAVE_CHROMIUM)('metrics written by the dev stack functions (EMF)', () => {
   it('the scan function reports the jobs it sent per queue, with their lateness', async () => {
-    // The jobs of the tests above: 3 for orders and 1 for emails sent, 2 dead-lettered for emails (a 10 s window).
+    // The jobs of the tests above: 4 for orders (3, and the one whose receipt the page showed) and 1 for emails sent, 2 dead-lettered for emails (a 10 s window).
     await eventually(() => {
       const lines = emfLines().filter((l) => l.service === 'serverless-delay-queue-local')
       const sum = (queue: string, name: string) =>
         lines.filter((l) => l.queue === queue).reduce((n, l) => n + (l[name] ?? 0), 0)
-      expect(sum('orders', 'Dispatched')).toBe(3)
+      expect(sum('orders', 'Dispatched')).toBe(4)
       expect(sum('emails', 'Dispatched')).toBe(1)
       expect(sum('emails', 'DeadLettered')).toBe(2)
       const late = lines.filter((l) => 'DispatchLatenessMax' in l)

@@ -122,7 +122,8 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
           throw new ValidationError([{ path: 'delayMs', message: 'give delayMs or runAt: when the job should run' }])
         }
         const job = await queue.get(id(m))
-        if (!job) throw new JobNotFoundError(id(m))
+        // A dispatched job is only its receipt (no payload): it cannot be rescheduled from here.
+        if (!job || job.status === 'dispatched') throw new JobNotFoundError(id(m))
         const { created: _, ...moved } = await queue.reschedule(id(m), {
           queue: job.queue,
           payload: job.payload,

@@ -164,7 +164,8 @@ function lookup() {
           <dt>queue</dt><dd>${j.queue}</dd>
           <dt>status</dt><dd data-field="status">dispatched (in SQS; the consumer side has it now)</dd>
           <dt>was due</dt><dd data-field="dueAt">${time(j.dueAt!)}</dd>
-          <dt>SQS accepted it</dt><dd data-field="acceptedAt">${time(j.acceptedAt!)}</dd>
+          <dt>SQS accepted it</dt><dd data-field="acceptedAt">${time(j.acceptedAt!)}
+            (${Date.parse(j.acceptedAt!) - Date.parse(j.dueAt!)} ms after due)</dd>
           <dt>SQS message id</dt><dd><code data-field="messageId">${j.messageId}</code></dd>
           <dt>dispatch attempts</dt><dd data-field="attempts">${j.attempts}</dd>
         </dl>`
