@@ -7,6 +7,8 @@
 //   redrive --dlq-url URL --direct            DLQ messages straight back to their target queue
 //           [--queue Q] [--max N]             the target is the DLQ's own queue unless --queue names one;
 //                                             exit code 3 when messages were refused (left in the DLQ)
+//   pending [--queue Q] [--limit N] [--cursor C]  pending jobs in due-time order, a page at a time (no payloads)
+//   job <id>                                  one job: pending, dead, or dispatched (its receipt)
 //   stats                                     counts per target queue
 //   schedules list|get|put|pause|resume|delete  recurring schedules (src/ops/schedule-commands.ts)
 //   dashboard [--port N] [--host H]           the operator dashboard over REDIS_URL (default 127.0.0.1:3003); no AWS
@@ -27,6 +29,9 @@ const USAGE = `usage:
   sdq redrive --dlq-url URL [--delay-ms N | --direct] [--queue Q] [--max N]
       to the queue whose DLQ it reads (or --queue Q, which also takes bodies naming another queue); every
       message passes the API's job rules; refused ones stay in the DLQ, listed under "skipped" (exit code 3)
+  sdq pending [--queue Q] [--limit N] [--cursor C]
+      pending jobs in due-time order (50 a page; the last line gives the cursor of the next page)
+  sdq job <id>
   sdq stats
   sdq dashboard [--port N] [--host H]
 ${SCHEDULE_USAGE}`
@@ -67,6 +72,20 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (command === 'stats') {
       print(await engine.store.stats())
+    } else if (command === 'pending') {
+      const page = await new DelayQueue(engine).listPending({
+        queue: values.queue,
+        limit: number('limit', values.limit, 50),
+        cursor: values.cursor ?? null,
+      })
+      for (const job of page.jobs) print(job)
+      print({ cursor: page.cursor })
+    } else if (command === 'job') {
+      if (!sub) throw new UsageError('name a job id')
+      const job = await new DelayQueue(engine).get(sub)
+      if (!job)
+        throw new UsageError(`no job with id ${JSON.stringify(sub)} (unknown, cancelled, or its receipt expired)`)
+      print(job)
     } else if (command === 'dashboard') {
       await serveDashboard(engine, { port: number('port', values.port, 3003), host: values.host })
     } else if (command === 'dead' && sub === 'list') {

@@ -5,6 +5,7 @@ import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'
 import { decodeDispatchError, type JobState } from './job-state'
 import { decodeRecord } from './record'
+import { readPendingPage, type PendingPage } from './pending-page'
 import { decodeReceipt, receiptHours, type DispatchReceipt } from './receipt'
 import { guard } from './redis-errors'
 import { readStats, type StoreStats } from './stats'
@@ -143,6 +144,12 @@ export class JobStore {
     if (reply[0] === 'dispatched') return dispatchedView(id, decodeReceipt(reply[1]))
     const [state, record, score, attempt, lastError] = reply
     return toView(id, state, record, Number(score), Number(attempt), lastError)
+  }
+
+  /** A page of pending jobs in due-time order (src/store/pending-page.ts). */
+  async listPending(options: { queue?: string; limit: number; cursor?: string | null }): Promise<PendingPage> {
+    await this.ready()
+    return guard(readPendingPage(this.redis, this.keys, options))
   }
 
   /** Cancel a job that is not in SQS yet. Throws JobNotFoundError, or JobDispatchingError when too late. */
