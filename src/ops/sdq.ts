@@ -22,6 +22,7 @@ import { redrive } from './redrive'
 import { DelayQueue } from '../client/delay-queue'
 import { SCHEDULE_USAGE, scheduleCommand } from './schedule-commands'
 import { startDashboard } from './dashboard/server'
+import { JOB_USAGE, JobCommandError, jobCommand } from './job-commands'
 
 const USAGE = `usage:
   sdq dead list [--queue Q] [--limit N]
@@ -29,9 +30,7 @@ const USAGE = `usage:
   sdq redrive --dlq-url URL [--delay-ms N | --direct] [--queue Q] [--max N]
       to the queue whose DLQ it reads (or --queue Q, which also takes bodies naming another queue); every
       message passes the API's job rules; refused ones stay in the DLQ, listed under "skipped" (exit code 3)
-  sdq pending [--queue Q] [--limit N] [--cursor C]
-      pending jobs in due-time order (50 a page; the last line gives the cursor of the next page)
-  sdq job <id>
+${JOB_USAGE}
   sdq stats
   sdq dashboard [--port N] [--host H]
 ${SCHEDULE_USAGE}`
@@ -72,20 +71,9 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (command === 'stats') {
       print(await engine.store.stats())
-    } else if (command === 'pending') {
-      const page = await new DelayQueue(engine).listPending({
-        queue: values.queue,
-        limit: number('limit', values.limit, 50),
-        cursor: values.cursor ?? null,
-      })
-      for (const job of page.jobs) print(job)
-      print({ cursor: page.cursor })
-    } else if (command === 'job') {
-      if (!sub) throw new UsageError('name a job id')
-      const job = await new DelayQueue(engine).get(sub)
-      if (!job)
-        throw new UsageError(`no job with id ${JSON.stringify(sub)} (unknown, cancelled, or its receipt expired)`)
-      print(job)
+    } else if (command === 'pending' || command === 'job') {
+      const flags = { queue: values.queue, limit: number('limit', values.limit), cursor: values.cursor }
+      for (const line of await jobCommand(new DelayQueue(engine), command, sub, flags)) print(line)
     } else if (command === 'dashboard') {
       await serveDashboard(engine, { port: number('port', values.port, 3003), host: values.host })
     } else if (command === 'dead' && sub === 'list') {
@@ -173,8 +161,14 @@ function print(value: unknown) {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e) => {
-    console.error(e instanceof UsageError ? `${e.message}\n${USAGE}` : e instanceof DelayQueueError ? e.message : e)
-    process.exit(e instanceof UsageError ? 2 : 1)
+    console.error(
+      e instanceof UsageError || e instanceof JobCommandError
+        ? `${e.message}\n${USAGE}`
+        : e instanceof DelayQueueError
+          ? e.message
+          : e,
+    )
+    process.exit(e instanceof UsageError || e instanceof JobCommandError ? 2 : 1)
   },
 )
 
