@@ -180,6 +180,42 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', () => {
     await page.getByTestId('job').screenshot({ path: resolve(__dirname, '../../docs/dashboard-dispatched-job.png') })
   }, 40_000)
 
+  it('pages through the pending jobs of one queue in due order, and opens one (screenshot)', async () => {
+    // prepare: 25 jobs for emails due in 5 days, one second apart, created in reverse order
+    for (let i = 24; i >= 0; i--) {
+      await post('/jobs', {
+        id: `browse-${String(i).padStart(2, '0')}`,
+        queue: 'emails',
+        payload: { i },
+        delayMs: 432_000_000 + i * 1_000,
+      })
+    }
+    const ids = (rows: string[]) => rows.map((r) => r.trim())
+    const shownIds = () => page.locator('[data-testid="pending"] tbody tr code').allTextContents()
+    // act: that queue's first page
+    await page.getByTestId('pending-queue').selectOption('emails')
+    // assess: 20 jobs, the earliest first; the next page has the other 5; back again
+    await shows(page.getByTestId('pending-range'), 'jobs 1–20 in due order')
+    const expected = Array.from({ length: 25 }, (_, i) => `browse-${String(i).padStart(2, '0')}`)
+    expect(ids(await shownIds())).toEqual(expected.slice(0, 20))
+    await page.getByRole('button', { name: 'Next page' }).click()
+    await shows(page.getByTestId('pending-range'), 'jobs 21–25 in due order')
+    expect(ids(await shownIds())).toEqual(expected.slice(20))
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true)
+    await page.getByRole('button', { name: 'Previous page' }).click()
+    await shows(page.getByTestId('pending-range'), 'jobs 1–20 in due order')
+    await page.locator('[data-pending-id="browse-03"] a').click()
+    await shows(page.getByTestId('job').locator('[data-field="status"]'), 'scheduled')
+    await shows(page.getByTestId('job').locator('code').first(), 'browse-03')
+    await page
+      .locator('section', { has: page.getByTestId('pending') })
+      .screenshot({ path: resolve(__dirname, '../../docs/dashboard-pending.png') })
+    // The other tests see every queue again, and none of these jobs.
+    await page.getByTestId('pending-queue').selectOption('')
+    for (const id of expected)
+      expect((await fetch(`${stack!.apiUrl}/jobs/${id}`, { method: 'DELETE' })).status).toBe(204)
+  }, 40_000)
+
   it('renders ids, payloads and errors holding HTML or script as text', async () => {
     // prepare: a dead job whose payload is markup, and a look-up of an id that is markup
     const client = sqs()

@@ -78,6 +78,23 @@ export async function startDashboard(engine: Engine, options: DashboardOptions =
   }
 }
 
+/** GET /api/pending?queue=&cursor=&limit=: a page of pending jobs in due order (src/store/pending-page.ts). */
+function pendingRoute(queue: DelayQueue): [string, RegExp, Handler] {
+  return [
+    'GET',
+    /^\/api\/pending$/,
+    async (req) => {
+      const query = new URL(req.url ?? '/', 'http://dashboard').searchParams
+      const options = {
+        queue: query.get('queue') || undefined,
+        limit: Number(query.get('limit') ?? '20'),
+        cursor: query.get('cursor') || null,
+      }
+      return [200, await queue.listPending(options)]
+    },
+  ]
+}
+
 /** The JSON API the page calls: [method, path pattern, handler]. */
 function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
   const queue = new DelayQueue(engine)
@@ -95,6 +112,7 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
 
   return [
     ['GET', /^\/api\/overview$/, async () => [200, await overview.read()]],
+    pendingRoute(queue),
     [
       'GET',
       /^\/api\/jobs\/([^/]+)$/,

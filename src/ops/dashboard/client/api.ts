@@ -48,6 +48,11 @@ export interface JobView {
   messageId?: string
 }
 
+export interface PendingPage {
+  jobs: { id: string; queue: string; runAt: string; groupId?: string; createdAt: string; payloadBytes: number }[]
+  cursor: string | null
+}
+
 export class ApiError extends Error {}
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -67,6 +72,8 @@ const job = (id: string) => `/api/jobs/${encodeURIComponent(id)}`
 export const api = {
   overview: () => call<Overview>('GET', '/api/overview'),
   getJob: (id: string) => call<JobView>('GET', job(id)),
+  pending: (queue: string, cursor: string, limit: number) =>
+    call<PendingPage>('GET', `/api/pending?${new URLSearchParams({ queue, cursor, limit: String(limit) })}`),
   cancel: (id: string) => call<void>('DELETE', job(id)),
   reschedule: (id: string, delayMs: number) => call<JobView>('POST', `${job(id)}/reschedule`, { delayMs }),
   retryDead: (id: string) =>

@@ -4,6 +4,7 @@ import { html, render, type TemplateResult } from 'lit-html'
 import { styleMap } from 'lit-html/directives/style-map.js'
 import { ApiError, api, type DeadJob, type JobView, type Overview } from './api'
 import { LatenessChart } from './lateness-chart'
+import { PendingPanel } from './pending'
 
 const REFRESH_MS = 2_000
 
@@ -18,6 +19,10 @@ interface State {
 
 const state: State = { live: true }
 const chart = new LatenessChart()
+const pending = new PendingPanel(
+  () => draw(),
+  (id) => void lookUp(id),
+)
 const root = document.getElementById('app')!
 root.replaceChildren() // the shell's "Loading…"
 
@@ -29,6 +34,7 @@ async function refresh() {
   try {
     state.overview = await api.overview()
     state.error = undefined
+    await pending.refresh()
   } catch (e) {
     state.error = `refresh failed: ${message(e)}`
   }
@@ -61,7 +67,7 @@ function page(): TemplateResult {
       ${state.error ? html`<span class="bad">${state.error}</span>` : ''}
     </header>
     ${state.notice ? html`<p class=${state.notice.bad ? 'notice bad' : 'notice'} data-testid="notice">${state.notice.text}</p>` : ''}
-    ${o ? html`${queues(o)}${timeline(o)}${lateness(o)}${dead(o.dead)}${lookup()}${schedules(o)}` : ''}
+    ${o ? html`${queues(o)}${timeline(o)}${lateness(o)}${pending.view(Object.keys(o.queues))}${dead(o.dead)}${lookup()}${schedules(o)}` : ''}
   `
 }
 
@@ -213,7 +219,10 @@ function schedules(o: Overview) {
 
 async function find(e: Event) {
   e.preventDefault()
-  const id = String(new FormData(e.target as HTMLFormElement).get('id') ?? '').trim()
+  await lookUp(String(new FormData(e.target as HTMLFormElement).get('id') ?? '').trim())
+}
+
+async function lookUp(id: string) {
   state.found = undefined
   await act(`look up ${id}`, async () => (state.found = await api.getJob(id)))
 }
