@@ -6,6 +6,7 @@ import type { ConnectOptions } from '../store/redis'
 import type { JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
 import { validateJob, validateJobId, validateJobRef } from './validation'
 import { ValidationError } from '../errors'
+import { queuesAsConfigured } from '../store/stats'
 import { decodePendingCursor, type PendingPage } from '../store/pending-page'
 import { scanStartOptions } from '../store/scan-start'
 import { lambdaInvoker, ScanStarter, type ScanInvoker } from './scan-starter'
@@ -152,14 +153,7 @@ export class DelayQueue {
 
   async stats(): Promise<QueueStats> {
     const stats = await this.store.stats()
-    const queues: Record<string, QueueCounts> = {}
-    for (const name of Object.keys(this.config.queues)) queues[name] = { pending: 0, dead: 0, dispatched: 0 }
-    for (const [name, counts] of Object.entries(stats.queues)) {
-      if (Object.hasOwn(this.config.queues, name) || counts.pending > 0 || counts.dead > 0) {
-        queues[name] = { ...(queues[name] ?? { pending: 0, dead: 0, dispatched: 0 }), ...counts }
-      }
-    }
-    return { ...stats, queues }
+    return { ...stats, queues: queuesAsConfigured(Object.keys(this.config.queues), stats.queues) }
   }
 
   /**

@@ -70,7 +70,7 @@ async function main(argv: string[]): Promise<number> {
   const dead = new DeadSet(engine.redis, engine.keys)
   try {
     if (command === 'stats') {
-      print(await engine.store.stats())
+      print(await new DelayQueue(engine).stats())
     } else if (command === 'pending' || command === 'job') {
       const flags = { queue: values.queue, limit: number('limit', values.limit), cursor: values.cursor }
       for (const line of await jobCommand(new DelayQueue(engine), command, sub, flags)) print(line)

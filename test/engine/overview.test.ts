@@ -61,4 +61,19 @@ describe('dashboard overview', () => {
       { id: 'ov-paused', queue: 'orders', everyMs: 60_000, nextRunAt: null },
     ])
   })
+
+  it('shows a configured queue that has no jobs yet with zeros, as /stats does', async () => {
+    // prepare: a store of its own, one configured queue used and one idle
+    const own = testStore({ buckets: 4 })
+    await own.store.enqueue(job({ id: 'ov-used', queue: 'orders', schedule: { delayMs: HOUR } }))
+    const configured = new OverviewReader(own.redis, own.keys, own.store, ['orders', 'idle'])
+    // act
+    const o = await configured.read()
+    // assess
+    expect(o.queues).toEqual({
+      orders: { pending: 1, inFlight: 0, dead: 0, dispatched: 0 },
+      idle: { pending: 0, inFlight: 0, dead: 0, dispatched: 0 },
+    })
+    await own.close()
+  })
 })

@@ -16,7 +16,7 @@ async function sdq(...args: string[]): Promise<Record<string, any>[]> {
     ...process.env,
     REDIS_URL: inject('redisUrl'),
     KEY_PREFIX: prefix,
-    QUEUES: 'orders=http://127.0.0.1:9/q/orders,emails=http://127.0.0.1:9/q/emails',
+    QUEUES: 'orders=http://127.0.0.1:9/q/orders,emails=http://127.0.0.1:9/q/emails,idle=http://127.0.0.1:9/q/idle',
   }
   const { stdout } = await run(process.execPath, ['scripts/run-ts.mjs', 'src/ops/sdq.ts', ...args], { env })
   return stdout
@@ -40,5 +40,15 @@ describe('sdq pending', () => {
     expect(first.slice(0, -1).map((j) => j.id)).toEqual(['cli-p-2', 'cli-p-1'])
     expect(rest.map((j) => j.id ?? j.cursor)).toEqual(['cli-p-0', null])
     expect(one).toEqual([expect.objectContaining({ id: 'cli-p-1', status: 'scheduled', queue: 'orders' })])
+  }, 30_000)
+})
+
+describe('sdq stats', () => {
+  it('shows every configured queue, an idle one with zeros, as GET /stats does', async () => {
+    // act
+    const [stats] = await sdq('stats')
+    // assess
+    expect(stats!.queues.idle).toEqual({ pending: 0, dead: 0, dispatched: 0 })
+    expect(stats!.queues.orders.pending).toBeGreaterThanOrEqual(0)
   }, 30_000)
 })

@@ -99,7 +99,7 @@ function pendingRoute(queue: DelayQueue): [string, RegExp, Handler] {
 function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
   const queue = new DelayQueue(engine)
   const dead = new DeadSet(engine.redis, engine.keys)
-  const overview = new OverviewReader(engine.redis, engine.keys, engine.store)
+  const overview = new OverviewReader(engine.redis, engine.keys, engine.store, Object.keys(engine.config.queues))
   const id = (match: RegExpMatchArray) => {
     try {
       return validateJobId(decodeURIComponent(match[1]!))
