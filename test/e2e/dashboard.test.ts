@@ -216,6 +216,43 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', () => {
       expect((await fetch(`${stack!.apiUrl}/jobs/${id}`, { method: 'DELETE' })).status).toBe(204)
   }, 40_000)
 
+  it('lists a schedule with its rule, time zone and runs, pauses, resumes and deletes it (screenshot)', async () => {
+    // prepare: a yearly schedule (its next run is weeks away)
+    const put = await post(
+      '/schedules/new-year-report',
+      { queue: 'orders', payload: { r: 1 }, cron: '0 9 1 1 *', timezone: 'Europe/Paris' },
+      'PUT',
+    )
+    expect(put.status).toBe(201)
+    const row = page.locator('[data-schedule-id="new-year-report"]')
+    await visible(row, 10_000)
+    // assess: its rule, zone, next run, no runs yet, not paused
+    await shows(row.locator('td').nth(2), '0 9 1 1 *')
+    await shows(row.locator('td').nth(3), 'Europe/Paris')
+    await shows(row.locator('[data-field="nextRunAt"]'), put.body.nextRunAt.replace('T', ' ').slice(0, 19) + 'Z')
+    await shows(row.locator('[data-field="runs"]'), '0')
+    await shows(row.locator('[data-field="paused"]'), 'no')
+    await page
+      .locator('section', { has: page.getByTestId('schedules') })
+      .screenshot({ path: resolve(__dirname, '../../docs/dashboard-schedules.png') })
+    // act: pause, then resume
+    await row.getByRole('button', { name: 'Pause' }).click()
+    await shows(page.getByTestId('notice'), 'paused new-year-report')
+    await shows(row.locator('[data-field="paused"]'), 'yes')
+    await shows(row.locator('[data-field="nextRunAt"]'), 'paused')
+    expect(
+      ((await (await fetch(`${stack!.apiUrl}/schedules/new-year-report`)).json()) as { paused: boolean }).paused,
+    ).toBe(true)
+    await row.getByRole('button', { name: 'Resume' }).click()
+    await shows(row.locator('[data-field="paused"]'), 'no')
+    // act: delete (the page asks first)
+    page.once('dialog', (d) => void d.accept())
+    await row.getByRole('button', { name: 'Delete' }).click()
+    // assess: gone from the page and from the API
+    await shows(page.getByTestId('notice'), 'deleted schedule new-year-report')
+    expect((await fetch(`${stack!.apiUrl}/schedules/new-year-report`)).status).toBe(404)
+  }, 40_000)
+
   it('renders ids, payloads and errors holding HTML or script as text', async () => {
     // prepare: a dead job whose payload is markup, and a look-up of an id that is markup
     const client = sqs()

@@ -52,7 +52,12 @@ export interface ScheduleRow {
   queue: string
   cron?: string
   everyMs?: number
+  timezone: string
+  paused: boolean
   nextRunAt: string | null
+  lastRunAt: string | null
+  /** Occurrences handed to SQS so far. */
+  runs: number
 }
 
 /** Most schedules the overview lists (the first page by id; GET /schedules pages through all). */
@@ -118,7 +123,11 @@ export class OverviewReader {
         id,
         queue: s.spec.queue,
         ...(s.spec.cron !== undefined ? { cron: s.spec.cron } : { everyMs: s.spec.everyMs! }),
+        timezone: s.spec.timezone,
+        paused: s.spec.paused,
         nextRunAt: s.pendingMs === null ? null : new Date(s.pendingMs).toISOString(),
+        lastRunAt: s.lastRunMs === null ? null : new Date(s.lastRunMs).toISOString(),
+        runs: s.runs,
       })),
     }
   }

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { DelayQueue } from '../../client/delay-queue'
 import { validateJobId } from '../../client/validation'
+import { validateScheduleId } from '../../client/schedule-validation'
 import { DelayQueueError, JobNotFoundError, ValidationError } from '../../errors'
 import type { Engine } from '../../store/engine'
 import { DeadSet } from '../dead-set'
@@ -95,6 +96,31 @@ function pendingRoute(queue: DelayQueue): [string, RegExp, Handler] {
   ]
 }
 
+/** Pause, resume and delete a recurring schedule: what `sdq schedules pause|resume|delete` do. */
+function scheduleRoutes(queue: DelayQueue): [string, RegExp, Handler][] {
+  const id = (m: RegExpMatchArray) => {
+    try {
+      return validateScheduleId(decodeURIComponent(m[1]!))
+    } catch (e) {
+      if (e instanceof URIError)
+        throw new ValidationError([{ path: 'id', message: 'is not a valid URL-encoded path segment' }])
+      throw e
+    }
+  }
+  return [
+    ['POST', /^\/api\/schedules\/([^/]+)\/pause$/, async (_req, m) => [200, await queue.pauseSchedule(id(m), true)]],
+    ['POST', /^\/api\/schedules\/([^/]+)\/resume$/, async (_req, m) => [200, await queue.pauseSchedule(id(m), false)]],
+    [
+      'DELETE',
+      /^\/api\/schedules\/([^/]+)$/,
+      async (_req, m) => {
+        await queue.deleteSchedule(id(m))
+        return [204]
+      },
+    ],
+  ]
+}
+
 /** The JSON API the page calls: [method, path pattern, handler]. */
 function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
   const queue = new DelayQueue(engine)
@@ -113,6 +139,7 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
   return [
     ['GET', /^\/api\/overview$/, async () => [200, await overview.read()]],
     pendingRoute(queue),
+    ...scheduleRoutes(queue),
     [
       'GET',
       /^\/api\/jobs\/([^/]+)$/,

@@ -29,7 +29,7 @@ export interface Overview {
   windows: ScanWindow[]
   dead: DeadJob[]
   /** Recurring schedules, the first 50 by id: the page shows them when there are some. */
-  schedules?: { id: string; queue: string; nextRunAt: string | null; cron?: string; everyMs?: number }[]
+  schedules?: ScheduleRow[]
 }
 
 export interface JobView {
@@ -46,6 +46,18 @@ export interface JobView {
   dueAt?: string
   acceptedAt?: string
   messageId?: string
+}
+
+export interface ScheduleRow {
+  id: string
+  queue: string
+  cron?: string
+  everyMs?: number
+  timezone: string
+  paused: boolean
+  nextRunAt: string | null
+  lastRunAt: string | null
+  runs: number
 }
 
 export interface PendingPage {
@@ -78,5 +90,8 @@ export const api = {
   reschedule: (id: string, delayMs: number) => call<JobView>('POST', `${job(id)}/reschedule`, { delayMs }),
   retryDead: (id: string) =>
     call<{ id: string; runAt: string }>('POST', `/api/dead/${encodeURIComponent(id)}/retry`, {}),
+  pauseSchedule: (id: string, paused: boolean) =>
+    call<unknown>('POST', `/api/schedules/${encodeURIComponent(id)}/${paused ? 'pause' : 'resume'}`, {}),
+  deleteSchedule: (id: string) => call<void>('DELETE', `/api/schedules/${encodeURIComponent(id)}`),
   deleteDead: (id: string) => call<void>('DELETE', `/api/dead/${encodeURIComponent(id)}`),
 }

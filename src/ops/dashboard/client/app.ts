@@ -206,11 +206,23 @@ function schedules(o: Overview) {
   return html`<section>
     <h2>Schedules</h2>
     <table data-testid="schedules">
-      <thead><tr><th>id</th><th>queue</th><th>rule</th><th>next run</th></tr></thead>
+      <thead><tr><th>id</th><th>queue</th><th>rule</th><th>time zone</th><th>next run</th><th>last run</th><th>runs</th>
+        <th>paused</th><th></th></tr></thead>
       <tbody>
         ${o.schedules.map(
-          (s) => html`<tr><td><code>${s.id}</code></td><td>${s.queue}</td><td>${s.cron ?? `every ${s.everyMs} ms`}</td>
-            <td>${s.nextRunAt ? time(s.nextRunAt) : 'ended / paused'}</td></tr>`,
+          (s) => html`<tr data-schedule-id=${s.id}><td><code>${s.id}</code></td><td>${s.queue}</td>
+            <td>${s.cron ?? `every ${s.everyMs} ms`}</td><td>${s.timezone}</td>
+            <td data-field="nextRunAt">${s.nextRunAt ? time(s.nextRunAt) : s.paused ? 'paused' : 'ended'}</td>
+            <td>${s.lastRunAt ? time(s.lastRunAt) : 'never'}</td><td data-field="runs">${s.runs}</td>
+            <td data-field="paused">${s.paused ? 'yes' : 'no'}</td>
+            <td class="actions">
+              ${
+                s.paused
+                  ? html`<button @click=${() => act(`resumed ${s.id}`, () => api.pauseSchedule(s.id, false))}>Resume</button>`
+                  : html`<button @click=${() => act(`paused ${s.id}`, () => api.pauseSchedule(s.id, true))}>Pause</button>`
+              }
+              <button class="danger" @click=${() => confirm(`Delete schedule ${s.id}? No occurrence follows.`) && act(`deleted schedule ${s.id}`, () => api.deleteSchedule(s.id))}>Delete</button>
+            </td></tr>`,
         )}
       </tbody>
     </table>
