@@ -1,7 +1,16 @@
 // The operator dashboard in headless Chromium, against the real dev stack (`npm run dev`: serverless-offline, the scan
 // function invoked back to back, fauxqs, the suite's redis-server), and the EMF metrics its functions write.
 // One browser for the whole file; a screenshot goes to test/artifacts/dashboard.png.
-import { CreateQueueCommand, DeleteQueueCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs'
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  DeleteQueueCommand,
+  GetQueueUrlCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, mkdirSync } from 'node:fs'
@@ -229,7 +238,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', () => {
     // assess: its rule, zone, next run, no runs yet, not paused
     await shows(row.locator('td').nth(2), '0 9 1 1 *')
     await shows(row.locator('td').nth(3), 'Europe/Paris')
-    await shows(row.locator('[data-field="nextRunAt"]'), put.body.nextRunAt.replace('T', ' ').slice(0, 19) + 'Z')
+    await shows(row.locator('[data-field="nextRunAt"]'), `${put.body.nextRunAt.replace('T', ' ').slice(0, 19)}Z`)
     await shows(row.locator('[data-field="runs"]'), '0')
     await shows(row.locator('[data-field="paused"]'), 'no')
     await page
@@ -252,6 +261,57 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', () => {
     await shows(page.getByTestId('notice'), 'deleted schedule new-year-report')
     expect((await fetch(`${stack!.apiUrl}/schedules/new-year-report`)).status).toBe(404)
   }, 40_000)
+
+  it('shows a message in a target queue DLQ with its job id, apart from the dead set, and redrives it (screenshot)', async () => {
+    // prepare: a job the delay queue sends to emails (no consumer there); the test moves its message to the emails DLQ
+    // as SQS does after maxReceiveCount failed receives (same body and job id attribute)
+    const client = sqs()
+    const { body: job } = await post('/jobs', { id: 'dlq-mail-1', queue: 'emails', payload: { to: 'a@example.com' } })
+    let message: Message | undefined
+    await eventually(async () => {
+      const got = await client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: stack!.queues.emails!,
+          MessageAttributeNames: ['All'],
+          WaitTimeSeconds: 1,
+        }),
+      )
+      message = got.Messages?.find((m) => m.MessageAttributes?.jobId?.StringValue === job.id)
+      expect(message).toBeDefined()
+    }, 20_000)
+    const dlqUrl = stack!.deadLetterQueues.emails!
+    await client.send(
+      new SendMessageCommand({
+        QueueUrl: dlqUrl,
+        MessageBody: message!.Body!,
+        MessageAttributes: message!.MessageAttributes,
+      }),
+    )
+    await client.send(
+      new DeleteMessageCommand({ QueueUrl: stack!.queues.emails!, ReceiptHandle: message!.ReceiptHandle! }),
+    )
+    // act
+    await page.getByRole('button', { name: 'Read the DLQs' }).click()
+    // assess: the emails DLQ holds it, named by its job id; the dead set does not list it
+    const row = page.locator('[data-dlq="emails"]')
+    await shows(row.locator('[data-field="depth"]'), '1')
+    await visible(row.locator(`[data-dlq-job="${job.id}"]`))
+    expect(await page.locator(`[data-dead-id="${job.id}"]`).count()).toBe(0)
+    await page
+      .locator('section', { has: page.getByTestId('dlqs') })
+      .screenshot({ path: resolve(__dirname, '../../docs/dashboard-dlq.png') })
+    // act: redrive (the page asks first)
+    page.once('dialog', (d) => void d.accept())
+    await row.getByRole('button', { name: 'Redrive' }).click()
+    // assess: back in the delay queue and sent again; the DLQ is empty
+    await shows(page.getByTestId('notice'), 'redrove the emails DLQ')
+    await shows(row.locator('[data-field="depth"]'), '0')
+    await eventually(async () => {
+      const again = (await (await fetch(`${stack!.apiUrl}/jobs/${job.id}`)).json()) as { status: string }
+      expect(again.status).toBe('dispatched')
+    }, 20_000)
+    client.destroy()
+  }, 60_000)
 
   it('renders ids, payloads and errors holding HTML or script as text', async () => {
     // prepare: a dead job whose payload is markup, and a look-up of an id that is markup
@@ -356,8 +416,10 @@ describe('dashboard server', () => {
           async (u) => ((await (await fetch(`${u}/api/overview`)).json()) as { queues: unknown }).queues,
         ),
       )
-      // assess: the same counts as the dev stack's own dashboard
+      // assess: the same counts as the dev stack's own dashboard; no SQS access, said so
       expect(alone).toEqual(withStack)
+      const dlqs = (await (await fetch(`${url}/api/dlqs`)).json()) as { available: boolean; reason: string }
+      expect(dlqs).toEqual({ available: false, reason: expect.stringContaining('no SQS access configured') })
       expect(Object.keys(alone as object)).toContain('orders')
     } finally {
       cli.kill('SIGTERM')
@@ -369,13 +431,14 @@ describe('dashboard server', () => {
 // These count the jobs the browser scenarios made, so they go with them.
 describe.skipIf(!HAVE_CHROMIUM)('metrics written by the dev stack functions (EMF)', () => {
   it('the scan function reports the jobs it sent per queue, with their lateness', async () => {
-    // The jobs of the tests above: 4 for orders (3, and the one whose receipt the page showed) and 1 for emails sent, 2 dead-lettered for emails (a 10 s window).
+    // The jobs of the tests above: 4 for orders (3, and the one whose receipt the page showed) and 3 for emails sent
+    // (1, and the DLQ's job twice: before and after its redrive), 2 dead-lettered for emails (a 10 s window).
     await eventually(() => {
       const lines = emfLines().filter((l) => l.service === 'serverless-delay-queue-local')
       const sum = (queue: string, name: string) =>
         lines.filter((l) => l.queue === queue).reduce((n, l) => n + (l[name] ?? 0), 0)
       expect(sum('orders', 'Dispatched')).toBe(4)
-      expect(sum('emails', 'Dispatched')).toBe(1)
+      expect(sum('emails', 'Dispatched')).toBe(3)
       expect(sum('emails', 'DeadLettered')).toBe(2)
       const late = lines.filter((l) => 'DispatchLatenessMax' in l)
       expect(late.length).toBeGreaterThan(0)

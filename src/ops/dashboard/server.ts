@@ -14,6 +14,7 @@ import type { Engine } from '../../store/engine'
 import { DeadSet } from '../dead-set'
 import { buildClient } from './client-bundle'
 import { OverviewReader } from './overview'
+import { DlqReader } from './dlqs'
 import { PAGE_HTML } from './page'
 import { checkAction, checkHost, HttpError, loopbackHosts } from './request-guard'
 
@@ -41,7 +42,8 @@ type Handler = (req: IncomingMessage, match: RegExpMatchArray) => Promise<[numbe
 
 export async function startDashboard(engine: Engine, options: DashboardOptions = {}): Promise<Dashboard> {
   const client = await buildClient()
-  const routes = apiRoutes(engine)
+  const dlqs = new DlqReader(engine.config, engine.store)
+  const routes = [...apiRoutes(engine), ...dlqRoutes(dlqs)]
   // Set once listening (the port may be a free one).
   let ownHosts = new Set<string>()
   const server = createServer((req, res) => {
@@ -73,6 +75,7 @@ export async function startDashboard(engine: Engine, options: DashboardOptions =
     url: `http://${address.includes(':') ? `[${address}]` : address}:${port}`,
     close: () =>
       new Promise<void>((ok) => {
+        dlqs.close()
         server.close(() => ok())
         server.closeAllConnections()
       }),
@@ -117,6 +120,18 @@ function scheduleRoutes(queue: DelayQueue): [string, RegExp, Handler][] {
         await queue.deleteSchedule(id(m))
         return [204]
       },
+    ],
+  ]
+}
+
+/** The consumer side: each target's DLQ (read on demand) and its redrive into the delay queue (src/ops/dashboard/dlqs.ts). */
+function dlqRoutes(dlqs: DlqReader): [string, RegExp, Handler][] {
+  return [
+    ['GET', /^\/api\/dlqs$/, async () => [200, await dlqs.read()]],
+    [
+      'POST',
+      /^\/api\/dlqs\/([^/]+)\/redrive$/,
+      async (_req, m) => [200, await dlqs.redrive(decodeURIComponent(m[1]!))],
     ],
   ]
 }

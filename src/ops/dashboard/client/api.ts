@@ -60,6 +60,17 @@ export interface ScheduleRow {
   runs: number
 }
 
+export interface DlqView {
+  queue: string
+  depth: number
+  inFlight: number
+  oldestSentAt: string | null
+  messages: { messageId: string; jobId?: string; receives: number; sentAt: string; bodyPreview: string }[]
+  error?: string
+}
+
+export type DlqReport = { available: false; reason: string } | { available: true; dlqs: DlqView[] }
+
 export interface PendingPage {
   jobs: { id: string; queue: string; runAt: string; groupId?: string; createdAt: string; payloadBytes: number }[]
   cursor: string | null
@@ -93,5 +104,8 @@ export const api = {
   pauseSchedule: (id: string, paused: boolean) =>
     call<unknown>('POST', `/api/schedules/${encodeURIComponent(id)}/${paused ? 'pause' : 'resume'}`, {}),
   deleteSchedule: (id: string) => call<void>('DELETE', `/api/schedules/${encodeURIComponent(id)}`),
+  dlqs: () => call<DlqReport>('GET', '/api/dlqs'),
+  redriveDlq: (queue: string) =>
+    call<{ moved: number; skipped: unknown[] }>('POST', `/api/dlqs/${encodeURIComponent(queue)}/redrive`, {}),
   deleteDead: (id: string) => call<void>('DELETE', `/api/dead/${encodeURIComponent(id)}`),
 }

@@ -5,6 +5,7 @@ import { styleMap } from 'lit-html/directives/style-map.js'
 import { ApiError, api, type DeadJob, type JobView, type Overview } from './api'
 import { LatenessChart } from './lateness-chart'
 import { PendingPanel } from './pending'
+import { DlqPanel } from './dlq'
 
 const REFRESH_MS = 2_000
 
@@ -19,6 +20,10 @@ interface State {
 
 const state: State = { live: true }
 const chart = new LatenessChart()
+const dlqs = new DlqPanel(
+  () => draw(),
+  (label, action) => act(label, action),
+)
 const pending = new PendingPanel(
   () => draw(),
   (id) => void lookUp(id),
@@ -67,7 +72,7 @@ function page(): TemplateResult {
       ${state.error ? html`<span class="bad">${state.error}</span>` : ''}
     </header>
     ${state.notice ? html`<p class=${state.notice.bad ? 'notice bad' : 'notice'} data-testid="notice">${state.notice.text}</p>` : ''}
-    ${o ? html`${queues(o)}${timeline(o)}${lateness(o)}${pending.view(Object.keys(o.queues))}${dead(o.dead)}${lookup()}${schedules(o)}` : ''}
+    ${o ? html`${queues(o)}${timeline(o)}${lateness(o)}${pending.view(Object.keys(o.queues))}${dead(o.dead)}${dlqs.view()}${lookup()}${schedules(o)}` : ''}
   `
 }
 
@@ -255,4 +260,5 @@ function toggleLive(e: Event) {
 }
 
 void refresh()
+void dlqs.load()
 timer = setInterval(refresh, REFRESH_MS)
