@@ -244,6 +244,10 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', () => {
     await page
       .locator('section', { has: page.getByTestId('schedules') })
       .screenshot({ path: resolve(__dirname, '../../docs/dashboard-schedules.png') })
+    // the job page of its pending occurrence names the schedule
+    await page.getByPlaceholder('job id').fill(`new-year-report@${Date.parse(put.body.nextRunAt)}`)
+    await page.getByRole('button', { name: 'Look up' }).click()
+    await shows(page.getByTestId('job').locator('[data-field="schedule"]'), 'new-year-report', 5_000, true)
     // act: pause, then resume
     await row.getByRole('button', { name: 'Pause' }).click()
     await shows(page.getByTestId('notice'), 'paused new-year-report')

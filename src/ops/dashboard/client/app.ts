@@ -160,6 +160,13 @@ function dead(jobs: DeadJob[]) {
   </section>`
 }
 
+/** An occurrence of a recurring schedule ("<schedule id>@<epoch ms>"): its schedule and the time it stands for. */
+function occurrenceOf(id: string) {
+  const m = /^(.+)@(\d+)$/.exec(id)
+  if (!m) return ''
+  return html`<dt>schedule</dt><dd data-field="schedule"><code>${m[1]}</code>, its run of ${time(Number(m[2]))}</dd>`
+}
+
 function lookup() {
   const j = state.found
   return html`<section>
@@ -173,6 +180,7 @@ function lookup() {
         ? html`<dl class="job" data-testid="job">
           <dt>id</dt><dd><code>${j.id}</code></dd>
           <dt>queue</dt><dd>${j.queue}</dd>
+          ${occurrenceOf(j.id)}
           <dt>status</dt><dd data-field="status">dispatched (in SQS; the consumer side has it now)</dd>
           <dt>was due</dt><dd data-field="dueAt">${time(j.dueAt!)}</dd>
           <dt>SQS accepted it</dt><dd data-field="acceptedAt">${time(j.acceptedAt!)}
@@ -184,6 +192,7 @@ function lookup() {
           ? html`<dl class="job" data-testid="job">
           <dt>id</dt><dd><code>${j.id}</code></dd>
           <dt>queue</dt><dd>${j.queue}</dd>
+          ${occurrenceOf(j.id)}
           <dt>status</dt><dd data-field="status">${j.status}</dd>
           <dt>runs at</dt><dd data-field="runAt">${time(j.runAt)}</dd>
           <dt>created</dt><dd>${j.createdAt ? time(j.createdAt) : ''}</dd>
