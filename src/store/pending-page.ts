@@ -48,43 +48,52 @@ export function decodePendingCursor(cursor: string): Due {
   return { dueMs: Number(m[1]), id: m[2]! }
 }
 
-/** The `want` earliest scheduled jobs of a shard after `after`, in due order. */
+/**
+ * The `want` earliest scheduled jobs of a shard after `after`, in due order. Two passes: each bucket that may hold one
+ * (its earliest job, the index's score, is not after the bound so far) gives its next job after the cursor; the page
+ * can only hold jobs up to the `want`-th of those (B), and only from buckets whose next job is at most B, so only
+ * those are read further, up to B. The first pass reads one job per bucket, the second at most `want` buckets.
+ */
 async function shardEarliest(redis: ScriptedClient, shard: ShardKeys, after: Due | null, want: number) {
-  const found: Due[] = []
-  let offset = 0
-  let batch = Math.max(want, 16)
-  for (;;) {
+  const heads: { no: string; next: Due }[] = []
+  const bound = () => (heads.length >= want ? heads[want - 1]!.next.dueMs : Infinity)
+  for (let offset = 0, batch = Math.max(want, 16); ; offset += batch, batch *= 2) {
     const index = await redis.zrange(shard.index, String(offset), String(offset + batch - 1), 'WITHSCORES')
     const buckets: { no: string; minMs: number }[] = []
     for (let i = 0; i < index.length; i += 2) buckets.push({ no: index[i]!, minMs: Number(index[i + 1]) })
-    const bound = () => (found.length >= want ? found[want - 1]!.dueMs : Infinity)
     const read = buckets.filter((b) => b.minMs <= bound())
-    if (read.length) {
-      const pipe = redis.pipeline()
-      for (const b of read)
-        pipe.zrange(
-          shard.bucket(b.no),
-          after ? String(after.dueMs) : '-inf',
-          '+inf',
-          'BYSCORE',
-          'LIMIT',
-          0,
-          want,
-          'WITHSCORES',
-        )
-      const replies = (await pipe.exec()) ?? []
-      for (const [i, [err, rows]] of replies.entries()) {
-        if (err) throw err
-        found.push(...(await bucketAfter(redis, shard.bucket(read[i]!.no), rows as string[], after, want)))
-      }
-      found.sort(before)
-      found.length = Math.min(found.length, want)
-    }
+    const nexts = await readBuckets(redis, shard, read, after, 1, '+inf')
+    nexts.forEach((rows, i) => rows[0] && heads.push({ no: read[i]!.no, next: rows[0] }))
+    heads.sort((x, y) => before(x.next, y.next))
     const last = buckets.at(-1)
-    if (buckets.length < batch || !last || last.minMs > bound()) return found
-    offset += batch
-    batch *= 2
+    if (buckets.length < batch || !last || last.minMs > bound()) break
   }
+  const limit = heads[want - 1]?.next
+  const chosen = heads.filter((h) => !limit || before(h.next, limit) <= 0)
+  const rows = await readBuckets(redis, shard, chosen, after, want, limit ? String(limit.dueMs) : '+inf')
+  return rows.flat().sort(before).slice(0, want)
+}
+
+/** Up to `want` rows after the cursor and due by `untilMs` of each bucket, in one pipeline. */
+async function readBuckets(
+  redis: ScriptedClient,
+  shard: ShardKeys,
+  buckets: readonly { no: string }[],
+  after: Due | null,
+  want: number,
+  untilMs: string,
+): Promise<Due[][]> {
+  if (buckets.length === 0) return []
+  const pipe = redis.pipeline()
+  const from = after ? String(after.dueMs) : '-inf'
+  for (const b of buckets) pipe.zrange(shard.bucket(b.no), from, untilMs, 'BYSCORE', 'LIMIT', 0, want, 'WITHSCORES')
+  const replies = (await pipe.exec()) ?? []
+  return Promise.all(
+    replies.map(([err, rows], i) => {
+      if (err) throw err
+      return bucketAfter(redis, shard.bucket(buckets[i]!.no), rows as string[], after, want)
+    }),
+  )
 }
 
 /**

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { DelayQueue } from '../../client/delay-queue'
-import { validateJobId } from '../../client/validation'
+import { validateJobRef } from '../../client/validation'
 import { validateScheduleId } from '../../client/schedule-validation'
 import { DelayQueueError, JobNotFoundError, ValidationError } from '../../errors'
 import type { Engine } from '../../store/engine'
@@ -143,7 +143,7 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
   const overview = new OverviewReader(engine.redis, engine.keys, engine.store, Object.keys(engine.config.queues))
   const id = (match: RegExpMatchArray) => {
     try {
-      return validateJobId(decodeURIComponent(match[1]!))
+      return validateJobRef(decodeURIComponent(match[1]!))
     } catch (e) {
       if (e instanceof URIError)
         throw new ValidationError([{ path: 'id', message: 'is not a valid URL-encoded path segment' }])
