@@ -99,7 +99,7 @@ export const RECEIPT_HOUR_MS = 3_600_000
 /**
  * Each shard's hour of receipts is split over this many hashes (by id). Redis keeps a hash of up to 512 short fields
  * (hash-max-listpack-entries) as one listpack, ~70 bytes per receipt with a 20-character id, where a larger one costs
- * ~140 (a table entry per field): 1024 hashes stay compact up to ~500,000 receipts per shard and hour, and cost ~270
+ * ~140 (a table entry per field): 1024 hashes stay compact up to ~400,000 receipts per shard and hour, and cost ~270
  * bytes each (docs/sizing.md).
  */
 export const RECEIPT_SLOTS = 1024
