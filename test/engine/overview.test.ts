@@ -43,7 +43,7 @@ describe('dashboard overview', () => {
     ])
   })
 
-  it('lists recurring schedules with their rule and next run', async () => {
+  it('lists recurring schedules with their rule, time zone, next and last run, runs and paused state', async () => {
     // prepare
     const q = testQueue(t)
     const daily = await q.putSchedule('ov-daily', {
@@ -57,8 +57,26 @@ describe('dashboard overview', () => {
     const o = await reader.read()
     // assess
     expect(o.schedules).toEqual([
-      { id: 'ov-daily', queue: 'orders', cron: '0 9 * * *', nextRunAt: daily.nextRunAt },
-      { id: 'ov-paused', queue: 'orders', everyMs: 60_000, nextRunAt: null },
+      {
+        id: 'ov-daily',
+        queue: 'orders',
+        cron: '0 9 * * *',
+        timezone: 'Europe/Berlin',
+        paused: false,
+        nextRunAt: daily.nextRunAt,
+        lastRunAt: null,
+        runs: 0,
+      },
+      {
+        id: 'ov-paused',
+        queue: 'orders',
+        everyMs: 60_000,
+        timezone: 'UTC',
+        paused: true,
+        nextRunAt: null,
+        lastRunAt: null,
+        runs: 0,
+      },
     ])
   })
 
