@@ -21,7 +21,7 @@ describe('sdq-poll handler loader', () => {
         "import type { SQSEvent } from 'aws-lambda'",
         'export async function handler(event: SQSEvent): Promise<void> {',
         '  const n: number = event.Records.length',
-        '  throw new Error(`payment API down (${n})`)',
+        "  throw new Error('payment API down (' + n + ')')",
         '}',
         '',
       ].join('\n'),
