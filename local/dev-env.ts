@@ -17,12 +17,18 @@ export interface DevEnv {
 
 const HEADER = '# Written by the serverless-delay-queue dev stack while it runs (removed when it stops).\n'
 
+/**
+ * Credentials for the local stack only (fauxqs and serverless-offline accept any): with them, a service that sources
+ * the file can use the api-client (it signs requests) and the SDK against the local endpoints without real ones.
+ */
+const LOCAL_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' }
+
 export function writeDevEnv(path: string, env: DevEnv): void {
   mkdirSync(dirname(path), { recursive: true })
   writeFileSync(
     path,
     HEADER +
-      Object.entries(env)
+      Object.entries({ ...env, ...LOCAL_CREDENTIALS })
         .map(([k, v]) => `${k}=${v}\n`)
         .join(''),
   )

@@ -12,7 +12,12 @@ export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatch
 export async function loadHandler(spec: string, cwd = process.cwd()): Promise<SqsHandler> {
   const [file, exportName = 'handler'] = spec.split('#') as [string, string?]
   let path = resolve(cwd, file)
-  if (/\.[mc]?ts$/.test(path)) path = (await bundleWithUsersEsbuild(path, cwd)) ?? path
+  if (/\.[mc]?ts$/.test(path)) {
+    path = (await bundleWithUsersEsbuild(path, cwd)) ?? path
+    // The bundle carries an inline source map: with it on, a failing job's stack names the user's .ts lines, not
+    // the bundle's (Node reads source maps only when asked to).
+    process.setSourceMapsEnabled(true)
+  }
   const mod = await import(pathToFileURL(path).href).catch((e: { code?: string }) => {
     if (e?.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw e
     throw new Error(

@@ -42,6 +42,11 @@ export interface Config {
   maxDispatchAttempts: number
   dispatchBackoffBaseMs: number
   dispatchBackoffMaxMs: number
+  /**
+   * How long a job's dispatch receipt is kept after SQS accepted it (GET /jobs/{id} answers "dispatched"); 0: none.
+   * Kept an hour more at most: receipts expire by the hour (src/store/receipt.ts).
+   */
+  dispatchReceiptTtlMs: number
   region: string
   /** Local runs only: fauxqs. Never set in AWS. */
   sqsEndpoint?: string
@@ -176,6 +181,7 @@ type ScanSettings =
   | 'maxDispatchAttempts'
   | 'dispatchBackoffBaseMs'
   | 'dispatchBackoffMaxMs'
+  | 'dispatchReceiptTtlMs'
 
 /** The scan loop: claims, leases, sends, dispatch retries, and the memory warning it raises. */
 function readScan(int: IntReader): Pick<Config, ScanSettings> {
@@ -191,6 +197,8 @@ function readScan(int: IntReader): Pick<Config, ScanSettings> {
     maxDispatchAttempts: int('MAX_DISPATCH_ATTEMPTS', 10, 1, 100),
     dispatchBackoffBaseMs: int('DISPATCH_BACKOFF_BASE_MS', 1_000, 1, 3_600_000),
     dispatchBackoffMaxMs: int('DISPATCH_BACKOFF_MAX_MS', 300_000, 1, 86_400_000),
+    // A day by default (~70 bytes per receipt: docs/sizing.md); at most a week.
+    dispatchReceiptTtlMs: int('DISPATCH_RECEIPT_TTL_MS', DAY_MS, 0, 7 * DAY_MS),
   }
   if (scan.leaseMs < 2 * scan.safetyMarginMs) {
     throw new ConfigError('LEASE_MS', 'must be at least twice SAFETY_MARGIN_MS, so a send outlives no lease')

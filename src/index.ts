@@ -15,6 +15,7 @@ export {
 export { loadConfig, type Config } from './config'
 export type { ConnectOptions } from './store/redis'
 export type { DispatchError, JobStatus, JobView, QueueCounts } from './store/job-store'
+export type { PendingJob, PendingPage } from './store/pending-page'
 export type { JobMessage } from './sqs/envelope'
 export {
   ConfigError,

@@ -10,6 +10,7 @@ import type {
   BatchResult,
   JobInput,
   JobView,
+  PendingPage,
   QueueStats,
   ScheduledJob,
   ScheduleInput,
@@ -76,10 +77,20 @@ export class DelayQueueApiClient {
     await call(this.transport, 'DELETE', jobPath(id))
   }
 
-  /** GET /jobs/{id}: the pending job, or null (never existed, cancelled, or already in SQS). */
+  /** GET /jobs/{id}: the stored job, a dispatched one's receipt (status "dispatched"), or null (unknown or expired). */
   async get(id: string): Promise<JobView | null> {
     const answer = await call(this.transport, 'GET', jobPath(id), undefined, { allow: [404], retryUnanswered: true })
     return answer.status === 404 ? null : answer.body
+  }
+
+  /** GET /jobs: a page of pending jobs in due-time order (one queue or all), from `cursor` (the last page's). */
+  async listPending(options: { queue?: string; limit?: number; cursor?: string | null } = {}): Promise<PendingPage> {
+    const query = new URLSearchParams()
+    if (options.queue) query.set('queue', options.queue)
+    if (options.cursor) query.set('cursor', options.cursor)
+    if (options.limit !== undefined) query.set('limit', String(options.limit))
+    const qs = query.size ? `?${query}` : ''
+    return (await call(this.transport, 'GET', `/jobs${qs}`)).body
   }
 
   /** GET /stats: counts per target queue. */

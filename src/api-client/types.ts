@@ -9,11 +9,23 @@ import type {
 } from '../client/delay-queue'
 import type { ExistingJob } from '../errors'
 import type { JobView } from '../store/job-store'
+import type { PendingJob, PendingPage } from '../store/pending-page'
 import type { ApiErrorCode, ApiErrorDetail } from './errors'
 import type { Credentials } from './signer'
 import type { RetryPolicy } from './transport'
 
-export type { ExistingJob, JobInput, JobView, QueueStats, ScheduledJob, ScheduleInput, ScheduleListPage, ScheduleView }
+export type {
+  ExistingJob,
+  JobInput,
+  JobView,
+  PendingJob,
+  PendingPage,
+  QueueStats,
+  ScheduledJob,
+  ScheduleInput,
+  ScheduleListPage,
+  ScheduleView,
+}
 
 /**
  * One answer of POST /jobs/batch, in input order. A refusal carries the job's id (the client gives every job one

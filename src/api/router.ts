@@ -7,6 +7,7 @@ import { RouteNotFoundError } from './errors'
 export type RouteName =
   | 'createJob'
   | 'createBatch'
+  | 'listJobs'
   | 'getJob'
   | 'putJob'
   | 'deleteJob'
@@ -23,7 +24,7 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 // Each path with the route of each of its methods. Literal paths before parameters: POST /jobs/batch is the batch
 // route, not a job called "batch".
 const PATHS: Record<string, Partial<Record<Method, RouteName>>> = {
-  '/jobs': { POST: 'createJob' },
+  '/jobs': { GET: 'listJobs', POST: 'createJob' },
   '/jobs/batch': { POST: 'createBatch' },
   '/stats': { GET: 'stats' },
   '/jobs/{id}': { GET: 'getJob', PUT: 'putJob', DELETE: 'deleteJob' },

@@ -45,6 +45,17 @@ export const routes: Record<RouteName, RouteHandler> = {
     return json(200, { results: results.map(answer) })
   },
 
+  async listJobs(queue, event) {
+    const query = event.queryStringParameters ?? {}
+    const limit = query.limit ?? '50'
+    if (!/^\d{1,3}$/.test(limit))
+      throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
+    return json(
+      200,
+      await queue.listPending({ queue: query.queue, limit: Number(limit), cursor: query.cursor ?? null }),
+    )
+  },
+
   async getJob(queue, _event, id) {
     const jobId = validateJobRef(id)
     return found(await queue.get(jobId), () => new JobNotFoundError(jobId))

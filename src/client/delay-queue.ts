@@ -5,6 +5,9 @@ import { createEngine, type Engine } from '../store/engine'
 import type { ConnectOptions } from '../store/redis'
 import type { JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
 import { validateJob, validateJobId, validateJobRef } from './validation'
+import { ValidationError } from '../errors'
+import { queuesAsConfigured } from '../store/stats'
+import { decodePendingCursor, type PendingPage } from '../store/pending-page'
 import { scanStartOptions } from '../store/scan-start'
 import { lambdaInvoker, ScanStarter, type ScanInvoker } from './scan-starter'
 import { ScheduleStore } from '../store/schedule-store'
@@ -120,21 +123,37 @@ export class DelayQueue {
     await this.store.cancel(validateJobRef(id))
   }
 
-  /** A pending job, or null (never existed, cancelled, or already handed to SQS). */
+  /**
+   * A stored job (pending or dead), a dispatched one's receipt (status "dispatched", DISPATCH_RECEIPT_TTL_MS), or null
+   * (never existed, cancelled, or dispatched longer ago).
+   */
   async get(id: string): Promise<JobView | null> {
     return this.store.get(validateJobRef(id))
   }
 
+  /**
+   * A page of pending jobs in due-time order, for one target queue or all (no payloads): `limit` 1-100 (default 50),
+   * `cursor` from the previous page. Throws ValidationError naming the field.
+   */
+  async listPending(options: { queue?: string; limit?: number; cursor?: string | null } = {}): Promise<PendingPage> {
+    const limit = options.limit ?? 50
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+      throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
+    }
+    if (options.queue !== undefined && !Object.hasOwn(this.config.queues, options.queue)) {
+      const known = Object.keys(this.config.queues).map((q) => JSON.stringify(q))
+      throw new ValidationError([
+        { path: 'queue', message: `must be one of the configured queues: ${known.join(', ')}` },
+      ])
+    }
+    // A bad cursor is refused before anything is read.
+    if (options.cursor) decodePendingCursor(options.cursor)
+    return this.store.listPending({ queue: options.queue, limit, cursor: options.cursor ?? null })
+  }
+
   async stats(): Promise<QueueStats> {
     const stats = await this.store.stats()
-    const queues: Record<string, QueueCounts> = {}
-    for (const name of Object.keys(this.config.queues)) queues[name] = { pending: 0, dead: 0, dispatched: 0 }
-    for (const [name, counts] of Object.entries(stats.queues)) {
-      if (Object.hasOwn(this.config.queues, name) || counts.pending > 0 || counts.dead > 0) {
-        queues[name] = { ...(queues[name] ?? { pending: 0, dead: 0, dispatched: 0 }), ...counts }
-      }
-    }
-    return { ...stats, queues }
+    return { ...stats, queues: queuesAsConfigured(Object.keys(this.config.queues), stats.queues) }
   }
 
   /**

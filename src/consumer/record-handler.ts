@@ -10,6 +10,10 @@ import type { Job } from './types'
 
 export const LAST_ATTEMPT = 'last attempt: to the DLQ'
 
+/** When it is tried again; nothing on the last attempt (SQS moves it to the DLQ: no retry to announce). */
+const retryIn = (plan: { seconds?: number; lastAttempt: boolean }) =>
+  plan.lastAttempt ? {} : { retryInSeconds: plan.seconds }
+
 export function recordHandler<Payload>(run: BatchRun<Payload>): (record: SQSRecord) => Promise<unknown> {
   const { settings, deadline } = run
   const { logger } = settings
@@ -21,7 +25,7 @@ export function recordHandler<Payload>(run: BatchRun<Payload>): (record: SQSReco
     if (deadline.recordsLeftMs() <= 0) {
       const plan = await planFailure(anyRun, record.messageId, attempt, 'failed')
       const error = new DeadlineError(false)
-      const line = { messageId: record.messageId, jobId, attempt, retryInSeconds: plan.seconds, error }
+      const line = { messageId: record.messageId, jobId, attempt, ...retryIn(plan), error }
       logger.warn(plan.lastAttempt ? LAST_ATTEMPT : 'job not started: the deadline was near', line)
       throw error
     }
@@ -35,7 +39,7 @@ export function recordHandler<Payload>(run: BatchRun<Payload>): (record: SQSReco
         attempt,
         reason,
         ...(issues ? { issues, issueCount } : {}),
-        retryInSeconds: plan.seconds,
+        ...retryIn(plan),
         ...(plan.lastAttempt ? { lastAttempt: true, maxReceiveCount: plan.maxReceiveCount } : {}),
       })
       throw new MalformedMessageError(record.messageId, reason, issues)
@@ -67,7 +71,7 @@ async function runJob<Payload>(run: BatchRun<Payload>, job: Job<Payload>, record
       return undefined
     }
     const plan = await planFailure(run as BatchRun<unknown>, record.messageId, job.attempt, 'failed')
-    const extra = { ...keys, retryInSeconds: plan.seconds, ...(settings.logPayload ? { payload: job.payload } : {}) }
+    const extra = { ...keys, ...retryIn(plan), ...(settings.logPayload ? { payload: job.payload } : {}) }
     if (plan.lastAttempt) {
       logger.error(LAST_ATTEMPT, { ...extra, maxReceiveCount: plan.maxReceiveCount, error: error as Error })
     } else if (error instanceof IdempotencyAlreadyInProgressError) {

@@ -7,6 +7,8 @@
 //   redrive --dlq-url URL --direct            DLQ messages straight back to their target queue
 //           [--queue Q] [--max N]             the target is the DLQ's own queue unless --queue names one;
 //                                             exit code 3 when messages were refused (left in the DLQ)
+//   pending [--queue Q] [--limit N] [--cursor C]  pending jobs in due-time order, a page at a time (no payloads)
+//   job <id>                                  one job: pending, dead, or dispatched (its receipt)
 //   stats                                     counts per target queue
 //   schedules list|get|put|pause|resume|delete  recurring schedules (src/ops/schedule-commands.ts)
 //   dashboard [--port N] [--host H]           the operator dashboard over REDIS_URL (default 127.0.0.1:3003); no AWS
@@ -20,6 +22,7 @@ import { redrive } from './redrive'
 import { DelayQueue } from '../client/delay-queue'
 import { SCHEDULE_USAGE, scheduleCommand } from './schedule-commands'
 import { startDashboard } from './dashboard/server'
+import { JOB_USAGE, JobCommandError, jobCommand } from './job-commands'
 
 const USAGE = `usage:
   sdq dead list [--queue Q] [--limit N]
@@ -27,6 +30,7 @@ const USAGE = `usage:
   sdq redrive --dlq-url URL [--delay-ms N | --direct] [--queue Q] [--max N]
       to the queue whose DLQ it reads (or --queue Q, which also takes bodies naming another queue); every
       message passes the API's job rules; refused ones stay in the DLQ, listed under "skipped" (exit code 3)
+${JOB_USAGE}
   sdq stats
   sdq dashboard [--port N] [--host H]
 ${SCHEDULE_USAGE}`
@@ -66,7 +70,10 @@ async function main(argv: string[]): Promise<number> {
   const dead = new DeadSet(engine.redis, engine.keys)
   try {
     if (command === 'stats') {
-      print(await engine.store.stats())
+      print(await new DelayQueue(engine).stats())
+    } else if (command === 'pending' || command === 'job') {
+      const flags = { queue: values.queue, limit: number('limit', values.limit), cursor: values.cursor }
+      for (const line of await jobCommand(new DelayQueue(engine), command, sub, flags)) print(line)
     } else if (command === 'dashboard') {
       await serveDashboard(engine, { port: number('port', values.port, 3003), host: values.host })
     } else if (command === 'dead' && sub === 'list') {
@@ -163,8 +170,14 @@ function print(value: unknown) {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e) => {
-    console.error(e instanceof UsageError ? `${e.message}\n${USAGE}` : e instanceof DelayQueueError ? e.message : e)
-    process.exit(e instanceof UsageError ? 2 : 1)
+    console.error(
+      e instanceof UsageError || e instanceof JobCommandError
+        ? `${e.message}\n${USAGE}`
+        : e instanceof DelayQueueError
+          ? e.message
+          : e,
+    )
+    process.exit(e instanceof UsageError || e instanceof JobCommandError ? 2 : 1)
   },
 )
 

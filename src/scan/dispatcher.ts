@@ -33,6 +33,8 @@ export interface SentJob {
   sentAtMs: number
   /** Local time when SQS answered that it had the message. */
   acceptedAtMs: number
+  /** The id SQS gave the message. */
+  messageId: string
 }
 
 export interface RefusedJob {
@@ -100,7 +102,7 @@ export class Dispatcher {
     const allSettled = new Promise<void>((resolve) => (done = resolve))
     const settle = (job: ClaimedJob, result: SendResult) => {
       if ('error' in result) outcome.refused.push({ job, ...result })
-      else outcome.sent.push({ job, sentAtMs: result.sentAtMs, acceptedAtMs: result.acceptedAtMs })
+      else outcome.sent.push({ job, ...result })
       if (--waiting === 0) done()
     }
     for (const job of jobs) {

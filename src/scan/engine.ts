@@ -33,7 +33,9 @@ export type ScanSettings = Pick<
   /** Default 0: each job is sent as soon as it is due. */
   Partial<Pick<Config, 'dispatchWindowMs'>> &
   /** Without it, no memory watch (tests and benches that count Redis commands). */
-  Partial<Pick<Config, 'memoryWarnPercent'>>
+  Partial<Pick<Config, 'memoryWarnPercent'>> &
+  /** Default 0: no dispatch receipts. */
+  Partial<Pick<Config, 'dispatchReceiptTtlMs'>>
 
 /**
  * Every job goes to one standard queue, so ten due jobs fill one SendMessageBatch (the dispatcher batches per queue,
@@ -63,6 +65,7 @@ export function buildScanner(
       windowMs: settings.dispatchWindowMs,
       fullRequests: sendsToOneLane(settings.queues),
       ...(hooks.localClock ? { localClock: hooks.localClock } : {}),
+      receiptTtlMs: settings.dispatchReceiptTtlMs,
     },
     parts.keys,
   )

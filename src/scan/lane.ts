@@ -14,7 +14,7 @@ export interface HeldBehind {
  * accepted (`maybeSent`: a timeout, a reset connection, a server error).
  */
 export type SendResult =
-  | { sentAtMs: number; acceptedAtMs: number }
+  | { sentAtMs: number; acceptedAtMs: number; messageId: string }
   | { error: string; jobsFault: boolean; maybeSent?: boolean; after?: HeldBehind }
 
 /** SendMessageBatch takes at most 10 entries. */

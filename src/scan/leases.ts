@@ -3,7 +3,15 @@ import { parseOccurrenceId } from '../schedule/occurrence-id'
 import { newToken } from '../store/ids'
 import type { Keyspace, ShardKeys } from '../store/keys'
 import { decodeRecord, type StoredJob } from '../store/record'
-import { ackCall, claimCall, releaseCall, type Settlement } from '../store/script-calls'
+import {
+  ackCall,
+  claimCall,
+  releaseCall,
+  type Acceptance,
+  type AckSettlement,
+  type Settlement,
+} from '../store/script-calls'
+import { encodeReceipt } from '../store/receipt'
 import { rideOut } from '../store/ride-out'
 import { runScript, type ScriptedClient } from '../store/scripts'
 import { guard } from '../store/redis-errors'
@@ -24,6 +32,8 @@ export interface ClaimedJob extends StoredJob {
   claimedAtMs: number
   /** Local time the lease ends (counted from before the claim was sent, so never late). */
   leaseDeadline: number
+  /** Set once SQS accepted it: its message id and when, for the dispatch receipt the ack writes. */
+  accepted?: Acceptance
 }
 
 export interface ClaimResult {
@@ -68,6 +78,8 @@ export interface LeaseOptions {
    * and decisions about time (an occurrence's successor) use Redis's.
    */
   localClock?: () => number
+  /** DISPATCH_RECEIPT_TTL_MS: how long the ack keeps a receipt of each job it forgets; 0 or absent: none. */
+  receiptTtlMs?: number
 }
 
 export type { Settlement }
@@ -160,7 +172,7 @@ export class Leases {
 
   /** Forget jobs SQS accepted (occurrences of schedules: and create their next one). Returns how many this lease
    * still held. */
-  async ack(shard: ShardKeys, items: readonly Settlement[]): Promise<number> {
+  async ack(shard: ShardKeys, items: readonly (Settlement & Partial<ClaimedJob>)[]): Promise<number> {
     const occurrences = items.filter((i) => parseOccurrenceId(i.id) !== null)
     if (occurrences.length === 0) return this.ackJobs(shard, items)
     if (!this.keys) throw new Error('Leases needs the Keyspace to ack occurrences of schedules')
@@ -177,9 +189,17 @@ export class Leases {
     return jobs + acked
   }
 
-  private async ackJobs(shard: ShardKeys, items: readonly Settlement[]): Promise<number> {
+  private async ackJobs(shard: ShardKeys, items: readonly (Settlement & Partial<ClaimedJob>)[]): Promise<number> {
     if (items.length === 0) return 0
-    const call = ackCall(shard, items)
+    const ttlMs = this.options.receiptTtlMs ?? 0
+    // The hour's hashes by the latest acceptance (Redis's clock): a receipt is never filed before its time.
+    const nowMs = items.reduce((t, i) => Math.max(t, i.accepted?.acceptedAtMs ?? 0), 0) || Date.now()
+    const settlements: AckSettlement[] = items.map(({ id, token, accepted, attempt, dueMs, queue }) =>
+      ttlMs > 0 && accepted && attempt !== undefined && dueMs !== undefined && queue !== undefined
+        ? { id, token, receipt: encodeReceipt({ ...accepted, attempts: attempt, dueMs, queue }) }
+        : { id, token },
+    )
+    const call = ackCall(shard, settlements, { ttlMs, nowMs })
     return Number(await guard(rideOut(this.redis, () => runScript(this.redis, call))))
   }
 

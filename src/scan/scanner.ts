@@ -83,8 +83,10 @@ async function claimStep(shard: ShardState, o: ScannerOptions, clock: RedisClock
 
 /** Lateness figures and hooks for the jobs SQS accepted. */
 function recordSent(sent: readonly SentJob[], clock: RedisClock, latency: DispatchLatency, o: ScannerOptions): void {
-  for (const { job, sentAtMs, acceptedAtMs } of sent) {
+  for (const { job, sentAtMs, acceptedAtMs, messageId } of sent) {
     const late = clock.toRedis(acceptedAtMs) - job.dueMs
+    // What the ack keeps as the job's dispatch receipt.
+    job.accepted = { messageId, acceptedAtMs: clock.toRedis(acceptedAtMs) }
     latency.record(late, job.claimedAtMs - job.dueMs, acceptedAtMs - sentAtMs)
     o.observer?.sent(job.queue, late)
     o.onSent?.(job, acceptedAtMs, late)

@@ -26,7 +26,9 @@ export async function sendBatch(sqs: SQSClient, lane: Lane, batch: QueuedSend[])
   try {
     const result = await sqs.send(new SendMessageBatchCommand({ QueueUrl: lane.queueUrl, Entries: entries }))
     const acceptedAtMs = Date.now()
-    for (const ok of result.Successful ?? []) answer(Number(ok.Id!.slice(1)), { sentAtMs, acceptedAtMs })
+    for (const ok of result.Successful ?? []) {
+      answer(Number(ok.Id!.slice(1)), { sentAtMs, acceptedAtMs, messageId: ok.MessageId ?? '' })
+    }
     for (const failed of result.Failed ?? []) {
       answer(Number(failed.Id!.slice(1)), {
         error: `SQS refused the message: ${failed.Code ?? 'error'}: ${failed.Message ?? ''}`.trim(),

@@ -25,11 +25,17 @@ export function createEngine(
   const keys = new Keyspace({ prefix: config.keyPrefix, shards: config.shards, buckets: config.dueBuckets })
   const redis = connectRedis(config.redis, redisOptions)
   const replicas = config.redis.waitReplicas ?? 'auto'
-  const store = new JobStore(redis, keys, scanStart, {
-    replicas,
-    timeoutMs: config.redis.waitTimeoutMs ?? 1_000,
-    ...(replicas === 'auto' ? { watch: replicaWatchOf(redis, keys, redisOptions.logger ?? defaultLog()) } : {}),
-  })
+  const store = new JobStore(
+    redis,
+    keys,
+    scanStart,
+    {
+      replicas,
+      timeoutMs: config.redis.waitTimeoutMs ?? 1_000,
+      ...(replicas === 'auto' ? { watch: replicaWatchOf(redis, keys, redisOptions.logger ?? defaultLog()) } : {}),
+    },
+    config.dispatchReceiptTtlMs,
+  )
   return {
     config,
     keys,

@@ -5,6 +5,8 @@ import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'
 import { decodeDispatchError, type JobState } from './job-state'
 import { decodeRecord } from './record'
+import { readPendingPage, type PendingPage } from './pending-page'
+import { decodeReceipt, receiptHours, type DispatchReceipt } from './receipt'
 import { guard } from './redis-errors'
 import { readStats, type StoreStats } from './stats'
 import { writeScript, type ReplicationOptions } from './replication'
@@ -25,7 +27,8 @@ export interface NewJob {
   schedule: { delayMs: number } | { atMs: number }
 }
 
-export type JobStatus = 'scheduled' | 'dispatching' | 'dead'
+/** `dispatched`: SQS accepted it; what its dispatch receipt keeps (DISPATCH_RECEIPT_TTL_MS), no payload. */
+export type JobStatus = 'scheduled' | 'dispatching' | 'dead' | 'dispatched'
 
 export interface DispatchError {
   attempts: number
@@ -35,17 +38,26 @@ export interface DispatchError {
   maybeSent?: true
 }
 
-/** The API's job view (docs/api.md), plus `attempts` / `lastError` once a dispatch to SQS has failed, and the dead state. */
+/**
+ * The API's job view (docs/api.md), plus `attempts` / `lastError` once a dispatch to SQS has failed, and the dead
+ * state. A dispatched job (its receipt) has no payload nor createdAt, and has dueAt, acceptedAt, messageId, attempts.
+ */
 export interface JobView {
   id: string
   queue: string
   runAt: string
   status: JobStatus
-  payload: unknown
+  payload?: unknown
   groupId?: string
-  createdAt: string
+  createdAt?: string
   attempts?: number
   lastError?: DispatchError
+  /** Dispatched: when it was due (as runAt). */
+  dueAt?: string
+  /** Dispatched: when SQS accepted it (Redis's clock, as the scanner measured it). */
+  acceptedAt?: string
+  /** Dispatched: the SQS message id. */
+  messageId?: string
 }
 
 export interface EnqueueResult {
@@ -70,6 +82,8 @@ export class JobStore {
     private readonly scanStart?: ScanStartOptions,
     /** Replicas that confirm each write before it is answered (REDIS_WAIT_REPLICAS); none by default. */
     readonly replication: ReplicationOptions = { replicas: 0, timeoutMs: 1_000 },
+    /** DISPATCH_RECEIPT_TTL_MS: how far back get() looks for a dispatched job's receipt; 0: not at all. */
+    readonly receiptTtlMs = 0,
   ) {}
 
   /** Schedule a new job. Throws JobExistsError (carrying the existing job's view) when the id is taken. */
@@ -118,14 +132,24 @@ export class JobStore {
     )
   }
 
-  /** A stored job (scheduled, being dispatched, retrying or dead), or null: a job handed to SQS is gone. */
+  /**
+   * A stored job (scheduled, being dispatched, retrying or dead), a dispatched one's receipt while it is kept
+   * (`receiptTtlMs`), or null.
+   */
   async get(id: string): Promise<JobView | null> {
     await this.ready()
-    const call = getCall(this.keys.locate(id), id)
+    const call = getCall(this.keys.locate(id), id, receiptHours(Date.now(), this.receiptTtlMs))
     const reply = await guard(rideOut(this.redis, () => runScript(this.redis, call)))
     if (!reply) return null
+    if (reply[0] === 'dispatched') return dispatchedView(id, decodeReceipt(reply[1]))
     const [state, record, score, attempt, lastError] = reply
     return toView(id, state, record, Number(score), Number(attempt), lastError)
+  }
+
+  /** A page of pending jobs in due-time order (src/store/pending-page.ts). */
+  async listPending(options: { queue?: string; limit: number; cursor?: string | null }): Promise<PendingPage> {
+    await this.ready()
+    return guard(readPendingPage(this.redis, this.keys, options))
   }
 
   /** Cancel a job that is not in SQS yet. Throws JobNotFoundError, or JobDispatchingError when too late. */
@@ -220,4 +244,18 @@ function toView(id: string, state: JobState, record: string, score: number, atte
     }
   }
   return view
+}
+
+function dispatchedView(id: string, r: DispatchReceipt): JobView {
+  const dueAt = new Date(r.dueMs).toISOString()
+  return {
+    id,
+    queue: r.queue,
+    runAt: dueAt,
+    status: 'dispatched',
+    dueAt,
+    acceptedAt: new Date(r.acceptedAtMs).toISOString(),
+    messageId: r.messageId,
+    attempts: r.attempts,
+  }
 }

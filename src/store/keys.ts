@@ -83,6 +83,30 @@ export class ShardKeys {
   bucket(bucketNo: number | string): string {
     return `${this.tag}:due:${bucketNo}`
   }
+
+  /**
+   * Dispatch receipts of the jobs acked during one hour (`hour` = epoch ms / RECEIPT_HOUR_MS), in one of
+   * RECEIPT_SLOTS hashes: a HASH id -> receipt (src/store/receipt.ts) that expires whole, a retention after its hour.
+   */
+  receipts(hour: number, slot: number): string {
+    return `${this.tag}:receipts:${hour}:${slot}`
+  }
+}
+
+/** Receipts are kept in hourly hashes: they expire in bulk, an hour's worth at a time. */
+export const RECEIPT_HOUR_MS = 3_600_000
+
+/**
+ * Each shard's hour of receipts is split over this many hashes (by id). Redis keeps a hash of up to 512 short fields
+ * (hash-max-listpack-entries) as one listpack, ~70 bytes per receipt with a 20-character id, where a larger one costs
+ * ~140 (a table entry per field): 1024 hashes stay compact up to ~400,000 receipts per shard and hour, and cost ~270
+ * bytes each (docs/sizing.md).
+ */
+export const RECEIPT_SLOTS = 1024
+
+/** The hash among a shard-hour's RECEIPT_SLOTS that holds this job id's receipt. */
+export function receiptSlot(id: string): number {
+  return Math.floor(hashId(id) / 7) % RECEIPT_SLOTS
 }
 
 export interface JobLocation {

@@ -4,7 +4,8 @@
 // Call sites pass names: a key cannot be swapped for another, nor a bucket for one of another shard.
 import { parseOccurrenceId } from '../schedule/occurrence-id'
 import type { JobState } from './job-state'
-import type { JobLocation, ShardKeys } from './keys'
+import { receiptSlot, type JobLocation, type ShardKeys } from './keys'
+import { receiptExpiry, receiptHour } from './receipt'
 import type { ScanStartOptions } from './scan-start'
 import type { ScriptName } from './scripts'
 
@@ -74,10 +75,16 @@ export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: Enque
   }
 }
 
-/** lua/get.lua: { state, record, score, attempt, lastError }, or null. */
-export type GetReply = [JobState, string, string, string | number, string] | null
+/** lua/get.lua: { state, record, score, attempt, lastError }, { 'dispatched', receipt }, or null. */
+export type GetReply = [JobState, string, string, string | number, string] | ['dispatched', string] | null
 
-export function getCall({ shard, bucket }: JobLocation, id: string): ScriptCall<GetReply> {
+/** `receiptHours`: the hours whose receipt hashes to search, newest first (src/store/receipt.ts); none: no receipts. */
+export function getCall(
+  { shard, bucket }: JobLocation,
+  id: string,
+  receiptHours: readonly number[] = [],
+): ScriptCall<GetReply> {
+  const slot = receiptSlot(id)
   return {
     script: 'sdqGet',
     keys: {
@@ -87,6 +94,7 @@ export function getCall({ shard, bucket }: JobLocation, id: string): ScriptCall<
       leases: shard.leases,
       errors: shard.errors,
       dead: shard.dead,
+      receipts: receiptHours.map((h) => shard.receipts(h, slot)),
     },
     args: { id },
   }
@@ -190,12 +198,48 @@ function ackKeys(shard: ShardKeys) {
   }
 }
 
-/** lua/ack.lua: how many of the jobs their lease still held. */
-export function ackCall(shard: ShardKeys, settlements: readonly Settlement[]): ScriptCall<number> {
+/** What SQS answered for a sent job: kept in its dispatch receipt (src/store/receipt.ts). */
+export interface Acceptance {
+  messageId: string
+  /** When SQS accepted it, on Redis's clock (the scanner's estimate), ms. */
+  acceptedAtMs: number
+}
+
+export interface AckSettlement extends Settlement {
+  /** The job's encoded dispatch receipt (encodeReceipt); absent: none (an ack without the send's answer). */
+  receipt?: string
+}
+
+/** Receipts to write with an ack: the hour's hashes are chosen by `nowMs` (Redis's clock) and kept `ttlMs`. */
+export interface ReceiptPlan {
+  ttlMs: number
+  nowMs: number
+}
+
+/** lua/ack.lua: how many of the jobs their lease still held. Without `receipts` (or a 0 ttl) none are written. */
+export function ackCall(
+  shard: ShardKeys,
+  settlements: readonly AckSettlement[],
+  receipts?: ReceiptPlan,
+): ScriptCall<number> {
+  const on = receipts !== undefined && receipts.ttlMs > 0
+  const hour = on ? receiptHour(receipts.nowMs) : 0
+  const hashes: string[] = []
+  const index = new Map<string, number>()
+  const hashOf = (s: AckSettlement): number => {
+    if (!on || s.receipt === undefined) return 0
+    const key = shard.receipts(hour, receiptSlot(s.id))
+    const known = index.get(key)
+    if (known !== undefined) return known
+    const n = hashes.push(key)
+    index.set(key, n)
+    return n
+  }
+  const groups = settlements.flatMap((s) => [s.id, s.token, hashOf(s), s.receipt ?? ''])
   return {
     script: 'sdqAck',
-    keys: ackKeys(shard),
-    args: { settlements: settlements.flatMap((s) => [s.id, s.token]) },
+    keys: { ...ackKeys(shard), receipts: hashes },
+    args: { expireAt: on ? receiptExpiry(hour, receipts.ttlMs) : 0, settlements: groups },
   }
 }
 

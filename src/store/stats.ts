@@ -22,6 +22,24 @@ export interface StoreStats {
   nextDueAt: string | null
 }
 
+/**
+ * The queues /stats shows (and `sdq stats`, the dashboard): every configured queue, idle ones with zeros, and a queue
+ * no longer configured while it still has pending or dead jobs.
+ */
+export function queuesAsConfigured(
+  configured: readonly string[],
+  counted: Record<string, QueueCounts>,
+): Record<string, QueueCounts> {
+  const queues: Record<string, QueueCounts> = {}
+  for (const name of configured) queues[name] = { pending: 0, dead: 0, dispatched: 0 }
+  for (const [name, counts] of Object.entries(counted)) {
+    if (configured.includes(name) || counts.pending > 0 || counts.dead > 0) {
+      queues[name] = { ...(queues[name] ?? { pending: 0, dead: 0, dispatched: 0 }), ...counts }
+    }
+  }
+  return queues
+}
+
 export async function readStats(redis: ScriptedClient, keys: Keyspace): Promise<StoreStats> {
   const perShard = await Promise.all(
     keys.shards.map(async (shard) => {

@@ -25,7 +25,7 @@ afterEach(() => {
 })
 
 describe('the last attempt', () => {
-  it('sends a job that fails its last receive to the DLQ at once, read from the queue redrive policy', async () => {
+  it('sends a job that fails its last receive to the DLQ at once, read from the queue redrive policy, announcing no retry', async () => {
     // prepare: maxReceiveCount 2 on the queue only (the toolkit is not told); retries after 3 s, then 6 s
     const queue = await queueWithDlq(unique('last'), 2)
     const id = unique('job')
@@ -49,10 +49,10 @@ describe('the last attempt', () => {
       jobId: id,
       attempt: 2,
       maxReceiveCount: 2,
-      retryInSeconds: 0,
       level: 'ERROR',
       error: { message: 'payment API down (attempt 2)' },
     })
+    expect(lines.find((l) => l.message === 'last attempt: to the DLQ')).not.toHaveProperty('retryInSeconds')
     console.info(`last attempt failed -> in the DLQ after ${Math.round(toDlqMs)} ms`)
     expect(toDlqMs).toBeLessThan(3_000) // its backoff would have been 6 s (attempt 2, base 3 s)
   })
@@ -71,8 +71,8 @@ describe('the last attempt', () => {
       jobId: 'broken-job',
       lastAttempt: true,
       maxReceiveCount: 1,
-      retryInSeconds: 0,
     })
+    expect(lines.find((l) => l.message === 'malformed message')).not.toHaveProperty('retryInSeconds')
   })
 
   it('plans visibility 0 on the last receive, and the backoff before it or without a DLQ', () => {

@@ -410,6 +410,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     expect(routes.map((r) => r.RouteKey).sort()).toEqual([
       'DELETE /jobs/{id}',
       'DELETE /schedules/{id}',
+      'GET /jobs',
       'GET /jobs/{id}',
       'GET /schedules',
       'GET /schedules/{id}',

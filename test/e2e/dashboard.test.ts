@@ -1,7 +1,16 @@
 // The operator dashboard in headless Chromium, against the real dev stack (`npm run dev`: serverless-offline, the scan
 // function invoked back to back, fauxqs, the suite's redis-server), and the EMF metrics its functions write.
 // One browser for the whole file; a screenshot goes to test/artifacts/dashboard.png.
-import { CreateQueueCommand, DeleteQueueCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs'
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  DeleteQueueCommand,
+  GetQueueUrlCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, mkdirSync } from 'node:fs'
@@ -158,6 +167,156 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', () => {
     expect((await fetch(`${stack!.apiUrl}/jobs/${job.id}`)).status).toBe(404)
   })
 
+  it("shows a dispatched job's receipt: when it was due, when SQS took it, as which message (screenshot)", async () => {
+    // prepare: a job due now, in SQS a moment later
+    const { body: job } = await post('/jobs', { id: 'fired-for-page-1', queue: 'orders', payload: { n: 1 } })
+    let receipt: Record<string, any> = {}
+    await eventually(async () => {
+      receipt = (await (await fetch(`${stack!.apiUrl}/jobs/${job.id}`)).json()) as Record<string, any>
+      expect(receipt.status).toBe('dispatched')
+    }, 20_000)
+    // act
+    await page.getByPlaceholder('job id').fill(job.id)
+    await page.getByRole('button', { name: 'Look up' }).click()
+    // assess: the page shows the receipt the API answers, and offers no cancel for a job already in SQS
+    const shown = page.getByTestId('job')
+    await shows(shown.locator('[data-field="status"]'), 'dispatched', 5_000, true)
+    await shows(shown.locator('[data-field="messageId"]'), receipt.messageId)
+    await shows(shown.locator('[data-field="attempts"]'), '1')
+    expect(receipt.messageId).toMatch(/^[0-9a-f-]{36}$/)
+    expect(Date.parse(receipt.acceptedAt)).toBeGreaterThanOrEqual(Date.parse(receipt.dueAt) - 1_000)
+    expect(await page.getByRole('button', { name: 'Cancel job' }).count()).toBe(0)
+    await page.getByTestId('job').screenshot({ path: resolve(__dirname, '../../docs/dashboard-dispatched-job.png') })
+  }, 40_000)
+
+  it('pages through the pending jobs of one queue in due order, and opens one (screenshot)', async () => {
+    // prepare: 25 jobs for emails due in 5 days, one second apart, created in reverse order
+    for (let i = 24; i >= 0; i--) {
+      await post('/jobs', {
+        id: `browse-${String(i).padStart(2, '0')}`,
+        queue: 'emails',
+        payload: { i },
+        delayMs: 432_000_000 + i * 1_000,
+      })
+    }
+    const ids = (rows: string[]) => rows.map((r) => r.trim())
+    const shownIds = () => page.locator('[data-testid="pending"] tbody tr code').allTextContents()
+    // act: that queue's first page
+    await page.getByTestId('pending-queue').selectOption('emails')
+    // assess: 20 jobs, the earliest first; the next page has the other 5; back again
+    await shows(page.getByTestId('pending-range'), 'jobs 1–20 in due order')
+    const expected = Array.from({ length: 25 }, (_, i) => `browse-${String(i).padStart(2, '0')}`)
+    expect(ids(await shownIds())).toEqual(expected.slice(0, 20))
+    await page.getByRole('button', { name: 'Next page' }).click()
+    await shows(page.getByTestId('pending-range'), 'jobs 21–25 in due order')
+    expect(ids(await shownIds())).toEqual(expected.slice(20))
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true)
+    await page.getByRole('button', { name: 'Previous page' }).click()
+    await shows(page.getByTestId('pending-range'), 'jobs 1–20 in due order')
+    await page.locator('[data-pending-id="browse-03"] a').click()
+    await shows(page.getByTestId('job').locator('[data-field="status"]'), 'scheduled')
+    await shows(page.getByTestId('job').locator('code').first(), 'browse-03')
+    await page
+      .locator('section', { has: page.getByTestId('pending') })
+      .screenshot({ path: resolve(__dirname, '../../docs/dashboard-pending.png') })
+    // The other tests see every queue again, and none of these jobs.
+    await page.getByTestId('pending-queue').selectOption('')
+    for (const id of expected)
+      expect((await fetch(`${stack!.apiUrl}/jobs/${id}`, { method: 'DELETE' })).status).toBe(204)
+  }, 40_000)
+
+  it('lists a schedule with its rule, time zone and runs, pauses, resumes and deletes it (screenshot)', async () => {
+    // prepare: a yearly schedule (its next run is weeks away)
+    const put = await post(
+      '/schedules/new-year-report',
+      { queue: 'orders', payload: { r: 1 }, cron: '0 9 1 1 *', timezone: 'Europe/Paris' },
+      'PUT',
+    )
+    expect(put.status).toBe(201)
+    const row = page.locator('[data-schedule-id="new-year-report"]')
+    await visible(row, 10_000)
+    // assess: its rule, zone, next run, no runs yet, not paused
+    await shows(row.locator('td').nth(2), '0 9 1 1 *')
+    await shows(row.locator('td').nth(3), 'Europe/Paris')
+    await shows(row.locator('[data-field="nextRunAt"]'), `${put.body.nextRunAt.replace('T', ' ').slice(0, 19)}Z`)
+    await shows(row.locator('[data-field="runs"]'), '0')
+    await shows(row.locator('[data-field="paused"]'), 'no')
+    await page
+      .locator('section', { has: page.getByTestId('schedules') })
+      .screenshot({ path: resolve(__dirname, '../../docs/dashboard-schedules.png') })
+    // the job page of its pending occurrence names the schedule
+    await page.getByPlaceholder('job id').fill(`new-year-report@${Date.parse(put.body.nextRunAt)}`)
+    await page.getByRole('button', { name: 'Look up' }).click()
+    await shows(page.getByTestId('job').locator('[data-field="schedule"]'), 'new-year-report', 5_000, true)
+    // act: pause, then resume
+    await row.getByRole('button', { name: 'Pause' }).click()
+    await shows(page.getByTestId('notice'), 'paused new-year-report')
+    await shows(row.locator('[data-field="paused"]'), 'yes')
+    await shows(row.locator('[data-field="nextRunAt"]'), 'paused')
+    expect(
+      ((await (await fetch(`${stack!.apiUrl}/schedules/new-year-report`)).json()) as { paused: boolean }).paused,
+    ).toBe(true)
+    await row.getByRole('button', { name: 'Resume' }).click()
+    await shows(row.locator('[data-field="paused"]'), 'no')
+    // act: delete (the page asks first)
+    page.once('dialog', (d) => void d.accept())
+    await row.getByRole('button', { name: 'Delete' }).click()
+    // assess: gone from the page and from the API
+    await shows(page.getByTestId('notice'), 'deleted schedule new-year-report')
+    expect((await fetch(`${stack!.apiUrl}/schedules/new-year-report`)).status).toBe(404)
+  }, 40_000)
+
+  it('shows a message in a target queue DLQ with its job id, apart from the dead set, and redrives it (screenshot)', async () => {
+    // prepare: a job the delay queue sends to emails (no consumer there); the test moves its message to the emails DLQ
+    // as SQS does after maxReceiveCount failed receives (same body and job id attribute)
+    const client = sqs()
+    const { body: job } = await post('/jobs', { id: 'dlq-mail-1', queue: 'emails', payload: { to: 'a@example.com' } })
+    let message: Message | undefined
+    await eventually(async () => {
+      const got = await client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: stack!.queues.emails!,
+          MessageAttributeNames: ['All'],
+          WaitTimeSeconds: 1,
+        }),
+      )
+      message = got.Messages?.find((m) => m.MessageAttributes?.jobId?.StringValue === job.id)
+      expect(message).toBeDefined()
+    }, 20_000)
+    const dlqUrl = stack!.deadLetterQueues.emails!
+    await client.send(
+      new SendMessageCommand({
+        QueueUrl: dlqUrl,
+        MessageBody: message!.Body!,
+        MessageAttributes: message!.MessageAttributes,
+      }),
+    )
+    await client.send(
+      new DeleteMessageCommand({ QueueUrl: stack!.queues.emails!, ReceiptHandle: message!.ReceiptHandle! }),
+    )
+    // act
+    await page.getByRole('button', { name: 'Read the DLQs' }).click()
+    // assess: the emails DLQ holds it, named by its job id; the dead set does not list it
+    const row = page.locator('[data-dlq="emails"]')
+    await shows(row.locator('[data-field="depth"]'), '1')
+    await visible(row.locator(`[data-dlq-job="${job.id}"]`))
+    expect(await page.locator(`[data-dead-id="${job.id}"]`).count()).toBe(0)
+    await page
+      .locator('section', { has: page.getByTestId('dlqs') })
+      .screenshot({ path: resolve(__dirname, '../../docs/dashboard-dlq.png') })
+    // act: redrive (the page asks first)
+    page.once('dialog', (d) => void d.accept())
+    await row.getByRole('button', { name: 'Redrive' }).click()
+    // assess: back in the delay queue and sent again; the DLQ is empty
+    await shows(page.getByTestId('notice'), 'redrove the emails DLQ')
+    await shows(row.locator('[data-field="depth"]'), '0')
+    await eventually(async () => {
+      const again = (await (await fetch(`${stack!.apiUrl}/jobs/${job.id}`)).json()) as { status: string }
+      expect(again.status).toBe('dispatched')
+    }, 20_000)
+    client.destroy()
+  }, 60_000)
+
   it('renders ids, payloads and errors holding HTML or script as text', async () => {
     // prepare: a dead job whose payload is markup, and a look-up of an id that is markup
     const client = sqs()
@@ -261,8 +420,10 @@ describe('dashboard server', () => {
           async (u) => ((await (await fetch(`${u}/api/overview`)).json()) as { queues: unknown }).queues,
         ),
       )
-      // assess: the same counts as the dev stack's own dashboard
+      // assess: the same counts as the dev stack's own dashboard; no SQS access, said so
       expect(alone).toEqual(withStack)
+      const dlqs = (await (await fetch(`${url}/api/dlqs`)).json()) as { available: boolean; reason: string }
+      expect(dlqs).toEqual({ available: false, reason: expect.stringContaining('no SQS access configured') })
       expect(Object.keys(alone as object)).toContain('orders')
     } finally {
       cli.kill('SIGTERM')
@@ -274,13 +435,14 @@ describe('dashboard server', () => {
 // These count the jobs the browser scenarios made, so they go with them.
 describe.skipIf(!HAVE_CHROMIUM)('metrics written by the dev stack functions (EMF)', () => {
   it('the scan function reports the jobs it sent per queue, with their lateness', async () => {
-    // The jobs of the tests above: 3 for orders and 1 for emails sent, 2 dead-lettered for emails (a 10 s window).
+    // The jobs of the tests above: 4 for orders (3, and the one whose receipt the page showed) and 3 for emails sent
+    // (1, and the DLQ's job twice: before and after its redrive), 2 dead-lettered for emails (a 10 s window).
     await eventually(() => {
       const lines = emfLines().filter((l) => l.service === 'serverless-delay-queue-local')
       const sum = (queue: string, name: string) =>
         lines.filter((l) => l.queue === queue).reduce((n, l) => n + (l[name] ?? 0), 0)
-      expect(sum('orders', 'Dispatched')).toBe(3)
-      expect(sum('emails', 'Dispatched')).toBe(1)
+      expect(sum('orders', 'Dispatched')).toBe(4)
+      expect(sum('emails', 'Dispatched')).toBe(3)
       expect(sum('emails', 'DeadLettered')).toBe(2)
       const late = lines.filter((l) => 'DispatchLatenessMax' in l)
       expect(late.length).toBeGreaterThan(0)

@@ -43,7 +43,7 @@ describe('dashboard overview', () => {
     ])
   })
 
-  it('lists recurring schedules with their rule and next run', async () => {
+  it('lists recurring schedules with their rule, time zone, next and last run, runs and paused state', async () => {
     // prepare
     const q = testQueue(t)
     const daily = await q.putSchedule('ov-daily', {
@@ -57,8 +57,41 @@ describe('dashboard overview', () => {
     const o = await reader.read()
     // assess
     expect(o.schedules).toEqual([
-      { id: 'ov-daily', queue: 'orders', cron: '0 9 * * *', nextRunAt: daily.nextRunAt },
-      { id: 'ov-paused', queue: 'orders', everyMs: 60_000, nextRunAt: null },
+      {
+        id: 'ov-daily',
+        queue: 'orders',
+        cron: '0 9 * * *',
+        timezone: 'Europe/Berlin',
+        paused: false,
+        nextRunAt: daily.nextRunAt,
+        lastRunAt: null,
+        runs: 0,
+      },
+      {
+        id: 'ov-paused',
+        queue: 'orders',
+        everyMs: 60_000,
+        timezone: 'UTC',
+        paused: true,
+        nextRunAt: null,
+        lastRunAt: null,
+        runs: 0,
+      },
     ])
+  })
+
+  it('shows a configured queue that has no jobs yet with zeros, as /stats does', async () => {
+    // prepare: a store of its own, one configured queue used and one idle
+    const own = testStore({ buckets: 4 })
+    await own.store.enqueue(job({ id: 'ov-used', queue: 'orders', schedule: { delayMs: HOUR } }))
+    const configured = new OverviewReader(own.redis, own.keys, own.store, ['orders', 'idle'])
+    // act
+    const o = await configured.read()
+    // assess
+    expect(o.queues).toEqual({
+      orders: { pending: 1, inFlight: 0, dead: 0, dispatched: 0 },
+      idle: { pending: 0, inFlight: 0, dead: 0, dispatched: 0 },
+    })
+    await own.close()
   })
 })

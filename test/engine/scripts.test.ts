@@ -42,7 +42,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
     payloadJson: '{}',
     schedule: { delayMs: 5 },
   }),
-  sdqGet: getCall(at, 'job-1'),
+  sdqGet: getCall(at, 'job-1', [1, 0]),
   sdqCancel: cancelCall(at, 'job-1'),
   sdqRevive: reviveCall(at, 'job-1', 0),
   sdqClaim: claimCall(shard, {
@@ -57,7 +57,10 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
     windowMs: 0,
     hints: ['0', '3'],
   }),
-  sdqAck: ackCall(shard, [{ id: 'job-1', token: 't' }]),
+  sdqAck: ackCall(shard, [{ id: 'job-1', token: 't', receipt: '1:5:0:m:q' }], {
+    ttlMs: 60_000,
+    nowMs: 5,
+  }),
   sdqRelease: releaseCall(shard, {
     maxAttempts: 3,
     refusals: [{ id: 'job-1', token: 't', error: 'e', jobsFault: true, retryInMs: 100 }],

@@ -18,7 +18,7 @@ export interface EventOptions {
   routeKey?: string
 }
 
-const ROUTE_KEYS = ['POST /jobs', 'POST /jobs/batch', 'GET /stats']
+const ROUTE_KEYS = ['GET /jobs', 'POST /jobs', 'POST /jobs/batch', 'GET /stats']
 
 export function apiEvent(method: string, path: string, body?: unknown, o: EventOptions = {}): APIGatewayProxyEventV2 {
   const idRoute = /^\/jobs\/[^/]+$/.test(path) && !(method === 'POST' && path === '/jobs/batch')

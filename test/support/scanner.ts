@@ -42,6 +42,7 @@ export function testScanner(t: { redis: ScriptedClient; keys: Keyspace }, o: Tes
       pollIntervalMs: o.pollIntervalMs ?? 100,
       claimBatchSize: o.claimBatchSize ?? 100,
       dispatchWindowMs: o.dispatchWindowMs,
+      dispatchReceiptTtlMs: o.receiptTtlMs,
     },
     {
       onSent: o.onSent,

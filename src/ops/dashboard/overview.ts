@@ -12,6 +12,7 @@ import { decodeRecord, RECORD_HEADER_LINES } from '../../store/record'
 import { RecordHeadCache } from '../../store/record-heads'
 import { guard } from '../../store/redis-errors'
 import { ScheduleStore } from '../../store/schedule-store'
+import { queuesAsConfigured } from '../../store/stats'
 import type { ScriptedClient } from '../../store/scripts'
 import { DeadSet, type DeadJobHead } from '../dead-set'
 
@@ -51,7 +52,12 @@ export interface ScheduleRow {
   queue: string
   cron?: string
   everyMs?: number
+  timezone: string
+  paused: boolean
   nextRunAt: string | null
+  lastRunAt: string | null
+  /** Occurrences handed to SQS so far. */
+  runs: number
 }
 
 /** Most schedules the overview lists (the first page by id; GET /schedules pages through all). */
@@ -78,6 +84,8 @@ export class OverviewReader {
     private readonly redis: ScriptedClient,
     private readonly keys: Keyspace,
     private readonly store: JobStore,
+    /** The configured target queues (QUEUES): shown when idle too, as /stats shows them; none: the counted ones. */
+    private readonly configured?: readonly string[],
   ) {
     this.deadSet = new DeadSet(redis, keys)
     this.schedules = new ScheduleStore(redis, keys)
@@ -93,7 +101,8 @@ export class OverviewReader {
       this.schedules.list(null, MAX_SCHEDULES, { payloads: false }),
     ]).finally(() => this.heads.endRead())
     const queues: Record<string, QueueRow> = {}
-    for (const [name, c] of Object.entries(stats.queues)) {
+    const counted = this.configured ? queuesAsConfigured(this.configured, stats.queues) : stats.queues
+    for (const [name, c] of Object.entries(counted)) {
       const flying = inFlight.get(name) ?? 0
       // The counters' "pending" covers everything not yet in SQS; the table splits off what is in flight.
       queues[name] = {
@@ -114,7 +123,11 @@ export class OverviewReader {
         id,
         queue: s.spec.queue,
         ...(s.spec.cron !== undefined ? { cron: s.spec.cron } : { everyMs: s.spec.everyMs! }),
+        timezone: s.spec.timezone,
+        paused: s.spec.paused,
         nextRunAt: s.pendingMs === null ? null : new Date(s.pendingMs).toISOString(),
+        lastRunAt: s.lastRunMs === null ? null : new Date(s.lastRunMs).toISOString(),
+        runs: s.runs,
       })),
     }
   }

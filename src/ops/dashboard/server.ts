@@ -7,12 +7,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { DelayQueue } from '../../client/delay-queue'
-import { validateJobId } from '../../client/validation'
+import { validateJobRef } from '../../client/validation'
+import { validateScheduleId } from '../../client/schedule-validation'
 import { DelayQueueError, JobNotFoundError, ValidationError } from '../../errors'
 import type { Engine } from '../../store/engine'
 import { DeadSet } from '../dead-set'
 import { buildClient } from './client-bundle'
 import { OverviewReader } from './overview'
+import { DlqReader } from './dlqs'
 import { PAGE_HTML } from './page'
 import { checkAction, checkHost, HttpError, loopbackHosts } from './request-guard'
 
@@ -40,7 +42,8 @@ type Handler = (req: IncomingMessage, match: RegExpMatchArray) => Promise<[numbe
 
 export async function startDashboard(engine: Engine, options: DashboardOptions = {}): Promise<Dashboard> {
   const client = await buildClient()
-  const routes = apiRoutes(engine)
+  const dlqs = new DlqReader(engine.config, engine.store)
+  const routes = [...apiRoutes(engine), ...dlqRoutes(dlqs)]
   // Set once listening (the port may be a free one).
   let ownHosts = new Set<string>()
   const server = createServer((req, res) => {
@@ -72,20 +75,75 @@ export async function startDashboard(engine: Engine, options: DashboardOptions =
     url: `http://${address.includes(':') ? `[${address}]` : address}:${port}`,
     close: () =>
       new Promise<void>((ok) => {
+        dlqs.close()
         server.close(() => ok())
         server.closeAllConnections()
       }),
   }
 }
 
+/** GET /api/pending?queue=&cursor=&limit=: a page of pending jobs in due order (src/store/pending-page.ts). */
+function pendingRoute(queue: DelayQueue): [string, RegExp, Handler] {
+  return [
+    'GET',
+    /^\/api\/pending$/,
+    async (req) => {
+      const query = new URL(req.url ?? '/', 'http://dashboard').searchParams
+      const options = {
+        queue: query.get('queue') || undefined,
+        limit: Number(query.get('limit') ?? '20'),
+        cursor: query.get('cursor') || null,
+      }
+      return [200, await queue.listPending(options)]
+    },
+  ]
+}
+
+/** Pause, resume and delete a recurring schedule: what `sdq schedules pause|resume|delete` do. */
+function scheduleRoutes(queue: DelayQueue): [string, RegExp, Handler][] {
+  const id = (m: RegExpMatchArray) => {
+    try {
+      return validateScheduleId(decodeURIComponent(m[1]!))
+    } catch (e) {
+      if (e instanceof URIError)
+        throw new ValidationError([{ path: 'id', message: 'is not a valid URL-encoded path segment' }])
+      throw e
+    }
+  }
+  return [
+    ['POST', /^\/api\/schedules\/([^/]+)\/pause$/, async (_req, m) => [200, await queue.pauseSchedule(id(m), true)]],
+    ['POST', /^\/api\/schedules\/([^/]+)\/resume$/, async (_req, m) => [200, await queue.pauseSchedule(id(m), false)]],
+    [
+      'DELETE',
+      /^\/api\/schedules\/([^/]+)$/,
+      async (_req, m) => {
+        await queue.deleteSchedule(id(m))
+        return [204]
+      },
+    ],
+  ]
+}
+
+/** The consumer side: each target's DLQ (read on demand) and its redrive into the delay queue (src/ops/dashboard/dlqs.ts). */
+function dlqRoutes(dlqs: DlqReader): [string, RegExp, Handler][] {
+  return [
+    ['GET', /^\/api\/dlqs$/, async () => [200, await dlqs.read()]],
+    [
+      'POST',
+      /^\/api\/dlqs\/([^/]+)\/redrive$/,
+      async (_req, m) => [200, await dlqs.redrive(decodeURIComponent(m[1]!))],
+    ],
+  ]
+}
+
 /** The JSON API the page calls: [method, path pattern, handler]. */
 function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
   const queue = new DelayQueue(engine)
   const dead = new DeadSet(engine.redis, engine.keys)
-  const overview = new OverviewReader(engine.redis, engine.keys, engine.store)
+  const overview = new OverviewReader(engine.redis, engine.keys, engine.store, Object.keys(engine.config.queues))
   const id = (match: RegExpMatchArray) => {
     try {
-      return validateJobId(decodeURIComponent(match[1]!))
+      return validateJobRef(decodeURIComponent(match[1]!))
     } catch (e) {
       if (e instanceof URIError)
         throw new ValidationError([{ path: 'id', message: 'is not a valid URL-encoded path segment' }])
@@ -95,6 +153,8 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
 
   return [
     ['GET', /^\/api\/overview$/, async () => [200, await overview.read()]],
+    pendingRoute(queue),
+    ...scheduleRoutes(queue),
     [
       'GET',
       /^\/api\/jobs\/([^/]+)$/,
@@ -122,7 +182,8 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
           throw new ValidationError([{ path: 'delayMs', message: 'give delayMs or runAt: when the job should run' }])
         }
         const job = await queue.get(id(m))
-        if (!job) throw new JobNotFoundError(id(m))
+        // A dispatched job is only its receipt (no payload): it cannot be rescheduled from here.
+        if (!job || job.status === 'dispatched') throw new JobNotFoundError(id(m))
         const { created: _, ...moved } = await queue.reschedule(id(m), {
           queue: job.queue,
           payload: job.payload,

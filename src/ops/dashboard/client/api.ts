@@ -29,7 +29,7 @@ export interface Overview {
   windows: ScanWindow[]
   dead: DeadJob[]
   /** Recurring schedules, the first 50 by id: the page shows them when there are some. */
-  schedules?: { id: string; queue: string; nextRunAt: string | null; cron?: string; everyMs?: number }[]
+  schedules?: ScheduleRow[]
 }
 
 export interface JobView {
@@ -37,11 +37,43 @@ export interface JobView {
   queue: string
   runAt: string
   status: string
-  payload: unknown
+  payload?: unknown
   groupId?: string
-  createdAt: string
+  createdAt?: string
   attempts?: number
   lastError?: { attempts: number; at: string; message: string }
+  /** status "dispatched" (its receipt): when it was due, when SQS accepted it, and as which message. */
+  dueAt?: string
+  acceptedAt?: string
+  messageId?: string
+}
+
+export interface ScheduleRow {
+  id: string
+  queue: string
+  cron?: string
+  everyMs?: number
+  timezone: string
+  paused: boolean
+  nextRunAt: string | null
+  lastRunAt: string | null
+  runs: number
+}
+
+export interface DlqView {
+  queue: string
+  depth: number
+  inFlight: number
+  oldestSentAt: string | null
+  messages: { messageId: string; jobId?: string; receives: number; sentAt: string; bodyPreview: string }[]
+  error?: string
+}
+
+export type DlqReport = { available: false; reason: string } | { available: true; dlqs: DlqView[] }
+
+export interface PendingPage {
+  jobs: { id: string; queue: string; runAt: string; groupId?: string; createdAt: string; payloadBytes: number }[]
+  cursor: string | null
 }
 
 export class ApiError extends Error {}
@@ -63,9 +95,17 @@ const job = (id: string) => `/api/jobs/${encodeURIComponent(id)}`
 export const api = {
   overview: () => call<Overview>('GET', '/api/overview'),
   getJob: (id: string) => call<JobView>('GET', job(id)),
+  pending: (queue: string, cursor: string, limit: number) =>
+    call<PendingPage>('GET', `/api/pending?${new URLSearchParams({ queue, cursor, limit: String(limit) })}`),
   cancel: (id: string) => call<void>('DELETE', job(id)),
   reschedule: (id: string, delayMs: number) => call<JobView>('POST', `${job(id)}/reschedule`, { delayMs }),
   retryDead: (id: string) =>
     call<{ id: string; runAt: string }>('POST', `/api/dead/${encodeURIComponent(id)}/retry`, {}),
+  pauseSchedule: (id: string, paused: boolean) =>
+    call<unknown>('POST', `/api/schedules/${encodeURIComponent(id)}/${paused ? 'pause' : 'resume'}`, {}),
+  deleteSchedule: (id: string) => call<void>('DELETE', `/api/schedules/${encodeURIComponent(id)}`),
+  dlqs: () => call<DlqReport>('GET', '/api/dlqs'),
+  redriveDlq: (queue: string) =>
+    call<{ moved: number; skipped: unknown[] }>('POST', `/api/dlqs/${encodeURIComponent(queue)}/redrive`, {}),
   deleteDead: (id: string) => call<void>('DELETE', `/api/dead/${encodeURIComponent(id)}`),
 }

@@ -4,6 +4,8 @@ import { html, render, type TemplateResult } from 'lit-html'
 import { styleMap } from 'lit-html/directives/style-map.js'
 import { ApiError, api, type DeadJob, type JobView, type Overview } from './api'
 import { LatenessChart } from './lateness-chart'
+import { PendingPanel } from './pending'
+import { DlqPanel } from './dlq'
 
 const REFRESH_MS = 2_000
 
@@ -18,6 +20,14 @@ interface State {
 
 const state: State = { live: true }
 const chart = new LatenessChart()
+const dlqs = new DlqPanel(
+  () => draw(),
+  (label, action) => act(label, action),
+)
+const pending = new PendingPanel(
+  () => draw(),
+  (id) => void lookUp(id),
+)
 const root = document.getElementById('app')!
 root.replaceChildren() // the shell's "Loading…"
 
@@ -29,6 +39,7 @@ async function refresh() {
   try {
     state.overview = await api.overview()
     state.error = undefined
+    await pending.refresh()
   } catch (e) {
     state.error = `refresh failed: ${message(e)}`
   }
@@ -61,7 +72,7 @@ function page(): TemplateResult {
       ${state.error ? html`<span class="bad">${state.error}</span>` : ''}
     </header>
     ${state.notice ? html`<p class=${state.notice.bad ? 'notice bad' : 'notice'} data-testid="notice">${state.notice.text}</p>` : ''}
-    ${o ? html`${queues(o)}${timeline(o)}${lateness(o)}${dead(o.dead)}${lookup()}${schedules(o)}` : ''}
+    ${o ? html`${queues(o)}${timeline(o)}${lateness(o)}${pending.view(Object.keys(o.queues))}${dead(o.dead)}${dlqs.view()}${lookup()}${schedules(o)}` : ''}
   `
 }
 
@@ -149,6 +160,13 @@ function dead(jobs: DeadJob[]) {
   </section>`
 }
 
+/** An occurrence of a recurring schedule ("<schedule id>@<epoch ms>"): its schedule and the time it stands for. */
+function occurrenceOf(id: string) {
+  const m = /^(.+)@(\d+)$/.exec(id)
+  if (!m) return ''
+  return html`<dt>schedule</dt><dd data-field="schedule"><code>${m[1]}</code>, its run of ${time(Number(m[2]))}</dd>`
+}
+
 function lookup() {
   const j = state.found
   return html`<section>
@@ -158,14 +176,28 @@ function lookup() {
       <button type="submit">Look up</button>
     </form>
     ${
-      j
+      j?.status === 'dispatched'
         ? html`<dl class="job" data-testid="job">
           <dt>id</dt><dd><code>${j.id}</code></dd>
           <dt>queue</dt><dd>${j.queue}</dd>
+          ${occurrenceOf(j.id)}
+          <dt>status</dt><dd data-field="status">dispatched (in SQS; the consumer side has it now)</dd>
+          <dt>was due</dt><dd data-field="dueAt">${time(j.dueAt!)}</dd>
+          <dt>SQS accepted it</dt><dd data-field="acceptedAt">${time(j.acceptedAt!)}
+            (${Date.parse(j.acceptedAt!) - Date.parse(j.dueAt!)} ms after due)</dd>
+          <dt>SQS message id</dt><dd><code data-field="messageId">${j.messageId}</code></dd>
+          <dt>dispatch attempts</dt><dd data-field="attempts">${j.attempts}</dd>
+        </dl>`
+        : j
+          ? html`<dl class="job" data-testid="job">
+          <dt>id</dt><dd><code>${j.id}</code></dd>
+          <dt>queue</dt><dd>${j.queue}</dd>
+          ${occurrenceOf(j.id)}
           <dt>status</dt><dd data-field="status">${j.status}</dd>
           <dt>runs at</dt><dd data-field="runAt">${time(j.runAt)}</dd>
-          <dt>created</dt><dd>${time(j.createdAt)}</dd>
-          ${j.lastError ? html`<dt>last error</dt><dd>${j.lastError.message}</dd>` : ''}
+          <dt>created</dt><dd>${j.createdAt ? time(j.createdAt) : ''}</dd>
+          ${j.attempts ? html`<dt>dispatch attempts</dt><dd data-field="attempts">${j.attempts}</dd>` : ''}
+          ${j.lastError ? html`<dt>last error</dt><dd data-field="lastError">${j.lastError.message}</dd>` : ''}
           <dt>payload</dt><dd><pre data-field="payload">${JSON.stringify(j.payload, null, 2)}</pre></dd>
         </dl>
         <form class="actions" @submit=${(e: Event) => reschedule(e, j.id)}>
@@ -177,7 +209,7 @@ function lookup() {
           <label>run in <input name="seconds" type="number" min="0" value="60" size="6" /> s</label>
           <button type="submit">Reschedule</button>
         </form>`
-        : ''
+          : ''
     }
   </section>`
 }
@@ -188,11 +220,23 @@ function schedules(o: Overview) {
   return html`<section>
     <h2>Schedules</h2>
     <table data-testid="schedules">
-      <thead><tr><th>id</th><th>queue</th><th>rule</th><th>next run</th></tr></thead>
+      <thead><tr><th>id</th><th>queue</th><th>rule</th><th>time zone</th><th>next run</th><th>last run</th><th>runs</th>
+        <th>paused</th><th></th></tr></thead>
       <tbody>
         ${o.schedules.map(
-          (s) => html`<tr><td><code>${s.id}</code></td><td>${s.queue}</td><td>${s.cron ?? `every ${s.everyMs} ms`}</td>
-            <td>${s.nextRunAt ? time(s.nextRunAt) : 'ended / paused'}</td></tr>`,
+          (s) => html`<tr data-schedule-id=${s.id}><td><code>${s.id}</code></td><td>${s.queue}</td>
+            <td>${s.cron ?? `every ${s.everyMs} ms`}</td><td>${s.timezone}</td>
+            <td data-field="nextRunAt">${s.nextRunAt ? time(s.nextRunAt) : s.paused ? 'paused' : 'ended'}</td>
+            <td>${s.lastRunAt ? time(s.lastRunAt) : 'never'}</td><td data-field="runs">${s.runs}</td>
+            <td data-field="paused">${s.paused ? 'yes' : 'no'}</td>
+            <td class="actions">
+              ${
+                s.paused
+                  ? html`<button @click=${() => act(`resumed ${s.id}`, () => api.pauseSchedule(s.id, false))}>Resume</button>`
+                  : html`<button @click=${() => act(`paused ${s.id}`, () => api.pauseSchedule(s.id, true))}>Pause</button>`
+              }
+              <button class="danger" @click=${() => confirm(`Delete schedule ${s.id}? No occurrence follows.`) && act(`deleted schedule ${s.id}`, () => api.deleteSchedule(s.id))}>Delete</button>
+            </td></tr>`,
         )}
       </tbody>
     </table>
@@ -201,7 +245,10 @@ function schedules(o: Overview) {
 
 async function find(e: Event) {
   e.preventDefault()
-  const id = String(new FormData(e.target as HTMLFormElement).get('id') ?? '').trim()
+  await lookUp(String(new FormData(e.target as HTMLFormElement).get('id') ?? '').trim())
+}
+
+async function lookUp(id: string) {
   state.found = undefined
   await act(`look up ${id}`, async () => (state.found = await api.getJob(id)))
 }
@@ -222,4 +269,5 @@ function toggleLive(e: Event) {
 }
 
 void refresh()
+void dlqs.load()
 timer = setInterval(refresh, REFRESH_MS)

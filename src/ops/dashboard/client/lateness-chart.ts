@@ -1,6 +1,7 @@
 // Dispatch lateness of the scanners' recent windows (p50 / p99 / max per window), drawn with uPlot.
 import uPlot from 'uplot'
 import type { ScanWindow } from './api'
+import { TICK_SPACE_PX, utcTicks } from './time-axis'
 
 export class LatenessChart {
   private plot?: uPlot
@@ -31,7 +32,12 @@ export class LatenessChart {
           y: { range: (_u, _min, max) => [0, Math.max(10, (max ?? 0) * 1.15)] },
         },
         legend: { live: false },
-        axes: [{}, { label: 'ms late', size: 60 }],
+        // UTC like the rest of the page (uPlot's default is the browser's zone, with am/pm on two lines).
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+        axes: [
+          { label: 'UTC', space: TICK_SPACE_PX, values: (_u, splits) => utcTicks(splits) },
+          { label: 'ms late', size: 60 },
+        ],
         series: [
           {},
           { label: 'p50', stroke: '#2f7d32', width: 2, points: { show: true } },

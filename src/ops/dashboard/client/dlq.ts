@@ -1,0 +1,69 @@
+// The consumer side panel: each target queue's DLQ (what a consumer gave up on), read from SQS when asked (a peek is a
+// receive: never on the 2 s refresh), with a redrive back into the delay queue. Says so when the dashboard has no SQS
+// access, instead of failing.
+import { html } from 'lit-html'
+import { api, type DlqReport } from './api'
+
+export class DlqPanel {
+  private report?: DlqReport
+  private error?: string
+
+  constructor(
+    private readonly redraw: () => void,
+    private readonly act: (label: string, action: () => Promise<unknown>) => Promise<void>,
+  ) {}
+
+  async load(): Promise<void> {
+    try {
+      this.report = await api.dlqs()
+      this.error = undefined
+    } catch (e) {
+      this.error = e instanceof Error ? e.message : String(e)
+    }
+    this.redraw()
+  }
+
+  private async redrive(queue: string) {
+    if (!confirm(`Move every message of the ${queue} DLQ back into the delay queue, due now?`)) return
+    await this.act(`redrove the ${queue} DLQ`, async () => {
+      const r = await api.redriveDlq(queue)
+      if (r.skipped.length) throw new Error(`${r.moved} moved, ${r.skipped.length} refused (left in the DLQ)`)
+    })
+    await this.load()
+  }
+
+  view() {
+    const r = this.report
+    return html`<section>
+      <h2>Consumer failures (DLQs)</h2>
+      <p class="muted">Messages a consumer failed on until SQS moved them to the target queue's DLQ. Not the dead set
+        above: that holds jobs SQS refused at dispatch, which never reached a consumer.</p>
+      <div class="actions"><button @click=${() => this.load()}>Read the DLQs</button>
+        <span class="muted">(from SQS, on demand: a peek counts as a receive)</span></div>
+      ${this.error ? html`<p class="bad">${this.error}</p>` : ''}
+      ${r && !r.available ? html`<p class="muted" data-testid="dlq-unavailable">${r.reason}</p>` : ''}
+      ${
+        r?.available
+          ? html`<table data-testid="dlqs">
+          <thead><tr><th>queue</th><th>in its DLQ</th><th>oldest (peeked)</th><th>peek: job id, receives, sent, body</th>
+            <th></th></tr></thead>
+          <tbody>${r.dlqs.map(
+            (d) => html`<tr data-dlq=${d.queue}><td>${d.queue}</td>
+              <td data-field="depth" class=${d.depth ? 'bad' : ''}>${d.error ? html`<span class="bad">${d.error}</span>` : d.depth}</td>
+              <td>${d.oldestSentAt ? `${d.oldestSentAt.replace('T', ' ').slice(0, 19)}Z` : ''}</td>
+              <td>${d.messages.map(
+                (
+                  m,
+                ) => html`<div data-dlq-job=${m.jobId ?? ''}><code>${m.jobId ?? '(no job id)'}</code>, ${m.receives} receives,
+                  ${m.sentAt.replace('T', ' ').slice(0, 19)}Z <code class="payload">${m.bodyPreview}</code></div>`,
+              )}</td>
+              <td class="actions">${d.depth ? html`<button @click=${() => this.redrive(d.queue)}>Redrive</button>` : ''}</td>
+            </tr>`,
+          )}</tbody></table>
+          <p class="muted">The consumer's error for a job is in its log: the toolkit's "last attempt: to the DLQ" line
+            with that jobId.</p>`
+          : ''
+      }
+    </section>`
+  }
+}

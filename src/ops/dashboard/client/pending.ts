@@ -1,0 +1,87 @@
+// The pending-jobs panel: a page of jobs in due-time order (all target queues or one), paged with the API's cursor.
+// Read when the panel opens, when the queue changes, and by its buttons; the live refresh re-reads the first page only
+// (a deeper page stays as read, so it does not move under the reader).
+import { html } from 'lit-html'
+import { api, type PendingPage } from './api'
+
+export const PAGE_SIZE = 20
+
+interface PanelState {
+  queue: string
+  /** Cursors of the pages before the one shown (to go back), and the one shown ('' for the first). */
+  trail: string[]
+  page?: PendingPage
+  error?: string
+}
+
+export class PendingPanel {
+  private readonly s: PanelState = { queue: '', trail: [''] }
+
+  constructor(
+    private readonly redraw: () => void,
+    private readonly open: (id: string) => void,
+  ) {}
+
+  /** With the live refresh: the first page again (deeper pages are left as they are). */
+  async refresh(): Promise<void> {
+    if (this.s.trail.length === 1) await this.load()
+  }
+
+  private async load(): Promise<void> {
+    try {
+      this.s.page = await api.pending(this.s.queue, this.s.trail.at(-1)!, PAGE_SIZE)
+      this.s.error = undefined
+    } catch (e) {
+      this.s.error = e instanceof Error ? e.message : String(e)
+    }
+    this.redraw()
+  }
+
+  private openJob(e: Event, id: string) {
+    e.preventDefault()
+    this.open(id)
+  }
+
+  private go(trail: string[]) {
+    this.s.trail = trail
+    void this.load()
+  }
+
+  view(queues: string[]) {
+    const { page, trail, error } = this.s
+    const first = (trail.length - 1) * PAGE_SIZE
+    return html`<section>
+      <h2>Pending jobs</h2>
+      <div class="actions">
+        <label>queue
+          <select data-testid="pending-queue" @change=${(e: Event) => {
+            this.s.queue = (e.target as HTMLSelectElement).value
+            this.go([''])
+          }}>
+            <option value="" ?selected=${this.s.queue === ''}>all</option>
+            ${queues.map((q) => html`<option value=${q} ?selected=${this.s.queue === q}>${q}</option>`)}
+          </select>
+        </label>
+        <button ?disabled=${trail.length === 1} @click=${() => this.go([''])}>First page</button>
+        <button ?disabled=${trail.length === 1} @click=${() => this.go(trail.slice(0, -1))}>Previous page</button>
+        <button ?disabled=${!page?.cursor} @click=${() => this.go([...trail, page!.cursor!])}>Next page</button>
+        <span class="muted" data-testid="pending-range">${
+          page ? (page.jobs.length ? `jobs ${first + 1}–${first + page.jobs.length} in due order` : 'none') : ''
+        }</span>
+        ${error ? html`<span class="bad">${error}</span>` : ''}
+      </div>
+      <table data-testid="pending">
+        <thead><tr><th>runs at</th><th>id</th><th>queue</th><th>group</th><th>payload</th></tr></thead>
+        <tbody>
+          ${(page?.jobs ?? []).map(
+            (j) => html`<tr data-pending-id=${j.id}>
+              <td>${j.runAt.replace('T', ' ').slice(0, 23)}Z</td>
+              <td><a href="#" @click=${(e: Event) => this.openJob(e, j.id)}><code>${j.id}</code></a></td>
+              <td>${j.queue}</td><td>${j.groupId ?? ''}</td><td>${j.payloadBytes} B</td>
+            </tr>`,
+          )}
+        </tbody>
+      </table>
+    </section>`
+  }
+}

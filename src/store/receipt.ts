@@ -1,0 +1,75 @@
+// A dispatch receipt: what is kept of a job once SQS accepted it, so that a lookup by id can still answer "did it
+// fire, when, and as which message?" for a retention time (DISPATCH_RECEIPT_TTL_MS). Written by lua/ack.lua in the
+// same script that forgets the job, into the shard's hash for the hour of the ack (src/store/keys.ts), stored as
+//
+//   "<attempts>:<due ms, base 36>:<accepted - due ms, base 36, signed>:<SQS message id>:<queue>"
+//
+// (no payload), the message id's UUID as 22 characters of base64url. Compact on purpose: a receipt of a 20-character
+// id is ~75 bytes of Redis memory (docs/sizing in docs/operations.md). The scanner encodes it (it holds every field
+// from the claim and the send), so the ack script only stores it.
+import { RECEIPT_HOUR_MS } from './keys'
+
+export interface DispatchReceipt {
+  /** Dispatch attempts it took (1: SQS took the first send). */
+  attempts: number
+  /** When it was due (ms). */
+  dueMs: number
+  /** When SQS accepted it (Redis's clock as the scanner measured it, ms). */
+  acceptedAtMs: number
+  /** The SQS message id SendMessageBatch answered. */
+  messageId: string
+  /** The target queue's name. */
+  queue: string
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+export function encodeReceipt(r: DispatchReceipt): string {
+  const id = UUID.test(r.messageId)
+    ? Buffer.from(r.messageId.replaceAll('-', ''), 'hex').toString('base64url')
+    : r.messageId.replaceAll(':', '')
+  const late = Math.round(r.acceptedAtMs - r.dueMs)
+  return `${r.attempts}:${r.dueMs.toString(36)}:${late.toString(36)}:${id}:${r.queue}`
+}
+
+export function decodeReceipt(text: string): DispatchReceipt {
+  const m = /^(\d+):([0-9a-z]+):(-?[0-9a-z]+):([^:]*):(.*)$/s.exec(text)
+  if (!m) throw new Error(`corrupt dispatch receipt: ${text}`)
+  const dueMs = parseInt(m[2]!, 36)
+  let messageId = m[4]!
+  if (/^[A-Za-z0-9_-]{22}$/.test(messageId)) {
+    const hex = Buffer.from(messageId, 'base64url').toString('hex')
+    messageId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+  }
+  return {
+    attempts: Number(m[1]),
+    dueMs,
+    acceptedAtMs: dueMs + parseInt(m[3]!, 36),
+    messageId,
+    queue: m[5]!,
+  }
+}
+
+/** The hour a receipt written at `ms` goes to. */
+export function receiptHour(ms: number): number {
+  return Math.floor(ms / RECEIPT_HOUR_MS)
+}
+
+/**
+ * When the hash of `hour` expires: a retention after the hour ends, so each receipt is kept at least `ttlMs` (and up
+ * to an hour more).
+ */
+export function receiptExpiry(hour: number, ttlMs: number): number {
+  return (hour + 1) * RECEIPT_HOUR_MS + ttlMs
+}
+
+/**
+ * The hours whose hashes may hold a receipt still kept at `nowMs`, newest first (the newest receipt of an id wins: it
+ * was enqueued again and dispatched again). One more hour either side covers clocks a little apart.
+ */
+export function receiptHours(nowMs: number, ttlMs: number): number[] {
+  if (ttlMs <= 0) return []
+  const hours: number[] = []
+  for (let h = receiptHour(nowMs) + 1; h >= receiptHour(nowMs - ttlMs) - 1; h--) hours.push(h)
+  return hours
+}
