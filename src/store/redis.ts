@@ -57,7 +57,26 @@ export function connectRedis(config: Config['redis'], options: ConnectOptions = 
   } else {
     client = new Redis(config.url!, { ...common, tls })
   }
-  return reportErrors(withScripts(client), options.logger)
+  return reportErrors(withScripts(skipSettledCommands(client)), options.logger)
+}
+
+type SendCommand = (command: { isSettled?: boolean; promise: Promise<unknown> }, ...rest: unknown[]) => unknown
+
+/**
+ * Never sends a command whose caller has been answered already. A command that timed out (commandTimeout) while the
+ * connection was down stays in ioredis's offline queue, or in the queue it resends after a reconnect; sent then, a
+ * write whose caller was told it failed (the API answered 503, the client sent it again) would run after all: the
+ * chaos run saw a batch create run twice. Commands whose callers still wait are sent as before.
+ */
+function skipSettledCommands(client: RedisClient): RedisClient {
+  const guard = (redis: { sendCommand: SendCommand }) => {
+    const send = redis.sendCommand.bind(redis)
+    redis.sendCommand = (command, ...rest) => (command.isSettled ? command.promise : send(command, ...rest))
+  }
+  guard(client as unknown as { sendCommand: SendCommand })
+  // A Cluster's node connections keep queues of their own.
+  if (client instanceof Cluster) client.on('+node', (node) => guard(node as unknown as { sendCommand: SendCommand }))
+  return client
 }
 
 /** QUIT, then disconnect: in Sentinel mode ioredis can keep sentinel connections (and their reconnects) after QUIT. */
