@@ -25,7 +25,7 @@ const sqs = createSqsClient(config)
 const serviceName = process.env.POWERTOOLS_SERVICE_NAME || 'delay-queue'
 // Several scanners would break a FIFO group's order: each holds a group's jobs until it has claimed every shard up
 // to their due time (src/scan/fifo-merge.ts), but only its own claims; two scanners could send one group's jobs out
-// of order. So a deployment with a FIFO target queue never fans out (docs/architecture.md, "Fan-out").
+// of order. So a deployment with a FIFO target queue never fans out (docs/internals.md, "Fan-out").
 const fanOutOn = config.scanMaxWorkers > 0 && !Object.keys(config.queues).some(isFifoQueue)
 // Built at the first fan-out: loading the Lambda SDK would lengthen every cold start for bursts most runs never see.
 let invoker: ScanInvoker<ScanWorkerEvent> | undefined
