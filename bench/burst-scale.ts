@@ -4,15 +4,18 @@
 // (bench/cgroup.ts: 442 MB = 0.25 of a CPU, so that 4 workers take one of the machine's two cores). Per k: jobs/s
 // (jobs / time from the workers' start to the last one's end: each ends 500 ms after its last work, taken off),
 // scaling efficiency (rate with k ÷ (k × rate with one)), redis-server CPU µs per job, duplicates (jobs sent more
-// than once, from the workers' reports and the queue's count) and the last-in-SQS time. One redis-server only: the
-// Cluster's rows are not measured here. Needs root and cgroup v1.
+// than once, from the workers' reports and the queue's count) and the last-in-SQS time. On one redis-server, and with
+// `--cluster` on a local 3-master Redis Cluster (SHARDS=12; Redis CPU summed over the masters). Needs root and
+// cgroup v1.
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { spawn } from 'node:child_process'
 import { build } from 'esbuild'
 import { readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { type Config, loadConfig } from '../src/config'
 import { createEngine } from '../src/store/engine'
+import { startRedisCluster } from '../local/redis-cluster'
 import { WORKER_IDLE_MS } from '../src/scan/worker'
 import { LambdaCgroup } from './cgroup'
 import { benchJob, jobId } from './data'
@@ -28,6 +31,47 @@ const JOBS = Number(arg('jobs', '200000'))
 const WORKERS = arg('workers', '1,2,4').split(',').map(Number)
 const MB = Number(arg('mb', '442'))
 const ROUNDS = Number(arg('rounds', '1'))
+const CLUSTER = process.argv.includes('--cluster')
+
+/** Where the jobs live: one redis-server, or the 3-master Cluster. */
+interface Target {
+  label: string
+  /** The scan function's Redis settings. */
+  vars: Record<string, string>
+  config(queueUrl: string): Config
+  flush(): Promise<void>
+  /** CPU seconds of every redis-server so far. */
+  cpuSeconds(): number
+  stop(): Promise<void>
+}
+
+function singleRedis(env: BenchEnv): Target {
+  return {
+    label: 'one redis-server',
+    vars: { REDIS_URL: env.redis.url },
+    config: (queueUrl) => env.config(queueUrl),
+    flush: () => flush(env.admin),
+    cpuSeconds: () => processCpuSeconds(env.redis.process.pid!),
+    stop: async () => {},
+  }
+}
+
+async function cluster(env: BenchEnv): Promise<Target> {
+  const c = await startRedisCluster({ masters: 3 })
+  const admins = c.nodes.map((n) => c.connect(n))
+  const vars = { REDIS_CLUSTER_NODES: c.addresses.join(','), SHARDS: '12' }
+  return {
+    label: '3-master Cluster, SHARDS=12',
+    vars,
+    config: (queueUrl) => loadConfig({ ...vars, SQS_ENDPOINT: env.sqs.endpoint, QUEUES: `bench=${queueUrl}` }),
+    flush: async () => void (await Promise.all(admins.map((a) => a.flushall()))),
+    cpuSeconds: () => c.nodes.reduce((n, node) => n + processCpuSeconds(node.server.process.pid!), 0),
+    stop: async () => {
+      for (const a of admins) a.disconnect()
+      await c.stop()
+    },
+  }
+}
 
 const CHILD = `
 const fs = require('fs')
@@ -69,11 +113,11 @@ async function approximateCount(env: BenchEnv, queueUrl: string): Promise<number
   }
 }
 
-async function drainWith(env: BenchEnv, bundle: string, k: number, round: number) {
-  await flush(env.admin)
+async function drainWith(env: BenchEnv, target: Target, bundle: string, k: number, round: number) {
+  await target.flush()
   const queue = await env.queue(`burst-scale-${k}`)
   try {
-    const engine = createEngine(env.config(queue.url))
+    const engine = createEngine(target.config(queue.url))
     const jobs = Array.from({ length: JOBS }, (_, i) => benchJob(jobId(`s${k}r${round}`, i), { delayMs: 0 }))
     await inFlight(Math.ceil(JOBS / 100), 8, async (b) => {
       for (const r of await engine.store.enqueueMany(jobs.slice(b * 100, b * 100 + 100)))
@@ -82,7 +126,7 @@ async function drainWith(env: BenchEnv, bundle: string, k: number, round: number
     await engine.close()
     // Every worker loads its bundle first, then all start claiming at the same instant.
     const startAt = Date.now() + 3_000
-    const redisCpu0 = processCpuSeconds(env.redis.process.pid!)
+    const redisCpu0 = target.cpuSeconds()
     const results = await Promise.all(
       Array.from({ length: k }, async (_, w) => {
         const resultFile = join(tmpdir(), `sdq-burst-scale-${process.pid}-${w}.json`)
@@ -97,7 +141,7 @@ async function drainWith(env: BenchEnv, bundle: string, k: number, round: number
               BUNDLE: bundle,
               RESULT_FILE: resultFile,
               NODE_PATH: resolve(process.cwd(), 'node_modules'),
-              REDIS_URL: env.redis.url,
+              ...target.vars,
               SQS_ENDPOINT: env.sqs.endpoint,
               QUEUES: `bench=${queue.url}`,
               AWS_REGION: 'us-east-1',
@@ -123,7 +167,7 @@ async function drainWith(env: BenchEnv, bundle: string, k: number, round: number
         }
       }),
     )
-    const redisCpuS = processCpuSeconds(env.redis.process.pid!) - redisCpu0
+    const redisCpuS = target.cpuSeconds() - redisCpu0
     const sent = results.reduce((n, r) => n + r.dispatched, 0)
     // The last job went into SQS before the last worker's idle wait.
     const lastInSqsMs = Math.max(...results.map((r) => r.endedAt)) - startAt - WORKER_IDLE_MS
@@ -160,11 +204,13 @@ async function main() {
     logLevel: 'warning',
   })
   const env = await startBenchEnv()
+  const target = CLUSTER ? await cluster(env) : singleRedis(env)
   try {
+    console.log(`${target.label}, workers at ${MB} MB`)
     for (let round = 0; round < ROUNDS; round++) {
       let one = 0
       for (const k of WORKERS) {
-        const r = await drainWith(env, bundle, k, round)
+        const r = await drainWith(env, target, bundle, k, round)
         if (k === 1) one = r.jobsPerSec
         const efficiency = one ? r.jobsPerSec / (k * one) : Number.NaN
         console.log(
@@ -176,6 +222,7 @@ async function main() {
       }
     }
   } finally {
+    await target.stop()
     await env.stop()
   }
 }
