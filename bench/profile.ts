@@ -10,6 +10,8 @@
 //                                                      redis-server, fauxqs) for the raw SQS reference vs the burst
 //   node scripts/run-ts.mjs bench/profile.ts drain N   the scanner's own CPU per job while it drains N jobs due at
 //                                                      once (enqueued before, not counted): µs per job, 3 runs
+//   node scripts/run-ts.mjs bench/profile.ts share     npm run bench's burst share alone: raw SendMessageBatch rate and
+//                                                      a 20,000-job burst drain, interleaved, 3 times
 //   node scripts/run-ts.mjs bench/profile.ts claim     cost of one claim on a shard with nothing due, by how many
 //                                                      bucket hints it carries in KEYS and returns (src/scan/leases.ts
 //                                                      sends max(limit, 16) = 250 with the shipped defaults)
@@ -301,7 +303,17 @@ async function main() {
       console.log(r)
     } else if (what === 'claim') await claimCost(env)
     else if (what === 'burst') await burstCpu(env)
-    else if (what === 'drain') await drainCpu(env, Number(process.argv[3] ?? 20_000))
+    else if (what === 'share') {
+      await measureRawSqs(env, 20_000, 99)
+      for (let rep = 0; rep < 3; rep++) {
+        const raw = await measureRawSqs(env, 40_000, rep)
+        const b = await measureBurst(env, 20_000, rep)
+        console.log(
+          `raw ${fmt.rate(raw.messagesPerSec)}, burst drain ${fmt.rate(b.drainPerSec)}: ` +
+            `${((b.drainPerSec / raw.messagesPerSec) * 100).toFixed(0)}% (last in SQS ${b.lastInSqsMs} ms)`,
+        )
+      }
+    } else if (what === 'drain') await drainCpu(env, Number(process.argv[3] ?? 20_000))
     else if (what === 'split') await latenessSplit(env, Number(process.argv[3] ?? 20_000))
     await flush(env.admin)
     void commandCalls
