@@ -50,5 +50,8 @@ export function createSqsClient(
     md5: false,
   })
   prebuiltBodies(client)
+  // The SDK's logger middleware filters every input and output for its log line even with no logger set (its
+  // arguments are built before the no-op call): ~1.5% of the scanner's CPU in a burst. This client has no logger.
+  client.middlewareStack.remove('loggerMiddleware')
   return client
 }

@@ -52,6 +52,14 @@ describe('prebuilt SendMessageBatch bodies', () => {
     client.destroy()
   })
 
+  it("are swapped in by the client's stack, which has no logger middleware (it filtered every output for nothing)", () => {
+    const client = createSqsClient({ region: 'us-east-1', sqsEndpoint: 'http://127.0.0.1:1', sendConcurrency: 1 })
+    const names = client.middlewareStack.identify().join('\n')
+    expect(names).toContain('sdqPrebuiltBody')
+    expect(names).not.toContain('loggerMiddleware')
+    client.destroy()
+  })
+
   it('reach fauxqs with each body and job id attribute unchanged', async () => {
     // prepare
     const q = await createQueue(sqs, 'prebuilt')
