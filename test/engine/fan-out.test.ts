@@ -144,8 +144,9 @@ describe('scan workers over real Redis and fauxqs', () => {
   })
 
   it('a worker killed mid-drain loses nothing: its leases expire and the run sends its jobs', async () => {
-    // prepare: the worker's SQS accepts connections and never answers; its Redis connection is cut after its first
-    // claim that took jobs, so it can neither send, nor ack, nor give anything back: as if its Lambda died
+    // prepare: a worker whose SQS accepts connections and never answers; its Redis connection is cut after its first
+    // claim that took jobs, so it can neither send, nor ack, nor give anything back: as if its Lambda died. The run
+    // (another scanner) starts once it is cut.
     const t = testStore()
     const q = await createQueue(sqs, 'fanout-kill')
     const queues = { orders: q.url }
@@ -159,37 +160,27 @@ describe('scan workers over real Redis and fauxqs', () => {
       ? connectRedis({ clusterNodes })
       : connectRedis({ url: inject('redisUrl') })
     let leasedByKilled = 0
-    let killed: ReturnType<typeof testScanner> | undefined
-    const fanOut = new FanOut({
-      maxWorkers: 1,
-      stepJobs: 100,
-      deadline: Date.now() + 30_000,
-      name: 'run-1',
-      start: async () => {
-        killed = testScanner(
-          { redis: workerRedis, keys: t.keys },
-          {
-            queues,
-            subscribe: false,
-            claimBatchSize: 50,
-            leaseMs: 1_500,
-            sqsEndpoint: `http://127.0.0.1:${port}`,
-            onClaimed: (_, result) => {
-              if (result.jobs.length === 0 || leasedByKilled > 0) return
-              leasedByKilled = result.jobs.length
-              workerRedis.disconnect()
-            },
-          },
-        )
-        void killed.scanner.run(Date.now() + 30_000).catch(() => {})
+    let cut = () => {}
+    const wasCut = new Promise<void>((r) => (cut = r))
+    const killed = testScanner(
+      { redis: workerRedis, keys: t.keys },
+      {
+        queues,
+        subscribe: false,
+        claimBatchSize: 50,
+        leaseMs: 1_500,
+        sqsEndpoint: `http://127.0.0.1:${port}`,
+        onClaimed: (_, result) => {
+          if (result.jobs.length === 0 || leasedByKilled > 0) return
+          leasedByKilled = result.jobs.length
+          workerRedis.disconnect()
+          cut()
+        },
       },
-    })
-    const run = testScanner(t, {
-      queues,
-      claimBatchSize: 50,
-      leaseMs: 1_500,
-      onClaimed: (shard, result) => fanOut.claimed(shard, result),
-    })
+    )
+    void runWorker(killed.scanner, Date.now() + 30_000).catch(() => {})
+    await wasCut
+    const run = testScanner(t, { queues, claimBatchSize: 50, leaseMs: 1_500 })
     // act
     const report = await run.runUntil(async () => (await pendingCount(t.store)) === 0, 30_000)
     // assess: the worker did lease jobs, and every job reached SQS, once
@@ -198,8 +189,8 @@ describe('scan workers over real Redis and fauxqs', () => {
     expect(counts.size).toBe(1_000)
     expect([...counts.values()].filter((n) => n > 1)).toEqual([])
     expect(report.dispatched).toBe(1_000)
-    killed?.scanner.stop()
-    await killed?.close()
+    killed.scanner.stop()
+    await killed.close()
     for (const s of sockets) s.destroy()
     blackhole.close()
     await run.close()
