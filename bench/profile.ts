@@ -8,6 +8,10 @@
 //                                                      plus SendMessageBatch calls, entries per call, round trips
 //   node scripts/run-ts.mjs bench/profile.ts burst     CPU seconds per 10,000 messages in each process (bench/scanner,
 //                                                      redis-server, fauxqs) for the raw SQS reference vs the burst
+//   node scripts/run-ts.mjs bench/profile.ts drain N   the scanner's own CPU per job while it drains N jobs due at
+//                                                      once (enqueued before, not counted): µs per job, 3 runs
+//   node scripts/run-ts.mjs bench/profile.ts share     npm run bench's burst share alone: raw SendMessageBatch rate and
+//                                                      a 20,000-job burst drain, interleaved, 3 times
 //   node scripts/run-ts.mjs bench/profile.ts claim     cost of one claim on a shard with nothing due, by how many
 //                                                      bucket hints it carries in KEYS and returns (src/scan/leases.ts
 //                                                      sends max(limit, 16) = 250 with the shipped defaults)
@@ -18,7 +22,7 @@ import { measureEnqueue } from './enqueue'
 import { measureLateness } from './lateness'
 import { measureRawRedis } from './raw-redis'
 import { measureRawSqs } from './raw-sqs'
-import { scanParts } from './scanning'
+import { scanParts, startScanning } from './scanning'
 import { fmt } from './table'
 import { Dispatcher } from '../src/scan/dispatcher'
 import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../src/sqs/client'
@@ -216,6 +220,60 @@ async function burstCpu(env: BenchEnv) {
   }
 }
 
+/** A V8 CPU profile of this process between start and stop (DRAIN_CPU_PROFILE=path-prefix). */
+async function startProfiler() {
+  const { Session } = await import('node:inspector/promises')
+  const { writeFile } = await import('node:fs/promises')
+  const session = new Session()
+  session.connect()
+  await session.post('Profiler.enable')
+  await session.post('Profiler.start')
+  return {
+    async stop(path: string) {
+      const { profile } = await session.post('Profiler.stop')
+      await writeFile(path, JSON.stringify(profile))
+      session.disconnect()
+    },
+  }
+}
+
+/**
+ * The scanner's CPU per job in a burst, the enqueue left out: what bounds one scan function's drain rate at a given
+ * CPU share (µs per job × jobs/s = the CPU it needs).
+ */
+async function drainCpu(env: BenchEnv, jobs: number) {
+  for (let rep = 0; rep < 3; rep++) {
+    const parts = await scanParts(env, `drain-${rep}`)
+    const store = new JobStore(parts.engine.redis, parts.engine.keys)
+    // Due now: the scanner starts once every job is in, all of them due.
+    const at = Date.now()
+    const all = Array.from({ length: jobs }, (_, i) => benchJob(jobId(`d${rep}`, i), { atMs: at }))
+    for (let b = 0; b < jobs; b += 100) await store.enqueueMany(all.slice(b, b + 100))
+    let sent = 0
+    let done = () => {}
+    const allSent = new Promise<void>((r) => (done = r))
+    const profiler = process.env.DRAIN_CPU_PROFILE ? await startProfiler() : null
+    const cpu0 = process.cpuUsage()
+    const t0 = performance.now()
+    const scanning = startScanning(parts, Date.now() + 600_000, {
+      subscribe: false,
+      onSent: () => {
+        if (++sent === jobs) done()
+      },
+    })
+    await allSent
+    const cpu = process.cpuUsage(cpu0)
+    const wall = (performance.now() - t0) / 1000
+    if (profiler) await profiler.stop(`${process.env.DRAIN_CPU_PROFILE}.${rep}.cpuprofile`)
+    await scanning.stop()
+    const usPerJob = (cpu.user + cpu.system) / jobs
+    console.log(
+      `drain ${jobs}: wall ${wall.toFixed(2)} s (${fmt.rate(jobs / wall)}); scanner CPU ${usPerJob.toFixed(1)} µs/job ` +
+        `(user ${(cpu.user / jobs).toFixed(1)}, system ${(cpu.system / jobs).toFixed(1)})`,
+    )
+  }
+}
+
 async function main() {
   const what = process.argv[2] ?? 'redis'
   const env = await startBenchEnv()
@@ -245,6 +303,17 @@ async function main() {
       console.log(r)
     } else if (what === 'claim') await claimCost(env)
     else if (what === 'burst') await burstCpu(env)
+    else if (what === 'share') {
+      await measureRawSqs(env, 20_000, 99)
+      for (let rep = 0; rep < 3; rep++) {
+        const raw = await measureRawSqs(env, 40_000, rep)
+        const b = await measureBurst(env, 20_000, rep)
+        console.log(
+          `raw ${fmt.rate(raw.messagesPerSec)}, burst drain ${fmt.rate(b.drainPerSec)}: ` +
+            `${((b.drainPerSec / raw.messagesPerSec) * 100).toFixed(0)}% (last in SQS ${b.lastInSqsMs} ms)`,
+        )
+      }
+    } else if (what === 'drain') await drainCpu(env, Number(process.argv[3] ?? 20_000))
     else if (what === 'split') await latenessSplit(env, Number(process.argv[3] ?? 20_000))
     await flush(env.admin)
     void commandCalls

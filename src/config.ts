@@ -34,6 +34,8 @@ export interface Config {
   /** How long after its due time the scan may hold a job, so jobs due close together share one SendMessageBatch. */
   dispatchWindowMs: number
   claimBatchSize: number
+  /** Most scan workers one scan run starts beside itself for a burst (src/scan/fan-out.ts); 0: no fan-out. */
+  scanMaxWorkers: number
   leaseMs: number
   sendConcurrency: number
   maxHorizonMs: number
@@ -175,6 +177,7 @@ type ScanSettings =
   | 'pollIntervalMs'
   | 'dispatchWindowMs'
   | 'claimBatchSize'
+  | 'scanMaxWorkers'
   | 'leaseMs'
   | 'sendConcurrency'
   | 'safetyMarginMs'
@@ -191,6 +194,8 @@ function readScan(int: IntReader): Pick<Config, ScanSettings> {
     // At most half the 60 s OldestDueAgeMs alarm, which a healthy stream must not approach.
     dispatchWindowMs: int('DISPATCH_WINDOW_MS', 0, 0, 30_000),
     claimBatchSize: int('CLAIM_BATCH_SIZE', 250, 1, 1000),
+    // Lambda's default concurrency quota is 1,000 per account and region; 100 workers is far past any one Redis.
+    scanMaxWorkers: int('SCAN_MAX_WORKERS', 4, 0, 100),
     leaseMs: int('LEASE_MS', 30_000, 1_000, 15 * 60_000),
     sendConcurrency: int('SEND_CONCURRENCY', 16, 1, 256),
     safetyMarginMs: int('SAFETY_MARGIN_MS', 4_000, 0, 60_000),

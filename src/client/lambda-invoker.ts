@@ -4,9 +4,12 @@ import type { LambdaClient } from '@aws-sdk/client-lambda'
 import type { Config } from '../config'
 import type { ScanStartEvent } from '../store/scan-start'
 
-/** Starts the scan function once, asynchronously; rejects when Lambda refused, failed or did not answer in time. */
-export interface ScanInvoker {
-  invoke(event: ScanStartEvent): Promise<void>
+/**
+ * Starts the scan function once, asynchronously; rejects when Lambda refused, failed or did not answer in time. The
+ * API sends an enqueue's start (ScanStartEvent); a scan run sends its workers' events (src/scan/fan-out.ts).
+ */
+export interface ScanInvoker<E extends object = ScanStartEvent> {
+  invoke(event: E): Promise<void>
 }
 
 /**
@@ -21,11 +24,11 @@ export const INVOKE_TIMEOUT_MS = 1_500
  * when this is built, in the background: it doubles the API's module load time (measured: docs/cost.md), which
  * only on-demand mode should pay.
  */
-export function lambdaInvoker(
+export function lambdaInvoker<E extends object = ScanStartEvent>(
   config: Pick<Config, 'region' | 'lambdaEndpoint'>,
   functionName: string,
   timeoutMs = INVOKE_TIMEOUT_MS,
-): ScanInvoker {
+): ScanInvoker<E> {
   const sdk = import('@aws-sdk/client-lambda')
   const client: Promise<LambdaClient> = sdk.then(
     ({ LambdaClient }) =>

@@ -46,7 +46,10 @@ const sendsToOneLane = (queues: Record<string, string>): boolean => {
   return names.length === 1 && !isFifoQueue(names[0]!)
 }
 
-export type ScanHooks = Pick<ScannerOptions, 'logger' | 'observer' | 'onSent' | 'maxInFlight' | 'ackHoldMs'> &
+export type ScanHooks = Pick<
+  ScannerOptions,
+  'logger' | 'observer' | 'onSent' | 'maxInFlight' | 'ackHoldMs' | 'onClaimed'
+> &
   Pick<LeaseOptions, 'localClock'>
 
 /** Leases, a dispatcher over one SQS client, and a scanner; `subscriber` carries the wake signal when given. */

@@ -62,6 +62,8 @@ export interface ScannerOptions {
   ackHoldMs?: number
   /** Called as each job is accepted by SQS (benchmarks, tests). */
   onSent?: (job: ClaimedJob, acceptedAtMs: number, lateMs: number) => void
+  /** Called with each claim's result (the fan-out's measure of the backlog: src/scan/fan-out.ts). */
+  onClaimed?: (shard: number, result: ClaimResult) => void
 }
 
 /** Long enough to meet the next claim of a stream of ~10+ jobs a second, short against any lease. */
@@ -190,6 +192,7 @@ export class Scanner {
         continue
       }
       this.tally.claimed()
+      this.options.onClaimed?.(n, result)
       shard.hints = result.hints
       if (result.jobs.length) this.lastWorkAt = Date.now()
       const ready = this.fifo.take(n, result)

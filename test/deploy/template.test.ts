@@ -278,6 +278,19 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
         .filter((a) => a.startsWith('lambda:')),
     ).toEqual([])
     expect(fn('api').Environment.Variables.SCAN_MODE).toBe('continuous')
+    // Fan-out: the scan role may start scan workers, invokes of the scan function itself, and nothing more.
+    expect(resources.ScanStartsWorkersPolicy!.Properties).toMatchObject({
+      Roles: [{ Ref: 'ScanRole' }],
+      PolicyDocument: {
+        Statement: [{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: getAtt('ScanLambdaFunction') }],
+      },
+    })
+    expect(
+      statements('ScanRole')
+        .flatMap((s) => asList<string>(s.Action))
+        .filter((a) => a.startsWith('lambda:')),
+    ).toEqual([])
+    expect(fn('scan').Environment.Variables.SCAN_MAX_WORKERS).toBe('4')
 
     const [, mapping] = ofType('AWS::Lambda::EventSourceMapping')[0]!
     expect(mapping.Properties.FunctionName).toEqual(getAtt('ConsumerLambdaFunction'))

@@ -10,6 +10,7 @@ import { pendingCount } from '../support/scanner'
 import { seriesStage, wholeSecond } from '../support/series-stage'
 import { sqsClient } from '../support/sqs'
 import { windowStage } from '../support/window-stage'
+import { batchEntries } from '../../src/sqs/prebuilt-body'
 
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
@@ -92,7 +93,7 @@ describe('dispatch window, at its edges', () => {
       const st = await stage(`window-edge-retry-${dispatchWindowMs}`, { dispatchWindowMs, pollIntervalMs: 30_000 })
       let failed = false
       st.s.sqs.middlewareStack.add((next) => async (args) => {
-        const entries = (args.input as { Entries?: unknown[] }).Entries ?? []
+        const entries = batchEntries(args.input as object)
         if (entries.length && !failed) {
           failed = true
           throw Object.assign(new Error('InternalError'), { $fault: 'server' })

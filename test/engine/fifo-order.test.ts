@@ -9,6 +9,7 @@ import { InFlight } from '../../src/scan/in-flight'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
 import { createQueue, drainInOrder, sqsClient } from '../support/sqs'
+import { batchEntries } from '../../src/sqs/prebuilt-body'
 
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
@@ -103,7 +104,7 @@ describe('FIFO group order across shards', () => {
     })
     let refusedOnce = false
     s.sqs.middlewareStack.add((next) => async (args) => {
-      const entries = (args.input as { Entries?: { MessageBody?: string }[] }).Entries ?? []
+      const entries = batchEntries(args.input as object)
       if (!refusedOnce && entries.some((e) => JSON.parse(e.MessageBody!).id === 'evt-0')) {
         refusedOnce = true
         throw Object.assign(new Error('Rate exceeded'), {

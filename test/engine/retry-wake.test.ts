@@ -7,6 +7,7 @@ import type { ClaimedJob } from '../../src/scan/leases'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
 import { createQueue, sqsClient } from '../support/sqs'
+import { batchEntries } from '../../src/sqs/prebuilt-body'
 
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
@@ -36,8 +37,7 @@ async function stage(
   /** Set by a test: what to do with a request before it goes (throw to fail it). */
   let before: (ids: string[]) => Promise<void> | void = () => {}
   s.sqs.middlewareStack.add((next) => async (args) => {
-    const entries =
-      (args.input as { Entries?: { MessageAttributes?: Record<string, { StringValue?: string }> }[] }).Entries ?? []
+    const entries = batchEntries(args.input as object)
     if (entries.length > 0) {
       const ids = entries.map((e) => JSON.stringify(e))
       sends.push(ids)

@@ -8,6 +8,7 @@ import { job, testStore } from '../support/engine'
 import { eventually } from '../support/eventually'
 import { pendingCount, testScanner } from '../support/scanner'
 import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
+import { batchEntries } from '../../src/sqs/prebuilt-body'
 
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
@@ -46,7 +47,7 @@ describe('scanner', () => {
     const calls: { entries: number; startedAt: number; endedAt: number; connectionsBefore: number }[] = []
     s.sqs.middlewareStack.add((next) => async (args) => {
       const call = { entries: 0, startedAt: Date.now(), endedAt: 0, connectionsBefore: proxy.connections }
-      call.entries = ((args.input as { Entries?: unknown[] }).Entries ?? []).length
+      call.entries = batchEntries(args.input as object).length
       calls.push(call)
       try {
         return await next(args)

@@ -20,6 +20,7 @@ export interface TestScannerOptions extends Partial<LeaseOptions> {
   ackHoldMs?: number
   dispatchWindowMs?: number
   maxInFlight?: number
+  onClaimed?: ScannerOptions['onClaimed']
 }
 
 export function testScanner(t: { redis: ScriptedClient; keys: Keyspace }, o: TestScannerOptions) {
@@ -46,6 +47,7 @@ export function testScanner(t: { redis: ScriptedClient; keys: Keyspace }, o: Tes
     },
     {
       onSent: o.onSent,
+      ...(o.onClaimed === undefined ? {} : { onClaimed: o.onClaimed }),
       ...(o.ackHoldMs === undefined ? {} : { ackHoldMs: o.ackHoldMs }),
       ...(o.maxInFlight === undefined ? {} : { maxInFlight: o.maxInFlight }),
       ...(o.localClock === undefined ? {} : { localClock: o.localClock }),

@@ -4,6 +4,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs'
 import { testStore } from './engine'
 import { testScanner } from './scanner'
 import { createQueue } from './sqs'
+import { batchEntries } from '../../src/sqs/prebuilt-body'
 
 export async function windowStage(
   sqs: SQSClient,
@@ -25,7 +26,7 @@ export async function windowStage(
   })
   const sends: number[] = []
   s.sqs.middlewareStack.add((next) => async (args) => {
-    const entries = ((args.input as { Entries?: unknown[] }).Entries ?? []).length
+    const entries = batchEntries(args.input as object).length
     if (entries > 0) sends.push(entries)
     return next(args)
   })

@@ -1,0 +1,80 @@
+// The SendMessageBatch body the scanner builds itself (src/sqs/prebuilt-body.ts) is the one the SDK's serializer
+// writes for the same entries, and what it carries reaches SQS byte for byte.
+import { SendMessageBatchCommand, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs'
+import { afterAll, describe, expect, inject, it } from 'vitest'
+import { createSqsClient } from '../../src/sqs/client'
+import { JOB_ID_ATTRIBUTE } from '../../src/sqs/envelope'
+import { sendMessageBatchBody, sendPrebuilt } from '../../src/sqs/prebuilt-body'
+import { createQueue, receiveAll, sqsClient } from '../support/sqs'
+
+const sqs = sqsClient()
+afterAll(() => sqs.destroy())
+
+/** Bodies with what JSON must escape, and text outside ASCII. */
+const BODIES = [
+  '{"payload":{"q":"a \\"quoted\\" word","path":"C:\\\\dir","line":"1\\n2","tab":"\\t"}}',
+  '{"payload":{"text":"café, Ünïcødé, 日本語","escaped":"\\u0000\\u001f"}}',
+  '{"payload":"</script><!-- & \' `"}',
+]
+
+describe('prebuilt SendMessageBatch bodies', () => {
+  it("equal the SDK serializer's body for the same entries, standard and FIFO", async () => {
+    // prepare: the SDK's own body, captured before it is sent
+    const client = createSqsClient({ region: 'us-east-1', sqsEndpoint: 'http://127.0.0.1:1', sendConcurrency: 1 })
+    let sdkBody = ''
+    const stop = new Error('captured')
+    client.middlewareStack.add(
+      () => async (args) => {
+        const body = (args.request as { body: string | Uint8Array }).body
+        sdkBody = typeof body === 'string' ? body : new TextDecoder().decode(body)
+        throw stop
+      },
+      { step: 'build', name: 'captureBody' },
+    )
+    const url = 'http://127.0.0.1:1/000000000000/orders.fifo'
+    // Control characters and a character beyond the BMP too (fauxqs refuses both; the serializers must still agree).
+    const entries = [...BODIES, 'x\u0001\u001f\u2028y 😀'].map((body, i) => ({
+      Id: `e${i}`,
+      MessageBody: body,
+      jobId: `job-"${i}"-é`,
+      ...(i === 1 ? {} : { MessageGroupId: `g-${i}`, MessageDeduplicationId: `d${i}` }),
+    }))
+    const sdkEntries: SendMessageBatchRequestEntry[] = entries.map(({ jobId, ...e }) => ({
+      ...e,
+      MessageAttributes: { [JOB_ID_ATTRIBUTE]: { DataType: 'String', StringValue: jobId } },
+    }))
+    // act
+    const error = await client.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: sdkEntries })).catch((e) => e)
+    expect(error).toBe(stop)
+    const ours = sendMessageBatchBody(url, entries, JOB_ID_ATTRIBUTE)
+    // assess: the same JSON value (key order and escapes may differ; SQS reads the value)
+    expect(JSON.parse(ours)).toEqual(JSON.parse(sdkBody))
+    client.destroy()
+  })
+
+  it("are swapped in by the client's stack, which has no logger middleware (it filtered every output for nothing)", () => {
+    const client = createSqsClient({ region: 'us-east-1', sqsEndpoint: 'http://127.0.0.1:1', sendConcurrency: 1 })
+    const names = client.middlewareStack.identify().join('\n')
+    expect(names).toContain('sdqPrebuiltBody')
+    expect(names).not.toContain('loggerMiddleware')
+    client.destroy()
+  })
+
+  it('reach fauxqs with each body and job id attribute unchanged', async () => {
+    // prepare
+    const q = await createQueue(sqs, 'prebuilt')
+    const client = createSqsClient({ region: 'us-east-1', sqsEndpoint: inject('sqsEndpoint'), sendConcurrency: 1 })
+    const entries = BODIES.map((body, i) => ({ Id: `e${i}`, MessageBody: body, jobId: `job-${i}-é` }))
+    // act
+    const result = await sendPrebuilt(client, q.url, sendMessageBatchBody(q.url, entries, JOB_ID_ATTRIBUTE))
+    // assess
+    expect(result.Failed ?? []).toEqual([])
+    expect((result.Successful ?? []).map((s) => s.Id).sort()).toEqual(['e0', 'e1', 'e2'])
+    const got = (await receiveAll(sqs, q.url)).map((m) => [
+      m.Body,
+      m.MessageAttributes?.[JOB_ID_ATTRIBUTE]?.StringValue,
+    ])
+    expect(got.sort()).toEqual(entries.map((e) => [e.MessageBody, e.jobId]).sort())
+    client.destroy()
+  })
+})
