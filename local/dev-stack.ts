@@ -7,7 +7,9 @@
 //   -> an SQS poller per consumer, invoking it through the Lambda endpoint (the event source mapping's part)
 //   -> the addresses, written for other services' local loops (local/dev-env.ts, sdq-poll).
 import { SQSClient } from '@aws-sdk/client-sqs'
+import type { ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
+import { startApiGate } from './api-gate'
 import { freePort } from './ports'
 import { startRedis, type LocalRedis } from './redis-server'
 import { localCredentials, startSqsProcess, type LocalSqs } from './sqs-endpoint'
@@ -67,6 +69,13 @@ export interface DevStack {
   deadLetterQueues: Record<string, string>
   spec: ServiceSpec
   scanMode: string
+  /**
+   * Resolves (with what happened) if a part the stack started exits while it runs: the stack has then stopped
+   * everything else, removed its env file, and its caller should exit non-zero. Never rejects.
+   */
+  exited: Promise<string>
+  /** The processes the stack watches, by name: their pids (tests kill one to see the stack go down). */
+  parts: Record<string, number>
   stop(): Promise<void>
 }
 
@@ -82,6 +91,20 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     stopping = true
     for (const stop of stops.splice(0).reverse()) await stop().catch((e) => print(`stop failed: ${e}`))
   }
+  // A part that dies while the stack runs (serverless-offline out of memory, redis-server or the SQS endpoint
+  // killed) must not leave a stack that answers nothing behind a live banner and a stale .dev/env: stop it all.
+  let partExited!: (what: string) => void
+  const exited = new Promise<string>((resolve) => (partExited = resolve))
+  const parts: Record<string, number> = {}
+  const watch = (name: string, child: ChildProcess) => {
+    parts[name] = child.pid!
+    child.once('exit', (code, signal) => {
+      if (stopping) return
+      const what = `${name} exited (${code ?? signal})`
+      print(`${what}: stopping the stack`)
+      void stopAll().then(() => partExited(what))
+    })
+  }
 
   try {
     const spec = await readServiceSpec(root, stage, { ...process.env, QUEUES: '' })
@@ -92,14 +115,16 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       const persist = options.persist ?? true
       redis = await startRedis({ dataDir: persist ? (options.dataDir ?? resolve(root, '.dev/redis')) : undefined })
       stops.push(() => redis!.stop())
+      watch('redis-server', redis.process)
       redisUrl = redis.url
       log(`redis-server on ${redisUrl}${persist ? ' (AOF in .dev/redis: jobs survive a restart)' : ''}`)
     } else {
       log(`Redis: ${redisUrl.replace(/\/\/[^@/]*@/, '//***@')}`)
     }
 
-    const sqs: LocalSqs = await startSqsProcess(options.sqsPort ?? 0)
+    const sqs = await startSqsProcess(options.sqsPort ?? 0)
     stops.push(() => sqs.stop())
+    watch('the local SQS endpoint', sqs.process)
     const urls = await createQueues(sqs, spec)
     const queues: Record<string, string> = {}
     const deadLetterQueues: Record<string, string> = {}
@@ -108,7 +133,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     log(`local SQS on ${sqs.endpoint}: ${spec.queues.map((q) => q.queueName).join(', ')}`)
 
     const [httpPort, lambdaPort, websocketPort, albPort] = await Promise.all([
-      options.httpPort || freePort(),
+      freePort(),
       options.lambdaPort || freePort(),
       freePort(),
       freePort(),
@@ -140,6 +165,10 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       env: functionEnv,
     })
     stops.push(() => offline.stop())
+    watch('serverless-offline', offline.process)
+    // The API's address: a gate that queues requests beyond what serverless-offline can take at once (local/api-gate.ts).
+    const gate = await startApiGate({ target: offline.apiUrl, port: options.httpPort || 0 })
+    stops.push(() => gate.close())
 
     // The dashboard reads the same Redis with the functions' settings (key prefix, shards).
     const dashboardEngine = createEngine(loadConfig(functionEnv), { maxRetriesPerRequest: 1, commandTimeoutMs: 5_000 })
@@ -174,7 +203,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     if (options.envFile) {
       const envFile = options.envFile
       writeDevEnv(envFile, {
-        DELAY_QUEUE_API_URL: offline.apiUrl,
+        DELAY_QUEUE_API_URL: gate.url,
         REDIS_URL: redisUrl,
         QUEUES: Object.entries(queues)
           .map(([name, url]) => `${name}=${url}`)
@@ -190,7 +219,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     }
 
     return {
-      apiUrl: offline.apiUrl,
+      apiUrl: gate.url,
       lambdaUrl: offline.lambdaUrl,
       sqsEndpoint: sqs.endpoint,
       dashboardUrl: dashboard.url,
@@ -199,6 +228,8 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       deadLetterQueues,
       spec,
       scanMode,
+      exited,
+      parts,
       stop: stopAll,
     }
   } catch (error) {
@@ -207,7 +238,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
   }
 }
 
-async function createQueues(sqs: LocalSqs, spec: ServiceSpec) {
+async function createQueues(sqs: Pick<LocalSqs, 'createQueue'>, spec: ServiceSpec) {
   const created = new Map<string, { queueUrl: string; queueArn: string }>()
   for (const q of spec.queues) {
     const attributes = { ...q.attributes }

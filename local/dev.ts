@@ -67,6 +67,12 @@ async function main() {
   })
   const stack = await starting
   if (stopping) return
+  // A part that died took the stack down with it (local/dev-stack.ts): say so and fail, as a crashed server would.
+  void stack.exited.then((what) => {
+    if (stopping) return
+    console.error(`[dev] ${what}; the stack has stopped everything it started and removed ${envFile}`)
+    process.exit(1)
+  })
 
   const target = Object.keys(stack.queues)[0]!
   const consumer = stack.spec.consumers[0]

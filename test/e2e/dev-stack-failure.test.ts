@@ -1,0 +1,80 @@
+// The local stack under a burst and when a part dies: 2,000 requests at once through `npm run dev`'s API are all
+// answered (serverless-offline used to die making a worker thread for each), and a part that exits while the stack
+// runs takes the stack down with it, loudly, its env file removed, nothing left running.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { startDevStack, type DevStack } from '../../local/dev-stack'
+import { uniquePrefix } from '../support/engine'
+
+let stack: DevStack | undefined
+const dir = mkdtempSync(join(tmpdir(), 'sdq-dev-failure-'))
+const envFile = join(dir, 'env')
+const output: string[] = []
+
+beforeAll(async () => {
+  stack = await startDevStack({
+    redisUrl: inject('redisUrl'),
+    env: { KEY_PREFIX: uniquePrefix('e2e-fail') },
+    exampleConsumer: false,
+    scanTickMs: 0,
+    envFile,
+    onOutput: (line) => output.push(line),
+    log: (line) => output.push(`[dev] ${line}`),
+  })
+}, 180_000)
+
+afterAll(async () => {
+  await stack?.stop()
+  rmSync(dir, { recursive: true, force: true })
+}, 60_000)
+
+const listening = (url: string) =>
+  new Promise<boolean>((resolve) => {
+    const { hostname, port } = new URL(url)
+    const socket = connect(Number(port), hostname)
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once('error', () => resolve(false))
+  })
+
+describe('npm run dev under a burst and a dying part', () => {
+  it('answers 1,000 PUTs and 1,000 DELETEs sent at once, every one with an API answer', async () => {
+    // act
+    const api = stack!.apiUrl
+    const put = (i: number) =>
+      fetch(`${api}/jobs/burst-${i}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ queue: Object.keys(stack!.queues)[0], payload: { i }, delayMs: 3_600_000 }),
+      })
+    const del = (i: number) => fetch(`${api}/jobs/burst-${i}`, { method: 'DELETE' })
+    const answers = await Promise.all([
+      ...Array.from({ length: 1_000 }, (_, i) => put(i)),
+      ...Array.from({ length: 1_000 }, (_, i) => del(1_000 + i)),
+    ])
+    // assess: PUTs created, DELETEs of ids never created answered 404, nothing else; the API still answers
+    const statuses = new Map<number, number>()
+    for (const a of answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1)
+    expect(Object.fromEntries(statuses)).toEqual({ 201: 1_000, 404: 1_000 })
+    expect((await fetch(`${api}/stats`)).status).toBe(200)
+  }, 180_000)
+
+  it('stops everything and removes its env file when serverless-offline dies', async () => {
+    // prepare
+    expect(existsSync(envFile)).toBe(true)
+    const { apiUrl, dashboardUrl, sqsEndpoint } = stack!
+    // act
+    process.kill(stack!.parts['serverless-offline']!, 'SIGKILL')
+    const what = await stack!.exited
+    // assess
+    expect(what).toMatch(/^serverless-offline exited/)
+    expect(existsSync(envFile)).toBe(false)
+    expect(await Promise.all([apiUrl, dashboardUrl, sqsEndpoint].map(listening))).toEqual([false, false, false])
+    expect(output.some((l) => l.includes('serverless-offline exited') && l.includes('stopping the stack'))).toBe(true)
+  }, 60_000)
+})
