@@ -1,6 +1,6 @@
 // Duplicates: a job version (or an occurrence) that SQS took more than once (distinct message ids), against the
 // documented bound: one claimed batch (the scanner's in-flight cap) per scanner death or pause past its lease or cut
-// from Redis, per failover (acknowledgements in flight), per SQS outage (answers cut in flight), and one
+// from Redis, two per clock-skewed restart, per failover (acknowledgements in flight), per SQS outage (answers cut in flight), and one
 // SendMessageBatch (10 entries) per answer dropped after SQS took it. Receiving the same message id again is SQS's
 // own redelivery (visibility timeout), counted apart.
 import { groupBy, type FaultKind, type History } from './history'
@@ -21,6 +21,8 @@ export function duplicateBound(h: History): number {
   let bound = 0
   for (const f of h.faults) {
     if (PER_IN_FLIGHT.has(f.kind)) bound += h.settings.maxInFlight * (f.target === 'all' ? h.settings.scanners : 1)
+    // A clock-skewed scanner is stopped and started twice (SIGTERM, which a slow stop turns into SIGKILL).
+    if (f.kind === 'scanner-skew') bound += 2 * h.settings.maxInFlight
     if (f.kind === 'sqs-drop-answers') bound += BATCH_ENTRIES * (f.count ?? 1)
   }
   return bound
