@@ -1,10 +1,11 @@
-// `npm run chaos -- [--minutes N] [--seed S] [--out FILE]`: a chaos run against real parts on loopback (Redis primary
+// `npm run chaos -- [--minutes N] [--seed S] [--out FILE]` (or `--check FILE [--show N]`: check a saved history): a chaos run against real parts on loopback (Redis primary
 // + 2 replicas + 3 sentinels, the local SQS behind a fault proxy, the API, 3 scanner processes), many faults at once,
 // then the history checker's verdict per promise (test/chaos/). Writes the history as JSON (default
 // .build/chaos-<seed>.json) and exits 1 when a promise was broken. Ctrl-C stops the run and everything it started.
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { formatVerdict } from '../test/chaos/checker'
+import { check, formatVerdict } from '../test/chaos/checker'
+import type { History } from '../test/chaos/history'
 import { runChaos } from '../test/chaos/run'
 
 function arg(name: string): string | undefined {
@@ -16,6 +17,14 @@ async function main() {
   if (process.argv.includes('--cluster')) {
     console.error('--cluster is not implemented yet: the chaos run uses a primary with replicas and Sentinel.')
     process.exit(2)
+  }
+  const saved = arg('check')
+  if (saved) {
+    // Check a saved history again (after a change to the checker): no run.
+    const history = JSON.parse(readFileSync(saved, 'utf8')) as History
+    const verdict = check(history)
+    console.log(formatVerdict(history, verdict, Number(arg('show') ?? 5)))
+    process.exit(verdict.valid ? 0 : 1)
   }
   const minutes = Number(arg('minutes') ?? 1)
   const seed = Number(arg('seed') ?? Math.floor(Math.random() * 2 ** 31))

@@ -10,7 +10,6 @@ import { loadConfig } from '../../src/config'
 import { createEngine } from '../../src/store/engine'
 import { quiet } from './quiet'
 
-
 export interface ChaosApi {
   url: string
   close(): Promise<void>
@@ -63,7 +62,13 @@ function eventOf(req: IncomingMessage, body: string): APIGatewayProxyEventV2 {
       apiId: 'local',
       domainName: '127.0.0.1',
       domainPrefix: 'local',
-      http: { method: req.method!, path: decodeURIComponent(rawPath), protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: '' },
+      http: {
+        method: req.method!,
+        path: decodeURIComponent(rawPath),
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: '',
+      },
       requestId: `req-${Date.now()}`,
       routeKey: '$default',
       stage: '$default',

@@ -43,6 +43,9 @@ export function checkJobs(h: History): JobChecks {
 export const earliestDue = (w: Op): number =>
   w.outcome === 'ok' && w.answerRunAtMs !== undefined ? w.answerRunAtMs : (w.runAtMs ?? w.invokeAt + (w.delayMs ?? 0))
 
+/** The distinct creation times the deliveries of one token show. */
+export const creations = (ds: Delivery[]) => [...new Set(ds.map((d) => d.createdAtMs).filter((t) => t !== undefined))]
+
 const delivered = (byToken: Map<string, Delivery[]>, op: Op) => (op.token ? (byToken.get(op.token) ?? []) : [])
 
 /** An acknowledged write reaches a consumer unless a later acknowledged cancel (204) or replace (200) removed it. */
@@ -92,9 +95,12 @@ function removalsHold(h: History, id: string, ops: Op[], byToken: Map<string, De
     const certain = candidates.length === 1 && candidates[0]!.outcome === 'ok'
     if (!certain) f.indeterminate!++
     for (const w of candidates) {
-      for (const d of delivered(byToken, w)) {
+      const ds = delivered(byToken, w)
+      // A version applied twice (create-once reports it) may have gone out before the removal, its copy removed.
+      const single = creations(ds).length <= 1
+      for (const d of ds) {
         const after = d.sentAt > r.completeAt + h.settings.toleranceMs
-        if (!after && !certain) continue
+        if (!after && !(certain && single)) continue
         f.violations++
         out.violations.push({
           promise,
@@ -106,7 +112,11 @@ function removalsHold(h: History, id: string, ops: Op[], byToken: Map<string, De
   })
 }
 
-/** No delivery reaches SQS before its due time: the answer's runAt, or (indeterminate writes) the earliest it could be. */
+/**
+ * No delivery reaches SQS before its due time. The bound is what the request asked, on the clock at its call: an
+ * absolute runAt, or the call's start plus delayMs. (Not the answer's runAt: a request the client sent again may have
+ * been applied by an earlier attempt, whose due time is earlier than the one the last attempt answered.)
+ */
 function notEarly(h: History, ops: Op[], out: JobChecks) {
   const f = out.figures['not-early']
   const writes = new Map(ops.filter((op) => isJobWrite(op) && op.token).map((op) => [op.token!, op]))
@@ -114,26 +124,42 @@ function notEarly(h: History, ops: Op[], out: JobChecks) {
     if (d.scheduleId) continue
     const w = d.token ? writes.get(d.token) : undefined
     if (!w) continue
-    const due = earliestDue(w)
+    const due = w.runAtMs ?? w.invokeAt + (w.delayMs ?? 0)
     f.checked++
     if (d.sentAt >= due - h.settings.toleranceMs) continue
     f.violations++
     out.violations.push({
       promise: 'not-early',
-      message: `job ${d.jobId}: reached SQS at ${d.sentAt}, ${due - d.sentAt} ms before its due time ${due} (op #${w.n})`,
+      message: `job ${d.jobId}: reached SQS at ${d.sentAt}, ${due - d.sentAt} ms before the earliest due time ${due} op #${w.n} asked for`,
       ids: [d.jobId],
     })
   }
 }
 
-/** A create (retried by the client or not) makes one job: all deliveries of its token carry one job id, its own. */
+/**
+ * A write (retried by the client or not) makes one job: all deliveries of its token carry one job id, its own, and
+ * one creation time (two mean the request was applied twice: a retry after the first attempt's job had gone to SQS).
+ */
 function createdOnce(ops: Op[], byToken: Map<string, Delivery[]>, out: JobChecks) {
   const f = out.figures['create-once']
+  const seen = new Set<string>()
   for (const w of ops) {
-    if (w.kind !== 'create' || !w.token) continue
+    if (!isJobWrite(w) || !w.token || seen.has(w.token)) continue
+    seen.add(w.token)
     const ds = byToken.get(w.token) ?? []
     if (ds.length === 0) continue
     f.checked++
+    const created = creations(ds)
+    if (created.length > 1) {
+      f.violations++
+      out.violations.push({
+        promise: 'create-once',
+        message: `op #${w.n} (${w.kind} ${w.via ?? ''} of ${w.id}, ${w.outcome} ${w.status ?? ''}) was applied ${created.length} times: deliveries of its version show creation times ${created.join(', ')}`,
+        ids: [w.id],
+      })
+      continue
+    }
+    if (w.kind !== 'create') continue
     const ids = [...new Set(ds.map((d) => d.jobId))]
     // A create without an id whose answer was lost does not know its id: one job is all it may have made.
     if (ids.length === 1 && (ids[0] === w.id || w.id.startsWith('?'))) continue

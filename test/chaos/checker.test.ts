@@ -87,6 +87,7 @@ describe('the chaos checker', () => {
       invokeAt: T0 + 100,
       completeAt: T0 + 110,
       status: 200,
+      delayMs: 4_900,
       answerRunAtMs: T0 + 5_000,
     }
     const oldDelivered = historyOf({
@@ -116,6 +117,15 @@ describe('the chaos checker', () => {
       deliveries: [{}, { jobId: 'job-1b', sentAt: T0 + 1_001 }],
     })
     expect(promisesBroken(h)).toEqual(['create-once'])
+  })
+
+  it('catches a write applied twice: one version delivered with two creation times', () => {
+    const h = historyOf({
+      ops: [created({ kind: 'put', via: 'put' })],
+      deliveries: [{ createdAtMs: T0 + 5 }, { createdAtMs: T0 + 300, sentAt: T0 + 1_300 }],
+    })
+    const kill = { kind: 'scanner-kill' as const, start: T0, end: T0 + 1 } // the duplicate itself is within its bound
+    expect(promisesBroken({ ...h, faults: [kill] })).toEqual(['create-once'])
   })
 
   it('counts duplicate sends against the bound, and SQS redeliveries of one message apart', () => {

@@ -62,6 +62,7 @@ export function deliveryOf(m: Message, receivedAt: number): Delivery {
   const body = JSON.parse(m.Body ?? '{}') as {
     id: string
     runAt: string
+    createdAt?: string
     payload?: { t?: string }
     scheduleId?: string
     occurrenceAt?: string
@@ -74,6 +75,7 @@ export function deliveryOf(m: Message, receivedAt: number): Delivery {
     receivedAt,
     receiveCount: Number(m.Attributes?.ApproximateReceiveCount ?? 1),
     runAtMs: Date.parse(body.runAt),
+    ...(body.createdAt ? { createdAtMs: Date.parse(body.createdAt) } : {}),
     ...(body.scheduleId ? { scheduleId: body.scheduleId, occurrenceAtMs: Date.parse(body.occurrenceAt!) } : {}),
   }
 }

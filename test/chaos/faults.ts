@@ -6,7 +6,10 @@ import type { Fault } from './history'
 import type { Random } from './random'
 import { kill9, signal, startScanner, type ChaosScanner } from './scanners'
 import type { ChaosStage } from './stage'
-import { stopChild } from '../../local/redis-server'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startRedis, stopChild, type LocalRedis } from '../../local/redis-server'
 
 export type FaultReport = Omit<Fault, 'start' | 'end'>
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -100,7 +103,13 @@ export async function primaryKill(ctx: FaultContext, cutFirst: boolean): Promise
   const node = ctx.stage.nodes.find((n) => `127.0.0.1:${n.port}` === address)
   if (!node) throw new Error(`the primary ${address} is none of the nodes started`)
   const others = ctx.stage.nodes.filter((n) => n !== node)
-  const mend = cutFirst ? await cutReplicas(node.port, others.map((n) => n.port), 300) : undefined
+  const mend = cutFirst
+    ? await cutReplicas(
+        node.port,
+        others.map((n) => n.port),
+        300,
+      )
+    : undefined
   node.process.kill('SIGKILL')
   await mend?.()
   let promoted = address
@@ -109,7 +118,7 @@ export async function primaryKill(ctx: FaultContext, cutFirst: boolean): Promise
     await sleep(100)
     promoted = await setup.currentPrimary().catch(() => address)
   }
-  const restarted = await setup.restart(node)
+  const restarted = await restartEmpty(ctx.stage, node.port, promoted)
   ctx.stage.nodes[ctx.stage.nodes.indexOf(node)] = restarted
   await replicasOnline(promoted, 2, 30_000)
   return {
@@ -117,6 +126,20 @@ export async function primaryKill(ctx: FaultContext, cutFirst: boolean): Promise
     target: address,
     detail: promoted === address ? 'no promotion within 30 s' : `Sentinel promoted ${promoted}`,
   }
+}
+
+/**
+ * The killed node comes back on its port as a new, empty machine would: its own empty data directory, and a replica
+ * of the current primary. (local/redis-sentinel.ts's restart() reuses the setup's shared directory, where the
+ * replicas' full syncs leave a dump.rdb: a node restarted there loads that stale copy and serves it as a primary
+ * until Sentinel demotes it.)
+ */
+async function restartEmpty(stage: ChaosStage, port: number, primary: string): Promise<LocalRedis> {
+  const dir = mkdtempSync(join(tmpdir(), 'sdq-chaos-node-'))
+  const [host, primaryPort] = primary.split(':')
+  const server = await startRedis({ port, extraArgs: ['--dir', dir, '--replicaof', host!, primaryPort!] })
+  stage.restarted.push({ server, dir })
+  return server
 }
 
 /** The replicas lose their link to the primary (a wrong masterauth, their connections killed) for `ms`. */

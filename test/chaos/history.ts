@@ -50,6 +50,8 @@ export interface Delivery {
   receiveCount: number
   /** The envelope's runAt (the engine's word, shown in reports only). */
   runAtMs: number
+  /** The envelope's createdAt: a create applied twice (a retried request) shows two. */
+  createdAtMs?: number
   scheduleId?: string
   occurrenceAtMs?: number
 }

@@ -47,10 +47,14 @@ async function single(via: 'post' | 'post-no-id' | 'put', base: string, ctx: Lan
   const input = { queue: 'orders', payload: { t: token }, delayMs }
   const shape = { client: base.split('.')[0]!, kind: 'create' as const, via, token, delayMs }
   if (via === 'put') {
-    return recorder.record({ ...shape, id: base }, () => client.reschedule(base, input), (a, op) => {
-      op.status = a.created ? 201 : 200
-      op.answerRunAtMs = Date.parse(a.runAt)
-    })
+    return recorder.record(
+      { ...shape, id: base },
+      () => client.reschedule(base, input),
+      (a, op) => {
+        op.status = a.created ? 201 : 200
+        op.answerRunAtMs = Date.parse(a.runAt)
+      },
+    )
   }
   const id = via === 'post' ? base : `?${token}`
   const send = () => client.schedule(via === 'post' ? { ...input, id } : input)
@@ -91,9 +95,13 @@ async function followUps(create: Op, ctx: LaneContext): Promise<void> {
   if (random.chance(0.4) && ctx.running()) {
     // Some before the due time, some right around it (the cancel races the dispatch).
     await sleep(random.chance(0.5) ? random.int(0, 500) : Math.max(0, (create.delayMs ?? 0) + random.int(-300, 300)))
-    await recorder.record({ client: create.client, kind: 'cancel', id }, () => client.cancel(id), (_, op) => {
-      op.status = 204
-    })
+    await recorder.record(
+      { client: create.client, kind: 'cancel', id },
+      () => client.cancel(id),
+      (_, op) => {
+        op.status = 204
+      },
+    )
   }
 }
 

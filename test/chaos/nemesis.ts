@@ -53,9 +53,13 @@ export function startNemesis(ctx: f.FaultContext, running: () => boolean, log: (
   const tryStart = (kind: FaultKind): boolean => {
     if (kind === 'primary-kill' || kind === 'replica-cut-primary-kill') {
       if (busy.has('redis') || Date.now() < redisFreeAt) return false
-      launch('redis', () => f.primaryKill(ctx, kind === 'replica-cut-primary-kill'), () => {
-        redisFreeAt = Date.now() + 15_000
-      })
+      launch(
+        'redis',
+        () => f.primaryKill(ctx, kind === 'replica-cut-primary-kill'),
+        () => {
+          redisFreeAt = Date.now() + 15_000
+        },
+      )
       return true
     }
     if (kind.startsWith('sqs-')) {
@@ -74,12 +78,19 @@ export function startNemesis(ctx: f.FaultContext, running: () => boolean, log: (
     const scanner = f.freeScanner(ctx, kind === 'scanner-partition')
     if (!scanner) return false
     scanner.busy = true
-    const run = { 'scanner-kill': f.scannerKill, 'scanner-pause': f.scannerPause, 'scanner-partition': f.scannerPartition, 'scanner-skew': f.scannerSkew }[
-      kind as 'scanner-kill'
-    ]
-    launch(undefined, () => run(ctx, scanner), () => {
-      scanner.busy = false
-    })
+    const run = {
+      'scanner-kill': f.scannerKill,
+      'scanner-pause': f.scannerPause,
+      'scanner-partition': f.scannerPartition,
+      'scanner-skew': f.scannerSkew,
+    }[kind as 'scanner-kill']
+    launch(
+      undefined,
+      () => run(ctx, scanner),
+      () => {
+        scanner.busy = false
+      },
+    )
     return true
   }
 

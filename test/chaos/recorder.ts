@@ -40,7 +40,11 @@ export class Recorder {
 
 export function outcomeOf(e: unknown): { outcome: Outcome; status?: number; code?: string } {
   if (e instanceof DelayQueueApiError) {
-    return { outcome: e.status >= 400 && e.status < 500 && e.status !== 429 ? 'fail' : 'unknown', status: e.status, code: e.code }
+    return {
+      outcome: e.status >= 400 && e.status < 500 && e.status !== 429 ? 'fail' : 'unknown',
+      status: e.status,
+      code: e.code,
+    }
   }
   return { outcome: 'unknown', code: (e as Error)?.name ?? 'Error' }
 }

@@ -57,7 +57,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     const nemesis = startNemesis({ stage, random, leaseMs }, running, log)
     await Promise.all([...lanes, nemesis.done])
     const quietAt = Date.now()
-    log(`quiet after ${Math.round((quietAt - startedAt) / 1000)} s: ${recorder.ops.length} operations, ${nemesis.faults.length} faults`)
+    log(
+      `quiet after ${Math.round((quietAt - startedAt) / 1000)} s: ${recorder.ops.length} operations, ${nemesis.faults.length} faults`,
+    )
     if (o.signal?.aborted) throw new Error('aborted')
     await drain(stage, recorder, consumers, log)
     const endedAt = Date.now()

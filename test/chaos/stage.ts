@@ -10,6 +10,7 @@ import { startSqsFaultProxy, type SqsFaultProxy } from '../../local/sqs-fault-pr
 import { loadConfig } from '../../src/config'
 import { createEngine, type Engine } from '../../src/store/engine'
 import { randomBytes } from 'node:crypto'
+import { rmSync } from 'node:fs'
 import { CreateQueueCommand } from '@aws-sdk/client-sqs'
 import { startProcess } from './processes'
 import { quiet } from './quiet'
@@ -43,6 +44,8 @@ export interface ChaosStage {
   apiProxy: PrimaryProxy
   api: { url: string }
   scanners: ChaosScanner[]
+  /** Nodes the nemesis started again (each in a directory of its own), stopped and removed by close(). */
+  restarted: { server: LocalRedis; dir: string }[]
   /** For the runner's wait for the drain only (the checker never reads Redis). */
   monitor: Engine
   close(): Promise<void>
@@ -56,6 +59,13 @@ export async function startStage(scannerCount: number, workerMaxMs: number): Pro
   try {
     const setup = await startSentinelSetup({ replicas: 2, sentinels: 3, downAfterMs: 1_000 })
     steps.push(() => setup.stop())
+    const restarted: ChaosStage['restarted'] = []
+    steps.push(async () => {
+      for (const { server, dir } of restarted) {
+        await server.stop()
+        rmSync(dir, { recursive: true, force: true })
+      }
+    })
     const sqs = await startSqsProcess()
     steps.push(() => sqs.stop())
     const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: localCredentials })
@@ -101,6 +111,7 @@ export async function startStage(scannerCount: number, workerMaxMs: number): Pro
     return {
       setup,
       nodes: [setup.primary, ...setup.replicas],
+      restarted,
       sqs,
       sqsClient,
       queueUrl: queue.url,
