@@ -92,7 +92,9 @@ function removalsHold(h: History, id: string, ops: Op[], byToken: Map<string, De
       candidates.push(w)
       if (w.outcome === 'ok') break
     }
-    const certain = candidates.length === 1 && candidates[0]!.outcome === 'ok'
+    // Certain which version it removed: one acknowledged write since the last, and the removal applied once (a
+    // request the client sent again may be answering its own earlier attempt, which already removed that version).
+    const certain = candidates.length === 1 && candidates[0]!.outcome === 'ok' && (r.attempts ?? 1) === 1
     if (!certain) f.indeterminate!++
     for (const w of candidates) {
       const ds = delivered(byToken, w)

@@ -99,6 +99,21 @@ describe('the chaos checker', () => {
     expect(promisesBroken(early)).toEqual(['not-early'])
   })
 
+  it('holds a version sent before a retried replace answered 200 only to the answer (the retry may answer its own attempt)', () => {
+    const put = (attempts: number): Partial<Op> => ({
+      kind: 'put',
+      token: 'a2',
+      invokeAt: T0 + 100,
+      completeAt: T0 + 3_000,
+      status: 200,
+      delayMs: 4_900,
+      attempts,
+    })
+    const deliveries = [{ sentAt: T0 + 1_000 }, { token: 'a2', sentAt: T0 + 5_000 }]
+    expect(check(historyOf({ ops: [created(), put(3)], deliveries })).valid).toBe(true)
+    expect(promisesBroken(historyOf({ ops: [created(), put(1)], deliveries }))).toEqual(['reschedule-holds'])
+  })
+
   it('catches a reschedule answered 200 whose new version never arrives', () => {
     const put: Partial<Op> = {
       kind: 'put',

@@ -35,6 +35,8 @@ export interface Op {
   code?: string
   /** The due time the answer named (ok job writes). */
   answerRunAtMs?: number
+  /** HTTP requests the client made for this call (its own retries of 503s and lost answers included). */
+  attempts?: number
   /** A user-level retry of op `retryOf` (same id and token). */
   retryOf?: number
 }

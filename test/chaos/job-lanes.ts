@@ -10,9 +10,14 @@ import { outcomeOf, type Recorder } from './recorder'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-export function apiClient(url: string): DelayQueueApiClient {
+/** A signed API client; `onRequest` hears of every HTTP request it makes (retries included). */
+export function apiClient(url: string, onRequest: () => void = () => undefined): DelayQueueApiClient {
   return new DelayQueueApiClient({
     url,
+    fetch: (input, init) => {
+      onRequest()
+      return globalThis.fetch(input, init)
+    },
     region: 'us-east-1',
     credentials: { accessKeyId: 'chaos', secretAccessKey: 'chaos' },
     timeoutMs: 5_000,

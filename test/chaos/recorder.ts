@@ -5,7 +5,12 @@ import { DelayQueueApiError } from '../../src/api-client'
 import type { Op, Outcome } from './history'
 
 export class Recorder {
-  readonly ops: Op[] = []
+  /** `ops` is the history's list, shared by every lane; `calls()` counts the HTTP requests of the lane's own client
+   * (its calls are sequential), so each operation records how many attempts it took. */
+  constructor(
+    readonly ops: Op[] = [],
+    private readonly calls: () => number = () => 0,
+  ) {}
 
   /** Adds an operation recorded by hand (the jobs of a batch), numbered now. */
   push(op: Op): void {
@@ -21,13 +26,16 @@ export class Recorder {
   ): Promise<Op> {
     const entry: Op = { ...op, n: this.ops.length, invokeAt: Date.now(), completeAt: 0, outcome: 'unknown' }
     this.ops.push(entry)
+    const before = this.calls()
     try {
       const answer = await call()
       entry.completeAt = Date.now()
       entry.outcome = 'ok'
+      entry.attempts = this.calls() - before
       onOk(answer, entry)
     } catch (e) {
       entry.completeAt = Date.now()
+      entry.attempts = this.calls() - before
       if (onError?.(e, entry)) return entry
       const { outcome, status, code } = outcomeOf(e)
       entry.outcome = outcome

@@ -4,7 +4,7 @@
 import { check, type Verdict } from './checker'
 import { earliestDue } from './check-jobs'
 import { startConsumers } from './consumers'
-import type { History } from './history'
+import type { History, Op } from './history'
 import { apiClient, jobLane } from './job-lanes'
 import { startNemesis } from './nemesis'
 import { seeded } from './random'
@@ -43,25 +43,27 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     const endAt = startedAt + o.durationMs
     const running = () => Date.now() < endAt && !o.signal?.aborted
     const random = seeded(o.seed)
-    const recorder = new Recorder()
-    const client = apiClient(stage.api.url)
+    const ops: Op[] = []
+    /** Each lane its own client, so that an operation's HTTP attempts can be counted. */
+    const lane = (n: number) => {
+      let requests = 0
+      const client = apiClient(stage.api.url, () => requests++)
+      return { client, recorder: new Recorder(ops, () => requests), random: seeded(o.seed * 31 + n), running }
+    }
+    const jobLanes = o.jobLanes ?? 6
     const lanes = [
-      ...Array.from({ length: o.jobLanes ?? 6 }, (_, i) =>
-        jobLane(`j${i}`, { client, recorder, random: seeded(o.seed * 31 + i), running }),
-      ),
-      ...Array.from({ length: o.scheduleLanes ?? 2 }, (_, i) =>
-        scheduleLane(`s${i}`, { client, recorder, random: seeded(o.seed * 37 + i), running }),
-      ),
+      ...Array.from({ length: jobLanes }, (_, i) => jobLane(`j${i}`, lane(i))),
+      ...Array.from({ length: o.scheduleLanes ?? 2 }, (_, i) => scheduleLane(`s${i}`, lane(jobLanes + i))),
     ]
     const leaseMs = Number(CHAOS_SETTINGS.LEASE_MS)
     const nemesis = startNemesis({ stage, random, leaseMs }, running, log)
     await Promise.all([...lanes, nemesis.done])
     const quietAt = Date.now()
     log(
-      `quiet after ${Math.round((quietAt - startedAt) / 1000)} s: ${recorder.ops.length} operations, ${nemesis.faults.length} faults`,
+      `quiet after ${Math.round((quietAt - startedAt) / 1000)} s: ${ops.length} operations, ${nemesis.faults.length} faults`,
     )
     if (o.signal?.aborted) throw new Error('aborted')
-    await drain(stage, recorder, consumers, log)
+    await drain(stage, ops, consumers, log)
     const endedAt = Date.now()
     await consumers.stop()
     const history: History = {
@@ -76,7 +78,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         scanners: scannerCount,
         toleranceMs: TOLERANCE_MS,
       },
-      ops: recorder.ops,
+      ops: ops,
       deliveries: consumers.deliveries,
       faults: nemesis.faults.sort((a, b) => a.start - b.start),
     }
@@ -91,11 +93,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
  * 90 s after the last due time: what is still missing then is the checker's to report). */
 async function drain(
   stage: Awaited<ReturnType<typeof startStage>>,
-  recorder: Recorder,
+  ops: Op[],
   consumers: ReturnType<typeof startConsumers>,
   log: (line: string) => void,
 ) {
-  const lastDue = Math.max(Date.now(), ...recorder.ops.map(earliestDue))
+  const lastDue = Math.max(Date.now(), ...ops.map(earliestDue))
   while (Date.now() < lastDue + 1_000) await sleep(200)
   const deadline = Date.now() + 90_000
   for (;;) {
