@@ -5,10 +5,8 @@ const skew = Number(process.env.CLOCK_SKEW_MS ?? 0)
 if (skew) {
   const RealDate = Date
   class SkewedDate extends RealDate {
-    // biome-ignore lint/suspicious/noExplicitAny: Date's constructor overloads
     constructor(...args: any[]) {
       if (args.length === 0) super(RealDate.now() + skew)
-      // biome-ignore lint/complexity/noUselessConstructor: forwards every overload
       else super(...(args as [number]))
     }
     static override now() {

@@ -97,7 +97,10 @@ export function startNemesis(ctx: f.FaultContext, running: () => boolean, log: (
   const total = WEIGHTS.reduce((n, [, w]) => n + w, 0)
   const pickKind = (): FaultKind => {
     let r = ctx.random.next() * total
-    for (const [kind, w] of WEIGHTS) if ((r -= w) < 0) return kind
+    for (const [kind, w] of WEIGHTS) {
+      r -= w
+      if (r < 0) return kind
+    }
     return WEIGHTS[0]![0]
   }
 
