@@ -94,7 +94,13 @@ function removalsHold(h: History, id: string, ops: Op[], byToken: Map<string, De
     }
     // Certain which version it removed: one acknowledged write since the last, and the removal applied once (a
     // request the client sent again may be answering its own earlier attempt, which already removed that version).
-    const certain = candidates.length === 1 && candidates[0]!.outcome === 'ok' && (r.attempts ?? 1) === 1
+    // The write must have been sent once too: a retried write may have made its version twice.
+    const certain =
+      candidates.length === 1 &&
+      candidates[0]!.outcome === 'ok' &&
+      (r.attempts ?? 1) === 1 &&
+      (candidates[0]!.attempts ?? 1) === 1 &&
+      candidates[0]!.retryOf === undefined
     if (!certain) f.indeterminate!++
     for (const w of candidates) {
       const ds = delivered(byToken, w)
@@ -121,7 +127,9 @@ function removalsHold(h: History, id: string, ops: Op[], byToken: Map<string, De
  */
 function notEarly(h: History, ops: Op[], out: JobChecks) {
   const f = out.figures['not-early']
-  const writes = new Map(ops.filter((op) => isJobWrite(op) && op.token).map((op) => [op.token!, op]))
+  // A user's retry shares its first attempt's token: the bound is the first call's.
+  const writes = new Map<string, Op>()
+  for (const op of ops) if (isJobWrite(op) && op.token && !writes.has(op.token)) writes.set(op.token, op)
   for (const d of h.deliveries) {
     if (d.scheduleId) continue
     const w = d.token ? writes.get(d.token) : undefined

@@ -13,7 +13,8 @@ export interface Verdict {
   violations: Violation[]
 }
 
-export function check(h: History): Verdict {
+export function check(input: History): Verdict {
+  const h = { ...input, ops: input.ops.map(definite) }
   const jobs = checkJobs(h)
   const schedules = checkSchedules(h)
   const duplicates = checkDuplicates(h)
@@ -26,6 +27,14 @@ export function check(h: History): Verdict {
   // A violation's count lands on its own promise (the schedule check also reports early occurrences).
   for (const p of PROMISES) figures[p].violations = violations.filter((v) => v.promise === p).length
   return { seed: h.seed, valid: violations.length === 0, figures, violations }
+}
+
+/**
+ * A refusal (4xx) is definite only for the attempt that got it: after the client's own retries, an earlier attempt
+ * answered 5xx or nothing and may have landed (a retried cancel answers 404 for its own earlier attempt's cancel).
+ */
+function definite(op: Op): Op {
+  return op.outcome === 'fail' && (op.attempts ?? 1) > 1 ? { ...op, outcome: 'unknown' } : op
 }
 
 export interface Slice {

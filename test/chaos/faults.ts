@@ -74,7 +74,7 @@ export async function sqsRefuse(ctx: FaultContext): Promise<FaultReport> {
   ctx.stage.sqsProxy.setRefuseRate(rate)
   await sleep(ms)
   ctx.stage.sqsProxy.setRefuseRate(0)
-  return { kind: 'sqs-refuse', detail: `${rate * 100}% of entries refused for ${ms} ms` }
+  return { kind: 'sqs-refuse', detail: `${Math.round(rate * 100)}% of entries refused for ${ms} ms` }
 }
 
 export async function sqsOutage(ctx: FaultContext): Promise<FaultReport> {
