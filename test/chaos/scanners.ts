@@ -1,0 +1,44 @@
+// Scanner processes for the chaos run: bundled once the way Lambda gets the code, each with its own environment
+// (through Sentinel, or through its own partitionable primary endpoint), killed, paused, restarted and skewed by the
+// nemesis. stopAll() ends every one of them, also after a failure.
+import type { ChildProcess } from 'node:child_process'
+import { stopChild } from '../../local/redis-server'
+import type { PrimaryProxy } from './primary-proxy'
+import { startProcess } from './processes'
+
+export interface ChaosScanner {
+  name: string
+  /** Its own primary endpoint, when it does not go through Sentinel (then it can be partitioned). */
+  proxy?: PrimaryProxy
+  env: Record<string, string>
+  child?: ChildProcess
+  /** Set while a fault owns it (killed, paused, restarting): other faults leave it alone. */
+  busy: boolean
+}
+
+/** Starts (or restarts) the scanner's process; resolves once it is connected and scanning. */
+export async function startScanner(s: ChaosScanner, extraEnv: Record<string, string> = {}): Promise<void> {
+  s.child = (await startProcess('scanner-entry', { ...s.env, ...extraEnv })).child
+}
+
+export function kill9(s: ChaosScanner): Promise<void> {
+  const child = s.child
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((ok) => {
+    child.once('exit', () => ok())
+    child.kill('SIGKILL')
+  })
+}
+
+export function signal(s: ChaosScanner, sig: 'SIGSTOP' | 'SIGCONT'): void {
+  if (s.child && s.child.exitCode === null && s.child.signalCode === null) s.child.kill(sig)
+}
+
+export async function stopAll(scanners: ChaosScanner[]): Promise<void> {
+  await Promise.all(
+    scanners.map(async (s) => {
+      signal(s, 'SIGCONT')
+      if (s.child) await stopChild(s.child)
+    }),
+  )
+}
