@@ -3,8 +3,8 @@
 import { sigV4Signer, regionOf } from './signer'
 import { JobConflictError } from './errors'
 import { scheduleBatch } from './batch'
-import { isOwnJob, scheduledOf, withId } from './own-job'
-import { call, DEFAULT_RETRY, type Transport } from './transport'
+import { isOwnJob, scheduledOf, withId, type JobWithId } from './own-job'
+import { call, DEFAULT_RETRY, type Answer, type Transport } from './transport'
 import type {
   ApiClientOptions,
   BatchResult,
@@ -49,12 +49,36 @@ export class DelayQueueApiClient {
    */
   async schedule(input: JobInput): Promise<ScheduledJob> {
     const job = withId(input)
+    // An id made here names this call's job alone: before a retry, a job found under it (pending, or already handed to
+    // SQS: its dispatch receipt) is the earlier attempt's, and the create is done. A retry that sent the job again
+    // after its first copy had left Redis would create it twice.
+    const beforeRetry = input.id === undefined ? () => this.madeByEarlierAttempt(job) : undefined
     try {
-      return (await call(this.transport, 'POST', '/jobs', job, { retryUnanswered: true })).body
+      return (await call(this.transport, 'POST', '/jobs', job, { retryUnanswered: true, beforeRetry })).body
     } catch (e) {
       if (e instanceof JobConflictError && e.attempts > 1 && isOwnJob(job, e.existing)) return scheduledOf(e.existing)
       throw e
     }
+  }
+
+  /** The job an earlier attempt of a create stored under `job.id`, as a create's answer, or undefined. */
+  private async madeByEarlierAttempt(job: JobWithId): Promise<Answer | undefined> {
+    const found = await call(this.transport, 'GET', jobPath(job.id), undefined, {
+      allow: [404],
+      retryUnanswered: true,
+    }).catch(() => undefined)
+    if (found?.status !== 200 || found.body.queue !== job.queue) return undefined
+    const view = found.body as JobView
+    // A dispatch receipt does not keep the creation time: its due time stands in for it.
+    const body: ScheduledJob = {
+      id: view.id,
+      queue: view.queue,
+      status: 'scheduled',
+      runAt: view.dueAt ?? view.runAt,
+      createdAt: view.createdAt ?? view.dueAt ?? view.runAt,
+      ...(view.groupId ? { groupId: view.groupId } : {}),
+    }
+    return { status: 201, attempts: found.attempts, headers: found.headers, body }
   }
 
   /**

@@ -43,6 +43,11 @@ export interface CallOptions {
   allow?: number[]
   /** Retry a call that got no answer (connection reset, timeout): only for a request that is safe to repeat. */
   retryUnanswered?: boolean
+  /**
+   * Asked before each retry: an answer it gives ends the call with it, instead of sending the request again (a create
+   * whose earlier attempt is found to have been carried out already).
+   */
+  beforeRetry?: () => Promise<Answer | undefined>
 }
 
 /**
@@ -54,7 +59,7 @@ export async function call(
   method: string,
   path: string,
   body?: unknown,
-  { allow = [], retryUnanswered = false }: CallOptions = {},
+  { allow = [], retryUnanswered = false, beforeRetry }: CallOptions = {},
 ): Promise<Answer> {
   const url = new URL(t.baseUrl.pathname.replace(/\/$/, '') + path, t.baseUrl)
   const text = body === undefined ? undefined : JSON.stringify(body)
@@ -71,6 +76,8 @@ export async function call(
       // No answer: the request may or may not have been carried out.
       if (!retryUnanswered || attempt >= t.retry.attempts) throw e
       await sleep(retryDelayMs(t.retry, attempt, null))
+      const found = await beforeRetry?.()
+      if (found) return found
       continue
     }
     if (res.ok || allow.includes(res.status)) {
@@ -87,6 +94,8 @@ export async function call(
       throw error
     }
     await sleep(retryDelayMs(t.retry, attempt, res.headers.get('retry-after')))
+    const found = await beforeRetry?.()
+    if (found) return found
   }
 }
 

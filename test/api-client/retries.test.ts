@@ -8,6 +8,8 @@ import type { Log } from '../../src/logger'
 import { createEngine, type Engine } from '../../src/store/engine'
 import { testConfig } from '../api/api-helpers'
 import { serveApi, type ApiServer } from '../support/api-server'
+import { testScanner } from '../support/scanner'
+import { countIds, createQueue, receiveAll, sqsClient as sqsClientFor } from '../support/sqs'
 
 const quiet: Log = { info: () => {}, warn: () => {}, error: () => {} }
 const credentials = { accessKeyId: 'AKIDLOCALTEST', secretAccessKey: 'local-secret' }
@@ -37,8 +39,8 @@ describe('DelayQueueApiClient: a retried create exists once', () => {
     const from = api.received.length
     // act
     const job = await client().schedule({ queue: 'emails', payload: { to: 'a@example.com' }, delayMs: 60_000 })
-    // assess: the first attempt stored it (503), the retry found it (409) and took it for its own
-    expect(statuses()).toEqual([503, 409])
+    // assess: the first attempt stored it (503); before a retry, the client found it under the id it made (200)
+    expect(statuses()).toEqual([503, 200])
     expect(await pendingIn('emails')).toBe(1)
     expect(await engine.store.get(job.id)).toMatchObject({ queue: 'emails', payload: { to: 'a@example.com' } })
     expect(Date.parse(job.runAt) - Date.parse(job.createdAt)).toBe(60_000)
@@ -110,5 +112,32 @@ describe('DelayQueueApiClient: a retried create exists once', () => {
     for (const [i, r] of results.entries()) {
       expect(await engine.store.get(r.id!)).toMatchObject({ payload: { n: i + 1 } })
     }
+  })
+})
+
+describe('DelayQueueApiClient: a retried create whose first copy already left for SQS', () => {
+  it('takes the dispatch receipt under its own id for the earlier attempt, and creates nothing again', async () => {
+    // prepare: the first attempt is stored (503: no replica confirmed it) and handed to SQS before the retry
+    const sqsClient = sqsClientFor()
+    const q = await createQueue(sqsClient, 'retry-receipt')
+    const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
+    const before = await pendingIn('emails')
+    let first = true
+    const sendThenDrain: typeof globalThis.fetch = async (url, init) => {
+      const res = await fetch(url, init)
+      if (first && init?.method === 'POST') {
+        first = false
+        await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
+      }
+      return res
+    }
+    // act
+    const job = await client(sendThenDrain).schedule({ queue: 'emails', payload: { once: true } })
+    // assess: the one copy is in SQS, none is pending again
+    expect(await engine.store.get(job.id)).toMatchObject({ status: 'dispatched', queue: 'emails' })
+    expect(await pendingIn('emails')).toBe(before)
+    expect(countIds(await receiveAll(sqsClient, q.url)).get(job.id)).toBe(1)
+    await s.close()
+    sqsClient.destroy()
   })
 })
