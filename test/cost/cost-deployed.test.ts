@@ -2,52 +2,10 @@
 // cost-peers.ts): CloudWatch metrics, alarms, dashboard and logs from the measured figures; Redis with and without a
 // replica; NAT gateways; the free tier only when asked; the peers' plans and the crossover volume.
 import { describe, expect, it } from 'vitest'
-import { bill, type Measured, type Scenario } from '../../bench/cost-model'
+import { bill, type Scenario } from '../../bench/cost-model'
+import { base, item, measured, total } from './fixtures'
 import { alternatives, crossover } from '../../bench/cost-peers'
 
-const measured: Measured = {
-  bytesPerJob200: 335,
-  scanCpuMsPer1000Jobs: 100,
-  scanSteadyCpuMsPerJob: [
-    { jobsPerSec: 160, cpuMsPerJob: 1.6 },
-    { jobsPerSec: 10, cpuMsPerJob: 4 },
-    { jobsPerSec: 40, cpuMsPerJob: 2.5 },
-  ],
-  apiWallMsPerRequest: 0.2,
-  apiCpuMsPerRequest: 0.1,
-  apiWallMsPerBatch100: 5,
-  apiCpuMsPerBatch100: 3,
-  idleRedisCommandsPerSec: 4,
-  emptyTickActiveS: 0.01,
-  startedJobActiveS: 1,
-  continuousInvocationS: 66,
-  observability: {
-    idle: { metrics: 1, ingestBytes: 250 },
-    pending1: { metrics: 4, ingestBytes: 500 },
-    pending3: { metrics: 8, ingestBytes: 800 },
-    busy1: { metrics: 10, ingestBytes: 1_100 },
-    busy3: { metrics: 14, ingestBytes: 1_700 },
-    runLineIdleBytes: 680,
-    runLineBusyBytes: 830,
-    platformBytes: 350,
-    accessLogBytes: 420,
-  },
-}
-const base: Scenario = {
-  jobsPerMonth: 10_000_000,
-  enqueue: 'api',
-  mode: 'continuous',
-  scanMemoryMb: 512,
-  apiMemoryMb: 512,
-  payloadBytes: 200,
-  waitHours: 24,
-  windowMs: 0,
-  redis: 'serverless',
-  egress: 'endpoints',
-  endpointAzs: 1,
-}
-const item = (lines: ReturnType<typeof bill>, prefix: string) => lines.find((l) => l.item.startsWith(prefix))
-const total = (lines: ReturnType<typeof bill>) => lines.reduce((a, l) => a + l.usd, 0)
 const idle: Scenario = { ...base, jobsPerMonth: 0, mode: 'on-demand', enqueue: 'direct', egress: 'ipv6' }
 
 describe('the bill of what is deployed', () => {
