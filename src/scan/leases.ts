@@ -10,7 +10,7 @@ import {
   type Acceptance,
   type AckSettlement,
   type Settlement,
-} from '../store/script-calls'
+} from '../store/scan-script-calls'
 import { encodeReceipt } from '../store/receipt'
 import { rideOut } from '../store/ride-out'
 import { runScript, type ScriptedClient } from '../store/scripts'

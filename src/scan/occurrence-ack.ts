@@ -7,7 +7,7 @@ import { nextOccurrence } from '../schedule/recurrence'
 import type { Keyspace, ShardKeys } from '../store/keys'
 import { guard } from '../store/redis-errors'
 import { decodeScheduleRecord, type StoredSchedule } from '../store/schedule-record'
-import { scheduleAckCall, type OccurrenceAck } from '../store/script-calls'
+import { scheduleAckCall, type OccurrenceAck } from '../store/schedule-script-calls'
 import { runScript, type ScriptedClient } from '../store/scripts'
 
 export interface OccurrenceSettlement {

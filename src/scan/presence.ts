@@ -5,7 +5,7 @@
 // is still scanning. A run that dies leaves a name that lapses within ALIVE_TTL_MS: after that, enqueues start a
 // new one again.
 import type { Keyspace } from '../store/keys'
-import { scannerAliveCall, scannerRetireCall } from '../store/script-calls'
+import { scannerAliveCall, scannerRetireCall } from '../store/scan-script-calls'
 import { type RedisClient, runScript, withScripts } from '../store/scripts'
 
 /** Expiry of a run's name. A live run refreshes it every ALIVE_REFRESH_MS, well before it lapses. */

@@ -6,7 +6,7 @@
 // (lua/scanner-retire.lua); else it expires.
 import type { Config } from '../config'
 import type { Keyspace } from './keys'
-import { scanStartReleaseCall } from './script-calls'
+import { scanStartReleaseCall } from './scan-script-calls'
 import { runScript, type ScriptedClient } from './scripts'
 
 /** On-demand scan mode, as the enqueue script sees it (lua/enqueue.lua: startHorizon, startGuardMs). */

@@ -8,7 +8,7 @@ import { guard } from './redis-errors'
 import { readRecordHeads } from './record-heads'
 import { decodeScheduleRecord, SCHEDULE_HEADER_LINES, type ScheduleSpec, type StoredSchedule } from './schedule-record'
 import { writeScript, type ReplicationOptions } from './replication'
-import { scheduleDeleteCall, schedulePutCall } from './script-calls'
+import { scheduleDeleteCall, schedulePutCall } from './schedule-script-calls'
 import type { ScriptedClient } from './scripts'
 
 export interface NewSchedule {

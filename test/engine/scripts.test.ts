@@ -4,21 +4,15 @@ import { describe, expect, it } from 'vitest'
 import { Keyspace } from '../../src/store/keys'
 import {
   ackCall,
-  cancelCall,
   claimCall,
-  enqueueCall,
-  getCall,
   relayHandBackCall,
+  releaseCall,
   scannerAliveCall,
   scannerRetireCall,
   scanStartReleaseCall,
-  releaseCall,
-  reviveCall,
-  scheduleAckCall,
-  scheduleDeleteCall,
-  schedulePutCall,
-  type ScriptCall,
-} from '../../src/store/script-calls'
+} from '../../src/store/scan-script-calls'
+import { scheduleAckCall, scheduleDeleteCall, schedulePutCall } from '../../src/store/schedule-script-calls'
+import { cancelCall, enqueueCall, getCall, reviveCall, type ScriptCall } from '../../src/store/script-calls'
 import { recordHeadsCall } from '../../src/store/ops-script-calls'
 import {
   composeScript,

@@ -1,0 +1,189 @@
+// The scan side's script calls (claim, ack with its receipt, release; a run's relay and on-demand markers), built
+// the way src/store/script-calls.ts builds the job side's: KEYS and ARGV by name, in each script's header order.
+import { receiptSlot, type ShardKeys } from './keys'
+import { receiptExpiry, receiptHour } from './receipt'
+import type { ScriptCall } from './script-calls'
+
+export interface ClaimParams {
+  limit: number
+  leaseMs: number
+  token: string
+  maxAttempts: number
+  hintCap: number
+  lookaheadMs: number
+  /** With a dispatch window, the jobs that fill a SendMessageBatch: the reply's fullAt says when that many are due. */
+  fullCount: number
+  /** The previous reply's fullAt when the caller woke for a full request, else 0: the claim stops at that request. */
+  fullBy: number
+  /**
+   * The dispatch window (with fullBy: jobs whose window has ended are taken whatever fullBy says, the earliest first,
+   * within the full request's ten when fullBy is later than their window's end).
+   */
+  windowMs: number
+  /** Bucket numbers the caller expects to be due: their keys go to KEYS, their numbers to ARGV. */
+  hints: readonly string[]
+}
+
+/**
+ * lua/claim.lua: { now, nextDue, needHints, more, hints, flat jobs: id, record, dueMs, attempt, ..., nextInflight,
+ * fullAt }.
+ */
+export type ClaimReply = [number, number, number, number, string[], (string | number)[], number, number, number]
+
+export function claimCall(shard: ShardKeys, p: ClaimParams): ScriptCall<ClaimReply> {
+  return {
+    script: 'sdqClaim',
+    keys: {
+      jobs: shard.jobs,
+      index: shard.index,
+      inflight: shard.inflight,
+      leases: shard.leases,
+      errors: shard.errors,
+      dead: shard.dead,
+      counts: shard.counts,
+      buckets: p.hints.map((b) => shard.bucket(b)),
+    },
+    args: {
+      limit: p.limit,
+      leaseMs: p.leaseMs,
+      token: p.token,
+      maxAttempts: p.maxAttempts,
+      hintCap: p.hintCap,
+      lookaheadMs: p.lookaheadMs,
+      fullCount: p.fullCount,
+      fullBy: p.fullBy,
+      windowMs: p.windowMs,
+      bucketNos: p.hints,
+    },
+  }
+}
+
+export interface Settlement {
+  id: string
+  token: string
+}
+
+/** What acknowledging a sent job touches (ack and schedule-ack): its record, lease and last error, and the counts. */
+export function ackKeys(shard: ShardKeys) {
+  return {
+    jobs: shard.jobs,
+    inflight: shard.inflight,
+    leases: shard.leases,
+    errors: shard.errors,
+    counts: shard.counts,
+  }
+}
+
+/** What SQS answered for a sent job: kept in its dispatch receipt (src/store/receipt.ts). */
+export interface Acceptance {
+  messageId: string
+  /** When SQS accepted it, on Redis's clock (the scanner's estimate), ms. */
+  acceptedAtMs: number
+}
+
+export interface AckSettlement extends Settlement {
+  /** The job's encoded dispatch receipt (encodeReceipt); absent: none (an ack without the send's answer). */
+  receipt?: string
+}
+
+/** Receipts to write with an ack: the hour's hashes are chosen by `nowMs` (Redis's clock) and kept `ttlMs`. */
+export interface ReceiptPlan {
+  ttlMs: number
+  nowMs: number
+}
+
+/** lua/ack.lua: how many of the jobs their lease still held. Without `receipts` (or a 0 ttl) none are written. */
+export function ackCall(
+  shard: ShardKeys,
+  settlements: readonly AckSettlement[],
+  receipts?: ReceiptPlan,
+): ScriptCall<number> {
+  const on = receipts !== undefined && receipts.ttlMs > 0
+  const hour = on ? receiptHour(receipts.nowMs) : 0
+  const hashes: string[] = []
+  const index = new Map<string, number>()
+  const hashOf = (s: AckSettlement): number => {
+    if (!on || s.receipt === undefined) return 0
+    const key = shard.receipts(hour, receiptSlot(s.id))
+    const known = index.get(key)
+    if (known !== undefined) return known
+    const n = hashes.push(key)
+    index.set(key, n)
+    return n
+  }
+  const groups = settlements.flatMap((s) => [s.id, s.token, hashOf(s), s.receipt ?? ''])
+  return {
+    script: 'sdqAck',
+    keys: { ...ackKeys(shard), receipts: hashes },
+    args: { expireAt: on ? receiptExpiry(hour, receipts.ttlMs) : 0, settlements: groups },
+  }
+}
+
+export interface Refusal extends Settlement {
+  error: string
+  /** Whether the refusal counts against the job's attempts (SQS refused it as the sender's fault). */
+  jobsFault: boolean
+  /** When to try again (src/scan/backoff.ts). */
+  retryInMs: number
+  /** The send failed in a way SQS may still have accepted (a timeout, a reset connection, a server error). */
+  maybeSent?: boolean
+}
+
+export interface ReleaseParams {
+  maxAttempts: number
+  refusals: readonly Refusal[]
+}
+
+/** lua/release.lua: { released, dead, deadIds (dead or retired), retired }. */
+export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[number, number, string[], number]> {
+  return {
+    script: 'sdqRelease',
+    keys: {
+      jobs: shard.jobs,
+      inflight: shard.inflight,
+      leases: shard.leases,
+      errors: shard.errors,
+      dead: shard.dead,
+      counts: shard.counts,
+      schedules: shard.schedules,
+    },
+    args: {
+      maxAttempts: p.maxAttempts,
+      refusals: p.refusals.flatMap((r) => [
+        r.id,
+        r.token,
+        r.error,
+        r.jobsFault ? '1' : '0',
+        r.retryInMs,
+        r.maybeSent ? '1' : '0',
+      ]),
+    },
+  }
+}
+
+/** lua/relay-hand-back.lua: 1 when the relay key held `owner` and was given back to `predecessor`, else 0. */
+export function relayHandBackCall(relayKey: string, owner: string, predecessor: string | null): ScriptCall<number> {
+  return { script: 'sdqRelayHandBack', keys: { relay: relayKey }, args: { owner, predecessor: predecessor ?? '' } }
+}
+
+/** lua/scanner-alive.lua: how many runs are alive on the shard, this one included. */
+export function scannerAliveCall(shard: ShardKeys, owner: string, ttlMs: number): ScriptCall<number> {
+  return { script: 'sdqScannerAlive', keys: { scanner: shard.scannerAlive }, args: { owner, ttlMs } }
+}
+
+/** lua/scanner-retire.lua: [1, 0] when the run's name is off the shard, [0, untilDueMs] when work is due too soon. */
+export function scannerRetireCall(
+  shard: ShardKeys,
+  p: { owner: string; horizonMs: number; startToken: string | null },
+): ScriptCall<[number, number]> {
+  return {
+    script: 'sdqScannerRetire',
+    keys: { scanner: shard.scannerAlive, index: shard.index, inflight: shard.inflight, start: shard.scanStart },
+    args: { owner: p.owner, horizonMs: p.horizonMs, token: p.startToken ?? '' },
+  }
+}
+
+/** lua/scan-start-release.lua: 1 when the shard's start guard held `token` (removed, or lapsing in `keepMs`). */
+export function scanStartReleaseCall(shard: ShardKeys, token: string, keepMs = 0): ScriptCall<number> {
+  return { script: 'sdqScanStartRelease', keys: { start: shard.scanStart }, args: { token, keepMs } }
+}

@@ -1,0 +1,100 @@
+// The recurring schedules' script calls (put, delete, the occurrence ack), built the way src/store/script-calls.ts
+// builds the job side's: KEYS and ARGV by name, in each script's header order.
+import type { JobLocation, ShardKeys } from './keys'
+import { ackKeys, type Settlement } from './scan-script-calls'
+import { jobSideKeys, type ScriptCall } from './script-calls'
+
+/** The keys a schedule script touches besides its schedule: the whole job side of its shard, and its bucket. */
+function scheduleKeys({ shard, bucket }: JobLocation) {
+  return {
+    schedules: shard.schedules,
+    scheduleIds: shard.scheduleIds,
+    ...jobSideKeys({ shard, bucket }),
+  }
+}
+
+export interface SchedulePutParams {
+  id: string
+  specJson: string
+  payloadJson: string
+  queue: string
+  groupId: string
+  /** First occurrence (epoch ms), and the one after it; null for none. */
+  first: number | null
+  second: number | null
+  /** Write only over this version (pause / resume); undefined for any. */
+  expectedVersion?: number
+}
+
+/** lua/schedule-put.lua: { 1 | 2, version, pendingMs | -1, runs, lastRunMs | -1, createdAtMs }, or { 0 } / { -4 }. */
+export type SchedulePutReply = number[]
+
+export function schedulePutCall(at: JobLocation, p: SchedulePutParams): ScriptCall<SchedulePutReply> {
+  if (p.queue.includes('\n') || p.groupId.includes('\n')) throw new Error('queue and groupId cannot hold "\\n"')
+  return {
+    script: 'sdqSchedulePut',
+    keys: scheduleKeys(at),
+    args: {
+      id: p.id,
+      bucketNo: at.bucketNo,
+      spec: p.specJson,
+      payload: p.payloadJson,
+      queue: p.queue,
+      groupId: p.groupId,
+      first: p.first ?? -1,
+      second: p.second ?? -1,
+      wake: at.shard.wakeChannel,
+      expected: p.expectedVersion ?? '',
+    },
+  }
+}
+
+/** lua/schedule-delete.lua: 1, or 0 (no such schedule). */
+export function scheduleDeleteCall(at: JobLocation, id: string): ScriptCall<number> {
+  return { script: 'sdqScheduleDelete', keys: scheduleKeys(at), args: { id, bucketNo: at.bucketNo } }
+}
+
+export interface OccurrenceAck extends Settlement {
+  scheduleId: string
+  atMs: number
+  /** The schedule version the next occurrences were computed from (0: no schedule). */
+  version: number
+  /** The next occurrence after this one, and the next after now on Redis's clock (as measured); null for none. */
+  nextAfterIt: number | null
+  nextAfterNow: number | null
+  /** The schedule's bucket (where its occurrences live). */
+  bucketNo: number
+}
+
+/** lua/schedule-ack.lua: how many of the occurrences their lease still held. */
+export function scheduleAckCall(shard: ShardKeys, acks: readonly OccurrenceAck[], windowMs = 0): ScriptCall<number> {
+  const buckets: string[] = []
+  const keyIndex = new Map<number, number>() // bucket number -> its position in KEYS (1-based: 7 fixed keys first)
+  for (const a of acks) {
+    if (!keyIndex.has(a.bucketNo)) keyIndex.set(a.bucketNo, 7 + buckets.push(shard.bucket(a.bucketNo)))
+  }
+  return {
+    script: 'sdqScheduleAck',
+    keys: {
+      ...ackKeys(shard),
+      schedules: shard.schedules,
+      index: shard.index,
+      buckets,
+    },
+    args: {
+      wake: shard.wakeChannel,
+      windowMs,
+      occurrences: acks.flatMap((a) => [
+        a.id,
+        a.token,
+        a.scheduleId,
+        a.atMs,
+        a.version,
+        a.nextAfterIt ?? -1,
+        a.nextAfterNow ?? -1,
+        a.bucketNo,
+        keyIndex.get(a.bucketNo)!,
+      ]),
+    },
+  }
+}
