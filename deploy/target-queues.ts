@@ -39,7 +39,7 @@ const VISIBILITY_FACTOR = 6
  */
 const QUEUES_BUDGET_BYTES = 2560
 const LONGEST_QUEUE_URL_PREFIX = 'https://sqs.ap-southeast-5.amazonaws.com/123456789012/'
-/** Same rule as src/config.ts QUEUE_NAME. */
+/** Same rule as src/queues.ts QUEUE_NAME. */
 const QUEUE_NAME = /^[A-Za-z0-9_-]{1,75}(\.fifo)?$/
 
 function fail(message: string): never {
@@ -156,7 +156,7 @@ function resources(queues: TargetQueue[], settings: DelayQueueSettings, exportPr
   return { Resources, Outputs }
 }
 
-/** QUEUES for the functions: "orders=https://sqs...,emails=https://sqs..." (src/config.ts parseQueues). */
+/** QUEUES for the functions: "orders=https://sqs...,emails=https://sqs..." (src/queues.ts parseQueues). */
 function queuesEnv(queues: TargetQueue[]): Cfn {
   const parts: unknown[] = []
   queues.forEach((q, i) => parts.push(`${i ? ',' : ''}${q.name}=`, { Ref: q.logicalId }))

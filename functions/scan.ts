@@ -7,7 +7,8 @@
 // (src/scan/worker.ts). It logs through Powertools Logger (with the request id) and emits its metrics as EMF lines
 // every 10 s and at the end.
 import type { Context } from 'aws-lambda'
-import { isFifoQueue, loadConfig } from '../src/config'
+import { loadConfig } from '../src/config'
+import { isFifoQueue } from '../src/queues'
 import { createLogger } from '../src/logger'
 import { createEngine } from '../src/store/engine'
 import { createScanner } from '../src/scan/engine'

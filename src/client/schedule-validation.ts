@@ -1,7 +1,8 @@
 // Turns raw schedule input (PUT /schedules/{id} bodies, DelayQueue.putSchedule) into a stored spec, with every rule
 // in one place. Field shapes are zod schemas; the cron expression, zone and time rules come after.
 import { z } from 'zod'
-import { isFifoQueue, type Config } from '../config'
+import type { Config } from '../config'
+import { isFifoQueue } from '../queues'
 import { PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors'
 import { occurrenceId } from '../schedule/occurrence-id'
 import { cronProblems, isTimeZone, nextOccurrence } from '../schedule/recurrence'

@@ -2,7 +2,8 @@
 // Every rule lives here, so the HTTP API and src/client/delay-queue.ts accept and refuse exactly the same things.
 // Field shapes are zod schemas; rules that need configuration, the clock or more than one field come after.
 import { z } from 'zod'
-import { isFifoQueue, type Config } from '../config'
+import type { Config } from '../config'
+import { isFifoQueue } from '../queues'
 import { expectedMessageBytes } from '../sqs/envelope'
 import { PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors'
 import { newJobId } from '../store/ids'

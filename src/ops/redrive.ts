@@ -12,7 +12,7 @@ import {
   type Message,
   type SQSClient,
 } from '@aws-sdk/client-sqs'
-import { isFifoQueue } from '../config'
+import { isFifoQueue } from '../queues'
 import { deduplicationId, JOB_ID_ATTRIBUTE } from '../sqs/envelope'
 import { DelayQueueError, JobExistsError } from '../errors'
 import type { JobStore, NewJob } from '../store/job-store'

@@ -2,7 +2,7 @@
 // one keep-alive client. It never acks or releases: it reports which jobs SQS accepted and which it refused, and the
 // scanner settles the leases.
 import type { SQSClient } from '@aws-sdk/client-sqs'
-import { isFifoQueue } from '../config'
+import { isFifoQueue } from '../queues'
 import { messageBody, messageBytes } from '../sqs/envelope'
 import { hashId } from '../store/keys'
 import { type HeldBehind, heldBehind, type Lane, type SendResult, takeBatch } from './lane'

@@ -1,7 +1,8 @@
 // Wires the scan side: leases, the SQS dispatcher and a scanner, over an engine's Redis. `createScanner` takes the
 // deployed configuration; tests and benches build the same parts with their own settings through `buildScanner`.
 import type { SQSClient } from '@aws-sdk/client-sqs'
-import { type Config, isFifoQueue } from '../config'
+import type { Config } from '../config'
+import { isFifoQueue } from '../queues'
 import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../sqs/client'
 import type { Engine } from '../store/engine'
 import type { Keyspace } from '../store/keys'

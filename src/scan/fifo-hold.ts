@@ -1,7 +1,7 @@
 // A run's FIFO jobs between their claim and their send: what the scanner does with each claim's jobs so that a FIFO
 // group keeps its order across shards (the rule is src/scan/fifo-merge.ts), and with the jobs still held when the
 // run ends.
-import { isFifoQueue } from '../config'
+import { isFifoQueue } from '../queues'
 import type { Log } from '../logger'
 import { FifoMerge } from './fifo-merge'
 import type { InFlight } from './in-flight'
