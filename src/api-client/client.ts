@@ -69,15 +69,9 @@ export class DelayQueueApiClient {
     }).catch(() => undefined)
     if (found?.status !== 200 || found.body.queue !== job.queue) return undefined
     const view = found.body as JobView
+    const runAt = view.dueAt ?? view.runAt
     // A dispatch receipt does not keep the creation time: its due time stands in for it.
-    const body: ScheduledJob = {
-      id: view.id,
-      queue: view.queue,
-      status: 'scheduled',
-      runAt: view.dueAt ?? view.runAt,
-      createdAt: view.createdAt ?? view.dueAt ?? view.runAt,
-      ...(view.groupId ? { groupId: view.groupId } : {}),
-    }
+    const body = scheduledOf({ ...view, runAt, createdAt: view.createdAt ?? runAt })
     return { status: 201, attempts: found.attempts, headers: found.headers, body }
   }
 

@@ -33,7 +33,9 @@ export function isOwnJob(sent: JobWithId, existing: ExistingJob | undefined): ex
 }
 
 /** The answer a successful create would have given, from the job the retry found. */
-export function scheduledOf(existing: ExistingJob): ScheduledJob {
+export function scheduledOf(
+  existing: Pick<ExistingJob, 'id' | 'queue' | 'runAt' | 'createdAt' | 'groupId'>,
+): ScheduledJob {
   return {
     id: existing.id,
     queue: existing.queue,
