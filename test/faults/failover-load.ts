@@ -1,5 +1,6 @@
 // The failover case's client side: concurrent API-style writes (enqueues, and cancels of jobs due a little later)
 // that remember exactly what was acknowledged, and when writes were acknowledged again after a fault.
+import { expect } from 'vitest'
 import type { Engine } from '../../src/store/engine'
 import { between, sleep } from './harness'
 
@@ -105,4 +106,31 @@ export function longestGapMs(record: LoadRecord, from: number, to: number, only:
     last = t
   }
   return gap
+}
+
+/**
+ * What every failover case holds (Sentinel and Cluster): a replica was promoted, writes were acknowledged before and
+ * again after, everything drained; with replicated writes nothing acknowledged is lost or resurrected, and without
+ * them the cut case does lose writes (so the zeros are the replication's doing, not a blind test).
+ */
+export function expectFailoverOutcome(o: {
+  promoted: boolean
+  enqueued: number
+  recoveredMs: number | null
+  drained: boolean
+  replicated: boolean
+  cutMs: number
+  lost: string[]
+  resurrected: string[]
+}): void {
+  expect(o.promoted).toBe(true)
+  expect(o.enqueued).toBeGreaterThan(0)
+  expect(o.recoveredMs).not.toBeNull()
+  expect(o.drained).toBe(true)
+  if (o.replicated) {
+    expect(o.lost).toEqual([])
+    expect(o.resurrected).toEqual([])
+  } else if (o.cutMs > 0) {
+    expect(o.lost.length + o.resurrected.length).toBeGreaterThan(0)
+  }
 }
