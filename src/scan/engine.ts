@@ -6,6 +6,7 @@ import { isFifoQueue } from '../queues'
 import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../sqs/client'
 import type { Engine } from '../store/engine'
 import type { Keyspace } from '../store/keys'
+import type { ReplicationOptions } from '../store/replication'
 import { closeRedis, connectRedis } from '../store/redis'
 import type { RedisClient, ScriptedClient } from '../store/scripts'
 import { Dispatcher } from './dispatcher'
@@ -55,7 +56,14 @@ export type ScanHooks = Pick<
 
 /** Leases, a dispatcher over one SQS client, and a scanner; `subscriber` carries the wake signal when given. */
 export function buildScanner(
-  parts: { redis: ScriptedClient; keys: Keyspace; sqs: SQSClient; subscriber?: RedisClient },
+  parts: {
+    redis: ScriptedClient
+    keys: Keyspace
+    sqs: SQSClient
+    subscriber?: RedisClient
+    /** The engine's replication: claims confirmed by a replica before their jobs go out (src/scan/claim-fence.ts). */
+    replication?: ReplicationOptions
+  },
   settings: ScanSettings,
   hooks: ScanHooks = {},
 ): { scanner: Scanner; leases: Leases; dispatcher: Dispatcher; memoryWatch?: MemoryWatch } {
@@ -70,6 +78,7 @@ export function buildScanner(
       fullRequests: sendsToOneLane(settings.queues),
       ...(hooks.localClock ? { localClock: hooks.localClock } : {}),
       receiptTtlMs: settings.dispatchReceiptTtlMs,
+      ...(parts.replication ? { replication: parts.replication } : {}),
     },
     parts.keys,
   )
@@ -140,7 +149,13 @@ export function createScanner(
       logger: hooks.logger ?? defaultLog(),
     })
   const { scanner, memoryWatch, dispatcher } = buildScanner(
-    { redis: engine.redis, keys: engine.keys, sqs, subscriber },
+    {
+      redis: engine.redis,
+      keys: engine.keys,
+      sqs,
+      subscriber,
+      ...(engine.replication ? { replication: engine.replication } : {}),
+    },
     engine.config,
     { observer: metrics, ...hooks },
   )

@@ -19,6 +19,8 @@ import { delayOf, heldBackDelay, retryDelayMs } from './backoff'
 import { RedisClock } from './clock'
 import type { HeldBehind } from './lane'
 import { ackOccurrences } from './occurrence-ack'
+import { fencedClaim } from './claim-fence'
+import type { ReplicationOptions } from '../store/replication'
 
 export interface ClaimedJob extends StoredJob {
   id: string
@@ -80,6 +82,11 @@ export interface LeaseOptions {
   localClock?: () => number
   /** DISPATCH_RECEIPT_TTL_MS: how long the ack keeps a receipt of each job it forgets; 0 or absent: none. */
   receiptTtlMs?: number
+  /**
+   * The engine's replication (REDIS_WAIT_REPLICAS): a claim's jobs are sent only once a replica confirmed the claim
+   * (src/scan/claim-fence.ts). Absent: claims are not confirmed (tests on a single node).
+   */
+  replication?: ReplicationOptions
 }
 
 export type { Settlement }
@@ -141,8 +148,12 @@ export class Leases {
       hints,
     })
     const sentAt = this.localNow()
-    const [now, nextDue, needHints, more, nextHints, flat, nextInflight, fullAt, dueBy] = await guard(
-      rideOut(this.redis, () => runScript(this.redis, call)),
+    const [now, nextDue, needHints, more, nextHints, flat, nextInflight, fullAt, dueBy] = await fencedClaim(
+      this.redis,
+      this.options.replication,
+      shard,
+      call,
+      { token, maxAttempts },
     )
     this.clock.observe(Number(now), sentAt, this.localNow())
     const jobs: ClaimedJob[] = []

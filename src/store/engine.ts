@@ -7,6 +7,7 @@ import { closeRedis, connectRedis, type ConnectOptions } from './redis'
 import { JobStore } from './job-store'
 import { defaultLog } from '../logger'
 import { replicaWatchOf } from './replica-watch'
+import type { ReplicationOptions } from './replication'
 import { scanStartOptions, type ScanStartOptions } from './scan-start'
 
 export interface Engine {
@@ -14,6 +15,8 @@ export interface Engine {
   keys: Keyspace
   redis: ReturnType<typeof connectRedis>
   store: JobStore
+  /** REDIS_WAIT_REPLICAS as the store applies it: the scanner's claims are confirmed the same way. */
+  replication?: ReplicationOptions
   close(): Promise<void>
 }
 
@@ -25,22 +28,18 @@ export function createEngine(
   const keys = new Keyspace({ prefix: config.keyPrefix, shards: config.shards, buckets: config.dueBuckets })
   const redis = connectRedis(config.redis, redisOptions)
   const replicas = config.redis.waitReplicas ?? 'auto'
-  const store = new JobStore(
-    redis,
-    keys,
-    scanStart,
-    {
-      replicas,
-      timeoutMs: config.redis.waitTimeoutMs ?? 1_000,
-      ...(replicas === 'auto' ? { watch: replicaWatchOf(redis, keys, redisOptions.logger ?? defaultLog()) } : {}),
-    },
-    config.dispatchReceiptTtlMs,
-  )
+  const replication: ReplicationOptions = {
+    replicas,
+    timeoutMs: config.redis.waitTimeoutMs ?? 1_000,
+    ...(replicas === 'auto' ? { watch: replicaWatchOf(redis, keys, redisOptions.logger ?? defaultLog()) } : {}),
+  }
+  const store = new JobStore(redis, keys, scanStart, replication, config.dispatchReceiptTtlMs)
   return {
     config,
     keys,
     redis,
     store,
+    replication,
     async close() {
       await closeRedis(redis)
     },
