@@ -17,7 +17,10 @@ export interface LocalSentinelSetup {
   masterName: string
   /** Asks a sentinel which address it names as the primary now. */
   currentPrimary(): Promise<string>
-  /** Starts a server again on a killed one's port (Sentinel makes it a replica of the current primary). */
+  /**
+   * Starts a server again on a killed one's port as a replaced machine comes back: empty (a data directory of its
+   * own, new), and a replica of the primary the sentinels name now.
+   */
   restart(killed: LocalRedis): Promise<LocalRedis>
   stop(): Promise<void>
 }
@@ -38,13 +41,15 @@ export async function startSentinelSetup(options: SentinelSetupOptions = {}): Pr
     rmSync(dir, { recursive: true, force: true })
   }
   try {
-    // Their own directory: a replica's full sync writes an RDB file there (else into the caller's working directory).
-    const inDir = ['--dir', dir]
-    const primary = await startRedis({ extraArgs: inDir })
+    // A directory per node, under the setup's: a replica's full sync writes an RDB file there (else into the caller's
+    // working directory), and a node started again must not load another node's copy (a restarted node that found
+    // a replica's dump.rdb served that stale data as a primary until Sentinel demoted it).
+    const inDir = () => ['--dir', mkdtempSync(join(dir, 'node-'))]
+    const primary = await startRedis({ extraArgs: inDir() })
     children.push(primary)
     const replicas: LocalRedis[] = []
     for (let i = 0; i < (options.replicas ?? 1); i++) {
-      const replica = await startRedis({ extraArgs: [...inDir, '--replicaof', '127.0.0.1', String(primary.port)] })
+      const replica = await startRedis({ extraArgs: [...inDir(), '--replicaof', '127.0.0.1', String(primary.port)] })
       children.push(replica)
       replicas.push(replica)
     }
@@ -86,7 +91,10 @@ export async function startSentinelSetup(options: SentinelSetupOptions = {}): Pr
       }
     }
     const restart = async (killed: LocalRedis) => {
-      const server = await startRedis({ port: killed.port, extraArgs: inDir })
+      const now = await ask().catch(() => undefined)
+      const [host, port] = now?.split(':') ?? []
+      const follow = host && port && Number(port) !== killed.port ? ['--replicaof', host, port] : []
+      const server = await startRedis({ port: killed.port, extraArgs: [...inDir(), ...follow] })
       children.push(server)
       return server
     }

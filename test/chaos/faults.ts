@@ -6,10 +6,7 @@ import type { Fault } from './history'
 import type { Random } from './random'
 import { kill9, signal, startScanner, type ChaosScanner } from './scanners'
 import type { ChaosStage } from './stage'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { startRedis, stopChild, type LocalRedis } from '../../local/redis-server'
+import { stopChild } from '../../local/redis-server'
 
 export type FaultReport = Omit<Fault, 'start' | 'end'>
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -118,7 +115,8 @@ export async function primaryKill(ctx: FaultContext, cutFirst: boolean): Promise
     await sleep(100)
     promoted = await setup.currentPrimary().catch(() => address)
   }
-  const restarted = await restartEmpty(ctx.stage, node.port, promoted)
+  // Back empty (a directory of its own), as a replica of the primary now: local/redis-sentinel.ts's restart().
+  const restarted = await setup.restart(node)
   ctx.stage.nodes[ctx.stage.nodes.indexOf(node)] = restarted
   await replicasOnline(promoted, 2, 30_000)
   return {
@@ -126,20 +124,6 @@ export async function primaryKill(ctx: FaultContext, cutFirst: boolean): Promise
     target: address,
     detail: promoted === address ? 'no promotion within 30 s' : `Sentinel promoted ${promoted}`,
   }
-}
-
-/**
- * The killed node comes back on its port as a new, empty machine would: its own empty data directory, and a replica
- * of the current primary. (local/redis-sentinel.ts's restart() reuses the setup's shared directory, where the
- * replicas' full syncs leave a dump.rdb: a node restarted there loads that stale copy and serves it as a primary
- * until Sentinel demotes it.)
- */
-async function restartEmpty(stage: ChaosStage, port: number, primary: string): Promise<LocalRedis> {
-  const dir = mkdtempSync(join(tmpdir(), 'sdq-chaos-node-'))
-  const [host, primaryPort] = primary.split(':')
-  const server = await startRedis({ port, extraArgs: ['--dir', dir, '--replicaof', host!, primaryPort!] })
-  stage.restarted.push({ server, dir })
-  return server
 }
 
 /** The replicas lose their link to the primary (a wrong masterauth, their connections killed) for `ms`. */
