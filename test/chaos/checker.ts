@@ -1,6 +1,7 @@
 // The checker: reads a history (test/chaos/history.ts) and reports, per promise, how many cases it checked, how
 // many were left open by indeterminate writes, and every violation with the slice of the history that shows it.
 import { checkDuplicates } from './check-duplicates'
+import { checkFifo } from './check-fifo'
 import { checkJobs } from './check-jobs'
 import { checkSchedules } from './check-schedules'
 import type { Delivery, Fault, History, Op } from './history'
@@ -17,11 +18,13 @@ export function check(input: History): Verdict {
   const h = { ...input, ops: input.ops.map(definite) }
   const jobs = checkJobs(h)
   const schedules = checkSchedules(h)
+  const fifo = checkFifo(h)
   const duplicates = checkDuplicates(h)
-  const violations = [...jobs.violations, ...schedules.violations, ...duplicates.violations]
+  const violations = [...jobs.violations, ...schedules.violations, ...fifo.violations, ...duplicates.violations]
   const figures = {
     ...jobs.figures,
     'schedule-series': schedules.figures,
+    'fifo-order': fifo.figures,
     'duplicates-bounded': duplicates.figures,
   } as Record<PromiseName, PromiseFigures>
   // A violation's count lands on its own promise (the schedule check also reports early occurrences).

@@ -10,11 +10,12 @@ export interface Consumers {
   stop(): Promise<void>
 }
 
-export function startConsumers(sqs: SQSClient, queueUrl: string, count: number): Consumers {
+/** `count` receive loops on each of `queueUrls`. */
+export function startConsumers(sqs: SQSClient, queueUrls: readonly string[], count: number): Consumers {
   const deliveries: Delivery[] = []
   let last = 0
   let stopping = false
-  const loop = async () => {
+  const loop = async (queueUrl: string) => {
     while (!stopping) {
       let messages: Message[] = []
       try {
@@ -24,7 +25,12 @@ export function startConsumers(sqs: SQSClient, queueUrl: string, count: number):
             MaxNumberOfMessages: 10,
             WaitTimeSeconds: 1,
             VisibilityTimeout: 60,
-            MessageSystemAttributeNames: ['SentTimestamp', 'ApproximateReceiveCount'],
+            MessageSystemAttributeNames: [
+              'SentTimestamp',
+              'ApproximateReceiveCount',
+              'MessageGroupId',
+              'SequenceNumber',
+            ],
           }),
         )
         messages = r.Messages ?? []
@@ -47,7 +53,7 @@ export function startConsumers(sqs: SQSClient, queueUrl: string, count: number):
       }
     }
   }
-  const loops = Array.from({ length: count }, loop)
+  const loops = queueUrls.flatMap((url) => Array.from({ length: count }, () => loop(url)))
   return {
     deliveries,
     lastAt: () => last,
@@ -77,5 +83,8 @@ export function deliveryOf(m: Message, receivedAt: number): Delivery {
     runAtMs: Date.parse(body.runAt),
     ...(body.createdAt ? { createdAtMs: Date.parse(body.createdAt) } : {}),
     ...(body.scheduleId ? { scheduleId: body.scheduleId, occurrenceAtMs: Date.parse(body.occurrenceAt!) } : {}),
+    ...(m.Attributes?.MessageGroupId
+      ? { groupId: m.Attributes.MessageGroupId, sequence: m.Attributes.SequenceNumber }
+      : {}),
   }
 }

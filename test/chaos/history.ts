@@ -39,6 +39,8 @@ export interface Op {
   attempts?: number
   /** A user-level retry of op `retryOf` (same id and token). */
   retryOf?: number
+  /** FIFO jobs: the message group the job was written to. */
+  groupId?: string
 }
 
 export interface Delivery {
@@ -56,6 +58,9 @@ export interface Delivery {
   createdAtMs?: number
   scheduleId?: string
   occurrenceAtMs?: number
+  /** FIFO queues: the message group, and SQS's SequenceNumber (a group's send order, as a decimal string). */
+  groupId?: string
+  sequence?: string
 }
 
 export type FaultKind =

@@ -111,29 +111,43 @@ async function followUps(create: Op, ctx: LaneContext): Promise<void> {
 }
 
 async function batch(base: string, ctx: LaneContext): Promise<void> {
-  const { client, recorder, random } = ctx
   const now = Date.now()
-  const jobs = Array.from({ length: random.int(2, 8) }, (_, i) => ({
+  const jobs = Array.from({ length: ctx.random.int(2, 8) }, (_, i) => ({
     id: `${base}.${i}`,
     queue: 'orders',
     payload: { t: `t-${base}.${i}` },
-    runAt: now + random.int(300, 5_000),
+    runAt: now + ctx.random.int(300, 5_000),
   }))
+  await recordBatch(base.split('.')[0]!, ctx, jobs)
+}
+
+export interface BatchJob {
+  id: string
+  queue: string
+  payload: { t: string }
+  runAt: number
+  groupId?: string
+}
+
+/** POST /jobs/batch, each job recorded as its own create (its outcome from its own entry of the answer). */
+export async function recordBatch(client: string, ctx: LaneContext, jobs: BatchJob[]): Promise<void> {
+  const { recorder } = ctx
   const invokeAt = Date.now()
   const ops: Op[] = jobs.map((j) => ({
     n: 0,
-    client: base.split('.')[0]!,
+    client,
     kind: 'create',
     via: 'batch',
     id: j.id,
     token: j.payload.t,
     runAtMs: j.runAt,
+    ...(j.groupId ? { groupId: j.groupId } : {}),
     invokeAt,
     completeAt: 0,
     outcome: 'unknown',
   }))
   try {
-    const results = await client.scheduleMany(jobs)
+    const results = await ctx.client.scheduleMany(jobs)
     results.forEach((r, i) => {
       const op = ops[i]!
       if ('status' in r) {

@@ -6,6 +6,7 @@ import { earliestDue } from './check-jobs'
 import { startConsumers } from './consumers'
 import type { History, Op } from './history'
 import { apiClient, jobLane } from './job-lanes'
+import { fifoLane } from './fifo-lanes'
 import { startNemesis } from './nemesis'
 import { seeded } from './random'
 import { Recorder } from './recorder'
@@ -17,6 +18,7 @@ export interface ChaosOptions {
   seed: number
   jobLanes?: number
   scheduleLanes?: number
+  fifoLanes?: number
   scanners?: number
   log?: (line: string) => void
   signal?: AbortSignal
@@ -37,7 +39,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const started = Date.now()
   const stage = await startStage(scannerCount, o.durationMs + 10 * 60_000)
   log(`parts up in ${Date.now() - started} ms: primary + 2 replicas + 3 sentinels, SQS, API, ${scannerCount} scanners`)
-  const consumers = startConsumers(stage.sqsClient, stage.queueUrl, 2)
+  const consumers = startConsumers(stage.sqsClient, [stage.queueUrl, stage.fifoQueueUrl], 2)
   try {
     const startedAt = Date.now()
     const endAt = startedAt + o.durationMs
@@ -51,9 +53,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       return { client, recorder: new Recorder(ops, () => requests), random: seeded(o.seed * 31 + n), running }
     }
     const jobLanes = o.jobLanes ?? 6
+    const scheduleLanes = o.scheduleLanes ?? 2
     const lanes = [
       ...Array.from({ length: jobLanes }, (_, i) => jobLane(`j${i}`, lane(i))),
-      ...Array.from({ length: o.scheduleLanes ?? 2 }, (_, i) => scheduleLane(`s${i}`, lane(jobLanes + i))),
+      ...Array.from({ length: scheduleLanes }, (_, i) => scheduleLane(`s${i}`, lane(jobLanes + i))),
+      ...Array.from({ length: o.fifoLanes ?? 2 }, (_, i) => fifoLane(`f${i}`, lane(jobLanes + scheduleLanes + i))),
     ]
     const leaseMs = Number(CHAOS_SETTINGS.LEASE_MS)
     const nemesis = startNemesis({ stage, random, leaseMs }, running, log)

@@ -10,12 +10,12 @@ import { startSqsFaultProxy, type SqsFaultProxy } from '../../local/sqs-fault-pr
 import { loadConfig } from '../../src/config'
 import { createEngine, type Engine } from '../../src/store/engine'
 import { randomBytes } from 'node:crypto'
-import { rmSync } from 'node:fs'
 import { CreateQueueCommand } from '@aws-sdk/client-sqs'
 import { startProcess } from './processes'
 import { quiet } from './quiet'
 import { startPrimaryProxy, type PrimaryProxy } from './primary-proxy'
 import { startScanner, stopAll, type ChaosScanner } from './scanners'
+import { FIFO_QUEUE } from './fifo-lanes'
 
 /** Shortened timings so faults play out in seconds (the fault suite's); replication as by default (auto). */
 export const CHAOS_SETTINGS = {
@@ -40,12 +40,12 @@ export interface ChaosStage {
   sqs: LocalSqs
   sqsClient: SQSClient
   queueUrl: string
+  /** The FIFO target (QUEUES name orders.fifo). */
+  fifoQueueUrl: string
   sqsProxy: SqsFaultProxy
   apiProxy: PrimaryProxy
   api: { url: string }
   scanners: ChaosScanner[]
-  /** Nodes the nemesis started again (each in a directory of its own), stopped and removed by close(). */
-  restarted: { server: LocalRedis; dir: string }[]
   /** For the runner's wait for the drain only (the checker never reads Redis). */
   monitor: Engine
   close(): Promise<void>
@@ -59,13 +59,6 @@ export async function startStage(scannerCount: number, workerMaxMs: number): Pro
   try {
     const setup = await startSentinelSetup({ replicas: 2, sentinels: 3, downAfterMs: 1_000 })
     steps.push(() => setup.stop())
-    const restarted: ChaosStage['restarted'] = []
-    steps.push(async () => {
-      for (const { server, dir } of restarted) {
-        await server.stop()
-        rmSync(dir, { recursive: true, force: true })
-      }
-    })
     const sqs = await startSqsProcess()
     steps.push(() => sqs.stop())
     const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: localCredentials })
@@ -78,10 +71,19 @@ export async function startStage(scannerCount: number, workerMaxMs: number): Pro
       await sqsClient.send(new DeleteQueueCommand({ QueueUrl: queue.url }))
       sqsClient.destroy()
     })
+    // The FIFO target: deduplication ids come from the engine (job id, creation time, version).
+    const fifo = await sqsClient.send(
+      new CreateQueueCommand({
+        QueueName: `${queueName}.fifo`,
+        Attributes: { VisibilityTimeout: '60', FifoQueue: 'true' },
+      }),
+    )
+    const fifoQueue = { url: fifo.QueueUrl! }
+    steps.push(() => sqsClient.send(new DeleteQueueCommand({ QueueUrl: fifoQueue.url })))
     const sqsProxy = await startSqsFaultProxy({ target: sqs.endpoint })
     steps.push(() => sqsProxy.close())
     const base = {
-      QUEUES: JSON.stringify({ orders: queue.url }),
+      QUEUES: JSON.stringify({ orders: queue.url, [FIFO_QUEUE]: fifoQueue.url }),
       SQS_ENDPOINT: sqsProxy.url,
       AWS_REGION: 'us-east-1',
       KEY_PREFIX: `chaos-${randomBytes(3).toString('hex')}`,
@@ -111,10 +113,10 @@ export async function startStage(scannerCount: number, workerMaxMs: number): Pro
     return {
       setup,
       nodes: [setup.primary, ...setup.replicas],
-      restarted,
       sqs,
       sqsClient,
       queueUrl: queue.url,
+      fifoQueueUrl: fifoQueue.url,
       sqsProxy,
       apiProxy,
       api,

@@ -6,6 +6,7 @@ export type PromiseName =
   | 'reschedule-holds'
   | 'create-once'
   | 'schedule-series'
+  | 'fifo-order'
   | 'duplicates-bounded'
 
 export const PROMISES: readonly PromiseName[] = [
@@ -15,6 +16,7 @@ export const PROMISES: readonly PromiseName[] = [
   'reschedule-holds',
   'create-once',
   'schedule-series',
+  'fifo-order',
   'duplicates-bounded',
 ]
 
