@@ -84,10 +84,41 @@ export class DelayQueueApiClient {
     return scheduleBatch(this.transport, jobs.map(withId))
   }
 
-  /** PUT /jobs/{id}: create or replace (new time, payload, queue). */
+  /**
+   * PUT /jobs/{id}: create or replace (new time, payload, queue). A retry (after a 503 or a 429) that finds the job
+   * already handed to SQS, due when this call's write would have made it due, takes it for the earlier attempt's:
+   * sent again, the PUT would create the job a second time (the first copy has left Redis).
+   */
   async reschedule(id: string, input: Omit<JobInput, 'id'>): Promise<ScheduledJob & { created: boolean }> {
-    const answer = await call(this.transport, 'PUT', jobPath(id), input)
+    const invokedAt = Date.now()
+    const beforeRetry = () => this.putByEarlierAttempt(id, input, invokedAt)
+    const answer = await call(this.transport, 'PUT', jobPath(id), input, { beforeRetry })
     return { ...answer.body, created: answer.status === 201 }
+  }
+
+  /**
+   * The dispatch receipt an earlier attempt of this PUT left, as its answer (200: whether it created or replaced is
+   * not known), or undefined. Only a receipt due no earlier than this call could have made it counts: a job handed to
+   * SQS before the call was due before it (the client's clock against Redis's: a client running ahead only misses
+   * its own receipt and sends the PUT again, as before).
+   */
+  private async putByEarlierAttempt(
+    id: string,
+    input: Omit<JobInput, 'id'>,
+    invokedAt: number,
+  ): Promise<Answer | undefined> {
+    const found = await call(this.transport, 'GET', jobPath(id), undefined, {
+      allow: [404],
+      retryUnanswered: true,
+    }).catch(() => undefined)
+    const view = found?.body as JobView | undefined
+    if (found?.status !== 200 || view?.status !== 'dispatched' || view.queue !== input.queue) return undefined
+    const dueAt = view.dueAt ?? view.runAt
+    const asked =
+      input.runAt === undefined ? -Infinity : typeof input.runAt === 'number' ? input.runAt : Date.parse(input.runAt)
+    if (Date.parse(dueAt) < Math.max(invokedAt + (input.delayMs ?? 0), asked)) return undefined
+    const body = { ...scheduledOf({ ...view, runAt: dueAt, createdAt: view.createdAt ?? dueAt }), id }
+    return { status: 200, attempts: found.attempts, headers: found.headers, body }
   }
 
   /** DELETE /jobs/{id}. Throws DelayQueueApiError NotFound, or JobConflictError when it is being handed to SQS. */

@@ -3,10 +3,11 @@
 // answering takes the write with it, and the replica Sentinel (or ElastiCache Multi-AZ) promotes has never seen it:
 // an accepted job vanishes, or a cancelled one comes back and fires.
 //
-// Scanner writes (claim, ack, release) do not wait, on purpose: a claim or an ack lost in a failover only makes the
-// job go out again (the lease it left on the old primary is gone, so the new primary still has the job due or
-// inflight with an older lease): a duplicate, which consumers handle anyway, never a lost job. Waiting there would
-// put a replica round trip on every batch of the dispatch path for no gain in safety.
+// A scanner's claim waits too, as a fence (src/scan/claim-fence.ts): its jobs go to SQS only once a replica has the
+// claim, so a replaced primary that still runs (two primaries for a while after a failover) sends nothing from its
+// stale copy: no job a cancel on the new primary removed, none the new primary sends as well. Acks and releases do
+// not wait: one lost in a failover only makes the job go out again (the new primary still has it inflight under the
+// lease the confirmed claim wrote): a duplicate, which consumers handle anyway, never a lost or resurrected job.
 //
 // How many replicas: REDIS_WAIT_REPLICAS=auto (the default) waits for one whenever the shard's primary has one
 // (src/store/replica-watch.ts); a number waits for that many, always, and refuses (503) when fewer confirm.

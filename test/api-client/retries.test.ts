@@ -141,3 +141,50 @@ describe('DelayQueueApiClient: a retried create whose first copy already left fo
     sqsClient.destroy()
   })
 })
+
+describe('DelayQueueApiClient: a retried PUT whose first copy already left for SQS', () => {
+  it('takes the dispatch receipt due when its own write made it due, and creates nothing again', async () => {
+    // prepare: the first attempt is stored (503: no replica confirmed it) and handed to SQS before the retry
+    const sqsClient = sqsClientFor()
+    const q = await createQueue(sqsClient, 'retry-put')
+    const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
+    const before = await pendingIn('emails')
+    const id = `put-once-${Date.now()}`
+    let first = true
+    const sendThenDrain: typeof globalThis.fetch = async (url, init) => {
+      const res = await fetch(url, init)
+      if (first && init?.method === 'PUT') {
+        first = false
+        await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
+      }
+      return res
+    }
+    // act
+    const job = await client(sendThenDrain).reschedule(id, { queue: 'emails', payload: { once: true } })
+    // assess: the one copy is in SQS, none is pending again
+    expect(job).toMatchObject({ id, queue: 'emails', created: false })
+    expect(await engine.store.get(id)).toMatchObject({ status: 'dispatched', queue: 'emails' })
+    expect(await pendingIn('emails')).toBe(before)
+    expect(countIds(await receiveAll(sqsClient, q.url)).get(id)).toBe(1)
+    await s.close()
+    sqsClient.destroy()
+  })
+
+  it('sends the PUT again when the receipt found is of a job due before the call', async () => {
+    // prepare: a job under the id is dispatched before the PUT is made
+    const sqsClient = sqsClientFor()
+    const q = await createQueue(sqsClient, 'retry-put-old')
+    const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
+    const id = `put-old-${Date.now()}`
+    const before = await pendingIn('emails')
+    await engine.store.enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs: 0 } }).catch(() => {})
+    await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
+    await s.close()
+    // act: every attempt answers 503 (no replica), so the client gives up after its retries
+    const put = client().reschedule(id, { queue: 'emails', payload: { later: true }, delayMs: 60_000 })
+    // assess: the old receipt was not taken for this PUT's write; the write itself is stored (unconfirmed)
+    await expect(put).rejects.toMatchObject({ status: 503 })
+    expect(await engine.store.get(id)).toMatchObject({ status: 'scheduled', payload: { later: true } })
+    sqsClient.destroy()
+  })
+})
