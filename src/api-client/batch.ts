@@ -6,12 +6,14 @@ import type { ApiErrorCode } from './errors'
 import { DelayQueueApiError } from './errors'
 import { isOwnJob, type JobWithId } from './own-job'
 import { call, retryDelayMs, sleep, type Transport } from './transport'
+import { dispatchedByEarlierAttempt } from './earlier-attempt'
 import type { BatchResult } from './types'
 
 /** Per-job refusals that say nothing about the job itself: the same job may succeed a moment later. */
 const PASSING: ReadonlySet<ApiErrorCode> = new Set(['ServiceUnavailable', 'ReplicationUnconfirmed', 'TooManyRequests'])
 
 export async function scheduleBatch(t: Transport, jobs: readonly JobWithId[]): Promise<BatchResult[]> {
+  const invokedAt = Date.now()
   const results: BatchResult[] = new Array(jobs.length)
   // HTTP attempts that carried each job: a 409 after more than one may be the job's own earlier write.
   const sends: number[] = jobs.map(() => 0)
@@ -38,8 +40,15 @@ export async function scheduleBatch(t: Transport, jobs: readonly JobWithId[]): P
       } else if (PASSING.has(result.error.code) && round < t.retry.attempts) again.push(i)
       else results[i] = { ...result, id: job.id }
     })
-    pending = again
-    if (pending.length > 0) await sleep(retryDelayMs(t.retry, round, null))
+    if (again.length > 0) await sleep(retryDelayMs(t.retry, round, null))
+    // A refused write may have landed all the same (unconfirmed by a replica, a timeout) and its job left for SQS
+    // meanwhile: its receipt is its success (src/api-client/earlier-attempt.ts).
+    const found = await Promise.all(again.map((i) => dispatchedByEarlierAttempt(t, jobs[i]!, invokedAt)))
+    pending = again.filter((i, k) => {
+      if (!found[k]) return true
+      results[i] = { id: jobs[i]!.id, status: 'scheduled' }
+      return false
+    })
   }
   return results
 }

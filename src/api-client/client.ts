@@ -4,6 +4,7 @@ import { sigV4Signer, regionOf } from './signer'
 import { JobConflictError } from './errors'
 import { scheduleBatch } from './batch'
 import { isOwnJob, scheduledOf, withId, type JobWithId } from './own-job'
+import { dispatchedByEarlierAttempt } from './earlier-attempt'
 import { call, DEFAULT_RETRY, type Answer, type Transport } from './transport'
 import type {
   ApiClientOptions,
@@ -52,7 +53,12 @@ export class DelayQueueApiClient {
     // An id made here names this call's job alone: before a retry, a job found under it (pending, or already handed to
     // SQS: its dispatch receipt) is the earlier attempt's, and the create is done. A retry that sent the job again
     // after its first copy had left Redis would create it twice.
-    const beforeRetry = input.id === undefined ? () => this.madeByEarlierAttempt(job) : undefined
+    // An id given may have named an earlier job of the caller's: only a receipt due from this call counts then.
+    const invokedAt = Date.now()
+    const beforeRetry =
+      input.id === undefined
+        ? () => this.madeByEarlierAttempt(job)
+        : () => this.answerFromReceipt(job.id, job, invokedAt, 201)
     try {
       return (await call(this.transport, 'POST', '/jobs', job, { retryUnanswered: true, beforeRetry })).body
     } catch (e) {
@@ -91,34 +97,24 @@ export class DelayQueueApiClient {
    */
   async reschedule(id: string, input: Omit<JobInput, 'id'>): Promise<ScheduledJob & { created: boolean }> {
     const invokedAt = Date.now()
-    const beforeRetry = () => this.putByEarlierAttempt(id, input, invokedAt)
+    const beforeRetry = () => this.answerFromReceipt(id, input, invokedAt, 200)
     const answer = await call(this.transport, 'PUT', jobPath(id), input, { beforeRetry })
     return { ...answer.body, created: answer.status === 201 }
   }
 
-  /**
-   * The dispatch receipt an earlier attempt of this PUT left, as its answer (200: whether it created or replaced is
-   * not known), or undefined. Only a receipt due no earlier than this call could have made it counts: a job handed to
-   * SQS before the call was due before it (the client's clock against Redis's: a client running ahead only misses
-   * its own receipt and sends the PUT again, as before).
-   */
-  private async putByEarlierAttempt(
+  /** The receipt an earlier attempt of this call left, as its answer (a PUT's 200: created or replaced is unknown). */
+  private async answerFromReceipt(
     id: string,
     input: Omit<JobInput, 'id'>,
     invokedAt: number,
+    status: 200 | 201,
   ): Promise<Answer | undefined> {
-    const found = await call(this.transport, 'GET', jobPath(id), undefined, {
-      allow: [404],
-      retryUnanswered: true,
-    }).catch(() => undefined)
-    const view = found?.body as JobView | undefined
-    if (found?.status !== 200 || view?.status !== 'dispatched' || view.queue !== input.queue) return undefined
+    const found = await dispatchedByEarlierAttempt(this.transport, { ...input, id }, invokedAt)
+    if (!found) return undefined
+    const { view, attempts, headers } = found
     const dueAt = view.dueAt ?? view.runAt
-    const asked =
-      input.runAt === undefined ? -Infinity : typeof input.runAt === 'number' ? input.runAt : Date.parse(input.runAt)
-    if (Date.parse(dueAt) < Math.max(invokedAt + (input.delayMs ?? 0), asked)) return undefined
     const body = { ...scheduledOf({ ...view, runAt: dueAt, createdAt: view.createdAt ?? dueAt }), id }
-    return { status: 200, attempts: found.attempts, headers: found.headers, body }
+    return { status, attempts, headers, body }
   }
 
   /** DELETE /jobs/{id}. Throws DelayQueueApiError NotFound, or JobConflictError when it is being handed to SQS. */

@@ -188,3 +188,36 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
     sqsClient.destroy()
   })
 })
+
+describe('DelayQueueApiClient: retried creates with ids given, whose first copies already left for SQS', () => {
+  it('takes their dispatch receipts, one POST and a batch, and creates none of them again', async () => {
+    // prepare: each first attempt is stored (503: no replica confirmed it) and handed to SQS before its retry
+    const sqsClient = sqsClientFor()
+    const q = await createQueue(sqsClient, 'retry-given')
+    const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
+    const before = await pendingIn('emails')
+    const drained = new Set<string>()
+    const sendThenDrain: typeof globalThis.fetch = async (url, init) => {
+      const res = await fetch(url, init)
+      const key = `${init?.method} ${String(url)}`
+      if (init?.method === 'POST' && !drained.has(key)) {
+        drained.add(key)
+        await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
+      }
+      return res
+    }
+    const c = client(sendThenDrain)
+    const tag = Date.now()
+    // act
+    const one = await c.schedule({ id: `given-${tag}`, queue: 'emails', payload: { n: 0 } })
+    const many = await c.scheduleMany([1, 2].map((n) => ({ id: `given-${tag}.${n}`, queue: 'emails', payload: { n } })))
+    // assess: each is answered scheduled, is in SQS once, and none is pending again
+    expect(one.id).toBe(`given-${tag}`)
+    expect(many).toEqual([1, 2].map((n) => ({ id: `given-${tag}.${n}`, status: 'scheduled' })))
+    expect(await pendingIn('emails')).toBe(before)
+    const counts = countIds(await receiveAll(sqsClient, q.url))
+    expect([0, 1, 2].map((n) => counts.get(n ? `given-${tag}.${n}` : `given-${tag}`))).toEqual([1, 1, 1])
+    await s.close()
+    sqsClient.destroy()
+  })
+})

@@ -1,0 +1,30 @@
+// Before a create or a PUT is sent again: did an earlier attempt of this very call store the job, which has since
+// been handed to SQS? Then the job is gone from Redis and only its dispatch receipt (GET /jobs/{id}, status
+// "dispatched") tells; sent again, the write would create the job a second time. A receipt counts as this call's
+// only when it is due no earlier than this call could have made it due (its runAt, or the call's start + delayMs): a
+// job handed to SQS before the call began was due before it. The comparison is the client's clock against Redis's:
+// a client running ahead only misses its own receipt and sends the write again, as without this look-up.
+import { call, type Transport } from './transport'
+import type { JobInput, JobView } from './types'
+
+export interface EarlierAttempt {
+  view: JobView
+  attempts: number
+  headers: Headers
+}
+
+export async function dispatchedByEarlierAttempt(
+  t: Transport,
+  job: Pick<JobInput, 'queue' | 'runAt' | 'delayMs'> & { id: string },
+  invokedAt: number,
+): Promise<EarlierAttempt | undefined> {
+  const found = await call(t, 'GET', `/jobs/${encodeURIComponent(job.id)}`, undefined, {
+    allow: [404],
+    retryUnanswered: true,
+  }).catch(() => undefined)
+  const view = found?.body as JobView | undefined
+  if (found?.status !== 200 || view?.status !== 'dispatched' || view.queue !== job.queue) return undefined
+  const asked = job.runAt === undefined ? -Infinity : typeof job.runAt === 'number' ? job.runAt : Date.parse(job.runAt)
+  if (Date.parse(view.dueAt ?? view.runAt) < Math.max(invokedAt + (job.delayMs ?? 0), asked)) return undefined
+  return { view, attempts: found.attempts, headers: found.headers }
+}
