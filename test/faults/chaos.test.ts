@@ -19,5 +19,6 @@ it('keeps every promise through a 60 s chaos run (fixed seed)', async () => {
   const report = formatVerdict(history, verdict)
   expect(history.faults.length, report).toBeGreaterThanOrEqual(6)
   expect(verdict.figures['acknowledged-delivered'].checked, report).toBeGreaterThan(100)
+  expect(verdict.figures['fifo-order'].checked, report).toBeGreaterThan(50)
   expect(verdict.valid, report).toBe(true)
 }, 600_000)
