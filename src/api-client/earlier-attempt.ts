@@ -1,9 +1,11 @@
 // Before a create or a PUT is sent again: did an earlier attempt of this very call store the job, which has since
 // been handed to SQS? Then the job is gone from Redis and only its dispatch receipt (GET /jobs/{id}, status
 // "dispatched") tells; sent again, the write would create the job a second time. A receipt counts as this call's
-// only when it is due no earlier than this call could have made it due (its runAt, or the call's start + delayMs): a
-// job handed to SQS before the call began was due before it. The comparison is the client's clock against Redis's:
-// a client running ahead only misses its own receipt and sends the write again, as without this look-up.
+// only when the job it records was created after the call began (an older job under the id, dispatched while the
+// call waited, was created before it) and is due no earlier than this call could have made it due (its runAt, or
+// its creation + delayMs). The comparison is the client's clock against Redis's: a client running ahead only misses
+// its own receipt and sends the write again, as without this look-up. A PUT that replaced a job created before the
+// call is not recognised either (its creation time is the old job's): it is sent again, as before.
 import { call, type Transport } from './transport'
 import type { JobInput, JobView } from './types'
 
@@ -25,6 +27,8 @@ export async function dispatchedByEarlierAttempt(
   const view = found?.body as JobView | undefined
   if (found?.status !== 200 || view?.status !== 'dispatched' || view.queue !== job.queue) return undefined
   const asked = job.runAt === undefined ? -Infinity : typeof job.runAt === 'number' ? job.runAt : Date.parse(job.runAt)
-  if (Date.parse(view.dueAt ?? view.runAt) < Math.max(invokedAt + (job.delayMs ?? 0), asked)) return undefined
+  if (view.createdAt === undefined || Date.parse(view.createdAt) < invokedAt) return undefined
+  const createdAt = Date.parse(view.createdAt)
+  if (Date.parse(view.dueAt ?? view.runAt) < Math.max(createdAt + (job.delayMs ?? 0), asked)) return undefined
   return { view, attempts: found.attempts, headers: found.headers }
 }

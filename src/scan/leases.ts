@@ -205,9 +205,9 @@ export class Leases {
     const ttlMs = this.options.receiptTtlMs ?? 0
     // The hour's hashes by the latest acceptance (Redis's clock): a receipt is never filed before its time.
     const nowMs = items.reduce((t, i) => Math.max(t, i.accepted?.acceptedAtMs ?? 0), 0) || Date.now()
-    const settlements: AckSettlement[] = items.map(({ id, token, accepted, attempt, dueMs, queue }) =>
+    const settlements: AckSettlement[] = items.map(({ id, token, accepted, attempt, dueMs, queue, createdAtMs }) =>
       ttlMs > 0 && accepted && attempt !== undefined && dueMs !== undefined && queue !== undefined
-        ? { id, token, receipt: encodeReceipt({ ...accepted, attempts: attempt, dueMs, queue }) }
+        ? { id, token, receipt: encodeReceipt({ ...accepted, attempts: attempt, dueMs, queue, createdAtMs }) }
         : { id, token },
     )
     const call = ackCall(shard, settlements, { ttlMs, nowMs })

@@ -40,7 +40,8 @@ export interface DispatchError {
 
 /**
  * The API's job view (docs/api.md), plus `attempts` / `lastError` once a dispatch to SQS has failed, and the dead
- * state. A dispatched job (its receipt) has no payload nor createdAt, and has dueAt, acceptedAt, messageId, attempts.
+ * state. A dispatched job (its receipt) has no payload, and has dueAt, acceptedAt, messageId, attempts (and createdAt,
+ * in receipts written since they keep it).
  */
 export interface JobView {
   id: string
@@ -257,5 +258,6 @@ function dispatchedView(id: string, r: DispatchReceipt): JobView {
     acceptedAt: new Date(r.acceptedAtMs).toISOString(),
     messageId: r.messageId,
     attempts: r.attempts,
+    ...(r.createdAtMs === undefined ? {} : { createdAt: new Date(r.createdAtMs).toISOString() }),
   }
 }

@@ -2,8 +2,11 @@
 // fire, when, and as which message?" for a retention time (DISPATCH_RECEIPT_TTL_MS). Written by lua/ack.lua in the
 // same script that forgets the job, into the shard's hash for the hour of the ack (src/store/keys.ts), stored as
 //
-//   "<attempts>:<due ms, base 36>:<accepted - due ms, base 36, signed>:<SQS message id>:<queue>"
+//   "<attempts>:<due ms, base 36>:<accepted - due ms, base 36, signed>:<SQS message id>:<queue>:<due - created ms, base 36>"
 //
+// (the last field since receipts keep the creation time; older receipts end with the queue, which never holds ":").
+// The creation time tells a retried create its own earlier attempt (created after the call began) from an older job
+// under the same id (src/api-client/earlier-attempt.ts).
 // (no payload), the message id's UUID as 22 characters of base64url. Compact on purpose: a receipt of a 20-character
 // id is ~75 bytes of Redis memory (docs/sizing in docs/operations.md). The scanner encodes it (it holds every field
 // from the claim and the send), so the ack script only stores it.
@@ -20,6 +23,8 @@ export interface DispatchReceipt {
   messageId: string
   /** The target queue's name. */
   queue: string
+  /** When the job (this incarnation) was created, ms; absent in receipts written before it was kept. */
+  createdAtMs?: number
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -29,11 +34,12 @@ export function encodeReceipt(r: DispatchReceipt): string {
     ? Buffer.from(r.messageId.replaceAll('-', ''), 'hex').toString('base64url')
     : r.messageId.replaceAll(':', '')
   const late = Math.round(r.acceptedAtMs - r.dueMs)
-  return `${r.attempts}:${r.dueMs.toString(36)}:${late.toString(36)}:${id}:${r.queue}`
+  const created = r.createdAtMs === undefined ? '' : `:${Math.round(r.dueMs - r.createdAtMs).toString(36)}`
+  return `${r.attempts}:${r.dueMs.toString(36)}:${late.toString(36)}:${id}:${r.queue}${created}`
 }
 
 export function decodeReceipt(text: string): DispatchReceipt {
-  const m = /^(\d+):([0-9a-z]+):(-?[0-9a-z]+):([^:]*):(.*)$/s.exec(text)
+  const m = /^(\d+):([0-9a-z]+):(-?[0-9a-z]+):([^:]*):([^:]*)(?::(-?[0-9a-z]+))?$/s.exec(text)
   if (!m) throw new Error(`corrupt dispatch receipt: ${text}`)
   const dueMs = parseInt(m[2]!, 36)
   let messageId = m[4]!
@@ -47,6 +53,7 @@ export function decodeReceipt(text: string): DispatchReceipt {
     acceptedAtMs: dueMs + parseInt(m[3]!, 36),
     messageId,
     queue: m[5]!,
+    ...(m[6] === undefined ? {} : { createdAtMs: dueMs - parseInt(m[6], 36) }),
   }
 }
 

@@ -72,6 +72,7 @@ describe('api-client reads', () => {
       acceptedAt: new Date(job.dueMs + 7).toISOString(),
       messageId,
       attempts: 1,
+      createdAt: new Date(job.createdAtMs).toISOString(),
     })
   })
 })

@@ -170,21 +170,29 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
     sqsClient.destroy()
   })
 
-  it('sends the PUT again when the receipt found is of a job due before the call', async () => {
-    // prepare: a job under the id is dispatched before the PUT is made
+  it("sends the PUT again when the receipt found is an older job's, dispatched while the first attempt was lost", async () => {
+    // prepare: a job under the id, due in 300 ms; the PUT's first request never reaches the API, and the old job is
+    // handed to SQS meanwhile (due after the PUT began: only its creation time tells it from the PUT's own write)
     const sqsClient = sqsClientFor()
     const q = await createQueue(sqsClient, 'retry-put-old')
     const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
     const id = `put-old-${Date.now()}`
     const before = await pendingIn('emails')
-    await engine.store.enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs: 0 } }).catch(() => {})
-    await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
-    await s.close()
-    // act: every attempt answers 503 (no replica), so the client gives up after its retries
-    const put = client().reschedule(id, { queue: 'emails', payload: { later: true }, delayMs: 60_000 })
-    // assess: the old receipt was not taken for this PUT's write; the write itself is stored (unconfirmed)
+    await engine.store.enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs: 300 } }).catch(() => {})
+    let first = true
+    const loseFirst: typeof globalThis.fetch = async (url, init) => {
+      if (!first || init?.method !== 'PUT') return fetch(url, init)
+      first = false
+      await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
+      return new Response(JSON.stringify({ error: { code: 'ServiceUnavailable', message: 'lost' } }), { status: 503 })
+    }
+    // act: the retries answer 503 (no replica confirms), so the client gives up after them
+    const put = client(loseFirst).reschedule(id, { queue: 'emails', payload: { later: true }, delayMs: 0 })
+    // assess: the old job's receipt was not taken for this PUT's write; the write itself was sent and stored
     await expect(put).rejects.toMatchObject({ status: 503 })
     expect(await engine.store.get(id)).toMatchObject({ status: 'scheduled', payload: { later: true } })
+    await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
+    await s.close()
     sqsClient.destroy()
   })
 })

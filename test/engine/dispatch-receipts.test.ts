@@ -17,13 +17,13 @@ function receiptStore(t: ReturnType<typeof testStore>, ttlMs = DAY_MS) {
 }
 
 describe('dispatch receipts', () => {
-  it('answers "dispatched" with due time, acceptance, SQS message id, queue and attempts once SQS took the job', async () => {
+  it('answers "dispatched" with due time, acceptance, SQS message id, queue, attempts and creation time once SQS took the job', async () => {
     // prepare
     const t = testStore({ shards: 1 })
     const store = receiptStore(t)
     const q = await createQueue(sqs, 'receipts')
     const s = testScanner(t, { queues: { orders: q.url }, receiptTtlMs: DAY_MS, ackHoldMs: 0 })
-    const { dueMs } = await store.enqueue(job({ id: 'fired-job-0000000001', schedule: { delayMs: 50 } }))
+    const { dueMs, createdAtMs } = await store.enqueue(job({ id: 'fired-job-0000000001', schedule: { delayMs: 50 } }))
     // act
     await s.runUntil(async () => (await store.get('fired-job-0000000001'))?.status === 'dispatched')
     const view = await store.get('fired-job-0000000001')
@@ -38,6 +38,7 @@ describe('dispatch receipts', () => {
       acceptedAt: expect.any(String),
       messageId: message!.MessageId,
       attempts: 1,
+      createdAt: new Date(createdAtMs).toISOString(),
     })
     expect(Date.parse(view!.acceptedAt!)).toBeGreaterThanOrEqual(dueMs - 50)
     expect(Date.parse(view!.acceptedAt!)).toBeLessThan(Date.now() + 1_000)
@@ -93,8 +94,14 @@ describe('dispatch receipts', () => {
 
   it('encodes a receipt in under 64 characters (a listpack value) and reads back every field, UUID or not', () => {
     // prepare
-    const uuid = { attempts: 3, dueMs: 1_795_000_000_123, acceptedAtMs: 1_795_000_000_100, queue: 'orders.fifo' }
-    const other = { ...uuid, attempts: 1, acceptedAtMs: 1_795_000_004_000 }
+    const uuid = {
+      attempts: 3,
+      dueMs: 1_795_000_000_123,
+      acceptedAtMs: 1_795_000_000_100,
+      queue: 'orders.fifo',
+      createdAtMs: 1_795_000_000_000,
+    }
+    const other = { ...uuid, attempts: 1, acceptedAtMs: 1_795_000_004_000, createdAtMs: 1_794_999_000_000 }
     // act
     const a = encodeReceipt({ ...uuid, messageId: '5fea7756-0ea4-451a-a703-a558b933e274' })
     const b = encodeReceipt({ ...other, messageId: 'local-message-7' })
@@ -102,5 +109,8 @@ describe('dispatch receipts', () => {
     expect(a.length).toBeLessThan(64)
     expect(decodeReceipt(a)).toEqual({ ...uuid, messageId: '5fea7756-0ea4-451a-a703-a558b933e274' })
     expect(decodeReceipt(b)).toEqual({ ...other, messageId: 'local-message-7' })
+    // A receipt written before receipts kept the creation time still reads, without it.
+    const { createdAtMs: _, ...old } = other
+    expect(decodeReceipt(encodeReceipt({ ...old, messageId: 'm' }))).toEqual({ ...old, messageId: 'm' })
   })
 })
