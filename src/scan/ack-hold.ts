@@ -13,7 +13,8 @@
 // one bad item (a corrupt schedule record) cannot take the others with it. A scanner that dies while holding acks
 // leaves their leases to expire: the jobs are sent again, as after a crash between a send and its ack.
 import type { ShardKeys } from '../store/keys'
-import type { ClaimedJob, Leases } from './leases'
+import type { Leases } from './leases'
+import type { ClaimedJob } from './claimed-job'
 import type { ShardState } from './wake'
 
 /** Lease an ack must have left, beyond the hold, to be held. */

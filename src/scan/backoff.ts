@@ -1,6 +1,6 @@
 // When a job SQS refused is tried again: exponential in its dispatch attempt, capped, with jitter, so the jobs of one
 // outage do not all come back in the same millisecond and hit SQS (or a throttled queue) as one wave again.
-import type { ClaimedJob } from './leases'
+import type { ClaimedJob } from './claimed-job'
 
 export interface BackoffOptions {
   backoffBaseMs: number

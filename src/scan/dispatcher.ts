@@ -6,7 +6,7 @@ import { isFifoQueue } from '../queues'
 import { messageBody, messageBytes } from '../sqs/envelope'
 import { hashId } from '../store/keys'
 import { type HeldBehind, heldBehind, type Lane, type SendResult, takeBatch } from './lane'
-import type { ClaimedJob } from './leases'
+import type { ClaimedJob } from './claimed-job'
 import { sendBatch } from './send-batch'
 import { SqsWarmUp } from './warm-up'
 

@@ -12,7 +12,7 @@
 // claim with leases like any scanner (a lost worker's jobs come back when its leases expire) and end when nothing
 // is due any more, or at the deadline the run gives them: the run's own deadline.
 import { defaultLog, type Log } from '../logger'
-import type { ClaimResult } from './leases'
+import type { ClaimResult } from './claimed-job'
 
 /** The `source` of the event that starts a scan worker: not a tick and not an enqueue's start. */
 export const SCAN_WORKER_SOURCE = 'sdq.scan-worker'

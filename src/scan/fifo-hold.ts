@@ -5,7 +5,8 @@ import { isFifoQueue } from '../queues'
 import type { Log } from '../logger'
 import { FifoMerge } from './fifo-merge'
 import type { InFlight } from './in-flight'
-import type { ClaimedJob, ClaimResult, Leases } from './leases'
+import type { Leases } from './leases'
+import type { ClaimedJob, ClaimResult } from './claimed-job'
 import type { ShardState } from './wake'
 
 export class FifoHold {

@@ -26,7 +26,7 @@
 // and PUT by id do not know the group), so a group's shard would need an id -> shard index kept in step with the
 // jobs across Redis Cluster slots, which no script can do atomically. Merging costs no memory and changes no
 // stored format, only a claim of each lagging shard per FIFO dispatch (SHARDS = 1: none).
-import type { ClaimedJob, ClaimResult } from './leases'
+import type { ClaimedJob, ClaimResult } from './claimed-job'
 
 type Claim = Pick<ClaimResult, 'again' | 'dueByMs' | 'nextDueMs' | 'jobs'>
 

@@ -2,15 +2,8 @@
 import { parseOccurrenceId } from '../schedule/occurrence-id'
 import { newToken } from '../store/ids'
 import type { Keyspace, ShardKeys } from '../store/keys'
-import { decodeRecord, type StoredJob } from '../store/record'
-import {
-  ackCall,
-  claimCall,
-  releaseCall,
-  type Acceptance,
-  type AckSettlement,
-  type Settlement,
-} from '../store/scan-script-calls'
+import { decodeRecord } from '../store/record'
+import { ackCall, claimCall, releaseCall, type AckSettlement, type Settlement } from '../store/scan-script-calls'
 import { encodeReceipt } from '../store/receipt'
 import { rideOut } from '../store/ride-out'
 import { runScript, type ScriptedClient } from '../store/scripts'
@@ -19,43 +12,7 @@ import { delayOf, heldBackDelay, retryDelayMs } from './backoff'
 import { RedisClock } from './clock'
 import type { HeldBehind } from './lane'
 import { ackOccurrences } from './occurrence-ack'
-
-export interface ClaimedJob extends StoredJob {
-  id: string
-  shard: number
-  /** Proves this lease: ack and release act only for it. */
-  token: string
-  /** Dispatch attempt, 1 on the first claim. */
-  attempt: number
-  dueMs: number
-  /** Redis's time when it was claimed: how late the claim took it is claimedAtMs - dueMs. */
-  claimedAtMs: number
-  /** Local time the lease ends (counted from before the claim was sent, so never late). */
-  leaseDeadline: number
-  /** Set once SQS accepted it: its message id and when, for the dispatch receipt the ack writes. */
-  accepted?: Acceptance
-}
-
-export interface ClaimResult {
-  /** Redis's clock when the claim ran. */
-  redisNowMs: number
-  /** Earliest time anything is due in this shard (including lease expiries and retries), or null. */
-  nextDueMs: number | null
-  /** Earliest lease expiry or retry time, or null: the dispatch window holds scheduled jobs only. */
-  nextInflightMs: number | null
-  /**
-   * With a dispatch window: a time by which enough jobs are due to fill a SendMessageBatch, or null. The window
-   * holds jobs to share a request; once a request's worth is due, holding them longer saves nothing.
-   */
-  fullAtMs: number | null
-  /** Call again at once: the limit was reached, or a due bucket was missing from the hints. */
-  again: boolean
-  /** Redis ms: the claim took scheduled jobs due up to this time (its own now, or less for a full request). */
-  dueByMs: number
-  /** Buckets to bring to the next claim. */
-  hints: string[]
-  jobs: ClaimedJob[]
-}
+import type { ClaimedJob, ClaimResult } from './claimed-job'
 
 export interface LeaseOptions {
   leaseMs: number

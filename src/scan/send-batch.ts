@@ -4,7 +4,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs'
 import { deduplicationId, JOB_ID_ATTRIBUTE } from '../sqs/envelope'
 import { sendMessageBatchBody, sendPrebuilt } from '../sqs/prebuilt-body'
 import { groupOf, holdBackGroups, type Lane, type QueuedSend, type SendResult } from './lane'
-import type { ClaimedJob } from './leases'
+import type { ClaimedJob } from './claimed-job'
 
 export async function sendBatch(sqs: SQSClient, lane: Lane, batch: QueuedSend[]): Promise<void> {
   // The request's JSON is built here, not by the SDK's serializer (src/sqs/prebuilt-body.ts: CPU per message).

@@ -3,7 +3,8 @@
 import type { ShardKeys } from '../store/keys'
 import type { AckHold } from './ack-hold'
 import type { RefusedJob, SentJob } from './dispatcher'
-import type { ClaimedJob, Leases } from './leases'
+import type { Leases } from './leases'
+import type { ClaimedJob } from './claimed-job'
 
 export interface SettleHooks {
   /** Jobs of `queue` released for a retry, and moved to the dead set, by one release call. */

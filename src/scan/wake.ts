@@ -5,7 +5,7 @@ import type { Log } from '../logger'
 import type { ShardKeys } from '../store/keys'
 import type { RedisClient } from '../store/scripts'
 import type { RedisClock } from './clock'
-import type { ClaimResult } from './leases'
+import type { ClaimResult } from './claimed-job'
 
 export interface ShardState {
   keys: ShardKeys

@@ -2,7 +2,7 @@
 // group come back right after it, in their order.
 import { describe, expect, it } from 'vitest'
 import { delayOf, heldBackDelay, retryDelayMs } from '../../src/scan/backoff'
-import type { ClaimedJob } from '../../src/scan/leases'
+import type { ClaimedJob } from '../../src/scan/claimed-job'
 
 const options = { backoffBaseMs: 1_000, backoffMaxMs: 300_000 }
 const claimed = (id: string, attempt: number): ClaimedJob => ({

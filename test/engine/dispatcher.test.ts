@@ -2,7 +2,7 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Dispatcher } from '../../src/scan/dispatcher'
-import type { ClaimedJob } from '../../src/scan/leases'
+import type { ClaimedJob } from '../../src/scan/claimed-job'
 import { createSqsClient } from '../../src/sqs/client'
 import { approximateCount, countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
 import { inject } from 'vitest'

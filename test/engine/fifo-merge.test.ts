@@ -2,7 +2,7 @@
 // every other shard has been claimed far enough; order: due time, then shard, then claim order.
 import { describe, expect, it } from 'vitest'
 import { FifoMerge } from '../../src/scan/fifo-merge'
-import type { ClaimedJob } from '../../src/scan/leases'
+import type { ClaimedJob } from '../../src/scan/claimed-job'
 
 const job = (id: string, dueMs: number, shard = 0, attempt = 1): ClaimedJob => ({
   id,

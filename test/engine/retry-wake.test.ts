@@ -3,7 +3,7 @@
 // dispatch windows short; an outage costs a bounded number of claims. Also the window's deadline rule for a job due
 // in a run's last moments. Bounds have slack for a loaded 2-core machine.
 import { afterAll, describe, expect, it } from 'vitest'
-import type { ClaimedJob } from '../../src/scan/leases'
+import type { ClaimedJob } from '../../src/scan/claimed-job'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
 import { createQueue, sqsClient } from '../support/sqs'
