@@ -2,7 +2,7 @@
 // the way src/store/script-calls.ts builds the job side's: KEYS and ARGV by name, in each script's header order.
 import { receiptSlot, type ShardKeys } from './keys'
 import { receiptExpiry, receiptHour } from './receipt'
-import type { ScriptCall } from './script-calls'
+import type { ScriptCall } from './scripts'
 
 export interface ClaimParams {
   limit: number
