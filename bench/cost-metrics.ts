@@ -7,9 +7,9 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { Logger } from '@aws-lambda-powertools/logger'
-import { CpuShareMeter } from '../src/scan/cpu-share'
-import { METRICS_INTERVAL_MS, ScanMetrics } from '../src/scan/metrics'
-import { emptyReport } from '../src/scan/run-tally'
+import { CpuShareMeter } from '../src/scan/observe/cpu-share'
+import { METRICS_INTERVAL_MS, ScanMetrics } from '../src/scan/observe/metrics'
+import { emptyReport } from '../src/scan/observe/run-tally'
 import type { Observability, WindowFigures } from './cost-cloudwatch'
 
 export interface Workload {

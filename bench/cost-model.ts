@@ -8,7 +8,7 @@ import { type Egress, egressLines } from './cost-egress'
 
 export type { Egress } from './cost-egress'
 export { alternatives } from './cost-peers'
-import { vcpuShare } from '../src/scan/cpu-share'
+import { vcpuShare } from '../src/scan/observe/cpu-share'
 import { jobsPerRequest, streamCpuShare } from './cost-stream'
 
 /**
@@ -143,7 +143,7 @@ export const SMALL_SCAN_WINDOW_MS = 1_000
  *   - on demand, 512 MB: every start pays the module load (0.4-0.5 s at 512 MB, 0.8-1.0 s at 256 MB, 1.9-3.0 s at
  *     128 MB, bench:lambda-size), and the job that started the scan waits for it;
  *   - continuous, 256 MB: a cold start no longer opens a gap (the older run scans until its successor has loaded,
- *     src/scan/relay.ts), but jobs due one by one need the share's headroom: at 128 MB p99 lateness was 56, 303 and
+ *     src/scan/run/relay.ts), but jobs due one by one need the share's headroom: at 128 MB p99 lateness was 56, 303 and
  *     153 ms at 1, 4 and 10 jobs/s, at 256 MB 7 to 86 ms, at 384 MB 6 to 7 ms;
  *   - continuous with a dispatch window of SMALL_SCAN_WINDOW_MS or more, 128 MB: jobs are held up to the window
  *     anyway, and the measured window held as well at 128 MB as at 512 MB (p99 398 ms against 377 ms with a 1 s

@@ -8,7 +8,7 @@
 // min(10, 1 + Poisson(r·W)), in one request. Per-cycle CPU (wake, claim, send, ack) is shared by N; per-job CPU
 // (message building, parsing) is not. The windowed rows give how much of a job's CPU is of each kind.
 import type { Measured, WindowedStream } from './cost-model'
-import { vcpuShare } from '../src/scan/cpu-share'
+import { vcpuShare } from '../src/scan/observe/cpu-share'
 
 /** Most entries SendMessageBatch takes. */
 const SQS_BATCH = 10

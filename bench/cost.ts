@@ -22,7 +22,7 @@ import { EGRESS } from './cost-egress'
 import { measureObservability } from './cost-metrics'
 import { compare } from './cost-compare'
 import { HOURS_PER_MONTH, PRICES, PRICES_DATE, VALKEY_NODES, type Price } from './prices'
-import { vcpuShare } from '../src/scan/cpu-share'
+import { vcpuShare } from '../src/scan/observe/cpu-share'
 import { median } from './stats'
 
 const usd = (n: number): string => (n < 0 ? `-${usd(-n)}` : n < 0.01 && n > 0 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`)

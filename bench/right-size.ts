@@ -3,7 +3,7 @@
 // and prints the throughput each scan memory size gives (docs/cost.md "Right-sizing").
 import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { vcpuShare } from '../src/scan/cpu-share'
+import { vcpuShare } from '../src/scan/observe/cpu-share'
 import { measureCpu } from './cpu'
 import { startBenchEnv } from './env'
 import { runMain } from './main'

@@ -35,7 +35,7 @@ export interface Config {
   /** How long after its due time the scan may hold a job, so jobs due close together share one SendMessageBatch. */
   dispatchWindowMs: number
   claimBatchSize: number
-  /** Most scan workers one scan run starts beside itself for a burst (src/scan/fan-out.ts); 0: no fan-out. */
+  /** Most scan workers one scan run starts beside itself for a burst (src/scan/run/fan-out.ts); 0: no fan-out. */
   scanMaxWorkers: number
   leaseMs: number
   sendConcurrency: number

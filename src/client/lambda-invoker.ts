@@ -6,7 +6,7 @@ import type { ScanStartEvent } from '../store/scan-start'
 
 /**
  * Starts the scan function once, asynchronously; rejects when Lambda refused, failed or did not answer in time. The
- * API sends an enqueue's start (ScanStartEvent); a scan run sends its workers' events (src/scan/fan-out.ts).
+ * API sends an enqueue's start (ScanStartEvent); a scan run sends its workers' events (src/scan/run/fan-out.ts).
  */
 export interface ScanInvoker<E extends object = ScanStartEvent> {
   invoke(event: E): Promise<void>

@@ -1,5 +1,5 @@
 // The job store: what the API (and any application that enqueues directly) does to jobs in Redis.
-// Scanner-side operations (claim / ack / release) live in src/scan/leases.ts.
+// Scanner-side operations (claim / ack / release) live in src/scan/claims/leases.ts.
 import { DelayQueueError, ScriptErrorCode, scriptError, type ExistingJob } from '../errors'
 import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'

@@ -9,7 +9,7 @@ import {
   PayloadTooLargeError,
   ValidationError,
 } from '../../src/errors'
-import { Leases } from '../../src/scan/leases'
+import { Leases } from '../../src/scan/claims/leases'
 import { QUEUES, testConfig } from './api-helpers'
 
 const config = testConfig({ MAX_MESSAGE_BYTES: '2048' })

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net'
 import type { Context } from 'aws-lambda'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { localContext } from '../../local/handler-loader'
-import type { ScanWorkerEvent } from '../../src/scan/fan-out'
+import type { ScanWorkerEvent } from '../../src/scan/run/fan-out'
 import { job, testStore, uniquePrefix } from '../support/engine'
 import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
 

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
 import { inject } from 'vitest'
-import { Leases } from '../../src/scan/leases'
+import { Leases } from '../../src/scan/claims/leases'
 import { startTcpProxy } from '../../local/tcp-proxy'
 import { job, testStore } from '../support/engine'
 import { eventually } from '../support/eventually'

@@ -17,7 +17,7 @@ let stage: Stage
 let proxy: SqsFaultProxy
 beforeAll(async () => {
   // Cuts and injected InternalErrors (SenderFault false) are not the jobs' fault: they never count toward the dead set
-  // (src/scan/dispatcher.ts), so this backoff (100 ms doubling to 5 s) only paces the retries.
+  // (src/scan/dispatch/dispatcher.ts), so this backoff (100 ms doubling to 5 s) only paces the retries.
   stage = await startStage({ env: { DISPATCH_BACKOFF_BASE_MS: '100', DISPATCH_BACKOFF_MAX_MS: '5000' } })
   proxy = await startSqsFaultProxy({ target: stage.sqs.endpoint, refuseRate: REFUSE_RATE })
 })

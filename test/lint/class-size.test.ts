@@ -37,7 +37,7 @@ describe('class size', () => {
       expect.arrayContaining([
         'client/delay-queue.ts DelayQueue',
         'store/job-store.ts JobStore',
-        'scan/scanner.ts Scanner',
+        'scan/loop/scanner.ts Scanner',
       ]),
     )
     expect(sizes.filter((s) => s.lines > MAX_CLASS_LINES)).toEqual([])

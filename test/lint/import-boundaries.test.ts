@@ -17,15 +17,15 @@ interface Probe {
 }
 
 const probes = {
-  apiToScan: { file: 'src/api/probe-scan.ts', source: "export { Scanner } from '../scan/scanner'\n" },
+  apiToScan: { file: 'src/api/probe-scan.ts', source: "export { Scanner } from '../scan/loop/scanner'\n" },
   apiToSqsSdk: { file: 'src/api/probe-sqs.ts', source: "export type { SQSClient } from '@aws-sdk/client-sqs'\n" },
-  clientToScan: { file: 'src/client/probe-scan.ts', source: "export { Leases } from '../scan/leases'\n" },
+  clientToScan: { file: 'src/client/probe-scan.ts', source: "export { Leases } from '../scan/claims/leases'\n" },
   clientToSqsSdk: { file: 'src/client/probe-sqs.ts', source: "export { SQSClient } from '@aws-sdk/client-sqs'\n" },
   storeToScan: { file: 'src/store/probe-scan.ts', source: "export const load = () => import('../scan/engine')\n" },
   storeToSqsSdk: { file: 'src/store/probe-sqs.ts', source: "export const sdk = require('@aws-sdk/client-sqs')\n" },
   consumerToStore: { file: 'src/consumer/probe-store.ts', source: "export { Keyspace } from '../store/keys'\n" },
   consumerToIoredis: { file: 'src/consumer/probe-ioredis.ts', source: "export { Redis } from 'ioredis'\n" },
-  consumerToScan: { file: 'src/consumer/probe-scan.ts', source: "export { Leases } from '../scan/leases'\n" },
+  consumerToScan: { file: 'src/consumer/probe-scan.ts', source: "export { Leases } from '../scan/claims/leases'\n" },
   consumerToApi: { file: 'src/consumer/probe-api.ts', source: "export { handler } from '../api/handler'\n" },
   consumerToClient: { file: 'src/consumer/probe-client.ts', source: "export { DelayQueue } from '../client'\n" },
   // what those folders import today, and must keep importing

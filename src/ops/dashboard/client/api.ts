@@ -1,7 +1,7 @@
 // The dashboard's JSON API, as the page calls it (src/ops/dashboard/server.ts). Types are restated here, not imported:
 // this file runs in the browser and must not pull server code into the bundle. ScanWindow is the exception: its file
 // holds that one type and imports nothing.
-import type { ScanWindow } from '../../../scan/scan-window'
+import type { ScanWindow } from '../../../scan/observe/scan-window'
 
 export type { ScanWindow }
 

@@ -1,16 +1,16 @@
 // Scanner-side operations on a shard: claim due jobs under a lease, then ack (in SQS) or release (SQS refused).
-import { parseOccurrenceId } from '../schedule/occurrence-id'
-import { newToken } from '../store/ids'
-import type { Keyspace, ShardKeys } from '../store/keys'
-import { decodeRecord } from '../store/record'
-import { ackCall, claimCall, releaseCall, type AckSettlement, type Settlement } from '../store/scan-script-calls'
-import { encodeReceipt } from '../store/receipt'
-import { rideOut } from '../store/ride-out'
-import { runScript, type ScriptedClient } from '../store/scripts'
-import { guard } from '../store/redis-errors'
+import { parseOccurrenceId } from '../../schedule/occurrence-id'
+import { newToken } from '../../store/ids'
+import type { Keyspace, ShardKeys } from '../../store/keys'
+import { decodeRecord } from '../../store/record'
+import { ackCall, claimCall, releaseCall, type AckSettlement, type Settlement } from '../../store/scan-script-calls'
+import { encodeReceipt } from '../../store/receipt'
+import { rideOut } from '../../store/ride-out'
+import { runScript, type ScriptedClient } from '../../store/scripts'
+import { guard } from '../../store/redis-errors'
 import { delayOf, heldBackDelay, retryDelayMs } from './backoff'
-import { RedisClock } from './clock'
-import type { HeldBehind } from './lane'
+import { RedisClock } from '../loop/clock'
+import type { HeldBehind } from '../dispatch/lane'
 import { ackOccurrences } from './occurrence-ack'
 import type { ClaimedJob, ClaimResult } from './claimed-job'
 
@@ -160,7 +160,7 @@ export class Leases {
     return Number(await guard(rideOut(this.redis, () => runScript(this.redis, call))))
   }
 
-  /** When a refused job is tried again (src/scan/backoff.ts); a held-back FIFO job comes right after its blocker. */
+  /** When a refused job is tried again (src/scan/claims/backoff.ts); a held-back FIFO job comes right after its blocker. */
   retryDelay(job: ClaimedJob, after?: HeldBehind): number {
     return after ? heldBackDelay(after, this.options) : delayOf(job, this.options)
   }

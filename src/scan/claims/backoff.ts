@@ -29,7 +29,7 @@ export function delayOf(job: ClaimedJob, options: BackoffOptions): number {
 }
 
 /**
- * A FIFO job held back behind an earlier one of its group (src/scan/dispatcher.ts) comes back `place` ms after it:
+ * A FIFO job held back behind an earlier one of its group (src/scan/dispatch/dispatcher.ts) comes back `place` ms after it:
  * claims take retries in retry-time order, so the group goes out in its order again.
  */
 export function heldBackDelay(after: { job: ClaimedJob; place: number }, options: BackoffOptions): number {

@@ -4,9 +4,9 @@
 // removes only its own name (lua/scanner-retire.lua): a run that ends never takes the marker from another run that
 // is still scanning. A run that dies leaves a name that lapses within ALIVE_TTL_MS: after that, enqueues start a
 // new one again.
-import type { Keyspace } from '../store/keys'
-import { scannerAliveCall, scannerRetireCall } from '../store/scan-script-calls'
-import { type RedisClient, runScript, withScripts } from '../store/scripts'
+import type { Keyspace } from '../../store/keys'
+import { scannerAliveCall, scannerRetireCall } from '../../store/scan-script-calls'
+import { type RedisClient, runScript, withScripts } from '../../store/scripts'
 
 /** Expiry of a run's name. A live run refreshes it every ALIVE_REFRESH_MS, well before it lapses. */
 export const ALIVE_TTL_MS = 5_000

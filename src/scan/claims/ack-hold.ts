@@ -12,10 +12,10 @@
 // again because its ack waited. Acks merged from several sends that fail together are tried again send by send, so
 // one bad item (a corrupt schedule record) cannot take the others with it. A scanner that dies while holding acks
 // leaves their leases to expire: the jobs are sent again, as after a crash between a send and its ack.
-import type { ShardKeys } from '../store/keys'
+import type { ShardKeys } from '../../store/keys'
 import type { Leases } from './leases'
 import type { ClaimedJob } from './claimed-job'
-import type { ShardState } from './wake'
+import type { ShardState } from '../loop/wake'
 
 /** Lease an ack must have left, beyond the hold, to be held. */
 const LEASE_MARGIN_MS = 1_000

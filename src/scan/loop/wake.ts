@@ -1,11 +1,11 @@
 // A shard's sleep between claims, and the wake signals that cut it short: an enqueue that makes a job the shard's
 // earliest publishes "dueMs:bucket" on the shard's channel (lua/enqueue.lua), so precision does not depend on the
 // poll interval.
-import type { Log } from '../logger'
-import type { ShardKeys } from '../store/keys'
-import type { RedisClient } from '../store/scripts'
+import type { Log } from '../../logger'
+import type { ShardKeys } from '../../store/keys'
+import type { RedisClient } from '../../store/scripts'
 import type { RedisClock } from './clock'
-import type { ClaimResult } from './claimed-job'
+import type { ClaimResult } from '../claims/claimed-job'
 
 export interface ShardState {
   keys: ShardKeys

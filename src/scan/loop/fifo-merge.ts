@@ -11,7 +11,7 @@
 // by its limit reaches just before the last job it took (claims take jobs in due-time order, and more of that
 // millisecond may be left). A job of shard s due at T goes once every shard numbered below s reaches T and every
 // other shard, s included, reaches T - 1: no job of its group that comes before it is left in a bucket, and those
-// claimed are ahead of it here or in its lane (src/scan/lane.ts), which sends a group's batches one after another.
+// claimed are ahead of it here or in its lane (src/scan/dispatch/lane.ts), which sends a group's batches one after another.
 // (Its own shard matters for a retry or an expired lease taken again: those come first in a claim, with a due time
 // that may be later than the scheduled jobs the claim took.)
 //
@@ -19,14 +19,14 @@
 // claimed, then shard 1's, and no shard has to be claimed to its end before the first send (by id, every job of
 // that millisecond would wait in memory until every shard had been claimed to its end).
 //
-// Shards that lag behind a held job are woken to claim at once (src/scan/fifo-hold.ts): that claim, one round trip,
+// Shards that lag behind a held job are woken to claim at once (src/scan/loop/fifo-hold.ts): that claim, one round trip,
 // is what a FIFO job waits for. Standard queues do not wait: SQS does not keep their order anyway.
 //
 // Why here and not by placing a group's jobs on one shard: the shard must be found from the id alone (GET, DELETE
 // and PUT by id do not know the group), so a group's shard would need an id -> shard index kept in step with the
 // jobs across Redis Cluster slots, which no script can do atomically. Merging costs no memory and changes no
 // stored format, only a claim of each lagging shard per FIFO dispatch (SHARDS = 1: none).
-import type { ClaimedJob, ClaimResult } from './claimed-job'
+import type { ClaimedJob, ClaimResult } from '../claims/claimed-job'
 
 type Claim = Pick<ClaimResult, 'again' | 'dueByMs' | 'nextDueMs' | 'jobs'>
 

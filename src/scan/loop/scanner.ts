@@ -8,33 +8,33 @@
 // With a dispatch window W, the shard sleeps until the earliest due time + W instead, and its claim then takes every
 // job due by that moment: a steady stream of r jobs a second leaves in requests of about 1 + r·W jobs (up to 10)
 // instead of one each, which is what SQS bills and what costs the scan CPU (a claim, a send and an ack per wake-up).
-// No job waits longer than W for it (src/scan/wake.ts planSleep); retries and expired leases are not held for it.
-// Before a sleep that ends at a due time, an idle dispatcher warms its connection to SQS (src/scan/warm-up.ts), so
+// No job waits longer than W for it (src/scan/loop/wake.ts planSleep); retries and expired leases are not held for it.
+// Before a sleep that ends at a due time, an idle dispatcher warms its connection to SQS (src/scan/dispatch/warm-up.ts), so
 // the job's send does not pay for opening it.
 //
 // Throughput. Claims do not wait for their sends: while SQS works on one claim's batches the next claim runs, up to
 // `maxInFlight` leased jobs per scanner. A claim returns "again" when it hit its limit, so a backlog drains at once.
 //
 // FIFO order. A FIFO job goes to the dispatcher once every shard has been claimed up to its due time
-// (src/scan/fifo-merge.ts): shards that lag behind a held job are woken to claim at once, and may claim while the
+// (src/scan/loop/fifo-merge.ts): shards that lag behind a held job are woken to claim at once, and may claim while the
 // scanner is full if held jobs take half its room or more (else held jobs would wait for room they hold).
-import type { RedisClient } from '../store/scripts'
+import type { RedisClient } from '../../store/scripts'
 import { RedisClock } from './clock'
-import { ConfigError } from '../errors'
-import { verifyLayout } from '../store/layout'
-import type { Dispatcher, SentJob } from './dispatcher'
-import type { Keyspace } from '../store/keys'
-import type { Leases } from './leases'
-import type { ClaimedJob, ClaimResult } from './claimed-job'
+import { ConfigError } from '../../errors'
+import { verifyLayout } from '../../store/layout'
+import type { Dispatcher, SentJob } from '../dispatch/dispatcher'
+import type { Keyspace } from '../../store/keys'
+import type { Leases } from '../claims/leases'
+import type { ClaimedJob, ClaimResult } from '../claims/claimed-job'
 import { InFlight } from './in-flight'
-import { WARM_AFTER_IDLE_MS } from './warm-up'
-import { byShard, settleClaim } from './settle'
-import { AckHold } from './ack-hold'
+import { WARM_AFTER_IDLE_MS } from '../dispatch/warm-up'
+import { byShard, settleClaim } from '../claims/settle'
+import { AckHold } from '../claims/ack-hold'
 import { bringForward, planSleep, type ShardState, sleepShard, subscribeWakes } from './wake'
-import { DispatchLatency } from './latency'
-import { RunTally, type ScanObserver, type ScanReport } from './run-tally'
-import type { MemoryWatch } from './memory-watch'
-import { defaultLog, type Log } from '../logger'
+import { DispatchLatency } from '../observe/latency'
+import { RunTally, type ScanObserver, type ScanReport } from '../observe/run-tally'
+import type { MemoryWatch } from '../observe/memory-watch'
+import { defaultLog, type Log } from '../../logger'
 import { FifoHold } from './fifo-hold'
 
 export interface ScannerOptions {
@@ -57,13 +57,13 @@ export interface ScannerOptions {
   /** Reads Redis's memory use while the loop runs (warning before it is full). */
   memoryWatch?: MemoryWatch
   /**
-   * How long a finished send's ack may wait for the shard's next claim, to go with it (src/scan/ack-hold.ts);
+   * How long a finished send's ack may wait for the shard's next claim, to go with it (src/scan/claims/ack-hold.ts);
    * 0 acks at once. Default 100 ms.
    */
   ackHoldMs?: number
   /** Called as each job is accepted by SQS (benchmarks, tests). */
   onSent?: (job: ClaimedJob, acceptedAtMs: number, lateMs: number) => void
-  /** Called with each claim's result (the fan-out's measure of the backlog: src/scan/fan-out.ts). */
+  /** Called with each claim's result (the fan-out's measure of the backlog: src/scan/run/fan-out.ts). */
   onClaimed?: (shard: number, result: ClaimResult) => void
 }
 
@@ -170,9 +170,9 @@ export class Scanner {
     let owed = false
     while (!this.stopped && (Date.now() < untilMs || owed)) {
       owed = false
-      // Written now, the held acks travel with the claim below: both replies end one wait (src/scan/ack-hold.ts).
+      // Written now, the held acks travel with the claim below: both replies end one wait (src/scan/claims/ack-hold.ts).
       this.acks.flush(shard.keys)
-      // A shard that lags behind held FIFO jobs may have to claim while they fill the room (src/scan/fifo-hold.ts).
+      // A shard that lags behind held FIFO jobs may have to claim while they fill the room (src/scan/loop/fifo-hold.ts).
       await this.inFlight.waitForRoom(() => this.stopped || this.fifo.mustClaim(n))
       if (this.stopped) break
       let result: ClaimResult

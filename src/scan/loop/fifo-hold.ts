@@ -1,12 +1,12 @@
 // A run's FIFO jobs between their claim and their send: what the scanner does with each claim's jobs so that a FIFO
-// group keeps its order across shards (the rule is src/scan/fifo-merge.ts), and with the jobs still held when the
+// group keeps its order across shards (the rule is src/scan/loop/fifo-merge.ts), and with the jobs still held when the
 // run ends.
-import { isFifoQueue } from '../queues'
-import type { Log } from '../logger'
+import { isFifoQueue } from '../../queues'
+import type { Log } from '../../logger'
 import { FifoMerge } from './fifo-merge'
 import type { InFlight } from './in-flight'
-import type { Leases } from './leases'
-import type { ClaimedJob, ClaimResult } from './claimed-job'
+import type { Leases } from '../claims/leases'
+import type { ClaimedJob, ClaimResult } from '../claims/claimed-job'
 import type { ShardState } from './wake'
 
 export class FifoHold {

@@ -1,10 +1,10 @@
 // What one scanner run counts (its report), told to the observer (metrics) and the log as it goes.
-import type { ShardKeys } from '../store/keys'
-import type { MemoryReading } from '../store/memory'
-import type { Log } from '../logger'
+import type { ShardKeys } from '../../store/keys'
+import type { MemoryReading } from '../../store/memory'
+import type { Log } from '../../logger'
 import type { LatenessParts } from './latency'
 
-/** What the scanner reports as it goes (src/scan/metrics.ts turns it into metrics). */
+/** What the scanner reports as it goes (src/scan/observe/metrics.ts turns it into metrics). */
 export interface ScanObserver {
   sent(queue: string, lateMs: number): void
   /** Refused by SQS, back for a retry with backoff. */
@@ -28,7 +28,7 @@ export interface ScanReport {
   /** Redis errors the loop survived (it backs off and carries on). */
   errors: number
   lateness: { p50: number; p99: number; max: number } | null
-  /** Where the lateness came from: the claim's part and the SQS call's (src/scan/latency.ts). */
+  /** Where the lateness came from: the claim's part and the SQS call's (src/scan/observe/latency.ts). */
   latenessParts: LatenessParts | null
   durationMs: number
   /** The fullest Redis primary at the last memory reading (null without one): a metric for the scan function. */

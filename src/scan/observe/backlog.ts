@@ -1,8 +1,8 @@
 // What is waiting, read at each metrics window: pending jobs per target queue (the shards' counters) and the
 // earliest due time of anything not yet in SQS (a due bucket's earliest job, or an expired lease / a retry time).
-import { decodeCounterField } from '../store/job-state'
-import type { Keyspace } from '../store/keys'
-import type { ScriptedClient } from '../store/scripts'
+import { decodeCounterField } from '../../store/job-state'
+import type { Keyspace } from '../../store/keys'
+import type { ScriptedClient } from '../../store/scripts'
 
 export interface Backlog {
   pending: Record<string, number>

@@ -2,9 +2,9 @@
 // used_memory is above REDIS_MEMORY_WARN_PERCENT of maxmemory, and reports the fullest node, so the scan function
 // can emit it as a metric. At 100% with noeviction new jobs are refused (507 StoreFull) while dispatch and cancels
 // go on; the warning is the time to add memory or find the producer.
-import { defaultLog, type Log } from '../logger'
-import { readMemory, type MemoryReading } from '../store/memory'
-import type { RedisClient } from '../store/scripts'
+import { defaultLog, type Log } from '../../logger'
+import { readMemory, type MemoryReading } from '../../store/memory'
+import type { RedisClient } from '../../store/scripts'
 
 export interface MemoryWatchOptions {
   warnPercent: number

@@ -1,5 +1,5 @@
 // Fan-out: when a burst leaves more due jobs than one scanner drains in a few seconds, the scan run starts scan
-// workers beside it (asynchronous invokes of the scan function itself, src/scan/worker.ts), up to SCAN_MAX_WORKERS.
+// workers beside it (asynchronous invokes of the scan function itself, src/scan/run/worker.ts), up to SCAN_MAX_WORKERS.
 //
 // The measure is the run's own claims: a claim that comes back full (its limit reached, `again`) says more is due
 // now. The jobs of the full claims in a row, summed over the shards, are a lower bound of the backlog that was due
@@ -11,8 +11,8 @@
 // The decision is the run's alone (a worker never fans out), so workers are bounded by maxWorkers per run. They
 // claim with leases like any scanner (a lost worker's jobs come back when its leases expire) and end when nothing
 // is due any more, or at the deadline the run gives them: the run's own deadline.
-import { defaultLog, type Log } from '../logger'
-import type { ClaimResult } from './claimed-job'
+import { defaultLog, type Log } from '../../logger'
+import type { ClaimResult } from '../claims/claimed-job'
 
 /** The `source` of the event that starts a scan worker: not a tick and not an enqueue's start. */
 export const SCAN_WORKER_SOURCE = 'sdq.scan-worker'

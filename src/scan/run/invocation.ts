@@ -1,15 +1,15 @@
-// One scan invocation, whatever started it: it takes over from the run before it (src/scan/relay.ts) while it
+// One scan invocation, whatever started it: it takes over from the run before it (src/scan/run/relay.ts) while it
 // starts scanning, then loops in its mode until its deadline, until a newer run takes over from it, or (on-demand
 // mode) until nothing is due soon.
-import type { ScanMode } from '../config'
-import { defaultLog, type Log } from '../logger'
-import type { Keyspace } from '../store/keys'
-import type { RedisClient } from '../store/scripts'
+import type { ScanMode } from '../../config'
+import { defaultLog, type Log } from '../../logger'
+import type { Keyspace } from '../../store/keys'
+import type { RedisClient } from '../../store/scripts'
 import { runOnDemand } from './on-demand'
 import { Presence } from './presence'
 import { Relay, type RelayOptions, type RunStart } from './relay'
-import type { ScanReport } from './run-tally'
-import type { Scanner } from './scanner'
+import type { ScanReport } from '../observe/run-tally'
+import type { Scanner } from '../loop/scanner'
 
 /** On-demand mode: when a run started on a tick looks for a newer run first (see runInvocation). */
 export const ON_DEMAND_FIRST_LOOK_MS = 500
@@ -20,7 +20,7 @@ export interface InvocationOptions {
   keys: Keyspace
   /** This invocation's name in Redis (the Lambda request id): the relay and the on-demand alive marker carry it. */
   name: string
-  /** On-demand mode's watch: see src/scan/on-demand.ts. */
+  /** On-demand mode's watch: see src/scan/run/on-demand.ts. */
   onDemand: { horizonMs: number; lingerMs: number }
   /** What started this run (default 'tick'): the relay's look times count from it. */
   startedBy?: RunStart

@@ -1,10 +1,10 @@
 // One SendMessageBatch call for a lane's batch, and what SQS said about each entry: accepted, refused as the job's
 // fault, or failed for reasons that are not (network, throttling, server errors).
 import type { SQSClient } from '@aws-sdk/client-sqs'
-import { deduplicationId, JOB_ID_ATTRIBUTE } from '../sqs/envelope'
-import { sendMessageBatchBody, sendPrebuilt } from '../sqs/prebuilt-body'
+import { deduplicationId, JOB_ID_ATTRIBUTE } from '../../sqs/envelope'
+import { sendMessageBatchBody, sendPrebuilt } from '../../sqs/prebuilt-body'
 import { groupOf, holdBackGroups, type Lane, type QueuedSend, type SendResult } from './lane'
-import type { ClaimedJob } from './claimed-job'
+import type { ClaimedJob } from '../claims/claimed-job'
 
 export async function sendBatch(sqs: SQSClient, lane: Lane, batch: QueuedSend[]): Promise<void> {
   // The request's JSON is built here, not by the SDK's serializer (src/sqs/prebuilt-body.ts: CPU per message).

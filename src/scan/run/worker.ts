@@ -1,9 +1,9 @@
-// A scan worker's run (started by a scan run's fan-out, src/scan/fan-out.ts): the same scanner, claiming with
+// A scan worker's run (started by a scan run's fan-out, src/scan/run/fan-out.ts): the same scanner, claiming with
 // leases, without the relay (a worker is no minute's run: it neither takes over from one nor stops one) and without
 // the on-demand alive marker. It ends once it has had no work for `idleMs` (the backlog it was started for is
 // drained: its claims find nothing due), or at its deadline.
-import type { ScanReport } from './run-tally'
-import type { Scanner } from './scanner'
+import type { ScanReport } from '../observe/run-tally'
+import type { Scanner } from '../loop/scanner'
 
 export interface WorkerReport extends ScanReport {
   /** True when it ended for lack of work (false: at its deadline). */

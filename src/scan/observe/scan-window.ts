@@ -1,4 +1,4 @@
-// One scanner's metric window, as the run log stores it (src/scan/run-log.ts) and the dashboard page charts it. A file
+// One scanner's metric window, as the run log stores it (src/scan/observe/run-log.ts) and the dashboard page charts it. A file
 // of types only, with no imports: the page's browser bundle imports it too (`import type`, erased by esbuild).
 export interface ScanWindow {
   /** When the window ended (epoch ms). */

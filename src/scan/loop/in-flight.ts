@@ -30,7 +30,7 @@ export class InFlight {
     this.tasks.add(tracked)
   }
 
-  /** Counts `jobs` held back before their sends (FIFO jobs waiting for other shards' claims: src/scan/fifo-merge.ts). */
+  /** Counts `jobs` held back before their sends (FIFO jobs waiting for other shards' claims: src/scan/loop/fifo-merge.ts). */
   hold(jobs: number): void {
     this.count += jobs
   }

@@ -2,11 +2,11 @@
 // one keep-alive client. It never acks or releases: it reports which jobs SQS accepted and which it refused, and the
 // scanner settles the leases.
 import type { SQSClient } from '@aws-sdk/client-sqs'
-import { isFifoQueue } from '../queues'
-import { messageBody, messageBytes } from '../sqs/envelope'
-import { hashId } from '../store/keys'
+import { isFifoQueue } from '../../queues'
+import { messageBody, messageBytes } from '../../sqs/envelope'
+import { hashId } from '../../store/keys'
 import { type HeldBehind, heldBehind, type Lane, type SendResult, takeBatch } from './lane'
-import type { ClaimedJob } from './claimed-job'
+import type { ClaimedJob } from '../claims/claimed-job'
 import { sendBatch } from './send-batch'
 import { SqsWarmUp } from './warm-up'
 
@@ -49,7 +49,7 @@ export interface RefusedJob {
   maybeSent?: boolean
   /**
    * FIFO only: the earlier job of the same message group that SQS did not take. This one was held back, not sent,
-   * and must be retried after it (src/scan/backoff.ts) so the group keeps its order.
+   * and must be retried after it (src/scan/claims/backoff.ts) so the group keeps its order.
    */
   after?: HeldBehind
 }
@@ -84,7 +84,7 @@ export class Dispatcher {
     this.warmUp = new SqsWarmUp(options.sqs, Object.values(options.queues))
   }
 
-  /** Readies the connection to SQS for a job about to fall due, unless a send kept it warm (src/scan/warm-up.ts). */
+  /** Readies the connection to SQS for a job about to fall due, unless a send kept it warm (src/scan/dispatch/warm-up.ts). */
   warm(): Promise<void> {
     return this.warmUp.warm()
   }

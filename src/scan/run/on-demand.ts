@@ -7,11 +7,11 @@
 // came after it sees no marker (it starts a scanner). Each run removes only its own name, so a run that ends never
 // hides another that still scans. Jobs are never lost either way: what no scanner takes now, the next scheduled
 // invocation takes.
-import { defaultLog, type Log } from '../logger'
+import { defaultLog, type Log } from '../../logger'
 import type { Presence } from './presence'
 import { ALIVE_REFRESH_MS } from './presence'
-import type { ScanReport } from './run-tally'
-import type { Scanner } from './scanner'
+import type { ScanReport } from '../observe/run-tally'
+import type { Scanner } from '../loop/scanner'
 
 export interface OnDemandOptions {
   presence: Presence
@@ -20,11 +20,11 @@ export interface OnDemandOptions {
   /** How long to stay after the last job, for the ones that follow it. */
   lingerMs: number
   /**
-   * True once a newer run has taken over (src/scan/relay.ts): from then on the run no longer refreshes its name in
+   * True once a newer run has taken over (src/scan/run/relay.ts): from then on the run no longer refreshes its name in
    * the alive marker (the newer run's name stands there).
    */
   keepMarker?: () => boolean
-  /** Called before the run retires for lack of work: the relay gives its key back (src/scan/relay.ts). */
+  /** Called before the run retires for lack of work: the relay gives its key back (src/scan/run/relay.ts). */
   beforeRetire?: () => Promise<void>
   logger?: Log
 }

@@ -1,8 +1,8 @@
 // Settling one claim's leases after its sends: ack what SQS took, release what it refused (for a retry with backoff,
 // or to the dead set once the job used up its attempts).
-import type { ShardKeys } from '../store/keys'
+import type { ShardKeys } from '../../store/keys'
 import type { AckHold } from './ack-hold'
-import type { RefusedJob, SentJob } from './dispatcher'
+import type { RefusedJob, SentJob } from '../dispatch/dispatcher'
 import type { Leases } from './leases'
 import type { ClaimedJob } from './claimed-job'
 

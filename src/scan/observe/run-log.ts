@@ -1,7 +1,7 @@
 // The scanners' recent metric windows, kept in Redis for the dashboard: the same figures the EMF metrics carry, so an
 // operator sees dispatch lateness without AWS credentials. One short LIST, newest first, trimmed on every write.
-import type { Keyspace } from '../store/keys'
-import type { ScriptedClient } from '../store/scripts'
+import type { Keyspace } from '../../store/keys'
+import type { ScriptedClient } from '../../store/scripts'
 import type { ScanWindow } from './scan-window'
 
 /** About 20 minutes of one scanner's 10 s windows. */

@@ -1,10 +1,10 @@
 // The scan function's metrics: CloudWatch Embedded Metric Format lines on stdout (Powertools Metrics; CloudWatch
 // Logs turns them into metrics, no PutMetricData call). One set per window of at most `intervalMs` (10 s) and one
 // when the invocation ends, so a 66 s run is not one late data point. Each window's figures also go to the run log
-// in Redis (src/scan/run-log.ts) for the dashboard. docs/operations.md says what each metric means.
+// in Redis (src/scan/observe/run-log.ts) for the dashboard. docs/operations.md says what each metric means.
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics'
-import type { Log } from '../logger'
-import type { MemoryReading } from '../store/memory'
+import type { Log } from '../../logger'
+import type { MemoryReading } from '../../store/memory'
 import type { Backlog } from './backlog'
 import type { CpuShareMeter } from './cpu-share'
 import { percentile } from './latency'

@@ -1,7 +1,7 @@
 // A lane: the entries bound for one target queue (one of a FIFO queue's lanes), waiting for a send slot, and what
 // happens to them before a send: batching within SQS's limits, dropping entries whose lease would end mid-send, and
 // holding back a FIFO group behind a refused job.
-import type { ClaimedJob } from './claimed-job'
+import type { ClaimedJob } from '../claims/claimed-job'
 
 /** The refused job a FIFO job waits behind, and its place in that line (1 = right behind it). */
 export interface HeldBehind {

@@ -2,13 +2,13 @@
 // one (lua/schedule-ack.lua), so no crash can lose or double a series. Lua cannot evaluate cron expressions, so the
 // next occurrence is computed here, from the schedule as read just before; the script applies it only if the
 // schedule still has that version and still names this occurrence as pending.
-import { parseOccurrenceId } from '../schedule/occurrence-id'
-import { nextOccurrence } from '../schedule/recurrence'
-import type { Keyspace, ShardKeys } from '../store/keys'
-import { guard } from '../store/redis-errors'
-import { decodeScheduleRecord, type StoredSchedule } from '../store/schedule-record'
-import { scheduleAckCall, type OccurrenceAck } from '../store/schedule-script-calls'
-import { runScript, type ScriptedClient } from '../store/scripts'
+import { parseOccurrenceId } from '../../schedule/occurrence-id'
+import { nextOccurrence } from '../../schedule/recurrence'
+import type { Keyspace, ShardKeys } from '../../store/keys'
+import { guard } from '../../store/redis-errors'
+import { decodeScheduleRecord, type StoredSchedule } from '../../store/schedule-record'
+import { scheduleAckCall, type OccurrenceAck } from '../../store/schedule-script-calls'
+import { runScript, type ScriptedClient } from '../../store/scripts'
 
 export interface OccurrenceSettlement {
   id: string
@@ -16,7 +16,7 @@ export interface OccurrenceSettlement {
 }
 
 export interface OccurrenceAckClock {
-  /** Redis's clock now, as the scanner measured it (src/scan/clock.ts): never the scanner's own clock. */
+  /** Redis's clock now, as the scanner measured it (src/scan/loop/clock.ts): never the scanner's own clock. */
   redisNowMs: number
   /** The dispatch window: how late an occurrence may leave on purpose. */
   windowMs: number
