@@ -1,4 +1,4 @@
-// Scan function: fired every minute by EventBridge (and, in on-demand mode, by enqueues: src/client/scan-starter.ts).
+// Scan function: fired every minute by EventBridge (and, in on-demand mode, by enqueues: src/direct/scan-starter.ts).
 // Continuous mode: runs the scanner until its remaining time falls to the safety margin, or until the next
 // invocation has taken over (src/scan/run/relay.ts: runs overlap only until the newer one is up). On-demand mode: the
 // same, but it ends early once nothing is due before the next scheduled invocation could take it
@@ -11,13 +11,13 @@ import { loadConfig } from '../src/config'
 import { isFifoQueue } from '../src/queues'
 import { createLogger } from '../src/logger'
 import { createEngine } from '../src/store/engine'
-import { createScanner } from '../src/scan/engine'
-import { createSqsClient } from '../src/sqs/client'
+import { createScanner } from '../src/scan/create-scanner'
+import { createSqsClient } from '../src/sqs/sqs-client'
 import { runInvocation } from '../src/scan/run/invocation'
 import { scanStartOf } from '../src/store/scan-start'
 import { FanOut, type ScanWorkerEvent, scanWorkerOf } from '../src/scan/run/fan-out'
 import { runWorker } from '../src/scan/run/worker'
-import { lambdaInvoker, type ScanInvoker } from '../src/client/lambda-invoker'
+import { lambdaInvoker, type ScanInvoker } from '../src/direct/lambda-invoker'
 
 const config = loadConfig()
 const logger = createLogger('delay-queue')

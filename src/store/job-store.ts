@@ -17,7 +17,7 @@ import { rideOut } from './ride-out'
 import { runScript, type ScriptedClient } from './scripts'
 import { writePerShard } from './shard-writes'
 
-/** A validated job, ready to store (see src/client/validation.ts for how HTTP input becomes one). */
+/** A validated job, ready to store (see src/direct/validation.ts for how HTTP input becomes one). */
 export interface NewJob {
   id: string
   queue: string

@@ -3,7 +3,7 @@ import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs
 import { afterAll, describe, expect, it } from 'vitest'
 import { Dispatcher } from '../../src/scan/dispatch/dispatcher'
 import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
-import { createSqsClient } from '../../src/sqs/client'
+import { createSqsClient } from '../../src/sqs/sqs-client'
 import { approximateCount, countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
 import { inject } from 'vitest'
 

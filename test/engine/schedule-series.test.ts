@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { Leases } from '../../src/scan/claims/leases'
 import { Dispatcher } from '../../src/scan/dispatch/dispatcher'
-import { createSqsClient } from '../../src/sqs/client'
+import { createSqsClient } from '../../src/sqs/sqs-client'
 import { eventually } from '../support/eventually'
 import { pendingCount } from '../support/scanner'
 import { occurrencesOf } from '../support/schedules'

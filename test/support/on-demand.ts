@@ -3,8 +3,8 @@
 // on-demand watch). It records when each invocation was asked for and when its scanner was up.
 import { createServer } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import { DelayQueue } from '../../src/client/delay-queue'
-import type { ScanInvoker } from '../../src/client/scan-starter'
+import { DelayQueue } from '../../src/direct/delay-queue'
+import type { ScanInvoker } from '../../src/direct/scan-starter'
 import { loadConfig } from '../../src/config'
 import { runOnDemand, type OnDemandReport } from '../../src/scan/run/on-demand'
 import { Presence } from '../../src/scan/run/presence'

@@ -3,7 +3,7 @@
 import { Logger } from '@aws-lambda-powertools/logger'
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda'
 import { inject } from 'vitest'
-import { DelayQueue } from '../../src/client/delay-queue'
+import { DelayQueue } from '../../src/direct/delay-queue'
 import { loadConfig } from '../../src/config'
 import { startSqsPoller } from '../../local/sqs-poller'
 import { testStore } from './engine'

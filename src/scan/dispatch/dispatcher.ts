@@ -22,7 +22,7 @@ export interface DispatchOptions {
   maxSendMs: number
   /**
    * FIFO: how long a refused job holds back the later jobs of its group that reach this dispatcher (its retry
-   * delay, and a lease for its retry's claim: src/scan/engine.ts). Default 0: only the jobs already in its lane.
+   * delay, and a lease for its retry's claim: src/scan/create-scanner.ts). Default 0: only the jobs already in its lane.
    */
   fifoHoldMs?: (job: ClaimedJob) => number
 }

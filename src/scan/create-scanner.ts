@@ -3,7 +3,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs'
 import type { Config } from '../config'
 import { isFifoQueue } from '../queues'
-import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../sqs/client'
+import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../sqs/sqs-client'
 import type { Engine } from '../store/engine'
 import type { Keyspace } from '../store/keys'
 import { closeRedis, connectRedis } from '../store/redis'

@@ -1,5 +1,5 @@
 // Turns raw job input (HTTP bodies, or objects from applications that enqueue directly) into the store's NewJob.
-// Every rule lives here, so the HTTP API and src/client/delay-queue.ts accept and refuse exactly the same things.
+// Every rule lives here, so the HTTP API and src/direct/delay-queue.ts accept and refuse exactly the same things.
 // Field shapes are zod schemas; rules that need configuration, the clock or more than one field come after.
 import { z } from 'zod'
 import type { Config } from '../config'

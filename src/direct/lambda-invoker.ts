@@ -13,7 +13,7 @@ export interface ScanInvoker<E extends object = ScanStartEvent> {
 }
 
 /**
- * The most one invoke may take, connection included: then it fails, and the starter decides (src/client/
+ * The most one invoke may take, connection included: then it fails, and the starter decides (src/direct/
  * scan-starter.ts). Lambda's Invoke API answers an asynchronous invoke in tens of ms; a call still open after this
  * is hanging.
  */

@@ -1,5 +1,5 @@
 // On-demand scan mode, the enqueuer's side: when the enqueue script says a job is due before the next scheduled scan
-// and no scanner runs, start the scan function (an asynchronous invoke: src/client/lambda-invoker.ts).
+// and no scanner runs, start the scan function (an asynchronous invoke: src/direct/lambda-invoker.ts).
 //
 // The start never holds the write's answer for long: the answer waits for the first invoke at most answerWaitMs
 // (START_TIMINGS; an invoke normally settles within that), and the start goes on in the background. A start that

@@ -1,8 +1,8 @@
 // One SQS client per (region, endpoint) for the life of the Lambda container: created on first use, kept alive
 // across invocations so ChangeMessageVisibility does not pay a TLS handshake per batch. Built by the same factory as
-// the scanner's (src/sqs/client.ts).
+// the scanner's (src/sqs/sqs-client.ts).
 import type { SQSClient } from '@aws-sdk/client-sqs'
-import { createSqsClient } from '../sqs/client'
+import { createSqsClient } from '../sqs/sqs-client'
 
 const clients = new Map<string, SQSClient>()
 
