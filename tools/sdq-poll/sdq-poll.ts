@@ -1,7 +1,7 @@
 // sdq-poll: Lambda's SQS event source mapping for another service's consumer, against the delay queue's dev stack.
 // Long-polls one target queue of the local SQS endpoint and hands each batch to the user's handler (loaded in this
 // process, or invoked through serverless-offline's Lambda endpoint), settling it as AWS does with
-// ReportBatchItemFailures (local/sqs-poller.ts). The handler's own backoff (ChangeMessageVisibility) reaches the same
+// ReportBatchItemFailures (tools/sdq-poll/sqs-poller.ts). The handler's own backoff (ChangeMessageVisibility) reaches the same
 // endpoint: SQS_ENDPOINT is set for it from the env file.
 //   sdq-poll --env ../delay-queue/.dev/env --queue orders --handler src/close-order.ts
 //   sdq-poll --env ../delay-queue/.dev/env --queue orders --lambda-endpoint http://127.0.0.1:3102 --function svc-dev-closeOrder
@@ -9,7 +9,7 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { parseArgs } from 'node:util'
 import { parseNamedUrls, readDevEnv } from './dev-env'
 import { loadHandler, localContext } from './handler-loader'
-import { invokeFunction } from './offline'
+import { invokeFunction } from './invoke-function'
 import { startSqsPoller } from './sqs-poller'
 
 const USAGE = `usage: sdq-poll --queue <target> (--handler <file>[#export] | --lambda-endpoint <url> --function <name>)
