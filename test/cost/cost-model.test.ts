@@ -1,4 +1,4 @@
-// The cost model's arithmetic (bench/cost-model.ts), on fixed figures: which lines each enqueue path and mode bills,
+// The cost model's arithmetic (tools/cost/model.ts), on fixed figures: which lines each enqueue path and mode bills,
 // and that quantities follow the rules docs/cost.md states (SQS requests per job by window, 100 per batch request, ...).
 import { describe, expect, it } from 'vitest'
 import {
@@ -10,9 +10,9 @@ import {
   scanMemoryFloorMb,
   scanSeconds,
   STREAM_CPU_SHARE,
-} from '../../bench/cost-model'
+} from '../../tools/cost/model'
 import { base, item, measured, total } from './fixtures'
-import { jobsPerRequest, steadyCpuMsPerJob, streamCpuShare } from '../../bench/cost-stream'
+import { jobsPerRequest, steadyCpuMsPerJob, streamCpuShare } from '../../tools/cost/stream'
 
 describe('cost model', () => {
   it('bills API Gateway per request on the api path, per 100 jobs on the batch path, and never through a Function URL or direct', () => {

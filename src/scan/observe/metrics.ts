@@ -107,7 +107,7 @@ export class ScanMetrics implements ScanObserver {
     // a window publishes only what carries news. An idle scan (nothing pending, nothing done) publishes OldestDueAgeMs
     // alone: the alarm that tells "idle" from "no scanner" needs it, everything else would be a zero. Counts are
     // absent rather than 0 (their alarms treat missing data as not breaching), the dispatched total is the dashboard's
-    // sum over the queues, and docs/cost.md counts what each workload publishes (bench/cost-metrics.ts).
+    // sum over the queues, and docs/cost.md counts what each workload publishes (tools/cost/metrics.ts).
     const busy = record.dispatched + record.released + record.dead > 0
     const pendingQueues = Object.entries(backlog?.pending ?? {}).filter(([, n]) => n > 0)
     const metrics = newMetrics(this.options.serviceName)

@@ -1,5 +1,5 @@
 // The CloudWatch part of the bill, as serverless.yml deploys it: the scan function's custom metrics (counted from its
-// metric code, bench/cost-metrics.ts), the alarms of deploy/monitoring.ts (4 + one per target queue's DLQ), the
+// metric code, tools/cost/metrics.ts), the alarms of deploy/monitoring.ts (4 + one per target queue's DLQ), the
 // dashboard, and the logs the functions write (the scan's EMF windows and end-of-run line, Lambda's own lines, the
 // HTTP API's access log), measured from what the code writes.
 import { HOURS_PER_MONTH, PRICES } from './prices'
@@ -10,7 +10,7 @@ export interface WindowFigures {
   ingestBytes: number
 }
 
-/** What `npm run cost` measures from the code before it prices (bench/cost-metrics.ts). */
+/** What `npm run cost` measures from the code before it prices (tools/cost/metrics.ts). */
 export interface Observability {
   /** Nothing pending, nothing sent. */
   idle: WindowFigures

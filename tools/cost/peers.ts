@@ -1,6 +1,6 @@
 // The other systems, each delivering a job at its time (into SQS where the system is on AWS), at their list prices:
 // EventBridge Scheduler and Step Functions send into SQS; QStash (pay as you go, or its fixed plan where cheaper) and
-// Google Cloud Tasks deliver over HTTP. Dated with bench/prices.ts.
+// Google Cloud Tasks deliver over HTTP. Dated with tools/cost/prices.ts.
 import {
   EVENTBRIDGE_SCHEDULER_FREE_INVOCATIONS,
   GOOGLE_CLOUD_TASKS_FREE_OPERATIONS,

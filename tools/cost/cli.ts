@@ -1,5 +1,5 @@
-// Prints the monthly bill line by line (bench/cost-model.ts) from the measured figures in bench/results.json and the
-// dated price table in bench/prices.ts. --compare adds the table of docs/cost.md: every enqueue path and mode, and
+// Prints the monthly bill line by line (tools/cost/model.ts) from the measured figures in bench/results.json and the
+// dated price table in tools/cost/prices.ts. --compare adds the table of docs/cost.md: every enqueue path and mode, and
 // EventBridge Scheduler, QStash and Step Functions, at 1M, 10M and 100M jobs a month. Options: USAGE below.
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -16,14 +16,14 @@ import {
   type Measured,
   type Scenario,
   type ScanMode,
-} from './cost-model'
-import { jobsPerRequest, steadyCpuMsPerJob, streamCpuShare } from './cost-stream'
-import { EGRESS } from './cost-egress'
-import { measureObservability } from './cost-metrics'
-import { compare } from './cost-compare'
+} from './model'
+import { jobsPerRequest, steadyCpuMsPerJob, streamCpuShare } from './stream'
+import { EGRESS } from './egress'
+import { measureObservability } from './metrics'
+import { compare } from './compare'
 import { HOURS_PER_MONTH, PRICES, PRICES_DATE, VALKEY_NODES, type Price } from './prices'
-import { vcpuShare } from '../src/scan/observe/cpu-share'
-import { median } from './stats'
+import { vcpuShare } from '../../src/scan/observe/cpu-share'
+import { median } from '../../bench/stats'
 
 const usd = (n: number): string => (n < 0 ? `-${usd(-n)}` : n < 0.01 && n > 0 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`)
 
@@ -227,7 +227,7 @@ async function main() {
   if (scenario.jobsPerMonth || !wantCompare) printBill(scenario, m)
   if (wantCompare) compare(scenario, m)
   console.log(
-    `\nprices: ${Object.values(PRICES).length} list prices dated ${PRICES_DATE} (bench/prices.ts, docs/cost.md)`,
+    `\nprices: ${Object.values(PRICES).length} list prices dated ${PRICES_DATE} (tools/cost/prices.ts, docs/cost.md)`,
   )
 }
 

@@ -7,10 +7,10 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { Logger } from '@aws-lambda-powertools/logger'
-import { CpuShareMeter } from '../src/scan/observe/cpu-share'
-import { METRICS_INTERVAL_MS, ScanMetrics } from '../src/scan/observe/metrics'
-import { emptyReport } from '../src/scan/observe/run-tally'
-import type { Observability, WindowFigures } from './cost-cloudwatch'
+import { CpuShareMeter } from '../../src/scan/observe/cpu-share'
+import { METRICS_INTERVAL_MS, ScanMetrics } from '../../src/scan/observe/metrics'
+import { emptyReport } from '../../src/scan/observe/run-tally'
+import type { Observability, WindowFigures } from './cloudwatch'
 
 export interface Workload {
   /** Target queues with jobs pending and jobs sent in the window (0: idle, nothing pending). */

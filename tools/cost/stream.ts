@@ -1,14 +1,14 @@
 // What a steady stream of jobs costs the scan function and SQS, by rate and dispatch window (DISPATCH_WINDOW_MS):
 // CPU per job, the share of a memory size it uses, and jobs per SendMessageBatch request. Pure functions over the
-// measured rows of `npm run bench:cpu` (bench/results.json), used by bench/cost-model.ts.
+// measured rows of `npm run bench:cpu` (bench/results.json), used by tools/cost/model.ts.
 //
 // Without a window each job of a stream is its own wake-up, claim, SendMessageBatch and ack: one SQS request a job.
 // With a window W the scan wakes at the first job's due time + W, or as soon as ten jobs are due (a full request),
 // and takes every job due by then, so a cycle carries N = min(10, 1 + jobs due in W) jobs: at an average rate r,
 // min(10, 1 + Poisson(r·W)), in one request. Per-cycle CPU (wake, claim, send, ack) is shared by N; per-job CPU
 // (message building, parsing) is not. The windowed rows give how much of a job's CPU is of each kind.
-import type { Measured, WindowedStream } from './cost-model'
-import { vcpuShare } from '../src/scan/observe/cpu-share'
+import type { Measured, WindowedStream } from './measured'
+import { vcpuShare } from '../../src/scan/observe/cpu-share'
 
 /** Most entries SendMessageBatch takes. */
 const SQS_BATCH = 10

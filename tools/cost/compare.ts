@@ -1,8 +1,8 @@
 // `npm run cost -- --compare`: the table of docs/cost.md (every enqueue path and mode against EventBridge Scheduler,
 // QStash, Google Cloud Tasks and Step Functions at 1M, 10M and 100M jobs a month), the idle floor by egress, the
 // 100M figures with and without a Redis replica, and the volumes where ours becomes cheaper than each peer.
-import { alternatives, bill, type Egress, type Scenario, type Measured } from './cost-model'
-import { crossover } from './cost-peers'
+import { alternatives, bill, type Egress, type Scenario, type Measured } from './model'
+import { crossover } from './peers'
 
 const usd = (n: number) => (n < 0.01 && n > 0 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`)
 /** The dispatch window of the table's windowed rows: jobs up to 1 s late, 10 a request from ~10 jobs/s. */
