@@ -69,7 +69,7 @@ describe('cost model', () => {
     // the scan size follows: 38 jobs/s x ~0.5 ms fits 128 MB's share, but 128 MB drains 724 jobs/s in a burst (100
     // CPU ms per 1,000 jobs) where the burst rule asks 20 x 38 = 761: 192 MB
     expect(recommendedScanMemoryMb({ jobsPerMonth: 100e6, mode: 'continuous', windowMs: 1_000 }, m)).toBe(192)
-    expect(() => steadyCpuMsPerJob(40, measured, 1_000)).toThrow('run `npm run bench:cpu`')
+    expect(() => steadyCpuMsPerJob(40, measured, 1_000)).toThrow('run `npm run bench:right-size`')
   })
 
   it("with a dispatch window, takes the packaged function's own pair of streams when bench:lambda-size measured both", () => {

@@ -138,7 +138,7 @@ const drainCpuMsPer1000 = (mb: number, drainS: number, jobs: number) => (vcpuSha
 /**
  * The sized runs' burst figures by size, fresh and warm (what the model sizes the scan from); and the fresh median
  * over the sizes (what it prints, and uses without a sized run). They count what the deployed function does and what
- * the quota costs; the in-process figure of bench:cpu (the scanner alone, warm) is well below, so it is only the
+ * the quota costs; the in-process figure of bench:right-size (the scanner alone, warm) is well below, so it is only the
  * fallback.
  */
 function burstBySize(run: SizedRun | undefined): Measured['scanBurstBySize'] {

@@ -17,7 +17,7 @@ export interface Measured {
   bytesPerJob200: number
   /**
    * CPU ms per 1,000 jobs in a burst: from `npm run bench:lambda-size` (the packaged function under Lambda's share,
-   * metrics and all) when it ran, else from `npm run bench:cpu` (the scanner alone in the bench process).
+   * metrics and all) when it ran, else from `npm run bench:right-size` (the scanner alone in the bench process).
    */
   scanCpuMsPer1000Jobs: number
   /**

@@ -1,6 +1,6 @@
 // What a steady stream of jobs costs the scan function and SQS, by rate and dispatch window (DISPATCH_WINDOW_MS):
 // CPU per job, the share of a memory size it uses, and jobs per SendMessageBatch request. Pure functions over the
-// measured rows of `npm run bench:cpu` (bench/results.json), used by tools/cost/model.ts.
+// measured rows of `npm run bench:right-size` (bench/results.json), used by tools/cost/model.ts.
 //
 // Without a window each job of a stream is its own wake-up, claim, SendMessageBatch and ack: one SQS request a job.
 // With a window W the scan wakes at the first job's due time + W, or as soon as ten jobs are due (a full request),
@@ -39,7 +39,7 @@ export function jobsPerRequest(jobsPerSec: number, windowMs: number): number {
 }
 
 /**
- * CPU ms per job of a steady stream at `jobsPerSec` with a dispatch window: the bench:cpu rows, interpolated on a
+ * CPU ms per job of a steady stream at `jobsPerSec` with a dispatch window: the bench:right-size rows, interpolated on a
  * log scale of the rate (below the slowest row its figure, above the fastest its figure), scaled to the packaged
  * function's own figure when bench:lambda-size measured one, and with a window the part of it that is per cycle
  * divided by the jobs a cycle carries.
@@ -55,7 +55,7 @@ export function steadyCpuMsPerJob(jobsPerSec: number, m: Measured, windowMs = 0)
 
 /**
  * The share of a stream's CPU per job that is the job's own (not its cycle's), at `jobsPerSec`: from each windowed
- * row and the unwindowed row of its rate (bench:cpu), and scaled to the packaged function's own pair when
+ * row and the unwindowed row of its rate (bench:right-size), and scaled to the packaged function's own pair when
  * bench:lambda-size measured both: the packaged function also has per-second work (metrics, the memory watch) that
  * no window divides. c_windowed = c (f + (1 - f) / N), N the jobs a cycle carried.
  */
@@ -64,7 +64,7 @@ export function perJobShare(jobsPerSec: number, m: Measured): number {
     const plain = m.scanSteadyCpuMsPerJob.find((s) => s.jobsPerSec === w.jobsPerSec)
     return plain ? [{ jobsPerSec: w.jobsPerSec, cpuMsPerJob: ownShare(plain.cpuMsPerJob, w) }] : []
   })
-  if (rows.length === 0) throw new Error('no windowed stream figures: run `npm run bench:cpu`')
+  if (rows.length === 0) throw new Error('no windowed stream figures: run `npm run bench:right-size`')
   const [plain, windowed] = [m.scanStreamCpuMsPerJob, m.scanWindowedStreamCpuMsPerJob]
   const scale =
     plain && windowed && plain.jobsPerSec === windowed.jobsPerSec
@@ -90,7 +90,7 @@ function ownShare(plainCpuMsPerJob: number, w: WindowedStream) {
 /** Interpolates rows of (jobsPerSec, cpuMsPerJob) on a log scale of the rate, holding the ends. */
 function interpolated(unsorted: readonly { jobsPerSec: number; cpuMsPerJob: number }[], jobsPerSec: number): number {
   const rows = [...unsorted].sort((a, b) => a.jobsPerSec - b.jobsPerSec)
-  if (rows.length === 0) throw new Error('no steady-stream CPU figures: run `npm run bench:cpu`')
+  if (rows.length === 0) throw new Error('no steady-stream CPU figures: run `npm run bench:right-size`')
   if (jobsPerSec <= rows[0]!.jobsPerSec) return rows[0]!.cpuMsPerJob
   for (let i = 1; i < rows.length; i++) {
     const [a, b] = [rows[i - 1]!, rows[i]!]
