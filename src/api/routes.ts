@@ -1,9 +1,9 @@
 // One function per route: read the request, call DelayQueue (which validates), shape the answer.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda'
-import type { DelayQueue } from '../client/delay-queue'
+import type { DelayQueue } from '../direct/delay-queue'
 import { JobExistsError, JobNotFoundError, ScheduleNotFoundError, ValidationError } from '../errors'
-import { validateScheduleId } from '../client/schedule-validation'
-import { validateBatch, validateJobId, validateJobRef } from '../client/validation'
+import { validateScheduleId } from '../direct/schedule-validation'
+import { validateBatch, validateJobId, validateJobRef } from '../direct/validation'
 import { parseJson, rawJsonBody } from './body'
 import { errorBody } from './error-response'
 import { BatchTooLargeError } from './errors'

@@ -3,7 +3,7 @@
 // answering takes the write with it, and the replica Sentinel (or ElastiCache Multi-AZ) promotes has never seen it:
 // an accepted job vanishes, or a cancelled one comes back and fires.
 //
-// A scanner's claim waits too, as a fence (src/scan/claim-fence.ts): its jobs go to SQS only once a replica has the
+// A scanner's claim waits too, as a fence (src/scan/claims/claim-fence.ts): its jobs go to SQS only once a replica has the
 // claim, so a replaced primary that still runs (two primaries for a while after a failover) sends nothing from its
 // stale copy: no job a cancel on the new primary removed, none the new primary sends as well. Acks and releases do
 // not wait: one lost in a failover only makes the job go out again (the new primary still has it inflight under the
@@ -15,7 +15,7 @@ import { ReplicationUnconfirmedError } from '../errors'
 import { guard } from './redis-errors'
 import type { ShardKeys } from './keys'
 import type { ReplicaWatch } from './replica-watch'
-import type { ScriptCall } from './script-calls'
+import type { ScriptCall } from './scripts'
 import { notRun, RideOut, rideOut } from './ride-out'
 import {
   queueScript,
