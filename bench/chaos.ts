@@ -1,4 +1,4 @@
-// `npm run chaos -- [--minutes N] [--seed S] [--out FILE]` (or `--check FILE [--show N]`: check a saved history): a chaos run against real parts on loopback (Redis primary
+// `npm run chaos -- [--minutes N] [--seed S] [--cluster] [--out FILE]` (or `--check FILE [--show N]`: check a saved history): a chaos run against real parts on loopback (Redis primary
 // + 2 replicas + 3 sentinels, the local SQS behind a fault proxy, the API, 3 scanner processes), many faults at once,
 // then the history checker's verdict per promise (test/chaos/). Writes the history as JSON (default
 // .build/chaos-<seed>.json) and exits 1 when a promise was broken. Ctrl-C stops the run and everything it started.
@@ -14,10 +14,7 @@ function arg(name: string): string | undefined {
 }
 
 async function main() {
-  if (process.argv.includes('--cluster')) {
-    console.error('--cluster is not implemented yet: the chaos run uses a primary with replicas and Sentinel.')
-    process.exit(2)
-  }
+  const cluster = process.argv.includes('--cluster')
   const saved = arg('check')
   if (saved) {
     // Check a saved history again (after a change to the checker): no run.
@@ -29,7 +26,7 @@ async function main() {
   const minutes = Number(arg('minutes') ?? 1)
   const seed = Number(arg('seed') ?? Math.floor(Math.random() * 2 ** 31))
   if (!(minutes > 0) || !Number.isInteger(seed)) {
-    console.error('usage: npm run chaos -- [--minutes N] [--seed S] [--out FILE]')
+    console.error('usage: npm run chaos -- [--minutes N] [--seed S] [--cluster] [--out FILE]')
     process.exit(2)
   }
   const out = resolve(arg('out') ?? `.build/chaos-${seed}.json`)
@@ -40,8 +37,14 @@ async function main() {
   })
   const t = Date.now()
   const log = (line: string) => console.log(`[${((Date.now() - t) / 1000).toFixed(1).padStart(6)}s] ${line}`)
-  log(`chaos run: ${minutes} min, seed ${seed}`)
-  const { history, verdict } = await runChaos({ durationMs: minutes * 60_000, seed, log, signal: abort.signal })
+  log(`chaos run: ${minutes} min, seed ${seed}${cluster ? ', Redis Cluster' : ''}`)
+  const { history, verdict } = await runChaos({
+    durationMs: minutes * 60_000,
+    seed,
+    log,
+    signal: abort.signal,
+    cluster,
+  })
   mkdirSync(dirname(out), { recursive: true })
   writeFileSync(out, JSON.stringify(history))
   const byKind: Record<string, number> = {}

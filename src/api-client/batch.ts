@@ -14,35 +14,47 @@ const PASSING: ReadonlySet<ApiErrorCode> = new Set(['ServiceUnavailable', 'Repli
 
 export async function scheduleBatch(t: Transport, jobs: readonly JobWithId[]): Promise<BatchResult[]> {
   const invokedAt = Date.now()
+  // One HTTP attempt per round: a batch refused or unanswered as a whole is sent again by the rounds below, so that
+  // each round first drops the jobs an earlier attempt stored and SQS has taken since (their receipts).
+  const once: Transport = { ...t, retry: { ...t.retry, attempts: 1 } }
   const results: BatchResult[] = new Array(jobs.length)
   // HTTP attempts that carried each job: a 409 after more than one may be the job's own earlier write.
   const sends: number[] = jobs.map(() => 0)
   let pending = jobs.map((_, i) => i)
   for (let round = 1; pending.length > 0; round++) {
-    let answer: Awaited<ReturnType<typeof call>>
+    let answer: Awaited<ReturnType<typeof call>> | undefined
+    let failure: unknown
     try {
-      answer = await call(t, 'POST', '/jobs/batch', { jobs: pending.map((i) => jobs[i]) }, { retryUnanswered: true })
+      answer = await call(once, 'POST', '/jobs/batch', { jobs: pending.map((i) => jobs[i]) }, { retryUnanswered: true })
     } catch (e) {
-      // A later round that fails as a whole must not hide what the earlier rounds stored: those keep their results,
-      // the rest carry the failure (and their ids, so that the caller can look them up or send them again).
-      if (round === 1 || !(e instanceof DelayQueueApiError)) throw e
-      for (const i of pending) results[i] = { id: jobs[i]!.id, error: { code: e.code, message: e.message } }
-      break
+      failure = e
     }
     const again: number[] = []
-    ;(answer.body.results as BatchResult[]).forEach((result, k) => {
-      const i = pending[k]!
-      const job = jobs[i]!
-      sends[i]! += answer.attempts
-      if (!('error' in result)) results[i] = result
-      else if (result.error.code === 'Conflict' && sends[i]! > 1 && isOwnJob(job, result.job)) {
-        results[i] = { id: job.id, status: 'scheduled' }
-      } else if (PASSING.has(result.error.code) && round < t.retry.attempts) again.push(i)
-      else results[i] = { ...result, id: job.id }
-    })
+    if (!answer) {
+      for (const i of pending) sends[i]! += 1
+      if (round < t.retry.attempts && passingFailure(failure)) again.push(...pending)
+      // A later round that fails as a whole must not hide what the earlier rounds stored: those keep their results,
+      // the rest carry the failure (and their ids, so that the caller can look them up or send them again).
+      else if (round === 1 || !(failure instanceof DelayQueueApiError)) throw failure
+      else
+        for (const i of pending)
+          results[i] = { id: jobs[i]!.id, error: { code: failure.code, message: failure.message } }
+    } else {
+      const attempts = answer.attempts
+      ;(answer.body.results as BatchResult[]).forEach((result, k) => {
+        const i = pending[k]!
+        const job = jobs[i]!
+        sends[i]! += attempts
+        if (!('error' in result)) results[i] = result
+        else if (result.error.code === 'Conflict' && sends[i]! > 1 && isOwnJob(job, result.job)) {
+          results[i] = { id: job.id, status: 'scheduled' }
+        } else if (PASSING.has(result.error.code) && round < t.retry.attempts) again.push(i)
+        else results[i] = { ...result, id: job.id }
+      })
+    }
     if (again.length > 0) await sleep(retryDelayMs(t.retry, round, null))
-    // A refused write may have landed all the same (unconfirmed by a replica, a timeout) and its job left for SQS
-    // meanwhile: its receipt is its success (src/api-client/earlier-attempt.ts).
+    // A refused write may have landed all the same (unconfirmed by a replica, a timeout, an answer lost) and its job
+    // left for SQS meanwhile: its receipt is its success (src/api-client/earlier-attempt.ts).
     const found = await Promise.all(again.map((i) => dispatchedByEarlierAttempt(t, jobs[i]!, invokedAt)))
     pending = again.filter((i, k) => {
       if (!found[k]) return true
@@ -51,4 +63,10 @@ export async function scheduleBatch(t: Transport, jobs: readonly JobWithId[]): P
     })
   }
   return results
+}
+
+/** A batch refused as a whole for a passing reason (503, 429), or never answered: the rounds send it again. */
+function passingFailure(e: unknown): boolean {
+  if (e instanceof DelayQueueApiError) return e.status === 503 || e.status === 429
+  return e instanceof Error
 }

@@ -229,3 +229,33 @@ describe('DelayQueueApiClient: retried creates with ids given, whose first copie
     sqsClient.destroy()
   })
 })
+
+describe('DelayQueueApiClient: a batch refused as a whole after its jobs were stored and sent', () => {
+  it('takes their dispatch receipts before sending the batch again, and creates none of them again', async () => {
+    // prepare: the first request stores the jobs, SQS takes them, and the answer the client sees is a 503
+    const sqsClient = sqsClientFor()
+    const q = await createQueue(sqsClient, 'retry-batch-lost')
+    const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
+    const before = await pendingIn('emails')
+    let first = true
+    const answerLost: typeof globalThis.fetch = async (url, init) => {
+      const res = await fetch(url, init)
+      if (!first || init?.method !== 'POST') return res
+      first = false
+      await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
+      return new Response(JSON.stringify({ error: { code: 'ServiceUnavailable', message: 'lost' } }), { status: 503 })
+    }
+    const tag = Date.now()
+    // act
+    const many = await client(answerLost).scheduleMany(
+      [1, 2].map((n) => ({ id: `lost-${tag}.${n}`, queue: 'emails', payload: { n } })),
+    )
+    // assess: each is answered scheduled and is in SQS once; none is pending again
+    expect(many).toEqual([1, 2].map((n) => ({ id: `lost-${tag}.${n}`, status: 'scheduled' })))
+    expect(await pendingIn('emails')).toBe(before)
+    const counts = countIds(await receiveAll(sqsClient, q.url))
+    expect([1, 2].map((n) => counts.get(`lost-${tag}.${n}`))).toEqual([1, 1])
+    await s.close()
+    sqsClient.destroy()
+  })
+})

@@ -7,6 +7,8 @@ import type { Random } from './random'
 import { kill9, signal, startScanner, type ChaosScanner } from './scanners'
 import type { ChaosStage } from './stage'
 import { stopChild } from '../../local/redis-server'
+import { masterKill } from './cluster-faults'
+import { cutReplicas } from './replica-cut'
 
 export type FaultReport = Omit<Fault, 'start' | 'end'>
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -59,9 +61,11 @@ export async function scannerSkew(ctx: FaultContext, s: ChaosScanner): Promise<F
 
 export async function apiPartition(ctx: FaultContext): Promise<FaultReport> {
   const ms = ctx.random.int(2_000, 6_000)
-  ctx.stage.apiProxy.partition()
+  const proxy = ctx.stage.apiProxy
+  if (!proxy) throw new Error('the API has no partitionable endpoint on this stage')
+  proxy.partition()
   await sleep(ms)
-  ctx.stage.apiProxy.heal()
+  proxy.heal()
   return { kind: 'api-partition', target: 'api', detail: `cut from Redis for ${ms} ms` }
 }
 
@@ -95,7 +99,9 @@ export async function sqsDropAnswers(ctx: FaultContext): Promise<FaultReport> {
 /** kill -9 of the primary (after cutting its replicas off for 300 ms, when asked); Sentinel promotes a replica; the
  * old node comes back empty, as a replaced node does, and becomes a replica. Ends when the new primary has it back. */
 export async function primaryKill(ctx: FaultContext, cutFirst: boolean): Promise<FaultReport> {
-  const { setup } = ctx.stage
+  const { setup, cluster } = ctx.stage
+  if (cluster) return masterKill(ctx, cluster, cutFirst)
+  if (!setup) throw new Error('the stage has neither Sentinel nor a Cluster')
   const address = await setup.currentPrimary()
   const node = ctx.stage.nodes.find((n) => `127.0.0.1:${n.port}` === address)
   if (!node) throw new Error(`the primary ${address} is none of the nodes started`)
@@ -123,24 +129,6 @@ export async function primaryKill(ctx: FaultContext, cutFirst: boolean): Promise
     kind: cutFirst ? 'replica-cut-primary-kill' : 'primary-kill',
     target: address,
     detail: promoted === address ? 'no promotion within 30 s' : `Sentinel promoted ${promoted}`,
-  }
-}
-
-/** The replicas lose their link to the primary (a wrong masterauth, their connections killed) for `ms`. */
-async function cutReplicas(primaryPort: number, replicaPorts: number[], ms: number): Promise<() => Promise<void>> {
-  const replicas = replicaPorts.map((port) => new Redis({ host: '127.0.0.1', port, lazyConnect: true }))
-  const primary = new Redis({ host: '127.0.0.1', port: primaryPort, lazyConnect: true })
-  for (const c of [...replicas, primary]) c.on('error', () => undefined)
-  try {
-    await Promise.all(replicas.map((r) => r.config('SET', 'masterauth', 'cut-off').catch(() => undefined)))
-    await primary.call('CLIENT', 'KILL', 'TYPE', 'replica').catch(() => undefined)
-    await sleep(ms)
-  } finally {
-    primary.disconnect()
-  }
-  return async () => {
-    await Promise.all(replicas.map((r) => r.config('SET', 'masterauth', '').catch(() => undefined)))
-    for (const r of replicas) r.disconnect()
   }
 }
 

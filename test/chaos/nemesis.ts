@@ -71,7 +71,7 @@ export function startNemesis(ctx: f.FaultContext, running: () => boolean, log: (
       return true
     }
     if (kind === 'api-partition') {
-      if (busy.has('api')) return false
+      if (busy.has('api') || !ctx.stage.apiProxy) return false
       launch('api', () => f.apiPartition(ctx))
       return true
     }

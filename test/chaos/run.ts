@@ -19,6 +19,8 @@ export interface ChaosOptions {
   jobLanes?: number
   scheduleLanes?: number
   fifoLanes?: number
+  /** A 3-master Redis Cluster with a replica each, instead of a primary with 2 replicas and Sentinel. */
+  cluster?: boolean
   scanners?: number
   log?: (line: string) => void
   signal?: AbortSignal
@@ -37,8 +39,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const log = o.log ?? (() => undefined)
   const scannerCount = o.scanners ?? 3
   const started = Date.now()
-  const stage = await startStage(scannerCount, o.durationMs + 10 * 60_000)
-  log(`parts up in ${Date.now() - started} ms: primary + 2 replicas + 3 sentinels, SQS, API, ${scannerCount} scanners`)
+  const stage = await startStage(scannerCount, o.durationMs + 10 * 60_000, o.cluster)
+  const redis = o.cluster ? 'a Redis Cluster of 3 masters with a replica each' : 'primary + 2 replicas + 3 sentinels'
+  log(`parts up in ${Date.now() - started} ms: ${redis}, SQS, API, ${scannerCount} scanners`)
   const consumers = startConsumers(stage.sqsClient, [stage.queueUrl, stage.fifoQueueUrl], 2)
   try {
     const startedAt = Date.now()

@@ -4,6 +4,7 @@
 // primary endpoint of its own. close() stops everything it started, in reverse order, also after a failure.
 import { DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { startSentinelSetup, type LocalSentinelSetup } from '../../local/redis-sentinel'
+import { startRedisCluster, type LocalRedisCluster } from '../../local/redis-cluster'
 import { stopChild, type LocalRedis } from '../../local/redis-server'
 import { localCredentials, startSqsProcess, type LocalSqs } from '../../local/sqs-endpoint'
 import { startSqsFaultProxy, type SqsFaultProxy } from '../support/sqs-fault-proxy'
@@ -34,7 +35,9 @@ export const CHAOS_SETTINGS = {
 }
 
 export interface ChaosStage {
-  setup: LocalSentinelSetup
+  /** The Sentinel setup, or (--cluster) the Redis Cluster: exactly one is set. */
+  setup?: LocalSentinelSetup
+  cluster?: LocalRedisCluster
   /** The Redis servers as they run now (a killed primary is replaced by its restart). */
   nodes: LocalRedis[]
   sqs: LocalSqs
@@ -43,7 +46,8 @@ export interface ChaosStage {
   /** The FIFO target (QUEUES name orders.fifo). */
   fifoQueueUrl: string
   sqsProxy: SqsFaultProxy
-  apiProxy: PrimaryProxy
+  /** Sentinel only: a Cluster client follows the nodes itself, so there is no single endpoint to cut. */
+  apiProxy?: PrimaryProxy
   api: { url: string }
   scanners: ChaosScanner[]
   /** For the runner's wait for the drain only (the checker never reads Redis). */
@@ -51,14 +55,19 @@ export interface ChaosStage {
   close(): Promise<void>
 }
 
-export async function startStage(scannerCount: number, workerMaxMs: number): Promise<ChaosStage> {
+/** With `cluster`: 3 masters with a replica each (SHARDS=6, two per master), instead of a primary with 2 replicas. */
+export async function startStage(scannerCount: number, workerMaxMs: number, cluster = false): Promise<ChaosStage> {
   const steps: (() => Promise<unknown>)[] = []
   const close = async () => {
     for (const step of steps.splice(0).reverse()) await step().catch(() => undefined)
   }
   try {
-    const setup = await startSentinelSetup({ replicas: 2, sentinels: 3, downAfterMs: 1_000 })
-    steps.push(() => setup.stop())
+    const setup = cluster ? undefined : await startSentinelSetup({ replicas: 2, sentinels: 3, downAfterMs: 1_000 })
+    if (setup) steps.push(() => setup.stop())
+    const redisCluster = cluster
+      ? await startRedisCluster({ masters: 3, replicas: 1, nodeTimeoutMs: 2_000 })
+      : undefined
+    if (redisCluster) steps.push(() => redisCluster.stop())
     const sqs = await startSqsProcess()
     steps.push(() => sqs.stop())
     const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: localCredentials })
@@ -88,37 +97,45 @@ export async function startStage(scannerCount: number, workerMaxMs: number): Pro
       AWS_REGION: 'us-east-1',
       KEY_PREFIX: `chaos-${randomBytes(3).toString('hex')}`,
       ...CHAOS_SETTINGS,
+      ...(redisCluster ? { SHARDS: '6' } : {}),
     }
-    const sentinelEnv = { REDIS_SENTINELS: setup.sentinels.join(','), REDIS_SENTINEL_MASTER: setup.masterName }
-    const primary = () => setup.currentPrimary()
+    // How a client without a partitionable endpoint of its own reaches Redis: Sentinel, or the Cluster's nodes.
+    const directEnv: Record<string, string> = setup
+      ? { REDIS_SENTINELS: setup.sentinels.join(','), REDIS_SENTINEL_MASTER: setup.masterName }
+      : { REDIS_CLUSTER_NODES: redisCluster!.addresses.join(',') }
+    const primary = () => setup!.currentPrimary()
 
-    const apiProxy = await startPrimaryProxy(primary)
-    steps.push(() => apiProxy.close())
-    const apiProcess = await startProcess('api-entry', { ...base, REDIS_URL: apiProxy.url })
+    const apiProxy = setup ? await startPrimaryProxy(primary) : undefined
+    if (apiProxy) steps.push(() => apiProxy.close())
+    const apiProcess = await startProcess('api-entry', {
+      ...base,
+      ...(apiProxy ? { REDIS_URL: apiProxy.url } : directEnv),
+    })
     steps.push(() => stopChild(apiProcess.child))
     const api = { url: String(apiProcess.ready.url) }
-    const monitor = createEngine(loadConfig({ ...base, ...sentinelEnv }), { commandTimeoutMs: 2_000, logger: quiet })
+    const monitor = createEngine(loadConfig({ ...base, ...directEnv }), { commandTimeoutMs: 2_000, logger: quiet })
     monitor.redis.on('error', () => undefined)
     steps.push(() => monitor.close())
 
     const scanners: ChaosScanner[] = []
     steps.push(() => stopAll(scanners))
     for (let i = 0; i < scannerCount; i++) {
-      const proxy = i === 0 ? undefined : await startPrimaryProxy(primary)
+      const proxy = i === 0 || !setup ? undefined : await startPrimaryProxy(primary)
       if (proxy) steps.push(() => proxy.close())
-      const env = { ...base, WORKER_MAX_MS: String(workerMaxMs), ...(proxy ? { REDIS_URL: proxy.url } : sentinelEnv) }
-      scanners.push({ name: `scanner-${i + 1}${proxy ? '' : '-sentinel'}`, proxy, env, busy: false })
+      const env = { ...base, WORKER_MAX_MS: String(workerMaxMs), ...(proxy ? { REDIS_URL: proxy.url } : directEnv) }
+      const via = proxy ? '' : setup ? '-sentinel' : ''
+      scanners.push({ name: `scanner-${i + 1}${via}`, ...(proxy ? { proxy } : {}), env, busy: false })
     }
     await Promise.all(scanners.map((s) => startScanner(s)))
     return {
-      setup,
-      nodes: [setup.primary, ...setup.replicas],
+      ...(setup ? { setup } : { cluster: redisCluster! }),
+      nodes: setup ? [setup.primary, ...setup.replicas] : [],
       sqs,
       sqsClient,
       queueUrl: queue.url,
       fifoQueueUrl: fifoQueue.url,
       sqsProxy,
-      apiProxy,
+      ...(apiProxy ? { apiProxy } : {}),
       api,
       scanners,
       monitor,
