@@ -110,6 +110,25 @@ describe('the chaos checker on FIFO order', () => {
     expect(fifoViolations(order, [before, apiOnly]).fifo).toHaveLength(2)
   })
 
+  it('holds no order against a job whose write landed after its due time, later than the other job went', () => {
+    // f.0 asked for +1000 but its call ran from +900 to +6000 (an API partition): it may have been due only at +6000,
+    // after f.1 and f.2 were sent. The history cannot tell, so the pair is not held to an order.
+    const late: Partial<Op>[] = ops.map((op, i) =>
+      i === 0 ? { ...op, invokeAt: T0 + 900, completeAt: T0 + 6_000 } : op,
+    )
+    const h = historyOf({
+      ops: late,
+      deliveries: sent([
+        [1, T0 + 1_201],
+        [2, T0 + 1_401],
+        [0, T0 + 6_001],
+      ]),
+    })
+    const verdict = check(h)
+    expect(verdict.violations.filter((v) => v.promise === 'fifo-order')).toEqual([])
+    expect(verdict.figures['fifo-order']).toMatchObject({ pairs: 1, uncertainDue: 2, inversions: 0 })
+  })
+
   it('judges each job by its first message: a duplicate sent later breaks no order', () => {
     const { fifo } = fifoViolations(
       sent([

@@ -90,4 +90,17 @@ describe('a job whose send may have reached SQS', () => {
     expect([reset, timeout, serverError].map(mayHaveArrived)).toEqual([true, true, true])
     expect([refused, throttled, denied].map(mayHaveArrived)).toEqual([false, false, false])
   })
+
+  it('takes a refusal after an earlier attempt of the SDK for a send that may have arrived', () => {
+    // The SDK's first attempt lost its connection after SQS took the request; its retry met a refused connection.
+    const refusedOnRetry = Object.assign(new Error('connect ECONNREFUSED'), {
+      code: 'ECONNREFUSED',
+      $metadata: { attempts: 2 },
+    })
+    const refusedAtOnce = Object.assign(new Error('connect ECONNREFUSED'), {
+      code: 'ECONNREFUSED',
+      $metadata: { attempts: 1 },
+    })
+    expect([refusedOnRetry, refusedAtOnce].map(mayHaveArrived)).toEqual([true, false])
+  })
 })

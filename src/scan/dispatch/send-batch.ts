@@ -60,10 +60,19 @@ const NEVER_ARRIVED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTU
 /**
  * Whether SQS may have accepted a call that failed: yes after a timeout, a connection reset mid-request or a server
  * error (5xx): the request may have been carried out with only its answer lost. No when the call never reached SQS
- * (refused connection, name not found) or SQS answered that it refused it (4xx, throttling).
+ * (refused connection, name not found) or SQS answered that it refused it (4xx, throttling), and the SDK made no
+ * attempt before that one: the error describes the last attempt only, and an earlier one that was retried (a reset
+ * connection, a timeout) may have arrived. The chaos run saw it: a request SQS took while an outage cut its answer,
+ * retried into a refused connection, was released as never sent, and a cancel then answered 204 for a job in SQS.
  */
 export function mayHaveArrived(e: unknown): boolean {
-  const err = e as { code?: string; cause?: { code?: string }; $metadata?: { httpStatusCode?: number }; name?: string }
+  const err = e as {
+    code?: string
+    cause?: { code?: string }
+    $metadata?: { httpStatusCode?: number; attempts?: number }
+    name?: string
+  }
+  if ((err?.$metadata?.attempts ?? 1) > 1) return true
   const code = err?.code ?? err?.cause?.code
   if (code && NEVER_ARRIVED.has(code)) return false
   const status = err?.$metadata?.httpStatusCode
