@@ -4,7 +4,7 @@ import { sigV4Signer, regionOf } from './signer'
 import { JobConflictError } from './errors'
 import { scheduleBatch } from './batch'
 import { isOwnJob, scheduledOf, withId, type JobWithId } from './own-job'
-import { dispatchedByEarlierAttempt } from './earlier-attempt'
+import { LOOKUP_FAILED, storedByEarlierAttempt } from './earlier-attempt'
 import { call, DEFAULT_RETRY, type Answer, type Transport } from './transport'
 import type {
   ApiClientOptions,
@@ -109,8 +109,8 @@ export class DelayQueueApiClient {
     invokedAt: number,
     status: 200 | 201,
   ): Promise<Answer | undefined> {
-    const found = await dispatchedByEarlierAttempt(this.transport, { ...input, id }, invokedAt)
-    if (!found) return undefined
+    const found = await storedByEarlierAttempt(this.transport, { ...input, id }, invokedAt)
+    if (!found || found === LOOKUP_FAILED) return undefined
     const { view, attempts, headers } = found
     const dueAt = view.dueAt ?? view.runAt
     const body = { ...scheduledOf({ ...view, runAt: dueAt, createdAt: view.createdAt ?? dueAt }), id }

@@ -6,7 +6,7 @@ import type { ApiErrorCode } from './errors'
 import { DelayQueueApiError } from './errors'
 import { isOwnJob, type JobWithId } from './own-job'
 import { call, retryDelayMs, sleep, type Transport } from './transport'
-import { dispatchedByEarlierAttempt } from './earlier-attempt'
+import { LOOKUP_FAILED, storedByEarlierAttempt } from './earlier-attempt'
 import type { BatchResult } from './types'
 
 /** Per-job refusals that say nothing about the job itself: the same job may succeed a moment later. */
@@ -55,10 +55,16 @@ export async function scheduleBatch(t: Transport, jobs: readonly JobWithId[]): P
     if (again.length > 0) await sleep(retryDelayMs(t.retry, round, null))
     // A refused write may have landed all the same (unconfirmed by a replica, a timeout, an answer lost) and its job
     // left for SQS meanwhile: its receipt is its success (src/api-client/earlier-attempt.ts).
-    const found = await Promise.all(again.map((i) => dispatchedByEarlierAttempt(t, jobs[i]!, invokedAt)))
+    // A job still stored is taken too: it may be acknowledged (gone) by the time a copy sent again arrives. When the
+    // look-up fails, the job is not sent again: its result keeps the refusal, and the caller looks it up later.
+    const found = await Promise.all(again.map((i) => storedByEarlierAttempt(t, jobs[i]!, invokedAt)))
     pending = again.filter((i, k) => {
-      if (!found[k]) return true
-      results[i] = { id: jobs[i]!.id, status: 'scheduled' }
+      const f = found[k]
+      if (!f) return true
+      results[i] =
+        f === LOOKUP_FAILED
+          ? { id: jobs[i]!.id, error: { code: 'ServiceUnavailable', message: 'refused, and its look-up failed' } }
+          : { id: jobs[i]!.id, status: 'scheduled' }
       return false
     })
   }

@@ -1,12 +1,12 @@
-// Before a create or a PUT is sent again: did an earlier attempt of this very call store the job, which has since
-// been handed to SQS? Then the job is gone from Redis and only its dispatch receipt (GET /jobs/{id}, status
-// "dispatched") tells; sent again, the write would create the job a second time. A receipt counts as this call's
-// only when the job it records was created after the call began (an older job under the id, dispatched while the
+// Before a create or a PUT is sent again: did an earlier attempt of this very call store the job? It may have been
+// handed to SQS since (gone from Redis: only its dispatch receipt, GET /jobs/{id} status "dispatched", tells), or be
+// about to (a job seen dispatching may be gone a moment later): sent again, the write would create the job a second
+// time. A job or receipt found counts as this call's only when it was created after the call began (an older job under the id, dispatched while the
 // call waited, was created before it) and is due no earlier than this call could have made it due (its runAt, or
 // its creation + delayMs). The comparison is the client's clock against Redis's: a client running ahead only misses
 // its own receipt and sends the write again, as without this look-up. A PUT that replaced a job created before the
 // call is not recognised either (its creation time is the old job's): it is sent again, as before.
-import { call, type Transport } from './transport'
+import { call, type Answer, type Transport } from './transport'
 import type { JobInput, JobView } from './types'
 
 export interface EarlierAttempt {
@@ -15,17 +15,25 @@ export interface EarlierAttempt {
   headers: Headers
 }
 
-export async function dispatchedByEarlierAttempt(
+/** The look-up itself failed (the API unavailable): whether the earlier attempt stored the job is not known. */
+export const LOOKUP_FAILED = 'lookup-failed' as const
+
+export async function storedByEarlierAttempt(
   t: Transport,
   job: Pick<JobInput, 'queue' | 'runAt' | 'delayMs'> & { id: string },
   invokedAt: number,
-): Promise<EarlierAttempt | undefined> {
-  const found = await call(t, 'GET', `/jobs/${encodeURIComponent(job.id)}`, undefined, {
-    allow: [404],
-    retryUnanswered: true,
-  }).catch(() => undefined)
-  const view = found?.body as JobView | undefined
-  if (found?.status !== 200 || view?.status !== 'dispatched' || view.queue !== job.queue) return undefined
+): Promise<EarlierAttempt | undefined | typeof LOOKUP_FAILED> {
+  let found: Answer
+  try {
+    found = await call(t, 'GET', `/jobs/${encodeURIComponent(job.id)}`, undefined, {
+      allow: [404],
+      retryUnanswered: true,
+    })
+  } catch {
+    return LOOKUP_FAILED
+  }
+  const view = found.body as JobView | undefined
+  if (found.status !== 200 || view?.queue !== job.queue) return undefined
   const asked = job.runAt === undefined ? -Infinity : typeof job.runAt === 'number' ? job.runAt : Date.parse(job.runAt)
   if (view.createdAt === undefined || Date.parse(view.createdAt) < invokedAt) return undefined
   const createdAt = Date.parse(view.createdAt)

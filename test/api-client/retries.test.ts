@@ -186,10 +186,11 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
       await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
       return new Response(JSON.stringify({ error: { code: 'ServiceUnavailable', message: 'lost' } }), { status: 503 })
     }
-    // act: the retries answer 503 (no replica confirms), so the client gives up after them
-    const put = client(loseFirst).reschedule(id, { queue: 'emails', payload: { later: true }, delayMs: 0 })
-    // assess: the old job's receipt was not taken for this PUT's write; the write itself was sent and stored
-    await expect(put).rejects.toMatchObject({ status: 503 })
+    // act
+    const put = await client(loseFirst).reschedule(id, { queue: 'emails', payload: { later: true }, delayMs: 0 })
+    // assess: the old job's receipt was not taken for this PUT's write: the write was sent again and stored (the
+    // retry after it, answered 503 for want of a replica, found it under the id, created after the call began)
+    expect(put).toMatchObject({ id, queue: 'emails' })
     expect(await engine.store.get(id)).toMatchObject({ status: 'scheduled', payload: { later: true } })
     await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
     await s.close()
@@ -257,5 +258,27 @@ describe('DelayQueueApiClient: a batch refused as a whole after its jobs were st
     expect([1, 2].map((n) => counts.get(`lost-${tag}.${n}`))).toEqual([1, 1])
     await s.close()
     sqsClient.destroy()
+  })
+})
+
+describe('DelayQueueApiClient: a batch refused as a whole whose jobs are still stored', () => {
+  it('takes the jobs found under their ids, created after the call began, and sends nothing again', async () => {
+    // prepare: the first request stores the jobs (due in a minute: they stay), and the answer the client sees is a 503
+    const from = api.received.length
+    let first = true
+    const answerLost: typeof globalThis.fetch = async (url, init) => {
+      const res = await fetch(url, init)
+      if (!first || init?.method !== 'POST') return res
+      first = false
+      return new Response(JSON.stringify({ error: { code: 'ServiceUnavailable', message: 'lost' } }), { status: 503 })
+    }
+    const tag = Date.now()
+    // act
+    const many = await client(answerLost).scheduleMany(
+      [1, 2].map((n) => ({ id: `kept-${tag}.${n}`, queue: 'emails', payload: { n }, delayMs: 60_000 })),
+    )
+    // assess: both scheduled from the one request that stored them (a copy sent again could land after a dispatch)
+    expect(many).toEqual([1, 2].map((n) => ({ id: `kept-${tag}.${n}`, status: 'scheduled' })))
+    expect(api.received.slice(from).filter((r) => r.method === 'POST')).toHaveLength(1)
   })
 })
