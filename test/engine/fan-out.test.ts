@@ -40,7 +40,8 @@ async function enqueueBacklog(t: ReturnType<typeof testStore>, count: number, pr
   }
 }
 
-describe('the fan-out decision', () => {
+// The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
+describe.concurrent('the fan-out decision', () => {
   it('doubles the scanners with each step of full claims in a row (1, 3, 7 workers), up to the most allowed', () => {
     // prepare
     const { fanOut, events } = recordingFanOut({ maxWorkers: 5, stepJobs: 100 })
@@ -98,7 +99,7 @@ describe('the fan-out decision', () => {
   })
 })
 
-describe('scan workers over real Redis and fauxqs', () => {
+describe.concurrent('scan workers over real Redis and fauxqs', () => {
   it('several workers and the run drain a 3,000-job backlog together, each job sent once', async () => {
     // prepare
     const t = testStore()

@@ -43,7 +43,8 @@ async function arrivedOrder(url: string): Promise<number[]> {
 
 const inOrder = Array.from({ length: JOBS }, (_, i) => i)
 
-describe('FIFO group order across shards', () => {
+// The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
+describe.concurrent('FIFO group order across shards', () => {
   it(`drains a backlog of one group over ${SHARDS} shards in due-time order, in claims cut short by their limit`, async () => {
     // prepare: every job is due before the scanner starts (a due time in the past would mean "now" for all of them)
     const t = testStore({ shards: SHARDS })

@@ -96,8 +96,22 @@ describe('DLQ redrive stays in its lane', () => {
     const config = { queues: { orders: orders.target.url, emails: emails.target.url }, ...LIMITS }
     for (const id of ['lane-1', 'lane-2', 'lane-3']) await deadLetter(emails.dlq.url, id, { to: id }, 'orders')
     // act: redrive the emails DLQ, one message in each mode (a refused message stays invisible for this run)
-    const scheduled = await redrive({ sqs, waitSeconds: 0, dlqUrl: emails.dlq.url, config, mode: schedule(t.store), max: 1 })
-    const direct = await redrive({ sqs, waitSeconds: 0, dlqUrl: emails.dlq.url, config, mode: { kind: 'direct' }, max: 1 })
+    const scheduled = await redrive({
+      sqs,
+      waitSeconds: 0,
+      dlqUrl: emails.dlq.url,
+      config,
+      mode: schedule(t.store),
+      max: 1,
+    })
+    const direct = await redrive({
+      sqs,
+      waitSeconds: 0,
+      dlqUrl: emails.dlq.url,
+      config,
+      mode: { kind: 'direct' },
+      max: 1,
+    })
     // assess: refused, nothing stored or sent, the messages still in the DLQ
     for (const report of [scheduled, direct]) {
       expect(report).toEqual({
@@ -117,7 +131,14 @@ describe('DLQ redrive stays in its lane', () => {
     expect(await approximateCount(sqs, emails.target.url)).toBe(0)
     expect(await approximateCount(sqs, emails.dlq.url)).toBe(3)
     // act: the operator says where it goes
-    const moved = await redrive({ sqs, waitSeconds: 0, dlqUrl: emails.dlq.url, config, queue: 'orders', mode: schedule(t.store) })
+    const moved = await redrive({
+      sqs,
+      waitSeconds: 0,
+      dlqUrl: emails.dlq.url,
+      config,
+      queue: 'orders',
+      mode: schedule(t.store),
+    })
     // assess: the one message still visible is scheduled for orders
     expect(moved).toMatchObject({ queue: 'orders', moved: 1, skipped: [] })
     expect((await t.store.stats()).queues).toEqual({ orders: expect.objectContaining({ pending: 1 }) })
@@ -130,7 +151,14 @@ describe('DLQ redrive stays in its lane', () => {
     const orders = await createTargetWithDlq(sqs, 'orders')
     const config = { queues: { orders: orders.target.url, emails: emails.target.url }, ...LIMITS }
     await deadLetter(emails.dlq.url, 'moved-1', { n: 1 }, 'emails') // an emails job the operator sends to orders
-    const report = await redrive({ sqs, waitSeconds: 0, dlqUrl: emails.dlq.url, config, queue: 'orders', mode: { kind: 'direct' } })
+    const report = await redrive({
+      sqs,
+      waitSeconds: 0,
+      dlqUrl: emails.dlq.url,
+      config,
+      queue: 'orders',
+      mode: { kind: 'direct' },
+    })
     expect(report).toMatchObject({ queue: 'orders', moved: 1, skipped: [] })
     const [arrived] = await receiveAll(sqs, orders.target.url)
     expect(JSON.parse(arrived!.Body!)).toMatchObject({ id: 'moved-1', queue: 'orders', payload: { n: 1 } })
@@ -142,11 +170,13 @@ describe('DLQ redrive stays in its lane', () => {
     const { target, dlq } = await createTargetWithDlq(sqs, 'orders')
     await deadLetter(dlq.url, 'stray-1', 1)
     const config = { queues: { other: target.url.replace(/orders-\w+$/, 'other') }, ...LIMITS }
-    await expect(redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: schedule(t.store) })).rejects.toThrow(RedriveTargetError)
-    const own = { queues: { orders: target.url }, ...LIMITS }
-    await expect(redrive({ sqs, waitSeconds: 0, dlqUrl: target.url, config: own, mode: { kind: 'direct' } })).rejects.toThrow(
-      /is the target queue "orders" itself/,
+    await expect(redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: schedule(t.store) })).rejects.toThrow(
+      RedriveTargetError,
     )
+    const own = { queues: { orders: target.url }, ...LIMITS }
+    await expect(
+      redrive({ sqs, waitSeconds: 0, dlqUrl: target.url, config: own, mode: { kind: 'direct' } }),
+    ).rejects.toThrow(/is the target queue "orders" itself/)
     await expect(
       redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config: own, queue: 'nope', mode: { kind: 'direct' } }),
     ).rejects.toThrow(/--queue "nope" is not in QUEUES/)

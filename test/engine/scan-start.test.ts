@@ -94,7 +94,7 @@ describe('scan start', () => {
     vi.unstubAllEnvs()
   })
 
-  it.each<{ fault: StartFault; what: string }>([
+  it.concurrent.each<{ fault: StartFault; what: string }>([
     { fault: 'lost', what: 'accepted and never run: invoked again once no scanner came up' },
     { fault: 'throttled', what: 'throttled: retried after a backoff' },
   ])('dispatches a job due in 5 s on time when its first start was $what', async ({ fault }) => {

@@ -14,7 +14,8 @@ import { inject } from 'vitest'
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
 
-describe('recurring schedules (series)', () => {
+// The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
+describe.concurrent('recurring schedules (series)', () => {
   it('fires a 1 s schedule 5 times in about 5 s, each occurrence on time', async () => {
     // prepare
     const stage = await seriesStage(sqs, 'every-second')
