@@ -64,7 +64,7 @@ describe.concurrent('dispatch window, at its edges', () => {
     // successor (lua/schedule-ack.lua), which by then has passed: that must not count as an outage (which skips
     // to the first occurrence after now, losing the ones in between).
     const stage2 = await seriesStage(sqs, 'window-edge-series')
-    const start = wholeSecond(300)
+    const start = wholeSecond()
     await stage2.everySecond('win-series', start)
     const sent: string[] = []
     const s = stage2.scanner({
