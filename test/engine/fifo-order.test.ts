@@ -167,7 +167,9 @@ describe.concurrent('FIFO group order across shards', () => {
     // prepare: 1,000 jobs of one group due in the same millisecond over 4 shards; room for 40, claims of 10
     const t = testStore({ shards: SHARDS })
     const q = await createQueue(sqs, 'events.fifo')
-    const at = Date.now() + 1_000
+    // (3 s ahead: a due time the enqueue reaches late means "now", and the jobs would no longer share their
+    // millisecond; 1,000 enqueues took over 1 s on a loaded machine)
+    const at = Date.now() + 3_000
     const jobs = Array.from({ length: 1_000 }, (_, i) =>
       job({ id: `ms-${i}`, queue: 'events.fifo', groupId: 'g', payloadJson: `"ms-${i}"`, schedule: { atMs: at } }),
     )
