@@ -35,6 +35,8 @@ import decodeSchedule from '../../lua/includes/decodeSchedule.lua'
 import dropUnleased from '../../lua/includes/dropUnleased.lua'
 import maybeSent from '../../lua/includes/maybeSent.lua'
 import encodeSchedule from '../../lua/includes/encodeSchedule.lua'
+import expireReceipts from '../../lua/includes/expireReceipts.lua'
+import keepReceipt from '../../lua/includes/keepReceipt.lua'
 import scheduleAckLua from '../../lua/schedule-ack.lua'
 import scheduleDeleteLua from '../../lua/schedule-delete.lua'
 import schedulePutLua from '../../lua/schedule-put.lua'
@@ -62,6 +64,8 @@ export const LUA_HELPERS: Readonly<Record<string, string>> = {
   maybeSent,
   dropUnleased,
   addOccurrence,
+  keepReceipt,
+  expireReceipts,
 }
 
 /** The scripts by command name, as written in lua/ (before their helpers are prepended). */
