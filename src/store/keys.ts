@@ -85,6 +85,18 @@ export class ShardKeys {
   }
 
   /**
+   * A walk through the pending list page by page (src/store/pending-walk.ts): a ZSET bucket number -> a lower bound of
+   * that bucket's next job after the walk's position, which it holds in `pendingWalkAt` (a STRING); both expire.
+   */
+  pendingWalk(walk: string): string {
+    return `${this.tag}:walk:${walk}`
+  }
+
+  pendingWalkAt(walk: string): string {
+    return `${this.tag}:walk:${walk}:at`
+  }
+
+  /**
    * Dispatch receipts of the jobs acked during one hour (`hour` = epoch ms / RECEIPT_HOUR_MS), in one of
    * RECEIPT_SLOTS hashes: a HASH id -> receipt (src/store/receipt.ts) that expires whole, a retention after its hour.
    */
