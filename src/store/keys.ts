@@ -59,6 +59,8 @@ export class ShardKeys {
    * REDIS_WAIT_REPLICAS=auto, API writes are refused while the primary has none (src/store/replica-watch.ts).
    */
   readonly replicated: string
+  /** The walks with a frontier on this shard (pendingWalk): ZSET walk -> when it was made (ms), to bound their number. */
+  readonly pendingWalks: string
 
   constructor(
     prefix: string,
@@ -78,6 +80,7 @@ export class ShardKeys {
     this.scannerAlive = `${this.tag}:scanner`
     this.scanStart = `${this.tag}:scan-start`
     this.replicated = `${this.tag}:replicated`
+    this.pendingWalks = `${this.tag}:walks`
   }
 
   bucket(bucketNo: number | string): string {

@@ -133,16 +133,20 @@ export async function readPendingPage(
 ): Promise<PendingPage> {
   const cursor: PendingCursor | null = options.cursor ? decodePendingCursor(options.cursor) : null
   const walk = cursor?.walk ?? newWalk()
-  const parts: ShardRead[] = await Promise.all(
-    keys.shards.map(async (shard) => ({
-      shard,
-      frontier: await frontierOf(redis, shard, walk, cursor, shallowBuckets),
-      seen: new Map(),
-    })),
-  )
-  const { jobs, last } = await collect(redis, parts, cursor, options)
-  await Promise.all(parts.map((p) => advanceWalk(redis, p.frontier, p.seen, last)))
-  return { jobs, cursor: last ? encodePendingCursor({ ...last, walk }) : null }
+  for (let attempt = 0; ; attempt++) {
+    const parts: ShardRead[] = await Promise.all(
+      keys.shards.map(async (shard) => ({
+        shard,
+        frontier: await frontierOf(redis, shard, walk, cursor, shallowBuckets),
+        seen: new Map(),
+      })),
+    )
+    const { jobs, last } = await collect(redis, parts, cursor, options)
+    const kept = await Promise.all(parts.map((p) => advanceWalk(redis, p.frontier, p.seen, last)))
+    // A frontier dropped while the page read it (more walks than kept at once): read the page again, afresh.
+    if (kept.every(Boolean) || attempt > 0)
+      return { jobs, cursor: last ? encodePendingCursor({ ...last, walk }) : null }
+  }
 }
 
 /** The page's jobs, and the last position it examined (null: the queue ends within this page). */

@@ -8,7 +8,8 @@
 // SHALLOW_BUCKETS buckets keeps its own frontier: a copy of the index (one COPY), whose bounds each page raises for
 // the buckets it read to their next job after the page. A page then reads about as many buckets as it shows jobs,
 // wherever it is. The frontier and its position expire WALK_TTL_MS after the walk's last page (a copy of the index:
-// ~70 bytes per due bucket, ~1.1 MB per shard as shipped); a walk's last page deletes them.
+// ~47 bytes per due bucket, ~0.77 MB per shard as shipped); a walk's last page deletes them, and at most MAX_WALKS
+// walks keep one per shard (the oldest is dropped: forged cursors cannot fill Redis with frontiers).
 //
 // Why no job that stays put is skipped or shown twice: a bound is taken from the bucket's jobs when it is written,
 // and a bucket is always read from the cursor on, not from its bound, so every job that was there then is at or after
@@ -23,12 +24,15 @@ import type { ScriptedClient } from './scripts'
 export const WALK_TTL_MS = 600_000
 /** A cursor with at most this many of the shard's buckets starting before it reads the index as it is. */
 export const SHALLOW_BUCKETS = 256
+/** Walks that keep a frontier at once, per shard (each ~47 bytes per due bucket): the oldest beyond are dropped. */
+export const MAX_WALKS = 16
 
 export interface Frontier {
   /** The sorted set to read buckets from: the shard's index, or the walk's frontier. */
   key: string
-  /** The walk's frontier and position keys, when this page reads and raises a frontier of its own. */
-  walk?: { key: string; at: string }
+  /** The walk's frontier and position keys (and its name in the shard's list), when this page reads and raises a
+   * frontier of its own. */
+  walk?: { key: string; at: string; name: string; list: string; created?: boolean }
 }
 
 /** What a page learnt about a bucket: rows read from it, and whether it has nothing after the cursor. */
@@ -51,7 +55,7 @@ export async function frontierOf(
   shallowBuckets = SHALLOW_BUCKETS,
 ): Promise<Frontier> {
   if (!cursor) return { key: shard.index }
-  const own = { key: shard.pendingWalk(walk), at: shard.pendingWalkAt(walk) }
+  const own = { key: shard.pendingWalk(walk), at: shard.pendingWalkAt(walk), name: walk, list: shard.pendingWalks }
   const replies = (await redis.pipeline().get(own.at).zcount(shard.index, '-inf', cursor.dueMs).exec()) ?? []
   for (const [err] of replies) if (err) throw err
   const at = positionOf(String(replies[0]?.[1] ?? ''))
@@ -59,26 +63,45 @@ export async function frontierOf(
   if (at && before(at, cursor) <= 0) return { key: own.key, walk: own }
   if (Number(replies[1]?.[1]) <= shallowBuckets) return { key: shard.index }
   const [copied] =
-    (await redis.pipeline().copy(shard.index, own.key, 'REPLACE').pexpire(own.key, WALK_TTL_MS).exec()) ?? []
+    (await redis
+      .pipeline()
+      .copy(shard.index, own.key, 'REPLACE')
+      .pexpire(own.key, WALK_TTL_MS)
+      .zadd(shard.pendingWalks, Date.now(), walk)
+      .exec()) ?? []
   // Redis full (COPY writes): this page reads the index as it is, slower.
   if (!copied || copied[0]) return { key: shard.index }
-  return { key: own.key, walk: own }
+  await dropOldWalks(redis, shard)
+  return { key: own.key, walk: { ...own, created: true } }
+}
+
+/**
+ * Keeps the frontiers of the MAX_WALKS walks of the shard used last: a walk whose frontier is dropped starts again
+ * (its position goes with it, and a page under way does not write it back).
+ */
+async function dropOldWalks(redis: ScriptedClient, shard: ShardKeys): Promise<void> {
+  const old = await redis.zrange(shard.pendingWalks, '0', String(-(MAX_WALKS + 1)))
+  const pipe = redis.pipeline().zremrangebyscore(shard.pendingWalks, '-inf', Date.now() - WALK_TTL_MS - 60_000)
+  for (const walk of old) pipe.del(shard.pendingWalk(walk), shard.pendingWalkAt(walk)).zrem(shard.pendingWalks, walk)
+  pipe.pexpire(shard.pendingWalks, WALK_TTL_MS + 60_000)
+  for (const [err] of (await pipe.exec()) ?? []) if (err) throw err
 }
 
 /**
  * After a page: raise each bucket it read to its next job after `to` (the page's last position), or to `to` itself
- * when the page did not read that far; forget a bucket with nothing after it. `to` null: the walk ended.
+ * when the page did not read that far; forget a bucket with nothing after it. `to` null: the walk ended. Resolves to
+ * false when the walk's frontier was dropped meanwhile (the page may have missed this shard's jobs: read it again).
  */
 export async function advanceWalk(
   redis: ScriptedClient,
   frontier: Frontier,
   seen: ReadonlyMap<string, BucketSeen>,
   to: Due | null,
-): Promise<void> {
+): Promise<boolean> {
   const walk = frontier.walk
-  if (!walk) return
+  if (!walk) return true
   const pipe = redis.pipeline()
-  if (!to) pipe.del(walk.key, walk.at)
+  if (!to) pipe.del(walk.key, walk.at).zrem(walk.list, walk.name)
   else {
     for (const [bucketNo, s] of seen) {
       const next = s.rows.filter((r) => before(r, to) > 0).sort(before)[0]
@@ -86,9 +109,14 @@ export async function advanceWalk(
       else if (s.empty) pipe.zrem(walk.key, bucketNo)
       else pipe.zadd(walk.key, to.dueMs, bucketNo)
     }
-    // The position expires first: a frontier is never read without its position.
+    // The position expires first: a frontier is never read without its position. Only a page that made the frontier
+    // creates the position; another only moves it (XX): once dropped (dropOldWalks), the walk starts again.
     pipe.pexpire(walk.key, WALK_TTL_MS + 60_000)
-    pipe.set(walk.at, `${to.dueMs}:${to.id}`, 'PX', WALK_TTL_MS)
+    if (walk.created) pipe.set(walk.at, `${to.dueMs}:${to.id}`, 'PX', WALK_TTL_MS)
+    else pipe.set(walk.at, `${to.dueMs}:${to.id}`, 'PX', WALK_TTL_MS, 'XX')
+    pipe.zadd(walk.list, 'XX', Date.now(), walk.name)
   }
-  for (const [err] of (await pipe.exec()) ?? []) if (err) throw err
+  const replies = (await pipe.exec()) ?? []
+  for (const [err] of replies) if (err) throw err
+  return !to || walk.created === true || replies.at(-2)?.[1] === 'OK'
 }

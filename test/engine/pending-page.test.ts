@@ -184,4 +184,33 @@ describe('pending jobs, page by page', () => {
     expect(new Set(seen).size).toBe(seen.length)
     await t.close()
   })
+  it('keeps the frontiers of 16 walks per shard at most; a walk whose frontier was dropped goes on, every job once', async () => {
+    // prepare: 600 jobs; 20 walks, each two pages in (each has made its frontier)
+    const t = testStore({ shards: 1, buckets: 64 })
+    const expected = await enqueueSpread(t, 600)
+    const page = pager(t.redis, t.keys, 25, 0)
+    const walks: { seen: string[]; cursor: string | null; name: string }[] = []
+    for (let w = 0; w < 20; w++) {
+      const first = await page(null)
+      const second = await page(first.cursor)
+      const name = /^w([^:]+):/.exec(Buffer.from(second.cursor!, 'base64url').toString())![1]!
+      walks.push({ seen: [...first.jobs, ...second.jobs].map((j) => j.id), cursor: second.cursor, name })
+    }
+    // act: the oldest walk (its frontier dropped) goes on to the end
+    const oldest = walks[0]!
+    while (oldest.cursor) {
+      const next = await page(oldest.cursor)
+      oldest.seen.push(...next.jobs.map((j) => j.id))
+      oldest.cursor = next.cursor
+    }
+    // assess: 16 frontiers kept (the walk that ended deleted its own); the dropped walk missed nothing
+    const shard = t.keys.shards[0]!
+    expect(await t.redis.zcard(shard.pendingWalks)).toBeLessThanOrEqual(16)
+    let frontiers = 0
+    for (const { name } of walks) frontiers += await t.redis.exists(shard.pendingWalk(name))
+    expect(frontiers).toBeLessThanOrEqual(16)
+    expect(frontiers).toBeGreaterThan(10)
+    expect(oldest.seen).toEqual(expected)
+    await t.close()
+  })
 })
