@@ -112,6 +112,17 @@ async function main() {
     await measure('a page from a cursor whose walk is gone, half way in', () => ({ cursor: half }), REBUILD_SAMPLES)
     await measure('first page of "emails" (1 job in 10)', () => ({ queue: 'emails' }))
     console.log(`a walk's frontier: ${frontierBytes} bytes (MEMORY USAGE)`)
+    // What starting a walk's frontier blocks Redis for: COPY of the shard's index, timed round trip.
+    const shard = engine.keys.shards[0]!
+    const copies: number[] = []
+    for (let i = 0; i < 20; i++) {
+      const t0 = performance.now()
+      await engine.redis.copy(shard.index, shard.pendingWalk('bench-copy'), 'REPLACE')
+      copies.push(performance.now() - t0)
+    }
+    await engine.redis.del(shard.pendingWalk('bench-copy'))
+    const copy = percentiles(copies)
+    rows.push({ name: `COPY of the index (${await engine.redis.zcard(shard.index)} buckets)`, ...copy, reads: NaN })
     const table: Row[] = rows.map((r) => ({
       measure: r.name,
       value: `p50 ${fmt.ms(r.p50)}, p99 ${fmt.ms(r.p99)}, max ${fmt.ms(r.max)}`,

@@ -8,7 +8,7 @@
 // SHALLOW_BUCKETS buckets keeps its own frontier: a copy of the index (one COPY), whose bounds each page raises for
 // the buckets it read to their next job after the page. A page then reads about as many buckets as it shows jobs,
 // wherever it is. The frontier and its position expire WALK_TTL_MS after the walk's last page (a copy of the index:
-// ~47 bytes per due bucket, ~0.77 MB per shard as shipped); a walk's last page deletes them, and at most MAX_WALKS
+// ~93 bytes per due bucket, 1.5 MB per shard as shipped); a walk's last page deletes them, and at most MAX_WALKS
 // walks keep one per shard (the oldest is dropped: forged cursors cannot fill Redis with frontiers).
 //
 // Why no job that stays put is skipped or shown twice: a bound is taken from the bucket's jobs when it is written,
@@ -24,7 +24,7 @@ import type { ScriptedClient } from './scripts'
 export const WALK_TTL_MS = 600_000
 /** A cursor with at most this many of the shard's buckets starting before it reads the index as it is. */
 export const SHALLOW_BUCKETS = 256
-/** Walks that keep a frontier at once, per shard (each ~47 bytes per due bucket): the oldest beyond are dropped. */
+/** Walks that keep a frontier at once, per shard (each ~93 bytes per due bucket): the oldest beyond are dropped. */
 export const MAX_WALKS = 16
 
 export interface Frontier {
