@@ -174,7 +174,7 @@ export class Leases {
    * Returns how many this lease still held. */
   async ack(shard: ShardKeys, items: readonly (Settlement & Partial<ClaimedJob>)[]): Promise<number> {
     if (items.length === 0) return 0
-    const { settlements, plan } = this.receipts(items)
+    const { settlements, plan } = withReceipts(items, this.options.receiptTtlMs ?? 0)
     const occurrences = settlements.filter((i) => parseOccurrenceId(i.id) !== null)
     const jobs = settlements.filter((i) => parseOccurrenceId(i.id) === null)
     const ackJobs = async () => {
@@ -193,19 +193,6 @@ export class Leases {
       }),
     ])
     return jobsAcked + acked
-  }
-
-  /** Each acked job's dispatch receipt (src/store/receipt.ts), when receipts are on and the send's answer is known. */
-  private receipts(items: readonly (Settlement & Partial<ClaimedJob>)[]) {
-    const ttlMs = this.options.receiptTtlMs ?? 0
-    // The hour's hashes by the latest acceptance (Redis's clock): a receipt is never filed before its time.
-    const nowMs = items.reduce((t, i) => Math.max(t, i.accepted?.acceptedAtMs ?? 0), 0) || Date.now()
-    const settlements: AckSettlement[] = items.map(({ id, token, accepted, attempt, dueMs, queue }) =>
-      ttlMs > 0 && accepted && attempt !== undefined && dueMs !== undefined && queue !== undefined
-        ? { id, token, receipt: encodeReceipt({ ...accepted, attempts: attempt, dueMs, queue }) }
-        : { id, token },
-    )
-    return { settlements, plan: { ttlMs, nowMs } }
   }
 
   /** When a refused job is tried again (src/scan/backoff.ts); a held-back FIFO job comes right after its blocker. */
@@ -246,4 +233,16 @@ export class Leases {
       retired: Number(retired ?? 0),
     }
   }
+}
+
+/** Each acked job's dispatch receipt (src/store/receipt.ts), when receipts are on and the send's answer is known. */
+function withReceipts(items: readonly (Settlement & Partial<ClaimedJob>)[], ttlMs: number) {
+  // The hour's hashes by the latest acceptance (Redis's clock): a receipt is never filed before its time.
+  const nowMs = items.reduce((t, i) => Math.max(t, i.accepted?.acceptedAtMs ?? 0), 0) || Date.now()
+  const settlements: AckSettlement[] = items.map(({ id, token, accepted, attempt, dueMs, queue }) =>
+    ttlMs > 0 && accepted && attempt !== undefined && dueMs !== undefined && queue !== undefined
+      ? { id, token, receipt: encodeReceipt({ ...accepted, attempts: attempt, dueMs, queue }) }
+      : { id, token },
+  )
+  return { settlements, plan: { ttlMs, nowMs } }
 }
