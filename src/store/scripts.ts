@@ -31,10 +31,14 @@ import scannerRetireLua from '../../lua/scanner-retire.lua'
 import reviveLua from '../../lua/revive.lua'
 import addOccurrence from '../../lua/includes/addOccurrence.lua'
 import base36 from '../../lua/includes/base36.lua'
+import decodeRecord from '../../lua/includes/decodeRecord.lua'
 import decodeSchedule from '../../lua/includes/decodeSchedule.lua'
 import dropUnleased from '../../lua/includes/dropUnleased.lua'
 import maybeSent from '../../lua/includes/maybeSent.lua'
+import encodeRecord from '../../lua/includes/encodeRecord.lua'
 import encodeSchedule from '../../lua/includes/encodeSchedule.lua'
+import occurrenceId from '../../lua/includes/occurrenceId.lua'
+import parseOccurrenceId from '../../lua/includes/parseOccurrenceId.lua'
 import scheduleAckLua from '../../lua/schedule-ack.lua'
 import scheduleDeleteLua from '../../lua/schedule-delete.lua'
 import schedulePutLua from '../../lua/schedule-put.lua'
@@ -57,6 +61,10 @@ export const LUA_HELPERS: Readonly<Record<string, string>> = {
   holdsLease,
   wakeIfEarliest,
   base36,
+  encodeRecord,
+  decodeRecord,
+  occurrenceId,
+  parseOccurrenceId,
   decodeSchedule,
   encodeSchedule,
   maybeSent,
