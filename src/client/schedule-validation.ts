@@ -9,11 +9,9 @@ import { cronProblems, isTimeZone, nextOccurrence } from '../schedule/recurrence
 import { MAX_EVERY_MS, MAX_SCHEDULE_TIME_ISO, MAX_SCHEDULE_TIME_MS } from '../schedule/time-bounds'
 import { expectedMessageBytes } from '../sqs/envelope'
 import type { NewSchedule } from '../store/schedule-store'
+import { validateScheduleId } from './id-rules'
 import { parseIsoWithZone, serializePayload } from './validation'
 
-/** Leaves room for "@<epoch ms>" within the 128-character job id limit. */
-export const SCHEDULE_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/
-export const SCHEDULE_ID_RULE = 'must be 1-100 characters of [A-Za-z0-9_.:-]'
 export const MIN_EVERY_MS = 1000
 const FIELDS = ['queue', 'payload', 'cron', 'everyMs', 'timezone', 'startAt', 'endAt', 'paused', 'groupId'] as const
 const TIME_RULE = 'must be an ISO-8601 time with a zone (e.g. 2027-01-04T09:00:00Z), or an integer epoch ms'
@@ -58,12 +56,6 @@ const inputSchema = z.strictObject({
 })
 
 export type ScheduleValidationConfig = Pick<Config, 'queues' | 'maxMessageBytes'>
-
-export function validateScheduleId(id: unknown): string {
-  if (typeof id !== 'string' || !SCHEDULE_ID_PATTERN.test(id))
-    throw new ValidationError([{ path: 'id', message: SCHEDULE_ID_RULE }])
-  return id
-}
 
 /** Validate one schedule. Throws ValidationError naming every bad field, or PayloadTooLargeError. */
 export function validateSchedule(id: string, input: unknown, config: ScheduleValidationConfig): NewSchedule {

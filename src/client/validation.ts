@@ -7,11 +7,10 @@ import { isFifoQueue } from '../queues'
 import { expectedMessageBytes } from '../sqs/envelope'
 import { PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors'
 import { newJobId } from '../store/ids'
+import { JOB_ID_PATTERN, JOB_ID_RULE } from './id-rules'
 import type { NewJob } from '../store/job-store'
 
 export const MAX_BATCH_JOBS = 100
-export const JOB_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/
-export const JOB_ID_RULE = 'must be 1-128 characters of [A-Za-z0-9_.:-]'
 /** SQS's own MessageGroupId alphabet (printable ASCII, no space): anything else would be refused at dispatch. */
 const GROUP_ID_PATTERN = /^[\x21-\x7e]{1,128}$/
 const GROUP_ID_RULE = 'must be 1-128 printable ASCII characters without spaces (SQS MessageGroupId rules)'
@@ -80,29 +79,6 @@ export function validateJob(input: unknown, config: JobValidationConfig, options
     ...(raw.groupId ? { groupId: raw.groupId } : {}),
     schedule: schedule!,
   }
-}
-
-/** A job id from a URL or a caller: 400 unless it follows the id rule. */
-export function validateJobId(id: unknown, path = 'id'): string {
-  if (typeof id !== 'string' || !JOB_ID_PATTERN.test(id)) throw new ValidationError([{ path, message: JOB_ID_RULE }])
-  return id
-}
-
-/**
- * An occurrence of a recurring schedule: "<schedule id>@<epoch ms>" (src/schedule/occurrence-id.ts). The exponent
- * form ("@1.795648056156e+15") is what Lua wrote for times of 1e14 and more before schedule times were bounded: such
- * an occurrence can still be looked up and cancelled.
- */
-const OCCURRENCE_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,100}@(\d{1,15}|\d(\.\d{1,13})?e\+\d{2})$/
-
-/** An id to look up or cancel: a job id, or an occurrence id ("<schedule id>@<epoch ms>"). */
-export function validateJobRef(id: unknown, path = 'id'): string {
-  if (typeof id === 'string' && (JOB_ID_PATTERN.test(id) || OCCURRENCE_ID_PATTERN.test(id))) return id
-  const occurrence = typeof id === 'string' && id.includes('@')
-  const rule = occurrence
-    ? 'an occurrence id must be "<schedule id>@<epoch ms>" (schedule id: 1-100 of [A-Za-z0-9_.:-])'
-    : JOB_ID_RULE
-  throw new ValidationError([{ path, message: rule }])
 }
 
 /** The envelope of POST /jobs/batch: `{ "jobs": [ ...up to 100 ] }`. Items are validated one by one later. */

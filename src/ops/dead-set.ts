@@ -87,7 +87,7 @@ export class DeadSet {
   async revive(id: string, delayMs = 0): Promise<number> {
     await guard(verifyLayout(this.redis, this.keys))
     const due = Number(await guard(runScript(this.redis, reviveCall(this.keys.locate(id), id, delayMs))))
-    if (due === 0) throw scriptError(ScriptErrorCode.JobNotFound, id)
+    if (due === ScriptErrorCode.JobNotFound) throw scriptError(ScriptErrorCode.JobNotFound, id)
     return due
   }
 
