@@ -5,7 +5,7 @@ import { createEngine, type Engine } from '../store/engine'
 import type { ConnectOptions } from '../store/redis'
 import type { JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
 import { validateJobId, validateJobRef } from './id-rules'
-import { validateJob } from './validation'
+import { validateJob, type JobInput } from './validation'
 import { ValidationError } from '../errors'
 import { queuesAsConfigured } from '../store/stats'
 import { decodePendingCursor, type PendingPage } from '../store/pending-page'
@@ -17,18 +17,7 @@ import type { ScheduleListPage, ScheduleView } from './schedule-view'
 import { RecurringSchedules } from './recurring-schedules'
 import { scheduleMany, type BatchItemResult } from './schedule-many'
 
-export type { BatchItemResult, ScheduleInput, ScheduleListPage, ScheduleView }
-
-/** What callers send: the job input of docs/api.md. */
-export interface JobInput {
-  queue: string
-  payload: unknown
-  delayMs?: number
-  /** ISO-8601 with a zone, or epoch ms. */
-  runAt?: string | number
-  id?: string
-  groupId?: string
-}
+export type { BatchItemResult, JobInput, ScheduleInput, ScheduleListPage, ScheduleView }
 
 /** A job as stored, without its payload (answers to schedule / reschedule). */
 export interface ScheduledJob {

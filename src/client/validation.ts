@@ -28,20 +28,31 @@ export interface ValidateOptions {
 // Messages say what the field must be, with the field named by `path`: "delayMs: must be an integer >= 0".
 const required = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : what)
 
-const inputSchema = z.strictObject({
+/** The fields a job and a schedule share, with the same rules and messages (src/client/schedule-validation.ts). */
+export const sharedFields = {
   queue: z.string({ error: required('must be a string naming a configured queue') }),
   payload: z.unknown().refine((v) => v !== undefined, { error: 'is required (any JSON value, null included)' }),
+  groupId: z.string({ error: GROUP_ID_RULE }).regex(GROUP_ID_PATTERN, { error: GROUP_ID_RULE }).optional(),
+}
+
+const inputSchema = z.strictObject({
+  queue: sharedFields.queue,
+  payload: sharedFields.payload,
   delayMs: z
     .number({ error: 'must be an integer >= 0' })
     .int({ error: 'must be an integer >= 0' })
     .min(0, { error: 'must be an integer >= 0' })
     .optional(),
+  /** ISO-8601 with a zone, or epoch ms. */
   runAt: z
     .union([z.string(), z.number()], { error: 'must be an ISO-8601 time with a zone, or an integer epoch ms' })
     .optional(),
   id: z.string({ error: JOB_ID_RULE }).regex(JOB_ID_PATTERN, { error: JOB_ID_RULE }).optional(),
-  groupId: z.string({ error: GROUP_ID_RULE }).regex(GROUP_ID_PATTERN, { error: GROUP_ID_RULE }).optional(),
+  groupId: sharedFields.groupId,
 })
+
+/** What callers send: the job input of docs/api.md (its type is the schema's, so the two cannot drift apart). */
+export type JobInput = z.input<typeof inputSchema>
 
 type RawJob = z.infer<typeof inputSchema>
 

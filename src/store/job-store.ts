@@ -4,6 +4,7 @@ import { DelayQueueError, ScriptErrorCode, scriptError, type ExistingJob } from 
 import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'
 import { decodeDispatchError, type JobState } from './job-state'
+import type { NewJob } from './new-job'
 import { decodeRecord } from './record'
 import { readPendingPage, type PendingPage } from './pending-page'
 import { decodeReceipt, receiptHours, type DispatchReceipt } from './receipt'
@@ -16,16 +17,7 @@ import { rideOut } from './ride-out'
 import { runScript, type ScriptedClient } from './scripts'
 import { writePerShard } from './shard-writes'
 
-/** A validated job, ready to store (see src/client/validation.ts for how HTTP input becomes one). */
-export interface NewJob {
-  id: string
-  queue: string
-  /** The payload as JSON text. */
-  payloadJson: string
-  groupId?: string
-  /** Relative to Redis's clock, or absolute (epoch ms; the past means now). */
-  schedule: { delayMs: number } | { atMs: number }
-}
+export type { NewJob } from './new-job'
 
 /** `dispatched`: SQS accepted it; what its dispatch receipt keeps (DISPATCH_RECEIPT_TTL_MS), no payload. */
 export type JobStatus = 'scheduled' | 'dispatching' | 'dead' | 'dispatched'
