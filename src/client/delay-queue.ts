@@ -16,6 +16,7 @@ import type { ScheduleInput } from './schedule-validation'
 import type { ScheduleListPage, ScheduleView } from './schedule-view'
 import { RecurringSchedules } from './recurring-schedules'
 import { scheduleMany, type BatchItemResult } from './schedule-many'
+import { isoTime } from '../iso-time'
 
 export type { BatchItemResult, JobInput, ScheduleInput, ScheduleListPage, ScheduleView }
 
@@ -185,8 +186,8 @@ function scheduled(id: string, queue: string, dueMs: number, createdAtMs: number
     id,
     queue,
     status: 'scheduled',
-    runAt: new Date(dueMs).toISOString(),
-    createdAt: new Date(createdAtMs).toISOString(),
+    runAt: isoTime(dueMs),
+    createdAt: isoTime(createdAtMs),
     ...(groupId ? { groupId } : {}),
   }
 }

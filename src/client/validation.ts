@@ -9,6 +9,7 @@ import { PayloadTooLargeError, ValidationError, type ErrorDetail } from '../erro
 import { newJobId } from '../store/ids'
 import { JOB_ID_PATTERN, JOB_ID_RULE } from './id-rules'
 import type { NewJob } from '../store/job-store'
+import { isoTime } from '../iso-time'
 
 export const MAX_BATCH_JOBS = 100
 /** SQS's own MessageGroupId alphabet (printable ASCII, no space): anything else would be refused at dispatch. */
@@ -141,7 +142,7 @@ function scheduleOf(
   }
   // The caller's clock may be a little off: the horizon is a limit, not a precision tool.
   if (atMs > nowMs + horizonMs)
-    fail('runAt', `must be within the ${days}-day horizon (before ${new Date(nowMs + horizonMs).toISOString()})`)
+    fail('runAt', `must be within the ${days}-day horizon (before ${isoTime(nowMs + horizonMs)})`)
   return { atMs }
 }
 

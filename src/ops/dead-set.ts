@@ -13,6 +13,7 @@ import { reviveCall } from '../store/script-calls'
 import { runScript, type ScriptedClient } from '../store/scripts'
 import type { DispatchError } from '../store/job-store'
 import { guard } from '../store/redis-errors'
+import { isoTime } from '../iso-time'
 
 export interface DeadJob {
   id: string
@@ -154,8 +155,8 @@ function view<P extends object>(f: Found, job: StoredJob, payload: P, error: str
     queue: job.queue,
     ...payload,
     ...(job.groupId ? { groupId: job.groupId } : {}),
-    createdAt: new Date(job.createdAtMs).toISOString(),
-    diedAt: new Date(f.diedMs).toISOString(),
-    ...(e ? { lastError: { attempts: e.attempts, at: new Date(e.at).toISOString(), message: e.message } } : {}),
+    createdAt: isoTime(job.createdAtMs),
+    diedAt: isoTime(f.diedMs),
+    ...(e ? { lastError: { attempts: e.attempts, at: isoTime(e.at), message: e.message } } : {}),
   }
 }

@@ -16,6 +16,7 @@ import { cancelCall, enqueueCall, getCall, type EnqueueReply, type ScriptCall } 
 import { rideOut } from './ride-out'
 import { runScript, type ScriptedClient } from './scripts'
 import { writePerShard } from './shard-writes'
+import { isoTime } from '../iso-time'
 
 export type { NewJob } from './new-job'
 
@@ -206,8 +207,8 @@ function existingJob(id: string, state: JobState, record: string, score: number,
     id,
     queue: job.queue,
     status: state === 'retrying' ? 'scheduled' : state,
-    runAt: new Date(score).toISOString(),
-    createdAt: new Date(job.createdAtMs).toISOString(),
+    runAt: isoTime(score),
+    createdAt: isoTime(job.createdAtMs),
     ...(job.groupId ? { groupId: job.groupId } : {}),
     samePayload: job.payloadJson === sentPayloadJson,
   }
@@ -218,19 +219,19 @@ function toView(id: string, state: JobState, record: string, score: number, atte
   const view: JobView = {
     id,
     queue: job.queue,
-    runAt: new Date(score).toISOString(),
+    runAt: isoTime(score),
     // A job waiting for a dispatch retry is scheduled again: runAt is its next attempt.
     status: state === 'retrying' ? 'scheduled' : state,
     payload: JSON.parse(job.payloadJson),
     ...(job.groupId ? { groupId: job.groupId } : {}),
-    createdAt: new Date(job.createdAtMs).toISOString(),
+    createdAt: isoTime(job.createdAtMs),
   }
   if (lastError) {
     const e = decodeDispatchError(lastError)
     view.attempts = attempt || e.attempts
     view.lastError = {
       attempts: e.attempts,
-      at: new Date(e.at).toISOString(),
+      at: isoTime(e.at),
       message: e.message,
       ...(e.maybeSent ? { maybeSent: true as const } : {}),
     }
@@ -239,14 +240,14 @@ function toView(id: string, state: JobState, record: string, score: number, atte
 }
 
 function dispatchedView(id: string, r: DispatchReceipt): JobView {
-  const dueAt = new Date(r.dueMs).toISOString()
+  const dueAt = isoTime(r.dueMs)
   return {
     id,
     queue: r.queue,
     runAt: dueAt,
     status: 'dispatched',
     dueAt,
-    acceptedAt: new Date(r.acceptedAtMs).toISOString(),
+    acceptedAt: isoTime(r.acceptedAtMs),
     messageId: r.messageId,
     attempts: r.attempts,
   }

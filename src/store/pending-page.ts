@@ -11,6 +11,7 @@ import type { Keyspace, ShardKeys } from './keys'
 import { decodeRecord, RECORD_HEADER_LINES } from './record'
 import { readRecordHeads } from './record-heads'
 import type { ScriptedClient } from './scripts'
+import { isoTime } from '../iso-time'
 
 export interface PendingJob {
   id: string
@@ -154,9 +155,9 @@ export async function readPendingPage(
       jobs.push({
         id: c.id,
         queue: job.queue,
-        runAt: new Date(c.dueMs).toISOString(),
+        runAt: isoTime(c.dueMs),
         ...(job.groupId ? { groupId: job.groupId } : {}),
-        createdAt: new Date(job.createdAtMs).toISOString(),
+        createdAt: isoTime(job.createdAtMs),
         payloadBytes: c.head.payloadBytes,
       })
       if (jobs.length === options.limit) break

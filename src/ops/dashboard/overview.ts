@@ -15,6 +15,7 @@ import { ScheduleStore } from '../../store/schedule-store'
 import { queuesAsConfigured } from '../../store/stats'
 import type { ScriptedClient } from '../../store/scripts'
 import { DeadSet, type DeadJobHead } from '../dead-set'
+import { isoTime } from '../../iso-time'
 
 export interface QueueRow {
   /** Scheduled, not yet claimed. */
@@ -114,7 +115,7 @@ export class OverviewReader {
     }
     const all = Object.values(queues).reduce((n, q) => n + q.pending, 0)
     return {
-      at: new Date().toISOString(),
+      at: isoTime(Date.now()),
       queues,
       timeline: { ...timeline, all },
       windows,
@@ -125,8 +126,8 @@ export class OverviewReader {
         ...(s.spec.cron !== undefined ? { cron: s.spec.cron } : { everyMs: s.spec.everyMs! }),
         timezone: s.spec.timezone,
         paused: s.spec.paused,
-        nextRunAt: s.pendingMs === null ? null : new Date(s.pendingMs).toISOString(),
-        lastRunAt: s.lastRunMs === null ? null : new Date(s.lastRunMs).toISOString(),
+        nextRunAt: s.pendingMs === null ? null : isoTime(s.pendingMs),
+        lastRunAt: s.lastRunMs === null ? null : isoTime(s.lastRunMs),
         runs: s.runs,
       })),
     }
