@@ -16,26 +16,9 @@ import { queuesAsConfigured } from '../../store/stats'
 import type { ScriptedClient } from '../../store/scripts'
 import { DeadSet, type DeadJobHead } from '../dead-set'
 import { isoTime } from '../../iso-time'
+import type { DueTimeline, QueueRow, ScheduleRow } from './overview-rows'
 
-export interface QueueRow {
-  /** Scheduled, not yet claimed. */
-  pending: number
-  /** Leased to a scanner, or waiting for a dispatch retry. */
-  inFlight: number
-  dead: number
-  dispatched: number
-}
-
-/** Scheduled jobs by when they are due: each count includes the shorter horizons. */
-export interface DueTimeline {
-  overdue: number
-  minute: number
-  hour: number
-  day: number
-  month: number
-  /** Every scheduled job, whenever due. */
-  all: number
-}
+export type { DueTimeline, QueueRow, ScheduleRow }
 
 export interface Overview {
   at: string
@@ -46,19 +29,6 @@ export interface Overview {
   dead: DeadJobHead[]
   /** The first recurring schedules by id (client/app.ts renders them). */
   schedules: ScheduleRow[]
-}
-
-export interface ScheduleRow {
-  id: string
-  queue: string
-  cron?: string
-  everyMs?: number
-  timezone: string
-  paused: boolean
-  nextRunAt: string | null
-  lastRunAt: string | null
-  /** Occurrences handed to SQS so far. */
-  runs: number
 }
 
 /** Most schedules the overview lists (the first page by id; GET /schedules pages through all). */
