@@ -4,7 +4,7 @@
 // at one instant, the shipped scanner against fauxqs) with DISPATCH_RECEIPT_TTL_MS=0 and at its default, interleaved
 // repetition by repetition: the ack's extra work shows as a lower drain rate.
 import { randomUUID } from 'node:crypto'
-import { Leases } from '../src/scan/leases'
+import { Leases } from '../src/scan/claims/leases'
 import { createEngine } from '../src/store/engine'
 import type { NewJob } from '../src/store/job-store'
 import { benchJob, jobId } from './data'

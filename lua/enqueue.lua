@@ -10,7 +10,7 @@
   KEYS[6] errors    HASH  id -> last dispatch error (JSON)
   KEYS[7] dead      ZSET  id -> time it died (ms)
   KEYS[8] counts    HASH  "<queue>|pending" / "<queue>|dead" / "<queue>|dispatched" -> count
-  KEYS[9] scanner   ZSET exists (with an expiry) while a scanner runs: on-demand scan mode (src/scan/presence.ts)
+  KEYS[9] scanner   ZSET exists (with an expiry) while a scanner runs: on-demand scan mode (src/scan/run/presence.ts)
   KEYS[10] start    STRING set NX (with an expiry) to this job's id by the enqueue that asks for a scanner: one start
                     at a time, removed only by that start (lua/scan-start-release.lua, lua/scanner-retire.lua)
 

@@ -1,9 +1,9 @@
 // One function per route: read the request, call DelayQueue (which validates, ids included), shape the answer.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda'
-import type { DelayQueue } from '../client/delay-queue'
+import type { DelayQueue } from '../direct/delay-queue'
 import { JobExistsError, JobNotFoundError, ScheduleNotFoundError, ValidationError } from '../errors'
-import { validateJobId, validateScheduleId } from '../client/id-rules'
-import { validateBatch } from '../client/validation'
+import { validateJobId, validateScheduleId } from '../direct/id-rules'
+import { validateBatch } from '../direct/validation'
 import { parseJson, rawJsonBody } from './body'
 import { errorBody } from './error-response'
 import { BatchTooLargeError } from './errors'

@@ -1,5 +1,5 @@
 // The job store: what the API (and any application that enqueues directly) does to jobs in Redis.
-// Scanner-side operations (claim / ack / release) live in src/scan/leases.ts.
+// Scanner-side operations (claim / ack / release) live in src/scan/claims/leases.ts.
 import { DelayQueueError, ScriptErrorCode, scriptError, type ExistingJob } from '../errors'
 import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'
@@ -12,7 +12,8 @@ import { guard } from './redis-errors'
 import { readStats, type StoreStats } from './stats'
 import { writeScript, type ReplicationOptions } from './replication'
 import type { ScanStartOptions } from './scan-start'
-import { cancelCall, enqueueCall, getCall, type EnqueueReply, type ScriptCall } from './script-calls'
+import { cancelCall, enqueueCall, getCall, type EnqueueReply } from './script-calls'
+import type { ScriptCall } from './scripts'
 import { rideOut } from './ride-out'
 import { runScript, type ScriptedClient } from './scripts'
 import { writePerShard } from './shard-writes'

@@ -1,4 +1,4 @@
-// A validated job, ready to store (see src/client/validation.ts for how input becomes one): what the job store takes,
+// A validated job, ready to store (see src/direct/validation.ts for how input becomes one): what the job store takes,
 // and (with the write's mode) what lua/enqueue.lua receives (EnqueueParams in src/store/script-calls.ts).
 export interface NewJob {
   id: string

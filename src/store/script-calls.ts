@@ -7,18 +7,7 @@ import type { JobState } from './job-state'
 import { receiptSlot, type JobLocation } from './keys'
 import type { NewJob } from './new-job'
 import type { ScanStartOptions } from './scan-start'
-import type { ScriptName } from './scripts'
-
-export type Arg = string | number
-
-/** A script's keys (a list spreads in place: claim's due buckets) and arguments by name, in KEYS / ARGV order. */
-export interface ScriptCall<R> {
-  script: ScriptName
-  keys: Readonly<Record<string, string | readonly string[]>>
-  args: Readonly<Record<string, Arg | readonly Arg[]>>
-  /** Never set: carries the type of the script's reply to runScript. */
-  readonly reply?: R
-}
+import type { ScriptCall } from './scripts'
 
 /** lua/enqueue.lua: { 1 | 2, dueMs, createdAtMs, version, startScanner }, or { -1, state, record, score }, or { -2 }. */
 export type EnqueueReply = [number, ...(number | string)[]]

@@ -42,10 +42,8 @@ import parseOccurrenceId from '../../lua/includes/parseOccurrenceId.lua'
 import scheduleAckLua from '../../lua/schedule-ack.lua'
 import scheduleDeleteLua from '../../lua/schedule-delete.lua'
 import schedulePutLua from '../../lua/schedule-put.lua'
-import type { ScriptCall } from './script-calls'
 
 export type RedisClient = Redis | Cluster
-type Arg = string | number
 
 /** The shared Lua helpers, in the order they are prepended (a helper may only use those before it). */
 export const LUA_HELPERS: Readonly<Record<string, string>> = {
@@ -92,6 +90,17 @@ export const LUA_SCRIPTS = {
 } as const
 
 export type ScriptName = keyof typeof LUA_SCRIPTS
+
+export type Arg = string | number
+
+/** A script's keys (a list spreads in place: claim's due buckets) and arguments by name, in KEYS / ARGV order. */
+export interface ScriptCall<R> {
+  script: ScriptName
+  keys: Readonly<Record<string, string | readonly string[]>>
+  args: Readonly<Record<string, Arg | readonly Arg[]>>
+  /** Never set: carries the type of the script's reply to runScript. */
+  readonly reply?: R
+}
 
 /** The helper names on a script's "Helpers:" header line ("none" for none). */
 export function helpersOf(lua: string): string[] {

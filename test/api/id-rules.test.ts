@@ -1,7 +1,7 @@
-// The id rules (src/client/id-rules.ts) and the script error codes (src/errors.ts) each read an id one way: an
+// The id rules (src/direct/id-rules.ts) and the script error codes (src/errors.ts) each read an id one way: an
 // occurrence id is a valid schedule id, "@", and a time, whichever side builds or parses it.
 import { describe, expect, it } from 'vitest'
-import { SCHEDULE_ID_PATTERN, validateJobRef, validateScheduleId } from '../../src/client/id-rules'
+import { SCHEDULE_ID_PATTERN, validateJobRef, validateScheduleId } from '../../src/direct/id-rules'
 import {
   OccurrenceOfScheduleError,
   ScheduleChangedError,

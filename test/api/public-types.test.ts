@@ -1,5 +1,5 @@
 // The input types of the package's entry points are derived from the zod schemas that validate them
-// (src/client/validation.ts, schedule-validation.ts): this holds them to the shapes they were written as before, so
+// (src/direct/validation.ts, schedule-validation.ts): this holds them to the shapes they were written as before, so
 // code that compiled against the package still compiles. `npm run typecheck` checks these assertions (vitest does not).
 import { describe, expectTypeOf, it } from 'vitest'
 import type { JobInput as ApiClientJobInput, ScheduleInput as ApiClientScheduleInput } from '../../src/api-client'

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { backoffSeconds } from '../../src/consumer/backoff'
 import { equalJitterDelay, exponentialDelay } from '../../src/equal-jitter'
 import { isoTime, isoTimeOrNull } from '../../src/iso-time'
-import { retryDelayMs } from '../../src/scan/backoff'
+import { retryDelayMs } from '../../src/scan/claims/backoff'
 
 describe('equal jitter', () => {
   it('doubles from the base per attempt, up to the cap, counting a missing attempt as the first', () => {

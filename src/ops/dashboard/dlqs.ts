@@ -8,7 +8,7 @@
 // peek is a receive, and adds one to each peeked message's receive count.
 import { GetQueueAttributesCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import type { Config } from '../../config'
-import { createSqsClient } from '../../sqs/client'
+import { createSqsClient } from '../../sqs/sqs-client'
 import { JOB_ID_ATTRIBUTE } from '../../sqs/envelope'
 import type { JobStore } from '../../store/job-store'
 import { dlqNameOf } from '../dlq-target'

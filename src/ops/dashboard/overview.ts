@@ -1,11 +1,11 @@
 // What the dashboard shows, read from Redis only (no AWS call, no credentials): counts per target queue, due jobs
-// by horizon, the scanners' recent windows (src/scan/run-log.ts) and the dead set.
+// by horizon, the scanners' recent windows (src/scan/observe/run-log.ts) and the dead set.
 //
 // A refresh (every 2 s while the page is open) reads no payload whole: counts come from the counters, the in-flight
 // split and the dead and schedule lists from record heads (lua/record-heads.lua: queue, times, group, and for dead
 // jobs a short payload preview). What it reads does not grow with payload sizes (test/engine/operator-reads.test.ts).
-import { readWindows } from '../../scan/run-log'
-import type { ScanWindow } from '../../scan/scan-window'
+import { readWindows } from '../../scan/observe/run-log'
+import type { ScanWindow } from '../../scan/observe/scan-window'
 import type { JobStore } from '../../store/job-store'
 import type { Keyspace } from '../../store/keys'
 import { decodeRecord, RECORD_HEADER_LINES } from '../../store/record'

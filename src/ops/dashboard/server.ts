@@ -6,12 +6,12 @@
 // (./request-guard.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { DelayQueue } from '../../client/delay-queue'
-import { validateJobRef, validateScheduleId } from '../../client/id-rules'
+import { DelayQueue } from '../../direct/delay-queue'
+import { validateJobRef, validateScheduleId } from '../../direct/id-rules'
 import { DelayQueueError, JobNotFoundError, ValidationError } from '../../errors'
 import type { Engine } from '../../store/engine'
 import { DeadSet } from '../dead-set'
-import { buildClient } from './client-bundle'
+import { buildBrowserBundle } from './browser-bundle'
 import { OverviewReader } from './overview'
 import { DlqReader } from './dlqs'
 import { PAGE_HTML } from './page'
@@ -41,7 +41,7 @@ const STATUS: Record<string, number> = {
 type Handler = (req: IncomingMessage, match: RegExpMatchArray) => Promise<[number, unknown?]>
 
 export async function startDashboard(engine: Engine, options: DashboardOptions = {}): Promise<Dashboard> {
-  const client = await buildClient()
+  const client = await buildBrowserBundle()
   const dlqs = new DlqReader(engine.config, engine.store)
   const routes = [...apiRoutes(engine), ...dlqRoutes(dlqs)]
   // Set once listening (the port may be a free one).
