@@ -7,7 +7,7 @@
 // schedules whose first occurrence is due, claimed and acked through lua/schedule-ack.lua (which writes the receipt
 // and creates each next occurrence).
 import { randomUUID } from 'node:crypto'
-import { Leases } from '../src/scan/leases'
+import { Leases } from '../src/scan/claims/leases'
 import { createEngine, type Engine } from '../src/store/engine'
 import { ScheduleStore } from '../src/store/schedule-store'
 import type { NewJob } from '../src/store/job-store'

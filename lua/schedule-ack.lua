@@ -36,7 +36,7 @@
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level (a receipt is a fraction of the record it replaces).
   Error codes: none.
-  Helpers: nowMs, base36, queueOf, movePending, holdsLease, decodeSchedule, encodeSchedule, addOccurrence, keepReceipt, expireReceipts
+  Helpers: nowMs, encodeRecord, decodeRecord, movePending, holdsLease, decodeSchedule, encodeSchedule, addOccurrence, keepReceipt, expireReceipts
 ]]
 local k = { jobs = KEYS[1], inflight = KEYS[2], leases = KEYS[3], errors = KEYS[4], counts = KEYS[5],
   schedules = KEYS[6], index = KEYS[7] }
@@ -45,11 +45,8 @@ local now = nowMs()
 
 -- The successor carries the acknowledged occurrence's queue, group and payload (same schedule version, same
 -- content), with a new creation time and version 0.
-local function successor(record, sid, at, bucketNo)
-  local q1 = string.find(record, '\n', 1, true)
-  local q3 = string.find(record, '\n', string.find(record, '\n', q1 + 1, true) + 1, true)
-  local queue = queueOf(record)
-  addOccurrence(k, bucketNo, wake, sid .. '@' .. at, at, queue, queue .. '\n' .. base36(now) .. '\n0' .. string.sub(record, q3))
+local function successor(queue, groupId, payload, sid, at, bucketNo)
+  addOccurrence(k, bucketNo, wake, sid, at, queue, encodeRecord(queue, now, 0, groupId, payload))
 end
 
 local window = tonumber(ARGV[2])
@@ -70,7 +67,7 @@ for i = 4, #ARGV, 11 do
       local schedule = redis.call('HGET', k.schedules, sid)
       if schedule then
         local v, pending, runs, lastRun, createdAt, rest = decodeSchedule(schedule)
-        local made = tonumber(string.match(record, '^[^\n]*\n([^\n]*)\n') or '', 36)
+        local queue, made, _, groupId, payload = decodeRecord(record)
         local counts = made == nil or made >= tonumber(createdAt)
         local succeeds = v == version and pending == at
         if counts then
@@ -81,7 +78,7 @@ for i = 4, #ARGV, 11 do
           local next = nextAfterIt
           if next ~= '-1' and tonumber(next) <= now - window then next = nextAfterNow end
           k.bucket = KEYS[tonumber(ARGV[i + 8])]
-          if next ~= '-1' then successor(record, sid, next, bucketNo) end
+          if next ~= '-1' then successor(queue, groupId, payload, sid, next, bucketNo) end
           pending = next ~= '-1' and next or ''
         end
         if counts or succeeds then

@@ -20,6 +20,7 @@ import { advanceWalk, type BucketSeen, type Frontier, frontierOf, SHALLOW_BUCKET
 import { decodeRecord, RECORD_HEADER_LINES } from './record'
 import { readRecordHeads } from './record-heads'
 import type { ScriptedClient } from './scripts'
+import { isoTime } from '../iso-time'
 
 export interface PendingJob {
   id: string
@@ -189,9 +190,9 @@ async function collect(
       jobs.push({
         id: c.id,
         queue: job.queue,
-        runAt: new Date(c.dueMs).toISOString(),
+        runAt: isoTime(c.dueMs),
         ...(job.groupId ? { groupId: job.groupId } : {}),
-        createdAt: new Date(job.createdAtMs).toISOString(),
+        createdAt: isoTime(job.createdAtMs),
         payloadBytes: c.head.payloadBytes,
       })
       if (jobs.length === options.limit) break

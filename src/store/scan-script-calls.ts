@@ -2,7 +2,7 @@
 // the way src/store/script-calls.ts builds the job side's: KEYS and ARGV by name, in each script's header order.
 import { receiptSlot, type ShardKeys } from './keys'
 import { receiptExpiry, receiptHour } from './receipt'
-import type { ScriptCall } from './script-calls'
+import type { ScriptCall } from './scripts'
 
 export interface ClaimParams {
   limit: number
@@ -133,7 +133,7 @@ export interface Refusal extends Settlement {
   error: string
   /** Whether the refusal counts against the job's attempts (SQS refused it as the sender's fault). */
   jobsFault: boolean
-  /** When to try again (src/scan/backoff.ts). */
+  /** When to try again (src/scan/claims/backoff.ts). */
   retryInMs: number
   /** The send failed in a way SQS may still have accepted (a timeout, a reset connection, a server error). */
   maybeSent?: boolean

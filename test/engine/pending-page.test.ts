@@ -1,6 +1,6 @@
 // Browsing pending jobs: pages in due-time order over every shard and bucket, one queue or all, with a cursor.
 import { describe, expect, it } from 'vitest'
-import { DelayQueue } from '../../src/client/delay-queue'
+import { DelayQueue } from '../../src/direct/delay-queue'
 import { loadConfig } from '../../src/config'
 import { ValidationError } from '../../src/errors'
 import type { Keyspace } from '../../src/store/keys'

@@ -12,7 +12,7 @@ import {
   scanStartReleaseCall,
 } from '../../src/store/scan-script-calls'
 import { scheduleAckCall, scheduleDeleteCall, schedulePutCall } from '../../src/store/schedule-script-calls'
-import { cancelCall, enqueueCall, getCall, reviveCall, type ScriptCall } from '../../src/store/script-calls'
+import { cancelCall, enqueueCall, getCall, reviveCall } from '../../src/store/script-calls'
 import { recordHeadsCall } from '../../src/store/ops-script-calls'
 import {
   composeScript,
@@ -21,6 +21,7 @@ import {
   LUA_HELPERS,
   LUA_SCRIPTS,
   splitShebang,
+  type ScriptCall,
   type ScriptName,
 } from '../../src/store/scripts'
 
