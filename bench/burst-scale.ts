@@ -1,6 +1,6 @@
 // `npm run bench:burst-scale [-- --jobs 200000 --workers 1,2,4 --mb 442 --rounds 1]`: a backlog due at once drained
 // by k scan workers side by side, each a fresh Node process running the scan function's handler with a worker's
-// event (src/scan/fan-out.ts, src/scan/worker.ts) in a cgroup of its own with Lambda's CPU share for `mb`
+// event (src/scan/run/fan-out.ts, src/scan/run/worker.ts) in a cgroup of its own with Lambda's CPU share for `mb`
 // (bench/cgroup.ts: 442 MB = 0.25 of a CPU, so that 4 workers take one of the machine's two cores). Per k: jobs/s
 // (jobs / time from the workers' start to the last one's end: each ends 500 ms after its last work, taken off),
 // scaling efficiency (rate with k ÷ (k × rate with one)), redis-server CPU µs per job, duplicates (jobs sent more
@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path'
 import { type Config, loadConfig } from '../src/config'
 import { createEngine } from '../src/store/engine'
 import { startRedisCluster } from '../local/redis-cluster'
-import { WORKER_IDLE_MS } from '../src/scan/worker'
+import { WORKER_IDLE_MS } from '../src/scan/run/worker'
 import { LambdaCgroup } from './cgroup'
 import { benchJob, jobId } from './data'
 import { flush, processCpuSeconds, startBenchEnv, type BenchEnv } from './env'

@@ -17,7 +17,7 @@
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level (a receipt is a fraction of the record it replaces).
   Error codes: none.
-  Helpers: movePending, holdsLease
+  Helpers: movePending, holdsLease, keepReceipt, expireReceipts
 ]]
 local jobs, inflight, leases, errors, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local acked = 0
@@ -32,14 +32,10 @@ for i = 2, #ARGV, 4 do
     if record then
       redis.call('HDEL', jobs, id)
       movePending(counts, record, 'dispatched')
-      if receiptKey > 0 then
-        redis.call('HSET', KEYS[5 + receiptKey], id, ARGV[i + 3])
-        touched[receiptKey] = true
-      end
+      if receiptKey > 0 then keepReceipt(5 + receiptKey, id, ARGV[i + 3], touched) end
     end
     acked = acked + 1
   end
 end
--- Each hash once per call: a burst's ack writes many receipts into each.
-for n in pairs(touched) do redis.call('PEXPIREAT', KEYS[5 + n], ARGV[1]) end
+expireReceipts(touched, ARGV[1])
 return acked

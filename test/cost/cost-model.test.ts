@@ -1,4 +1,4 @@
-// The cost model's arithmetic (bench/cost-model.ts), on fixed figures: which lines each enqueue path and mode bills,
+// The cost model's arithmetic (tools/cost/model.ts), on fixed figures: which lines each enqueue path and mode bills,
 // and that quantities follow the rules docs/cost.md states (SQS requests per job by window, 100 per batch request, ...).
 import { describe, expect, it } from 'vitest'
 import {
@@ -10,9 +10,9 @@ import {
   scanMemoryFloorMb,
   scanSeconds,
   STREAM_CPU_SHARE,
-} from '../../bench/cost-model'
+} from '../../tools/cost/model'
 import { base, item, measured, total } from './fixtures'
-import { jobsPerRequest, steadyCpuMsPerJob, streamCpuShare } from '../../bench/cost-stream'
+import { jobsPerRequest, steadyCpuMsPerJob, streamCpuShare } from '../../tools/cost/stream'
 
 describe('cost model', () => {
   it('bills API Gateway per request on the api path, per 100 jobs on the batch path, and never through a Function URL or direct', () => {
@@ -69,7 +69,7 @@ describe('cost model', () => {
     // the scan size follows: 38 jobs/s x ~0.5 ms fits 128 MB's share, but 128 MB drains 724 jobs/s in a burst (100
     // CPU ms per 1,000 jobs) where the burst rule asks 20 x 38 = 761: 192 MB
     expect(recommendedScanMemoryMb({ jobsPerMonth: 100e6, mode: 'continuous', windowMs: 1_000 }, m)).toBe(192)
-    expect(() => steadyCpuMsPerJob(40, measured, 1_000)).toThrow('run `npm run bench:cpu`')
+    expect(() => steadyCpuMsPerJob(40, measured, 1_000)).toThrow('run `npm run bench:right-size`')
   })
 
   it("with a dispatch window, takes the packaged function's own pair of streams when bench:lambda-size measured both", () => {

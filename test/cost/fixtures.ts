@@ -1,6 +1,6 @@
 // The cost model's inputs the cost tests share: measured figures of a plausible deployment (not this machine's), a
 // 10M-jobs scenario, and two readers of a bill.
-import type { bill, Measured, Scenario } from '../../bench/cost-model'
+import type { bill, Measured, Scenario } from '../../tools/cost/model'
 
 export const measured: Measured = {
   bytesPerJob200: 335,

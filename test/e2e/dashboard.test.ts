@@ -189,6 +189,28 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', () => {
     await page.getByTestId('job').screenshot({ path: resolve(__dirname, '../../docs/dashboard-dispatched-job.png') })
   }, 40_000)
 
+  it('shows an occurrence of a schedule once in SQS: its receipt and its schedule', async () => {
+    // prepare: a schedule every second; its first occurrence dispatched
+    const put = await post('/schedules/every-second-page', { queue: 'orders', payload: { s: 1 }, everyMs: 1000 }, 'PUT')
+    expect(put.status).toBe(201)
+    const first = `every-second-page@${Date.parse(put.body.nextRunAt)}`
+    let receipt: Record<string, any> = {}
+    await eventually(async () => {
+      receipt = (await (await fetch(`${stack!.apiUrl}/jobs/${first}`)).json()) as Record<string, any>
+      expect(receipt.status).toBe('dispatched')
+    }, 20_000)
+    // (deleted at once, its pending occurrence with it: more would join the orders queue the next scenarios page through)
+    expect((await fetch(`${stack!.apiUrl}/schedules/every-second-page`, { method: 'DELETE' })).status).toBe(204)
+    // act
+    await page.getByPlaceholder('job id').fill(first)
+    await page.getByRole('button', { name: 'Look up' }).click()
+    // assess: dispatched, with the message SQS answered and the schedule it belongs to
+    const shown = page.getByTestId('job')
+    await shows(shown.locator('[data-field="status"]'), 'dispatched', 5_000, true)
+    await shows(shown.locator('[data-field="messageId"]'), receipt.messageId)
+    await shows(shown.locator('[data-field="schedule"]'), 'every-second-page', 5_000, true)
+  }, 40_000)
+
   it('pages through the pending jobs of one queue in due order, and opens one (screenshot)', async () => {
     // prepare: 25 jobs for emails due in 5 days, one second apart, created in reverse order
     for (let i = 24; i >= 0; i--) {
