@@ -175,7 +175,9 @@ describe.concurrent('FIFO group order across shards', () => {
     )
     for (let i = 0; i < jobs.length; i += 100) await t.store.enqueueMany(jobs.slice(i, i + 100))
     await sleep(at + 100 - Date.now())
-    const s = testScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 10, maxInFlight: 40 })
+    // (leases of a minute: on a loaded machine this run took 30-40 s, past the default 5 s, and jobs held for the
+    // shard before theirs were claimed again out of order; what this proves is the merge, not lease expiry)
+    const s = testScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 10, maxInFlight: 40, leaseMs: 60_000 })
     let mostLeased = 0
     // act: the run, with the leased jobs counted every 10 ms
     const run = s.runUntil(async () => (await pendingCount(t.store)) === 0, 30_000)
