@@ -3,21 +3,21 @@ import { defineConfig } from 'vitest/config'
 // @ts-expect-error plain ESM helper without types
 import { luaTextVitePlugin } from './scripts/lua-text.mjs'
 
-// Four projects: every suite against one redis-server ("redis"), the engine suites where the topology matters plus the
-// cluster scenarios against a local 3-master Redis Cluster ("cluster"), the chaos run ("chaos") and the other fault
-// suites ("faults"). Each project has its own global
-// setup: no shared settings here that vitest would merge (arrays such as include / globalSetup are concatenated by
-// `extends`).
+// Four projects: every suite against one redis-server ("redis"), the engine suites where the topology matters plus
+// the cluster scenarios against a local 3-master Redis Cluster ("cluster"), the chaos run ("chaos") and the other
+// fault suites ("faults"). Each project has its own global setup: no shared settings here that vitest would merge
+// (arrays such as include / globalSetup are concatenated by `extends`).
 export default defineConfig({
   plugins: [luaTextVitePlugin()],
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Two files at a time, also on a 2-core machine (vitest's default there is one): most of the suite's time is spent
-    // waiting on real time (dispatch windows, relay looks, schedules), not on the CPU. On 2 cores the whole run took
-    // 336 s with two and 628 s with one, the same 544 tests passing. The fault suites are the exception (below).
-    maxWorkers: 2,
+    // Four files at a time, also on a 2-core machine: most of the suite's time is spent waiting on real time
+    // (dispatch windows, relay looks, schedules, Sentinel's failover), not on the CPU: a whole run used 254 CPU
+    // seconds in 311 s of wall time with four and in 372 s with three (load from other work beside it: 8-10). The
+    // fault suites run one at a time all the same (below).
+    maxWorkers: 4,
     // Marks every process a test starts, so the run fails when one outlives it (test/support/leftovers.ts).
     env: { SDQ_TEST_RUN: randomUUID() },
     projects: [
