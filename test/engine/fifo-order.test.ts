@@ -16,6 +16,13 @@ afterAll(() => sqs.destroy())
 
 const SHARDS = 4
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
+/**
+ * A scanner whose leases last a minute (the tests' default is 5 s): on a loaded machine these runs took 30-40 s, and
+ * jobs held for the shard before theirs were claimed again when their leases ran out, out of order. What these
+ * prove is the merge, not lease expiry (the dead scanner below sets its own).
+ */
+const fifoScanner = (t: Parameters<typeof testScanner>[0], o: Parameters<typeof testScanner>[1]) =>
+  testScanner(t, { leaseMs: 60_000, ...o })
 const JOBS = 200
 
 /** JOBS jobs of group "g", due 5 ms apart from `firstDueMs`, enqueued in a shuffled order. */
@@ -52,7 +59,7 @@ describe.concurrent('FIFO group order across shards', () => {
     const firstDue = Date.now() + 1_000
     await enqueueGroup(t, firstDue)
     await sleep(firstDue + 5 * JOBS + 100 - Date.now())
-    const s = testScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 16 })
+    const s = fifoScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 16 })
     // act
     await s.runUntil(async () => (await pendingCount(t.store)) === 0, 20_000)
     // assess
@@ -68,7 +75,7 @@ describe.concurrent('FIFO group order across shards', () => {
     const firstDue = Date.now() + 1_000
     await enqueueGroup(t, firstDue)
     await sleep(firstDue + 5 * JOBS + 100 - Date.now())
-    const s = testScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 4, maxInFlight: 8 })
+    const s = fifoScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 4, maxInFlight: 8 })
     // act
     await s.runUntil(async () => (await pendingCount(t.store)) === 0, 20_000)
     // assess
@@ -82,7 +89,7 @@ describe.concurrent('FIFO group order across shards', () => {
     // that overlap the other shards' in time
     const t = testStore({ shards: SHARDS })
     const q = await createQueue(sqs, 'events.fifo')
-    const s = testScanner(t, { queues: { 'events.fifo': q.url }, dispatchWindowMs: 1_000, claimBatchSize: 32 })
+    const s = fifoScanner(t, { queues: { 'events.fifo': q.url }, dispatchWindowMs: 1_000, claimBatchSize: 32 })
     const firstDue = Date.now() + 1_500
     await enqueueGroup(t, firstDue)
     // act
@@ -98,7 +105,7 @@ describe.concurrent('FIFO group order across shards', () => {
     // 40 ms apart, well before evt-0's retry (the backoff is 500-1,000 ms)
     const t = testStore({ shards: SHARDS })
     const q = await createQueue(sqs, 'events.fifo')
-    const s = testScanner(t, {
+    const s = fifoScanner(t, {
       queues: { 'events.fifo': q.url },
       backoffBaseMs: 1_000,
       backoffMaxMs: 1_000,
@@ -142,7 +149,7 @@ describe.concurrent('FIFO group order across shards', () => {
     const ids = Array.from({ length: 40 }, (_, i) => `held-${i}`)
     const id = ids.find((i) => t.keys.locate(i).shard.shard === 0)!
     await t.store.enqueue(job({ id, queue: 'events.fifo', groupId: 'g', payloadJson: '0' }))
-    const s = testScanner(t, { queues: { 'events.fifo': q.url } })
+    const s = fifoScanner(t, { queues: { 'events.fifo': q.url } })
     const shards = t.keys.shards.map((keys) => ({ keys, hints: [], sleepingUntil: 0 }))
     const inFlight = new InFlight(100)
     const hold = new FifoHold(shards, inFlight)
@@ -175,9 +182,7 @@ describe.concurrent('FIFO group order across shards', () => {
     )
     for (let i = 0; i < jobs.length; i += 100) await t.store.enqueueMany(jobs.slice(i, i + 100))
     await sleep(at + 100 - Date.now())
-    // (leases of a minute: on a loaded machine this run took 30-40 s, past the default 5 s, and jobs held for the
-    // shard before theirs were claimed again out of order; what this proves is the merge, not lease expiry)
-    const s = testScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 10, maxInFlight: 40, leaseMs: 60_000 })
+    const s = fifoScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 10, maxInFlight: 40 })
     let mostLeased = 0
     // act: the run, with the leased jobs counted every 10 ms
     const run = s.runUntil(async () => (await pendingCount(t.store)) === 0, 30_000)
@@ -230,7 +235,7 @@ describe.concurrent('FIFO group order across shards', () => {
     expect(leased).toBe(3 * SHARDS)
     await sleep(400)
     // act: the next run
-    const s = testScanner(t, { queues: { 'events.fifo': q.url } })
+    const s = fifoScanner(t, { queues: { 'events.fifo': q.url } })
     await s.runUntil(async () => (await pendingCount(t.store)) === 0, 10_000)
     // assess
     expect(await arrivedOrder(q.url)).toEqual(Array.from({ length: 40 }, (_, i) => i))
