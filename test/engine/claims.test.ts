@@ -37,15 +37,17 @@ function windowedShard(windowMs: number) {
 
 describe('claims', () => {
   it('hands jobs out in due-time order, whatever the order they were enqueued in', async () => {
-    // prepare
-    for (const [id, delayMs] of [
+    // prepare: due times from one clock reading, 1 s ahead (delays from each enqueue's own moment crossed over when
+    // the enqueues were slow on a loaded machine: "early", enqueued 250 ms late, fell due after "late")
+    const base = Date.now() + 1_000
+    for (const [id, afterMs] of [
       ['late', 300],
       ['early', 100],
       ['middle', 200],
     ] as const) {
-      await t.store.enqueue(job({ id: `order-${id}`, schedule: { delayMs } }))
+      await t.store.enqueue(job({ id: `order-${id}`, schedule: { atMs: base + afterMs } }))
     }
-    await sleep(350)
+    await sleep(base + 350 - Date.now())
     // act
     const claimed = await claimAll()
     // assess
