@@ -4,6 +4,10 @@ import type { bill, Measured, Scenario } from '../../tools/cost/model'
 
 export const measured: Measured = {
   bytesPerJob200: 335,
+  receiptBytes: [
+    { perShardHour: 1_000, bytes: 150 },
+    { perShardHour: 100_000, bytes: 75 },
+  ],
   scanCpuMsPer1000Jobs: 100,
   scanSteadyCpuMsPerJob: [
     { jobsPerSec: 160, cpuMsPerJob: 1.6 },
