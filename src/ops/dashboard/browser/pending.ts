@@ -73,7 +73,8 @@ export class PendingPanel {
       <div class="actions">
         <label>queue
           <select data-testid="pending-queue" @change=${(e: Event) => {
-            this.s.queue = (e.target as HTMLSelectElement).value
+            // A <select>, typed without the DOM library: tests load this file in Node.
+            this.s.queue = (e.target as unknown as { value: string }).value
             void this.go([''])
           }}>
             <option value="" ?selected=${this.s.queue === ''}>all</option>
