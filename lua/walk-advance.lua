@@ -32,12 +32,14 @@ if nextAt == '' then
   redis.call('ZREM', walks, walk)
   return 1
 end
+-- In calls of up to 500 members (a page that read every bucket raises 16,384: one call each would be slow, one
+-- call for all too many arguments for Lua's stack).
 local first = 6 + 2 * raised
-for i = 6, first - 1, 2 do
-  redis.call('ZADD', frontier, 'XX', ARGV[i], ARGV[i + 1])
+for i = 6, first - 1, 1000 do
+  redis.call('ZADD', frontier, 'XX', unpack(ARGV, i, math.min(i + 999, first - 1)))
 end
-for i = first, #ARGV do
-  redis.call('ZREM', frontier, ARGV[i])
+for i = first, #ARGV, 500 do
+  redis.call('ZREM', frontier, unpack(ARGV, i, math.min(i + 499, #ARGV)))
 end
 redis.call('PEXPIRE', frontier, ttlMs + 60000)
 redis.call('SET', at, nextAt, 'PX', ttlMs)
