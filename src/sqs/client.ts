@@ -3,6 +3,7 @@ import { SQSClient } from '@aws-sdk/client-sqs'
 import { Agent as HttpAgent } from 'node:http'
 import { Agent } from 'node:https'
 import type { Config } from '../config'
+import { parsedBatchAnswers } from './batch-answer'
 import { prebuiltBodies } from './prebuilt-body'
 
 /** Attempts the SDK makes per call: the scanner retries on its own terms (release with backoff). */
@@ -54,6 +55,7 @@ export function createSqsClient(
     cacheMiddleware: true,
   })
   prebuiltBodies(client)
+  parsedBatchAnswers(client)
   // The SDK's logger middleware filters every input and output for its log line even with no logger set (its
   // arguments are built before the no-op call): ~1.5% of the scanner's CPU in a burst. This client has no logger.
   client.middlewareStack.remove('loggerMiddleware')
