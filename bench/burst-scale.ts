@@ -159,7 +159,9 @@ async function drainWith(env: BenchEnv, target: Target, bundle: string, k: numbe
 
 /** This tree's scan function, and with `--ab` the one of that revision (its source from git archive). */
 async function bundles(): Promise<{ label: string; file: string }[]> {
-  const out = [{ label: 'this tree', file: await bundleScanFunction(process.cwd(), resolve('.build/burst-scale/scan.cjs')) }]
+  const out = [
+    { label: 'this tree', file: await bundleScanFunction(process.cwd(), resolve('.build/burst-scale/scan.cjs')) },
+  ]
   if (AB) {
     const root = resolve('.build/burst-scale/ab-source')
     rmSync(root, { recursive: true, force: true })
@@ -203,22 +205,41 @@ async function main() {
         }
       }
     }
-    if (ROUNDS > 1 || builds.length > 1) summary(builds.map((b) => b.label), runs)
+    if (ROUNDS > 1 || builds.length > 1)
+      summary(
+        builds.map((b) => b.label),
+        runs,
+      )
   } finally {
     await target.stop()
     await env.stop()
   }
 }
 
-/** Medians per build and k, and with --ab the ratio of this tree's to the other's. */
+/**
+ * Medians per build and k: jobs/s, and the efficiency of the medians (median rate with k ÷ (k × median rate with one):
+ * rounds run minutes apart on a shared machine, so one round's single worker may have had a quieter or a busier
+ * minute than its k workers), and the CPU efficiency (draining µs per job with one ÷ with k: what the workers' own
+ * work adds as they multiply, whatever share of the machine they got). With --ab, the ratio of this tree's to the
+ * other's.
+ */
 function summary(labels: string[], runs: Map<string, Drain[]>): void {
   const med = (label: string, k: number, f: (r: Drain) => number) => median((runs.get(`${label}|${k}`) ?? []).map(f))
   for (const k of WORKERS) {
     for (const label of labels) {
+      const rate = med(label, k, (r) => r.jobsPerSec)
+      const one = med(label, 1, (r) => r.jobsPerSec)
+      const drainUs = med(label, k, (r) => r.drainUsPerJob)
+      const efficiency = WORKERS.includes(1)
+        ? ` (efficiency ${((rate / (k * one)) * 100).toFixed(0)}%, CPU efficiency ${((med(label, 1, (r) => r.drainUsPerJob) / drainUs) * 100).toFixed(0)}%)`
+        : ''
       console.log(
-        `median ${label}, ${k} worker(s): ${Math.round(med(label, k, (r) => r.jobsPerSec))} jobs/s, workers ` +
-          `${med(label, k, (r) => r.workerUsPerJob).toFixed(1)} µs/job (draining ${med(label, k, (r) => r.drainUsPerJob).toFixed(1)}), ` +
-          `redis ${med(label, k, (r) => r.redisUsPerJob).toFixed(1)} µs/job, load ${med(label, k, (r) => r.loadAverage).toFixed(1)}`,
+        `median ${label}, ${k} worker(s): ${Math.round(rate)} jobs/s${efficiency}, last in SQS ` +
+          `${(med(label, k, (r) => r.lastInSqsMs) / 1000).toFixed(2)} s, tail ${Math.round(med(label, k, (r) => r.tailMs))} ms, ` +
+          `workers ${med(label, k, (r) => r.workerUsPerJob).toFixed(1)} µs/job (draining ${drainUs.toFixed(1)}), ` +
+          `redis ${med(label, k, (r) => r.redisUsPerJob).toFixed(1)} µs/job, throttled ` +
+          `${(med(label, k, (r) => r.throttled) * 100).toFixed(0)}%, duplicates ${med(label, k, (r) => r.duplicates)}, ` +
+          `load ${med(label, k, (r) => r.loadAverage).toFixed(1)}`,
       )
     }
     if (labels.length === 2) {

@@ -65,7 +65,11 @@ describe('prebuilt SendMessageBatch bodies', () => {
     const q = await createQueue(sqs, 'prebuilt-cached')
     const client = createSqsClient({ region: 'us-east-1', sqsEndpoint: inject('sqsEndpoint'), sendConcurrency: 8 })
     const batch = (n: number) =>
-      Array.from({ length: 10 }, (_, i) => ({ Id: `e${i}`, MessageBody: `{"n":${n},"i":${i}}`, jobId: `job-${n}-${i}` }))
+      Array.from({ length: 10 }, (_, i) => ({
+        Id: `e${i}`,
+        MessageBody: `{"n":${n},"i":${i}}`,
+        jobId: `job-${n}-${i}`,
+      }))
     await sendPrebuilt(client, q.url, sendMessageBatchBody(q.url, batch(0), JOB_ID_ATTRIBUTE))
     const resolve = SendMessageBatchCommand.prototype.resolveMiddleware
     let resolved = 0
