@@ -4,8 +4,8 @@
 // share for `mb`, and Lambda's Node memory flags for it (bench/scan-worker-process.ts; 442 MB = 0.25 of a CPU, so
 // that 4 workers take one of the machine's two cores). Per k: jobs/s (jobs / time from the workers' start to the last
 // one's end: each ends 500 ms after its last work, taken off), scaling efficiency (rate with k ÷ (k × rate with one)),
-// redis-server CPU µs per job, the workers' CPU µs per job (all of it; and from their start instant on: draining
-// alone), the share of scheduler periods in which they were throttled (they wanted more CPU than their share), the
+// redis-server's and the SQS endpoint's (fauxqs) CPU µs per job, the workers' CPU µs per job (all of it; and from
+// their start instant on: draining alone), the share of scheduler periods in which they were throttled (they wanted more CPU than their share), the
 // tail (the last worker's end less the first one's), duplicates (jobs sent more than once, from the workers' reports
 // and the queue's count) and the last-in-SQS time. On one redis-server, and with `--cluster` on a local 3-master Redis
 // Cluster (SHARDS=12; Redis CPU summed over the masters). `--ab <ref>` also bundles the scan function from that git
@@ -110,6 +110,7 @@ async function drainWith(env: BenchEnv, target: Target, bundle: string, k: numbe
     // Every worker loads its bundle first, then all start claiming at the same instant.
     const startAt = Date.now() + 3_000
     const redisCpu0 = target.cpuSeconds()
+    const sqsCpu0 = processCpuSeconds(env.sqs.process.pid!)
     const results = await Promise.all(
       Array.from({ length: k }, (_, w) =>
         runScanWorker({
@@ -132,6 +133,7 @@ async function drainWith(env: BenchEnv, target: Target, bundle: string, k: numbe
       ),
     )
     const redisCpuS = target.cpuSeconds() - redisCpu0
+    const sqsCpuS = processCpuSeconds(env.sqs.process.pid!) - sqsCpu0
     const sent = results.reduce((n, r) => n + r.dispatched, 0)
     // The last job went into SQS before the last worker's idle wait.
     const lastInSqsMs = Math.max(...results.map((r) => r.endedAt)) - startAt - WORKER_IDLE_MS
@@ -144,6 +146,8 @@ async function drainWith(env: BenchEnv, target: Target, bundle: string, k: numbe
       lastInSqsMs,
       jobsPerSec: JOBS / (lastInSqsMs / 1000),
       redisUsPerJob: (redisCpuS * 1e6) / JOBS,
+      /** The SQS endpoint's (fauxqs) CPU per message: what it needs at this rate, on the same two cores. */
+      sqsUsPerJob: (sqsCpuS * 1e6) / JOBS,
       workerUsPerJob: (results.reduce((n, r) => n + r.cpuMs, 0) * 1000) / sent,
       drainUsPerJob: (results.reduce((n, r) => n + r.drainCpuMs, 0) * 1000) / sent,
       throttled: results.reduce((n, r) => n + r.throttledPeriods, 0) / results.reduce((n, r) => n + r.periods, 0),
@@ -178,7 +182,7 @@ function line(label: string, k: number, r: Drain, efficiency: number): string {
   return (
     `${label}: ${JOBS} jobs, ${k} worker(s) at ${MB} MB: ${Math.round(r.jobsPerSec)} jobs/s, efficiency ` +
     `${(efficiency * 100).toFixed(0)}%, last in SQS ${(r.lastInSqsMs / 1000).toFixed(2)} s, tail ${r.tailMs} ms, redis ` +
-    `${r.redisUsPerJob.toFixed(1)} µs/job, workers ${r.workerUsPerJob.toFixed(1)} µs/job (draining ` +
+    `${r.redisUsPerJob.toFixed(1)} µs/job, fauxqs ${r.sqsUsPerJob.toFixed(1)} µs/job, workers ${r.workerUsPerJob.toFixed(1)} µs/job (draining ` +
     `${r.drainUsPerJob.toFixed(1)}), throttled ${(r.throttled * 100).toFixed(0)}% of periods, sent ${r.sent} ` +
     `(duplicates ${r.duplicates}), in queue ${r.inQueue}, all drained: ${r.drained}, load ${r.loadAverage.toFixed(1)}`
   )
@@ -237,7 +241,7 @@ function summary(labels: string[], runs: Map<string, Drain[]>): void {
         `median ${label}, ${k} worker(s): ${Math.round(rate)} jobs/s${efficiency}, last in SQS ` +
           `${(med(label, k, (r) => r.lastInSqsMs) / 1000).toFixed(2)} s, tail ${Math.round(med(label, k, (r) => r.tailMs))} ms, ` +
           `workers ${med(label, k, (r) => r.workerUsPerJob).toFixed(1)} µs/job (draining ${drainUs.toFixed(1)}), ` +
-          `redis ${med(label, k, (r) => r.redisUsPerJob).toFixed(1)} µs/job, throttled ` +
+          `redis ${med(label, k, (r) => r.redisUsPerJob).toFixed(1)} µs/job, fauxqs ${med(label, k, (r) => r.sqsUsPerJob).toFixed(1)} µs/job, throttled ` +
           `${(med(label, k, (r) => r.throttled) * 100).toFixed(0)}%, duplicates ${med(label, k, (r) => r.duplicates)}, ` +
           `load ${med(label, k, (r) => r.loadAverage).toFixed(1)}`,
       )
