@@ -142,6 +142,17 @@ async function drainWith(env: BenchEnv, target: Target, bundle: string, k: numbe
       ),
     )
     const redisCpuS = target.cpuSeconds() - redisCpu0
+    // A worker that ends well after the others: say what it did (sends refused and retried, Redis errors, its CPU).
+    const firstEnd = Math.min(...results.map((r) => r.endedAt))
+    for (const [w, r] of results.entries()) {
+      if (r.endedAt - firstEnd > 2_000) {
+        const { dispatched, released, claims, sqsRequests, errors, drainCpuMs, throttledPeriods, periods } =
+          r as unknown as Record<string, number>
+        console.log(
+          `  worker ${w + 1} ended ${r.endedAt - firstEnd} ms after the first: ${JSON.stringify({ dispatched, released, claims, sqsRequests, errors, drainCpuMs, throttledPeriods, periods })}`,
+        )
+      }
+    }
     const sqsCpuS = processCpuSeconds(env.sqs.process.pid!) - sqsCpu0
     const sent = results.reduce((n, r) => n + r.dispatched, 0)
     // The last job went into SQS before the last worker's idle wait.
@@ -161,6 +172,8 @@ async function drainWith(env: BenchEnv, target: Target, bundle: string, k: numbe
       drainUsPerJob: (results.reduce((n, r) => n + r.drainCpuMs, 0) * 1000) / sent,
       throttled: results.reduce((n, r) => n + r.throttledPeriods, 0) / results.reduce((n, r) => n + r.periods, 0),
       /** Each worker's end less the first one's: how long the last ones ran after another had run out of work. */
+      /** Of the workers' drain: the share of their wanting-to-run time spent waiting for a core (quota or machine). */
+      waitShare: results.reduce((n, r) => n + r.waitMs, 0) / results.reduce((n, r) => n + r.waitMs + r.drainCpuMs, 0),
       tailMs: Math.max(...results.map((r) => r.endedAt)) - Math.min(...results.map((r) => r.endedAt)),
       loadAverage: loadavg()[0]!,
       drained: results.every((r) => r.drained),
@@ -192,7 +205,7 @@ function line(label: string, k: number, r: Drain, efficiency: number): string {
     `${label}: ${JOBS} jobs, ${k} worker(s) at ${MB} MB: ${Math.round(r.jobsPerSec)} jobs/s, efficiency ` +
     `${(efficiency * 100).toFixed(0)}%, last in SQS ${(r.lastInSqsMs / 1000).toFixed(2)} s, tail ${r.tailMs} ms, redis ` +
     `${r.redisUsPerJob.toFixed(1)} µs/job, fauxqs ${r.sqsUsPerJob.toFixed(1)} µs/job, workers ${r.workerUsPerJob.toFixed(1)} µs/job (draining ` +
-    `${r.drainUsPerJob.toFixed(1)}), throttled ${(r.throttled * 100).toFixed(0)}% of periods, sent ${r.sent} ` +
+    `${r.drainUsPerJob.toFixed(1)}), throttled ${(r.throttled * 100).toFixed(0)}% of periods, waited for a core ${(r.waitShare * 100).toFixed(0)}% of the time they wanted one, sent ${r.sent} ` +
     `(duplicates ${r.duplicates}), in queue ${r.inQueue}, all drained: ${r.drained}, load ${r.loadAverage.toFixed(1)}`
   )
 }
@@ -251,7 +264,7 @@ function summary(labels: string[], runs: Map<string, Drain[]>): void {
           `${(med(label, k, (r) => r.lastInSqsMs) / 1000).toFixed(2)} s, tail ${Math.round(med(label, k, (r) => r.tailMs))} ms, ` +
           `workers ${med(label, k, (r) => r.workerUsPerJob).toFixed(1)} µs/job (draining ${drainUs.toFixed(1)}), ` +
           `redis ${med(label, k, (r) => r.redisUsPerJob).toFixed(1)} µs/job, fauxqs ${med(label, k, (r) => r.sqsUsPerJob).toFixed(1)} µs/job, throttled ` +
-          `${(med(label, k, (r) => r.throttled) * 100).toFixed(0)}%, duplicates ${med(label, k, (r) => r.duplicates)}, ` +
+          `${(med(label, k, (r) => r.throttled) * 100).toFixed(0)}%, waited for a core ${(med(label, k, (r) => r.waitShare) * 100).toFixed(0)}%, duplicates ${med(label, k, (r) => r.duplicates)}, ` +
           `load ${med(label, k, (r) => r.loadAverage).toFixed(1)}`,
       )
     }

@@ -43,17 +43,23 @@ export async function bundleScanFunction(root: string, outfile: string): Promise
 const CHILD = `
 const fs = require('fs')
 const { handler } = require(process.env.BUNDLE)
+// ns this process's threads spent runnable but waiting for a core (the second field of each task's schedstat).
+const waitNs = () => fs.readdirSync('/proc/self/task').reduce((n, t) => {
+  try { return n + Number(fs.readFileSync('/proc/self/task/' + t + '/schedstat', 'utf8').split(' ')[1]) } catch { return n }
+}, 0)
 ;(async () => {
   const deadline = Number(process.env.DEADLINE)
   const startAt = Number(process.env.START_AT)
   while (Date.now() < startAt) await new Promise((r) => setTimeout(r, 5))
   const t = Date.now()
   const cpu0 = process.cpuUsage()
+  const wait0 = waitNs()
   const report = await handler({ source: 'sdq.scan-worker', 'detail-type': 'Scan Worker', deadline, startedBy: 'bench', worker: Number(process.env.WORKER) }, {
     awsRequestId: 'bench-' + process.env.WORKER, functionName: 'scan', getRemainingTimeInMillis: () => deadline + 5000 - Date.now(),
   })
   const cpu = process.cpuUsage(cpu0)
-  fs.writeFileSync(process.env.RESULT_FILE, JSON.stringify({ ...report, startedAt: t, endedAt: Date.now(), drainCpuMs: (cpu.user + cpu.system) / 1000 }))
+  const waitMs = (waitNs() - wait0) / 1e6
+  fs.writeFileSync(process.env.RESULT_FILE, JSON.stringify({ ...report, startedAt: t, endedAt: Date.now(), drainCpuMs: (cpu.user + cpu.system) / 1000, waitMs }))
   process.exit(0)
 })().catch((e) => { console.error(e); process.exit(1) })
 `
@@ -65,6 +71,11 @@ export interface WorkerResult {
   endedAt: number
   /** The process's CPU from its start instant to its end (every thread: JIT and GC included). */
   drainCpuMs: number
+  /**
+   * From its start instant to its end, how long its threads were runnable but waited for a core (schedstat): the
+   * machine's other work, or its own cgroup's quota (throttled), kept it from running.
+   */
+  waitMs: number
   /** The cgroup's CPU: the whole process, module load and connections included. */
   cpuMs: number
   /** Scheduler periods in which the cgroup was throttled (it wanted more than its share). */
