@@ -1,14 +1,14 @@
 // `npm run bench:burst-scale [-- --jobs 200000 --workers 1,2,4 --mb 442 --rounds 1 --cluster --ab <git ref>
 // --cpu-prof --set NAME=VALUE]`:
 // a backlog due at once drained by k scan workers side by side, each a fresh Node process running the scan function's
-// handler with a worker's event (src/scan/fan-out.ts, src/scan/worker.ts) in a cgroup of its own with Lambda's CPU
-// share for `mb`, and Lambda's Node memory flags for it (bench/scan-worker-process.ts; 442 MB = 0.25 of a CPU, so
+// handler with a worker's event (src/scan/run/fan-out.ts, src/scan/run/worker.ts) in a cgroup of its own with
+// Lambda's CPU share for `mb`, and Lambda's Node memory flags for it (bench/scan-worker-process.ts; 442 MB = 0.25 of a CPU, so
 // that 4 workers take one of the machine's two cores). Per k: jobs/s (jobs / time from the workers' start to the last
 // one's end: each ends 500 ms after its last work, taken off), scaling efficiency (rate with k ÷ (k × rate with one)),
 // redis-server's and the SQS endpoint's (fauxqs) CPU µs per job, the workers' CPU µs per job (all of it; and from
 // their start instant on: draining alone), the share of scheduler periods in which they were throttled (they wanted
-// more CPU than their share), the tail (the last worker's end less the first one's), duplicates (jobs sent more than once, from the workers' reports
-// and the queue's count) and the last-in-SQS time. On one redis-server, and with `--cluster` on a local 3-master Redis
+// more CPU than their share), the tail (the last worker's end less the first one's), duplicates (jobs sent more
+// than once, from the workers' reports and the queue's count) and the last-in-SQS time. On one redis-server, and with `--cluster` on a local 3-master Redis
 // Cluster (SHARDS=12; Redis CPU summed over the masters). `--ab <ref>` also bundles the scan function from that git
 // revision and alternates the two in every round (this tree first in even rounds), then prints each one's medians and
 // their ratio: per-worker figures before and after a change, on the same machine minutes. `--cpu-prof` writes a V8
@@ -22,7 +22,7 @@ import { resolve } from 'node:path'
 import { type Config, loadConfig } from '../src/config'
 import { createEngine } from '../src/store/engine'
 import { startRedisCluster } from '../local/redis-cluster'
-import { WORKER_IDLE_MS } from '../src/scan/worker'
+import { WORKER_IDLE_MS } from '../src/scan/run/worker'
 import { LambdaCgroup } from './cgroup'
 import { benchJob, jobId } from './data'
 import { flush, processCpuSeconds, startBenchEnv, type BenchEnv } from './env'

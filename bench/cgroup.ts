@@ -8,7 +8,7 @@
 // (`available()` says).
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { vcpuShare } from '../src/scan/cpu-share'
+import { vcpuShare } from '../src/scan/observe/cpu-share'
 
 const ROOT = '/sys/fs/cgroup'
 

@@ -35,7 +35,7 @@ export interface CpuResult {
    */
   windowed: SteadyRow[]
   /**
-   * What holding acks for the next claim (src/scan/ack-hold.ts) saves: CPU per job at 40 jobs/s with the hold over
+   * What holding acks for the next claim (src/scan/claims/ack-hold.ts) saves: CPU per job at 40 jobs/s with the hold over
    * without it, in pairs run back to back (each pair in either order), and their median.
    */
   ackHold: { ratios: number[]; median: number }

@@ -3,7 +3,7 @@
 // total_commands_processed, which includes commands run inside Lua scripts; the bench's own INFO calls are
 // measured first with no scanner and subtracted. INFO commandstats gives the breakdown.
 import { createEngine } from '../src/store/engine'
-import { createSqsClient } from '../src/sqs/client'
+import { createSqsClient } from '../src/sqs/sqs-client'
 import { benchJob, jobId } from './data'
 import { commandCalls, flush, info, type BenchEnv } from './env'
 import { startScanning } from './scanning'

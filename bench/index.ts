@@ -210,7 +210,7 @@ async function main() {
       idle,
       rows,
     }
-    // The sections other bench scripts write (bench:cpu, bench:on-demand, bench:lambda-size) stay until those
+    // The sections other bench scripts write (bench:right-size, bench:on-demand, bench:lambda-size) stay until those
     // scripts run again: this run replaces only its own.
     const file = resolve(process.cwd(), 'bench/results.json')
     const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {}

@@ -18,7 +18,7 @@
 // for a stream at another rate than 38 a second (the small deployments the 128 MB floor is for).
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { vcpuShare } from '../src/scan/cpu-share'
+import { vcpuShare } from '../src/scan/observe/cpu-share'
 import { createEngine } from '../src/store/engine'
 import { LambdaCgroup } from './cgroup'
 import { type Invocation, invoke } from './lambda-invoke'
@@ -90,7 +90,7 @@ async function steady(env: BenchEnv, bundle: string, mb: number) {
 /**
  * A burst drained twice in one child: first by a fresh sandbox (module load, V8 compiling as it goes: what an
  * on-demand start meets), then by the same sandbox warm (what a continuous-mode burst meets: its runs reuse two
- * sandboxes minute after minute, src/scan/relay.ts).
+ * sandboxes minute after minute, src/scan/run/relay.ts).
  */
 async function burst(env: BenchEnv, bundle: string, mb: number): Promise<Invocation | null> {
   if (BURST === 0) return null

@@ -9,14 +9,14 @@
 //    local SQS endpoint. A dispatch can be no faster than that round trip, and on a loaded machine it is most of it.
 //    Each job's lateness is split as the scan reports it (latenessParts): the claim's part (Redis's time at the claim
 //    - due) and the SendMessageBatch call's; lateness minus the call is what the scanner itself added.
-//    The warm-up (src/scan/warm-up.ts): the first job send of a cold start (a fresh process), without and with an
+//    The warm-up (src/scan/dispatch/warm-up.ts): the first job send of a cold start (a fresh process), without and with an
 //    empty-batch warm-up before it, alternating.
 // 2. The sparse workload (one job every 5 minutes), time-compressed: in on-demand mode nothing runs between a scan
 //    that ended and the next job or tick (the alive marker proves it), so an hour is the sum of its invocations:
 //    12 job-started ones (measured in step 1: the handler's whole duration, 5 s wait included) and 60 scheduled ones
 //    that find nothing due (measured here by invoking the function as EventBridge would). The gaps are skipped, not
 //    shortened; nothing else is scaled. Continuous mode: one scheduled invocation with the deployed 70 s timeout,
-//    and the next tick's invocation 60 s after it, to which it hands over (src/scan/relay.ts): its active time,
+//    and the next tick's invocation 60 s after it, to which it hands over (src/scan/run/relay.ts): its active time,
 //    measured, times 60.
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs'
 import { execFile } from 'node:child_process'
@@ -24,10 +24,10 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { resolve } from 'node:path'
 import { startDevStack, type DevStack } from '../local/dev-stack'
-import { invokeFunction } from '../local/offline'
+import { invokeFunction } from '../tools/sdq-poll/invoke-function'
 import { Keyspace } from '../src/store/keys'
-import { SqsWarmUp } from '../src/scan/warm-up'
-import { createSqsClient } from '../src/sqs/client'
+import { SqsWarmUp } from '../src/scan/dispatch/warm-up'
+import { createSqsClient } from '../src/sqs/sqs-client'
 import { connectRedis } from '../src/store/redis'
 import { percentiles, median, sleep } from './stats'
 import { runMain } from './main'
@@ -207,7 +207,7 @@ async function firstSend([endpoint, queueUrl, warmFirst]: string[]) {
 
 /**
  * Continuous mode as deployed (70 s timeout, 4 s safety margin), with its next tick: a second invocation 60 s after
- * the first took over, as EventBridge's next minute. The first hands over to it (src/scan/relay.ts); its active time
+ * the first took over, as EventBridge's next minute. The first hands over to it (src/scan/run/relay.ts); its active time
  * is what a minute of continuous mode bills, and how long it scanned beside the second is the relay's overlap.
  */
 async function continuousRun() {

@@ -7,11 +7,11 @@
 // roughly), medians of a few calls. `--payload-bytes N` changes the payload size.
 import type { Redis } from 'ioredis'
 import { startRedis } from '../local/redis-server'
-import { DelayQueue } from '../src/client/delay-queue'
+import { DelayQueue } from '../src/direct/delay-queue'
 import { loadConfig } from '../src/config'
 import { OverviewReader } from '../src/ops/dashboard/overview'
 import { DeadSet } from '../src/ops/dead-set'
-import { Leases } from '../src/scan/leases'
+import { Leases } from '../src/scan/claims/leases'
 import { createEngine, type Engine } from '../src/store/engine'
 import { median } from './stats'
 import { fmt, printTable, type Row } from './table'

@@ -15,7 +15,7 @@
 //   node scripts/run-ts.mjs bench/profile.ts share     npm run bench's burst share alone: raw SendMessageBatch rate and
 //                                                      a 20,000-job burst drain, interleaved, 3 times
 //   node scripts/run-ts.mjs bench/profile.ts claim     cost of one claim on a shard with nothing due, by how many
-//                                                      bucket hints it carries in KEYS and returns (src/scan/leases.ts
+//                                                      bucket hints it carries in KEYS and returns (src/scan/claims/leases.ts
 //                                                      sends max(limit, 16) = 250 with the shipped defaults)
 import { writeFileSync } from 'node:fs'
 import { commandCalls, flush, info, processCpuSeconds, startBenchEnv, type BenchEnv } from './env'
@@ -27,10 +27,10 @@ import { measureRawRedis } from './raw-redis'
 import { measureRawSqs } from './raw-sqs'
 import { scanParts, startScanning } from './scanning'
 import { fmt } from './table'
-import { Dispatcher } from '../src/scan/dispatcher'
-import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../src/sqs/client'
-import { Leases } from '../src/scan/leases'
-import { Scanner } from '../src/scan/scanner'
+import { Dispatcher } from '../src/scan/dispatch/dispatcher'
+import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../src/sqs/sqs-client'
+import { Leases } from '../src/scan/claims/leases'
+import { Scanner } from '../src/scan/loop/scanner'
 import { runScript, type ScriptedClient } from '../src/store/scripts'
 import { claimCall } from '../src/store/scan-script-calls'
 import { percentiles, sleep } from './stats'

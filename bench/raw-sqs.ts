@@ -3,7 +3,7 @@
 // dispatcher allows (SEND_CONCURRENCY), over the same keep-alive client the scanner uses (createSqsClient).
 // The burst drain rate is judged against this.
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs'
-import { createSqsClient } from '../src/sqs/client'
+import { createSqsClient } from '../src/sqs/sqs-client'
 import { JOB_ID_ATTRIBUTE, messageBody, messageBytes } from '../src/sqs/envelope'
 import { PAYLOAD_JSON, TARGET, jobId } from './data'
 import type { BenchEnv } from './env'

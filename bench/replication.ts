@@ -1,4 +1,4 @@
-// `npm run bench:wait`: what REDIS_WAIT_REPLICAS costs an API write. A primary with one replica and three sentinels
+// `npm run bench:replication`: what REDIS_WAIT_REPLICAS costs an API write. A primary with one replica and three sentinels
 // (local/redis-sentinel.ts); the engine connects through Sentinel. Enqueue latency (one call in flight, and 16) with
 // WAIT for 0 and 1 replicas and with the default (auto: one replica when the primary has one), and on a single node
 // (no replica) with 0 and auto, in alternating rounds so all see the same machine load; medians over the rounds.

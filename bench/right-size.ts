@@ -1,9 +1,9 @@
-// `npm run bench:cpu [-- --quick]`: the CPU figures the functions' memory sizes are chosen from (bench/cpu.ts), in
+// `npm run bench:right-size [-- --quick]`: the CPU figures the functions' memory sizes are chosen from (bench/cpu.ts), in
 // a private redis-server and local SQS endpoint like `npm run bench`. Writes the `cpu` section of bench/results.json
 // and prints the throughput each scan memory size gives (docs/cost.md "Right-sizing").
 import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { vcpuShare } from '../src/scan/cpu-share'
+import { vcpuShare } from '../src/scan/observe/cpu-share'
 import { measureCpu } from './cpu'
 import { startBenchEnv } from './env'
 import { runMain } from './main'

@@ -4,7 +4,7 @@
 //   lateness = (local time SendMessageBatch returned, converted to Redis's clock) - the job's due time (Redis clock).
 // That is "time SQS accepted the message - due time", measured at the sender, per job.
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs'
-import { createScanner } from '../src/scan/engine'
+import { createScanner } from '../src/scan/create-scanner'
 import type { JobStore } from '../src/store/job-store'
 import type { BenchEnv } from './env'
 import { scanParts } from './scanning'

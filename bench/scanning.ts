@@ -2,8 +2,8 @@
 // teardown, in order: the run drains before the clients it uses close, and the bench's queue goes last.
 import type { SQSClient } from '@aws-sdk/client-sqs'
 import type { Config } from '../src/config'
-import { createScanner, type CreateScannerOptions } from '../src/scan/engine'
-import { createSqsClient } from '../src/sqs/client'
+import { createScanner, type CreateScannerOptions } from '../src/scan/create-scanner'
+import { createSqsClient } from '../src/sqs/sqs-client'
 import { createEngine, type Engine } from '../src/store/engine'
 import { flush, type BenchEnv } from './env'
 

@@ -6,8 +6,8 @@
 //   CPU     N due plain jobs vs N due occurrences (each ack creating the next occurrence), each drained by the real
 //           scanner into SQS; CPU of this process (the scanner) and of redis-server per message, medians over
 //           interleaved repetitions, and their ratio.
-import { createScanner } from '../src/scan/engine'
-import { createSqsClient } from '../src/sqs/client'
+import { createScanner } from '../src/scan/create-scanner'
+import { createSqsClient } from '../src/sqs/sqs-client'
 import { createEngine, type Engine } from '../src/store/engine'
 import type { ScheduleSpec } from '../src/store/schedule-record'
 import { ScheduleStore } from '../src/store/schedule-store'

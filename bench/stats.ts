@@ -1,5 +1,5 @@
-// Small statistics: medians over repetitions, nearest-rank percentiles (the same definition as src/scan/latency.ts).
-import { percentile } from '../src/scan/latency'
+// Small statistics: medians over repetitions, nearest-rank percentiles (the same definition as src/scan/observe/latency.ts).
+import { percentile } from '../src/scan/observe/latency'
 
 export function median(values: readonly number[]): number {
   const s = [...values].sort((a, b) => a - b)

@@ -1,23 +1,23 @@
-// Scan function: fired every minute by EventBridge (and, in on-demand mode, by enqueues: src/client/scan-starter.ts).
+// Scan function: fired every minute by EventBridge (and, in on-demand mode, by enqueues: src/direct/scan-starter.ts).
 // Continuous mode: runs the scanner until its remaining time falls to the safety margin, or until the next
-// invocation has taken over (src/scan/relay.ts: runs overlap only until the newer one is up). On-demand mode: the
+// invocation has taken over (src/scan/run/relay.ts: runs overlap only until the newer one is up). On-demand mode: the
 // same, but it ends early once nothing is due before the next scheduled invocation could take it
-// (src/scan/on-demand.ts). A burst larger than one scanner drains in about a second starts scan workers, invokes of
-// this same function with a worker's event (src/scan/fan-out.ts); a worker only drains, and ends when nothing is due
-// (src/scan/worker.ts). It logs through Powertools Logger (with the request id) and emits its metrics as EMF lines
+// (src/scan/run/on-demand.ts). A burst larger than one scanner drains in about a second starts scan workers, invokes of
+// this same function with a worker's event (src/scan/run/fan-out.ts); a worker only drains, and ends when nothing is due
+// (src/scan/run/worker.ts). It logs through Powertools Logger (with the request id) and emits its metrics as EMF lines
 // every 10 s and at the end.
 import type { Context } from 'aws-lambda'
 import { loadConfig } from '../src/config'
 import { isFifoQueue } from '../src/queues'
 import { createLogger } from '../src/logger'
 import { createEngine } from '../src/store/engine'
-import { createScanner } from '../src/scan/engine'
-import { createSqsClient } from '../src/sqs/client'
-import { runInvocation } from '../src/scan/invocation'
+import { createScanner } from '../src/scan/create-scanner'
+import { createSqsClient } from '../src/sqs/sqs-client'
+import { runInvocation } from '../src/scan/run/invocation'
 import { scanStartOf } from '../src/store/scan-start'
-import { FanOut, type ScanWorkerEvent, scanWorkerOf } from '../src/scan/fan-out'
-import { runWorker } from '../src/scan/worker'
-import { lambdaInvoker, type ScanInvoker } from '../src/client/lambda-invoker'
+import { FanOut, type ScanWorkerEvent, scanWorkerOf } from '../src/scan/run/fan-out'
+import { runWorker } from '../src/scan/run/worker'
+import { lambdaInvoker, type ScanInvoker } from '../src/direct/lambda-invoker'
 
 const config = loadConfig()
 const logger = createLogger('delay-queue')
@@ -25,7 +25,7 @@ const engine = createEngine(config, { logger })
 const sqs = createSqsClient(config)
 const serviceName = process.env.POWERTOOLS_SERVICE_NAME || 'delay-queue'
 // Several scanners would break a FIFO group's order: each holds a group's jobs until it has claimed every shard up
-// to their due time (src/scan/fifo-merge.ts), but only its own claims; two scanners could send one group's jobs out
+// to their due time (src/scan/loop/fifo-merge.ts), but only its own claims; two scanners could send one group's jobs out
 // of order. So a deployment with a FIFO target queue never fans out (docs/internals.md, "Fan-out").
 const fanOutOn = config.scanMaxWorkers > 0 && !Object.keys(config.queues).some(isFifoQueue)
 // Built at the first fan-out: loading the Lambda SDK would lengthen every cold start for bursts most runs never see.

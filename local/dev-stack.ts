@@ -5,7 +5,7 @@
 //      on-demand mode (SCAN_MODE=on-demand) the API also starts scans through serverless-offline's Lambda endpoint,
 //      as it would through Lambda's
 //   -> an SQS poller per consumer, invoking it through the Lambda endpoint (the event source mapping's part)
-//   -> the addresses, written for other services' local loops (local/dev-env.ts, sdq-poll).
+//   -> the addresses, written for other services' local loops (tools/sdq-poll/dev-env.ts, sdq-poll).
 import { SQSClient } from '@aws-sdk/client-sqs'
 import type { ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
@@ -13,10 +13,11 @@ import { startApiGate } from './api-gate'
 import { freePort } from './ports'
 import { startRedis, type LocalRedis } from './redis-server'
 import { localCredentials, startSqsProcess, type LocalSqs } from './sqs-endpoint'
-import { startSqsPoller, type SqsPoller } from './sqs-poller'
-import { invokeFunction, startOffline, type Offline } from './offline'
+import { startSqsPoller, type SqsPoller } from '../tools/sdq-poll/sqs-poller'
+import { startOffline, type Offline } from './offline'
+import { invokeFunction } from '../tools/sdq-poll/invoke-function'
 import { readServiceSpec, type ServiceSpec } from './service-config'
-import { removeDevEnv, writeDevEnv } from './dev-env'
+import { removeDevEnv, writeDevEnv } from '../tools/sdq-poll/dev-env'
 import { loadConfig } from '../src/config'
 import { startDashboard } from '../src/ops/dashboard/server'
 import { createEngine } from '../src/store/engine'
@@ -37,7 +38,7 @@ export interface DevStackOptions {
   /** Feed the example consumer (functions/consumer.ts) from its queue. Default true; false leaves the target queues
    * to another service's consumer (sdq-poll). */
   exampleConsumer?: boolean
-  /** Where the stack writes its addresses for other services (local/dev-env.ts); removed on stop. Default: none. */
+  /** Where the stack writes its addresses for other services (tools/sdq-poll/dev-env.ts); removed on stop. Default: none. */
   envFile?: string
   /** The dashboard's port; 0 or undefined: a free one. */
   dashboardPort?: number

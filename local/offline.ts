@@ -1,5 +1,6 @@
-// serverless-offline as a child process (the API on an HTTP port, every function behind the Lambda endpoint), and
-// direct invocations through that endpoint: how the local stack plays EventBridge and the SQS event source mapping.
+// serverless-offline as a child process (the API on an HTTP port, every function behind the Lambda endpoint).
+// Direct invocations through that endpoint (how the local stack plays EventBridge and the SQS event source mapping)
+// are tools/sdq-poll/invoke-function.ts: the published sdq-poll makes them too.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -113,27 +114,4 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
   } catch {
     child.kill(signal)
   }
-}
-
-/** Thrown when the handler failed (serverless-offline answers 200 with X-Amz-Function-Error, like Lambda). */
-export class FunctionInvokeError extends Error {}
-
-/** A synchronous (RequestResponse) invocation: resolves with the handler's return value. */
-export async function invokeFunction(
-  lambdaUrl: string,
-  functionName: string,
-  event: unknown,
-  signal?: AbortSignal,
-): Promise<unknown> {
-  const res = await fetch(`${lambdaUrl}/2015-03-31/functions/${encodeURIComponent(functionName)}/invocations`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-amz-invocation-type': 'RequestResponse' },
-    body: JSON.stringify(event),
-    signal,
-  })
-  const text = await res.text()
-  if (res.status !== 200 || res.headers.get('x-amz-function-error')) {
-    throw new FunctionInvokeError(`${functionName} failed (${res.status}): ${text.slice(0, 2000)}`)
-  }
-  return text ? JSON.parse(text) : undefined
 }

@@ -17,7 +17,7 @@
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level (a receipt is a fraction of the record it replaces).
   Error codes: none.
-  Helpers: queueOf, countBy, holdsLease
+  Helpers: queueOf, countBy, holdsLease, keepReceipt, expireReceipts
 ]]
 local jobs, inflight, leases, errors, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 -- A burst acks a claim's jobs at once: the deletes and counts are gathered and written once per key at the end (a
@@ -35,10 +35,7 @@ for i = 2, #ARGV, 4 do
       withRecord[#withRecord + 1] = id
       local queue = queueOf(record)
       dispatched[queue] = (dispatched[queue] or 0) + 1
-      if receiptKey > 0 then
-        redis.call('HSET', KEYS[5 + receiptKey], id, ARGV[i + 3])
-        touched[receiptKey] = true
-      end
+      if receiptKey > 0 then keepReceipt(5 + receiptKey, id, ARGV[i + 3], touched) end
     end
   end
 end
@@ -56,6 +53,5 @@ for queue, n in pairs(dispatched) do
   countBy(counts, queue, 'pending', -n)
   countBy(counts, queue, 'dispatched', n)
 end
--- Each hash once per call: a burst's ack writes many receipts into each.
-for n in pairs(touched) do redis.call('PEXPIREAT', KEYS[5 + n], ARGV[1]) end
+expireReceipts(touched, ARGV[1])
 return #held

@@ -44,7 +44,7 @@
                earliest job in them), -1 when fewer are due within the look-ahead or fullCount is 0: the caller need
                not hold a window past it, its jobs fill a request
     dueBy      the latest due time this call took scheduled jobs up to (now, or earlier for a full request's
-               claim): with needHints and more at 0, no job due by then is left in the buckets (src/scan/fifo-merge.ts)
+               claim): with needHints and more at 0, no job due by then is left in the buckets (src/scan/loop/fifo-merge.ts)
 
   Order: expired leases and due retries first (they are the oldest), then due jobs by due time. Jobs due in the
   same millisecond come out bucket by bucket (bucket = hash of the id) and by id within a bucket.

@@ -1,6 +1,6 @@
 --[[
   relay-hand-back: a scan run that ends early (on-demand mode, nothing due soon) gives the relay key back to the run
-  it took over from, so an older run still scanning does not stop for a run that is gone (src/scan/relay.ts).
+  it took over from, so an older run still scanning does not stop for a run that is gone (src/scan/run/relay.ts).
 
   KEYS[1] relay  STRING  the name of the newest scan run (with an expiry)
 

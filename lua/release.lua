@@ -14,7 +14,7 @@
   ARGV[2..] refusals     sextuples: id, claim token, error message, "1" when the refusal counts against the job
                          (SQS refused it as the sender's fault) or "0" when it does not (SQS down, throttling, a
                          server-side error), the retry delay in ms (drawn by the caller: exponential in the
-                         attempt, capped, with jitter: src/scan/backoff.ts), and "1" when SQS may have accepted
+                         attempt, capped, with jitter: src/scan/claims/backoff.ts), and "1" when SQS may have accepted
                          the message all the same (a timeout, a reset connection, a server error), else "0" 
 
   A released job stays in the inflight set, scored by its retry time, with an empty token: the next claim after that
@@ -28,11 +28,11 @@
   paused or replaced while it was being sent) is retired instead: removed, never retried, never dead. Its schedule
   was answered as settled; a send that may have reached SQS all the same is not repeated.
   Returns { released, dead, deadIds, retired }: deadIds lists the jobs that went to the dead set or were retired (a
-  FIFO job's group stops waiting for them: src/scan/lane.ts). A sextuple whose token no longer holds the job changes nothing.
+  FIFO job's group stops waiting for them: src/scan/dispatch/lane.ts). A sextuple whose token no longer holds the job changes nothing.
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level.
   Error codes: none.
-  Helpers: nowMs, movePending, encodeLease, decodeLease, holdsLease, maybeSent, queueOf, countBy, decodeSchedule
+  Helpers: nowMs, movePending, encodeLease, decodeLease, holdsLease, maybeSent, queueOf, countBy, parseOccurrenceId, decodeSchedule
 ]]
 local jobs, inflight, leases, errors, dead, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local schedules = KEYS[7]
@@ -42,9 +42,9 @@ local now = nowMs()
 local released, died, retired = 0, 0, 0
 local deadIds = {}
 
--- Whether this is an occurrence its schedule has let go of (src/schedule/occurrence-id.ts: "<schedule id>@<ms>").
+-- Whether this is an occurrence its schedule has let go of.
 local function letGo(id)
-  local sid, at = string.match(id, '^(.+)@(%d+)$')
+  local sid, at = parseOccurrenceId(id)
   if not sid then return false end
   local schedule = redis.call('HGET', schedules, sid)
   if not schedule then return true end

@@ -1,5 +1,5 @@
 --[[
-  scanner-alive: on-demand scan mode, a scan run says it is alive on one shard (src/scan/presence.ts), and again
+  scanner-alive: on-demand scan mode, a scan run says it is alive on one shard (src/scan/run/presence.ts), and again
   every second while it runs. The marker is a set of the runs alive, so that each run removes only its own name: a
   run that ends never takes the marker away from another run still scanning.
 

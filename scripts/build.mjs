@@ -20,7 +20,7 @@ export const ENTRIES = {
   index: 'src/index.ts',
   consumer: 'src/consumer/index.ts',
   'api-client': 'src/api-client/index.ts',
-  'bin/sdq-poll': 'local/sdq-poll.ts',
+  'bin/sdq-poll': 'tools/sdq-poll/sdq-poll.ts',
 }
 
 // Inlined although listed in dependencies (ESM-only, above).

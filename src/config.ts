@@ -3,26 +3,11 @@ import { readFileSync } from 'node:fs'
 import { ConfigError } from './errors'
 import { parseQueues } from './queues'
 import { warnOnCleartextPassword } from './redis-cleartext'
+import type { RedisSettings } from './redis-settings'
 import { KEY_PREFIX_PATTERN } from './store/keys'
 
 export interface Config {
-  redis: {
-    /** redis:// or rediss:// (TLS), with user/password when the server needs AUTH. */
-    url?: string
-    /** Redis Cluster seed nodes ("host:port"); TLS and AUTH are taken from `url`'s scheme and credentials. */
-    clusterNodes?: string[]
-    /** Sentinels ("host:port") that name the primary of `sentinelMaster`; TLS and AUTH as for the cluster. */
-    sentinels?: string[]
-    sentinelMaster?: string
-    /** PEM of the CA that signed the server's certificate (rediss://), when it is not a public one. */
-    tlsCa?: string
-    /**
-     * Replicas that must confirm each API write (WAIT) before it is answered: `auto` (the default) one when the
-     * primary has a replica online, none on a single node; a number, that many always (503 when fewer); 0 = never.
-     */
-    waitReplicas?: number | 'auto'
-    waitTimeoutMs?: number
-  }
+  redis: RedisSettings
   /** used_memory above this share of maxmemory is warned about (percent). */
   memoryWarnPercent: number
   /** Target name -> SQS queue URL. Names ending in `.fifo` are FIFO queues. */
@@ -35,7 +20,7 @@ export interface Config {
   /** How long after its due time the scan may hold a job, so jobs due close together share one SendMessageBatch. */
   dispatchWindowMs: number
   claimBatchSize: number
-  /** Most scan workers one scan run starts beside itself for a burst (src/scan/fan-out.ts); 0: no fan-out. */
+  /** Most scan workers one scan run starts beside itself for a burst (src/scan/run/fan-out.ts); 0: no fan-out. */
   scanMaxWorkers: number
   leaseMs: number
   sendConcurrency: number

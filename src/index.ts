@@ -11,7 +11,7 @@ export {
   type ScheduleInput,
   type ScheduleListPage,
   type ScheduleView,
-} from './client/delay-queue'
+} from './direct/delay-queue'
 export { loadConfig, type Config } from './config'
 export type { ConnectOptions } from './store/redis'
 export type { DispatchError, JobStatus, JobView, QueueCounts } from './store/job-store'

@@ -2,11 +2,11 @@
 // payload on the network in clear text. Warned about once per configuration load (cold start), not refused: a
 // self-managed Redis inside a private subnet may run that way today, and a new release must not stop its functions
 // (docs/security.md). The password itself is never logged: the line names the setting and the hosts only.
-import type { Config } from './config'
+import type { RedisSettings } from './redis-settings'
 import { defaultLog, type Log } from './logger'
 
 /** The warning for this Redis configuration, or undefined when its password travels under TLS or stays local. */
-export function cleartextPasswordWarning(redis: Config['redis']): { message: string; hosts: string[] } | undefined {
+export function cleartextPasswordWarning(redis: RedisSettings): { message: string; hosts: string[] } | undefined {
   if (!redis.url) return undefined
   const url = new URL(redis.url)
   if (url.protocol !== 'redis:' || url.password === '') return undefined
@@ -26,7 +26,7 @@ export function cleartextPasswordWarning(redis: Config['redis']): { message: str
 }
 
 /** Logs the warning (one line) when there is one. */
-export function warnOnCleartextPassword(redis: Config['redis'], log: Log = defaultLog()): void {
+export function warnOnCleartextPassword(redis: RedisSettings, log: Log = defaultLog()): void {
   const warning = cleartextPasswordWarning(redis)
   if (warning) {
     log.warn(warning.message, {

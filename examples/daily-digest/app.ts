@@ -3,7 +3,7 @@
 // One recurring schedule per user, replaced when they move (a new zone) or change the hour, deleted when they
 // unsubscribe. Each occurrence is a job on the "digests" queue; daylight saving time is the schedule's business,
 // not the app's: 09:00 stays 09:00 on the wall clock all year.
-import type { DelayQueue, ScheduleView } from '../../src/client/delay-queue'
+import type { DelayQueue, ScheduleView } from '../../src/direct/delay-queue'
 
 export const digestScheduleId = (userId: string) => `digest-${userId}`
 

@@ -1,5 +1,5 @@
 // Seed scenario: an order not paid within 15 minutes is closed; paying cancels the job.
-import type { DelayQueue } from '../../src/client/delay-queue'
+import type { DelayQueue } from '../../src/direct/delay-queue'
 import { JobDispatchingError, JobNotFoundError } from '../../src/errors'
 import type { Orders } from './orders'
 

@@ -2,7 +2,7 @@
 //
 // One job per user, replaced (PUT / reschedule) on every activity: the queue holds one small record per user
 // however active they are, and the nudge fires a week after the last activity.
-import type { DelayQueue } from '../../src/client/delay-queue'
+import type { DelayQueue } from '../../src/direct/delay-queue'
 import { JobDispatchingError } from '../../src/errors'
 import type { Users } from './users'
 

@@ -1,5 +1,5 @@
 // The business Lambda on the "nudges" target queue: nudges a user who has been quiet for the whole period.
-import type { DelayQueue } from '../../src/client/delay-queue'
+import type { DelayQueue } from '../../src/direct/delay-queue'
 import { jobHandler, type JobHandlerOptions } from '../../src/consumer'
 import { scheduleNudge, WEEK_MS } from './app'
 import type { Users } from './users'

@@ -2,7 +2,7 @@
 //
 // The retries are jobs of their own, not SQS redeliveries: SQS can only retry at a fixed visibility timeout, while
 // the delay queue schedules each next attempt exactly when the policy says.
-import type { DelayQueue } from '../../src/client/delay-queue'
+import type { DelayQueue } from '../../src/direct/delay-queue'
 import type { Deliveries } from './deliveries'
 
 export const MAX_ATTEMPTS = 10

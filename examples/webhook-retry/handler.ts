@@ -1,5 +1,5 @@
 // The business Lambda on the "webhooks" target queue: one delivery attempt per job; schedules the next on failure.
-import type { DelayQueue } from '../../src/client/delay-queue'
+import type { DelayQueue } from '../../src/direct/delay-queue'
 import { JobExistsError } from '../../src/errors'
 import { jobHandler, type JobHandlerOptions } from '../../src/consumer'
 import { attemptJobId, MAX_ATTEMPTS, MINUTE_MS, retryDelayMs, type AttemptPayload } from './app'

@@ -1,5 +1,5 @@
 // `serverless-delay-queue/api-client`: the deployed HTTP API, signed with SigV4, from another service.
-export { DelayQueueApiClient } from './client'
+export { DelayQueueApiClient } from './api-client'
 export { DelayQueueApiError, JobConflictError, type ApiErrorCode, type ApiErrorDetail } from './errors'
 export type { Credentials } from './signer'
 export type { RetryPolicy } from './transport'

@@ -2,7 +2,7 @@
 // already, and one whose answer was lost may be too: sent again without an id, it would store a second job. So the
 // client gives every job its id before the first attempt, and a retry that meets a 409 checks whether the job holding
 // the id is the one it sent: then the first attempt's write went through, and the create succeeded.
-import type { JobInput, ScheduledJob } from '../client/delay-queue'
+import type { JobInput, ScheduledJob } from '../direct/delay-queue'
 import type { ExistingJob } from '../errors'
 import { newJobId } from '../store/ids'
 

@@ -6,7 +6,7 @@ import type {
   ScheduleInput,
   ScheduleListPage,
   ScheduleView,
-} from '../client/delay-queue'
+} from '../direct/delay-queue'
 import type { ExistingJob } from '../errors'
 import type { JobView } from '../store/job-store'
 import type { PendingJob, PendingPage } from '../store/pending-page'

@@ -9,7 +9,7 @@ import { idempotentRunner } from './idempotency'
 import { defaultLogger } from './logger'
 import type { ParserCheck } from './payload-parser'
 import { processJobBatch, type BatchSettings, type RunJob } from './process-batch'
-import { sqsClientFor } from './sqs-client'
+import { sqsClientFor } from './sqs-clients'
 import type { JobBatchHandler, JobFunction, JobHandlerOptions } from './types'
 
 export function jobHandler<Payload = unknown, Result = unknown>(

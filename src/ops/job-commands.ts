@@ -1,6 +1,6 @@
 // `sdq pending` and `sdq job`: the operator's read of pending jobs (a page in due-time order) and of one job by id
 // (pending, dead, or dispatched: its receipt). Each returns the lines to print.
-import type { DelayQueue } from '../client/delay-queue'
+import type { DelayQueue } from '../direct/delay-queue'
 
 export const JOB_USAGE = `  sdq pending [--queue Q] [--limit N] [--cursor C]
       pending jobs in due-time order (50 a page; the last line gives the cursor of the next page)

@@ -3,7 +3,7 @@
 // (src/ops/sdq.ts) with credentials that may read the DLQ; the API has no SQS rights by design.
 //
 // A redrive stays in its lane: the target is the queue whose DLQ it reads (src/ops/dlq-target.ts), not whatever
-// queue a message body names, and every message passes the API's own job validation (src/client/validation.ts)
+// queue a message body names, and every message passes the API's own job validation (src/direct/validation.ts)
 // before it goes anywhere. What fails is left in the DLQ and reported, with the reason.
 import {
   DeleteMessageCommand,
@@ -16,7 +16,8 @@ import { isFifoQueue } from '../queues'
 import { deduplicationId, JOB_ID_ATTRIBUTE } from '../sqs/envelope'
 import { DelayQueueError, JobExistsError } from '../errors'
 import type { JobStore, NewJob } from '../store/job-store'
-import { validateJob, validateJobId, validateJobRef, type JobValidationConfig } from '../client/validation'
+import { validateJobId, validateJobRef } from '../direct/id-rules'
+import { validateJob, type JobValidationConfig } from '../direct/validation'
 import { parseOccurrenceId } from '../schedule/occurrence-id'
 import { dlqNameOf, sameQueue, targetOfDlq } from './dlq-target'
 

@@ -1,6 +1,6 @@
 // `sdq schedules ...`: recurring schedules from the command line, through DelayQueue (the same rules as the API).
 import { readFileSync } from 'node:fs'
-import type { DelayQueue } from '../client/delay-queue'
+import type { DelayQueue } from '../direct/delay-queue'
 import { ScheduleNotFoundError } from '../errors'
 
 export const SCHEDULE_USAGE = `  sdq schedules list [--cursor ID] [--limit N]

@@ -1,5 +1,5 @@
 // Wires the job store from configuration: what the API and any enqueuing application build once, at module scope.
-// The scan side (SQS, leases, scanner) is wired in src/scan/engine.ts, so the API never loads the SQS SDK (an import
+// The scan side (SQS, leases, scanner) is wired in src/scan/create-scanner.ts, so the API never loads the SQS SDK (an import
 // boundary in biome.jsonc: `npm run lint` fails on it).
 import type { Config } from '../config'
 import { Keyspace } from './keys'

@@ -48,7 +48,7 @@ export class ShardKeys {
   /** Pub/sub channel (not a key) the enqueue script publishes to when a job becomes the shard's earliest. */
   readonly wakeChannel: string
   /**
-   * On-demand scan mode (src/scan/presence.ts): "a scanner is running", a string with an expiry that the scanner
+   * On-demand scan mode (src/scan/run/presence.ts): "a scanner is running", a string with an expiry that the scanner
    * refreshes on every shard while it runs, so that the enqueue script of any shard can read it in its own slot.
    */
   readonly scannerAlive: string
@@ -59,6 +59,8 @@ export class ShardKeys {
    * REDIS_WAIT_REPLICAS=auto, API writes are refused while the primary has none (src/store/replica-watch.ts).
    */
   readonly replicated: string
+  /** The walks with a frontier on this shard (pendingWalk): ZSET walk -> when it was made (ms), to bound their number. */
+  readonly pendingWalks: string
 
   constructor(
     prefix: string,
@@ -78,10 +80,23 @@ export class ShardKeys {
     this.scannerAlive = `${this.tag}:scanner`
     this.scanStart = `${this.tag}:scan-start`
     this.replicated = `${this.tag}:replicated`
+    this.pendingWalks = `${this.tag}:walks`
   }
 
   bucket(bucketNo: number | string): string {
     return `${this.tag}:due:${bucketNo}`
+  }
+
+  /**
+   * A walk through the pending list page by page (src/store/pending-walk.ts): a ZSET bucket number -> a lower bound of
+   * that bucket's next job after the walk's position, which it holds in `pendingWalkAt` (a STRING); both expire.
+   */
+  pendingWalk(walk: string): string {
+    return `${this.tag}:walk:${walk}`
+  }
+
+  pendingWalkAt(walk: string): string {
+    return `${this.tag}:walk:${walk}:at`
   }
 
   /**
@@ -121,9 +136,9 @@ export class Keyspace {
   readonly layoutKey: string
   /** The layout as recorded: "shards=N;buckets=B". */
   readonly layout: string
-  /** The scanners' recent metric windows (src/scan/run-log.ts), for the dashboard: a short LIST, newest first. */
+  /** The scanners' recent metric windows (src/scan/observe/run-log.ts), for the dashboard: a short LIST, newest first. */
   readonly runLogKey: string
-  /** Which scan invocation runs now: the newest writes its name, older ones stop when they read it (src/scan/relay.ts). */
+  /** Which scan invocation runs now: the newest writes its name, older ones stop when they read it (src/scan/run/relay.ts). */
   readonly scanRelayKey: string
 
   constructor(readonly options: KeyLayoutOptions) {

@@ -1,6 +1,6 @@
 // Call builders of the scripts only the operator tools run (src/ops/), beside src/store/script-calls.ts and in the
 // same form: KEYS and ARGV by name, in the order of the script's header.
-import type { ScriptCall } from './script-calls'
+import type { ScriptCall } from './scripts'
 
 /** lua/record-heads.lua: { head, payloadBytes, ... } for the first ids, as far as the budget went. */
 export type RecordHeadsReply = (string | number)[]

@@ -14,7 +14,7 @@ import { ReplicationUnconfirmedError } from '../errors'
 import { guard } from './redis-errors'
 import type { ShardKeys } from './keys'
 import type { ReplicaWatch } from './replica-watch'
-import type { ScriptCall } from './script-calls'
+import type { ScriptCall } from './scripts'
 import { notRun, RideOut, rideOut } from './ride-out'
 import {
   queueScript,

@@ -19,7 +19,7 @@ export interface ScanStartOptions {
 
 /**
  * How long a start keeps other enqueues from asking for another when nothing gives its guard back (the starting
- * process died or was frozen): longer than a start's own retries (src/client/scan-starter.ts), which end by giving
+ * process died or was frozen): longer than a start's own retries (src/direct/scan-starter.ts), which end by giving
  * the guard back or seeing a scanner up.
  */
 export const SCAN_START_GUARD_MS = 10_000

@@ -6,7 +6,7 @@
 // The header is what Lua reads and writes; the spec (rule, queue, group) is opaque to Lua and read only here.
 // JSON.stringify never emits a raw newline, so neither JSON part needs escaping.
 
-/** What a schedule is, as validated (src/client/schedule-validation.ts). Times are epoch ms. */
+/** What a schedule is, as validated (src/direct/schedule-validation.ts). Times are epoch ms. */
 export interface ScheduleSpec {
   queue: string
   cron?: string

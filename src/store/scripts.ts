@@ -31,17 +31,21 @@ import scannerRetireLua from '../../lua/scanner-retire.lua'
 import reviveLua from '../../lua/revive.lua'
 import addOccurrence from '../../lua/includes/addOccurrence.lua'
 import base36 from '../../lua/includes/base36.lua'
+import decodeRecord from '../../lua/includes/decodeRecord.lua'
 import decodeSchedule from '../../lua/includes/decodeSchedule.lua'
 import dropUnleased from '../../lua/includes/dropUnleased.lua'
 import maybeSent from '../../lua/includes/maybeSent.lua'
+import encodeRecord from '../../lua/includes/encodeRecord.lua'
 import encodeSchedule from '../../lua/includes/encodeSchedule.lua'
+import expireReceipts from '../../lua/includes/expireReceipts.lua'
+import keepReceipt from '../../lua/includes/keepReceipt.lua'
+import occurrenceId from '../../lua/includes/occurrenceId.lua'
+import parseOccurrenceId from '../../lua/includes/parseOccurrenceId.lua'
 import scheduleAckLua from '../../lua/schedule-ack.lua'
 import scheduleDeleteLua from '../../lua/schedule-delete.lua'
 import schedulePutLua from '../../lua/schedule-put.lua'
-import type { ScriptCall } from './script-calls'
 
 export type RedisClient = Redis | Cluster
-type Arg = string | number
 
 /** The shared Lua helpers, in the order they are prepended (a helper may only use those before it). */
 export const LUA_HELPERS: Readonly<Record<string, string>> = {
@@ -57,11 +61,17 @@ export const LUA_HELPERS: Readonly<Record<string, string>> = {
   holdsLease,
   wakeIfEarliest,
   base36,
+  encodeRecord,
+  decodeRecord,
+  occurrenceId,
+  parseOccurrenceId,
   decodeSchedule,
   encodeSchedule,
   maybeSent,
   dropUnleased,
   addOccurrence,
+  keepReceipt,
+  expireReceipts,
 }
 
 /** The scripts by command name, as written in lua/ (before their helpers are prepended). */
@@ -84,6 +94,17 @@ export const LUA_SCRIPTS = {
 } as const
 
 export type ScriptName = keyof typeof LUA_SCRIPTS
+
+export type Arg = string | number
+
+/** A script's keys (a list spreads in place: claim's due buckets) and arguments by name, in KEYS / ARGV order. */
+export interface ScriptCall<R> {
+  script: ScriptName
+  keys: Readonly<Record<string, string | readonly string[]>>
+  args: Readonly<Record<string, Arg | readonly Arg[]>>
+  /** Never set: carries the type of the script's reply to runScript. */
+  readonly reply?: R
+}
 
 /** The helper names on a script's "Helpers:" header line ("none" for none). */
 export function helpersOf(lua: string): string[] {

@@ -4,7 +4,7 @@
 import { DelayQueueError, type ReplicationUnconfirmedError } from '../errors'
 import type { ShardKeys } from './keys'
 import { replicatedWrites, type ReplicationOptions, type Reply } from './replication'
-import type { ScriptCall } from './script-calls'
+import type { ScriptCall } from './scripts'
 import type { ScriptedClient } from './scripts'
 
 export interface ShardWrite {

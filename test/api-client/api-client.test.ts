@@ -9,7 +9,7 @@ import { regionOf } from '../../src/api-client/signer'
 import { retryDelayMs } from '../../src/api-client/transport'
 import type { Log } from '../../src/logger'
 import { createEngine, type Engine } from '../../src/store/engine'
-import { startTcpProxy, type TcpProxy } from '../../local/tcp-proxy'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy'
 import { redisSnapshot, testConfig } from '../api/api-helpers'
 import { serveApi, type ApiServer, type ReceivedRequest } from '../support/api-server'
 

@@ -1,6 +1,6 @@
 // DelayQueue: applications enqueue from their own code, with the same rules as the HTTP API.
 import { afterAll, describe, expect, it } from 'vitest'
-import { DelayQueue } from '../../src/client/delay-queue'
+import { DelayQueue } from '../../src/direct/delay-queue'
 import { createEngine } from '../../src/store/engine'
 import {
   JobDispatchingError,
@@ -9,7 +9,7 @@ import {
   PayloadTooLargeError,
   ValidationError,
 } from '../../src/errors'
-import { Leases } from '../../src/scan/leases'
+import { Leases } from '../../src/scan/claims/leases'
 import { QUEUES, testConfig } from './api-helpers'
 
 const config = testConfig({ MAX_MESSAGE_BYTES: '2048' })

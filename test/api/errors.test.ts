@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../local/ports'
 import { createEngine } from '../../src/store/engine'
 import { createApiHandler } from '../../src/api/handler'
-import { Leases } from '../../src/scan/leases'
+import { Leases } from '../../src/scan/claims/leases'
 import { bodyOf, lambdaContext, redisSnapshot, request, testApi, testConfig } from './api-helpers'
 
 const api = testApi({ MAX_MESSAGE_BYTES: '2048' })

@@ -1,8 +1,9 @@
-// Pure unit tests of the job input rules (src/client/validation.ts): no Redis involved.
+// Pure unit tests of the job input rules (src/direct/validation.ts): no Redis involved.
 import { describe, expect, it } from 'vitest'
 import { PayloadTooLargeError, ValidationError } from '../../src/errors'
 import { expectedMessageBytes } from '../../src/sqs/envelope'
-import { parseIsoWithZone, validateBatch, validateJob, validateJobId } from '../../src/client/validation'
+import { validateJobId } from '../../src/direct/id-rules'
+import { parseIsoWithZone, validateBatch, validateJob } from '../../src/direct/validation'
 import { refusalOf } from '../support/validation'
 
 const DAY = 86_400_000

@@ -4,7 +4,7 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { localContext } from '../../local/handler-loader'
+import { localContext } from '../../tools/sdq-poll/handler-loader'
 import { createApiHandler } from '../../src/api/handler'
 import { loadConfig } from '../../src/config'
 import { createEngine } from '../../src/store/engine'

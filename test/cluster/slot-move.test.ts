@@ -4,7 +4,7 @@
 // move is over. Real parts: a 3-master Redis Cluster of its own (the test holds a slot half-moved).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedisCluster, type ClusterNode, type LocalRedisCluster } from '../../local/redis-cluster'
-import { Leases } from '../../src/scan/leases'
+import { Leases } from '../../src/scan/claims/leases'
 import { Keyspace } from '../../src/store/keys'
 import { JobStore } from '../../src/store/job-store'
 import { closeRedis, connectRedis } from '../../src/store/redis'

@@ -15,7 +15,7 @@ import {
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda'
 import { expect, inject, vi } from 'vitest'
 import { localCredentials } from '../../local/sqs-endpoint'
-import { startSqsPoller, toRecord, type SqsPoller } from '../../local/sqs-poller'
+import { startSqsPoller, toRecord, type SqsPoller } from '../../tools/sdq-poll/sqs-poller'
 import { eventually } from '../support/eventually'
 import { lambdaContext as sharedLambdaContext } from '../support/lambda'
 import type { JobHandlerOptions } from '../../src/consumer'

@@ -2,7 +2,7 @@
 import { Logger } from '@aws-lambda-powertools/logger'
 import type { Context, SQSEvent } from 'aws-lambda'
 import { afterEach, describe, expect, inject, it, vi } from 'vitest'
-import { toRecord } from '../../local/sqs-poller'
+import { toRecord } from '../../tools/sdq-poll/sqs-poller'
 import { jobHandler } from '../../src/consumer'
 import { messageBody } from '../../src/sqs/envelope'
 

@@ -2,7 +2,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs'
 import type { SQSEvent } from 'aws-lambda'
 import { afterAll, describe, expect, it } from 'vitest'
-import { startSqsPoller } from '../../local/sqs-poller'
+import { startSqsPoller } from '../../tools/sdq-poll/sqs-poller'
 import { eventually } from '../support/eventually'
 import { closeFixtures, createQueue, receiveNow, sleep, sqs, unique } from './fixtures'
 

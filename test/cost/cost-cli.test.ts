@@ -7,7 +7,7 @@ const run = promisify(execFile)
 
 async function cost(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['scripts/run-ts.mjs', 'bench/cost.ts', ...args])
+    const { stdout, stderr } = await run(process.execPath, ['scripts/run-ts.mjs', 'tools/cost/cli.ts', ...args])
     return { code: 0, stdout, stderr }
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string }

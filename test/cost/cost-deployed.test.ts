@@ -1,10 +1,10 @@
-// The bill prices what serverless.yml deploys (bench/cost-model.ts with bench/cost-cloudwatch.ts, cost-egress.ts and
+// The bill prices what serverless.yml deploys (tools/cost/model.ts with tools/cost/cloudwatch.ts, cost-egress.ts and
 // cost-peers.ts): CloudWatch metrics, alarms, dashboard and logs from the measured figures; Redis with and without a
 // replica; NAT gateways; the free tier only when asked; the peers' plans and the crossover volume.
 import { describe, expect, it } from 'vitest'
-import { bill, type Scenario } from '../../bench/cost-model'
+import { bill, type Scenario } from '../../tools/cost/model'
 import { base, item, measured, total } from './fixtures'
-import { alternatives, crossover } from '../../bench/cost-peers'
+import { alternatives, crossover } from '../../tools/cost/peers'
 
 const idle: Scenario = { ...base, jobsPerMonth: 0, mode: 'on-demand', enqueue: 'direct', egress: 'ipv6' }
 

@@ -1,4 +1,4 @@
-// The cost model's arithmetic (bench/cost-model.ts), on fixed figures: which lines each enqueue path and mode bills,
+// The cost model's arithmetic (tools/cost/model.ts), on fixed figures: which lines each enqueue path and mode bills,
 // and that quantities follow the rules docs/cost.md states (SQS requests per job by window, 100 per batch request, ...).
 import { describe, expect, it } from 'vitest'
 import {
@@ -10,9 +10,9 @@ import {
   scanMemoryFloorMb,
   scanSeconds,
   STREAM_CPU_SHARE,
-} from '../../bench/cost-model'
+} from '../../tools/cost/model'
 import { base, item, measured, total } from './fixtures'
-import { jobsPerRequest, steadyCpuMsPerJob, streamCpuShare } from '../../bench/cost-stream'
+import { jobsPerRequest, steadyCpuMsPerJob, streamCpuShare } from '../../tools/cost/stream'
 
 describe('cost model', () => {
   it('bills API Gateway per request on the api path, per 100 jobs on the batch path, and never through a Function URL or direct', () => {
@@ -69,7 +69,7 @@ describe('cost model', () => {
     // the scan size follows: 38 jobs/s x ~0.5 ms fits 128 MB's share, but 128 MB drains 724 jobs/s in a burst (100
     // CPU ms per 1,000 jobs) where the burst rule asks 20 x 38 = 761: 192 MB
     expect(recommendedScanMemoryMb({ jobsPerMonth: 100e6, mode: 'continuous', windowMs: 1_000 }, m)).toBe(192)
-    expect(() => steadyCpuMsPerJob(40, measured, 1_000)).toThrow('run `npm run bench:cpu`')
+    expect(() => steadyCpuMsPerJob(40, measured, 1_000)).toThrow('run `npm run bench:right-size`')
   })
 
   it("with a dispatch window, takes the packaged function's own pair of streams when bench:lambda-size measured both", () => {
@@ -101,13 +101,37 @@ describe('cost model', () => {
   it('grows Redis storage with pending jobs (jobs a month x wait) and picks the cheaper Redis on auto', () => {
     const storage = (waitHours: number) =>
       item(
-        bill({ ...base, jobsPerMonth: 100_000_000, waitHours }, measured),
+        bill({ ...base, jobsPerMonth: 100_000_000, waitHours, receiptTtlHours: 0 }, measured),
         'Redis: ElastiCache Serverless Valkey storage',
       )!.usd
     expect(storage(24) / storage(12)).toBeCloseTo(2)
     const auto = bill({ ...base, jobsPerMonth: 100_000_000, redis: 'auto' }, measured)
     const serverless = bill({ ...base, jobsPerMonth: 100_000_000 }, measured)
     expect(total(auto)).toBeLessThanOrEqual(total(serverless))
+  })
+
+  it("adds the dispatch receipts a retention keeps to Redis's memory, at the bytes measured for the hourly volume", () => {
+    // prepare: 100M jobs a month are 136,986 receipts an hour, billed at the 100,000-an-hour figure (75 B)
+    const storageGb = (receiptTtlHours?: number) => {
+      const line = item(
+        bill({ ...base, jobsPerMonth: 100_000_000, receiptTtlHours }, measured),
+        'Redis: ElastiCache Serverless Valkey storage',
+      )!
+      return line.usd / (730 * 0.084)
+    }
+    // act
+    const none = storageGb(0)
+    const day = storageGb(undefined)
+    const hour = storageGb(1)
+    // assess: a day's receipts (kept 24.5 h on average: an hour's hash expires whole) at 75 B each
+    const perHour = 100_000_000 / 730
+    expect(day - none).toBeCloseTo((perHour * 24.5 * 75) / 1e9, 3)
+    expect(hour - none).toBeCloseTo((perHour * 1.5 * 75) / 1e9, 3)
+    const line = item(bill({ ...base, jobsPerMonth: 100_000_000 }, measured), 'Redis: ElastiCache Serverless')!
+    expect(line.quantity).toContain('3,356,164 dispatch receipts')
+    // a small volume pays the small-volume figure (150 B at 1,000 an hour)
+    const small = bill({ ...base, jobsPerMonth: 730_000, redis: 'cache.t4g.micro' }, measured)
+    expect(item(small, 'Redis: cache.t4g.micro')!.quantity).toContain('24,500 dispatch receipts')
   })
 
   it('bills no endpoint over IPv6, and both interface endpoints by the hour in on-demand mode otherwise', () => {

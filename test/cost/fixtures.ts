@@ -1,9 +1,13 @@
 // The cost model's inputs the cost tests share: measured figures of a plausible deployment (not this machine's), a
 // 10M-jobs scenario, and two readers of a bill.
-import type { bill, Measured, Scenario } from '../../bench/cost-model'
+import type { bill, Measured, Scenario } from '../../tools/cost/model'
 
 export const measured: Measured = {
   bytesPerJob200: 335,
+  receiptBytes: [
+    { perShardHour: 1_000, bytes: 150 },
+    { perShardHour: 100_000, bytes: 75 },
+  ],
   scanCpuMsPer1000Jobs: 100,
   scanSteadyCpuMsPerJob: [
     { jobsPerSec: 160, cpuMsPerJob: 1.6 },

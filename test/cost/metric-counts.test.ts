@@ -1,8 +1,8 @@
-// The custom metrics the scan function publishes per hour, counted by running its metric code (bench/cost-metrics.ts
+// The custom metrics the scan function publishes per hour, counted by running its metric code (tools/cost/metrics.ts
 // feeds the real ScanMetrics one window and reads its EMF lines back): the count the cost model bills, pinned per
 // workload so that a new metric shows up here and in docs/cost.md before it shows up on the bill.
 import { describe, expect, it } from 'vitest'
-import { measureWindow } from '../../bench/cost-metrics'
+import { measureWindow } from '../../tools/cost/metrics'
 
 const service = (name: string) => `${name}{service=serverless-delay-queue-prod}`
 const perQueue = (name: string, queue: string) => `${name}{service=serverless-delay-queue-prod,queue=${queue}}`

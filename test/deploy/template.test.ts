@@ -204,7 +204,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     const scan = files.get('functions/scan.js')!
     expect(scan.trimEnd().endsWith('//# sourceMappingURL=scan.js.map')).toBe(true)
     const map = JSON.parse(files.get('functions/scan.js.map')!)
-    for (const source of ['src/scan/scanner.ts', 'src/scan/metrics.ts', 'src/store/job-store.ts']) {
+    for (const source of ['src/scan/loop/scanner.ts', 'src/scan/observe/metrics.ts', 'src/store/job-store.ts']) {
       expect(map.sources.some((s: string) => s.endsWith(source) && !s.includes('node_modules'))).toBe(true)
     }
     expect(map.sourcesContent).toBeUndefined() // small maps: stack traces need names and lines, not the sources

@@ -16,7 +16,7 @@ import { packageTemplate } from '../support/sls'
 import { uniquePrefix } from '../support/engine'
 import { eventually } from '../support/eventually'
 import { startDevStack, type DevStack } from '../../local/dev-stack'
-import { readDevEnv } from '../../local/dev-env'
+import { readDevEnv } from '../../tools/sdq-poll/dev-env'
 
 const root = resolve(__dirname, '../..')
 let installed: PackedInstall

@@ -1,9 +1,9 @@
-// Acks that wait for the shard's next claim (src/scan/ack-hold.ts): fewer round trips in a steady stream, and still
+// Acks that wait for the shard's next claim (src/scan/claims/ack-hold.ts): fewer round trips in a steady stream, and still
 // every job acked once, sent once, whatever happens to the held acks.
 import { afterAll, describe, expect, it } from 'vitest'
-import { AckHold } from '../../src/scan/ack-hold'
-import type { Leases } from '../../src/scan/leases'
-import type { ShardState } from '../../src/scan/wake'
+import { AckHold } from '../../src/scan/claims/ack-hold'
+import type { Leases } from '../../src/scan/claims/leases'
+import type { ShardState } from '../../src/scan/loop/wake'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner, type TestScannerOptions } from '../support/scanner'
 import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'

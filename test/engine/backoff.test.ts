@@ -1,8 +1,8 @@
 // Dispatch retry delays: exponential and capped, with jitter, and FIFO jobs held back behind a refused one of their
 // group come back right after it, in their order.
 import { describe, expect, it } from 'vitest'
-import { delayOf, heldBackDelay, retryDelayMs } from '../../src/scan/backoff'
-import type { ClaimedJob } from '../../src/scan/leases'
+import { delayOf, heldBackDelay, retryDelayMs } from '../../src/scan/claims/backoff'
+import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
 
 const options = { backoffBaseMs: 1_000, backoffMaxMs: 300_000 }
 const claimed = (id: string, attempt: number): ClaimedJob => ({

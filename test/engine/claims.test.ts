@@ -1,7 +1,7 @@
 // The lease protocol at the script level: order, expiry, tokens, bounded batches, Redis's clock.
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { JobDispatchingError, JobNotFoundError } from '../../src/errors'
-import { Leases } from '../../src/scan/leases'
+import { Leases } from '../../src/scan/claims/leases'
 import { readStats } from '../../src/store/stats'
 import { job, testStore } from '../support/engine'
 

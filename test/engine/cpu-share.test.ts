@@ -1,6 +1,6 @@
-// The scan function's CPU use against the share Lambda gives its memory size (src/scan/cpu-share.ts).
+// The scan function's CPU use against the share Lambda gives its memory size (src/scan/observe/cpu-share.ts).
 import { describe, expect, it } from 'vitest'
-import { CpuShareMeter } from '../../src/scan/cpu-share'
+import { CpuShareMeter } from '../../src/scan/observe/cpu-share'
 
 /** A clock that reads these CPU and wall times (ms), one per call. */
 function clock(cpu: number[], wall: number[]) {

@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { DeadSet } from '../../src/ops/dead-set'
 import { JobNotFoundError } from '../../src/errors'
-import { Leases } from '../../src/scan/leases'
+import { Leases } from '../../src/scan/claims/leases'
 import { job, testStore } from '../support/engine'
 
 const t = testStore({ shards: 1, buckets: 4 })

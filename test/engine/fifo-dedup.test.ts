@@ -2,7 +2,7 @@
 // before reaches the queue again inside SQS's 5-minute deduplication window (fauxqs keeps one), while a scanner's
 // re-send of the same version is still swallowed by it.
 import { afterAll, describe, expect, it } from 'vitest'
-import { Dispatcher } from '../../src/scan/dispatcher'
+import { Dispatcher } from '../../src/scan/dispatch/dispatcher'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
 import { createQueue, drainInOrder, sqsClient } from '../support/sqs'

@@ -1,8 +1,8 @@
-// The rule that keeps a FIFO group in order across shards (src/scan/fifo-merge.ts), on its own: a held job goes once
+// The rule that keeps a FIFO group in order across shards (src/scan/loop/fifo-merge.ts), on its own: a held job goes once
 // every other shard has been claimed far enough; order: due time, then shard, then claim order.
 import { describe, expect, it } from 'vitest'
-import { FifoMerge } from '../../src/scan/fifo-merge'
-import type { ClaimedJob } from '../../src/scan/leases'
+import { FifoMerge } from '../../src/scan/loop/fifo-merge'
+import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
 
 const job = (id: string, dueMs: number, shard = 0, attempt = 1): ClaimedJob => ({
   id,

@@ -1,11 +1,11 @@
 // One FIFO group reaches SQS in due-time order whatever the sharding: the group's jobs hash to every shard (by id),
-// and each shard is claimed on its own, yet the messages arrive in the order of their due times (src/scan/fifo-merge.ts).
+// and each shard is claimed on its own, yet the messages arrive in the order of their due times (src/scan/loop/fifo-merge.ts).
 // Runs on one Redis and, in the "cluster" project, on the 3-master Redis Cluster. The backlogs are built before the
 // scanner starts, so what is asserted never depends on when a claim happens to run.
 import { afterAll, describe, expect, it } from 'vitest'
 import { defaultLog } from '../../src/logger'
-import { FifoHold } from '../../src/scan/fifo-hold'
-import { InFlight } from '../../src/scan/in-flight'
+import { FifoHold } from '../../src/scan/loop/fifo-hold'
+import { InFlight } from '../../src/scan/loop/in-flight'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
 import { createQueue, drainInOrder, sqsClient } from '../support/sqs'

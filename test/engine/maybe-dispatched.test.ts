@@ -3,10 +3,10 @@
 // or a replace answers 409 JobMaybeDispatched instead of a 204 that would promise it never runs. A send SQS plainly
 // refused, or that never reached it, leaves the job cancellable as before. Real parts: Redis, fauxqs, the fault proxy.
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import { startSqsFaultProxy } from '../../local/sqs-fault-proxy'
+import { startSqsFaultProxy } from '../support/sqs-fault-proxy'
 import { errorResponse } from '../../src/api/error-response'
 import { JobMaybeDispatchedError } from '../../src/errors'
-import { mayHaveArrived } from '../../src/scan/send-batch'
+import { mayHaveArrived } from '../../src/scan/dispatch/send-batch'
 import { job, testStore } from '../support/engine'
 import { eventually } from '../support/eventually'
 import { testScanner } from '../support/scanner'

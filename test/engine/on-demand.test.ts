@@ -1,9 +1,9 @@
 // On-demand scan mode against real Redis and SQS: enqueues start a scanner when nothing runs, one at a time; the
 // scanner ends once nothing is due soon; a dead scanner's marker expires and the next enqueue replaces it.
 import { afterAll, describe, expect, it } from 'vitest'
-import { Leases } from '../../src/scan/leases'
-import { runOnDemand } from '../../src/scan/on-demand'
-import { ALIVE_TTL_MS, Presence } from '../../src/scan/presence'
+import { Leases } from '../../src/scan/claims/leases'
+import { runOnDemand } from '../../src/scan/run/on-demand'
+import { ALIVE_TTL_MS, Presence } from '../../src/scan/run/presence'
 import { JobStore } from '../../src/store/job-store'
 import { SCAN_START_GUARD_MS } from '../../src/store/scan-start'
 import type { RedisClient } from '../../src/store/scripts'

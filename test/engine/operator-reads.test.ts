@@ -3,11 +3,11 @@
 // sockets (what Redis sent to this connection), with 1 KB and 1 MB payloads.
 import type { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
-import { DelayQueue } from '../../src/client/delay-queue'
+import { DelayQueue } from '../../src/direct/delay-queue'
 import type { Config } from '../../src/config'
 import { DeadSet } from '../../src/ops/dead-set'
 import { OverviewReader } from '../../src/ops/dashboard/overview'
-import { Leases } from '../../src/scan/leases'
+import { Leases } from '../../src/scan/claims/leases'
 import type { RedisClient } from '../../src/store/scripts'
 import { previewText, readRecordHeads } from '../../src/store/record-heads'
 import { decodeRecord, RECORD_HEADER_LINES } from '../../src/store/record'

@@ -2,7 +2,7 @@
 // in-flight jobs split off, scheduled jobs by horizon, and the dead set.
 import { afterAll, describe, expect, it } from 'vitest'
 import { OverviewReader } from '../../src/ops/dashboard/overview'
-import { Leases } from '../../src/scan/leases'
+import { Leases } from '../../src/scan/claims/leases'
 import { job, testStore } from '../support/engine'
 import { testQueue } from '../support/schedules'
 

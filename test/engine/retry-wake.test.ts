@@ -1,9 +1,9 @@
 // Retries after a failed send come at their backoff: a release brings the shard's sleep forward to the retry time
-// (src/scan/wake.ts bringForward), even when it lands while the shard is claiming, and without cutting other jobs'
+// (src/scan/loop/wake.ts bringForward), even when it lands while the shard is claiming, and without cutting other jobs'
 // dispatch windows short; an outage costs a bounded number of claims. Also the window's deadline rule for a job due
 // in a run's last moments. Bounds have slack for a loaded 2-core machine.
 import { afterAll, describe, expect, it } from 'vitest'
-import type { ClaimedJob } from '../../src/scan/leases'
+import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
 import { createQueue, sqsClient } from '../support/sqs'

@@ -2,15 +2,15 @@
 // values against what happened (jobs sent, their lateness, jobs dead-lettered, jobs still pending).
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { loadConfig } from '../../src/config'
-import { readBacklog } from '../../src/scan/backlog'
-import { createScanner } from '../../src/scan/engine'
-import { ScanMetrics } from '../../src/scan/metrics'
-import { createSqsClient } from '../../src/sqs/client'
-import { readWindows } from '../../src/scan/run-log'
+import { readBacklog } from '../../src/scan/observe/backlog'
+import { createScanner } from '../../src/scan/create-scanner'
+import { ScanMetrics } from '../../src/scan/observe/metrics'
+import { createSqsClient } from '../../src/sqs/sqs-client'
+import { readWindows } from '../../src/scan/observe/run-log'
 import type { Engine } from '../../src/store/engine'
 import { job, testStore } from '../support/engine'
 import { createQueue, receiveAll, sqsClient } from '../support/sqs'
-import { CpuShareMeter } from '../../src/scan/cpu-share'
+import { CpuShareMeter } from '../../src/scan/observe/cpu-share'
 
 interface EmfLine {
   _aws: {

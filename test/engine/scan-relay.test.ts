@@ -2,8 +2,8 @@
 // nothing), loops to its deadline when none does, and no job is lost or sent twice in the hand-over.
 import { afterAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
-import { runInvocation, type InvocationOptions } from '../../src/scan/invocation'
-import { Relay } from '../../src/scan/relay'
+import { runInvocation, type InvocationOptions } from '../../src/scan/run/invocation'
+import { Relay } from '../../src/scan/run/relay'
 import { JobStore } from '../../src/store/job-store'
 import { testStore, job } from '../support/engine'
 import { silentLogger } from '../support/pipeline'

@@ -2,10 +2,10 @@
 // replace, pause, resume, ack, release and delete; job enqueue, reschedule, lookup and cancel) and come out as plain
 // integers: no exponent form in a stored record or an occurrence id, no 500, nothing left behind.
 import { describe, expect, it } from 'vitest'
-import { DelayQueue } from '../../src/client/delay-queue'
+import { DelayQueue } from '../../src/direct/delay-queue'
 import type { Config } from '../../src/config'
 import { ValidationError } from '../../src/errors'
-import { Leases } from '../../src/scan/leases'
+import { Leases } from '../../src/scan/claims/leases'
 import { MAX_EVERY_MS, MAX_SCHEDULE_TIME_ISO, MAX_SCHEDULE_TIME_MS } from '../../src/schedule/time-bounds'
 import { scheduleAckCall, schedulePutCall } from '../../src/store/schedule-script-calls'
 import { runScript } from '../../src/store/scripts'

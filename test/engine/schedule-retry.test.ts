@@ -2,7 +2,7 @@
 // once SQS takes it again, and only then (at its ack) creates the next occurrence, so the series neither skips a
 // time nor gains a second successor, and the later occurrences keep their own times.
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import { startSqsFaultProxy } from '../../local/sqs-fault-proxy'
+import { startSqsFaultProxy } from '../support/sqs-fault-proxy'
 import { eventually } from '../support/eventually'
 import { pendingCount } from '../support/scanner'
 import { occurrencesOf } from '../support/schedules'

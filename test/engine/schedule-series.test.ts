@@ -1,9 +1,9 @@
 // Recurring schedules through the scanner, to a real SQS endpoint: each dispatch creates the next occurrence
 // atomically with its ack, so a series fires on time, stops when told, and survives a scanner dying mid-dispatch.
 import { afterAll, describe, expect, it } from 'vitest'
-import { Leases } from '../../src/scan/leases'
-import { Dispatcher } from '../../src/scan/dispatcher'
-import { createSqsClient } from '../../src/sqs/client'
+import { Leases } from '../../src/scan/claims/leases'
+import { Dispatcher } from '../../src/scan/dispatch/dispatcher'
+import { createSqsClient } from '../../src/sqs/sqs-client'
 import { eventually } from '../support/eventually'
 import { pendingCount } from '../support/scanner'
 import { occurrencesOf } from '../support/schedules'

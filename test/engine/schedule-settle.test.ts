@@ -1,8 +1,8 @@
 // Delete, pause and replace settle the occurrence a scanner is sending at that moment: if SQS refuses that send
 // (for now, or for good), the occurrence is retired, not retried after the answer and not left dead or pending.
-// The SQS fault proxy (local/sqs-fault-proxy.ts) holds each send 600 ms and refuses every entry until told not to.
+// The SQS fault proxy (test/support/sqs-fault-proxy.ts) holds each send 600 ms and refuses every entry until told not to.
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import { startSqsFaultProxy } from '../../local/sqs-fault-proxy'
+import { startSqsFaultProxy } from '../support/sqs-fault-proxy'
 import { eventually } from '../support/eventually'
 import { pendingCount } from '../support/scanner'
 import { occurrencesOf } from '../support/schedules'

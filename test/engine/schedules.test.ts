@@ -1,9 +1,9 @@
 // Recurring schedules in the store: create, replace, pause, delete and list, and what each leaves pending.
 import { describe, expect, it } from 'vitest'
-import type { DelayQueue } from '../../src/client/delay-queue'
+import type { DelayQueue } from '../../src/direct/delay-queue'
 import { OccurrenceOfScheduleError, ScheduleNotFoundError } from '../../src/errors'
 import { DeadSet } from '../../src/ops/dead-set'
-import { Leases } from '../../src/scan/leases'
+import { Leases } from '../../src/scan/claims/leases'
 import { testStore } from '../support/engine'
 import { eventually } from '../support/eventually'
 import { pendingCount } from '../support/scanner'

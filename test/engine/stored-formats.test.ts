@@ -1,7 +1,7 @@
 // The stored encodings of a job's states, as the Lua scripts write them and src/store/job-state.ts reads them:
 // they are stored with the jobs, so a change here would strand jobs already in Redis.
 import { afterAll, describe, expect, it } from 'vitest'
-import { Leases } from '../../src/scan/leases'
+import { Leases } from '../../src/scan/claims/leases'
 import { decodeCounterField, decodeDispatchError, decodeLease } from '../../src/store/job-state'
 import { job, testStore } from '../support/engine'
 

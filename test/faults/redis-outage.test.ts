@@ -3,7 +3,7 @@
 // it and functions/scan.ts heal by themselves once Redis is back; jobs due during the outage are delivered.
 import type { Context } from 'aws-lambda'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { startTcpProxy, type TcpProxy } from '../../local/tcp-proxy'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy'
 import type { ApiResponse } from '../../src/api/response'
 import { audit, sleep, startStage, waitForDrain, type Stage } from './harness'
 import { apiEvent, lambdaContext } from '../support/lambda'

@@ -6,8 +6,8 @@
 // It prints one JSON line per event on stdout: {"event":"ready"} once subscribed, {"event":"loop",...} per loop.
 import { loadConfig } from '../../src/config'
 import { createEngine } from '../../src/store/engine'
-import { createScanner } from '../../src/scan/engine'
-import { createSqsClient } from '../../src/sqs/client'
+import { createScanner } from '../../src/scan/create-scanner'
+import { createSqsClient } from '../../src/sqs/sqs-client'
 
 const config = loadConfig()
 const engine = createEngine(config)

@@ -1,9 +1,9 @@
-// Scenario: SQS misbehaves while two scanner processes dispatch: a fault proxy (local/sqs-fault-proxy.ts) refuses
+// Scenario: SQS misbehaves while two scanner processes dispatch: a fault proxy (test/support/sqs-fault-proxy.ts) refuses
 // 10% of all SendMessageBatch entries (they come back under `Failed`) and cuts the endpoint off twice, open
 // connections and requests in flight included. Refused and failed entries must be retried until SQS has them.
 import { DeadSet } from '../../src/ops/dead-set'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startSqsFaultProxy, type SqsFaultProxy } from '../../local/sqs-fault-proxy'
+import { startSqsFaultProxy, type SqsFaultProxy } from '../support/sqs-fault-proxy'
 import { audit, enqueueAll, sleep, spawnScanner, startStage, waitForDrain, type Stage } from './harness'
 import { recordFigures } from './results'
 import { pick } from './scale'
@@ -17,7 +17,7 @@ let stage: Stage
 let proxy: SqsFaultProxy
 beforeAll(async () => {
   // Cuts and injected InternalErrors (SenderFault false) are not the jobs' fault: they never count toward the dead set
-  // (src/scan/dispatcher.ts), so this backoff (100 ms doubling to 5 s) only paces the retries.
+  // (src/scan/dispatch/dispatcher.ts), so this backoff (100 ms doubling to 5 s) only paces the retries.
   stage = await startStage({ env: { DISPATCH_BACKOFF_BASE_MS: '100', DISPATCH_BACKOFF_MAX_MS: '5000' } })
   proxy = await startSqsFaultProxy({ target: stage.sqs.endpoint, refuseRate: REFUSE_RATE })
 })

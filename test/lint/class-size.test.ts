@@ -35,9 +35,9 @@ describe('class size', () => {
     // assess: the measure sees the large classes at all, and none is over
     expect(sizes.map((s) => s.name)).toEqual(
       expect.arrayContaining([
-        'client/delay-queue.ts DelayQueue',
+        'direct/delay-queue.ts DelayQueue',
         'store/job-store.ts JobStore',
-        'scan/scanner.ts Scanner',
+        'scan/loop/scanner.ts Scanner',
       ]),
     )
     expect(sizes.filter((s) => s.lines > MAX_CLASS_LINES)).toEqual([])

@@ -17,27 +17,30 @@ interface Probe {
 }
 
 const probes = {
-  apiToScan: { file: 'src/api/probe-scan.ts', source: "export { Scanner } from '../scan/scanner'\n" },
+  apiToScan: { file: 'src/api/probe-scan.ts', source: "export { Scanner } from '../scan/loop/scanner'\n" },
   apiToSqsSdk: { file: 'src/api/probe-sqs.ts', source: "export type { SQSClient } from '@aws-sdk/client-sqs'\n" },
-  clientToScan: { file: 'src/client/probe-scan.ts', source: "export { Leases } from '../scan/leases'\n" },
-  clientToSqsSdk: { file: 'src/client/probe-sqs.ts', source: "export { SQSClient } from '@aws-sdk/client-sqs'\n" },
-  storeToScan: { file: 'src/store/probe-scan.ts', source: "export const load = () => import('../scan/engine')\n" },
+  directToScan: { file: 'src/direct/probe-scan.ts', source: "export { Leases } from '../scan/claims/leases'\n" },
+  directToSqsSdk: { file: 'src/direct/probe-sqs.ts', source: "export { SQSClient } from '@aws-sdk/client-sqs'\n" },
+  storeToScan: {
+    file: 'src/store/probe-scan.ts',
+    source: "export const load = () => import('../scan/create-scanner')\n",
+  },
   storeToSqsSdk: { file: 'src/store/probe-sqs.ts', source: "export const sdk = require('@aws-sdk/client-sqs')\n" },
   consumerToStore: { file: 'src/consumer/probe-store.ts', source: "export { Keyspace } from '../store/keys'\n" },
   consumerToIoredis: { file: 'src/consumer/probe-ioredis.ts', source: "export { Redis } from 'ioredis'\n" },
-  consumerToScan: { file: 'src/consumer/probe-scan.ts', source: "export { Leases } from '../scan/leases'\n" },
+  consumerToScan: { file: 'src/consumer/probe-scan.ts', source: "export { Leases } from '../scan/claims/leases'\n" },
   consumerToApi: { file: 'src/consumer/probe-api.ts', source: "export { handler } from '../api/handler'\n" },
-  consumerToClient: { file: 'src/consumer/probe-client.ts', source: "export { DelayQueue } from '../client'\n" },
+  consumerToDirect: { file: 'src/consumer/probe-direct.ts', source: "export { DelayQueue } from '../direct'\n" },
   // what those folders import today, and must keep importing
   apiAllowed: {
     file: 'src/api/probe-allowed.ts',
     source:
-      "export { DelayQueue } from '../client/delay-queue'\nexport { expectedMessageBytes } from '../sqs/envelope'\n",
+      "export { DelayQueue } from '../direct/delay-queue'\nexport { expectedMessageBytes } from '../sqs/envelope'\n",
   },
   consumerAllowed: {
     file: 'src/consumer/probe-allowed.ts',
     source:
-      "export { createSqsClient } from '../sqs/client'\nexport type { JobMessage } from '../sqs/envelope'\n" +
+      "export { createSqsClient } from '../sqs/sqs-client'\nexport type { JobMessage } from '../sqs/envelope'\n" +
       "export { SQSClient } from '@aws-sdk/client-sqs'\n",
   },
 } satisfies Record<string, Probe>
@@ -83,16 +86,16 @@ function findingsIn(probe: Probe) {
 describe('import boundaries', () => {
   it.each([
     ['the scan side', 'src/api', probes.apiToScan, /scan side/],
-    ['the scan side', 'src/client', probes.clientToScan, /scan side/],
+    ['the scan side', 'src/direct', probes.directToScan, /scan side/],
     ['the scan side', 'src/store', probes.storeToScan, /scan side/],
     ['the SQS SDK', 'src/api', probes.apiToSqsSdk, /SQS SDK/],
-    ['the SQS SDK', 'src/client', probes.clientToSqsSdk, /SQS SDK/],
+    ['the SQS SDK', 'src/direct', probes.directToSqsSdk, /SQS SDK/],
     ['the SQS SDK', 'src/store', probes.storeToSqsSdk, /SQS SDK/],
     ['the store', 'src/consumer', probes.consumerToStore, /the store/],
     ['ioredis', 'src/consumer', probes.consumerToIoredis, /ioredis/],
     ['the scan side', 'src/consumer', probes.consumerToScan, /scan side/],
     ['the API handler', 'src/consumer', probes.consumerToApi, /API side/],
-    ['DelayQueue', 'src/consumer', probes.consumerToClient, /API side/],
+    ['DelayQueue', 'src/consumer', probes.consumerToDirect, /API side/],
   ])('refuses %s in %s', (_what, _folder, probe, message) => {
     expect(findingsIn(probe)).toEqual([
       expect.objectContaining({ rule: 'lint/style/noRestrictedImports', message: expect.stringMatching(message) }),

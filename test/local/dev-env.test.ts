@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { readDevEnv, writeDevEnv } from '../../local/dev-env'
+import { readDevEnv, writeDevEnv } from '../../tools/sdq-poll/dev-env'
 
 describe('.dev/env', () => {
   it('carries local credentials, so the api-client signs its requests to the local stack with no real ones', () => {

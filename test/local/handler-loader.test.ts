@@ -30,7 +30,7 @@ describe('sdq-poll handler loader', () => {
     // compiled as the package's build compiles it
     const loader = resolve(dir, 'loader.mjs')
     await build({
-      entryPoints: [resolve(__dirname, '../../local/handler-loader.ts')],
+      entryPoints: [resolve(__dirname, '../../tools/sdq-poll/handler-loader.ts')],
       outfile: loader,
       bundle: true,
       platform: 'node',

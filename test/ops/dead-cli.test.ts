@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import { Leases } from '../../src/scan/leases'
+import { Leases } from '../../src/scan/claims/leases'
 import { job, testStore, uniquePrefix } from '../support/engine'
 
 const run = promisify(execFile)

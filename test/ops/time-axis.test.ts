@@ -1,6 +1,6 @@
 // The dashboard's lateness chart labels its time axis in UTC, one line per label.
 import { describe, expect, it } from 'vitest'
-import { TICK_SPACE_PX, utcTicks } from '../../src/ops/dashboard/client/time-axis'
+import { TICK_SPACE_PX, utcTicks } from '../../src/ops/dashboard/browser/time-axis'
 
 describe('the lateness chart time axis', () => {
   it('labels ticks in UTC, minutes alone on whole minutes, seconds otherwise, with room for each label', () => {

@@ -2,7 +2,7 @@
 // does not. Real parts: a primary, a replica and three sentinels on loopback; the engine connects through Sentinel.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSentinelSetup, type LocalSentinelSetup } from '../../local/redis-sentinel'
-import { DelayQueue } from '../../src/client/delay-queue'
+import { DelayQueue } from '../../src/direct/delay-queue'
 import { ReplicationUnconfirmedError } from '../../src/errors'
 import { createEngine, type Engine } from '../../src/store/engine'
 import { bodyOf, request, testApi, testConfig } from '../api/api-helpers'

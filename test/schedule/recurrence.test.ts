@@ -1,6 +1,6 @@
 // Next-run arithmetic and schedule input rules: pure functions, fixed dates, no waiting.
 import { describe, expect, it } from 'vitest'
-import { validateSchedule } from '../../src/client/schedule-validation'
+import { validateSchedule } from '../../src/direct/schedule-validation'
 import { nextOccurrence, type Recurrence } from '../../src/schedule/recurrence'
 import { refusalOf } from '../support/validation'
 

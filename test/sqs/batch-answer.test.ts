@@ -2,7 +2,7 @@
 // error answer is still the SDK's typed error.
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import { createSqsClient } from '../../src/sqs/client'
+import { createSqsClient } from '../../src/sqs/sqs-client'
 import { JOB_ID_ATTRIBUTE } from '../../src/sqs/envelope'
 import { sendMessageBatchBody, sendPrebuilt } from '../../src/sqs/prebuilt-body'
 import { createQueue, sqsClient } from '../support/sqs'

@@ -4,7 +4,7 @@ import { ListQueuesCommand, SendMessageBatchCommand, type SQSClient } from '@aws
 import { createServer, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { describe, expect, it, vi } from 'vitest'
-import { createSqsClient, sendTimeoutMs } from '../../src/sqs/client'
+import { createSqsClient, sendTimeoutMs } from '../../src/sqs/sqs-client'
 
 /** The host a send would go to: read once the request is built, stopped before it is signed or sent. */
 async function hostOfSend(client: SQSClient, queueUrl: string): Promise<string> {

@@ -2,7 +2,7 @@
 // writes for the same entries, and what it carries reaches SQS byte for byte.
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs'
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import { createSqsClient } from '../../src/sqs/client'
+import { createSqsClient } from '../../src/sqs/sqs-client'
 import { JOB_ID_ATTRIBUTE } from '../../src/sqs/envelope'
 import { sendMessageBatchBody, sendPrebuilt } from '../../src/sqs/prebuilt-body'
 import { createQueue, receiveAll, sqsClient } from '../support/sqs'

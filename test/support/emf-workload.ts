@@ -4,8 +4,8 @@
 // test/support/metric-check.ts compares the alarms and the dashboard with it. (The API writes none: its requests and
 // errors are AWS's own metrics.)
 import { vi } from 'vitest'
-import { CpuShareMeter } from '../../src/scan/cpu-share'
-import { ScanMetrics } from '../../src/scan/metrics'
+import { CpuShareMeter } from '../../src/scan/observe/cpu-share'
+import { ScanMetrics } from '../../src/scan/observe/metrics'
 import type { Json } from './cfn-template'
 
 const quiet = { info() {}, warn() {}, error() {} }

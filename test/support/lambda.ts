@@ -1,7 +1,7 @@
 // Lambda inputs for tests: an HTTP API (payload v2) event as API Gateway sends it, and a Lambda context.
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
 import { randomUUID } from 'node:crypto'
-import { localContext } from '../../local/handler-loader'
+import { localContext } from '../../tools/sdq-poll/handler-loader'
 
 export interface EventOptions {
   /** Raw body text (no JSON encoding); `body` is JSON-encoded instead. */

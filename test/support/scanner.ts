@@ -1,11 +1,11 @@
 // A scanner wired to the real Redis and fauxqs, with settings short enough for tests.
 import type { Redis } from 'ioredis'
 import { inject } from 'vitest'
-import { buildScanner } from '../../src/scan/engine'
-import type { LeaseOptions } from '../../src/scan/leases'
-import type { ScanReport } from '../../src/scan/run-tally'
-import type { ScannerOptions } from '../../src/scan/scanner'
-import { createSqsClient } from '../../src/sqs/client'
+import { buildScanner } from '../../src/scan/create-scanner'
+import type { LeaseOptions } from '../../src/scan/claims/leases'
+import type { ScanReport } from '../../src/scan/observe/run-tally'
+import type { ScannerOptions } from '../../src/scan/loop/scanner'
+import { createSqsClient } from '../../src/sqs/sqs-client'
 import type { Keyspace } from '../../src/store/keys'
 import type { ScriptedClient } from '../../src/store/scripts'
 

@@ -1,5 +1,5 @@
 // Helpers for recurring-schedule tests: a DelayQueue over a test store, and the occurrences a store holds.
-import { DelayQueue } from '../../src/client/delay-queue'
+import { DelayQueue } from '../../src/direct/delay-queue'
 import type { Config } from '../../src/config'
 import type { testStore } from './engine'
 

@@ -1,4 +1,4 @@
-// The page shell: everything visible is rendered by /app.js (src/ops/dashboard/client/app.ts) from the JSON API.
+// The page shell: everything visible is rendered by /app.js (src/ops/dashboard/browser/app.ts) from the JSON API.
 export const PAGE_HTML = `<!doctype html>
 <html lang="en">
 <head>

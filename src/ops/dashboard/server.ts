@@ -6,17 +6,17 @@
 // (./request-guard.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { DelayQueue } from '../../client/delay-queue'
-import { validateJobRef } from '../../client/validation'
-import { validateScheduleId } from '../../client/schedule-validation'
+import { DelayQueue } from '../../direct/delay-queue'
+import { validateJobRef, validateScheduleId } from '../../direct/id-rules'
 import { DelayQueueError, JobNotFoundError, ValidationError } from '../../errors'
 import type { Engine } from '../../store/engine'
 import { DeadSet } from '../dead-set'
-import { buildClient } from './client-bundle'
+import { buildBrowserBundle } from './browser-bundle'
 import { OverviewReader } from './overview'
 import { DlqReader } from './dlqs'
 import { PAGE_HTML } from './page'
 import { checkAction, checkHost, HttpError, loopbackHosts } from './request-guard'
+import { isoTime } from '../../iso-time'
 
 export interface DashboardOptions {
   port?: number
@@ -41,7 +41,7 @@ const STATUS: Record<string, number> = {
 type Handler = (req: IncomingMessage, match: RegExpMatchArray) => Promise<[number, unknown?]>
 
 export async function startDashboard(engine: Engine, options: DashboardOptions = {}): Promise<Dashboard> {
-  const client = await buildClient()
+  const client = await buildBrowserBundle()
   const dlqs = new DlqReader(engine.config, engine.store)
   const routes = [...apiRoutes(engine), ...dlqRoutes(dlqs)]
   // Set once listening (the port may be a free one).
@@ -196,7 +196,7 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
     [
       'POST',
       /^\/api\/dead\/([^/]+)\/retry$/,
-      async (_req, m) => [200, { id: id(m), runAt: new Date(await dead.revive(id(m))).toISOString() }],
+      async (_req, m) => [200, { id: id(m), runAt: isoTime(await dead.revive(id(m))) }],
     ],
     [
       'DELETE',

@@ -1,0 +1,194 @@
+// DelayQueue: schedule, reschedule, cancel and look jobs up from application code, straight into Redis.
+// The HTTP API (src/api/) is built on this class, so both accept and refuse exactly the same input.
+import { loadConfig, type Config } from '../config'
+import { createEngine, type Engine } from '../store/engine'
+import type { ConnectOptions } from '../store/redis'
+import type { JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
+import { validateJobId, validateJobRef } from './id-rules'
+import { validateJob, type JobInput } from './validation'
+import { ValidationError } from '../errors'
+import { queuesAsConfigured } from '../store/stats'
+import { decodePendingCursor } from '../store/pending-cursor'
+import type { PendingPage } from '../store/pending-page'
+import { scanStartOptions } from '../store/scan-start'
+import { lambdaInvoker, ScanStarter, type ScanInvoker } from './scan-starter'
+import { ScheduleStore } from '../store/schedule-store'
+import type { ScheduleInput } from './schedule-validation'
+import type { ScheduleListPage, ScheduleView } from './schedule-view'
+import { RecurringSchedules } from './recurring-schedules'
+import { scheduleMany, type BatchItemResult } from './schedule-many'
+import { isoTime } from '../iso-time'
+
+export type { BatchItemResult, JobInput, ScheduleInput, ScheduleListPage, ScheduleView }
+
+/** A job as stored, without its payload (answers to schedule / reschedule). */
+export interface ScheduledJob {
+  id: string
+  queue: string
+  status: 'scheduled'
+  runAt: string
+  createdAt: string
+  groupId?: string
+}
+
+export interface QueueStats extends StoreStats {
+  /** Every configured queue (zeros included), plus any queue that still has jobs but is no longer configured. */
+  queues: Record<string, QueueCounts>
+}
+
+/** The parts DelayQueue needs: what createEngine builds (or a test engine). */
+export type DelayQueueEngine = Pick<Engine, 'config' | 'store'> & { close?(): Promise<void> }
+
+export interface DelayQueueOptions {
+  /**
+   * On-demand scan mode: how to start the scan function when a job is due before the next scheduled scan and no
+   * scanner runs. Default: an asynchronous Lambda invoke of SCAN_FUNCTION_NAME. Without either, jobs wait for the
+   * next scheduled scan (up to a minute late).
+   */
+  scanInvoker?: ScanInvoker
+}
+
+export class DelayQueue {
+  readonly config: Config
+  private readonly store: JobStore
+  private readonly recurring: RecurringSchedules
+  private readonly engine: DelayQueueEngine
+  /** Whether close() should close the engine: only when this instance built it. */
+  private readonly owned: boolean
+  /** On-demand scan mode only. */
+  private readonly starter?: ScanStarter
+
+  /** From a Config (connects to Redis; call close() when done), or from an engine built elsewhere. */
+  constructor(source: Config | DelayQueueEngine, redisOptions: ConnectOptions = {}, options: DelayQueueOptions = {}) {
+    // A given invoker can start the scanner even when SCAN_FUNCTION_NAME is not set.
+    const canStart = options.scanInvoker ? true : undefined
+    const engine = 'store' in source ? source : createEngine(source, redisOptions, scanStartOptions(source, canStart))
+    this.engine = engine
+    this.owned = !('store' in source)
+    this.store = engine.store
+    this.config = engine.config
+    // Only on-demand mode builds an invoker: the Lambda SDK client is not even loaded otherwise.
+    const { scanMode, scanFunctionName } = this.config
+    if (scanMode === 'on-demand') {
+      const invoker =
+        options.scanInvoker ?? (scanFunctionName ? lambdaInvoker(this.config, scanFunctionName) : undefined)
+      if (invoker) this.starter = new ScanStarter(this.store, invoker, this.config.onDemandHorizonMs)
+    }
+    const schedules = new ScheduleStore(engine.store.redis, engine.store.keys, engine.store.replication)
+    this.recurring = new RecurringSchedules(schedules, this.config, this.starter)
+  }
+
+  /** From the environment (REDIS_URL, QUEUES, ...: see src/config.ts). */
+  static fromEnv(env: Record<string, string | undefined> = process.env, redisOptions: ConnectOptions = {}): DelayQueue {
+    return new DelayQueue(loadConfig(env), redisOptions)
+  }
+
+  /** Schedule one job. Throws ValidationError, PayloadTooLargeError, or JobExistsError (carrying the existing job). */
+  async schedule(input: JobInput | unknown): Promise<ScheduledJob> {
+    const job = validateJob(input, this.config)
+    const result = await this.store.enqueue(job)
+    await this.starter?.afterEnqueue([result])
+    return scheduled(job.id, job.queue, result.dueMs, result.createdAtMs, job.groupId)
+  }
+
+  /**
+   * Schedule many jobs; each succeeds or fails on its own and results come back in input order. Invalid items
+   * are answered with their error and never reach Redis; the valid ones are stored.
+   */
+  scheduleMany(inputs: readonly (JobInput | unknown)[]): Promise<BatchItemResult[]> {
+    return scheduleMany({ config: this.config, store: this.store, starter: this.starter }, inputs)
+  }
+
+  /** Create or replace a job by id (new time, payload, queue). A body id, if given, must match. */
+  async reschedule(id: string, input: Omit<JobInput, 'id'> | unknown): Promise<ScheduledJob & { created: boolean }> {
+    const job = validateJob(input, this.config, { id: validateJobId(id) })
+    const result = await this.store.upsert(job)
+    await this.starter?.afterEnqueue([result])
+    return {
+      ...scheduled(job.id, job.queue, result.dueMs, result.createdAtMs, job.groupId),
+      created: result.status === 'created',
+    }
+  }
+
+  /** Cancel a pending job. Throws JobNotFoundError, or JobDispatchingError when it is being handed to SQS. */
+  async cancel(id: string): Promise<void> {
+    await this.store.cancel(validateJobRef(id))
+  }
+
+  /**
+   * A stored job (pending or dead), a dispatched one's receipt (status "dispatched", DISPATCH_RECEIPT_TTL_MS), or null
+   * (never existed, cancelled, or dispatched longer ago).
+   */
+  async get(id: string): Promise<JobView | null> {
+    return this.store.get(validateJobRef(id))
+  }
+
+  /**
+   * A page of pending jobs in due-time order, for one target queue or all (no payloads): `limit` 1-100 (default 50),
+   * `cursor` from the previous page. Throws ValidationError naming the field.
+   */
+  async listPending(options: { queue?: string; limit?: number; cursor?: string | null } = {}): Promise<PendingPage> {
+    const limit = options.limit ?? 50
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+      throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
+    }
+    if (options.queue !== undefined && !Object.hasOwn(this.config.queues, options.queue)) {
+      const known = Object.keys(this.config.queues).map((q) => JSON.stringify(q))
+      throw new ValidationError([
+        { path: 'queue', message: `must be one of the configured queues: ${known.join(', ')}` },
+      ])
+    }
+    // A bad cursor is refused before anything is read.
+    if (options.cursor) decodePendingCursor(options.cursor)
+    return this.store.listPending({ queue: options.queue, limit, cursor: options.cursor ?? null })
+  }
+
+  async stats(): Promise<QueueStats> {
+    const stats = await this.store.stats()
+    return { ...stats, queues: queuesAsConfigured(Object.keys(this.config.queues), stats.queues) }
+  }
+
+  /**
+   * Create or replace a recurring schedule. Its next occurrence is a pending job ("<id>@<epoch ms>") at once; a
+   * replace moves it to the new rule's next time.
+   */
+  putSchedule(id: string, input: ScheduleInput | unknown): Promise<ScheduleView & { created: boolean }> {
+    return this.recurring.put(id, input)
+  }
+
+  getSchedule(id: string): Promise<ScheduleView | null> {
+    return this.recurring.get(id)
+  }
+
+  /** Schedules in id order, `limit` (1-100) at a time; pass the returned cursor back for the next page. */
+  listSchedules(options: { cursor?: string | null; limit?: number } = {}): Promise<ScheduleListPage> {
+    return this.recurring.list(options)
+  }
+
+  /** Remove a schedule: no occurrence is created after this returns. Throws ScheduleNotFoundError. */
+  deleteSchedule(id: string): Promise<void> {
+    return this.recurring.delete(id)
+  }
+
+  /** Pause (no occurrence pending) or resume (the next one from now) a schedule. Throws ScheduleNotFoundError. */
+  pauseSchedule(id: string, paused = true): Promise<ScheduleView> {
+    return this.recurring.pause(id, paused)
+  }
+
+  /** Waits for scan starts still under way (on-demand mode), then closes the Redis connection if this opened it. */
+  async close(): Promise<void> {
+    await this.starter?.settled()
+    if (this.owned) await this.engine.close?.()
+  }
+}
+
+function scheduled(id: string, queue: string, dueMs: number, createdAtMs: number, groupId?: string): ScheduledJob {
+  return {
+    id,
+    queue,
+    status: 'scheduled',
+    runAt: isoTime(dueMs),
+    createdAt: isoTime(createdAtMs),
+    ...(groupId ? { groupId } : {}),
+  }
+}

@@ -1,0 +1,56 @@
+// Recurring schedules from application code: what DelayQueue's schedule methods do. A schedule's next occurrence is
+// an ordinary pending job, so in on-demand scan mode each write may have to start a scanner for it.
+import type { Config } from '../config'
+import { ScheduleChangedError, ScheduleNotFoundError } from '../errors'
+import type { ScheduleStore } from '../store/schedule-store'
+import type { ScanStarter } from './scan-starter'
+import { validateScheduleId } from './id-rules'
+import { validateSchedule, type ScheduleInput } from './schedule-validation'
+import { scheduleView, type ScheduleListPage, type ScheduleView } from './schedule-view'
+
+export class RecurringSchedules {
+  constructor(
+    private readonly store: ScheduleStore,
+    private readonly config: Config,
+    /** On-demand scan mode only. */
+    private readonly starter?: ScanStarter,
+  ) {}
+
+  async put(id: string, input: ScheduleInput | unknown): Promise<ScheduleView & { created: boolean }> {
+    const { created, schedule } = await this.store.put(validateSchedule(id, input, this.config))
+    await this.starter?.afterSchedule(id, schedule.pendingMs)
+    return { ...scheduleView(id, schedule), created }
+  }
+
+  async get(id: string): Promise<ScheduleView | null> {
+    const schedule = await this.store.get(validateScheduleId(id))
+    return schedule && scheduleView(id, schedule)
+  }
+
+  async list(options: { cursor?: string | null; limit?: number }): Promise<ScheduleListPage> {
+    const cursor = options.cursor ? validateScheduleId(options.cursor) : null
+    const page = await this.store.list(cursor, options.limit ?? 50)
+    return { schedules: page.schedules.map((s) => scheduleView(s.id, s.schedule)), cursor: page.cursor }
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.store.delete(validateScheduleId(id))
+  }
+
+  async pause(id: string, paused: boolean): Promise<ScheduleView> {
+    validateScheduleId(id)
+    // Read, then write over exactly that version; a concurrent write makes us read again.
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.store.get(id)
+      if (!current) throw new ScheduleNotFoundError(id)
+      try {
+        const spec = { ...current.spec, paused }
+        const { schedule } = await this.store.put({ id, spec, payloadJson: current.payloadJson }, current.version)
+        await this.starter?.afterSchedule(id, schedule.pendingMs)
+        return scheduleView(id, schedule)
+      } catch (e) {
+        if (!(e instanceof ScheduleChangedError) || attempt >= 3) throw e
+      }
+    }
+  }
+}

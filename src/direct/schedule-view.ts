@@ -1,0 +1,53 @@
+// A stored schedule as callers see it: the input (times as ISO) plus nextRunAt, lastRunAt, runs and createdAt.
+import type { StoredSchedule } from '../store/schedule-record'
+import { isoTime, isoTimeOrNull } from '../iso-time'
+
+export interface ScheduleView {
+  id: string
+  queue: string
+  payload: unknown
+  cron?: string
+  everyMs?: number
+  timezone: string
+  startAt?: string
+  endAt?: string
+  paused: boolean
+  groupId?: string
+  /** The pending occurrence's time; null when paused or ended. */
+  nextRunAt: string | null
+  lastRunAt: string | null
+  /** Occurrences handed to SQS so far. */
+  runs: number
+  createdAt: string
+}
+
+export interface ScheduleListPage {
+  schedules: ScheduleView[]
+  /** Pass it back for the next page; null on the last one. */
+  cursor: string | null
+}
+
+/** An optional time field, left out when no date can show it (a record stored before times were bounded). */
+const timeField = (name: string, ms: number | undefined) => {
+  const text = ms === undefined ? null : isoTimeOrNull(ms)
+  return text === null ? {} : { [name]: text }
+}
+
+export function scheduleView(id: string, s: StoredSchedule): ScheduleView {
+  const { spec } = s
+  return {
+    id,
+    queue: spec.queue,
+    payload: JSON.parse(s.payloadJson),
+    ...(spec.cron !== undefined ? { cron: spec.cron } : { everyMs: spec.everyMs! }),
+    timezone: spec.timezone,
+    ...timeField('startAt', spec.startAtMs),
+    ...timeField('endAt', spec.endAtMs),
+    paused: spec.paused,
+    ...(spec.groupId !== undefined ? { groupId: spec.groupId } : {}),
+    nextRunAt: s.pendingMs === null ? null : isoTimeOrNull(s.pendingMs),
+    lastRunAt: s.lastRunMs === null ? null : isoTimeOrNull(s.lastRunMs),
+    runs: s.runs,
+    createdAt: isoTime(s.createdAtMs),
+  }
+}

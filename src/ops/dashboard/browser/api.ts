@@ -1,0 +1,93 @@
+// The dashboard's JSON API, as the page calls it (src/ops/dashboard/server.ts). Types are restated here, not imported:
+// this file runs in the browser and must not pull server code into the bundle. The exceptions come from files that
+// hold only types and import nothing: ScanWindow, and the overview's rows.
+import type { ScanWindow } from '../../../scan/observe/scan-window'
+import type { DueTimeline, QueueRow, ScheduleRow } from '../overview-rows'
+
+export type { DueTimeline, QueueRow, ScanWindow, ScheduleRow }
+
+export interface DeadJob {
+  id: string
+  queue: string
+  /** The payload's JSON text, cut after its first 256 bytes ("…" then). */
+  payloadPreview: string
+  payloadBytes: number
+  diedAt: string
+  lastError?: { attempts: number; at: string; message: string }
+}
+
+export interface Overview {
+  at: string
+  queues: Record<string, QueueRow>
+  timeline: DueTimeline
+  windows: ScanWindow[]
+  dead: DeadJob[]
+  /** Recurring schedules, the first 50 by id: the page shows them when there are some. */
+  schedules?: ScheduleRow[]
+}
+
+export interface JobView {
+  id: string
+  queue: string
+  runAt: string
+  status: string
+  payload?: unknown
+  groupId?: string
+  createdAt?: string
+  attempts?: number
+  lastError?: { attempts: number; at: string; message: string }
+  /** status "dispatched" (its receipt): when it was due, when SQS accepted it, and as which message. */
+  dueAt?: string
+  acceptedAt?: string
+  messageId?: string
+}
+
+export interface DlqView {
+  queue: string
+  depth: number
+  inFlight: number
+  oldestSentAt: string | null
+  messages: { messageId: string; jobId?: string; receives: number; sentAt: string; bodyPreview: string }[]
+  error?: string
+}
+
+export type DlqReport = { available: false; reason: string } | { available: true; dlqs: DlqView[] }
+
+export interface PendingPage {
+  jobs: { id: string; queue: string; runAt: string; groupId?: string; createdAt: string; payloadBytes: number }[]
+  cursor: string | null
+}
+
+export class ApiError extends Error {}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(path, {
+    method,
+    headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  if (res.status === 204) return undefined as T
+  const data = (await res.json().catch(() => ({}))) as { error?: { message?: string } }
+  if (!res.ok) throw new ApiError(data?.error?.message ?? `HTTP ${res.status}`)
+  return data as T
+}
+
+const job = (id: string) => `/api/jobs/${encodeURIComponent(id)}`
+
+export const api = {
+  overview: () => call<Overview>('GET', '/api/overview'),
+  getJob: (id: string) => call<JobView>('GET', job(id)),
+  pending: (queue: string, cursor: string, limit: number) =>
+    call<PendingPage>('GET', `/api/pending?${new URLSearchParams({ queue, cursor, limit: String(limit) })}`),
+  cancel: (id: string) => call<void>('DELETE', job(id)),
+  reschedule: (id: string, delayMs: number) => call<JobView>('POST', `${job(id)}/reschedule`, { delayMs }),
+  retryDead: (id: string) =>
+    call<{ id: string; runAt: string }>('POST', `/api/dead/${encodeURIComponent(id)}/retry`, {}),
+  pauseSchedule: (id: string, paused: boolean) =>
+    call<unknown>('POST', `/api/schedules/${encodeURIComponent(id)}/${paused ? 'pause' : 'resume'}`, {}),
+  deleteSchedule: (id: string) => call<void>('DELETE', `/api/schedules/${encodeURIComponent(id)}`),
+  dlqs: () => call<DlqReport>('GET', '/api/dlqs'),
+  redriveDlq: (queue: string) =>
+    call<{ moved: number; skipped: unknown[] }>('POST', `/api/dlqs/${encodeURIComponent(queue)}/redrive`, {}),
+  deleteDead: (id: string) => call<void>('DELETE', `/api/dead/${encodeURIComponent(id)}`),
+}

@@ -1,0 +1,42 @@
+// A job as a claim hands it to the scanner (leased, with its attempt and lease deadline), and what one claim of a
+// shard returns. Types only, apart from the leases that make them, so the parts that pass claimed jobs along (lanes,
+// backoff, dispatch) need not import the claim code.
+import type { Acceptance } from '../../store/scan-script-calls'
+import type { StoredJob } from '../../store/record'
+
+export interface ClaimedJob extends StoredJob {
+  id: string
+  shard: number
+  /** Proves this lease: ack and release act only for it. */
+  token: string
+  /** Dispatch attempt, 1 on the first claim. */
+  attempt: number
+  dueMs: number
+  /** Redis's time when it was claimed: how late the claim took it is claimedAtMs - dueMs. */
+  claimedAtMs: number
+  /** Local time the lease ends (counted from before the claim was sent, so never late). */
+  leaseDeadline: number
+  /** Set once SQS accepted it: its message id and when, for the dispatch receipt the ack writes. */
+  accepted?: Acceptance
+}
+
+export interface ClaimResult {
+  /** Redis's clock when the claim ran. */
+  redisNowMs: number
+  /** Earliest time anything is due in this shard (including lease expiries and retries), or null. */
+  nextDueMs: number | null
+  /** Earliest lease expiry or retry time, or null: the dispatch window holds scheduled jobs only. */
+  nextInflightMs: number | null
+  /**
+   * With a dispatch window: a time by which enough jobs are due to fill a SendMessageBatch, or null. The window
+   * holds jobs to share a request; once a request's worth is due, holding them longer saves nothing.
+   */
+  fullAtMs: number | null
+  /** Call again at once: the limit was reached, or a due bucket was missing from the hints. */
+  again: boolean
+  /** Redis ms: the claim took scheduled jobs due up to this time (its own now, or less for a full request). */
+  dueByMs: number
+  /** Buckets to bring to the next claim. */
+  hints: string[]
+  jobs: ClaimedJob[]
+}

@@ -1,0 +1,205 @@
+// Scanner-side operations on a shard: claim due jobs under a lease, then ack (in SQS) or release (SQS refused).
+import { parseOccurrenceId } from '../../schedule/occurrence-id'
+import { newToken } from '../../store/ids'
+import type { Keyspace, ShardKeys } from '../../store/keys'
+import { decodeRecord } from '../../store/record'
+import { ackCall, claimCall, releaseCall, type AckSettlement, type Settlement } from '../../store/scan-script-calls'
+import { encodeReceipt } from '../../store/receipt'
+import { rideOut } from '../../store/ride-out'
+import { runScript, type ScriptedClient } from '../../store/scripts'
+import { guard } from '../../store/redis-errors'
+import { delayOf, heldBackDelay, retryDelayMs } from './backoff'
+import { RedisClock } from '../loop/clock'
+import type { HeldBehind } from '../dispatch/lane'
+import { ackOccurrences } from './occurrence-ack'
+import type { ClaimedJob, ClaimResult } from './claimed-job'
+
+export interface LeaseOptions {
+  leaseMs: number
+  maxAttempts: number
+  backoffBaseMs: number
+  backoffMaxMs: number
+  /**
+   * DISPATCH_WINDOW_MS: the scanner claims next at the earliest due time + this window (a claim's hints cover the
+   * buckets due by then), and occurrences of recurring schedules are acked up to this much after they were due.
+   */
+  windowMs?: number
+  /**
+   * With a window, claim as soon as ten jobs are due (the reply's fullAt). Only when every job goes to one standard
+   * queue: ten jobs bound for several queues (or a FIFO queue's lanes) fill no request, and holding them for the
+   * window is what lets each queue's jobs share one. Default true.
+   */
+  fullRequests?: boolean
+  /**
+   * This process's clock (default Date.now; tests skew it). It only measures: every claim maps it to Redis's clock,
+   * and decisions about time (an occurrence's successor) use Redis's.
+   */
+  localClock?: () => number
+  /** DISPATCH_RECEIPT_TTL_MS: how long the ack keeps a receipt of each job it forgets; 0 or absent: none. */
+  receiptTtlMs?: number
+}
+
+export type { Settlement }
+
+/**
+ * Buckets due within this long after the next claim are handed back as hints for it (plus the dispatch window,
+ * which that claim also takes). Long enough to cover the scanner's sleep between claims in a steady stream, short
+ * enough that an idle or sparse shard returns a single hint (without full requests: with them, an idle shard's claim
+ * returns the buckets due within the window of its next job, up to the claim's limit, to know when they fill one).
+ */
+const HINT_LOOKAHEAD_MS = 25
+
+/** SendMessageBatch takes at most 10 entries: that many due jobs end a dispatch window early. */
+const FULL_REQUEST_JOBS = 10
+
+export class Leases {
+  private readonly clock = new RedisClock()
+  private readonly localNow: () => number
+
+  constructor(
+    readonly redis: ScriptedClient,
+    readonly options: LeaseOptions,
+    /** Where schedules live: needed to ack occurrences of recurring schedules (their acks create the next one). */
+    readonly keys?: Keyspace,
+  ) {
+    this.localNow = options.localClock ?? Date.now
+  }
+
+  /** Redis's clock now, from the offset the claims measured (this process's clock until the first claim). */
+  redisNowMs(): number {
+    return this.clock.toRedis(this.localNow())
+  }
+
+  /** The earliest buckets of a shard: hints for a first claim. */
+  async seedHints(shard: ShardKeys, count: number): Promise<string[]> {
+    return guard(this.redis.zrange(shard.index, '0', String(count - 1)))
+  }
+
+  /**
+   * Leases up to `limit` due jobs; hints for the next claim cover the buckets due by then (`windowMs`). `fullBy`: the
+   * previous result's fullAtMs when this claim is for the full request it announced (it then stops there).
+   */
+  async claim(shard: ShardKeys, hints: readonly string[], limit: number, fullBy?: number): Promise<ClaimResult> {
+    const token = newToken()
+    const leaseDeadline = Date.now() + this.options.leaseMs
+    const { leaseMs, maxAttempts } = this.options
+    const windowMs = this.options.windowMs ?? 0
+    const fullRequests = windowMs > 0 && this.options.fullRequests !== false
+    const call = claimCall(shard, {
+      limit,
+      leaseMs,
+      token,
+      maxAttempts,
+      hintCap: limit,
+      lookaheadMs: HINT_LOOKAHEAD_MS + windowMs,
+      fullCount: fullRequests ? FULL_REQUEST_JOBS : 0,
+      fullBy: fullRequests ? (fullBy ?? 0) : 0,
+      windowMs,
+      hints,
+    })
+    const sentAt = this.localNow()
+    const [now, nextDue, needHints, more, nextHints, flat, nextInflight, fullAt, dueBy] = await guard(
+      rideOut(this.redis, () => runScript(this.redis, call)),
+    )
+    this.clock.observe(Number(now), sentAt, this.localNow())
+    const jobs: ClaimedJob[] = []
+    for (let i = 0; i < flat.length; i += 4) {
+      jobs.push({
+        id: String(flat[i]),
+        ...decodeRecord(String(flat[i + 1])),
+        dueMs: Number(flat[i + 2]),
+        claimedAtMs: Number(now),
+        attempt: Number(flat[i + 3]),
+        token,
+        shard: shard.shard,
+        leaseDeadline,
+      })
+    }
+    return {
+      redisNowMs: Number(now),
+      nextDueMs: Number(nextDue) < 0 ? null : Number(nextDue),
+      nextInflightMs: Number(nextInflight) < 0 ? null : Number(nextInflight),
+      fullAtMs: fullAt === undefined || Number(fullAt) < 0 ? null : Number(fullAt),
+      again: needHints === 1 || more === 1,
+      dueByMs: dueBy === undefined ? Number(now) : Number(dueBy),
+      hints: nextHints,
+      jobs,
+    }
+  }
+
+  /** Forget jobs SQS accepted (occurrences of schedules: and create their next one), each with its dispatch receipt.
+   * Returns how many this lease still held. */
+  async ack(shard: ShardKeys, items: readonly (Settlement & Partial<ClaimedJob>)[]): Promise<number> {
+    if (items.length === 0) return 0
+    const { settlements, plan } = withReceipts(items, this.options.receiptTtlMs ?? 0)
+    const occurrences = settlements.filter((i) => parseOccurrenceId(i.id) !== null)
+    const jobs = settlements.filter((i) => parseOccurrenceId(i.id) === null)
+    const ackJobs = async () => {
+      if (jobs.length === 0) return 0
+      const call = ackCall(shard, jobs, plan)
+      return Number(await guard(rideOut(this.redis, () => runScript(this.redis, call))))
+    }
+    if (occurrences.length === 0) return ackJobs()
+    if (!this.keys) throw new Error('Leases needs the Keyspace to ack occurrences of schedules')
+    const [jobsAcked, acked] = await Promise.all([
+      ackJobs(),
+      ackOccurrences(this.redis, this.keys, shard, occurrences, {
+        redisNowMs: this.redisNowMs(),
+        windowMs: this.options.windowMs ?? 0,
+        receipts: plan,
+      }),
+    ])
+    return jobsAcked + acked
+  }
+
+  /** When a refused job is tried again (src/scan/claims/backoff.ts); a held-back FIFO job comes right after its blocker. */
+  retryDelay(job: ClaimedJob, after?: HeldBehind): number {
+    return after ? heldBackDelay(after, this.options) : delayOf(job, this.options)
+  }
+
+  /**
+   * Give back jobs SQS did not take: retried after `retryInMs` (default: the backoff of their attempt, jittered). A
+   * refusal that is the job's fault (`jobsFault`, the default) sends it to the dead set after the last attempt; a
+   * transient failure (SQS down, throttled) never does. An occurrence whose schedule was deleted, paused or replaced
+   * meanwhile is retired instead (lua/release.lua).
+   */
+  async release(
+    shard: ShardKeys,
+    items: readonly (Settlement & {
+      attempt?: number
+      error: string
+      jobsFault?: boolean
+      retryInMs?: number
+      maybeSent?: boolean
+    })[],
+  ): Promise<{ released: number; dead: number; deadIds?: string[]; retired: number }> {
+    if (items.length === 0) return { released: 0, dead: 0, retired: 0 }
+    const refusals = items.map((i) => ({
+      ...i,
+      error: i.error.slice(0, 1000),
+      jobsFault: i.jobsFault !== false,
+      retryInMs: Math.max(0, Math.round(i.retryInMs ?? retryDelayMs(i.attempt ?? 1, this.options))),
+    }))
+    const call = releaseCall(shard, { maxAttempts: this.options.maxAttempts, refusals })
+    const [released, dead, deadIds, retired] = await guard(rideOut(this.redis, () => runScript(this.redis, call)))
+    const gone = Number(dead) + Number(retired ?? 0)
+    return {
+      released: Number(released),
+      dead: Number(dead),
+      ...(gone ? { deadIds: deadIds ?? [] } : {}),
+      retired: Number(retired ?? 0),
+    }
+  }
+}
+
+/** Each acked job's dispatch receipt (src/store/receipt.ts), when receipts are on and the send's answer is known. */
+function withReceipts(items: readonly (Settlement & Partial<ClaimedJob>)[], ttlMs: number) {
+  // The hour's hashes by the latest acceptance (Redis's clock): a receipt is never filed before its time.
+  const nowMs = items.reduce((t, i) => Math.max(t, i.accepted?.acceptedAtMs ?? 0), 0) || Date.now()
+  const settlements: AckSettlement[] = items.map(({ id, token, accepted, attempt, dueMs, queue }) =>
+    ttlMs > 0 && accepted && attempt !== undefined && dueMs !== undefined && queue !== undefined
+      ? { id, token, receipt: encodeReceipt({ ...accepted, attempts: attempt, dueMs, queue }) }
+      : { id, token },
+  )
+  return { settlements, plan: { ttlMs, nowMs } }
+}

@@ -1,0 +1,84 @@
+// One SendMessageBatch call for a lane's batch, and what SQS said about each entry: accepted, refused as the job's
+// fault, or failed for reasons that are not (network, throttling, server errors).
+import type { SQSClient } from '@aws-sdk/client-sqs'
+import { deduplicationId, JOB_ID_ATTRIBUTE } from '../../sqs/envelope'
+import { sendMessageBatchBody, sendPrebuilt } from '../../sqs/prebuilt-body'
+import { groupOf, holdBackGroups, type Lane, type QueuedSend, type SendResult } from './lane'
+import type { ClaimedJob } from '../claims/claimed-job'
+
+export async function sendBatch(sqs: SQSClient, lane: Lane, batch: QueuedSend[]): Promise<void> {
+  // The request's JSON is built here, not by the SDK's serializer (src/sqs/prebuilt-body.ts: CPU per message).
+  const entries = batch.map(({ job, body }, i) => ({
+    Id: `e${i}`,
+    MessageBody: body,
+    jobId: job.id,
+    ...(lane.fifo
+      ? { MessageGroupId: groupOf(job), MessageDeduplicationId: deduplicationId(job.id, job.version, job.createdAtMs) }
+      : {}),
+  }))
+  const answered = new Set<number>()
+  const failed: ClaimedJob[] = []
+  const answer = (i: number, result: SendResult) => {
+    if (answered.has(i) || !batch[i]) return
+    answered.add(i)
+    if ('error' in result) failed.push(batch[i].job)
+    batch[i].settle(batch[i].job, result)
+  }
+  const sentAtMs = Date.now()
+  try {
+    const result = await sendPrebuilt(
+      sqs,
+      lane.queueUrl,
+      sendMessageBatchBody(lane.queueUrl, entries, JOB_ID_ATTRIBUTE),
+    )
+    const acceptedAtMs = Date.now()
+    for (const ok of result.Successful ?? []) {
+      answer(Number(ok.Id!.slice(1)), { sentAtMs, acceptedAtMs, messageId: ok.MessageId ?? '' })
+    }
+    for (const failed of result.Failed ?? []) {
+      answer(Number(failed.Id!.slice(1)), {
+        error: `SQS refused the message: ${failed.Code ?? 'error'}: ${failed.Message ?? ''}`.trim(),
+        jobsFault: failed.SenderFault !== false,
+      })
+    }
+    // An entry SQS did not mention is not taken for accepted, nor for refused: it is sent again, and may run twice.
+    batch.forEach((_, i) =>
+      answer(i, { error: 'SQS did not answer for this entry', jobsFault: false, maybeSent: true }),
+    )
+  } catch (e) {
+    const error = `SendMessageBatch failed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`
+    const jobsFault = isClientFault(e)
+    const maybeSent = !jobsFault && mayHaveArrived(e)
+    batch.forEach((_, i) => answer(i, { error, jobsFault, maybeSent }))
+  }
+  if (lane.fifo && failed.length) holdBackGroups(lane, failed)
+}
+
+/** Errors of a request that never left this machine, or found nobody listening: SQS cannot have taken it. */
+const NEVER_ARRIVED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'])
+
+/**
+ * Whether SQS may have accepted a call that failed: yes after a timeout, a connection reset mid-request or a server
+ * error (5xx): the request may have been carried out with only its answer lost. No when the call never reached SQS
+ * (refused connection, name not found) or SQS answered that it refused it (4xx, throttling).
+ */
+export function mayHaveArrived(e: unknown): boolean {
+  const err = e as { code?: string; cause?: { code?: string }; $metadata?: { httpStatusCode?: number }; name?: string }
+  const code = err?.code ?? err?.cause?.code
+  if (code && NEVER_ARRIVED.has(code)) return false
+  const status = err?.$metadata?.httpStatusCode
+  if (status !== undefined && status >= 400 && status < 500) return false
+  return !/throttl/i.test(err?.name ?? '')
+}
+
+/**
+ * A call SQS rejected as the caller's fault (a 4xx: the queue does not exist, access denied, a bad parameter) will
+ * fail the same way again: it counts toward the dead set. Network errors, 5xx and throttling are SQS's or the
+ * network's trouble and pass.
+ */
+function isClientFault(e: unknown): boolean {
+  const err = e as { $fault?: string; $metadata?: { httpStatusCode?: number }; name?: string }
+  const status = err?.$metadata?.httpStatusCode
+  if (err?.$fault !== 'client' || status === undefined) return false
+  return status >= 400 && status < 500 && status !== 429 && !/throttl/i.test(err.name ?? '')
+}

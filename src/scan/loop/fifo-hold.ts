@@ -1,0 +1,89 @@
+// A run's FIFO jobs between their claim and their send: what the scanner does with each claim's jobs so that a FIFO
+// group keeps its order across shards (the rule is src/scan/loop/fifo-merge.ts), and with the jobs still held when the
+// run ends.
+import { isFifoQueue } from '../../queues'
+import type { Log } from '../../logger'
+import { FifoMerge } from './fifo-merge'
+import type { InFlight } from './in-flight'
+import type { Leases } from '../claims/leases'
+import type { ClaimedJob, ClaimResult } from '../claims/claimed-job'
+import type { ShardState } from './wake'
+
+export class FifoHold {
+  private readonly merge: FifoMerge
+
+  constructor(
+    private readonly shards: readonly ShardState[],
+    /** Held jobs count as in flight: they are leased, and bound the scanner's memory like any. */
+    private readonly inFlight: InFlight,
+  ) {
+    this.merge = new FifoMerge(shards.length)
+  }
+
+  /**
+   * The jobs of one claim of `shard` that may go now: its standard ones, and the FIFO jobs (of any shard) that every
+   * shard has been claimed up to. Shards that hold the others back are woken to claim at once.
+   */
+  take(shard: number, result: ClaimResult): ClaimedJob[] {
+    const fifo: ClaimedJob[] = []
+    const ready: ClaimedJob[] = []
+    for (const job of result.jobs) (isFifoQueue(job.queue) ? fifo : ready).push(job)
+    this.inFlight.hold(fifo.length)
+    const free = this.merge.claimed(shard, result, fifo)
+    this.inFlight.unhold(free.length)
+    ready.push(...free)
+    if (this.merge.size > 0) {
+      for (const s of this.shards) if (this.merge.lags(s.keys.shard)) s.wake?.()
+      this.inFlight.release()
+    }
+    return ready
+  }
+
+  /**
+   * Whether `shard` must claim again at once: a held job is due later than its claim reached (that claim ran before
+   * the claim of another shard that brought the job, and its reply came after the wake-up that other claim sent).
+   */
+  lags(shard: number): boolean {
+    return this.merge.lags(shard)
+  }
+
+  /**
+   * Whether `shard` should claim even though the scanner is full: it lags behind a held job, and held jobs take half
+   * the room or more (they would otherwise wait for room that only they hold).
+   */
+  mustClaim(shard: number): boolean {
+    return this.merge.lags(shard) && this.merge.size * 2 >= this.inFlight.size
+  }
+
+  /**
+   * The run ends: held jobs go back, due at once, for the next run (or the one taking over) to send in its first
+   * claims, in order again. Sent now, they could overtake a job of their group that no claim of this run reached.
+   */
+  giveBack(leases: Leases, logger: Log): void {
+    const left = this.merge.takeAll()
+    if (left.length === 0) return
+    this.inFlight.unhold(left.length)
+    const byShard = new Map<number, ClaimedJob[]>()
+    for (const job of left) byShard.get(job.shard)?.push(job) ?? byShard.set(job.shard, [job])
+    const task = Promise.all(
+      [...byShard].map(([n, held]) =>
+        leases.release(
+          this.shards[n]!.keys,
+          held.map((job) => ({
+            id: job.id,
+            token: job.token,
+            attempt: job.attempt,
+            error: 'not sent: the scan run ended before every shard was claimed up to its due time (FIFO order)',
+            jobsFault: false,
+            retryInMs: 0,
+          })),
+        ),
+      ),
+    ).then(
+      () => {},
+      // Not given back: the leases expire and the next claims take the jobs then.
+      (e) => logger.error('giving back FIFO jobs failed', { jobs: left.length, error: String(e) }),
+    )
+    this.inFlight.track(left.length, task, () => {})
+  }
+}
