@@ -108,6 +108,8 @@ export class Scanner {
   private fifo!: FifoHold
   /** Local ms of this run's last claimed job or settled send (on-demand mode ends after a linger without work). */
   private lastWorkAt = -Infinity
+  /** Claims on their way to Redis: until one answers, nobody knows whether anything is due. */
+  private claiming = 0
   /** DISPATCH_WINDOW_MS: how long a due job may wait for the jobs due after it. */
   readonly windowMs: number
 
@@ -150,9 +152,12 @@ export class Scanner {
     })
   }
 
-  /** When this run last had work: now while sends are in flight, -Infinity if it never had any. */
+  /**
+   * When this run last had work: now while sends are in flight or a claim is on its way (a slow answer, on a busy
+   * machine or a loaded Redis, is no sign that nothing is due), -Infinity if it never had any.
+   */
   lastWorkMs(): number {
-    return this.inFlight.size > 0 ? Date.now() : this.lastWorkAt
+    return this.inFlight.size > 0 || this.claiming > 0 ? Date.now() : this.lastWorkAt
   }
 
   stop(): void {
@@ -177,7 +182,8 @@ export class Scanner {
       if (this.stopped) break
       let result: ClaimResult
       try {
-        result = await claimStep(shard, this.options, this.clock)
+        this.claiming++
+        result = await claimStep(shard, this.options, this.clock).finally(() => this.claiming--)
         failures = 0
       } catch (e) {
         // Another deployment's key layout: scanning would strand jobs. Stop, loudly.
