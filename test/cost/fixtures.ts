@@ -7,6 +7,7 @@ export const measured: Measured = {
   receiptBytes: [
     { perShardHour: 1_000, bytes: 150 },
     { perShardHour: 100_000, bytes: 75 },
+    { perShardHour: 500_000, bytes: 85 },
   ],
   scanCpuMsPer1000Jobs: 100,
   scanSteadyCpuMsPerJob: [

@@ -165,13 +165,16 @@ export function dueBucketsFor(pending: number): number {
 }
 
 /**
- * Bytes per receipt at this many receipts an hour (one shard): the figure measured at the nearest volume at or below
- * it (per-receipt cost falls with volume, so this errs high), the smallest volume's below all of them.
+ * Bytes per receipt at this many receipts an hour (one shard): the larger of the figures measured at the nearest
+ * volumes below and above it. Not monotonic: an hour's receipts share 1,024 hashes, and past ~128 receipts in a hash
+ * (131,072 an hour) Redis leaves the compact encoding, so 73.7 B at 100,000 an hour became 84.5 B at 500,000.
  */
 export function receiptBytesAt(perHour: number, m: Measured): number {
   const rows = [...m.receiptBytes].sort((a, b) => a.perShardHour - b.perShardHour)
   if (rows.length === 0) throw new Error('no measured bytes per receipt (npm run bench:receipts)')
-  return (rows.filter((r) => r.perShardHour <= perHour).at(-1) ?? rows[0]!).bytes
+  const below = rows.filter((r) => r.perShardHour <= perHour).at(-1)
+  const above = rows.find((r) => r.perShardHour >= perHour)
+  return Math.max(below?.bytes ?? 0, above?.bytes ?? 0)
 }
 
 /**
