@@ -76,12 +76,17 @@ const DEFAULT_ACK_HOLD_MS = 100
  * would come that much early (and leave with nine jobs).
  */
 async function claimStep(shard: ShardState, o: ScannerOptions, clock: RedisClock): Promise<ClaimResult> {
-  await verifyLayout(o.leases.redis, o.keys)
-  if (shard.hints.length === 0) shard.hints = await o.leases.seedHints(shard.keys, o.claimBatchSize)
-  const sentAt = Date.now()
-  const result = await o.leases.claim(shard.keys, shard.hints, o.claimBatchSize, shard.fullBy)
-  clock.observe(result.redisNowMs, sentAt, Date.now())
-  return result
+  shard.claiming = true
+  try {
+    await verifyLayout(o.leases.redis, o.keys)
+    if (shard.hints.length === 0) shard.hints = await o.leases.seedHints(shard.keys, o.claimBatchSize)
+    const sentAt = Date.now()
+    const result = await o.leases.claim(shard.keys, shard.hints, o.claimBatchSize, shard.fullBy)
+    clock.observe(result.redisNowMs, sentAt, Date.now())
+    return result
+  } finally {
+    shard.claiming = false
+  }
 }
 
 /** Lateness figures and hooks for the jobs SQS accepted. */
@@ -108,8 +113,6 @@ export class Scanner {
   private fifo!: FifoHold
   /** Local ms of this run's last claimed job or settled send (on-demand mode ends after a linger without work). */
   private lastWorkAt = -Infinity
-  /** Claims on their way to Redis: until one answers, nobody knows whether anything is due. */
-  private claiming = 0
   /** DISPATCH_WINDOW_MS: how long a due job may wait for the jobs due after it. */
   readonly windowMs: number
 
@@ -152,12 +155,9 @@ export class Scanner {
     })
   }
 
-  /**
-   * When this run last had work: now while sends are in flight or a claim is on its way (a slow answer, on a busy
-   * machine or a loaded Redis, is no sign that nothing is due), -Infinity if it never had any.
-   */
+  /** When this run last had work: now while sends are in flight or a claim is on its way, -Infinity if never. */
   lastWorkMs(): number {
-    return this.inFlight.size > 0 || this.claiming > 0 ? Date.now() : this.lastWorkAt
+    return this.inFlight.size > 0 || this.shards.some((s) => s.claiming) ? Date.now() : this.lastWorkAt
   }
 
   stop(): void {
@@ -182,8 +182,7 @@ export class Scanner {
       if (this.stopped) break
       let result: ClaimResult
       try {
-        this.claiming++
-        result = await claimStep(shard, this.options, this.clock).finally(() => this.claiming--)
+        result = await claimStep(shard, this.options, this.clock)
         failures = 0
       } catch (e) {
         // Another deployment's key layout: scanning would strand jobs. Stop, loudly.
