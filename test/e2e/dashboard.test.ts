@@ -333,9 +333,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', () => {
     await shows(row.locator('[data-field="depth"]'), '1')
     await visible(row.locator(`[data-dlq-job="${job.id}"]`))
     expect(await page.locator(`[data-dead-id="${job.id}"]`).count()).toBe(0)
-    await page
-      .locator('section', { has: page.getByTestId('dlqs') })
-      .screenshot({ path: shot('dashboard-dlq.png') })
+    await page.locator('section', { has: page.getByTestId('dlqs') }).screenshot({ path: shot('dashboard-dlq.png') })
     // act: redrive (the page asks first)
     page.once('dialog', (d) => void d.accept())
     await row.getByRole('button', { name: 'Redrive' }).click()
