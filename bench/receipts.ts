@@ -5,8 +5,11 @@
 // repetition by repetition: the ack's extra work shows as a lower drain rate. (3) The same memory figure for
 // occurrences of recurring schedules (20-character schedule ids, so 34-character occurrence ids "<id>@<ms>"): N
 // schedules whose first occurrence is due, claimed and acked through lua/schedule-ack.lua (which writes the receipt
-// and creates each next occurrence).
+// and creates each next occurrence). Writes the `receipts` section of bench/results.json (the cost model bills the
+// receipts' memory from it); `--quick` only prints.
 import { randomUUID } from 'node:crypto'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { Leases } from '../src/scan/claims/leases'
 import { createEngine, type Engine } from '../src/store/engine'
 import { ScheduleStore } from '../src/store/schedule-store'
@@ -115,12 +118,15 @@ async function main() {
     console.log(
       `mode ${quick ? 'quick' : 'full'}; redis ${(await env.admin.info('server')).match(/redis_version:(\S+)/)?.[1]}`,
     )
+    const jobs: { perShardHour: number; bytes: number }[] = []
+    const occurrences: { perShardHour: number; bytes: number }[] = []
     for (const n of VOLUMES) {
-      console.log(`receipts per shard-hour ${n}: ${(await bytesPerReceipt(env, n)).toFixed(1)} bytes per receipt`)
+      jobs.push({ perShardHour: n, bytes: await bytesPerReceipt(env, n) })
+      console.log(`receipts per shard-hour ${n}: ${jobs.at(-1)!.bytes.toFixed(1)} bytes per receipt`)
     }
     for (const n of VOLUMES.slice(0, 3)) {
-      const bytes = await bytesPerReceipt(env, n, 'occurrences')
-      console.log(`occurrence receipts per shard-hour ${n}: ${bytes.toFixed(1)} bytes per receipt`)
+      occurrences.push({ perShardHour: n, bytes: await bytesPerReceipt(env, n, 'occurrences') })
+      console.log(`occurrence receipts per shard-hour ${n}: ${occurrences.at(-1)!.bytes.toFixed(1)} bytes per receipt`)
     }
     const off: number[] = []
     const on: number[] = []
@@ -136,6 +142,13 @@ async function main() {
     console.log(
       `burst drain: receipts off ${median(off).toFixed(0)}/s, on ${median(on).toFixed(0)}/s, ratio on/off ${median(ratios).toFixed(2)}`,
     )
+    // The cost model bills the receipts' memory from these (tools/cost/model.ts); a quick run does not replace them.
+    if (!quick) {
+      const file = resolve(process.cwd(), 'bench/results.json')
+      const all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
+      const receipts = { bytesPerReceipt: jobs, occurrenceBytesPerReceipt: occurrences, burstOnOff: median(ratios) }
+      writeFileSync(file, `${JSON.stringify({ ...all, receipts }, null, 2)}\n`)
+    }
   } finally {
     await env.stop()
   }

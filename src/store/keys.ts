@@ -59,7 +59,10 @@ export class ShardKeys {
    * REDIS_WAIT_REPLICAS=auto, API writes are refused while the primary has none (src/store/replica-watch.ts).
    */
   readonly replicated: string
-  /** The walks with a frontier on this shard (pendingWalk): ZSET walk -> when it was made (ms), to bound their number. */
+  /**
+   * The walks with a frontier on this shard (pendingWalk): ZSET walk -> when it was last used (ms, Redis's clock), to
+   * keep the MAX_WALKS used last (src/store/pending-walk.ts).
+   */
   readonly pendingWalks: string
 
   constructor(
@@ -89,7 +92,8 @@ export class ShardKeys {
 
   /**
    * A walk through the pending list page by page (src/store/pending-walk.ts): a ZSET bucket number -> a lower bound of
-   * that bucket's next job after the walk's position, which it holds in `pendingWalkAt` (a STRING); both expire.
+   * that bucket's next job after the walk's position, which it holds in `pendingWalkAt` (a STRING
+   * "<page token>|<due ms>:<id>", the token naming the page that wrote it); both expire.
    */
   pendingWalk(walk: string): string {
     return `${this.tag}:walk:${walk}`

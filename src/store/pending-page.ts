@@ -8,15 +8,8 @@
 // it shows jobs, wherever it is in the queue (docs/benchmarks.md measures it at 1M jobs). Heads of records only
 // (lua/record-heads.lua): payloads never cross.
 import type { Keyspace, ShardKeys } from './keys'
-import {
-  before,
-  decodePendingCursor,
-  type Due,
-  encodePendingCursor,
-  newWalk,
-  type PendingCursor,
-} from './pending-cursor'
-import { advanceWalk, type BucketSeen, type Frontier, frontierOf, SHALLOW_BUCKETS } from './pending-walk'
+import { before, decodePendingCursor, type Due, encodePendingCursor, type PendingCursor } from './pending-cursor'
+import { advanceWalk, type BucketSeen, type Frontier, planWalk, SHALLOW_BUCKETS } from './pending-walk'
 import { decodeRecord, RECORD_HEADER_LINES } from './record'
 import { readRecordHeads } from './record-heads'
 import type { ScriptedClient } from './scripts'
@@ -133,21 +126,19 @@ export async function readPendingPage(
   shallowBuckets = SHALLOW_BUCKETS,
 ): Promise<PendingPage> {
   const cursor: PendingCursor | null = options.cursor ? decodePendingCursor(options.cursor) : null
-  const walk = cursor?.walk ?? newWalk()
-  for (let attempt = 0; ; attempt++) {
-    const parts: ShardRead[] = await Promise.all(
-      keys.shards.map(async (shard) => ({
-        shard,
-        frontier: await frontierOf(redis, shard, walk, cursor, shallowBuckets),
-        seen: new Map(),
-      })),
-    )
-    const { jobs, last } = await collect(redis, parts, cursor, options)
-    const kept = await Promise.all(parts.map((p) => advanceWalk(redis, p.frontier, p.seen, last)))
-    // A frontier dropped while the page read it (more walks than kept at once): read the page again, afresh.
-    if (kept.every(Boolean) || attempt > 0)
-      return { jobs, cursor: last ? encodePendingCursor({ ...last, walk }) : null }
+  const plan = await planWalk(redis, keys.shards, cursor, shallowBuckets)
+  const parts = (frontiers: readonly Frontier[]): ShardRead[] =>
+    keys.shards.map((shard, n) => ({ shard, frontier: frontiers[n]!, seen: new Map() }))
+  const read = parts(plan.frontiers)
+  let { jobs, last } = await collect(redis, read, cursor, options)
+  const kept = await Promise.all(read.map((p) => advanceWalk(redis, p.shard, plan, p.frontier, p.seen, last)))
+  if (!kept.every(Boolean)) {
+    // A frontier changed while this page read it (another page of the walk moved it, or it was dropped or expired):
+    // the page may have skipped jobs. Read it again from the shards' indexes, right for any cursor (slower deep in a
+    // queue); the walk goes on from its cursor (its frontier, where that still holds for it, or a new one).
+    ;({ jobs, last } = await collect(redis, parts(keys.shards.map((s) => ({ key: s.index }))), cursor, options))
   }
+  return { jobs, cursor: last ? encodePendingCursor({ ...last, walk: plan.walk }) : null }
 }
 
 /** The page's jobs, and the last position it examined (null: the queue ends within this page). */

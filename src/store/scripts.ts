@@ -44,6 +44,8 @@ import parseOccurrenceId from '../../lua/includes/parseOccurrenceId.lua'
 import scheduleAckLua from '../../lua/schedule-ack.lua'
 import scheduleDeleteLua from '../../lua/schedule-delete.lua'
 import schedulePutLua from '../../lua/schedule-put.lua'
+import walkAdvanceLua from '../../lua/walk-advance.lua'
+import walkStartLua from '../../lua/walk-start.lua'
 
 export type RedisClient = Redis | Cluster
 
@@ -88,6 +90,8 @@ export const LUA_SCRIPTS = {
   sdqScheduleAck: scheduleAckLua,
   sdqRelayHandBack: relayHandBackLua,
   sdqRecordHeads: recordHeadsLua,
+  sdqWalkStart: walkStartLua,
+  sdqWalkAdvance: walkAdvanceLua,
   sdqScannerAlive: scannerAliveLua,
   sdqScannerRetire: scannerRetireLua,
   sdqScanStartRelease: scanStartReleaseLua,

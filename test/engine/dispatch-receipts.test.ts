@@ -120,7 +120,7 @@ describe('dispatch receipts', () => {
     expect((await store.get(`nightly-report-00001@${start + 1000}`))?.status).toMatch(
       /scheduled|dispatching|dispatched/,
     )
-    expect(await schedules.getSchedule('nightly-report-00001')).toMatchObject({ runs: expect.any(Number) })
+    expect((await schedules.getSchedule('nightly-report-00001'))?.runs).toBeGreaterThanOrEqual(1)
     await s.close()
     await t.close()
   })

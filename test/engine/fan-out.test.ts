@@ -198,6 +198,31 @@ describe.concurrent('scan workers over real Redis and fauxqs', () => {
     await t.close()
   })
 
+  it('a worker whose claims answer slower than its idle time still drains the backlog: a pending claim is not idleness', async () => {
+    // prepare: 300 due jobs; every claim takes 250 ms to answer (a starved process, a loaded Redis), the worker ends
+    // after 100 ms without work
+    const t = testStore()
+    const q = await createQueue(sqs, 'fanout-slow-claims')
+    await enqueueBacklog(t, 300, 'slow')
+    const w = testScanner(t, { queues: { orders: q.url }, subscribe: false, claimBatchSize: 50 })
+    const claim = w.leases.claim.bind(w.leases)
+    w.leases.claim = async (...args: Parameters<typeof claim>) => {
+      await new Promise((r) => setTimeout(r, 250))
+      return claim(...args)
+    }
+    // act
+    const report = await runWorker(w.scanner, Date.now() + 20_000, { idleMs: 100 })
+    // assess: it ended drained, having sent every job once; nothing is left pending
+    expect(report.drained).toBe(true)
+    expect(report.dispatched).toBe(300)
+    const counts = countIds(await receiveAll(sqs, q.url))
+    expect(counts.size).toBe(300)
+    expect([...counts.values()].every((n) => n === 1)).toBe(true)
+    expect(await pendingCount(t.store)).toBe(0)
+    await w.close()
+    await t.close()
+  })
+
   it('a worker stops at its deadline while jobs keep falling due, and leaves the rest scheduled', async () => {
     // prepare: a job due every 50 ms for 5 s, so the worker never goes idle
     const t = testStore()

@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest'
 import { DelayQueue } from '../../src/direct/delay-queue'
 import { loadConfig } from '../../src/config'
 import { ValidationError } from '../../src/errors'
-import type { Keyspace } from '../../src/store/keys'
 import { type PendingJob, readPendingPage } from '../../src/store/pending-page'
 import type { ScriptedClient } from '../../src/store/scripts'
 import { testStore } from '../support/engine'
+import { enqueueSpread, pager, walkOf } from '../support/pending-pages'
 
 async function allPages(list: (cursor: string | null) => Promise<{ jobs: PendingJob[]; cursor: string | null }>) {
   const pages: PendingJob[][] = []
@@ -45,29 +45,6 @@ function countingBucketReads(redis: ScriptedClient) {
     return wrapped
   }
   return { client: wrap(redis, false), counter }
-}
-
-/** Jobs r-<n> at random due times within 100 s of an hour from now, and the ids in due order. */
-async function enqueueSpread(t: ReturnType<typeof testStore>, count: number, base = Date.now() + 3_600_000) {
-  const jobs = Array.from({ length: count }, (_, i) => ({
-    id: `r-${i}`,
-    atMs: base + Math.floor(Math.random() * 100_000),
-  }))
-  for (let i = 0; i < jobs.length; i += 500) {
-    const batch = jobs.slice(i, i + 500).map((j) => ({
-      id: j.id,
-      queue: 'orders',
-      payloadJson: '{}',
-      schedule: { atMs: j.atMs },
-    }))
-    for (const r of await t.store.enqueueMany(batch)) if (r instanceof Error) throw r
-  }
-  return [...jobs].sort((a, b) => a.atMs - b.atMs || (a.id < b.id ? -1 : 1)).map((j) => j.id)
-}
-
-/** Pages of readPendingPage itself (`shallow`: how many buckets behind the cursor it reads the index as is). */
-function pager(redis: ScriptedClient, keys: Keyspace, limit: number, shallow?: number) {
-  return (cursor: string | null) => readPendingPage(redis, keys, { limit, cursor }, shallow)
 }
 
 describe('pending jobs, page by page', () => {
@@ -121,6 +98,8 @@ describe('pending jobs, page by page', () => {
       [{ queue: 'nope' }, 'queue'],
       [{ cursor: '!!' }, 'cursor'],
       [{ cursor: Buffer.from('no-colon').toString('base64url') }, 'cursor'],
+      // an id outside the id rules (two "@"): no page gives it
+      [{ cursor: Buffer.from('1795000000000:a@b@1').toString('base64url') }, 'cursor'],
     ] as const) {
       const e = await queue.listPending(options).catch((err: unknown) => err)
       expect(e).toBeInstanceOf(ValidationError)
@@ -193,7 +172,7 @@ describe('pending jobs, page by page', () => {
     for (let w = 0; w < 20; w++) {
       const first = await page(null)
       const second = await page(first.cursor)
-      const name = /^w([^:]+):/.exec(Buffer.from(second.cursor!, 'base64url').toString())![1]!
+      const name = walkOf(second.cursor!)
       walks.push({ seen: [...first.jobs, ...second.jobs].map((j) => j.id), cursor: second.cursor, name })
     }
     // act: the oldest walk (its frontier dropped) goes on to the end

@@ -13,7 +13,7 @@ import {
 } from '../../src/store/scan-script-calls'
 import { scheduleAckCall, scheduleDeleteCall, schedulePutCall } from '../../src/store/schedule-script-calls'
 import { cancelCall, enqueueCall, getCall, reviveCall } from '../../src/store/script-calls'
-import { recordHeadsCall } from '../../src/store/ops-script-calls'
+import { recordHeadsCall, walkAdvanceCall, walkStartCall } from '../../src/store/ops-script-calls'
 import {
   composeScript,
   helperClosure,
@@ -72,6 +72,15 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   sdqScheduleDelete: scheduleDeleteCall(at, 'job-1'),
   sdqRelayHandBack: relayHandBackCall(keys.scanRelayKey, 'run-b', 'run-a'),
   sdqRecordHeads: recordHeadsCall(shard.jobs, { headerLines: 4, previewBytes: 0, budgetBytes: 1, ids: ['job-1'] }),
+  sdqWalkStart: walkStartCall(shard, { walk: 'w-a', position: 't|1:job-1', ttlMs: 1, maxWalks: 2, dropped: ['w-b'] }),
+  sdqWalkAdvance: walkAdvanceCall(shard, {
+    walk: 'w-a',
+    held: 't|1:job-1',
+    next: 't|2:job-2',
+    ttlMs: 1,
+    raise: [{ bucketNo: '3', bound: 2 }],
+    forget: ['1'],
+  }),
   sdqScannerAlive: scannerAliveCall(shard, 'run-a', 5_000),
   sdqScannerRetire: scannerRetireCall(shard, { owner: 'run-a', horizonMs: 70_000, startToken: 'job-1' }),
   sdqScanStartRelease: scanStartReleaseCall(shard, 'job-1', 1_000),
