@@ -155,9 +155,9 @@ export class Scanner {
     })
   }
 
-  /** When this run last had work: now while sends are in flight or a claim is on its way, -Infinity if never. */
-  lastWorkMs(): number {
-    return this.inFlight.size > 0 || this.shards.some((s) => s.claiming) ? Date.now() : this.lastWorkAt
+  /** Last work: now while sends (or, with `claims`, a claim: a worker's view) are in flight; -Infinity if none. */
+  lastWorkMs(claims = false): number {
+    return this.inFlight.size > 0 || (claims && this.shards.some((s) => s.claiming)) ? Date.now() : this.lastWorkAt
   }
 
   stop(): void {
