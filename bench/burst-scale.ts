@@ -1,18 +1,24 @@
-// `npm run bench:burst-scale [-- --jobs 200000 --workers 1,2,4 --mb 442 --rounds 1]`: a backlog due at once drained
-// by k scan workers side by side, each a fresh Node process running the scan function's handler with a worker's
-// event (src/scan/run/fan-out.ts, src/scan/run/worker.ts) in a cgroup of its own with Lambda's CPU share for `mb`
-// (bench/cgroup.ts: 442 MB = 0.25 of a CPU, so that 4 workers take one of the machine's two cores). Per k: jobs/s
-// (jobs / time from the workers' start to the last one's end: each ends 500 ms after its last work, taken off),
-// scaling efficiency (rate with k ÷ (k × rate with one)), redis-server CPU µs per job, duplicates (jobs sent more
-// than once, from the workers' reports and the queue's count) and the last-in-SQS time. On one redis-server, and with
-// `--cluster` on a local 3-master Redis Cluster (SHARDS=12; Redis CPU summed over the masters). Needs root and
-// cgroup v1.
+// `npm run bench:burst-scale [-- --jobs 200000 --workers 1,2,4 --mb 442 --rounds 1 --cluster --ab <git ref>
+// --cpu-prof --set NAME=VALUE]`:
+// a backlog due at once drained by k scan workers side by side, each a fresh Node process running the scan function's
+// handler with a worker's event (src/scan/run/fan-out.ts, src/scan/run/worker.ts) in a cgroup of its own with
+// Lambda's CPU share for `mb`, and Lambda's Node memory flags for it (bench/scan-worker-process.ts; 442 MB = 0.25 of a CPU, so
+// that 4 workers take one of the machine's two cores). Per k: jobs/s (jobs / time from the workers' start to the last
+// one's end: each ends 500 ms after its last work, taken off), scaling efficiency (rate with k ÷ (k × rate with one)),
+// redis-server's and the SQS endpoint's (fauxqs) CPU µs per job, the workers' CPU µs per job (all of it; and from
+// their start instant on: draining alone), the share of scheduler periods in which they were throttled (they wanted
+// more CPU than their share), the tail (the last worker's end less the first one's), duplicates (jobs sent more
+// than once, from the workers' reports and the queue's count) and the last-in-SQS time. On one redis-server, and with `--cluster` on a local 3-master Redis
+// Cluster (SHARDS=12; Redis CPU summed over the masters). `--ab <ref>` also bundles the scan function from that git
+// revision and alternates the two in every round (this tree first in even rounds), then prints each one's medians and
+// their ratio: per-worker figures before and after a change, on the same machine minutes. `--cpu-prof` writes a V8
+// CPU profile of every worker to .build/burst-scale/profiles; `--set NAME=VALUE` gives every worker a setting. Needs
+// root and cgroup v1. Prints the load average.
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs'
-import { spawn } from 'node:child_process'
-import { build } from 'esbuild'
-import { readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { execSync } from 'node:child_process'
+import { mkdirSync, rmSync } from 'node:fs'
+import { loadavg } from 'node:os'
+import { resolve } from 'node:path'
 import { type Config, loadConfig } from '../src/config'
 import { createEngine } from '../src/store/engine'
 import { startRedisCluster } from '../local/redis-cluster'
@@ -21,7 +27,8 @@ import { LambdaCgroup } from './cgroup'
 import { benchJob, jobId } from './data'
 import { flush, processCpuSeconds, startBenchEnv, type BenchEnv } from './env'
 import { runMain } from './main'
-import { inFlight } from './stats'
+import { bundleScanFunction, runScanWorker } from './scan-worker-process'
+import { inFlight, median } from './stats'
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -32,6 +39,14 @@ const WORKERS = arg('workers', '1,2,4').split(',').map(Number)
 const MB = Number(arg('mb', '442'))
 const ROUNDS = Number(arg('rounds', '1'))
 const CLUSTER = process.argv.includes('--cluster')
+const AB = arg('ab', '')
+const CPU_PROF = process.argv.includes('--cpu-prof')
+/** `--set NAME=VALUE` (repeatable): a setting for every worker, e.g. DISPATCH_RECEIPT_TTL_MS=0. */
+const SETTINGS = Object.fromEntries(
+  process.argv.flatMap((a, i) =>
+    a === '--set' && process.argv[i + 1]?.includes('=') ? [process.argv[i + 1]!.split(/=(.*)/s).slice(0, 2)] : [],
+  ),
+)
 
 /** Where the jobs live: one redis-server, or the 3-master Cluster. */
 interface Target {
@@ -73,30 +88,6 @@ async function cluster(env: BenchEnv): Promise<Target> {
   }
 }
 
-const CHILD = `
-const fs = require('fs')
-const { handler } = require(process.env.BUNDLE)
-;(async () => {
-  const deadline = Number(process.env.DEADLINE)
-  const startAt = Number(process.env.START_AT)
-  while (Date.now() < startAt) await new Promise((r) => setTimeout(r, 5))
-  const t = Date.now()
-  const report = await handler({ source: 'sdq.scan-worker', 'detail-type': 'Scan Worker', deadline, startedBy: 'bench', worker: Number(process.env.WORKER) }, {
-    awsRequestId: 'bench-' + process.env.WORKER, functionName: 'scan', getRemainingTimeInMillis: () => deadline + 5000 - Date.now(),
-  })
-  fs.writeFileSync(process.env.RESULT_FILE, JSON.stringify({ ...report, startedAt: t, endedAt: Date.now() }))
-  process.exit(0)
-})().catch((e) => { console.error(e); process.exit(1) })
-`
-
-interface WorkerResult {
-  dispatched: number
-  drained: boolean
-  startedAt: number
-  endedAt: number
-  cpuMs: number
-}
-
 async function approximateCount(env: BenchEnv, queueUrl: string): Promise<number> {
   const sqs = new SQSClient({
     endpoint: env.sqs.endpoint,
@@ -127,47 +118,42 @@ async function drainWith(env: BenchEnv, target: Target, bundle: string, k: numbe
     // Every worker loads its bundle first, then all start claiming at the same instant.
     const startAt = Date.now() + 3_000
     const redisCpu0 = target.cpuSeconds()
+    const sqsCpu0 = processCpuSeconds(env.sqs.process.pid!)
     const results = await Promise.all(
-      Array.from({ length: k }, async (_, w) => {
-        const resultFile = join(tmpdir(), `sdq-burst-scale-${process.pid}-${w}.json`)
-        rmSync(resultFile, { force: true })
-        const group = new LambdaCgroup(`sdq-burst-scale-${process.pid}-${w}`, MB, 100)
-        try {
-          const { command, args } = group.wrap(process.execPath, ['-e', CHILD])
-          const child = spawn(command, args, {
-            stdio: ['ignore', 'ignore', 'inherit'],
-            env: {
-              ...process.env,
-              BUNDLE: bundle,
-              RESULT_FILE: resultFile,
-              NODE_PATH: resolve(process.cwd(), 'node_modules'),
-              ...target.vars,
-              SQS_ENDPOINT: env.sqs.endpoint,
-              QUEUES: `bench=${queue.url}`,
-              AWS_REGION: 'us-east-1',
-              AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(MB),
-              POWERTOOLS_LOG_LEVEL: 'ERROR',
-              POWERTOOLS_METRICS_DISABLED: 'true',
-              SAFETY_MARGIN_MS: '1000',
-              START_AT: String(startAt),
-              DEADLINE: String(startAt + 600_000),
-              WORKER: String(w + 1),
-            },
-          })
-          const code = await new Promise<number | null>((done, fail) => {
-            child.once('error', fail)
-            child.once('exit', (c) => done(c))
-          })
-          if (code !== 0) throw new Error(`worker ${w + 1} exited with ${code}`)
-          const report = JSON.parse(readFileSync(resultFile, 'utf8'))
-          return { ...report, cpuMs: group.figures().cpuMs } as WorkerResult
-        } finally {
-          rmSync(resultFile, { force: true })
-          group.remove()
-        }
-      }),
+      Array.from({ length: k }, (_, w) =>
+        runScanWorker({
+          bundle,
+          mb: MB,
+          worker: w + 1,
+          startAt,
+          deadline: startAt + 600_000,
+          ...(CPU_PROF ? { cpuProfDir: resolve('.build/burst-scale/profiles') } : {}),
+          env: {
+            ...target.vars,
+            SQS_ENDPOINT: env.sqs.endpoint,
+            QUEUES: `bench=${queue.url}`,
+            AWS_REGION: 'us-east-1',
+            POWERTOOLS_LOG_LEVEL: 'ERROR',
+            POWERTOOLS_METRICS_DISABLED: 'true',
+            SAFETY_MARGIN_MS: '1000',
+            ...SETTINGS,
+          },
+        }),
+      ),
     )
     const redisCpuS = target.cpuSeconds() - redisCpu0
+    // A worker that ends well after the others: say what it did (sends refused and retried, Redis errors, its CPU).
+    const firstEnd = Math.min(...results.map((r) => r.endedAt))
+    for (const [w, r] of results.entries()) {
+      if (r.endedAt - firstEnd > 2_000) {
+        const { dispatched, released, claims, sqsRequests, errors, drainCpuMs, throttledPeriods, periods } =
+          r as unknown as Record<string, number>
+        console.log(
+          `  worker ${w + 1} ended ${r.endedAt - firstEnd} ms after the first: ${JSON.stringify({ dispatched, released, claims, sqsRequests, errors, drainCpuMs, throttledPeriods, periods })}`,
+        )
+      }
+    }
+    const sqsCpuS = processCpuSeconds(env.sqs.process.pid!) - sqsCpu0
     const sent = results.reduce((n, r) => n + r.dispatched, 0)
     // The last job went into SQS before the last worker's idle wait.
     const lastInSqsMs = Math.max(...results.map((r) => r.endedAt)) - startAt - WORKER_IDLE_MS
@@ -180,7 +166,16 @@ async function drainWith(env: BenchEnv, target: Target, bundle: string, k: numbe
       lastInSqsMs,
       jobsPerSec: JOBS / (lastInSqsMs / 1000),
       redisUsPerJob: (redisCpuS * 1e6) / JOBS,
+      /** The SQS endpoint's (fauxqs) CPU per message: what it needs at this rate, on the same two cores. */
+      sqsUsPerJob: (sqsCpuS * 1e6) / JOBS,
       workerUsPerJob: (results.reduce((n, r) => n + r.cpuMs, 0) * 1000) / sent,
+      drainUsPerJob: (results.reduce((n, r) => n + r.drainCpuMs, 0) * 1000) / sent,
+      throttled: results.reduce((n, r) => n + r.throttledPeriods, 0) / results.reduce((n, r) => n + r.periods, 0),
+      /** Each worker's end less the first one's: how long the last ones ran after another had run out of work. */
+      /** Of the workers' drain: the share of their wanting-to-run time spent waiting for a core (quota or machine). */
+      waitShare: results.reduce((n, r) => n + r.waitMs, 0) / results.reduce((n, r) => n + r.waitMs + r.drainCpuMs, 0),
+      tailMs: Math.max(...results.map((r) => r.endedAt)) - Math.min(...results.map((r) => r.endedAt)),
+      loadAverage: loadavg()[0]!,
       drained: results.every((r) => r.drained),
     }
   } finally {
@@ -188,42 +183,99 @@ async function drainWith(env: BenchEnv, target: Target, bundle: string, k: numbe
   }
 }
 
+/** This tree's scan function, and with `--ab` the one of that revision (its source from git archive). */
+async function bundles(): Promise<{ label: string; file: string }[]> {
+  const out = [
+    { label: 'this tree', file: await bundleScanFunction(process.cwd(), resolve('.build/burst-scale/scan.cjs')) },
+  ]
+  if (AB) {
+    const root = resolve('.build/burst-scale/ab-source')
+    rmSync(root, { recursive: true, force: true })
+    mkdirSync(root, { recursive: true })
+    execSync(`git archive ${JSON.stringify(AB)} | tar -x -C ${JSON.stringify(root)}`)
+    out.push({ label: AB, file: await bundleScanFunction(root, resolve('.build/burst-scale/scan-ab.cjs')) })
+  }
+  return out
+}
+
+type Drain = Awaited<ReturnType<typeof drainWith>>
+
+function line(label: string, k: number, r: Drain, efficiency: number): string {
+  return (
+    `${label}: ${JOBS} jobs, ${k} worker(s) at ${MB} MB: ${Math.round(r.jobsPerSec)} jobs/s, efficiency ` +
+    `${(efficiency * 100).toFixed(0)}%, last in SQS ${(r.lastInSqsMs / 1000).toFixed(2)} s, tail ${r.tailMs} ms, redis ` +
+    `${r.redisUsPerJob.toFixed(1)} µs/job, fauxqs ${r.sqsUsPerJob.toFixed(1)} µs/job, workers ${r.workerUsPerJob.toFixed(1)} µs/job (draining ` +
+    `${r.drainUsPerJob.toFixed(1)}), throttled ${(r.throttled * 100).toFixed(0)}% of periods, waited for a core ${(r.waitShare * 100).toFixed(0)}% of the time they wanted one, sent ${r.sent} ` +
+    `(duplicates ${r.duplicates}), in queue ${r.inQueue}, all drained: ${r.drained}, load ${r.loadAverage.toFixed(1)}`
+  )
+}
+
 async function main() {
   if (!LambdaCgroup.available()) throw new Error('bench:burst-scale needs root and cgroup v1 (bench/cgroup.ts)')
-  // The scan function as Lambda runs it: one esbuild bundle (the Lua scripts inlined), node_modules left outside.
-  const bundle = resolve('.build/burst-scale/scan.cjs')
-  await build({
-    entryPoints: ['functions/scan.ts'],
-    outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node24',
-    packages: 'external',
-    loader: { '.lua': 'text' },
-    logLevel: 'warning',
-  })
+  const builds = await bundles()
   const env = await startBenchEnv()
   const target = CLUSTER ? await cluster(env) : singleRedis(env)
+  const runs = new Map<string, Drain[]>()
   try {
     console.log(`${target.label}, workers at ${MB} MB`)
     for (let round = 0; round < ROUNDS; round++) {
-      let one = 0
-      for (const k of WORKERS) {
-        const r = await drainWith(env, target, bundle, k, round)
-        if (k === 1) one = r.jobsPerSec
-        const efficiency = one ? r.jobsPerSec / (k * one) : Number.NaN
-        console.log(
-          `${JOBS} jobs, ${k} worker(s) at ${MB} MB: ${Math.round(r.jobsPerSec)} jobs/s, efficiency ` +
-            `${(efficiency * 100).toFixed(0)}%, last in SQS ${(r.lastInSqsMs / 1000).toFixed(2)} s, redis ` +
-            `${r.redisUsPerJob.toFixed(1)} µs/job, workers ${r.workerUsPerJob.toFixed(1)} µs/job, sent ${r.sent} ` +
-            `(duplicates ${r.duplicates}), in queue ${r.inQueue}, all drained: ${r.drained}`,
-        )
+      const order = round % 2 ? [...builds].reverse() : builds
+      for (const b of order) {
+        let one = 0
+        for (const k of WORKERS) {
+          const r = await drainWith(env, target, b.file, k, round)
+          if (k === 1) one = r.jobsPerSec
+          const key = `${b.label}|${k}`
+          runs.set(key, [...(runs.get(key) ?? []), r])
+          console.log(line(b.label, k, r, one ? r.jobsPerSec / (k * one) : Number.NaN))
+        }
       }
     }
+    if (ROUNDS > 1 || builds.length > 1)
+      summary(
+        builds.map((b) => b.label),
+        runs,
+      )
   } finally {
     await target.stop()
     await env.stop()
+  }
+}
+
+/**
+ * Medians per build and k: jobs/s, and the efficiency of the medians (median rate with k ÷ (k × median rate with one):
+ * rounds run minutes apart on a shared machine, so one round's single worker may have had a quieter or a busier
+ * minute than its k workers), and the CPU efficiency (draining µs per job with one ÷ with k: what the workers' own
+ * work adds as they multiply, whatever share of the machine they got). With --ab, the ratio of this tree's to the
+ * other's.
+ */
+function summary(labels: string[], runs: Map<string, Drain[]>): void {
+  const med = (label: string, k: number, f: (r: Drain) => number) => median((runs.get(`${label}|${k}`) ?? []).map(f))
+  for (const k of WORKERS) {
+    for (const label of labels) {
+      const rate = med(label, k, (r) => r.jobsPerSec)
+      const one = med(label, 1, (r) => r.jobsPerSec)
+      const drainUs = med(label, k, (r) => r.drainUsPerJob)
+      const efficiency = WORKERS.includes(1)
+        ? ` (efficiency ${((rate / (k * one)) * 100).toFixed(0)}%, CPU efficiency ${((med(label, 1, (r) => r.drainUsPerJob) / drainUs) * 100).toFixed(0)}%)`
+        : ''
+      console.log(
+        `median ${label}, ${k} worker(s): ${Math.round(rate)} jobs/s${efficiency}, last in SQS ` +
+          `${(med(label, k, (r) => r.lastInSqsMs) / 1000).toFixed(2)} s, tail ${Math.round(med(label, k, (r) => r.tailMs))} ms, ` +
+          `workers ${med(label, k, (r) => r.workerUsPerJob).toFixed(1)} µs/job (draining ${drainUs.toFixed(1)}), ` +
+          `redis ${med(label, k, (r) => r.redisUsPerJob).toFixed(1)} µs/job, fauxqs ${med(label, k, (r) => r.sqsUsPerJob).toFixed(1)} µs/job, throttled ` +
+          `${(med(label, k, (r) => r.throttled) * 100).toFixed(0)}%, waited for a core ${(med(label, k, (r) => r.waitShare) * 100).toFixed(0)}%, duplicates ${med(label, k, (r) => r.duplicates)}, ` +
+          `load ${med(label, k, (r) => r.loadAverage).toFixed(1)}`,
+      )
+    }
+    if (labels.length === 2) {
+      const [a, b] = labels as [string, string]
+      console.log(
+        `ratio ${a} / ${b}, ${k} worker(s): jobs/s ${(med(a, k, (r) => r.jobsPerSec) / med(b, k, (r) => r.jobsPerSec)).toFixed(2)}x, ` +
+          `jobs per CPU-second ${(med(b, k, (r) => r.workerUsPerJob) / med(a, k, (r) => r.workerUsPerJob)).toFixed(2)}x ` +
+          `(draining ${(med(b, k, (r) => r.drainUsPerJob) / med(a, k, (r) => r.drainUsPerJob)).toFixed(2)}x)`,
+      )
+    }
   }
 }
 

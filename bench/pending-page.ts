@@ -1,13 +1,16 @@
 // `npm run bench:pending-page [-- --jobs N]`: what a page of GET /jobs costs with many pending jobs. 1,000,000 jobs by
 // default (200-byte payload, 20-char ids, due times spread over 30 days, shipped DUE_BUCKETS 16384, one shard; two
 // queues, 1 job in 10 for "emails"), loaded through the real enqueue script on a private redis-server. Then pages of
-// 50: the first page (what the dashboard shows), the 20 pages after it by cursor, pages starting 1%, 10% and 50% into
-// the queue (a cursor at that due time), and the first page of the rarer queue. Per case: p50 / p99 / max of the
-// call's time (ms) and its ZRANGE calls (the index's and each due bucket's).
+// 50: the first page (what the dashboard shows); a walk through the whole queue by cursor, every page timed, reported
+// for the pages at the start, the middle and the end (jobs 0, 500k and 999k before them); a page from a cursor
+// whose walk is gone (expired, or an earlier page again) half way in, which rebuilds the walk's frontier; and the first
+// page of the rarer queue. Per case: p50 / p99 / max of the call's time (ms) and its ZRANGE calls per page (the
+// frontier's and each due bucket's), the most time Redis spent in scripts for one page of it (the walk's start and
+// advance, the record heads), and the memory of a walk's frontier.
 import { startRedis } from '../local/redis-server'
 import { loadConfig } from '../src/config'
 import { createEngine } from '../src/store/engine'
-import { encodePendingCursor } from '../src/store/pending-page'
+import { encodePendingCursor } from '../src/store/pending-cursor'
 import { benchJob, jobId } from './data'
 import { inFlight, percentiles } from './stats'
 import { fmt, printTable, type Row } from './table'
@@ -15,9 +18,10 @@ import { fmt, printTable, type Row } from './table'
 const DAY_MS = 86_400_000
 const at = process.argv.indexOf('--jobs')
 const JOBS = at > 0 ? Number(process.argv[at + 1]) : 1_000_000
-/** Calls per case: first pages are cheap; a page deep in the queue reads most buckets. */
+/** Calls per case, and pages per window of the walk. */
 const SAMPLES = 100
-const DEEP_SAMPLES = 10
+const REBUILD_SAMPLES = 10
+const PAGE = 50
 
 async function main() {
   const redis = await startRedis()
@@ -37,9 +41,19 @@ async function main() {
       for (const r of await engine.store.enqueueMany(list)) if (r instanceof Error) throw r
     })
     console.log(`${JOBS} jobs loaded in ${((performance.now() - started) / 1000).toFixed(1)} s`)
-    // Count the bucket reads of each call: ZRANGE calls on due buckets, from the command stats.
-    const zrangeCalls = async () =>
-      Number(/cmdstat_zrange:calls=(\d+)/.exec(await engine.redis.info('commandstats'))?.[1] ?? 0)
+    // Count the bucket reads of each call: ZRANGE calls (frontier and due buckets), from the command stats; and the
+    // time Redis spent in scripts (the walk's start and advance, the record heads): what it blocks other clients for.
+    const commandStats = async () => {
+      const info = await engine.redis.info('commandstats')
+      const usec = (cmd: string) => Number(new RegExp(`cmdstat_${cmd}:calls=\\d+,usec=(\\d+)`).exec(info)?.[1] ?? 0)
+      return {
+        zrange: Number(/cmdstat_zrange:calls=(\d+)/.exec(info)?.[1] ?? 0),
+        scriptMs: (usec('evalsha') + usec('eval')) / 1000,
+      }
+    }
+    const zrangeCalls = async () => (await commandStats()).zrange
+    type Case = { name: string; p50: number; p99: number; max: number; reads: number; scriptMs?: number }
+    const rows: Case[] = []
     const measure = async (
       name: string,
       options: () => { queue?: string; cursor?: string | null },
@@ -47,43 +61,94 @@ async function main() {
     ) => {
       const times: number[] = []
       const reads: number[] = []
+      const scripts: number[] = []
       for (let i = 0; i < samples; i++) {
-        const before = await zrangeCalls()
+        const before = await commandStats()
         const t0 = performance.now()
-        const page = await engine.store.listPending({ limit: 50, ...options() })
+        const page = await engine.store.listPending({ limit: PAGE, ...options() })
         times.push(performance.now() - t0)
-        reads.push((await zrangeCalls()) - before)
-        if (page.jobs.length !== 50) throw new Error(`${name}: a page of ${page.jobs.length}`)
+        const after = await commandStats()
+        reads.push(after.zrange - before.zrange)
+        scripts.push(after.scriptMs - before.scriptMs)
+        if (page.jobs.length !== PAGE) throw new Error(`${name}: a page of ${page.jobs.length}`)
       }
       const p = percentiles(times)
-      const row = { name, p50: p.p50, p99: p.p99, max: p.max, reads: percentiles(reads).p50 }
+      const row = {
+        name,
+        p50: p.p50,
+        p99: p.p99,
+        max: p.max,
+        reads: percentiles(reads).p50,
+        scriptMs: Math.max(...scripts),
+      }
       console.log(JSON.stringify(row))
-      return row
+      rows.push(row)
     }
-    const rows: Awaited<ReturnType<typeof measure>>[] = []
-    rows.push(await measure('first page', () => ({})))
+    await measure('first page', () => ({}))
+
+    // The walk: every page from the previous one's cursor, to the end. Windows of SAMPLES pages are reported.
+    const pages = Math.ceil(JOBS / PAGE)
+    const windows = [0, Math.floor(pages / 2), pages - SAMPLES]
+    const walkTimes: number[] = []
+    const windowReads = new Map<number, number>()
     let cursor: string | null = null
-    // The walk: each sample takes the next page.
-    const walk: number[] = []
-    for (let i = 0; i < 21; i++) {
+    let listed = 0
+    const walkStarted = performance.now()
+    let frontierBytes = 0
+    for (let n = 0; n < pages; n++) {
+      const w = windows.find((start) => n === start || n === start + SAMPLES)
+      if (w !== undefined) windowReads.set(n, await zrangeCalls())
       const t0 = performance.now()
-      const page = await engine.store.listPending({ limit: 50, cursor })
-      if (i > 0) walk.push(performance.now() - t0)
+      const page = await engine.store.listPending({ limit: PAGE, cursor })
+      walkTimes.push(performance.now() - t0)
+      listed += page.jobs.length
       cursor = page.cursor
+      if (n === windows[1]) {
+        const walk = /^w([^:]+):/.exec(Buffer.from(cursor!, 'base64url').toString())![1]!
+        const key = engine.keys.shards[0]!.pendingWalk(walk)
+        frontierBytes = Number(await engine.redis.memory('USAGE', key, 'SAMPLES', '0'))
+      }
+      if (!cursor) break
     }
-    const w = percentiles(walk)
-    console.log(JSON.stringify({ walk: w }))
-    rows.push({ name: 'pages 2-21, each from the last one’s cursor', p50: w.p50, p99: w.p99, max: w.max, reads: NaN })
-    for (const share of [0.01, 0.1, 0.5]) {
-      const c = encodePendingCursor({ dueMs: base + Math.floor(share * 30 * DAY_MS), id: '-' })
-      rows.push(await measure(`a page ${share * 100}% into the queue`, () => ({ cursor: c }), DEEP_SAMPLES))
+    if (!windowReads.has(pages)) windowReads.set(pages, await zrangeCalls())
+    if (listed !== JOBS) throw new Error(`the walk listed ${listed} of ${JOBS} jobs`)
+    const walkAll = percentiles(walkTimes)
+    console.log(
+      JSON.stringify({
+        walk: { pages: walkTimes.length, seconds: (performance.now() - walkStarted) / 1000, ...walkAll },
+        frontierBytes,
+      }),
+    )
+    for (const [i, start] of windows.entries()) {
+      const p = percentiles(walkTimes.slice(start, start + SAMPLES))
+      const reads = ((windowReads.get(start + SAMPLES) ?? NaN) - windowReads.get(start)!) / SAMPLES
+      const at = ['the start', 'the middle', 'the end'][i]
+      rows.push({ name: `pages ${start + 1}-${start + SAMPLES} of the walk (${at})`, ...p, reads })
     }
-    rows.push(await measure('first page of "emails" (1 job in 10)', () => ({ queue: 'emails' })))
+    rows.push({ name: `all ${walkTimes.length} pages of the walk`, ...walkAll, reads: NaN })
+    // A cursor without a walk half way in (as after the walk expired, or an earlier page again): it rebuilds one.
+    const half = encodePendingCursor({ walk: null, dueMs: base + Math.floor(0.5 * 30 * DAY_MS), id: '-' })
+    await measure('a page from a cursor whose walk is gone, half way in', () => ({ cursor: half }), REBUILD_SAMPLES)
+    await measure('first page of "emails" (1 job in 10)', () => ({ queue: 'emails' }))
+    console.log(`a walk's frontier: ${frontierBytes} bytes (MEMORY USAGE)`)
+    // What starting a walk's frontier blocks Redis for: COPY of the shard's index, timed round trip.
+    const shard = engine.keys.shards[0]!
+    const copies: number[] = []
+    for (let i = 0; i < 20; i++) {
+      const t0 = performance.now()
+      await engine.redis.copy(shard.index, shard.pendingWalk('bench-copy'), 'REPLACE')
+      copies.push(performance.now() - t0)
+    }
+    await engine.redis.del(shard.pendingWalk('bench-copy'))
+    const copy = percentiles(copies)
+    rows.push({ name: `COPY of the index (${await engine.redis.zcard(shard.index)} buckets)`, ...copy, reads: NaN })
     const table: Row[] = rows.map((r) => ({
       measure: r.name,
       value: `p50 ${fmt.ms(r.p50)}, p99 ${fmt.ms(r.p99)}, max ${fmt.ms(r.max)}`,
       ...(r.name === 'first page' ? { target: 'p99 <= 50 ms', met: r.p99 <= 50 } : {}),
-      note: Number.isNaN(r.reads) ? '' : `${r.reads} ZRANGE calls (index + buckets)`,
+      note:
+        (Number.isNaN(r.reads) ? '' : `${r.reads.toFixed(0)} ZRANGE calls per page (frontier + buckets)`) +
+        (r.scriptMs === undefined ? '' : `; scripts at most ${r.scriptMs.toFixed(1)} ms of Redis per page`),
     }))
     console.log(printTable(table))
   } finally {

@@ -10,11 +10,14 @@
 //                                                      redis-server, fauxqs) for the raw SQS reference vs the burst
 //   node scripts/run-ts.mjs bench/profile.ts drain N   the scanner's own CPU per job while it drains N jobs due at
 //                                                      once (enqueued before, not counted): µs per job, 3 runs
+//                                                      (DRAIN_CPU_PROFILE=prefix: V8 profiles; DRAIN_PERF_CTL=fifo:
+//                                                      perf record's control, to sample the drains only)
 //   node scripts/run-ts.mjs bench/profile.ts share     npm run bench's burst share alone: raw SendMessageBatch rate and
 //                                                      a 20,000-job burst drain, interleaved, 3 times
 //   node scripts/run-ts.mjs bench/profile.ts claim     cost of one claim on a shard with nothing due, by how many
 //                                                      bucket hints it carries in KEYS and returns (src/scan/claims/leases.ts
 //                                                      sends max(limit, 16) = 250 with the shipped defaults)
+import { writeFileSync } from 'node:fs'
 import { commandCalls, flush, info, processCpuSeconds, startBenchEnv, type BenchEnv } from './env'
 import { runMain } from './main'
 import { measureBurst } from './burst'
@@ -238,6 +241,16 @@ async function startProfiler() {
 }
 
 /**
+ * With DRAIN_PERF_CTL=<fifo>, `perf record -D -1 --control fifo:<fifo>` samples the drains only (not the enqueues):
+ * a CPU-time profile of every thread (V8's own profile samples wall time, and counts neither GC threads nor time the
+ * process waits for a core).
+ */
+function perfControl(command: 'enable' | 'disable'): void {
+  const fifo = process.env.DRAIN_PERF_CTL
+  if (fifo) writeFileSync(fifo, `${command}\n`)
+}
+
+/**
  * The scanner's CPU per job in a burst, the enqueue left out: what bounds one scan function's drain rate at a given
  * CPU share (µs per job × jobs/s = the CPU it needs).
  */
@@ -253,6 +266,7 @@ async function drainCpu(env: BenchEnv, jobs: number) {
     let done = () => {}
     const allSent = new Promise<void>((r) => (done = r))
     const profiler = process.env.DRAIN_CPU_PROFILE ? await startProfiler() : null
+    perfControl('enable')
     const cpu0 = process.cpuUsage()
     const t0 = performance.now()
     const scanning = startScanning(parts, Date.now() + 600_000, {
@@ -263,6 +277,7 @@ async function drainCpu(env: BenchEnv, jobs: number) {
     })
     await allSent
     const cpu = process.cpuUsage(cpu0)
+    perfControl('disable')
     const wall = (performance.now() - t0) / 1000
     if (profiler) await profiler.stop(`${process.env.DRAIN_CPU_PROFILE}.${rep}.cpuprofile`)
     await scanning.stop()

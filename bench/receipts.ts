@@ -2,12 +2,19 @@
 // ids and UUID message ids, at several receipts per shard and hour: N jobs enqueued, claimed and acked through the
 // real scripts, then MEMORY USAGE of every receipt hash (plus its expiry entry) over N. (2) A burst drain (N jobs due
 // at one instant, the shipped scanner against fauxqs) with DISPATCH_RECEIPT_TTL_MS=0 and at its default, interleaved
-// repetition by repetition: the ack's extra work shows as a lower drain rate.
+// repetition by repetition: the ack's extra work shows as a lower drain rate. (3) The same memory figure for
+// occurrences of recurring schedules (20-character schedule ids, so 34-character occurrence ids "<id>@<ms>"): N
+// schedules whose first occurrence is due, claimed and acked through lua/schedule-ack.lua (which writes the receipt
+// and creates each next occurrence). Writes the `receipts` section of bench/results.json (the cost model bills the
+// receipts' memory from it); `--quick` only prints.
 import { randomUUID } from 'node:crypto'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { Leases } from '../src/scan/claims/leases'
-import { createEngine } from '../src/store/engine'
+import { createEngine, type Engine } from '../src/store/engine'
+import { ScheduleStore } from '../src/store/schedule-store'
 import type { NewJob } from '../src/store/job-store'
-import { benchJob, jobId } from './data'
+import { benchJob, jobId, PAYLOAD_JSON, TARGET } from './data'
 import { flush, startBenchEnv, type BenchEnv } from './env'
 import { scanParts, startScanning } from './scanning'
 import { inFlight, median, sleep } from './stats'
@@ -19,40 +26,63 @@ const REPS = quick ? 2 : 3
 /** A hash's entry in Redis's table of expiries (dictEntry + pointer): MEMORY USAGE does not count it. */
 const EXPIRY_ENTRY_BYTES = 32
 
-async function bytesPerReceipt(env: BenchEnv, n: number): Promise<number> {
+/** N jobs (or occurrences of N schedules) due now, claimed and acked with their receipts: bytes per receipt. */
+async function bytesPerReceipt(env: BenchEnv, n: number, kind: 'jobs' | 'occurrences' = 'jobs'): Promise<number> {
   await flush(env.admin)
   const engine = createEngine(env.config('http://unused'))
   try {
-    const jobs: NewJob[] = Array.from({ length: n }, (_, i) => benchJob(jobId('r', i), { delayMs: 0 }))
-    await inFlight(Math.ceil(n / 500), 4, async (b) => {
-      for (const r of await engine.store.enqueueMany(jobs.slice(b * 500, b * 500 + 500)))
-        if (r instanceof Error) throw r
-    })
-    const leases = new Leases(engine.redis, {
-      leaseMs: 600_000,
-      maxAttempts: 10,
-      backoffBaseMs: 1,
-      backoffMaxMs: 1,
-      receiptTtlMs: engine.config.dispatchReceiptTtlMs,
-    })
+    if (kind === 'jobs') await enqueueDue(engine, n)
+    else await putDueSchedules(engine, n)
+    const leases = new Leases(
+      engine.redis,
+      {
+        leaseMs: 600_000,
+        maxAttempts: 10,
+        backoffBaseMs: 1,
+        backoffMaxMs: 1,
+        receiptTtlMs: engine.config.dispatchReceiptTtlMs,
+      },
+      engine.keys,
+    )
     const shard = engine.keys.shards[0]!
-    for (;;) {
+    // Occurrences come back every second (each ack creates the next): stop once n receipts are written.
+    for (let acked = 0; acked < n; ) {
       const { jobs: claimed } = await leases.claim(shard, await leases.seedHints(shard, 1000), 1000)
-      if (claimed.length === 0) break
+      if (claimed.length === 0) {
+        if (kind === 'jobs') break
+        await sleep(50)
+        continue
+      }
       const acceptedAtMs = Date.now()
-      await leases.ack(
+      acked += await leases.ack(
         shard,
         claimed.map((j) => ({ ...j, accepted: { messageId: randomUUID(), acceptedAtMs } })),
       )
     }
     let bytes = 0
+    let receipts = 0
     for (const key of await engine.redis.keys(`${shard.tag}:receipts:*`)) {
       bytes += Number(await engine.redis.memory('USAGE', key, 'SAMPLES', '0')) + EXPIRY_ENTRY_BYTES
+      receipts += await engine.redis.hlen(key)
     }
-    return bytes / n
+    return bytes / receipts
   } finally {
     await engine.close()
   }
+}
+
+async function enqueueDue(engine: Engine, n: number) {
+  const jobs: NewJob[] = Array.from({ length: n }, (_, i) => benchJob(jobId('r', i), { delayMs: 0 }))
+  await inFlight(Math.ceil(n / 500), 4, async (b) => {
+    for (const r of await engine.store.enqueueMany(jobs.slice(b * 500, b * 500 + 500))) if (r instanceof Error) throw r
+  })
+}
+
+/** Schedules every second: each one's next occurrence falls due within a second of its creation. */
+async function putDueSchedules(engine: Engine, n: number) {
+  const schedules = new ScheduleStore(engine.store.redis, engine.keys)
+  const spec = { queue: TARGET, everyMs: 1_000, timezone: 'UTC', paused: false }
+  await inFlight(n, 32, (i) => schedules.put({ id: jobId('s', i), spec, payloadJson: PAYLOAD_JSON }))
 }
 
 async function burstDrain(env: BenchEnv, ttlMs: number, rep: number): Promise<number> {
@@ -88,8 +118,15 @@ async function main() {
     console.log(
       `mode ${quick ? 'quick' : 'full'}; redis ${(await env.admin.info('server')).match(/redis_version:(\S+)/)?.[1]}`,
     )
+    const jobs: { perShardHour: number; bytes: number }[] = []
+    const occurrences: { perShardHour: number; bytes: number }[] = []
     for (const n of VOLUMES) {
-      console.log(`receipts per shard-hour ${n}: ${(await bytesPerReceipt(env, n)).toFixed(1)} bytes per receipt`)
+      jobs.push({ perShardHour: n, bytes: await bytesPerReceipt(env, n) })
+      console.log(`receipts per shard-hour ${n}: ${jobs.at(-1)!.bytes.toFixed(1)} bytes per receipt`)
+    }
+    for (const n of VOLUMES.slice(0, 3)) {
+      occurrences.push({ perShardHour: n, bytes: await bytesPerReceipt(env, n, 'occurrences') })
+      console.log(`occurrence receipts per shard-hour ${n}: ${occurrences.at(-1)!.bytes.toFixed(1)} bytes per receipt`)
     }
     const off: number[] = []
     const on: number[] = []
@@ -105,6 +142,13 @@ async function main() {
     console.log(
       `burst drain: receipts off ${median(off).toFixed(0)}/s, on ${median(on).toFixed(0)}/s, ratio on/off ${median(ratios).toFixed(2)}`,
     )
+    // The cost model bills the receipts' memory from these (tools/cost/model.ts); a quick run does not replace them.
+    if (!quick) {
+      const file = resolve(process.cwd(), 'bench/results.json')
+      const all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
+      const receipts = { bytesPerReceipt: jobs, occurrenceBytesPerReceipt: occurrences, burstOnOff: median(ratios) }
+      writeFileSync(file, `${JSON.stringify({ ...all, receipts }, null, 2)}\n`)
+    }
   } finally {
     await env.stop()
   }

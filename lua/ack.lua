@@ -17,29 +17,41 @@
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level (a receipt is a fraction of the record it replaces).
   Error codes: none.
-  Helpers: movePending, holdsLease
+  Helpers: queueOf, countBy, holdsLease, keepReceipt, expireReceipts
 ]]
 local jobs, inflight, leases, errors, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local acked = 0
+-- A burst acks a claim's jobs at once: the deletes and counts are gathered and written once per key at the end (a
+-- write per job and key was most of this script's Redis CPU). Reads stay per job.
+local held, withRecord, dispatched, seen = {}, {}, {}, {}
 local touched = {}
 for i = 2, #ARGV, 4 do
   local id, token, receiptKey = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
-  if holdsLease(redis.call('HGET', leases, id), token) then
+  -- An id twice in one call is acked once (its lease is only deleted at the end).
+  if not seen[id] and holdsLease(redis.call('HGET', leases, id), token) then
+    seen[id] = true
+    held[#held + 1] = id
     local record = redis.call('HGET', jobs, id)
-    redis.call('ZREM', inflight, id)
-    redis.call('HDEL', leases, id)
-    redis.call('HDEL', errors, id)
     if record then
-      redis.call('HDEL', jobs, id)
-      movePending(counts, record, 'dispatched')
-      if receiptKey > 0 then
-        redis.call('HSET', KEYS[5 + receiptKey], id, ARGV[i + 3])
-        touched[receiptKey] = true
-      end
+      withRecord[#withRecord + 1] = id
+      local queue = queueOf(record)
+      dispatched[queue] = (dispatched[queue] or 0) + 1
+      if receiptKey > 0 then keepReceipt(5 + receiptKey, id, ARGV[i + 3], touched) end
     end
-    acked = acked + 1
   end
 end
--- Each hash once per call: a burst's ack writes many receipts into each.
-for n in pairs(touched) do redis.call('PEXPIREAT', KEYS[5 + n], ARGV[1]) end
-return acked
+-- One command per key, in slices: Lua's unpack takes a few thousand values at most.
+local function each(command, key, ids)
+  for from = 1, #ids, 1000 do
+    redis.call(command, key, unpack(ids, from, math.min(from + 999, #ids)))
+  end
+end
+each('ZREM', inflight, held)
+each('HDEL', leases, held)
+each('HDEL', errors, held)
+each('HDEL', jobs, withRecord)
+for queue, n in pairs(dispatched) do
+  countBy(counts, queue, 'pending', -n)
+  countBy(counts, queue, 'dispatched', n)
+end
+expireReceipts(touched, ARGV[1])
+return #held

@@ -19,7 +19,7 @@
                                removing it would end the series (pause, replace or delete the schedule instead)
     -5 JOB_MAYBE_DISPATCHED  waiting for a dispatch retry after a send that SQS may have accepted (lua/release.lua):
                              it may run, so it cannot be called cancelled until the retry settles
-  Helpers: jobSideKeys, decodeSchedule, dropUnleased
+  Helpers: jobSideKeys, occurrenceId, decodeSchedule, dropUnleased
 ]]
 local k = jobSideKeys(1)
 local schedules = KEYS[9]
@@ -28,6 +28,6 @@ local id, bucketNo, scheduleId = ARGV[1], ARGV[2], ARGV[3]
 if redis.call('HEXISTS', k.jobs, id) == 0 then return 0 end
 if scheduleId ~= '' then
   local schedule = redis.call('HGET', schedules, scheduleId)
-  if schedule and scheduleId .. '@' .. select(2, decodeSchedule(schedule)) == id then return -3 end
+  if schedule and occurrenceId(scheduleId, select(2, decodeSchedule(schedule))) == id then return -3 end
 end
 return dropUnleased(k, bucketNo, id)

@@ -2,7 +2,7 @@
 --[[
   enqueue: schedule one job, insert-only or create-or-replace (upsert).
 
-  KEYS[1] jobs      HASH  id -> record "queue\ncreatedAt(base36)\nversion\ngroupId\npayload"
+  KEYS[1] jobs      HASH  id -> record "queue\ncreatedAt(base36)\nversion\ngroupId\npayload" (encodeRecord)
   KEYS[2] index     ZSET  bucket number -> earliest due time (ms) in that bucket
   KEYS[3] bucket    ZSET  id -> due time (ms); the job's due bucket, chosen from its id by src/store/keys.ts
   KEYS[4] inflight  ZSET  id -> lease expiry or retry time (ms)
@@ -38,7 +38,7 @@
                              settles
 
   Due time is Redis's clock (TIME), never the caller's: a skewed client cannot make a job early or late.
-  Helpers: nowMs, base36, countBy, reindexBucket, waitsForRetry, maybeSent, wakeIfEarliest
+  Helpers: nowMs, encodeRecord, decodeRecord, countBy, reindexBucket, waitsForRetry, maybeSent, wakeIfEarliest
 ]]
 local jobs, index, bucket, inflight, leases, errors, dead, counts =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
@@ -68,8 +68,7 @@ end
 -- Insert of a new id, the common case, in as few calls as possible: HSETNX both checks and writes; the index only
 -- changes when this job is its bucket's new earliest (ZADD LT), and only then can it be the shard's earliest.
 if mode == 'insert' then
-  local record = queue .. '\n' .. base36(now) .. '\n0\n' .. groupId .. '\n' .. payload
-  if redis.call('HSETNX', jobs, id, record) == 1 then
+  if redis.call('HSETNX', jobs, id, encodeRecord(queue, now, 0, groupId, payload)) == 1 then
     redis.call('ZADD', bucket, due, id)
     countBy(counts, queue, 'pending', 1)
     if redis.call('ZADD', index, 'LT', 'CH', due, bucketNo) == 1 then wakeIfEarliest(index, wake, bucketNo, due) end
@@ -94,12 +93,8 @@ if old then
   if lease and not waitsForRetry(lease) then return { -2 } end
   if maybeSent(errors, id) then return { -5 } end
   -- Replace: keep the creation time, bump the version (FIFO dedup ids change with it).
-  local q1 = string.find(old, '\n', 1, true)
-  local q2 = string.find(old, '\n', q1 + 1, true)
-  local q3 = string.find(old, '\n', q2 + 1, true)
-  local oldQueue = string.sub(old, 1, q1 - 1)
-  createdAt = tonumber(string.sub(old, q1 + 1, q2 - 1), 36)
-  version = tonumber(string.sub(old, q2 + 1, q3 - 1)) + 1
+  local oldQueue, oldCreatedAt, oldVersion = decodeRecord(old)
+  createdAt, version = oldCreatedAt, oldVersion + 1
   if lease then
     redis.call('ZREM', inflight, id)
     redis.call('HDEL', leases, id)
@@ -114,7 +109,7 @@ if old then
   end
 end
 
-redis.call('HSET', jobs, id, queue .. '\n' .. base36(createdAt) .. '\n' .. version .. '\n' .. groupId .. '\n' .. payload)
+redis.call('HSET', jobs, id, encodeRecord(queue, createdAt, version, groupId, payload))
 redis.call('ZADD', bucket, due, id)
 countBy(counts, queue, 'pending', 1)
 reindexBucket(index, bucket, bucketNo)

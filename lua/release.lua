@@ -32,7 +32,7 @@
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level.
   Error codes: none.
-  Helpers: nowMs, movePending, encodeLease, decodeLease, holdsLease, maybeSent, queueOf, countBy, decodeSchedule
+  Helpers: nowMs, movePending, encodeLease, decodeLease, holdsLease, maybeSent, queueOf, countBy, parseOccurrenceId, decodeSchedule
 ]]
 local jobs, inflight, leases, errors, dead, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local schedules = KEYS[7]
@@ -42,9 +42,9 @@ local now = nowMs()
 local released, died, retired = 0, 0, 0
 local deadIds = {}
 
--- Whether this is an occurrence its schedule has let go of (src/schedule/occurrence-id.ts: "<schedule id>@<ms>").
+-- Whether this is an occurrence its schedule has let go of.
 local function letGo(id)
-  local sid, at = string.match(id, '^(.+)@(%d+)$')
+  local sid, at = parseOccurrenceId(id)
   if not sid then return false end
   local schedule = redis.call('HGET', schedules, sid)
   if not schedule then return true end

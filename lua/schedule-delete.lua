@@ -17,7 +17,7 @@
   and this script frees memory or holds it about level.
   Error codes:
     0 SCHEDULE_NOT_FOUND  no such schedule
-  Helpers: jobSideKeys, decodeSchedule, dropUnleased
+  Helpers: jobSideKeys, occurrenceId, decodeSchedule, dropUnleased
 ]]
 local k = jobSideKeys(3)
 k.schedules, k.scheduleIds = KEYS[1], KEYS[2]
@@ -28,5 +28,5 @@ if not old then return 0 end
 redis.call('HDEL', k.schedules, sid)
 redis.call('ZREM', k.scheduleIds, sid)
 local _, pending = decodeSchedule(old)
-if pending ~= '' then dropUnleased(k, bucketNo, sid .. '@' .. pending, true) end
+if pending ~= '' then dropUnleased(k, bucketNo, occurrenceId(sid, pending), true) end
 return 1

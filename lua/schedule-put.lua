@@ -28,7 +28,7 @@
   Error codes (first element):
      0 SCHEDULE_NOT_FOUND  an expected version was given and there is no such schedule
     -4 SCHEDULE_CHANGED    an expected version was given and the schedule has another one
-  Helpers: jobSideKeys, nowMs, base36, decodeSchedule, encodeSchedule, dropUnleased, addOccurrence
+  Helpers: jobSideKeys, nowMs, encodeRecord, occurrenceId, decodeSchedule, encodeSchedule, dropUnleased, addOccurrence
 ]]
 local k = jobSideKeys(3)
 k.schedules, k.scheduleIds = KEYS[1], KEYS[2]
@@ -45,18 +45,17 @@ if old then
   if expected ~= '' and oldVersion ~= expected then return { -4 } end
   version = tonumber(oldVersion) + 1
   runs, lastRun, createdAt = oldRuns, oldLast, tonumber(oldCreated)
-  if oldPending ~= '' then dropUnleased(k, bucketNo, sid .. '@' .. oldPending, true) end
+  if oldPending ~= '' then dropUnleased(k, bucketNo, occurrenceId(sid, oldPending), true) end
 end
 
 local pending = ''
-if first ~= '-1' and redis.call('HEXISTS', k.jobs, sid .. '@' .. first) == 0 then
+if first ~= '-1' and redis.call('HEXISTS', k.jobs, occurrenceId(sid, first)) == 0 then
   pending = first
-elseif second ~= '-1' and redis.call('HEXISTS', k.jobs, sid .. '@' .. second) == 0 then
+elseif second ~= '-1' and redis.call('HEXISTS', k.jobs, occurrenceId(sid, second)) == 0 then
   pending = second
 end
 if pending ~= '' then
-  local record = queue .. '\n' .. base36(now) .. '\n0\n' .. groupId .. '\n' .. payload
-  addOccurrence(k, bucketNo, wake, sid .. '@' .. pending, pending, queue, record)
+  addOccurrence(k, bucketNo, wake, sid, pending, queue, encodeRecord(queue, now, 0, groupId, payload))
 end
 
 redis.call('HSET', k.schedules, sid, encodeSchedule(version, pending, runs, lastRun, createdAt, spec .. '\n' .. payload))

@@ -1,14 +1,21 @@
 // The queue's errors (store, validation, configuration) and the one mapping from Lua error codes to them. Errors only
 // the HTTP layer or the consumer toolkit raise live beside them (src/api/errors.ts, src/consumer/errors.ts) and extend
 // the same DelayQueueError base.
+import { parseOccurrenceId } from './schedule/occurrence-id'
 
-/** Codes the Lua scripts return in place of a result (see each script's header). */
+/**
+ * Codes the Lua scripts return in place of a result (see each script's header): the job scripts' codes, mapped by
+ * scriptError, and the schedule scripts' (lua/schedule-put.lua, schedule-delete.lua), mapped by scheduleScriptError.
+ * "Not found" is 0 on both sides.
+ */
 export enum ScriptErrorCode {
   JobNotFound = 0,
   JobExists = -1,
   JobDispatching = -2,
   OccurrenceOfSchedule = -3,
   JobMaybeDispatched = -5,
+  ScheduleNotFound = JobNotFound,
+  ScheduleChanged = -4,
 }
 
 export interface ErrorDetail {
@@ -206,9 +213,24 @@ export function scriptError(code: ScriptErrorCode, jobId: string, existing?: Exi
       return new JobDispatchingError(jobId)
     case ScriptErrorCode.JobMaybeDispatched:
       return new JobMaybeDispatchedError(jobId)
-    case ScriptErrorCode.OccurrenceOfSchedule:
-      return new OccurrenceOfScheduleError(jobId, jobId.slice(0, jobId.lastIndexOf('@')))
+    case ScriptErrorCode.OccurrenceOfSchedule: {
+      const occurrence = parseOccurrenceId(jobId)
+      if (!occurrence) throw new Error('OccurrenceOfSchedule needs an occurrence id')
+      return new OccurrenceOfScheduleError(jobId, occurrence.scheduleId)
+    }
     default:
       throw new Error(`unknown script error code ${String(code)}`)
+  }
+}
+
+/** The same for the schedule scripts, whose codes name a schedule. */
+export function scheduleScriptError(code: ScriptErrorCode, scheduleId: string): DelayQueueError {
+  switch (code) {
+    case ScriptErrorCode.ScheduleNotFound:
+      return new ScheduleNotFoundError(scheduleId)
+    case ScriptErrorCode.ScheduleChanged:
+      return new ScheduleChangedError(scheduleId)
+    default:
+      throw new Error(`unknown schedule script error code ${String(code)}`)
   }
 }

@@ -1,9 +1,9 @@
-// One function per route: read the request, call DelayQueue (which validates), shape the answer.
+// One function per route: read the request, call DelayQueue (which validates, ids included), shape the answer.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda'
 import type { DelayQueue } from '../direct/delay-queue'
 import { JobExistsError, JobNotFoundError, ScheduleNotFoundError, ValidationError } from '../errors'
-import { validateScheduleId } from '../direct/schedule-validation'
-import { validateBatch, validateJobId, validateJobRef } from '../direct/validation'
+import { validateJobId, validateScheduleId } from '../direct/id-rules'
+import { validateBatch } from '../direct/validation'
 import { parseJson, rawJsonBody } from './body'
 import { errorBody } from './error-response'
 import { BatchTooLargeError } from './errors'
@@ -57,17 +57,17 @@ export const routes: Record<RouteName, RouteHandler> = {
   },
 
   async getJob(queue, _event, id) {
-    const jobId = validateJobRef(id)
-    return found(await queue.get(jobId), () => new JobNotFoundError(jobId))
+    return found(await queue.get(id!), () => new JobNotFoundError(id!))
   },
 
   async putJob(queue, event, id) {
+    // Checked before the body is read, so a bad id is the answer even with a bad body (DelayQueue checks it again).
     const jobId = validateJobId(id)
     return saved(await queue.reschedule(jobId, parseJson(rawJsonBody(event))), jobLocation(jobId))
   },
 
   async deleteJob(queue, _event, id) {
-    await queue.cancel(validateJobRef(id))
+    await queue.cancel(id!)
     return noContent()
   },
 
@@ -81,31 +81,30 @@ export const routes: Record<RouteName, RouteHandler> = {
     if (!/^\d{1,3}$/.test(limit) || Number(limit) < 1 || Number(limit) > 100) {
       throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
     }
-    const cursor = query.cursor ? validateScheduleId(query.cursor) : null
-    return json(200, await queue.listSchedules({ cursor, limit: Number(limit) }))
+    return json(200, await queue.listSchedules({ cursor: query.cursor || null, limit: Number(limit) }))
   },
 
   async getSchedule(queue, _event, id) {
-    const scheduleId = validateScheduleId(id)
-    return found(await queue.getSchedule(scheduleId), () => new ScheduleNotFoundError(scheduleId))
+    return found(await queue.getSchedule(id!), () => new ScheduleNotFoundError(id!))
   },
 
   async putSchedule(queue, event, id) {
+    // As for putJob: the id before the body.
     const scheduleId = validateScheduleId(id)
     return saved(await queue.putSchedule(scheduleId, parseJson(rawJsonBody(event))), scheduleLocation(scheduleId))
   },
 
   async deleteSchedule(queue, _event, id) {
-    await queue.deleteSchedule(validateScheduleId(id))
+    await queue.deleteSchedule(id!)
     return noContent()
   },
 
   async pauseSchedule(queue, _event, id) {
-    return json(200, await queue.pauseSchedule(validateScheduleId(id), true))
+    return json(200, await queue.pauseSchedule(id!, true))
   },
 
   async resumeSchedule(queue, _event, id) {
-    return json(200, await queue.pauseSchedule(validateScheduleId(id), false))
+    return json(200, await queue.pauseSchedule(id!, false))
   },
 }
 

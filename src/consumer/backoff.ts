@@ -1,6 +1,8 @@
 // How long a failed message stays hidden before its next attempt: exponential in the attempt number, capped,
 // with "equal jitter" (half fixed, half random) so that a burst of failures does not retry in lockstep while the
-// delay never collapses to zero.
+// delay never collapses to zero. The rule is src/equal-jitter.ts, shared with the scan's dispatch retries; here it
+// counts in seconds, as a visibility timeout does.
+import { equalJitterDelay, exponentialDelay } from '../equal-jitter'
 
 export interface BackoffPolicy {
   /** Delay after the first failed attempt, in seconds. */
@@ -19,9 +21,9 @@ export const MAX_VISIBILITY_SECONDS = 43_200
 /** Seconds to hide a message whose attempt number `attempt` (its ApproximateReceiveCount, 1-based) just failed. */
 export function backoffSeconds(attempt: number, policy: BackoffPolicy, random: () => number = Math.random): number {
   const cap = Math.min(policy.capSeconds, MAX_VISIBILITY_SECONDS)
-  const exponent = Math.min(Math.max(attempt, 1) - 1, 30) // 2^30 s is beyond any cap: avoid Infinity
-  const full = Math.min(cap, policy.baseSeconds * 2 ** exponent)
-  const delay = policy.jitter ? full / 2 + random() * (full / 2) : full
+  const delay = policy.jitter
+    ? equalJitterDelay(attempt, policy.baseSeconds, cap, random)
+    : exponentialDelay(attempt, policy.baseSeconds, cap)
   // Visibility timeouts are whole seconds: round up so the delay is never shorter than designed.
   return Math.min(cap, Math.max(0, Math.ceil(delay)))
 }

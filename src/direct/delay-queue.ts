@@ -4,10 +4,12 @@ import { loadConfig, type Config } from '../config'
 import { createEngine, type Engine } from '../store/engine'
 import type { ConnectOptions } from '../store/redis'
 import type { JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
-import { validateJob, validateJobId, validateJobRef } from './validation'
+import { validateJobId, validateJobRef } from './id-rules'
+import { validateJob, type JobInput } from './validation'
 import { ValidationError } from '../errors'
 import { queuesAsConfigured } from '../store/stats'
-import { decodePendingCursor, type PendingPage } from '../store/pending-page'
+import { decodePendingCursor } from '../store/pending-cursor'
+import type { PendingPage } from '../store/pending-page'
 import { scanStartOptions } from '../store/scan-start'
 import { lambdaInvoker, ScanStarter, type ScanInvoker } from './scan-starter'
 import { ScheduleStore } from '../store/schedule-store'
@@ -15,19 +17,9 @@ import type { ScheduleInput } from './schedule-validation'
 import type { ScheduleListPage, ScheduleView } from './schedule-view'
 import { RecurringSchedules } from './recurring-schedules'
 import { scheduleMany, type BatchItemResult } from './schedule-many'
+import { isoTime } from '../iso-time'
 
-export type { BatchItemResult, ScheduleInput, ScheduleListPage, ScheduleView }
-
-/** What callers send: the job input of docs/api.md. */
-export interface JobInput {
-  queue: string
-  payload: unknown
-  delayMs?: number
-  /** ISO-8601 with a zone, or epoch ms. */
-  runAt?: string | number
-  id?: string
-  groupId?: string
-}
+export type { BatchItemResult, JobInput, ScheduleInput, ScheduleListPage, ScheduleView }
 
 /** A job as stored, without its payload (answers to schedule / reschedule). */
 export interface ScheduledJob {
@@ -195,8 +187,8 @@ function scheduled(id: string, queue: string, dueMs: number, createdAtMs: number
     id,
     queue,
     status: 'scheduled',
-    runAt: new Date(dueMs).toISOString(),
-    createdAt: new Date(createdAtMs).toISOString(),
+    runAt: isoTime(dueMs),
+    createdAt: isoTime(createdAtMs),
     ...(groupId ? { groupId } : {}),
   }
 }

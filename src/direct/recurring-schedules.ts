@@ -4,7 +4,8 @@ import type { Config } from '../config'
 import { ScheduleChangedError, ScheduleNotFoundError } from '../errors'
 import type { ScheduleStore } from '../store/schedule-store'
 import type { ScanStarter } from './scan-starter'
-import { validateSchedule, validateScheduleId, type ScheduleInput } from './schedule-validation'
+import { validateScheduleId } from './id-rules'
+import { validateSchedule, type ScheduleInput } from './schedule-validation'
 import { scheduleView, type ScheduleListPage, type ScheduleView } from './schedule-view'
 
 export class RecurringSchedules {

@@ -16,6 +16,7 @@
 // recover: a start frozen midway holds its guard until the guard expires (SCAN_START_GUARD_MS) or the scan it
 // started ends (that scan gives the guard back, lua/scanner-retire.lua), and the next tick takes the job.
 import { defaultLog, type Log } from '../logger'
+import { occurrenceId } from '../schedule/occurrence-id'
 import type { EnqueueResult, JobStore } from '../store/job-store'
 import {
   releaseScanStart,
@@ -90,7 +91,7 @@ export class ScanStarter {
   async afterSchedule(id: string, nextRunMs: number | null): Promise<void> {
     if (nextRunMs === null || nextRunMs >= Date.now() + this.horizonMs) return
     const { redis, keys } = this.store
-    const token = `${id}@${nextRunMs}` // the occurrence's job id
+    const token = occurrenceId(id, nextRunMs)
     try {
       if (!(await takeScanStartUnlessAlive(redis, keys, token))) return
     } catch (error) {

@@ -9,37 +9,20 @@ import { cronProblems, isTimeZone, nextOccurrence } from '../schedule/recurrence
 import { MAX_EVERY_MS, MAX_SCHEDULE_TIME_ISO, MAX_SCHEDULE_TIME_MS } from '../schedule/time-bounds'
 import { expectedMessageBytes } from '../sqs/envelope'
 import type { NewSchedule } from '../store/schedule-store'
-import { parseIsoWithZone, serializePayload } from './validation'
+import { validateScheduleId } from './id-rules'
+import { parseIsoWithZone, serializePayload, sharedFields } from './validation'
 
-/** Leaves room for "@<epoch ms>" within the 128-character job id limit. */
-export const SCHEDULE_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/
-export const SCHEDULE_ID_RULE = 'must be 1-100 characters of [A-Za-z0-9_.:-]'
 export const MIN_EVERY_MS = 1000
 const FIELDS = ['queue', 'payload', 'cron', 'everyMs', 'timezone', 'startAt', 'endAt', 'paused', 'groupId'] as const
 const TIME_RULE = 'must be an ISO-8601 time with a zone (e.g. 2027-01-04T09:00:00Z), or an integer epoch ms'
 const TIME_BOUND_RULE = `must be at most ${MAX_SCHEDULE_TIME_ISO} (epoch ms ${MAX_SCHEDULE_TIME_MS})`
 const EVERY_RULE = `must be an integer from ${MIN_EVERY_MS} to ${MAX_EVERY_MS} (3650 days)`
-const GROUP_ID_RULE = 'must be 1-128 printable ASCII characters without spaces (SQS MessageGroupId rules)'
 
-/** What callers send: see docs/api.md, "Recurring schedules". */
-export interface ScheduleInput {
-  queue: string
-  payload: unknown
-  cron?: string
-  everyMs?: number
-  timezone?: string
-  startAt?: string | number
-  endAt?: string | number
-  paused?: boolean
-  groupId?: string
-}
-
-const required = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : what)
 const time = z.union([z.string(), z.number()], { error: TIME_RULE }).optional()
 
 const inputSchema = z.strictObject({
-  queue: z.string({ error: required('must be a string naming a configured queue') }),
-  payload: z.unknown().refine((v) => v !== undefined, { error: 'is required (any JSON value, null included)' }),
+  queue: sharedFields.queue,
+  payload: sharedFields.payload,
   cron: z.string({ error: 'must be a string: 5 cron fields, or 6 with seconds first' }).optional(),
   everyMs: z
     .number({ error: EVERY_RULE })
@@ -51,19 +34,13 @@ const inputSchema = z.strictObject({
   startAt: time,
   endAt: time,
   paused: z.boolean({ error: 'must be true or false' }).optional(),
-  groupId: z
-    .string({ error: GROUP_ID_RULE })
-    .regex(/^[\x21-\x7e]{1,128}$/, { error: GROUP_ID_RULE })
-    .optional(),
+  groupId: sharedFields.groupId,
 })
 
-export type ScheduleValidationConfig = Pick<Config, 'queues' | 'maxMessageBytes'>
+/** What callers send: see docs/api.md, "Recurring schedules" (the schema's type: the two cannot drift apart). */
+export type ScheduleInput = z.input<typeof inputSchema>
 
-export function validateScheduleId(id: unknown): string {
-  if (typeof id !== 'string' || !SCHEDULE_ID_PATTERN.test(id))
-    throw new ValidationError([{ path: 'id', message: SCHEDULE_ID_RULE }])
-  return id
-}
+export type ScheduleValidationConfig = Pick<Config, 'queues' | 'maxMessageBytes'>
 
 /** Validate one schedule. Throws ValidationError naming every bad field, or PayloadTooLargeError. */
 export function validateSchedule(id: string, input: unknown, config: ScheduleValidationConfig): NewSchedule {

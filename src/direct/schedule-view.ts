@@ -1,5 +1,6 @@
 // A stored schedule as callers see it: the input (times as ISO) plus nextRunAt, lastRunAt, runs and createdAt.
 import type { StoredSchedule } from '../store/schedule-record'
+import { isoTime, isoTimeOrNull } from '../iso-time'
 
 export interface ScheduleView {
   id: string
@@ -26,15 +27,9 @@ export interface ScheduleListPage {
   cursor: string | null
 }
 
-/** ISO text of an epoch ms; null for one no date can show (a record stored before times were bounded). */
-const isoOrNull = (ms: number): string | null => {
-  const date = new Date(ms)
-  return Number.isNaN(date.getTime()) ? null : date.toISOString()
-}
-const iso = (ms: number) => new Date(ms).toISOString()
-/** An optional time field, left out when no date can show it. */
+/** An optional time field, left out when no date can show it (a record stored before times were bounded). */
 const timeField = (name: string, ms: number | undefined) => {
-  const text = ms === undefined ? null : isoOrNull(ms)
+  const text = ms === undefined ? null : isoTimeOrNull(ms)
   return text === null ? {} : { [name]: text }
 }
 
@@ -50,9 +45,9 @@ export function scheduleView(id: string, s: StoredSchedule): ScheduleView {
     ...timeField('endAt', spec.endAtMs),
     paused: spec.paused,
     ...(spec.groupId !== undefined ? { groupId: spec.groupId } : {}),
-    nextRunAt: s.pendingMs === null ? null : isoOrNull(s.pendingMs),
-    lastRunAt: s.lastRunMs === null ? null : isoOrNull(s.lastRunMs),
+    nextRunAt: s.pendingMs === null ? null : isoTimeOrNull(s.pendingMs),
+    lastRunAt: s.lastRunMs === null ? null : isoTimeOrNull(s.lastRunMs),
     runs: s.runs,
-    createdAt: iso(s.createdAtMs),
+    createdAt: isoTime(s.createdAtMs),
   }
 }

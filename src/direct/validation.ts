@@ -7,11 +7,11 @@ import { isFifoQueue } from '../queues'
 import { expectedMessageBytes } from '../sqs/envelope'
 import { PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors'
 import { newJobId } from '../store/ids'
+import { JOB_ID_PATTERN, JOB_ID_RULE } from './id-rules'
 import type { NewJob } from '../store/job-store'
+import { isoTime } from '../iso-time'
 
 export const MAX_BATCH_JOBS = 100
-export const JOB_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/
-export const JOB_ID_RULE = 'must be 1-128 characters of [A-Za-z0-9_.:-]'
 /** SQS's own MessageGroupId alphabet (printable ASCII, no space): anything else would be refused at dispatch. */
 const GROUP_ID_PATTERN = /^[\x21-\x7e]{1,128}$/
 const GROUP_ID_RULE = 'must be 1-128 printable ASCII characters without spaces (SQS MessageGroupId rules)'
@@ -29,20 +29,31 @@ export interface ValidateOptions {
 // Messages say what the field must be, with the field named by `path`: "delayMs: must be an integer >= 0".
 const required = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : what)
 
-const inputSchema = z.strictObject({
+/** The fields a job and a schedule share, with the same rules and messages (src/direct/schedule-validation.ts). */
+export const sharedFields = {
   queue: z.string({ error: required('must be a string naming a configured queue') }),
   payload: z.unknown().refine((v) => v !== undefined, { error: 'is required (any JSON value, null included)' }),
+  groupId: z.string({ error: GROUP_ID_RULE }).regex(GROUP_ID_PATTERN, { error: GROUP_ID_RULE }).optional(),
+}
+
+const inputSchema = z.strictObject({
+  queue: sharedFields.queue,
+  payload: sharedFields.payload,
   delayMs: z
     .number({ error: 'must be an integer >= 0' })
     .int({ error: 'must be an integer >= 0' })
     .min(0, { error: 'must be an integer >= 0' })
     .optional(),
+  /** ISO-8601 with a zone, or epoch ms. */
   runAt: z
     .union([z.string(), z.number()], { error: 'must be an ISO-8601 time with a zone, or an integer epoch ms' })
     .optional(),
   id: z.string({ error: JOB_ID_RULE }).regex(JOB_ID_PATTERN, { error: JOB_ID_RULE }).optional(),
-  groupId: z.string({ error: GROUP_ID_RULE }).regex(GROUP_ID_PATTERN, { error: GROUP_ID_RULE }).optional(),
+  groupId: sharedFields.groupId,
 })
+
+/** What callers send: the job input of docs/api.md (its type is the schema's, so the two cannot drift apart). */
+export type JobInput = z.input<typeof inputSchema>
 
 type RawJob = z.infer<typeof inputSchema>
 
@@ -80,29 +91,6 @@ export function validateJob(input: unknown, config: JobValidationConfig, options
     ...(raw.groupId ? { groupId: raw.groupId } : {}),
     schedule: schedule!,
   }
-}
-
-/** A job id from a URL or a caller: 400 unless it follows the id rule. */
-export function validateJobId(id: unknown, path = 'id'): string {
-  if (typeof id !== 'string' || !JOB_ID_PATTERN.test(id)) throw new ValidationError([{ path, message: JOB_ID_RULE }])
-  return id
-}
-
-/**
- * An occurrence of a recurring schedule: "<schedule id>@<epoch ms>" (src/schedule/occurrence-id.ts). The exponent
- * form ("@1.795648056156e+15") is what Lua wrote for times of 1e14 and more before schedule times were bounded: such
- * an occurrence can still be looked up and cancelled.
- */
-const OCCURRENCE_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,100}@(\d{1,15}|\d(\.\d{1,13})?e\+\d{2})$/
-
-/** An id to look up or cancel: a job id, or an occurrence id ("<schedule id>@<epoch ms>"). */
-export function validateJobRef(id: unknown, path = 'id'): string {
-  if (typeof id === 'string' && (JOB_ID_PATTERN.test(id) || OCCURRENCE_ID_PATTERN.test(id))) return id
-  const occurrence = typeof id === 'string' && id.includes('@')
-  const rule = occurrence
-    ? 'an occurrence id must be "<schedule id>@<epoch ms>" (schedule id: 1-100 of [A-Za-z0-9_.:-])'
-    : JOB_ID_RULE
-  throw new ValidationError([{ path, message: rule }])
 }
 
 /** The envelope of POST /jobs/batch: `{ "jobs": [ ...up to 100 ] }`. Items are validated one by one later. */
@@ -154,7 +142,7 @@ function scheduleOf(
   }
   // The caller's clock may be a little off: the horizon is a limit, not a precision tool.
   if (atMs > nowMs + horizonMs)
-    fail('runAt', `must be within the ${days}-day horizon (before ${new Date(nowMs + horizonMs).toISOString()})`)
+    fail('runAt', `must be within the ${days}-day horizon (before ${isoTime(nowMs + horizonMs)})`)
   return { atMs }
 }
 

@@ -13,6 +13,7 @@ import { reviveCall } from '../store/script-calls'
 import { runScript, type ScriptedClient } from '../store/scripts'
 import type { DispatchError } from '../store/job-store'
 import { guard } from '../store/redis-errors'
+import { isoTime } from '../iso-time'
 
 export interface DeadJob {
   id: string
@@ -87,7 +88,7 @@ export class DeadSet {
   async revive(id: string, delayMs = 0): Promise<number> {
     await guard(verifyLayout(this.redis, this.keys))
     const due = Number(await guard(runScript(this.redis, reviveCall(this.keys.locate(id), id, delayMs))))
-    if (due === 0) throw scriptError(ScriptErrorCode.JobNotFound, id)
+    if (due === ScriptErrorCode.JobNotFound) throw scriptError(ScriptErrorCode.JobNotFound, id)
     return due
   }
 
@@ -154,8 +155,8 @@ function view<P extends object>(f: Found, job: StoredJob, payload: P, error: str
     queue: job.queue,
     ...payload,
     ...(job.groupId ? { groupId: job.groupId } : {}),
-    createdAt: new Date(job.createdAtMs).toISOString(),
-    diedAt: new Date(f.diedMs).toISOString(),
-    ...(e ? { lastError: { attempts: e.attempts, at: new Date(e.at).toISOString(), message: e.message } } : {}),
+    createdAt: isoTime(job.createdAtMs),
+    diedAt: isoTime(f.diedMs),
+    ...(e ? { lastError: { attempts: e.attempts, at: isoTime(e.at), message: e.message } } : {}),
   }
 }

@@ -16,7 +16,8 @@ import { isFifoQueue } from '../queues'
 import { deduplicationId, JOB_ID_ATTRIBUTE } from '../sqs/envelope'
 import { DelayQueueError, JobExistsError } from '../errors'
 import type { JobStore, NewJob } from '../store/job-store'
-import { validateJob, validateJobId, validateJobRef, type JobValidationConfig } from '../direct/validation'
+import { validateJobId, validateJobRef } from '../direct/id-rules'
+import { validateJob, type JobValidationConfig } from '../direct/validation'
 import { parseOccurrenceId } from '../schedule/occurrence-id'
 import { dlqNameOf, sameQueue, targetOfDlq } from './dlq-target'
 
@@ -34,6 +35,8 @@ export interface RedriveOptions {
   mode: { kind: 'schedule'; store: JobStore; delayMs: number } | { kind: 'direct' }
   /** Stop after this many messages (default: until the DLQ is empty). */
   max?: number
+  /** How long each receive waits for a message (default 1 s): the run ends after two empty receives. */
+  waitSeconds?: number
 }
 
 export interface SkippedMessage {
@@ -66,7 +69,7 @@ export async function redrive(options: RedriveOptions): Promise<RedriveReport> {
       new ReceiveMessageCommand({
         QueueUrl: options.dlqUrl,
         MaxNumberOfMessages: Math.min(10, max - report.moved - report.skipped.length),
-        WaitTimeSeconds: 1,
+        WaitTimeSeconds: options.waitSeconds ?? 1,
         // Skipped messages stay invisible for the rest of this run, so one run never loops over them.
         VisibilityTimeout: 300,
         MessageAttributeNames: ['All'],

@@ -23,6 +23,7 @@ import { DelayQueue } from '../direct/delay-queue'
 import { SCHEDULE_USAGE, scheduleCommand } from './schedule-commands'
 import { startDashboard } from './dashboard/server'
 import { JOB_USAGE, JobCommandError, jobCommand } from './job-commands'
+import { isoTime } from '../iso-time'
 
 const USAGE = `usage:
   sdq dead list [--queue Q] [--limit N]
@@ -84,7 +85,7 @@ async function main(argv: string[]): Promise<number> {
         print({ retried: await reviveAll(dead, values.queue, delayMs) })
       } else {
         if (ids.length === 0) throw new UsageError('name job ids, or --all')
-        for (const id of ids) print({ id, runAt: new Date(await dead.revive(id, delayMs)).toISOString() })
+        for (const id of ids) print({ id, runAt: isoTime(await dead.revive(id, delayMs)) })
       }
     } else if (command === 'schedules') {
       const flags = {
@@ -191,7 +192,7 @@ async function reviveAll(dead: DeadSet, queue: string | undefined, delayMs: numb
     if (page.length === 0) return seen.size
     for (const id of page) {
       seen.add(id)
-      print({ id, runAt: new Date(await dead.revive(id, delayMs)).toISOString() })
+      print({ id, runAt: isoTime(await dead.revive(id, delayMs)) })
     }
   }
 }

@@ -1,6 +1,6 @@
 // An occurrence of a schedule is an ordinary job whose id is "<scheduleId>@<occurrence epoch ms>": deterministic, so
 // the same occurrence can never exist twice, and readable back into its schedule and time. Job ids chosen by users
-// never contain "@" (src/direct/validation.ts), so the two kinds of id cannot collide.
+// never contain "@" (src/direct/id-rules.ts), so the two kinds of id cannot collide.
 
 export const OCCURRENCE_SEPARATOR = '@'
 

@@ -1,6 +1,7 @@
 // The SQS message a job becomes: the consumers' contract (docs/consumer.md, "The message").
 import { createHash } from 'node:crypto'
 import { parseOccurrenceId } from '../schedule/occurrence-id'
+import { isoTime } from '../iso-time'
 
 export interface JobMessage<Payload = unknown> {
   id: string
@@ -76,7 +77,7 @@ function iso(ms: number): string {
   let s = isoCache.get(ms)
   if (s === undefined) {
     if (isoCache.size >= 4096) isoCache.clear()
-    s = new Date(ms).toISOString()
+    s = isoTime(ms)
     isoCache.set(ms, s)
   }
   return s

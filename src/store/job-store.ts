@@ -4,6 +4,7 @@ import { DelayQueueError, ScriptErrorCode, scriptError, type ExistingJob } from 
 import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'
 import { decodeDispatchError, type JobState } from './job-state'
+import type { NewJob } from './new-job'
 import { decodeRecord } from './record'
 import { readPendingPage, type PendingPage } from './pending-page'
 import { decodeReceipt, receiptHours, type DispatchReceipt } from './receipt'
@@ -16,17 +17,9 @@ import type { ScriptCall } from './scripts'
 import { rideOut } from './ride-out'
 import { runScript, type ScriptedClient } from './scripts'
 import { writePerShard } from './shard-writes'
+import { isoTime } from '../iso-time'
 
-/** A validated job, ready to store (see src/direct/validation.ts for how HTTP input becomes one). */
-export interface NewJob {
-  id: string
-  queue: string
-  /** The payload as JSON text. */
-  payloadJson: string
-  groupId?: string
-  /** Relative to Redis's clock, or absolute (epoch ms; the past means now). */
-  schedule: { delayMs: number } | { atMs: number }
-}
+export type { NewJob } from './new-job'
 
 /** `dispatched`: SQS accepted it; what its dispatch receipt keeps (DISPATCH_RECEIPT_TTL_MS), no payload. */
 export type JobStatus = 'scheduled' | 'dispatching' | 'dead' | 'dispatched'
@@ -216,8 +209,8 @@ function existingJob(id: string, state: JobState, record: string, score: number,
     id,
     queue: job.queue,
     status: state === 'retrying' ? 'scheduled' : state,
-    runAt: new Date(score).toISOString(),
-    createdAt: new Date(job.createdAtMs).toISOString(),
+    runAt: isoTime(score),
+    createdAt: isoTime(job.createdAtMs),
     ...(job.groupId ? { groupId: job.groupId } : {}),
     samePayload: job.payloadJson === sentPayloadJson,
   }
@@ -228,19 +221,19 @@ function toView(id: string, state: JobState, record: string, score: number, atte
   const view: JobView = {
     id,
     queue: job.queue,
-    runAt: new Date(score).toISOString(),
+    runAt: isoTime(score),
     // A job waiting for a dispatch retry is scheduled again: runAt is its next attempt.
     status: state === 'retrying' ? 'scheduled' : state,
     payload: JSON.parse(job.payloadJson),
     ...(job.groupId ? { groupId: job.groupId } : {}),
-    createdAt: new Date(job.createdAtMs).toISOString(),
+    createdAt: isoTime(job.createdAtMs),
   }
   if (lastError) {
     const e = decodeDispatchError(lastError)
     view.attempts = attempt || e.attempts
     view.lastError = {
       attempts: e.attempts,
-      at: new Date(e.at).toISOString(),
+      at: isoTime(e.at),
       message: e.message,
       ...(e.maybeSent ? { maybeSent: true as const } : {}),
     }
@@ -249,14 +242,14 @@ function toView(id: string, state: JobState, record: string, score: number, atte
 }
 
 function dispatchedView(id: string, r: DispatchReceipt): JobView {
-  const dueAt = new Date(r.dueMs).toISOString()
+  const dueAt = isoTime(r.dueMs)
   return {
     id,
     queue: r.queue,
     runAt: dueAt,
     status: 'dispatched',
     dueAt,
-    acceptedAt: new Date(r.acceptedAtMs).toISOString(),
+    acceptedAt: isoTime(r.acceptedAtMs),
     messageId: r.messageId,
     attempts: r.attempts,
     ...(r.createdAtMs === undefined ? {} : { createdAt: new Date(r.createdAtMs).toISOString() }),

@@ -59,6 +59,11 @@ export class ShardKeys {
    * REDIS_WAIT_REPLICAS=auto, API writes are refused while the primary has none (src/store/replica-watch.ts).
    */
   readonly replicated: string
+  /**
+   * The walks with a frontier on this shard (pendingWalk): ZSET walk -> when it was last used (ms, Redis's clock), to
+   * keep the MAX_WALKS used last (src/store/pending-walk.ts).
+   */
+  readonly pendingWalks: string
 
   constructor(
     prefix: string,
@@ -78,10 +83,24 @@ export class ShardKeys {
     this.scannerAlive = `${this.tag}:scanner`
     this.scanStart = `${this.tag}:scan-start`
     this.replicated = `${this.tag}:replicated`
+    this.pendingWalks = `${this.tag}:walks`
   }
 
   bucket(bucketNo: number | string): string {
     return `${this.tag}:due:${bucketNo}`
+  }
+
+  /**
+   * A walk through the pending list page by page (src/store/pending-walk.ts): a ZSET bucket number -> a lower bound of
+   * that bucket's next job after the walk's position, which it holds in `pendingWalkAt` (a STRING
+   * "<page token>|<due ms>:<id>", the token naming the page that wrote it); both expire.
+   */
+  pendingWalk(walk: string): string {
+    return `${this.tag}:walk:${walk}`
+  }
+
+  pendingWalkAt(walk: string): string {
+    return `${this.tag}:walk:${walk}:at`
   }
 
   /**

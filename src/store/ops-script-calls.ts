@@ -1,5 +1,6 @@
-// Call builders of the scripts only the operator tools run (src/ops/), beside src/store/script-calls.ts and in the
-// same form: KEYS and ARGV by name, in the order of the script's header.
+// Call builders of the scripts of the operator reads (src/ops/, and the pending pages of GET /jobs), beside
+// src/store/script-calls.ts and in the same form: KEYS and ARGV by name, in the order of the script's header.
+import type { ShardKeys } from './keys'
 import type { ScriptCall } from './scripts'
 
 /** lua/record-heads.lua: { head, payloadBytes, ... } for the first ids, as far as the budget went. */
@@ -21,5 +22,52 @@ export function recordHeadsCall(records: string, p: RecordHeadsParams): ScriptCa
     script: 'sdqRecordHeads',
     keys: { records },
     args: { headerLines: p.headerLines, previewBytes: p.previewBytes, budgetBytes: p.budgetBytes, ids: p.ids },
+  }
+}
+
+/** lua/walk-start.lua: 1 when the walk's frontier was made on the shard, 0 when not. */
+export function walkStartCall(
+  shard: ShardKeys,
+  p: { walk: string; position: string; ttlMs: number; maxWalks: number; dropped: readonly string[] },
+): ScriptCall<number> {
+  return {
+    script: 'sdqWalkStart',
+    keys: {
+      index: shard.index,
+      walks: shard.pendingWalks,
+      frontier: shard.pendingWalk(p.walk),
+      at: shard.pendingWalkAt(p.walk),
+      dropped: p.dropped.flatMap((w) => [shard.pendingWalk(w), shard.pendingWalkAt(w)]),
+    },
+    args: { walk: p.walk, position: p.position, ttlMs: p.ttlMs, maxWalks: p.maxWalks, droppedWalks: p.dropped },
+  }
+}
+
+export interface WalkAdvanceParams {
+  walk: string
+  /** The position the page started from, as it read it. */
+  held: string
+  /** The page's end; "" when the walk ended. */
+  next: string
+  ttlMs: number
+  /** Buckets whose bound goes up, and the bound. */
+  raise: readonly { bucketNo: string; bound: number }[]
+  /** Buckets with nothing after the page's end. */
+  forget: readonly string[]
+}
+
+/** lua/walk-advance.lua: 1 when written, 0 when the walk no longer holds `held` (nothing written). */
+export function walkAdvanceCall(shard: ShardKeys, p: WalkAdvanceParams): ScriptCall<number> {
+  return {
+    script: 'sdqWalkAdvance',
+    keys: { walks: shard.pendingWalks, frontier: shard.pendingWalk(p.walk), at: shard.pendingWalkAt(p.walk) },
+    args: {
+      walk: p.walk,
+      held: p.held,
+      next: p.next,
+      ttlMs: p.ttlMs,
+      raised: p.raise.length,
+      updates: [...p.raise.flatMap((r) => [r.bound, r.bucketNo]), ...p.forget],
+    },
   }
 }

@@ -92,30 +92,40 @@ export interface ReceiptPlan {
   nowMs: number
 }
 
+/**
+ * The receipt hashes an ack writes into (this hour's, by id) and each settlement's hash as its index in KEYS: the
+ * hashes follow `keysBefore` other keys (0 for a settlement without a receipt, or with receipts off).
+ */
+export function receiptKeys(shard: ShardKeys, keysBefore: number, receipts?: ReceiptPlan) {
+  const on = receipts !== undefined && receipts.ttlMs > 0
+  const hour = on ? receiptHour(receipts.nowMs) : 0
+  const hashes: string[] = []
+  const index = new Map<string, number>()
+  const keyOf = (s: AckSettlement): number => {
+    if (!on || s.receipt === undefined) return 0
+    const key = shard.receipts(hour, receiptSlot(s.id))
+    const known = index.get(key)
+    if (known !== undefined) return known
+    const n = keysBefore + hashes.push(key)
+    index.set(key, n)
+    return n
+  }
+  return { hashes, keyOf, expireAt: on ? receiptExpiry(hour, receipts.ttlMs) : 0 }
+}
+
 /** lua/ack.lua: how many of the jobs their lease still held. Without `receipts` (or a 0 ttl) none are written. */
 export function ackCall(
   shard: ShardKeys,
   settlements: readonly AckSettlement[],
   receipts?: ReceiptPlan,
 ): ScriptCall<number> {
-  const on = receipts !== undefined && receipts.ttlMs > 0
-  const hour = on ? receiptHour(receipts.nowMs) : 0
-  const hashes: string[] = []
-  const index = new Map<string, number>()
-  const hashOf = (s: AckSettlement): number => {
-    if (!on || s.receipt === undefined) return 0
-    const key = shard.receipts(hour, receiptSlot(s.id))
-    const known = index.get(key)
-    if (known !== undefined) return known
-    const n = hashes.push(key)
-    index.set(key, n)
-    return n
-  }
-  const groups = settlements.flatMap((s) => [s.id, s.token, hashOf(s), s.receipt ?? ''])
+  const keys = ackKeys(shard)
+  const { hashes, keyOf, expireAt } = receiptKeys(shard, 0, receipts)
+  const groups = settlements.flatMap((s) => [s.id, s.token, keyOf(s), s.receipt ?? ''])
   return {
     script: 'sdqAck',
-    keys: { ...ackKeys(shard), receipts: hashes },
-    args: { expireAt: on ? receiptExpiry(hour, receipts.ttlMs) : 0, settlements: groups },
+    keys: { ...keys, receipts: hashes },
+    args: { expireAt, settlements: groups },
   }
 }
 

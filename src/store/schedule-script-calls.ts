@@ -1,7 +1,7 @@
 // The recurring schedules' script calls (put, delete, the occurrence ack), built the way src/store/script-calls.ts
 // builds the job side's: KEYS and ARGV by name, in each script's header order.
 import type { JobLocation, ShardKeys } from './keys'
-import { ackKeys, type Settlement } from './scan-script-calls'
+import { type AckSettlement, ackKeys, type ReceiptPlan, receiptKeys } from './scan-script-calls'
 import { jobSideKeys } from './script-calls'
 import type { ScriptCall } from './scripts'
 
@@ -55,7 +55,7 @@ export function scheduleDeleteCall(at: JobLocation, id: string): ScriptCall<numb
   return { script: 'sdqScheduleDelete', keys: scheduleKeys(at), args: { id, bucketNo: at.bucketNo } }
 }
 
-export interface OccurrenceAck extends Settlement {
+export interface OccurrenceAck extends AckSettlement {
   scheduleId: string
   atMs: number
   /** The schedule version the next occurrences were computed from (0: no schedule). */
@@ -67,35 +67,44 @@ export interface OccurrenceAck extends Settlement {
   bucketNo: number
 }
 
-/** lua/schedule-ack.lua: how many of the occurrences their lease still held. */
-export function scheduleAckCall(shard: ShardKeys, acks: readonly OccurrenceAck[], windowMs = 0): ScriptCall<number> {
+/**
+ * lua/schedule-ack.lua: how many of the occurrences their lease still held. Each occurrence's `receipt` is kept as a
+ * job's is (lua/ack.lua), unless `receipts` is absent or its ttl 0.
+ */
+export function scheduleAckCall(
+  shard: ShardKeys,
+  acks: readonly OccurrenceAck[],
+  windowMs = 0,
+  receipts?: ReceiptPlan,
+): ScriptCall<number> {
   const buckets: string[] = []
   const keyIndex = new Map<number, number>() // bucket number -> its position in KEYS (1-based: 7 fixed keys first)
   for (const a of acks) {
     if (!keyIndex.has(a.bucketNo)) keyIndex.set(a.bucketNo, 7 + buckets.push(shard.bucket(a.bucketNo)))
   }
+  const { hashes, keyOf, expireAt } = receiptKeys(shard, 7 + buckets.length, receipts)
+  const occurrences = acks.flatMap((a) => [
+    a.id,
+    a.token,
+    a.scheduleId,
+    a.atMs,
+    a.version,
+    a.nextAfterIt ?? -1,
+    a.nextAfterNow ?? -1,
+    a.bucketNo,
+    keyIndex.get(a.bucketNo)!,
+    keyOf(a),
+    a.receipt ?? '',
+  ])
   return {
     script: 'sdqScheduleAck',
+    // The receipt hashes are known once every occurrence has named its own (keyOf).
     keys: {
       ...ackKeys(shard),
       schedules: shard.schedules,
       index: shard.index,
-      buckets,
+      bucketsAndReceipts: [...buckets, ...hashes],
     },
-    args: {
-      wake: shard.wakeChannel,
-      windowMs,
-      occurrences: acks.flatMap((a) => [
-        a.id,
-        a.token,
-        a.scheduleId,
-        a.atMs,
-        a.version,
-        a.nextAfterIt ?? -1,
-        a.nextAfterNow ?? -1,
-        a.bucketNo,
-        keyIndex.get(a.bucketNo)!,
-      ]),
-    },
+    args: { wake: shard.wakeChannel, windowMs, expireAt, occurrences },
   }
 }

@@ -1,6 +1,6 @@
 // The schedule store: recurring schedules in Redis, next to the jobs they produce (lua/schedule-*.lua).
 // The next occurrence is computed here (src/schedule/recurrence.ts) from Redis's clock and handed to the scripts.
-import { ScheduleChangedError, ScheduleNotFoundError } from '../errors'
+import { ScriptErrorCode, scheduleScriptError } from '../errors'
 import { nextOccurrence } from '../schedule/recurrence'
 import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'
@@ -56,8 +56,9 @@ export class ScheduleStore {
     })
     const { reply, unconfirmed } = await writeScript(this.redis, this.replication, this.keys.locate(id).shard, call)
     const [code, version, pending, runs, lastRun, createdAt] = reply.map(Number) as number[]
-    if (code === 0) throw new ScheduleNotFoundError(id)
-    if (code === -4) throw new ScheduleChangedError(id)
+    if (code === ScriptErrorCode.ScheduleNotFound || code === ScriptErrorCode.ScheduleChanged) {
+      throw scheduleScriptError(code, id)
+    }
     if (unconfirmed) throw unconfirmed
     return {
       created: code === 1,
@@ -89,7 +90,8 @@ export class ScheduleStore {
       location.shard,
       scheduleDeleteCall(location, id),
     )
-    if (Number(reply) !== 1) throw new ScheduleNotFoundError(id)
+    if (Number(reply) === ScriptErrorCode.ScheduleNotFound)
+      throw scheduleScriptError(ScriptErrorCode.ScheduleNotFound, id)
     if (unconfirmed) throw unconfirmed
   }
 

@@ -5,19 +5,17 @@
 import { parseOccurrenceId } from '../schedule/occurrence-id'
 import type { JobState } from './job-state'
 import { receiptSlot, type JobLocation } from './keys'
+import type { NewJob } from './new-job'
 import type { ScanStartOptions } from './scan-start'
 import type { ScriptCall } from './scripts'
 
 /** lua/enqueue.lua: { 1 | 2, dueMs, createdAtMs, version, startScanner }, or { -1, state, record, score }, or { -2 }. */
 export type EnqueueReply = [number, ...(number | string)[]]
 
-export interface EnqueueParams {
-  id: string
+/** A NewJob as enqueue takes it: with the write's mode, and groupId "" for none. */
+export interface EnqueueParams extends Omit<NewJob, 'groupId'> {
   mode: 'insert' | 'upsert'
-  queue: string
   groupId: string
-  payloadJson: string
-  schedule: { delayMs: number } | { atMs: number }
   /** On-demand scan mode (src/store/scan-start.ts); absent: never ask for a scanner. */
   scanStart?: ScanStartOptions
 }

@@ -31,13 +31,21 @@ import scannerRetireLua from '../../lua/scanner-retire.lua'
 import reviveLua from '../../lua/revive.lua'
 import addOccurrence from '../../lua/includes/addOccurrence.lua'
 import base36 from '../../lua/includes/base36.lua'
+import decodeRecord from '../../lua/includes/decodeRecord.lua'
 import decodeSchedule from '../../lua/includes/decodeSchedule.lua'
 import dropUnleased from '../../lua/includes/dropUnleased.lua'
 import maybeSent from '../../lua/includes/maybeSent.lua'
+import encodeRecord from '../../lua/includes/encodeRecord.lua'
 import encodeSchedule from '../../lua/includes/encodeSchedule.lua'
+import expireReceipts from '../../lua/includes/expireReceipts.lua'
+import keepReceipt from '../../lua/includes/keepReceipt.lua'
+import occurrenceId from '../../lua/includes/occurrenceId.lua'
+import parseOccurrenceId from '../../lua/includes/parseOccurrenceId.lua'
 import scheduleAckLua from '../../lua/schedule-ack.lua'
 import scheduleDeleteLua from '../../lua/schedule-delete.lua'
 import schedulePutLua from '../../lua/schedule-put.lua'
+import walkAdvanceLua from '../../lua/walk-advance.lua'
+import walkStartLua from '../../lua/walk-start.lua'
 
 export type RedisClient = Redis | Cluster
 
@@ -55,11 +63,17 @@ export const LUA_HELPERS: Readonly<Record<string, string>> = {
   holdsLease,
   wakeIfEarliest,
   base36,
+  encodeRecord,
+  decodeRecord,
+  occurrenceId,
+  parseOccurrenceId,
   decodeSchedule,
   encodeSchedule,
   maybeSent,
   dropUnleased,
   addOccurrence,
+  keepReceipt,
+  expireReceipts,
 }
 
 /** The scripts by command name, as written in lua/ (before their helpers are prepended). */
@@ -76,6 +90,8 @@ export const LUA_SCRIPTS = {
   sdqScheduleAck: scheduleAckLua,
   sdqRelayHandBack: relayHandBackLua,
   sdqRecordHeads: recordHeadsLua,
+  sdqWalkStart: walkStartLua,
+  sdqWalkAdvance: walkAdvanceLua,
   sdqScannerAlive: scannerAliveLua,
   sdqScannerRetire: scannerRetireLua,
   sdqScanStartRelease: scanStartReleaseLua,

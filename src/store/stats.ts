@@ -3,6 +3,7 @@
 import type { Keyspace } from './keys'
 import { decodeCounterField } from './job-state'
 import type { ScriptedClient } from './scripts'
+import { isoTime } from '../iso-time'
 
 export interface QueueCounts {
   /** Accepted and not yet in SQS: scheduled, being dispatched, or waiting for a dispatch retry. */
@@ -77,6 +78,6 @@ export async function readStats(redis: ScriptedClient, keys: Keyspace): Promise<
       if (counter in counts) counts[counter as keyof QueueCounts] += Number(count)
     }
   }
-  if (next !== Infinity) stats.nextDueAt = new Date(next).toISOString()
+  if (next !== Infinity) stats.nextDueAt = isoTime(next)
   return stats
 }

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { bodyOf, request, testApi } from './api-helpers'
 
 const api = testApi()
+const cursorOf = (text: string) => Buffer.from(text).toString('base64url')
 afterAll(() => api.close())
 
 describe('GET /jobs', () => {
@@ -41,6 +42,11 @@ describe('GET /jobs', () => {
       [{ limit: 'x' }, 'limit'],
       [{ queue: 'nope' }, 'queue'],
       [{ cursor: 'bm8tY29sb24' }, 'cursor'],
+      // tampered: a walk name that no page gives, an id no job can have, a due time past any date, not base64url
+      [{ cursor: cursorOf('w!!:1795000000000:order-1') }, 'cursor'],
+      [{ cursor: cursorOf('wAAAAAAAAAAA:1795000000000:order 1') }, 'cursor'],
+      [{ cursor: cursorOf('wAAAAAAAAAAA:99999999999999999:order-1') }, 'cursor'],
+      [{ cursor: `${cursorOf('wAAAAAAAAAAA:1795000000000:order-1')}=` }, 'cursor'],
     ] as const) {
       const res = await api.call(request('GET', '/jobs', { query }))
       expect(res.statusCode).toBe(400)

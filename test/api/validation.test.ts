@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest'
 import { PayloadTooLargeError, ValidationError } from '../../src/errors'
 import { expectedMessageBytes } from '../../src/sqs/envelope'
-import { parseIsoWithZone, validateBatch, validateJob, validateJobId } from '../../src/direct/validation'
+import { validateJobId } from '../../src/direct/id-rules'
+import { parseIsoWithZone, validateBatch, validateJob } from '../../src/direct/validation'
 import { refusalOf } from '../support/validation'
 
 const DAY = 86_400_000

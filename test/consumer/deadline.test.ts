@@ -56,25 +56,27 @@ describe('jobHandler against an SQS endpoint that never answers', () => {
     }
   })
 
-  it('answers before a 60 s deadline even with a client of the SDK defaults (no request timeout)', async () => {
-    // prepare: the user's own client, as `new SQSClient()` makes it: it would wait for an answer forever
+  it('answers before the deadline even with a client of the SDK defaults (no request timeout)', async () => {
+    // prepare: the user's own client, as `new SQSClient()` makes it: it would wait for an answer forever. The budget
+    // is 8 s, not a typical 60 s: above 6.75 s the redrive-policy read is capped at 2 s as it is with 60 s, so both
+    // run the same code (a budget only makes the wait for the settle margin longer).
     const silent = await silentServer()
     const sqs = new SQSClient({ endpoint: silent.url, region: 'us-east-1', credentials: localCredentials })
     const handler = jobHandler(failSecond, options({ sqs }))
     try {
       // act
       const t0 = performance.now()
-      const response = await handler(batchOnSilentQueue(), lambdaContext(60_000))
+      const response = await handler(batchOnSilentQueue(), lambdaContext(8_000))
       const elapsedMs = performance.now() - t0
       // assess
       expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-bad' }])
-      expect(elapsedMs).toBeLessThan(60_000)
-      console.info(`silent SQS, SDK-default client, 60 s budget: answered after ${Math.round(elapsedMs)} ms`)
+      expect(elapsedMs).toBeLessThan(8_000)
+      console.info(`silent SQS, SDK-default client, 8 s budget: answered after ${Math.round(elapsedMs)} ms`)
     } finally {
       sqs.destroy()
       await silent.close()
     }
-  }, 75_000)
+  }, 20_000)
 })
 
 describe('jobHandler near its deadline', () => {

@@ -21,7 +21,8 @@ import {
 
 afterAll(closeFixtures)
 
-describe('jobHandler with idempotency (real Redis)', () => {
+// The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
+describe.concurrent('jobHandler with idempotency (real Redis)', () => {
   const redis = new Redis(inject('redisUrl'))
   afterAll(() => redis.quit())
 

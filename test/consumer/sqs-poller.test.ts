@@ -18,7 +18,8 @@ async function remaining(queueUrl: string): Promise<string[]> {
   return (await receiveNow(queueUrl)).map((m) => m.Body!).sort()
 }
 
-describe('local SQS poller', () => {
+// The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
+describe.concurrent('local SQS poller', () => {
   it('builds a Lambda-shaped event and deletes only the records not reported as failed', async () => {
     // prepare
     const { queueUrl, queueArn } = await queue()

@@ -21,7 +21,8 @@ import {
 
 afterAll(closeFixtures)
 
-describe('jobHandler on a standard queue', () => {
+// The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
+describe.concurrent('jobHandler on a standard queue', () => {
   it('retries only the records that failed in a partial batch', async () => {
     // prepare
     const queue = await createQueue(unique('partial'))

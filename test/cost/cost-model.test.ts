@@ -101,13 +101,38 @@ describe('cost model', () => {
   it('grows Redis storage with pending jobs (jobs a month x wait) and picks the cheaper Redis on auto', () => {
     const storage = (waitHours: number) =>
       item(
-        bill({ ...base, jobsPerMonth: 100_000_000, waitHours }, measured),
+        bill({ ...base, jobsPerMonth: 100_000_000, waitHours, receiptTtlHours: 0 }, measured),
         'Redis: ElastiCache Serverless Valkey storage',
       )!.usd
     expect(storage(24) / storage(12)).toBeCloseTo(2)
     const auto = bill({ ...base, jobsPerMonth: 100_000_000, redis: 'auto' }, measured)
     const serverless = bill({ ...base, jobsPerMonth: 100_000_000 }, measured)
     expect(total(auto)).toBeLessThanOrEqual(total(serverless))
+  })
+
+  it("adds the dispatch receipts a retention keeps to Redis's memory, at the bytes measured for the hourly volume", () => {
+    // prepare: 100M jobs a month are 136,986 receipts an hour, billed at the larger of the figures measured around
+    // that volume (75 B at 100,000 an hour, 85 B at 500,000: past 131,072 an hour the hashes leave the compact encoding)
+    const storageGb = (receiptTtlHours?: number) => {
+      const line = item(
+        bill({ ...base, jobsPerMonth: 100_000_000, receiptTtlHours }, measured),
+        'Redis: ElastiCache Serverless Valkey storage',
+      )!
+      return line.usd / (730 * 0.084)
+    }
+    // act
+    const none = storageGb(0)
+    const day = storageGb(undefined)
+    const hour = storageGb(1)
+    // assess: a day's receipts (kept 24.5 h on average: an hour's hash expires whole) at 75 B each
+    const perHour = 100_000_000 / 730
+    expect(day - none).toBeCloseTo((perHour * 24.5 * 85) / 1e9, 3)
+    expect(hour - none).toBeCloseTo((perHour * 1.5 * 85) / 1e9, 3)
+    const line = item(bill({ ...base, jobsPerMonth: 100_000_000 }, measured), 'Redis: ElastiCache Serverless')!
+    expect(line.quantity).toContain('3,356,164 dispatch receipts')
+    // a small volume pays the small-volume figure (150 B at 1,000 an hour, above the 75 B at 100,000)
+    const small = bill({ ...base, jobsPerMonth: 730_000, redis: 'cache.t4g.micro' }, measured)
+    expect(item(small, 'Redis: cache.t4g.micro')!.quantity).toContain('24,500 dispatch receipts')
   })
 
   it('bills no endpoint over IPv6, and both interface endpoints by the hour in on-demand mode otherwise', () => {

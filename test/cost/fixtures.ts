@@ -4,6 +4,11 @@ import type { bill, Measured, Scenario } from '../../tools/cost/model'
 
 export const measured: Measured = {
   bytesPerJob200: 335,
+  receiptBytes: [
+    { perShardHour: 1_000, bytes: 150 },
+    { perShardHour: 100_000, bytes: 75 },
+    { perShardHour: 500_000, bytes: 85 },
+  ],
   scanCpuMsPer1000Jobs: 100,
   scanSteadyCpuMsPerJob: [
     { jobsPerSec: 160, cpuMsPerJob: 1.6 },

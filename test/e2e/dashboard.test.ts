@@ -1,6 +1,7 @@
 // The operator dashboard in headless Chromium, against the real dev stack (`npm run dev`: serverless-offline, the scan
 // function invoked back to back, fauxqs, the suite's redis-server), and the EMF metrics its functions write.
-// One browser for the whole file; a screenshot goes to test/artifacts/dashboard.png.
+// One browser for the whole file. Screenshots go to test/artifacts/; with SDQ_DOCS_SCREENSHOTS=1 they replace the
+// pictures under docs/ instead (a test run leaves the tracked files alone unless asked).
 import {
   CreateQueueCommand,
   DeleteMessageCommand,
@@ -31,6 +32,12 @@ if (!HAVE_CHROMIUM) {
   console.warn(`skipping the dashboard's browser tests: ${why}`)
 }
 const ARTIFACTS = resolve(__dirname, '../artifacts')
+const SHOTS = process.env.SDQ_DOCS_SCREENSHOTS === '1' ? resolve(__dirname, '../../docs') : ARTIFACTS
+/** Where a screenshot named as under docs/ goes. */
+function shot(name: string): string {
+  mkdirSync(SHOTS, { recursive: true })
+  return resolve(SHOTS, name)
+}
 /** Payload and error text that would run script if the page inserted it as HTML. */
 const HOSTILE = `<img src=x onerror=window.__xss=1><script>window.__xss=2</script>`
 
@@ -186,7 +193,32 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', () => {
     expect(receipt.messageId).toMatch(/^[0-9a-f-]{36}$/)
     expect(Date.parse(receipt.acceptedAt)).toBeGreaterThanOrEqual(Date.parse(receipt.dueAt) - 1_000)
     expect(await page.getByRole('button', { name: 'Cancel job' }).count()).toBe(0)
-    await page.getByTestId('job').screenshot({ path: resolve(__dirname, '../../docs/dashboard-dispatched-job.png') })
+    await page.getByTestId('job').screenshot({ path: shot('dashboard-dispatched-job.png') })
+  }, 40_000)
+
+  it('shows an occurrence of a schedule once in SQS: its receipt and its schedule', async () => {
+    // prepare: an hourly schedule whose first occurrence is due in a second; that one occurrence dispatched (the next
+    // is an hour away, so the orders queue gets exactly one job from it: the metrics below count it)
+    const startAt = Date.now() + 1000
+    const hourly = { queue: 'orders', payload: { s: 1 }, everyMs: 3_600_000, startAt }
+    const put = await post('/schedules/hourly-page', hourly, 'PUT')
+    expect(put.status).toBe(201)
+    const first = `hourly-page@${Date.parse(put.body.nextRunAt)}`
+    let receipt: Record<string, any> = {}
+    await eventually(async () => {
+      receipt = (await (await fetch(`${stack!.apiUrl}/jobs/${first}`)).json()) as Record<string, any>
+      expect(receipt.status).toBe('dispatched')
+    }, 20_000)
+    // (deleted at once, its pending occurrence with it: more would join the orders queue the next scenarios page through)
+    expect((await fetch(`${stack!.apiUrl}/schedules/hourly-page`, { method: 'DELETE' })).status).toBe(204)
+    // act
+    await page.getByPlaceholder('job id').fill(first)
+    await page.getByRole('button', { name: 'Look up' }).click()
+    // assess: dispatched, with the message SQS answered and the schedule it belongs to
+    const shown = page.getByTestId('job')
+    await shows(shown.locator('[data-field="status"]'), 'dispatched', 5_000, true)
+    await shows(shown.locator('[data-field="messageId"]'), receipt.messageId)
+    await shows(shown.locator('[data-field="schedule"]'), 'hourly-page', 5_000, true)
   }, 40_000)
 
   it('pages through the pending jobs of one queue in due order, and opens one (screenshot)', async () => {
@@ -218,7 +250,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', () => {
     await shows(page.getByTestId('job').locator('code').first(), 'browse-03')
     await page
       .locator('section', { has: page.getByTestId('pending') })
-      .screenshot({ path: resolve(__dirname, '../../docs/dashboard-pending.png') })
+      .screenshot({ path: shot('dashboard-pending.png') })
     // The other tests see every queue again, and none of these jobs.
     await page.getByTestId('pending-queue').selectOption('')
     for (const id of expected)
@@ -243,7 +275,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', () => {
     await shows(row.locator('[data-field="paused"]'), 'no')
     await page
       .locator('section', { has: page.getByTestId('schedules') })
-      .screenshot({ path: resolve(__dirname, '../../docs/dashboard-schedules.png') })
+      .screenshot({ path: shot('dashboard-schedules.png') })
     // the job page of its pending occurrence names the schedule
     await page.getByPlaceholder('job id').fill(`new-year-report@${Date.parse(put.body.nextRunAt)}`)
     await page.getByRole('button', { name: 'Look up' }).click()
@@ -301,9 +333,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', () => {
     await shows(row.locator('[data-field="depth"]'), '1')
     await visible(row.locator(`[data-dlq-job="${job.id}"]`))
     expect(await page.locator(`[data-dead-id="${job.id}"]`).count()).toBe(0)
-    await page
-      .locator('section', { has: page.getByTestId('dlqs') })
-      .screenshot({ path: resolve(__dirname, '../../docs/dashboard-dlq.png') })
+    await page.locator('section', { has: page.getByTestId('dlqs') }).screenshot({ path: shot('dashboard-dlq.png') })
     // act: redrive (the page asks first)
     page.once('dialog', (d) => void d.accept())
     await row.getByRole('button', { name: 'Redrive' }).click()
@@ -353,8 +383,12 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', () => {
     await page.getByPlaceholder('job id').fill('later-2')
     await page.getByRole('button', { name: 'Look up' }).click()
     await shows(page.getByTestId('job').locator('[data-field="status"]'), 'scheduled')
-    mkdirSync(ARTIFACTS, { recursive: true })
-    await page.screenshot({ path: resolve(ARTIFACTS, 'dashboard.png'), fullPage: true })
+    // with a recurring schedule in its panel (deleted after: its pending occurrence would count in later tests)
+    const digest = { queue: 'emails', payload: {}, cron: '0 8 * * 1', timezone: 'UTC' }
+    expect((await post('/schedules/weekly-digest', digest, 'PUT')).status).toBe(201)
+    await visible(page.locator('[data-schedule-id="weekly-digest"]'), 10_000)
+    await page.screenshot({ path: shot('dashboard.png'), fullPage: true })
+    expect((await fetch(`${stack!.apiUrl}/schedules/weekly-digest`, { method: 'DELETE' })).status).toBe(204)
   }, 40_000)
 })
 
@@ -435,13 +469,14 @@ describe('dashboard server', () => {
 // These count the jobs the browser scenarios made, so they go with them.
 describe.skipIf(!HAVE_CHROMIUM)('metrics written by the dev stack functions (EMF)', () => {
   it('the scan function reports the jobs it sent per queue, with their lateness', async () => {
-    // The jobs of the tests above: 4 for orders (3, and the one whose receipt the page showed) and 3 for emails sent
+    // The jobs of the tests above: 5 for orders (3, the one whose receipt the page showed, and the schedule's one
+    // occurrence) and 3 for emails sent
     // (1, and the DLQ's job twice: before and after its redrive), 2 dead-lettered for emails (a 10 s window).
     await eventually(() => {
       const lines = emfLines().filter((l) => l.service === 'serverless-delay-queue-local')
       const sum = (queue: string, name: string) =>
         lines.filter((l) => l.queue === queue).reduce((n, l) => n + (l[name] ?? 0), 0)
-      expect(sum('orders', 'Dispatched')).toBe(4)
+      expect(sum('orders', 'Dispatched')).toBe(5)
       expect(sum('emails', 'Dispatched')).toBe(3)
       expect(sum('emails', 'DeadLettered')).toBe(2)
       const late = lines.filter((l) => 'DispatchLatenessMax' in l)

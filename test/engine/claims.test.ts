@@ -2,6 +2,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { JobDispatchingError, JobNotFoundError } from '../../src/errors'
 import { Leases } from '../../src/scan/claims/leases'
+import { readStats } from '../../src/store/stats'
 import { job, testStore } from '../support/engine'
 
 const t = testStore({ shards: 1, buckets: 8 })
@@ -37,15 +38,17 @@ function windowedShard(windowMs: number) {
 
 describe('claims', () => {
   it('hands jobs out in due-time order, whatever the order they were enqueued in', async () => {
-    // prepare
-    for (const [id, delayMs] of [
+    // prepare: due times from one clock reading, 1 s ahead (delays from each enqueue's own moment crossed over when
+    // the enqueues were slow on a loaded machine: "early", enqueued 250 ms late, fell due after "late")
+    const base = Date.now() + 1_000
+    for (const [id, afterMs] of [
       ['late', 300],
       ['early', 100],
       ['middle', 200],
     ] as const) {
-      await t.store.enqueue(job({ id: `order-${id}`, schedule: { delayMs } }))
+      await t.store.enqueue(job({ id: `order-${id}`, schedule: { atMs: base + afterMs } }))
     }
-    await sleep(350)
+    await sleep(base + 350 - Date.now())
     // act
     const claimed = await claimAll()
     // assess
@@ -149,6 +152,26 @@ describe('claims', () => {
     const redisNow = Number(sec) * 1000 + Math.floor(Number(usec) / 1000)
     expect(Math.abs(r.dueMs - (redisNow + 60_000))).toBeLessThan(1_000)
     await t.store.cancel('skewed')
+  })
+
+  it('acks each job of a claim once, even when one is named twice, and moves each count once', async () => {
+    // prepare: three jobs of their own store, claimed by one lease; queue "ack-once" counts three pending
+    const s = testStore({ shards: 1, buckets: 8 })
+    const l = new Leases(s.redis, { leaseMs: 60_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 })
+    const sh = s.keys.shards[0]!
+    await s.store.enqueueMany([0, 1, 2].map(() => job({ queue: 'ack-once' })))
+    const { jobs } = await l.claim(sh, await l.seedHints(sh, 10), 10)
+    expect(jobs).toHaveLength(3)
+    // act: the first job twice in one ack
+    const acked = await l.ack(sh, [jobs[0]!, ...jobs])
+    // assess: three acked, nothing left leased or stored, the counts moved by three
+    expect(acked).toBe(3)
+    const stats = await readStats(s.redis, s.keys)
+    expect(stats.queues['ack-once']).toEqual({ pending: 0, dead: 0, dispatched: 3 })
+    expect(stats.inflight).toBe(0)
+    expect(await s.redis.hlen(sh.jobs)).toBe(0)
+    expect(await s.redis.hlen(sh.leases)).toBe(0)
+    await s.close()
   })
 
   it('takes an expired lease back with attempt + 1, and the stale token can neither ack nor release', async () => {

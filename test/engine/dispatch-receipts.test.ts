@@ -5,6 +5,7 @@ import { JobStore } from '../../src/store/job-store'
 import { RECEIPT_HOUR_MS, receiptSlot } from '../../src/store/keys'
 import { decodeReceipt, encodeReceipt, receiptExpiry, receiptHour } from '../../src/store/receipt'
 import { job, testStore } from '../support/engine'
+import { testQueue } from '../support/schedules'
 import { testScanner } from '../support/scanner'
 import { createQueue, receiveAll, sqsClient } from '../support/sqs'
 
@@ -88,6 +89,40 @@ describe('dispatch receipts', () => {
       expect(await t.redis.exists(t.keys.shards[0]!.receipts(h, receiptSlot('no-receipt')))).toBe(0)
     }
     expect(await receiveAll(sqs, q.url)).toHaveLength(1)
+    await s.close()
+    await t.close()
+  })
+
+  it('answers "dispatched" for an occurrence of a schedule, its receipt written with the ack that makes the next one', async () => {
+    // prepare: a schedule every second from the next whole second, on a store with receipts
+    const t = testStore({ shards: 2 })
+    const store = receiptStore(t)
+    const schedules = testQueue(t)
+    const q = await createQueue(sqs, 'receipts-occurrences')
+    const s = testScanner(t, { queues: { orders: q.url }, receiptTtlMs: DAY_MS, ackHoldMs: 0 })
+    const start = Math.ceil((Date.now() + 200) / 1000) * 1000
+    await schedules.putSchedule('nightly-report-00001', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
+    const first = `nightly-report-00001@${start}`
+    // act: the scanner sends the first occurrence and acks it
+    await s.runUntil(async () => (await store.get(first))?.status === 'dispatched')
+    // assess: its receipt names the message SQS holds; the next occurrence is pending
+    const [message] = await receiveAll(sqs, q.url)
+    expect(JSON.parse(message!.Body!)).toMatchObject({ id: first, scheduleId: 'nightly-report-00001' })
+    expect(await store.get(first)).toEqual({
+      id: first,
+      queue: 'orders',
+      status: 'dispatched',
+      runAt: new Date(start).toISOString(),
+      dueAt: new Date(start).toISOString(),
+      acceptedAt: expect.any(String),
+      messageId: message!.MessageId,
+      attempts: 1,
+      createdAt: expect.any(String),
+    })
+    expect((await store.get(`nightly-report-00001@${start + 1000}`))?.status).toMatch(
+      /scheduled|dispatching|dispatched/,
+    )
+    expect((await schedules.getSchedule('nightly-report-00001'))?.runs).toBeGreaterThanOrEqual(1)
     await s.close()
     await t.close()
   })

@@ -22,7 +22,8 @@ async function enqueueStream(st: Awaited<ReturnType<typeof stage>>, gapMs: numbe
   return ids
 }
 
-describe('dispatch window', () => {
+// The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
+describe.concurrent('dispatch window', () => {
   it('sends jobs due within the window of the first one in one SendMessageBatch, none later than the window', async () => {
     // prepare: a 1 s window; five jobs due 150 ms apart (600 ms from the first to the last)
     const st = await stage('window-one-request', 1_000)

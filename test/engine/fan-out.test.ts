@@ -40,7 +40,8 @@ async function enqueueBacklog(t: ReturnType<typeof testStore>, count: number, pr
   }
 }
 
-describe('the fan-out decision', () => {
+// The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
+describe.concurrent('the fan-out decision', () => {
   it('doubles the scanners with each step of full claims in a row (1, 3, 7 workers), up to the most allowed', () => {
     // prepare
     const { fanOut, events } = recordingFanOut({ maxWorkers: 5, stepJobs: 100 })
@@ -98,7 +99,7 @@ describe('the fan-out decision', () => {
   })
 })
 
-describe('scan workers over real Redis and fauxqs', () => {
+describe.concurrent('scan workers over real Redis and fauxqs', () => {
   it('several workers and the run drain a 3,000-job backlog together, each job sent once', async () => {
     // prepare
     const t = testStore()
@@ -194,6 +195,31 @@ describe('scan workers over real Redis and fauxqs', () => {
     for (const s of sockets) s.destroy()
     blackhole.close()
     await run.close()
+    await t.close()
+  })
+
+  it('a worker whose claims answer slower than its idle time still drains the backlog: a pending claim is not idleness', async () => {
+    // prepare: 300 due jobs; every claim takes 250 ms to answer (a starved process, a loaded Redis), the worker ends
+    // after 100 ms without work
+    const t = testStore()
+    const q = await createQueue(sqs, 'fanout-slow-claims')
+    await enqueueBacklog(t, 300, 'slow')
+    const w = testScanner(t, { queues: { orders: q.url }, subscribe: false, claimBatchSize: 50 })
+    const claim = w.leases.claim.bind(w.leases)
+    w.leases.claim = async (...args: Parameters<typeof claim>) => {
+      await new Promise((r) => setTimeout(r, 250))
+      return claim(...args)
+    }
+    // act
+    const report = await runWorker(w.scanner, Date.now() + 20_000, { idleMs: 100 })
+    // assess: it ended drained, having sent every job once; nothing is left pending
+    expect(report.drained).toBe(true)
+    expect(report.dispatched).toBe(300)
+    const counts = countIds(await receiveAll(sqs, q.url))
+    expect(counts.size).toBe(300)
+    expect([...counts.values()].every((n) => n === 1)).toBe(true)
+    expect(await pendingCount(t.store)).toBe(0)
+    await w.close()
     await t.close()
   })
 

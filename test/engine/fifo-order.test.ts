@@ -16,6 +16,13 @@ afterAll(() => sqs.destroy())
 
 const SHARDS = 4
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
+/**
+ * A scanner whose leases last a minute (the tests' default is 5 s): on a loaded machine these runs took 30-40 s, and
+ * jobs held for the shard before theirs were claimed again when their leases ran out, out of order. What these
+ * prove is the merge, not lease expiry (the dead scanner below sets its own).
+ */
+const fifoScanner = (t: Parameters<typeof testScanner>[0], o: Parameters<typeof testScanner>[1]) =>
+  testScanner(t, { leaseMs: 60_000, ...o })
 const JOBS = 200
 
 /** JOBS jobs of group "g", due 5 ms apart from `firstDueMs`, enqueued in a shuffled order. */
@@ -43,7 +50,8 @@ async function arrivedOrder(url: string): Promise<number[]> {
 
 const inOrder = Array.from({ length: JOBS }, (_, i) => i)
 
-describe('FIFO group order across shards', () => {
+// The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
+describe.concurrent('FIFO group order across shards', () => {
   it(`drains a backlog of one group over ${SHARDS} shards in due-time order, in claims cut short by their limit`, async () => {
     // prepare: every job is due before the scanner starts (a due time in the past would mean "now" for all of them)
     const t = testStore({ shards: SHARDS })
@@ -51,7 +59,7 @@ describe('FIFO group order across shards', () => {
     const firstDue = Date.now() + 1_000
     await enqueueGroup(t, firstDue)
     await sleep(firstDue + 5 * JOBS + 100 - Date.now())
-    const s = testScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 16 })
+    const s = fifoScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 16 })
     // act
     await s.runUntil(async () => (await pendingCount(t.store)) === 0, 20_000)
     // assess
@@ -67,7 +75,7 @@ describe('FIFO group order across shards', () => {
     const firstDue = Date.now() + 1_000
     await enqueueGroup(t, firstDue)
     await sleep(firstDue + 5 * JOBS + 100 - Date.now())
-    const s = testScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 4, maxInFlight: 8 })
+    const s = fifoScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 4, maxInFlight: 8 })
     // act
     await s.runUntil(async () => (await pendingCount(t.store)) === 0, 20_000)
     // assess
@@ -81,7 +89,7 @@ describe('FIFO group order across shards', () => {
     // that overlap the other shards' in time
     const t = testStore({ shards: SHARDS })
     const q = await createQueue(sqs, 'events.fifo')
-    const s = testScanner(t, { queues: { 'events.fifo': q.url }, dispatchWindowMs: 1_000, claimBatchSize: 32 })
+    const s = fifoScanner(t, { queues: { 'events.fifo': q.url }, dispatchWindowMs: 1_000, claimBatchSize: 32 })
     const firstDue = Date.now() + 1_500
     await enqueueGroup(t, firstDue)
     // act
@@ -97,7 +105,7 @@ describe('FIFO group order across shards', () => {
     // 40 ms apart, well before evt-0's retry (the backoff is 500-1,000 ms)
     const t = testStore({ shards: SHARDS })
     const q = await createQueue(sqs, 'events.fifo')
-    const s = testScanner(t, {
+    const s = fifoScanner(t, {
       queues: { 'events.fifo': q.url },
       backoffBaseMs: 1_000,
       backoffMaxMs: 1_000,
@@ -134,6 +142,48 @@ describe('FIFO group order across shards', () => {
     await t.close()
   })
 
+  it('retries two jobs of a group refused in one call in their order, and the later jobs behind both', async () => {
+    // prepare: evt-0 and evt-1 due in the same millisecond (one claim, one SendMessageBatch), evt-2..5 due after them;
+    // SQS refuses that first call as a whole (throttled)
+    const t = testStore({ shards: SHARDS })
+    const q = await createQueue(sqs, 'events.fifo')
+    const s = fifoScanner(t, { queues: { 'events.fifo': q.url }, backoffBaseMs: 1_000, backoffMaxMs: 1_000 })
+    let refused: string[] = []
+    s.sqs.middlewareStack.add((next) => async (args) => {
+      const ids = batchEntries(args.input as object).map((e) => JSON.parse(e.MessageBody!).id as string)
+      if (refused.length === 0 && ids.includes('evt-0')) {
+        refused = ids
+        throw Object.assign(new Error('Rate exceeded'), {
+          name: 'ThrottlingException',
+          $metadata: { httpStatusCode: 400 },
+        })
+      }
+      return next(args)
+    })
+    const firstDue = Date.now() + 800
+    const dueOf = (i: number) => firstDue + (i < 2 ? 0 : 40 * i)
+    await t.store.enqueueMany(
+      Array.from({ length: 6 }, (_, i) =>
+        job({
+          id: `evt-${i}`,
+          queue: 'events.fifo',
+          groupId: 'g',
+          payloadJson: String(i),
+          schedule: { atMs: dueOf(i) },
+        }),
+      ),
+    )
+    // act
+    await s.runUntil(async () => (await pendingCount(t.store)) === 0, 15_000)
+    // assess: both were in the refused call, and the group arrived in the order it was claimed and sent in (jobs due
+    // in one millisecond go in claim order), evt-2..5 after both (each drew its own retry delay before)
+    const sentFirst = refused.filter((id) => id === 'evt-0' || id === 'evt-1').map((id) => Number(id.slice(4)))
+    expect(sentFirst).toHaveLength(2)
+    expect(await arrivedOrder(q.url)).toEqual([...sentFirst, 2, 3, 4, 5])
+    await s.close()
+    await t.close()
+  })
+
   it('gives a held FIFO job back, due at once, when the run ends before the other shards were claimed', async () => {
     // prepare: shard 0 of 2 is claimed and brings a FIFO job; shard 1 never is
     const t = testStore({ shards: 2 })
@@ -141,7 +191,7 @@ describe('FIFO group order across shards', () => {
     const ids = Array.from({ length: 40 }, (_, i) => `held-${i}`)
     const id = ids.find((i) => t.keys.locate(i).shard.shard === 0)!
     await t.store.enqueue(job({ id, queue: 'events.fifo', groupId: 'g', payloadJson: '0' }))
-    const s = testScanner(t, { queues: { 'events.fifo': q.url } })
+    const s = fifoScanner(t, { queues: { 'events.fifo': q.url } })
     const shards = t.keys.shards.map((keys) => ({ keys, hints: [], sleepingUntil: 0 }))
     const inFlight = new InFlight(100)
     const hold = new FifoHold(shards, inFlight)
@@ -166,13 +216,15 @@ describe('FIFO group order across shards', () => {
     // prepare: 1,000 jobs of one group due in the same millisecond over 4 shards; room for 40, claims of 10
     const t = testStore({ shards: SHARDS })
     const q = await createQueue(sqs, 'events.fifo')
-    const at = Date.now() + 1_000
+    // (3 s ahead: a due time the enqueue reaches late means "now", and the jobs would no longer share their
+    // millisecond; 1,000 enqueues took over 1 s on a loaded machine)
+    const at = Date.now() + 3_000
     const jobs = Array.from({ length: 1_000 }, (_, i) =>
       job({ id: `ms-${i}`, queue: 'events.fifo', groupId: 'g', payloadJson: `"ms-${i}"`, schedule: { atMs: at } }),
     )
     for (let i = 0; i < jobs.length; i += 100) await t.store.enqueueMany(jobs.slice(i, i + 100))
     await sleep(at + 100 - Date.now())
-    const s = testScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 10, maxInFlight: 40 })
+    const s = fifoScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 10, maxInFlight: 40 })
     let mostLeased = 0
     // act: the run, with the leased jobs counted every 10 ms
     const run = s.runUntil(async () => (await pendingCount(t.store)) === 0, 30_000)
@@ -225,7 +277,7 @@ describe('FIFO group order across shards', () => {
     expect(leased).toBe(3 * SHARDS)
     await sleep(400)
     // act: the next run
-    const s = testScanner(t, { queues: { 'events.fifo': q.url } })
+    const s = fifoScanner(t, { queues: { 'events.fifo': q.url } })
     await s.runUntil(async () => (await pendingCount(t.store)) === 0, 10_000)
     // assess
     expect(await arrivedOrder(q.url)).toEqual(Array.from({ length: 40 }, (_, i) => i))

@@ -34,7 +34,8 @@ async function stage(name: string) {
   return { t, queue, proxy, scanner, close }
 }
 
-describe('a job whose send may have reached SQS', () => {
+// The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
+describe.concurrent('a job whose send may have reached SQS', () => {
   it('refuses cancel and replace with JobMaybeDispatched while it waits for its retry (the answer was lost)', async () => {
     // prepare: every SendMessageBatch is carried out by the endpoint, and its answer lost (both SDK attempts)
     const s = await stage('maybe-sent')

@@ -75,8 +75,9 @@ describe('on-demand scan mode', () => {
   it('replaces a scanner that died while marked alive once its marker expires, and loses nothing', async () => {
     // prepare: a scanner marked itself alive, leased a job (1 s lease) and died without a word
     const { t, q, fn, queue } = await onDemandStage('od-dead')
-    await new Presence(t.redis, t.keys, 'dead').markAlive()
+    // (the clock read before the marker's write: its expiry counts from the write, which a loaded machine delays)
     const diedAt = Date.now()
+    await new Presence(t.redis, t.keys, 'dead').markAlive()
     const leases = new Leases(t.redis, { leaseMs: 1_000, maxAttempts: 10, backoffBaseMs: 10, backoffMaxMs: 10 })
     await t.store.enqueue({ id: 'leased', queue: 'orders', payloadJson: '1', schedule: { delayMs: 0 } })
     for (const shard of t.keys.shards) await leases.claim(shard, await leases.seedHints(shard, 10), 10)

@@ -12,6 +12,8 @@ import { approximateCount, countIds, createTargetWithDlq, receiveAll, sqsClient 
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
 
+// The local SQS answers a receive at once: no need to wait the default second for each of the two empty receives
+// that end a run (the DLQ holds every message before a run starts).
 const LIMITS = { maxHorizonMs: 400 * 86_400_000, maxMessageBytes: 1_048_576 }
 
 /** A message as the scanner sent it, in a DLQ: its body names `queue`; FIFO DLQs keep the message's group. */
@@ -40,7 +42,7 @@ describe('DLQ redrive', () => {
     await sqs.send(new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: 'not json' }))
     const config = { queues: { orders: target.url }, ...LIMITS }
     // act
-    const report = await redrive({ sqs, dlqUrl: dlq.url, config, mode: schedule(t.store, 100) })
+    const report = await redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: schedule(t.store, 100) })
     // assess
     expect(report.queue).toBe('orders')
     expect(report.moved).toBe(2)
@@ -62,7 +64,7 @@ describe('DLQ redrive', () => {
     await t.store.enqueue(job({ id: 'taken', schedule: { delayMs: 60_000 } }))
     await deadLetter(dlq.url, 'taken', 1)
     const config = { queues: { orders: target.url }, ...LIMITS }
-    const report = await redrive({ sqs, dlqUrl: dlq.url, config, mode: schedule(t.store) })
+    const report = await redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: schedule(t.store) })
     expect(report).toEqual({
       queue: 'orders',
       moved: 0,
@@ -76,7 +78,7 @@ describe('DLQ redrive', () => {
     const { target, dlq } = await createTargetWithDlq(sqs, 'direct')
     for (let i = 0; i < 3; i++) await deadLetter(dlq.url, `d-${i}`, i)
     const config = { queues: { orders: target.url }, ...LIMITS }
-    const report = await redrive({ sqs, dlqUrl: dlq.url, config, mode: { kind: 'direct' }, max: 2 })
+    const report = await redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: { kind: 'direct' }, max: 2 })
     expect(report.moved).toBe(2)
     const arrived = await receiveAll(sqs, target.url)
     expect(arrived).toHaveLength(2)
@@ -94,8 +96,22 @@ describe('DLQ redrive stays in its lane', () => {
     const config = { queues: { orders: orders.target.url, emails: emails.target.url }, ...LIMITS }
     for (const id of ['lane-1', 'lane-2', 'lane-3']) await deadLetter(emails.dlq.url, id, { to: id }, 'orders')
     // act: redrive the emails DLQ, one message in each mode (a refused message stays invisible for this run)
-    const scheduled = await redrive({ sqs, dlqUrl: emails.dlq.url, config, mode: schedule(t.store), max: 1 })
-    const direct = await redrive({ sqs, dlqUrl: emails.dlq.url, config, mode: { kind: 'direct' }, max: 1 })
+    const scheduled = await redrive({
+      sqs,
+      waitSeconds: 0,
+      dlqUrl: emails.dlq.url,
+      config,
+      mode: schedule(t.store),
+      max: 1,
+    })
+    const direct = await redrive({
+      sqs,
+      waitSeconds: 0,
+      dlqUrl: emails.dlq.url,
+      config,
+      mode: { kind: 'direct' },
+      max: 1,
+    })
     // assess: refused, nothing stored or sent, the messages still in the DLQ
     for (const report of [scheduled, direct]) {
       expect(report).toEqual({
@@ -115,7 +131,14 @@ describe('DLQ redrive stays in its lane', () => {
     expect(await approximateCount(sqs, emails.target.url)).toBe(0)
     expect(await approximateCount(sqs, emails.dlq.url)).toBe(3)
     // act: the operator says where it goes
-    const moved = await redrive({ sqs, dlqUrl: emails.dlq.url, config, queue: 'orders', mode: schedule(t.store) })
+    const moved = await redrive({
+      sqs,
+      waitSeconds: 0,
+      dlqUrl: emails.dlq.url,
+      config,
+      queue: 'orders',
+      mode: schedule(t.store),
+    })
     // assess: the one message still visible is scheduled for orders
     expect(moved).toMatchObject({ queue: 'orders', moved: 1, skipped: [] })
     expect((await t.store.stats()).queues).toEqual({ orders: expect.objectContaining({ pending: 1 }) })
@@ -128,7 +151,14 @@ describe('DLQ redrive stays in its lane', () => {
     const orders = await createTargetWithDlq(sqs, 'orders')
     const config = { queues: { orders: orders.target.url, emails: emails.target.url }, ...LIMITS }
     await deadLetter(emails.dlq.url, 'moved-1', { n: 1 }, 'emails') // an emails job the operator sends to orders
-    const report = await redrive({ sqs, dlqUrl: emails.dlq.url, config, queue: 'orders', mode: { kind: 'direct' } })
+    const report = await redrive({
+      sqs,
+      waitSeconds: 0,
+      dlqUrl: emails.dlq.url,
+      config,
+      queue: 'orders',
+      mode: { kind: 'direct' },
+    })
     expect(report).toMatchObject({ queue: 'orders', moved: 1, skipped: [] })
     const [arrived] = await receiveAll(sqs, orders.target.url)
     expect(JSON.parse(arrived!.Body!)).toMatchObject({ id: 'moved-1', queue: 'orders', payload: { n: 1 } })
@@ -140,13 +170,15 @@ describe('DLQ redrive stays in its lane', () => {
     const { target, dlq } = await createTargetWithDlq(sqs, 'orders')
     await deadLetter(dlq.url, 'stray-1', 1)
     const config = { queues: { other: target.url.replace(/orders-\w+$/, 'other') }, ...LIMITS }
-    await expect(redrive({ sqs, dlqUrl: dlq.url, config, mode: schedule(t.store) })).rejects.toThrow(RedriveTargetError)
-    const own = { queues: { orders: target.url }, ...LIMITS }
-    await expect(redrive({ sqs, dlqUrl: target.url, config: own, mode: { kind: 'direct' } })).rejects.toThrow(
-      /is the target queue "orders" itself/,
+    await expect(redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: schedule(t.store) })).rejects.toThrow(
+      RedriveTargetError,
     )
+    const own = { queues: { orders: target.url }, ...LIMITS }
     await expect(
-      redrive({ sqs, dlqUrl: dlq.url, config: own, queue: 'nope', mode: { kind: 'direct' } }),
+      redrive({ sqs, waitSeconds: 0, dlqUrl: target.url, config: own, mode: { kind: 'direct' } }),
+    ).rejects.toThrow(/is the target queue "orders" itself/)
+    await expect(
+      redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config: own, queue: 'nope', mode: { kind: 'direct' } }),
     ).rejects.toThrow(/--queue "nope" is not in QUEUES/)
     expect(await approximateCount(sqs, dlq.url)).toBe(1)
     expect(await t.store.get('stray-1')).toBeNull()
@@ -165,8 +197,8 @@ describe('DLQ redrive stays in its lane', () => {
     await deadLetter(dlq.url, id, payload)
     await deadLetter(dlq.url, id, payload)
     // act: one message in each mode (a refused message stays invisible for the rest of the run)
-    const scheduled = await redrive({ sqs, dlqUrl: dlq.url, config, mode: schedule(t.store), max: 1 })
-    const direct = await redrive({ sqs, dlqUrl: dlq.url, config, mode: { kind: 'direct' }, max: 1 })
+    const scheduled = await redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: schedule(t.store), max: 1 })
+    const direct = await redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: { kind: 'direct' }, max: 1 })
     // assess
     for (const report of [scheduled, direct]) {
       expect(report.moved).toBe(0)
@@ -185,7 +217,7 @@ describe('DLQ redrive stays in its lane', () => {
     const { target, dlq } = await createTargetWithDlq(sqs, 'orders')
     await deadLetter(dlq.url, 'daily@1767225600000', 1)
     const config = { queues: { orders: target.url }, ...LIMITS }
-    const report = await redrive({ sqs, dlqUrl: dlq.url, config, mode: schedule(t.store) })
+    const report = await redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: schedule(t.store) })
     expect(report.skipped).toEqual([expect.objectContaining({ reason: expect.stringMatching(/--direct/) })])
     expect(await t.store.get('daily@1767225600000')).toBeNull()
     await t.close()
@@ -203,7 +235,7 @@ describe('DLQ redrive of FIFO queues', () => {
     // ... and the consumer gave up on it: it is in the DLQ, with its group
     await deadLetter(dlq.url, 'fifo-1', { n: 1 }, 'digest.fifo', 'user-42')
     // act
-    const report = await redrive({ sqs, dlqUrl: dlq.url, config, mode: { kind: 'direct' } })
+    const report = await redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: { kind: 'direct' } })
     // assess
     expect(report).toMatchObject({ queue: 'digest.fifo', moved: 1, skipped: [] })
     const [again, ...more] = await receiveAll(sqs, target.url)
@@ -219,7 +251,7 @@ describe('DLQ redrive of FIFO queues', () => {
     const config = { queues: { 'digest.fifo': target.url }, ...LIMITS }
     await deadLetter(dlq.url, 'fifo-2', { n: 2 }, 'digest.fifo', 'user-7')
     await deadLetter(dlq.url, 'fifo-3', { n: 3 }, 'digest.fifo', 'fifo-3') // no group of its own: the job id
-    const report = await redrive({ sqs, dlqUrl: dlq.url, config, mode: schedule(t.store, 60_000) })
+    const report = await redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: schedule(t.store, 60_000) })
     expect(report).toMatchObject({ moved: 2, skipped: [] })
     expect(await t.store.get('fifo-2')).toMatchObject({ queue: 'digest.fifo', groupId: 'user-7' })
     expect(await t.store.get('fifo-3')).not.toHaveProperty('groupId')
@@ -236,7 +268,7 @@ describe('DLQ redrive of FIFO queues', () => {
     await deadLetter(dlq.url, 'fifo-4', { n: 4 }, 'digest.fifo', 'fifo-4', sentMs)
     await deadLetter(dlq.url, 'fifo-5', { n: 5 }, 'digest.fifo', 'fifo-5', sentMs - 3_600_000) // an hour ago
     // act
-    const report = await redrive({ sqs, dlqUrl: dlq.url, config, mode: schedule(t.store, 0) })
+    const report = await redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: schedule(t.store, 0) })
     // assess
     expect(report).toMatchObject({ moved: 2, skipped: [] })
     expect(Date.parse((await t.store.get('fifo-4'))!.runAt)).toBeLessThanOrEqual(Date.now())

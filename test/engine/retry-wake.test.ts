@@ -62,7 +62,8 @@ async function stage(
   }
 }
 
-describe('retries and the dispatch window', () => {
+// The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
+describe.concurrent('retries and the dispatch window', () => {
   it.each([0, 1_000])(
     'an SQS outage costs at most about two claims per failed send (no hot loop: each retry waits for its backoff; window %i ms)',
     async (dispatchWindowMs) => {

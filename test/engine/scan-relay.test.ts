@@ -70,7 +70,8 @@ async function enqueueUntil(st: Stage, stop: Promise<unknown>): Promise<string[]
   return ids
 }
 
-describe('scan relay', () => {
+// The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
+describe.concurrent('scan relay', () => {
   it('stops an older run once a newer run has taken over, and sends every job of the hand-over exactly once', async () => {
     // prepare: run A scans a stream of jobs due at once, which goes on until 500 ms after A has ended
     const st = await relayStage('relay-handover')

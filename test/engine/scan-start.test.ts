@@ -39,7 +39,8 @@ describe('scan start', () => {
     // prepare
     localCredentials()
     const silent = await silentEndpoint()
-    const invoker = lambdaInvoker({ region: 'us-east-1', lambdaEndpoint: silent.url }, 'sdq-test-scan', 300)
+    // (a 1 s timeout: with 300 ms a loaded machine gave up before the request had even reached the endpoint)
+    const invoker = lambdaInvoker({ region: 'us-east-1', lambdaEndpoint: silent.url }, 'sdq-test-scan', 1_000)
     // act
     const started = Date.now()
     const outcome = await Promise.race([
@@ -94,7 +95,7 @@ describe('scan start', () => {
     vi.unstubAllEnvs()
   })
 
-  it.each<{ fault: StartFault; what: string }>([
+  it.concurrent.each<{ fault: StartFault; what: string }>([
     { fault: 'lost', what: 'accepted and never run: invoked again once no scanner came up' },
     { fault: 'throttled', what: 'throttled: retried after a backoff' },
   ])('dispatches a job due in 5 s on time when its first start was $what', async ({ fault }) => {

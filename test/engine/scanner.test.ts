@@ -21,7 +21,9 @@ describe('scanner', () => {
     const s = testScanner(t, { queues: { orders: q.url }, pollIntervalMs: 30_000 })
     await t.store.enqueue(job({ id: 'far', schedule: { delayMs: 86_400_000 } }))
     let enqueued = false
-    const run = s.runUntil(async () => enqueued && (await t.store.get('soon')) === null, 5_000)
+    // (get() answers a sent job as "dispatched", from its receipt)
+    const sent = async () => ((await t.store.get('soon'))?.status ?? 'dispatched') === 'dispatched'
+    const run = s.runUntil(async () => enqueued && (await sent()), 5_000)
     await new Promise((r) => setTimeout(r, 300)) // the loop is asleep now, until the far job or the poll
     // act
     const { dueMs } = await t.store.enqueue(job({ id: 'soon', schedule: { delayMs: 200 } }))

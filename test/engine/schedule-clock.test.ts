@@ -20,7 +20,7 @@ const OUTAGE_MS = 7_500
 async function outage(name: string, skewMs: number, windowMs = 0) {
   const stage = await seriesStage(sqs, name)
   try {
-    const start = wholeSecond(200)
+    const start = wholeSecond()
     await stage.everySecond(name, start)
     await eventually(() => Date.now() >= start + OUTAGE_MS, OUTAGE_MS + 5_000)
     const restart = Date.now()

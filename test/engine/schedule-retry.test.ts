@@ -17,7 +17,7 @@ describe('a recurring schedule when SQS refuses an occurrence', () => {
     // prepare: every SendMessageBatch entry refused (InternalError, not the job's fault) until the first refusal
     const stage = await seriesStage(sqs, 'refused-occurrence', { shards: 1 })
     const proxy = await startSqsFaultProxy({ target: inject('sqsEndpoint'), refuseRate: 1 })
-    const start = wholeSecond(300)
+    const start = wholeSecond()
     await stage.everySecond('flaky', start)
     const s = stage.scanner({ sqsEndpoint: proxy.url, backoffBaseMs: 200 })
     try {

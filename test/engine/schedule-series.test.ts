@@ -14,11 +14,12 @@ import { inject } from 'vitest'
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
 
-describe('recurring schedules (series)', () => {
+// The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
+describe.concurrent('recurring schedules (series)', () => {
   it('fires a 1 s schedule 5 times in about 5 s, each occurrence on time', async () => {
     // prepare
     const stage = await seriesStage(sqs, 'every-second')
-    const start = wholeSecond(500)
+    const start = wholeSecond()
     const late = new Map<string, number>()
     const s = stage.scanner({ onSent: (job, _at, lateMs) => late.set(job.id, lateMs) })
     await stage.everySecond('tick', start, { payload: { n: 1 } })
@@ -42,7 +43,7 @@ describe('recurring schedules (series)', () => {
   it('stops after endAt: the last occurrence creates no successor and nothing stays pending', async () => {
     // prepare
     const stage = await seriesStage(sqs, 'ending')
-    const start = wholeSecond(300)
+    const start = wholeSecond()
     await stage.everySecond('short', start, { endAt: start + 2_500 })
     // act
     await stage.scanner().runUntil(async () => (await stage.q.getSchedule('short'))?.nextRunAt === null, 10_000)
@@ -61,7 +62,7 @@ describe('recurring schedules (series)', () => {
     // prepare: a scanner leases the first occurrence (short lease), sends it to SQS, and dies before its ack
     const stage = await seriesStage(sqs, 'killed', { shards: 1 })
     const { t, queue, q } = stage
-    const start = wholeSecond(200)
+    const start = wholeSecond()
     await stage.everySecond('sturdy', start)
     const shard = t.keys.shards[0]!
     const dying = new Leases(t.redis, { leaseMs: 400, maxAttempts: 10, backoffBaseMs: 10, backoffMaxMs: 10 }, t.keys)
@@ -97,7 +98,7 @@ describe('recurring schedules (series)', () => {
   it('fires the occurrences missed during an outage once, then carries on from now', async () => {
     // prepare: the schedule's first occurrence comes and 3 more pass with no scanner running
     const stage = await seriesStage(sqs, 'outage')
-    const start = wholeSecond(200)
+    const start = wholeSecond()
     await stage.everySecond('missed', start)
     await eventually(async () => Date.now() >= start + 3_500)
     // act
@@ -113,7 +114,7 @@ describe('recurring schedules (series)', () => {
     // prepare
     const stage = await seriesStage(sqs, 'stopping')
     const { t, q } = stage
-    const start = wholeSecond(200)
+    const start = wholeSecond()
     await stage.everySecond('del', start)
     await stage.everySecond('pau', start)
     const run = stage.scanner().runUntil(() => false, 4_500)

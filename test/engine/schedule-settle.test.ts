@@ -25,7 +25,7 @@ async function refusedInFlight(operation: Operation, fault: 'server' | 'sender')
     proxy.setSenderFault(senderFault)
     proxy.setBatchDelay(600)
     const { t, q } = stage
-    const start = wholeSecond(300)
+    const start = wholeSecond()
     await q.putSchedule(name, { queue: 'orders', payload: 'old', everyMs: MINUTE, startAt: start })
     // A refusal for good dead-letters at once (maxAttempts 1); one for now is retried after 20-200 ms.
     const scanner = stage.scanner({ sqsEndpoint: proxy.url, maxAttempts: senderFault ? 1 : 10 })

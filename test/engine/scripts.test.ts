@@ -1,7 +1,7 @@
 // The seam between TypeScript and Lua: each call builder lists its script's KEYS and ARGV under the names and in the
 // order of the script's header, and each script carries exactly the shared helpers it uses.
 import { describe, expect, it } from 'vitest'
-import { Keyspace } from '../../src/store/keys'
+import { Keyspace, receiptSlot } from '../../src/store/keys'
 import {
   ackCall,
   claimCall,
@@ -13,7 +13,7 @@ import {
 } from '../../src/store/scan-script-calls'
 import { scheduleAckCall, scheduleDeleteCall, schedulePutCall } from '../../src/store/schedule-script-calls'
 import { cancelCall, enqueueCall, getCall, reviveCall } from '../../src/store/script-calls'
-import { recordHeadsCall } from '../../src/store/ops-script-calls'
+import { recordHeadsCall, walkAdvanceCall, walkStartCall } from '../../src/store/ops-script-calls'
 import {
   composeScript,
   helperClosure,
@@ -72,6 +72,15 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   sdqScheduleDelete: scheduleDeleteCall(at, 'job-1'),
   sdqRelayHandBack: relayHandBackCall(keys.scanRelayKey, 'run-b', 'run-a'),
   sdqRecordHeads: recordHeadsCall(shard.jobs, { headerLines: 4, previewBytes: 0, budgetBytes: 1, ids: ['job-1'] }),
+  sdqWalkStart: walkStartCall(shard, { walk: 'w-a', position: 't|1:job-1', ttlMs: 1, maxWalks: 2, dropped: ['w-b'] }),
+  sdqWalkAdvance: walkAdvanceCall(shard, {
+    walk: 'w-a',
+    held: 't|1:job-1',
+    next: 't|2:job-2',
+    ttlMs: 1,
+    raise: [{ bucketNo: '3', bound: 2 }],
+    forget: ['1'],
+  }),
   sdqScannerAlive: scannerAliveCall(shard, 'run-a', 5_000),
   sdqScannerRetire: scannerRetireCall(shard, { owner: 'run-a', horizonMs: 70_000, startToken: 'job-1' }),
   sdqScanStartRelease: scanStartReleaseCall(shard, 'job-1', 1_000),
@@ -171,8 +180,31 @@ describe('script calls', () => {
     const flat = Object.values(call.keys).flat()
     expect(flat.slice(7)).toEqual([shard.bucket(3), shard.bucket(1)])
     const groups = call.args.occurrences as (string | number)[]
-    expect([groups[8], groups[17], groups[26]]).toEqual([8, 9, 8])
-    expect(groups.slice(9, 18)).toEqual(['b@1', 't', 'b', 1, 1, -1, -1, 1, 9])
+    expect([groups[8], groups[19], groups[30]]).toEqual([8, 9, 8])
+    expect(groups.slice(11, 22)).toEqual(['b@1', 't', 'b', 1, 1, -1, -1, 1, 9, 0, ''])
+  })
+
+  it("puts an occurrence ack's receipt hashes in KEYS after its buckets, and points each occurrence at its hash", () => {
+    // prepare / act: two occurrences of one schedule, with receipts on
+    const occurrence = { token: 't', scheduleId: 'a', version: 1, nextAfterIt: null, nextAfterNow: null, bucketNo: 3 }
+    const call = scheduleAckCall(
+      shard,
+      [
+        { ...occurrence, id: 'a@1', atMs: 1, receipt: '1:1:0:m:q' },
+        { ...occurrence, id: 'a@2', atMs: 2, receipt: '1:2:0:n:q' },
+      ],
+      0,
+      { ttlMs: 60_000, nowMs: 7_200_000 },
+    )
+    // assess: KEYS[8] the bucket, then the hour's hashes of each id; each group names its hash by its KEYS index
+    const flat = Object.values(call.keys).flat()
+    const hashes = [...new Set(['a@1', 'a@2'].map((id) => shard.receipts(2, receiptSlot(id))))]
+    expect(flat.slice(7)).toEqual([shard.bucket(3), ...hashes])
+    const groups = call.args.occurrences as (string | number)[]
+    expect(flat[Number(groups[9]) - 1]).toBe(shard.receipts(2, receiptSlot('a@1')))
+    expect(flat[Number(groups[20]) - 1]).toBe(shard.receipts(2, receiptSlot('a@2')))
+    expect([groups[10], groups[21]]).toEqual(['1:1:0:m:q', '1:2:0:n:q'])
+    expect(call.args.expireAt).toBe(3 * 3_600_000 + 60_000)
   })
 
   it('refuses a helper the prelude does not have', () => {

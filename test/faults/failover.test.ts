@@ -11,7 +11,7 @@
 // nowhere else. `npm test` runs that variant; the fault suite runs both.
 import { DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { Redis } from 'ioredis'
-import { afterEach, describe, it } from 'vitest'
+import { afterAll, describe, it } from 'vitest'
 import { startSentinelSetup, type LocalSentinelSetup } from '../../local/redis-sentinel'
 import { localCredentials, startSqsProcess } from '../../local/sqs-endpoint'
 import { loadConfig } from '../../src/config'
@@ -27,8 +27,11 @@ const KILL_AT_MS = pick(2_000, 10_000)
 const LANES = pick(4, 8)
 const CUT_MS = 300
 
+// The variants run side by side (each its own Sentinel setup, SQS and scanner process): what they assert is what was
+// lost or fired, never how fast, and most of each one's time is Sentinel's wait for the dead primary. Everything
+// they started stops at the end of the file, also on failure.
 const cleanup: (() => Promise<unknown>)[] = []
-afterEach(async () => {
+afterAll(async () => {
   for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined)
 })
 
@@ -113,77 +116,82 @@ const variants: { waitReplicas: WaitSetting; cutMs: number }[] = [
   { waitReplicas: 'default', cutMs: CUT_MS },
 ]
 
-describe.each(variants)(
-  'primary killed (-9) and replaced by Sentinel, replicas cut off for $cutMs ms before, REDIS_WAIT_REPLICAS=$waitReplicas',
-  ({ waitReplicas, cutMs }) => {
-    const title =
-      waitReplicas !== 0
-        ? 'loses no acknowledged enqueue and fires no acknowledged cancel'
-        : cutMs
-          ? 'loses what the primary acknowledged while its replicas were cut off'
-          : 'measures what is lost'
-    it(
-      title,
-      async () => {
-        // prepare: one scanner process, dispatching through Sentinel
-        const stage = await stageFor(waitReplicas)
-        const worker: Worker = await spawnScanner(stage.env)
-        cleanup.push(() => worker.stop())
-        await worker.ready
+// (one at a time at full size: the fault suite's figures, e.g. how long until writes are acknowledged again, are
+// measured on a machine that is theirs)
+const suite = FULL ? describe : describe.concurrent
+suite('Sentinel failover', () => {
+  describe.each(variants)(
+    'primary killed (-9) and replaced by Sentinel, replicas cut off for $cutMs ms before, REDIS_WAIT_REPLICAS=$waitReplicas',
+    ({ waitReplicas, cutMs }) => {
+      const title =
+        waitReplicas !== 0
+          ? 'loses no acknowledged enqueue and fires no acknowledged cancel'
+          : cutMs
+            ? 'loses what the primary acknowledged while its replicas were cut off'
+            : 'measures what is lost'
+      it(
+        title,
+        async () => {
+          // prepare: one scanner process, dispatching through Sentinel
+          const stage = await stageFor(waitReplicas)
+          const worker: Worker = await spawnScanner(stage.env)
+          cleanup.push(() => worker.stop())
+          await worker.ready
 
-        // act: writes for LOAD_MS (and on until they are acknowledged again, at most 30 s); the primary dies at KILL_AT_MS
-        const started = Date.now()
-        let killedAt = Infinity
-        const load = writeLoad(stage.engine, `w${waitReplicas}`, LANES, (r) => {
-          const now = Date.now()
-          return now < started + LOAD_MS || (recoveredAfterMs(r, killedAt) === null && now < killedAt + 30_000)
-        })
-        await sleep(KILL_AT_MS)
-        killedAt = Date.now()
-        const fault = await failover(stage.setup, cutMs)
-        const record = await load
-        const drained = await waitForDrain(stage.engine, pick(30_000, 120_000))
-        await worker.stop()
+          // act: writes for LOAD_MS (and on until they are acknowledged again, at most 30 s); the primary dies at KILL_AT_MS
+          const started = Date.now()
+          let killedAt = Infinity
+          const load = writeLoad(stage.engine, `w${waitReplicas}`, LANES, (r) => {
+            const now = Date.now()
+            return now < started + LOAD_MS || (recoveredAfterMs(r, killedAt) === null && now < killedAt + 30_000)
+          })
+          await sleep(KILL_AT_MS)
+          killedAt = Date.now()
+          const fault = await failover(stage.setup, cutMs)
+          const record = await load
+          const drained = await waitForDrain(stage.engine, pick(30_000, 120_000))
+          await worker.stop()
 
-        // assess
-        const received = countIds(await receiveAll(stage.sqsClient, stage.queueUrl, 8))
-        const inRedis = new Set<string>()
-        for (const shard of stage.engine.keys.shards) {
-          for (const id of await (stage.engine.redis as import('ioredis').Redis).hkeys(shard.jobs)) inRedis.add(id)
-        }
-        const lost = [...record.enqueued].filter((id) => !received.has(id) && !inRedis.has(id))
-        const resurrected = [...record.cancelled].filter((id) => received.has(id))
-        let duplicated = 0
-        for (const n of received.values()) duplicated += n - 1
-        const recoveredMs = recoveredAfterMs(record, fault.killedAt)
-        recordFigures({
-          case: `failover-${cutMs ? 'cut-' : ''}${waitReplicas === 'default' ? 'defaults' : `wait${waitReplicas}`}`,
-          scenario: `primary + 2 replicas + 3 sentinels; primary kill -9 under enqueue/cancel/dispatch load${cutMs ? `, its replicas cut off for the ${cutMs} ms before` : ''}; ${waitReplicas === 'default' ? 'default settings (REDIS_WAIT_REPLICAS unset: auto)' : `REDIS_WAIT_REPLICAS=${waitReplicas}`}`,
-          jobs: record.enqueued.size + record.cancelled.size,
-          faults: `1 x kill -9 of the primary; Sentinel promoted a replica after ${fault.promotedAfterMs} ms`,
-          lost: lost.length,
-          duplicated,
-          notes: {
-            acknowledgedCancels: record.cancelled.size,
-            cancelsFiredAnyway: resurrected.length,
-            writesRefused: record.refused,
-            refusedAsUnconfirmed: record.refusedUnconfirmed,
-            writesAcknowledgedAgainAfterMs: recoveredMs ?? 'never',
+          // assess
+          const received = countIds(await receiveAll(stage.sqsClient, stage.queueUrl, 8))
+          const inRedis = new Set<string>()
+          for (const shard of stage.engine.keys.shards) {
+            for (const id of await (stage.engine.redis as import('ioredis').Redis).hkeys(shard.jobs)) inRedis.add(id)
+          }
+          const lost = [...record.enqueued].filter((id) => !received.has(id) && !inRedis.has(id))
+          const resurrected = [...record.cancelled].filter((id) => received.has(id))
+          let duplicated = 0
+          for (const n of received.values()) duplicated += n - 1
+          const recoveredMs = recoveredAfterMs(record, fault.killedAt)
+          recordFigures({
+            case: `failover-${cutMs ? 'cut-' : ''}${waitReplicas === 'default' ? 'defaults' : `wait${waitReplicas}`}`,
+            scenario: `primary + 2 replicas + 3 sentinels; primary kill -9 under enqueue/cancel/dispatch load${cutMs ? `, its replicas cut off for the ${cutMs} ms before` : ''}; ${waitReplicas === 'default' ? 'default settings (REDIS_WAIT_REPLICAS unset: auto)' : `REDIS_WAIT_REPLICAS=${waitReplicas}`}`,
+            jobs: record.enqueued.size + record.cancelled.size,
+            faults: `1 x kill -9 of the primary; Sentinel promoted a replica after ${fault.promotedAfterMs} ms`,
+            lost: lost.length,
+            duplicated,
+            notes: {
+              acknowledgedCancels: record.cancelled.size,
+              cancelsFiredAnyway: resurrected.length,
+              writesRefused: record.refused,
+              refusedAsUnconfirmed: record.refusedUnconfirmed,
+              writesAcknowledgedAgainAfterMs: recoveredMs ?? 'never',
+              drained,
+            },
+          })
+          expectFailoverOutcome({
+            promoted: fault.promoted,
+            enqueued: record.enqueued.size,
+            recoveredMs,
             drained,
-          },
-        })
-        expectFailoverOutcome({
-          promoted: fault.promoted,
-          enqueued: record.enqueued.size,
-          recoveredMs,
-          drained,
-          replicated: waitReplicas !== 0,
-          cutMs,
-          lost,
-          resurrected,
-        })
-      },
-      pick(90_000, 300_000),
-    )
-  },
-)
+            replicated: waitReplicas !== 0,
+            cutMs,
+            lost,
+            resurrected,
+          })
+        },
+        pick(90_000, 300_000),
+      )
+    },
+  )
+})

@@ -84,7 +84,9 @@ async function roundTrip(url: string, prefix: string) {
   const sqsOut = createSqsClient(s.config)
   const { scanner, close } = createScanner(s.engine, sqsOut, { logger: recorder(s.lines) })
   const run = scanner.run(Date.now() + 5_000)
-  for (let i = 0; i < 100 && (await s.engine.store.get('auth-1')); i++) await new Promise((r) => setTimeout(r, 50))
+  // Until it was sent: get() answers a sent job too (status "dispatched", from its receipt), not null.
+  const pending = async () => ((await s.engine.store.get('auth-1'))?.status ?? 'dispatched') !== 'dispatched'
+  for (let i = 0; i < 100 && (await pending()); i++) await new Promise((r) => setTimeout(r, 50))
   scanner.stop()
   await run
   await close()

@@ -2,9 +2,8 @@
 // queue drains: due jobs still reach SQS (claim, ack) and cancels still work. Before that, the scanner's memory
 // watch warns once used_memory passes REDIS_MEMORY_WARN_PERCENT. Every scanner path runs while full: claims, acks,
 // releases (and dead-lettering), and the recovery of leases a crashed scanner left. A private redis-server: the test caps its memory.
-import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startRedis, type LocalRedis } from '../../local/redis-server'
+import { describe, expect, it } from 'vitest'
+import { cappedRedisForFile } from '../support/capped-redis'
 import { StoreFullError } from '../../src/errors'
 import { Leases } from '../../src/scan/claims/leases'
 import { MemoryWatch } from '../../src/scan/observe/memory-watch'
@@ -17,20 +16,8 @@ import { pendingCount, testScanner } from '../support/scanner'
 import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
 
 const PAYLOAD = JSON.stringify({ pad: 'x'.repeat(4_000) })
-let server: LocalRedis
-let admin: Redis
-beforeAll(async () => {
-  server = await startRedis({ extraArgs: ['--maxmemory-policy', 'noeviction'] })
-  admin = new Redis(server.url)
-})
-afterAll(async () => {
-  admin?.disconnect()
-  await server?.stop()
-})
-
-async function usedMemory(): Promise<number> {
-  return Number(/used_memory:(\d+)/.exec(await admin.info('memory'))![1])
-}
+const capped = cappedRedisForFile()
+const { usedMemory } = capped
 
 describe('Redis full (maxmemory, noeviction)', () => {
   it('refuses new jobs with 507 StoreFull, keeps dispatching due jobs and cancelling, and warned before', async () => {
@@ -38,7 +25,7 @@ describe('Redis full (maxmemory, noeviction)', () => {
     const sqs = sqsClient()
     const queue = await createQueue(sqs, 'full')
     const keys = new Keyspace({ prefix: uniquePrefix('full'), shards: 1, buckets: 64 })
-    const redis = connectRedis({ url: server.url })
+    const redis = connectRedis({ url: capped.server.url })
     const store = new JobStore(redis, keys)
     const due = Array.from({ length: 300 }, (_, i) =>
       job({ id: `due-${i}`, payloadJson: PAYLOAD, schedule: { delayMs: 0 } }),
@@ -56,11 +43,11 @@ describe('Redis full (maxmemory, noeviction)', () => {
       warn: (message: string) => void warnings.push(message),
     }
     const watch = new MemoryWatch(redis, { warnPercent: 80, logger })
-    await admin.config('SET', 'maxmemory', String(Math.floor((await usedMemory()) * 1.1)))
+    await capped.admin.config('SET', 'maxmemory', String(Math.floor((await usedMemory()) * 1.1)))
     const warnedBeforeFull = await watch.check()
     const acceptedBeforeFull = await store.enqueue(job({ id: 'fits', schedule: { delayMs: 3_600_000 } }))
     // act: over the limit (and kept there while the queue drains: 1 byte), then enqueue, cancel, and dispatch
-    await admin.config('SET', 'maxmemory', '1')
+    await capped.admin.config('SET', 'maxmemory', '1')
     const refused = await store.enqueue(job({ id: 'too-much', payloadJson: PAYLOAD })).catch((e: unknown) => e)
     const api = testApi({}, { config: testConfig(), keys, redis, store, close: async () => {} })
     const answer = await api.call(request('POST', '/jobs', { body: { queue: 'orders', payload: 1 } }))
@@ -86,7 +73,7 @@ describe('Redis full (maxmemory, noeviction)', () => {
     expect((await store.get('ghost'))?.status).toBe('dead')
     expect(await pendingCount(store)).toBe(50) // 49 later + fits
     sqs.destroy()
-    await admin.config('SET', 'maxmemory', '0')
+    await capped.admin.config('SET', 'maxmemory', '0')
     await redis.quit()
   })
 })

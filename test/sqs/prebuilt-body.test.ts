@@ -60,6 +60,41 @@ describe('prebuilt SendMessageBatch bodies', () => {
     client.destroy()
   })
 
+  it('go through a middleware stack resolved once, and concurrent sends each get their own answer', async () => {
+    // prepare: a client that has sent once (its handler is built); count how often a command builds it again
+    const q = await createQueue(sqs, 'prebuilt-cached')
+    const client = createSqsClient({ region: 'us-east-1', sqsEndpoint: inject('sqsEndpoint'), sendConcurrency: 8 })
+    const batch = (n: number) =>
+      Array.from({ length: 10 }, (_, i) => ({
+        Id: `e${i}`,
+        MessageBody: `{"n":${n},"i":${i}}`,
+        jobId: `job-${n}-${i}`,
+      }))
+    await sendPrebuilt(client, q.url, sendMessageBatchBody(q.url, batch(0), JOB_ID_ATTRIBUTE))
+    const resolve = SendMessageBatchCommand.prototype.resolveMiddleware
+    let resolved = 0
+    SendMessageBatchCommand.prototype.resolveMiddleware = function (...args) {
+      resolved++
+      return resolve.apply(this, args)
+    }
+    try {
+      // act: 20 sends at once over the shared handler
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, n) =>
+          sendPrebuilt(client, q.url, sendMessageBatchBody(q.url, batch(n + 1), JOB_ID_ATTRIBUTE)),
+        ),
+      )
+      // assess: no send built the stack again; every call got its ten entries accepted, and SQS holds all 210
+      expect(resolved).toBe(0)
+      for (const r of results) expect((r.Successful ?? []).map((s) => s.Id).sort()).toEqual(batch(0).map((e) => e.Id))
+      const bodies = (await receiveAll(sqs, q.url)).map((m) => m.Body)
+      expect(new Set(bodies).size).toBe(210)
+    } finally {
+      SendMessageBatchCommand.prototype.resolveMiddleware = resolve
+      client.destroy()
+    }
+  })
+
   it('reach fauxqs with each body and job id attribute unchanged', async () => {
     // prepare
     const q = await createQueue(sqs, 'prebuilt')

@@ -10,8 +10,11 @@ import { createQueue, receiveAll } from './sqs'
 /** An occurrence's message body, as the consumers read it (src/sqs/envelope.ts). */
 export type SentOccurrence = { id: string; scheduleId: string; occurrenceAt: string; runAt: string; payload: unknown }
 
-/** The next whole second at least `leadMs` away: occurrence times easy to read in failures. */
-export const wholeSecond = (leadMs: number) => Math.ceil((Date.now() + leadMs) / 1000) * 1000
+/**
+ * The next whole second at least 1 s away: occurrence times easy to read in failures. The lead covers the schedule's
+ * put: on a loaded machine a put answered 300 ms later found its start passed, and the series began a second later.
+ */
+export const wholeSecond = () => Math.ceil((Date.now() + 1_000) / 1000) * 1000
 
 export async function seriesStage(sqs: SQSClient, queueName: string, layout: Parameters<typeof testStore>[0] = {}) {
   const t = testStore(layout)

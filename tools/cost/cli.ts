@@ -29,7 +29,7 @@ const usd = (n: number): string => (n < 0 ? `-${usd(-n)}` : n < 0.01 && n > 0 ? 
 
 const USAGE = `usage: npm run cost -- --jobs-per-month N [--enqueue api|function-url|function-url-batch|batch|direct]
   [--mode continuous|on-demand] [--window-ms W] [--scan-memory auto|MB] [--api-memory MB] [--payload-bytes B]
-  [--wait-hours H] [--redis auto|serverless|<node type>] [--replica true|false] [--egress ipv6|endpoints|nat]
+  [--wait-hours H] [--receipt-ttl-hours H] [--redis auto|serverless|<node type>] [--replica true|false] [--egress ipv6|endpoints|nat]
   [--endpoint-azs N] [--queues N] [--dashboard true|false] [--free-tier] [--compare] [--prices]`
 class UsageError extends Error {}
 
@@ -70,6 +70,7 @@ function parseArgs(argv: string[]): Scenario & { compare: boolean; prices: boole
     apiMemoryMb: num('api-memory', 512),
     payloadBytes: num('payload-bytes', 200),
     waitHours: num('wait-hours', 24),
+    receiptTtlHours: num('receipt-ttl-hours', 24),
     windowMs: num('window-ms', 0),
     redis: get('redis') ?? 'auto',
     egress: oneOf<Egress>('egress', EGRESS, 'ipv6'),
@@ -167,9 +168,11 @@ async function measured(): Promise<Measured> {
   const r = JSON.parse(readFileSync(resolve(process.cwd(), 'bench/results.json'), 'utf8'))
   if (!r.cpu) throw new Error('bench/results.json has no "cpu" section: run `npm run bench` first')
   if (!r.onDemand) throw new Error('bench/results.json has no "onDemand" section: run `npm run bench:on-demand` first')
+  if (!r.receipts) throw new Error('bench/results.json has no "receipts" section: run `npm run bench:receipts` first')
   const bySize = burstBySize(sizedRun(r)) ?? []
   return {
     bytesPerJob200: r.memory.bytesPerJob,
+    receiptBytes: r.receipts.bytesPerReceipt,
     scanCpuMsPer1000Jobs: bySize.length ? median(bySize.map((s) => s.freshCpuMsPer1000)) : r.cpu.scanCpuMsPer1000Jobs,
     scanBurstBySize: bySize,
     scanSteadyCpuMsPerJob: r.cpu.steady ?? [],

@@ -16,6 +16,11 @@ export interface WindowedStream {
 export interface Measured {
   bytesPerJob200: number
   /**
+   * Redis memory per dispatch receipt (`npm run bench:receipts`), by receipts written per shard and hour: a receipt
+   * costs less where an hour's hash holds more of them (the hash's own overhead is shared).
+   */
+  receiptBytes: { perShardHour: number; bytes: number }[]
+  /**
    * CPU ms per 1,000 jobs in a burst: from `npm run bench:lambda-size` (the packaged function under Lambda's share,
    * metrics and all) when it ran, else from `npm run bench:right-size` (the scanner alone in the bench process).
    */

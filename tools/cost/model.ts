@@ -32,6 +32,8 @@ export interface Scenario {
   payloadBytes: number
   /** Average time from enqueue to due. */
   waitHours: number
+  /** DISPATCH_RECEIPT_TTL_MS in hours: how long a dispatched job's receipt stays in Redis. Default 24 (0: none). */
+  receiptTtlHours?: number
   /** DISPATCH_WINDOW_MS: how long a due job may wait for the ones due after it, to share their SQS request. */
   windowMs: number
   redis: 'auto' | 'serverless' | string
@@ -162,9 +164,36 @@ export function dueBucketsFor(pending: number): number {
   return buckets
 }
 
+/**
+ * Bytes per receipt at this many receipts an hour (one shard): the larger of the figures measured at the nearest
+ * volumes below and above it. Not monotonic: an hour's receipts share 1,024 hashes, and past ~128 receipts in a hash
+ * (131,072 an hour) Redis leaves the compact encoding, so 73.7 B at 100,000 an hour became 84.5 B at 500,000.
+ */
+export function receiptBytesAt(perHour: number, m: Measured): number {
+  const rows = [...m.receiptBytes].sort((a, b) => a.perShardHour - b.perShardHour)
+  if (rows.length === 0) throw new Error('no measured bytes per receipt (npm run bench:receipts)')
+  const below = rows.filter((r) => r.perShardHour <= perHour).at(-1)
+  const above = rows.find((r) => r.perShardHour >= perHour)
+  return Math.max(below?.bytes ?? 0, above?.bytes ?? 0)
+}
+
+/**
+ * Receipts held at any time: an hour's receipts share one hash that expires whole the TTL after its hour ends, so a
+ * receipt stays the TTL plus half an hour on average.
+ */
+function receiptsHeld(s: Scenario): number {
+  const ttlHours = s.receiptTtlHours ?? 24
+  if (ttlHours === 0 || s.jobsPerMonth === 0) return 0
+  return (s.jobsPerMonth / HOURS_PER_MONTH) * (ttlHours + 0.5)
+}
+
 function redisLines(s: Scenario, m: Measured, activeScanS: number): Line[] {
   const pending = (s.jobsPerMonth / (HOURS_PER_MONTH * 3600)) * s.waitHours * 3600
-  const bytes = pending * (m.bytesPerJob200 - 200 + s.payloadBytes)
+  const receipts = receiptsHeld(s)
+  const bytes =
+    pending * (m.bytesPerJob200 - 200 + s.payloadBytes) +
+    (receipts && receipts * receiptBytesAt(s.jobsPerMonth / HOURS_PER_MONTH, m))
+  const held = `${fmtInt(pending)} pending jobs${receipts ? `, ${fmtInt(receipts)} dispatch receipts` : ''}`
   const gb = bytes / 1e9
   const serverless = (): Line[] => {
     const stored = Math.max(0.1, gb)
@@ -172,7 +201,7 @@ function redisLines(s: Scenario, m: Measured, activeScanS: number): Line[] {
     return [
       {
         item: 'Redis: ElastiCache Serverless Valkey storage (replicated across AZs)',
-        quantity: `${stored.toFixed(3)} GB x ${HOURS_PER_MONTH} h (${fmtInt(pending)} pending jobs${gb < 0.1 ? ', 100 MB minimum' : ''})`,
+        quantity: `${stored.toFixed(3)} GB x ${HOURS_PER_MONTH} h (${held}${gb < 0.1 ? ', 100 MB minimum' : ''})`,
         usd: stored * HOURS_PER_MONTH * PRICES.valkeyServerlessGbHour.usd,
       },
       {
@@ -192,7 +221,7 @@ function redisLines(s: Scenario, m: Measured, activeScanS: number): Line[] {
     return [
       {
         item: `Redis: ${n.type} Valkey ${nodes === 2 ? 'primary + replica in another AZ' : 'node (one, no replica)'}`,
-        quantity: `${nodes} x ${HOURS_PER_MONTH} h, ${(bytes / 2 ** 30).toFixed(2)} of ${(n.memoryGiB * (1 - NODE_RESERVED_MEMORY)).toFixed(2)} GiB usable (${fmtInt(pending)} pending jobs, DUE_BUCKETS=${dueBucketsFor(pending)})`,
+        quantity: `${nodes} x ${HOURS_PER_MONTH} h, ${(bytes / 2 ** 30).toFixed(2)} of ${(n.memoryGiB * (1 - NODE_RESERVED_MEMORY)).toFixed(2)} GiB usable (${held}, DUE_BUCKETS=${dueBucketsFor(pending)})`,
         usd: nodes * HOURS_PER_MONTH * n.hour.usd,
       },
     ]

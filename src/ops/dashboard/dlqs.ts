@@ -13,6 +13,7 @@ import { JOB_ID_ATTRIBUTE } from '../../sqs/envelope'
 import type { JobStore } from '../../store/job-store'
 import { dlqNameOf } from '../dlq-target'
 import { redrive, type RedriveReport } from '../redrive'
+import { isoTime } from '../../iso-time'
 
 /** Messages peeked per DLQ. */
 const PEEK = 5
@@ -127,7 +128,7 @@ export class DlqReader {
         )
         view.messages = Messages.map(peeked)
         const oldest = Math.min(...view.messages.map((m) => Date.parse(m.sentAt)))
-        view.oldestSentAt = Number.isFinite(oldest) ? new Date(oldest).toISOString() : null
+        view.oldestSentAt = Number.isFinite(oldest) ? isoTime(oldest) : null
       }
     } catch (e) {
       view.error = e instanceof Error ? `${e.name}: ${e.message}` : String(e)
@@ -143,7 +144,7 @@ function peeked(m: Message): DlqMessage {
     messageId: m.MessageId ?? '',
     ...(jobId ? { jobId } : {}),
     receives: Number(m.Attributes?.ApproximateReceiveCount ?? 0),
-    sentAt: new Date(Number(m.Attributes?.SentTimestamp ?? 0)).toISOString(),
+    sentAt: isoTime(Number(m.Attributes?.SentTimestamp ?? 0)),
     bodyPreview: body.length > BODY_PREVIEW ? `${body.slice(0, BODY_PREVIEW)}…` : body,
   }
 }

@@ -15,26 +15,10 @@ import { ScheduleStore } from '../../store/schedule-store'
 import { queuesAsConfigured } from '../../store/stats'
 import type { ScriptedClient } from '../../store/scripts'
 import { DeadSet, type DeadJobHead } from '../dead-set'
+import { isoTime } from '../../iso-time'
+import type { DueTimeline, QueueRow, ScheduleRow } from './overview-rows'
 
-export interface QueueRow {
-  /** Scheduled, not yet claimed. */
-  pending: number
-  /** Leased to a scanner, or waiting for a dispatch retry. */
-  inFlight: number
-  dead: number
-  dispatched: number
-}
-
-/** Scheduled jobs by when they are due: each count includes the shorter horizons. */
-export interface DueTimeline {
-  overdue: number
-  minute: number
-  hour: number
-  day: number
-  month: number
-  /** Every scheduled job, whenever due. */
-  all: number
-}
+export type { DueTimeline, QueueRow, ScheduleRow }
 
 export interface Overview {
   at: string
@@ -45,19 +29,6 @@ export interface Overview {
   dead: DeadJobHead[]
   /** The first recurring schedules by id (client/app.ts renders them). */
   schedules: ScheduleRow[]
-}
-
-export interface ScheduleRow {
-  id: string
-  queue: string
-  cron?: string
-  everyMs?: number
-  timezone: string
-  paused: boolean
-  nextRunAt: string | null
-  lastRunAt: string | null
-  /** Occurrences handed to SQS so far. */
-  runs: number
 }
 
 /** Most schedules the overview lists (the first page by id; GET /schedules pages through all). */
@@ -114,7 +85,7 @@ export class OverviewReader {
     }
     const all = Object.values(queues).reduce((n, q) => n + q.pending, 0)
     return {
-      at: new Date().toISOString(),
+      at: isoTime(Date.now()),
       queues,
       timeline: { ...timeline, all },
       windows,
@@ -125,8 +96,8 @@ export class OverviewReader {
         ...(s.spec.cron !== undefined ? { cron: s.spec.cron } : { everyMs: s.spec.everyMs! }),
         timezone: s.spec.timezone,
         paused: s.spec.paused,
-        nextRunAt: s.pendingMs === null ? null : new Date(s.pendingMs).toISOString(),
-        lastRunAt: s.lastRunMs === null ? null : new Date(s.lastRunMs).toISOString(),
+        nextRunAt: s.pendingMs === null ? null : isoTime(s.pendingMs),
+        lastRunAt: s.lastRunMs === null ? null : isoTime(s.lastRunMs),
         runs: s.runs,
       })),
     }

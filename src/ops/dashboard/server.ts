@@ -7,8 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { DelayQueue } from '../../direct/delay-queue'
-import { validateJobRef } from '../../direct/validation'
-import { validateScheduleId } from '../../direct/schedule-validation'
+import { validateJobRef, validateScheduleId } from '../../direct/id-rules'
 import { DelayQueueError, JobNotFoundError, ValidationError } from '../../errors'
 import type { Engine } from '../../store/engine'
 import { DeadSet } from '../dead-set'
@@ -17,6 +16,7 @@ import { OverviewReader } from './overview'
 import { DlqReader } from './dlqs'
 import { PAGE_HTML } from './page'
 import { checkAction, checkHost, HttpError, loopbackHosts } from './request-guard'
+import { isoTime } from '../../iso-time'
 
 export interface DashboardOptions {
   port?: number
@@ -196,7 +196,7 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
     [
       'POST',
       /^\/api\/dead\/([^/]+)\/retry$/,
-      async (_req, m) => [200, { id: id(m), runAt: new Date(await dead.revive(id(m))).toISOString() }],
+      async (_req, m) => [200, { id: id(m), runAt: isoTime(await dead.revive(id(m))) }],
     ],
     [
       'DELETE',

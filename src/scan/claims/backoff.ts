@@ -1,5 +1,6 @@
 // When a job SQS refused is tried again: exponential in its dispatch attempt, capped, with jitter, so the jobs of one
 // outage do not all come back in the same millisecond and hit SQS (or a throttled queue) as one wave again.
+import { equalJitterDelay } from '../../equal-jitter'
 import type { ClaimedJob } from './claimed-job'
 
 export interface BackoffOptions {
@@ -7,13 +8,9 @@ export interface BackoffOptions {
   backoffMaxMs: number
 }
 
-/**
- * "Equal jitter": half the exponential delay is kept, the other half is random. The wait never drops below half the
- * schedule (a refused job is not hammered), and jobs refused together spread over the other half.
- */
+/** "Equal jitter" (src/equal-jitter.ts), in whole ms. */
 export function retryDelayMs(attempt: number, options: BackoffOptions, random: () => number = Math.random): number {
-  const exponential = Math.min(options.backoffMaxMs, options.backoffBaseMs * 2 ** (Math.min(attempt, 40) - 1))
-  return Math.round(exponential / 2 + (random() * exponential) / 2)
+  return Math.round(equalJitterDelay(attempt, options.backoffBaseMs, options.backoffMaxMs, random))
 }
 
 /** One delay per refused job, drawn once: a job that others are held behind must give them the same figure. */

@@ -138,37 +138,29 @@ export class Leases {
     }
   }
 
-  /** Forget jobs SQS accepted (occurrences of schedules: and create their next one). Returns how many this lease
-   * still held. */
+  /** Forget jobs SQS accepted (occurrences of schedules: and create their next one), each with its dispatch receipt.
+   * Returns how many this lease still held. */
   async ack(shard: ShardKeys, items: readonly (Settlement & Partial<ClaimedJob>)[]): Promise<number> {
-    const occurrences = items.filter((i) => parseOccurrenceId(i.id) !== null)
-    if (occurrences.length === 0) return this.ackJobs(shard, items)
+    if (items.length === 0) return 0
+    const { settlements, plan } = withReceipts(items, this.options.receiptTtlMs ?? 0)
+    const occurrences = settlements.filter((i) => parseOccurrenceId(i.id) !== null)
+    const jobs = settlements.filter((i) => parseOccurrenceId(i.id) === null)
+    const ackJobs = async () => {
+      if (jobs.length === 0) return 0
+      const call = ackCall(shard, jobs, plan)
+      return Number(await guard(rideOut(this.redis, () => runScript(this.redis, call))))
+    }
+    if (occurrences.length === 0) return ackJobs()
     if (!this.keys) throw new Error('Leases needs the Keyspace to ack occurrences of schedules')
-    const [jobs, acked] = await Promise.all([
-      this.ackJobs(
-        shard,
-        items.filter((i) => parseOccurrenceId(i.id) === null),
-      ),
+    const [jobsAcked, acked] = await Promise.all([
+      ackJobs(),
       ackOccurrences(this.redis, this.keys, shard, occurrences, {
         redisNowMs: this.redisNowMs(),
         windowMs: this.options.windowMs ?? 0,
+        receipts: plan,
       }),
     ])
-    return jobs + acked
-  }
-
-  private async ackJobs(shard: ShardKeys, items: readonly (Settlement & Partial<ClaimedJob>)[]): Promise<number> {
-    if (items.length === 0) return 0
-    const ttlMs = this.options.receiptTtlMs ?? 0
-    // The hour's hashes by the latest acceptance (Redis's clock): a receipt is never filed before its time.
-    const nowMs = items.reduce((t, i) => Math.max(t, i.accepted?.acceptedAtMs ?? 0), 0) || Date.now()
-    const settlements: AckSettlement[] = items.map(({ id, token, accepted, attempt, dueMs, queue, createdAtMs }) =>
-      ttlMs > 0 && accepted && attempt !== undefined && dueMs !== undefined && queue !== undefined
-        ? { id, token, receipt: encodeReceipt({ ...accepted, attempts: attempt, dueMs, queue, createdAtMs }) }
-        : { id, token },
-    )
-    const call = ackCall(shard, settlements, { ttlMs, nowMs })
-    return Number(await guard(rideOut(this.redis, () => runScript(this.redis, call))))
+    return jobsAcked + acked
   }
 
   /** When a refused job is tried again (src/scan/claims/backoff.ts); a held-back FIFO job comes right after its blocker. */
@@ -209,4 +201,16 @@ export class Leases {
       retired: Number(retired ?? 0),
     }
   }
+}
+
+/** Each acked job's dispatch receipt (src/store/receipt.ts), when receipts are on and the send's answer is known. */
+function withReceipts(items: readonly (Settlement & Partial<ClaimedJob>)[], ttlMs: number) {
+  // The hour's hashes by the latest acceptance (Redis's clock): a receipt is never filed before its time.
+  const nowMs = items.reduce((t, i) => Math.max(t, i.accepted?.acceptedAtMs ?? 0), 0) || Date.now()
+  const settlements: AckSettlement[] = items.map(({ id, token, accepted, attempt, dueMs, queue, createdAtMs }) =>
+    ttlMs > 0 && accepted && attempt !== undefined && dueMs !== undefined && queue !== undefined
+      ? { id, token, receipt: encodeReceipt({ ...accepted, attempts: attempt, dueMs, queue, createdAtMs }) }
+      : { id, token },
+  )
+  return { settlements, plan: { ttlMs, nowMs } }
 }

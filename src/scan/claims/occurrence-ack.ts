@@ -1,11 +1,13 @@
-// Acks for occurrences of recurring schedules: the ack that forgets an occurrence SQS accepted also creates the next
-// one (lua/schedule-ack.lua), so no crash can lose or double a series. Lua cannot evaluate cron expressions, so the
-// next occurrence is computed here, from the schedule as read just before; the script applies it only if the
-// schedule still has that version and still names this occurrence as pending.
+// Acks for occurrences of recurring schedules: the ack that forgets an occurrence SQS accepted (keeping its dispatch
+// receipt, as any job's) also creates the next one (lua/schedule-ack.lua), so no crash can lose or double a series.
+// Lua cannot evaluate cron expressions, so the next occurrence is computed here, from the schedule as read just
+// before; the script applies it only if the schedule still has that version and still names this occurrence as
+// pending.
 import { parseOccurrenceId } from '../../schedule/occurrence-id'
 import { nextOccurrence } from '../../schedule/recurrence'
 import type { Keyspace, ShardKeys } from '../../store/keys'
 import { guard } from '../../store/redis-errors'
+import type { ReceiptPlan } from '../../store/scan-script-calls'
 import { decodeScheduleRecord, type StoredSchedule } from '../../store/schedule-record'
 import { scheduleAckCall, type OccurrenceAck } from '../../store/schedule-script-calls'
 import { runScript, type ScriptedClient } from '../../store/scripts'
@@ -13,6 +15,8 @@ import { runScript, type ScriptedClient } from '../../store/scripts'
 export interface OccurrenceSettlement {
   id: string
   token: string
+  /** Its encoded dispatch receipt (src/store/receipt.ts), kept by the same script; absent: none. */
+  receipt?: string
 }
 
 export interface OccurrenceAckClock {
@@ -20,6 +24,8 @@ export interface OccurrenceAckClock {
   redisNowMs: number
   /** The dispatch window: how late an occurrence may leave on purpose. */
   windowMs: number
+  /** Where and how long the receipts are kept (none without it, or with a 0 ttl). */
+  receipts?: ReceiptPlan
 }
 
 /** Acks occurrences of one shard and creates their successors. Returns how many this lease still held. */
@@ -48,6 +54,7 @@ export async function ackOccurrences(
     return {
       id: item.id,
       token: item.token,
+      ...(item.receipt !== undefined ? { receipt: item.receipt } : {}),
       scheduleId: ref.scheduleId,
       atMs: ref.atMs,
       version: schedule?.version ?? 0,
@@ -56,5 +63,5 @@ export async function ackOccurrences(
       bucketNo: keys.locate(ref.scheduleId).bucketNo,
     }
   })
-  return Number(await guard(runScript(redis, scheduleAckCall(shard, acks, clock.windowMs))))
+  return Number(await guard(runScript(redis, scheduleAckCall(shard, acks, clock.windowMs, clock.receipts))))
 }

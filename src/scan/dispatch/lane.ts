@@ -79,23 +79,43 @@ function dropStale(lane: Lane, maxSendMs: number): void {
   // A full pass: claims of several shards interleave in a lane, so deadlines are not in order.
   let kept = 0
   let earliest = Infinity
-  const dropped: ClaimedJob[] = []
+  const lines: FailedLines = new Map()
   for (const entry of lane.entries) {
     if (entry.job.leaseDeadline > latest) {
       lane.entries[kept++] = entry
       earliest = Math.min(earliest, entry.job.leaseDeadline)
     } else {
-      dropped.push(entry.job)
+      const after = lane.fifo ? lineUp(lines, entry.job) : undefined
       entry.settle(entry.job, {
         error: 'not sent: its lease would have ended during the send (SQS slow?)',
         jobsFault: false,
+        ...(after ? { after } : {}),
       })
     }
   }
   lane.entries.length = kept
   lane.earliestDeadline = earliest
   // A dropped FIFO job is retried later: the rest of its group waits for it like for a refused one.
-  if (lane.fifo && dropped.length) holdBackGroups(lane, dropped)
+  if (lines.size) holdBackGroups(lane, lines)
+}
+
+/** Per FIFO group, the first of its jobs that was not sent, and how many are lined up behind it so far. */
+export type FailedLines = Map<string, HeldBehind>
+
+/**
+ * Lines a job that was not sent up behind the first one of its group not sent before it (jobs come in claim order):
+ * undefined for the first, which is retried on its own; the later ones are retried 1 ms after each other behind it.
+ * Without this, two jobs of one group refused in one call would each draw their own retry delay, and the later one
+ * could go first.
+ */
+export function lineUp(lines: FailedLines, job: ClaimedJob): HeldBehind | undefined {
+  const first = lines.get(groupOf(job))
+  if (!first) {
+    lines.set(groupOf(job), { job, place: 0 })
+    return undefined
+  }
+  first.place++
+  return { job: first.job, place: first.place }
 }
 
 /**
@@ -105,9 +125,7 @@ function dropStale(lane: Lane, maxSendMs: number): void {
  * same group in the very call that failed may have been taken; nothing can unsend it.) The group stays blocked for
  * the jobs that reach the lane later, from later claims (heldBehind), until the refused job comes back.
  */
-export function holdBackGroups(lane: Lane, failed: ClaimedJob[]): void {
-  const firstFailed = new Map<string, HeldBehind>()
-  for (const job of failed) if (!firstFailed.has(groupOf(job))) firstFailed.set(groupOf(job), { job, place: 0 })
+export function holdBackGroups(lane: Lane, firstFailed: FailedLines): void {
   lane.entries = lane.entries.filter((entry) => {
     const blocker = firstFailed.get(groupOf(entry.job))
     if (!blocker) return true

@@ -3,8 +3,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs'
 import { deduplicationId, JOB_ID_ATTRIBUTE } from '../../sqs/envelope'
 import { sendMessageBatchBody, sendPrebuilt } from '../../sqs/prebuilt-body'
-import { groupOf, holdBackGroups, type Lane, type QueuedSend, type SendResult } from './lane'
-import type { ClaimedJob } from '../claims/claimed-job'
+import { type FailedLines, groupOf, holdBackGroups, lineUp, type Lane, type QueuedSend, type SendResult } from './lane'
 
 export async function sendBatch(sqs: SQSClient, lane: Lane, batch: QueuedSend[]): Promise<void> {
   // The request's JSON is built here, not by the SDK's serializer (src/sqs/prebuilt-body.ts: CPU per message).
@@ -16,13 +15,10 @@ export async function sendBatch(sqs: SQSClient, lane: Lane, batch: QueuedSend[])
       ? { MessageGroupId: groupOf(job), MessageDeduplicationId: deduplicationId(job.id, job.version, job.createdAtMs) }
       : {}),
   }))
-  const answered = new Set<number>()
-  const failed: ClaimedJob[] = []
+  const results: (SendResult | undefined)[] = new Array(batch.length)
   const answer = (i: number, result: SendResult) => {
-    if (answered.has(i) || !batch[i]) return
-    answered.add(i)
-    if ('error' in result) failed.push(batch[i].job)
-    batch[i].settle(batch[i].job, result)
+    if (results[i] || !batch[i]) return
+    results[i] = result
   }
   const sentAtMs = Date.now()
   try {
@@ -51,7 +47,14 @@ export async function sendBatch(sqs: SQSClient, lane: Lane, batch: QueuedSend[])
     const maybeSent = !jobsFault && mayHaveArrived(e)
     batch.forEach((_, i) => answer(i, { error, jobsFault, maybeSent }))
   }
-  if (lane.fifo && failed.length) holdBackGroups(lane, failed)
+  // Settled in claim order, so that a FIFO group's jobs not sent line up behind the first of them (lineUp).
+  const lines: FailedLines = new Map()
+  batch.forEach((entry, i) => {
+    const result = results[i]!
+    const after = lane.fifo && 'error' in result ? lineUp(lines, entry.job) : undefined
+    entry.settle(entry.job, after ? { ...result, after } : result)
+  })
+  if (lines.size) holdBackGroups(lane, lines)
 }
 
 /** Errors of a request that never left this machine, or found nobody listening: SQS cannot have taken it. */

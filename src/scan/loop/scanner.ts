@@ -76,12 +76,17 @@ const DEFAULT_ACK_HOLD_MS = 100
  * would come that much early (and leave with nine jobs).
  */
 async function claimStep(shard: ShardState, o: ScannerOptions, clock: RedisClock): Promise<ClaimResult> {
-  await verifyLayout(o.leases.redis, o.keys)
-  if (shard.hints.length === 0) shard.hints = await o.leases.seedHints(shard.keys, o.claimBatchSize)
-  const sentAt = Date.now()
-  const result = await o.leases.claim(shard.keys, shard.hints, o.claimBatchSize, shard.fullBy)
-  clock.observe(result.redisNowMs, sentAt, Date.now())
-  return result
+  shard.claiming = true
+  try {
+    await verifyLayout(o.leases.redis, o.keys)
+    if (shard.hints.length === 0) shard.hints = await o.leases.seedHints(shard.keys, o.claimBatchSize)
+    const sentAt = Date.now()
+    const result = await o.leases.claim(shard.keys, shard.hints, o.claimBatchSize, shard.fullBy)
+    clock.observe(result.redisNowMs, sentAt, Date.now())
+    return result
+  } finally {
+    shard.claiming = false
+  }
 }
 
 /** Lateness figures and hooks for the jobs SQS accepted. */
@@ -150,9 +155,9 @@ export class Scanner {
     })
   }
 
-  /** When this run last had work: now while sends are in flight, -Infinity if it never had any. */
-  lastWorkMs(): number {
-    return this.inFlight.size > 0 ? Date.now() : this.lastWorkAt
+  /** Last work: now while sends (or, with `claims`, a claim: a worker's view) are in flight; -Infinity if none. */
+  lastWorkMs(claims = false): number {
+    return this.inFlight.size > 0 || (claims && this.shards.some((s) => s.claiming)) ? Date.now() : this.lastWorkAt
   }
 
   stop(): void {

@@ -30,7 +30,9 @@ export async function runWorker(
     await Promise.race([run.catch(() => {}), new Promise((r) => setTimeout(r, LOOK_MS))])
     if (finished) break
     // Counted from the start too: a worker that finds nothing at all (others drained it first) ends as soon.
-    const quietMs = Date.now() - Math.max(startedAt, scanner.lastWorkMs())
+    // A claim still on its way counts as work (a slow answer on a busy machine is no drained backlog); an on-demand
+    // run, by contrast, ends at once when nothing was claimed yet (run/on-demand.ts).
+    const quietMs = Date.now() - Math.max(startedAt, scanner.lastWorkMs(true))
     if (quietMs >= idleMs) {
       drained = true
       scanner.stop()

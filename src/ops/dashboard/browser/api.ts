@@ -1,16 +1,10 @@
 // The dashboard's JSON API, as the page calls it (src/ops/dashboard/server.ts). Types are restated here, not imported:
-// this file runs in the browser and must not pull server code into the bundle. ScanWindow is the exception: its file
-// holds that one type and imports nothing.
+// this file runs in the browser and must not pull server code into the bundle. The exceptions come from files that
+// hold only types and import nothing: ScanWindow, and the overview's rows.
 import type { ScanWindow } from '../../../scan/observe/scan-window'
+import type { DueTimeline, QueueRow, ScheduleRow } from '../overview-rows'
 
-export type { ScanWindow }
-
-export interface QueueRow {
-  pending: number
-  inFlight: number
-  dead: number
-  dispatched: number
-}
+export type { DueTimeline, QueueRow, ScanWindow, ScheduleRow }
 
 export interface DeadJob {
   id: string
@@ -25,7 +19,7 @@ export interface DeadJob {
 export interface Overview {
   at: string
   queues: Record<string, QueueRow>
-  timeline: { overdue: number; minute: number; hour: number; day: number; month: number; all: number }
+  timeline: DueTimeline
   windows: ScanWindow[]
   dead: DeadJob[]
   /** Recurring schedules, the first 50 by id: the page shows them when there are some. */
@@ -46,18 +40,6 @@ export interface JobView {
   dueAt?: string
   acceptedAt?: string
   messageId?: string
-}
-
-export interface ScheduleRow {
-  id: string
-  queue: string
-  cron?: string
-  everyMs?: number
-  timezone: string
-  paused: boolean
-  nextRunAt: string | null
-  lastRunAt: string | null
-  runs: number
 }
 
 export interface DlqView {

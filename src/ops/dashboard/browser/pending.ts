@@ -16,24 +16,42 @@ interface PanelState {
 
 export class PendingPanel {
   private readonly s: PanelState = { queue: '', trail: [''] }
+  /** Loads asked for so far: an answer is shown only if no load was asked for after its own. */
+  private asked = 0
 
   constructor(
     private readonly redraw: () => void,
     private readonly open: (id: string) => void,
+    private readonly fetchPage: typeof api.pending = api.pending,
   ) {}
+
+  /** What the panel shows: the page of the last cursor asked for, or its error. */
+  get shown(): { page?: PendingPage; error?: string; trail: readonly string[] } {
+    return { page: this.s.page, error: this.s.error, trail: this.s.trail }
+  }
 
   /** With the live refresh: the first page again (deeper pages are left as they are). */
   async refresh(): Promise<void> {
     if (this.s.trail.length === 1) await this.load()
   }
 
+  first = () => this.go([''])
+  previous = () => this.go(this.s.trail.slice(0, -1))
+  next = () => this.s.page?.cursor && this.go([...this.s.trail, this.s.page.cursor])
+
   private async load(): Promise<void> {
+    const mine = ++this.asked
+    let page: PendingPage | undefined
+    let error: string | undefined
     try {
-      this.s.page = await api.pending(this.s.queue, this.s.trail.at(-1)!, PAGE_SIZE)
-      this.s.error = undefined
+      page = await this.fetchPage(this.s.queue, this.s.trail.at(-1)!, PAGE_SIZE)
     } catch (e) {
-      this.s.error = e instanceof Error ? e.message : String(e)
+      error = e instanceof Error ? e.message : String(e)
     }
+    // A click after this one (Previous while a slow Next loads): its page is the one to show, not this answer.
+    if (mine !== this.asked) return
+    if (page) this.s.page = page
+    this.s.error = error
     this.redraw()
   }
 
@@ -44,7 +62,7 @@ export class PendingPanel {
 
   private go(trail: string[]) {
     this.s.trail = trail
-    void this.load()
+    return this.load()
   }
 
   view(queues: string[]) {
@@ -55,16 +73,17 @@ export class PendingPanel {
       <div class="actions">
         <label>queue
           <select data-testid="pending-queue" @change=${(e: Event) => {
-            this.s.queue = (e.target as HTMLSelectElement).value
-            this.go([''])
+            // A <select>, typed without the DOM library: tests load this file in Node.
+            this.s.queue = (e.target as unknown as { value: string }).value
+            void this.go([''])
           }}>
             <option value="" ?selected=${this.s.queue === ''}>all</option>
             ${queues.map((q) => html`<option value=${q} ?selected=${this.s.queue === q}>${q}</option>`)}
           </select>
         </label>
-        <button ?disabled=${trail.length === 1} @click=${() => this.go([''])}>First page</button>
-        <button ?disabled=${trail.length === 1} @click=${() => this.go(trail.slice(0, -1))}>Previous page</button>
-        <button ?disabled=${!page?.cursor} @click=${() => this.go([...trail, page!.cursor!])}>Next page</button>
+        <button ?disabled=${trail.length === 1} @click=${this.first}>First page</button>
+        <button ?disabled=${trail.length === 1} @click=${this.previous}>Previous page</button>
+        <button ?disabled=${!page?.cursor} @click=${this.next}>Next page</button>
         <span class="muted" data-testid="pending-range">${
           page ? (page.jobs.length ? `jobs ${first + 1}–${first + page.jobs.length} in due order` : 'none') : ''
         }</span>

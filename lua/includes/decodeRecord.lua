@@ -1,0 +1,8 @@
+-- A job record's fields (encodeRecord): queue, createdAt (ms) and version (numbers), groupId ('' for none), payload;
+-- nothing (nil) for a text that is not a job record. queueOf reads the queue alone without copying the payload.
+local function decodeRecord(record)
+  local queue, createdAt, version, groupId, payload =
+    string.match(record, '^([^\n]*)\n([^\n]*)\n([^\n]*)\n([^\n]*)\n(.*)$')
+  if not queue then return nil end
+  return queue, tonumber(createdAt, 36), tonumber(version), groupId, payload
+end

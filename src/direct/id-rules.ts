@@ -1,0 +1,46 @@
+// The id rules, each pattern once: a job id, a schedule id, and an occurrence id built from the schedule id's pattern
+// ("<schedule id>@<epoch ms>": src/schedule/occurrence-id.ts). Every id a caller hands in is checked here.
+import { ValidationError } from '../errors'
+import { OCCURRENCE_SEPARATOR } from '../schedule/occurrence-id'
+
+/** The alphabet of every id: no "@" (it starts an occurrence's time), nothing a key or a URL would need to escape. */
+const ID_CHAR = '[A-Za-z0-9_.:-]'
+
+export const JOB_ID_PATTERN = new RegExp(`^${ID_CHAR}{1,128}$`)
+export const JOB_ID_RULE = 'must be 1-128 characters of [A-Za-z0-9_.:-]'
+
+/** Leaves room for "@<epoch ms>" within the 128-character job id limit. */
+const SCHEDULE_ID = `${ID_CHAR}{1,100}`
+export const SCHEDULE_ID_PATTERN = new RegExp(`^${SCHEDULE_ID}$`)
+export const SCHEDULE_ID_RULE = 'must be 1-100 characters of [A-Za-z0-9_.:-]'
+
+/**
+ * An occurrence of a recurring schedule: "<schedule id>@<epoch ms>". The exponent form ("@1.795648056156e+15") is what
+ * Lua wrote for times of 1e14 and more before schedule times were bounded: such an occurrence can still be looked up
+ * and cancelled.
+ */
+export const OCCURRENCE_ID_PATTERN = new RegExp(
+  `^${SCHEDULE_ID}${OCCURRENCE_SEPARATOR}(\\d{1,15}|\\d(\\.\\d{1,13})?e\\+\\d{2})$`,
+)
+
+/** A job id from a URL or a caller: 400 unless it follows the id rule. */
+export function validateJobId(id: unknown, path = 'id'): string {
+  if (typeof id !== 'string' || !JOB_ID_PATTERN.test(id)) throw new ValidationError([{ path, message: JOB_ID_RULE }])
+  return id
+}
+
+/** An id to look up or cancel: a job id, or an occurrence id ("<schedule id>@<epoch ms>"). */
+export function validateJobRef(id: unknown, path = 'id'): string {
+  if (typeof id === 'string' && (JOB_ID_PATTERN.test(id) || OCCURRENCE_ID_PATTERN.test(id))) return id
+  const occurrence = typeof id === 'string' && id.includes(OCCURRENCE_SEPARATOR)
+  const rule = occurrence
+    ? 'an occurrence id must be "<schedule id>@<epoch ms>" (schedule id: 1-100 of [A-Za-z0-9_.:-])'
+    : JOB_ID_RULE
+  throw new ValidationError([{ path, message: rule }])
+}
+
+export function validateScheduleId(id: unknown): string {
+  if (typeof id !== 'string' || !SCHEDULE_ID_PATTERN.test(id))
+    throw new ValidationError([{ path: 'id', message: SCHEDULE_ID_RULE }])
+  return id
+}

@@ -1,0 +1,11 @@
+// A validated job, ready to store (see src/direct/validation.ts for how input becomes one): what the job store takes,
+// and (with the write's mode) what lua/enqueue.lua receives (EnqueueParams in src/store/script-calls.ts).
+export interface NewJob {
+  id: string
+  queue: string
+  /** The payload as JSON text. */
+  payloadJson: string
+  groupId?: string
+  /** Relative to Redis's clock, or absolute (epoch ms; the past means now). */
+  schedule: { delayMs: number } | { atMs: number }
+}

@@ -1,0 +1,182 @@
+// Where a page of pending jobs starts reading each shard: its frontier, a sorted set of due buckets scored by a lower
+// bound of each one's next job after the cursor. A page reads the buckets in that order until the next bound is past
+// the page's last job (src/store/pending-page.ts), so its cost is the number of buckets it reads.
+//
+// The shard's index (each bucket's earliest job) is such a frontier for any cursor, and costs nothing to keep, but
+// deep into a queue it is a poor one: the buckets are chosen by job id, so nearly every bucket holds a job before the
+// cursor and a page would read them all (16,384 per shard as shipped, a few hundred ms). So a walk that goes past
+// SHALLOW_BUCKETS buckets keeps its own frontier: a copy of the index (lua/walk-start.lua), whose bounds each page
+// raises for the buckets it read to their next job after the page (lua/walk-advance.lua). A page then reads about as
+// many buckets as it shows jobs, wherever it is. The frontier and its position expire WALK_TTL_MS after the walk's
+// last page (a copy of the index: ~93 bytes per due bucket, 1.5 MB per shard as shipped); a walk's last page deletes
+// them; at most MAX_WALKS walks keep one per shard (the least recently used are dropped: forged cursors cannot fill
+// Redis with frontiers), and none is made while Redis is above WALK_MEMORY_PERCENT of maxmemory.
+//
+// Why no job that stays put is skipped or shown twice: a bound is taken from the bucket's jobs when it is written,
+// and a bucket is always read from the cursor on, not from its bound, so every job that was there then is at or after
+// its bound. A job enqueued during the walk into a bucket whose bound is already past it may be missed by this walk.
+// A frontier holds for its position and any later one, never an earlier one, and it must not change while a page reads
+// it: so a page's writes are a compare-and-set on the position it started from (stamped with the page that wrote it),
+// and a page whose frontier changed under it (another page of the walk moved it, it was dropped, it expired) writes
+// nothing and is read again from the shard's index (pending-page.ts). A cursor before its walk's position (a previous
+// page again) starts a walk of its own under a new name: a live frontier is never overwritten.
+import { randomBytes } from 'node:crypto'
+import type { ShardKeys } from './keys'
+import { readMemory, type MemoryReading } from './memory'
+import { walkAdvanceCall, walkStartCall } from './ops-script-calls'
+import { before, type Due, newWalk, type PendingCursor } from './pending-cursor'
+import { runScript, type ScriptedClient } from './scripts'
+
+/** How long a walk's frontier is kept after its last page. */
+export const WALK_TTL_MS = 600_000
+/** A cursor with at most this many of the shard's buckets starting before it reads the index as it is. */
+export const SHALLOW_BUCKETS = 256
+/** Walks that keep a frontier at once, per shard (each ~93 bytes per due bucket): the oldest beyond are dropped. */
+export const MAX_WALKS = 16
+/**
+ * No frontier is made while it would take a primary past this share of its maxmemory (what used_memory says, plus the
+ * copy): near full, a page reads the index as it is (slower deep in a queue) rather than leave Redis full of
+ * frontiers for ten minutes, when enqueues would be refused (507). The memory warning's default threshold.
+ */
+export const WALK_MEMORY_PERCENT = 80
+/** What a frontier costs per due bucket (MEMORY USAGE of a copy of a 16,384-bucket index: docs/benchmarks.md). */
+const FRONTIER_BYTES_PER_BUCKET = 93
+
+export interface Frontier {
+  /** The sorted set to read buckets from: the shard's index, or the walk's frontier. */
+  key: string
+  /** The position this page started from on the walk's frontier, as read (what its writes compare with). */
+  held?: string
+}
+
+/** What a page learnt about a bucket: rows read from it, and whether it has nothing after the cursor. */
+export interface BucketSeen {
+  rows: Due[]
+  empty: boolean
+}
+
+/** The frontiers one page reads (one per shard, in the keyspace's order), and the walk its writes belong to. */
+export interface WalkPlan {
+  walk: string
+  /** Stamps the positions this page writes: a position another page wrote never compares equal to one it read. */
+  token: string
+  frontiers: Frontier[]
+}
+
+/** A position as a walk's `at` key holds it: "<page token>|<due ms>:<id>". */
+const positionText = (token: string, at: Due) => `${token}|${at.dueMs}:${at.id}`
+
+const positionOf = (text: string): Due | null => {
+  const m = /^(?:[^|]*\|)?(\d+):(.*)$/s.exec(text)
+  return m ? { dueMs: Number(m[1]), id: m[2]! } : null
+}
+
+/** The frontier of each shard for a page after `cursor` (null: the first page, which reads the indexes). */
+export async function planWalk(
+  redis: ScriptedClient,
+  shards: readonly ShardKeys[],
+  cursor: PendingCursor | null,
+  shallowBuckets = SHALLOW_BUCKETS,
+): Promise<WalkPlan> {
+  const token = randomBytes(6).toString('base64url')
+  if (!cursor) return { walk: newWalk(), token, frontiers: shards.map((s) => ({ key: s.index })) }
+  let walk = cursor.walk ?? newWalk()
+  const looks = await Promise.all(shards.map((shard) => look(redis, shard, walk, cursor)))
+  // An earlier page again: that walk's frontier holds for its own position, not for this one. A walk of its own.
+  const older = looks.some((l) => l.at && before(l.at, cursor) > 0)
+  if (older) walk = newWalk()
+  let memory: Promise<MemoryReading[] | null> | undefined
+  const frontiers = await Promise.all(
+    shards.map(async (shard, n): Promise<Frontier> => {
+      const { held, at, behind, buckets } = looks[n]!
+      // Bounds for a position are bounds for any later one too.
+      if (!older && held && at) return { key: shard.pendingWalk(walk), held }
+      if (behind <= shallowBuckets) return { key: shard.index }
+      memory ??= readMemory(redis).catch(() => null)
+      if (!hasRoom(await memory, buckets * FRONTIER_BYTES_PER_BUCKET)) return { key: shard.index }
+      const position = positionText(token, cursor)
+      return (await startWalk(redis, shard, walk, position))
+        ? { key: shard.pendingWalk(walk), held: position }
+        : { key: shard.index }
+    }),
+  )
+  return { walk, token, frontiers }
+}
+
+/** A shard's side of a walk: the position it holds (as read, and parsed), and how deep the cursor is. */
+async function look(redis: ScriptedClient, shard: ShardKeys, walk: string, cursor: Due) {
+  const replies =
+    (await redis
+      .pipeline()
+      .get(shard.pendingWalkAt(walk))
+      .zcount(shard.index, '-inf', cursor.dueMs)
+      .zcard(shard.index)
+      .exec()) ?? []
+  for (const [err] of replies) if (err) throw err
+  const held = replies[0]?.[1] == null ? null : String(replies[0][1])
+  return {
+    held,
+    at: held === null ? null : positionOf(held),
+    behind: Number(replies[1]?.[1]),
+    buckets: Number(replies[2]?.[1]),
+  }
+}
+
+/**
+ * Whether a copy of `bytes` leaves every primary below WALK_MEMORY_PERCENT of its maxmemory (the shard's own is
+ * among them). Without a reading (INFO refused by an ACL) it is made: at maxmemory the start is refused anyway.
+ */
+function hasRoom(readings: MemoryReading[] | null, bytes: number): boolean {
+  return (readings ?? []).every(
+    (r) => r.maxBytes === 0 || r.usedBytes + bytes < (r.maxBytes * WALK_MEMORY_PERCENT) / 100,
+  )
+}
+
+/** Makes the walk's frontier on the shard, dropping the least recently used walks beyond MAX_WALKS; false if not. */
+async function startWalk(redis: ScriptedClient, shard: ShardKeys, walk: string, position: string): Promise<boolean> {
+  // All but the MAX_WALKS - 1 used last: with this one, MAX_WALKS.
+  const dropped = await redis.zrange(shard.pendingWalks, '0', String(-MAX_WALKS))
+  const call = walkStartCall(shard, { walk, position, ttlMs: WALK_TTL_MS, maxWalks: MAX_WALKS, dropped })
+  try {
+    return (await runScript(redis, call)) === 1
+  } catch (e) {
+    // Redis full: this page reads the index as it is, slower.
+    if (e instanceof Error && e.name === 'ReplyError' && e.message.startsWith('OOM')) return false
+    throw e
+  }
+}
+
+/**
+ * After a page: raise each bucket it read to its next job after `to` (the page's last position), or to `to` itself
+ * when the page did not read that far; forget a bucket with nothing after it. `to` null: the walk ended. Resolves to
+ * false when the frontier changed while the page read it (nothing is written then: read the page again without it).
+ */
+export async function advanceWalk(
+  redis: ScriptedClient,
+  shard: ShardKeys,
+  plan: WalkPlan,
+  frontier: Frontier,
+  seen: ReadonlyMap<string, BucketSeen>,
+  to: Due | null,
+): Promise<boolean> {
+  if (frontier.held === undefined) return true
+  const raise: { bucketNo: string; bound: number }[] = []
+  const forget: string[] = []
+  if (to) {
+    for (const [bucketNo, s] of seen) {
+      const next = s.rows.filter((r) => before(r, to) > 0).sort(before)[0]
+      if (next) raise.push({ bucketNo, bound: next.dueMs })
+      else if (s.empty) forget.push(bucketNo)
+      else raise.push({ bucketNo, bound: to.dueMs })
+    }
+  }
+  const call = walkAdvanceCall(shard, {
+    walk: plan.walk,
+    held: frontier.held,
+    next: to ? positionText(plan.token, to) : '',
+    ttlMs: WALK_TTL_MS,
+    raise,
+    forget,
+  })
+  return (await runScript(redis, call)) === 1
+}
