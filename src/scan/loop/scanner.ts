@@ -36,6 +36,7 @@ import { RunTally, type ScanObserver, type ScanReport } from '../observe/run-tal
 import type { MemoryWatch } from '../observe/memory-watch'
 import { defaultLog, type Log } from '../../logger'
 import { FifoHold } from './fifo-hold'
+import { WorkWatch } from './work-watch'
 
 export interface ScannerOptions {
   leases: Leases
@@ -76,17 +77,12 @@ const DEFAULT_ACK_HOLD_MS = 100
  * would come that much early (and leave with nine jobs).
  */
 async function claimStep(shard: ShardState, o: ScannerOptions, clock: RedisClock): Promise<ClaimResult> {
-  shard.claiming = true
-  try {
-    await verifyLayout(o.leases.redis, o.keys)
-    if (shard.hints.length === 0) shard.hints = await o.leases.seedHints(shard.keys, o.claimBatchSize)
-    const sentAt = Date.now()
-    const result = await o.leases.claim(shard.keys, shard.hints, o.claimBatchSize, shard.fullBy)
-    clock.observe(result.redisNowMs, sentAt, Date.now())
-    return result
-  } finally {
-    shard.claiming = false
-  }
+  await verifyLayout(o.leases.redis, o.keys)
+  if (shard.hints.length === 0) shard.hints = await o.leases.seedHints(shard.keys, o.claimBatchSize)
+  const sentAt = Date.now()
+  const result = await o.leases.claim(shard.keys, shard.hints, o.claimBatchSize, shard.fullBy)
+  clock.observe(result.redisNowMs, sentAt, Date.now())
+  return result
 }
 
 /** Lateness figures and hooks for the jobs SQS accepted. */
@@ -111,8 +107,8 @@ export class Scanner {
   private shards: ShardState[] = []
   private acks!: AckHold
   private fifo!: FifoHold
-  /** Local ms of this run's last claimed job or settled send (on-demand mode ends after a linger without work). */
-  private lastWorkAt = -Infinity
+  /** When this run last had work (on-demand runs and scan workers end after a while without). */
+  private readonly work = new WorkWatch()
   /** DISPATCH_WINDOW_MS: how long a due job may wait for the jobs due after it. */
   readonly windowMs: number
 
@@ -130,7 +126,7 @@ export class Scanner {
     this.stopped = false
     this.tally = new RunTally(this.logger, this.options.observer)
     this.latency.reset()
-    this.lastWorkAt = -Infinity
+    this.work.reset()
     this.shards = this.options.keys.shards.map((keys) => ({ keys, hints: [], sleepingUntil: 0 }))
     this.acks = new AckHold(this.options.leases, this.shards, this.options.ackHoldMs ?? DEFAULT_ACK_HOLD_MS)
     this.fifo = new FifoHold(this.shards, this.inFlight)
@@ -155,9 +151,9 @@ export class Scanner {
     })
   }
 
-  /** Last work: now while sends (or, with `claims`, a claim: a worker's view) are in flight; -Infinity if none. */
-  lastWorkMs(claims = false): number {
-    return this.inFlight.size > 0 || (claims && this.shards.some((s) => s.claiming)) ? Date.now() : this.lastWorkAt
+  /** When this run last had work (WorkWatch.lastWorkMs; `untilEmptyClaim`: a scan worker's view). */
+  lastWorkMs(untilEmptyClaim = false): number {
+    return this.work.lastWorkMs(this.inFlight.size > 0, untilEmptyClaim)
   }
 
   stop(): void {
@@ -200,7 +196,7 @@ export class Scanner {
       this.tally.claimed()
       this.options.onClaimed?.(n, result)
       shard.hints = result.hints
-      if (result.jobs.length) this.lastWorkAt = Date.now()
+      this.work.claimed(result.jobs.length)
       const ready = this.fifo.take(n, result)
       if (ready.length) this.deliver(ready)
       if (result.again || this.fifo.lags(n)) continue
@@ -234,7 +230,7 @@ export class Scanner {
       )
     })().catch((e) => this.logger.error('delivery failed', { error: String(e) }))
     this.inFlight.track(jobs.length, task, () => {
-      this.lastWorkAt = Date.now()
+      this.work.settled()
     })
   }
 

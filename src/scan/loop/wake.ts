@@ -17,8 +17,6 @@ export interface ShardState {
   /** The earliest retry time that came while the shard was awake (mid-claim): its next sleep ends by then. */
   wakeByMs?: number
   sleepingUntil: number
-  /** A claim is on its way to Redis: until it answers, nobody knows whether anything is due (a worker is not idle). */
-  claiming?: boolean
   /** The current sleep ends at a due time (not the poll, nor the deadline): a claim will find work then. */
   sleepsForDue?: boolean
   /**

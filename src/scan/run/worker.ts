@@ -30,8 +30,9 @@ export async function runWorker(
     await Promise.race([run.catch(() => {}), new Promise((r) => setTimeout(r, LOOK_MS))])
     if (finished) break
     // Counted from the start too: a worker that finds nothing at all (others drained it first) ends as soon.
-    // A claim still on its way counts as work (a slow answer on a busy machine is no drained backlog); an on-demand
-    // run, by contrast, ends at once when nothing was claimed yet (run/on-demand.ts).
+    // Drained only once a claim found nothing due: a claim that has not answered yet (a starved process, a loaded
+    // Redis) is no sign of a drained backlog. Claims still on their way when it stops are delivered before the run
+    // ends. (An on-demand run, by contrast, ends at once when nothing was claimed: run/on-demand.ts.)
     const quietMs = Date.now() - Math.max(startedAt, scanner.lastWorkMs(true))
     if (quietMs >= idleMs) {
       drained = true
