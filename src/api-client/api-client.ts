@@ -3,9 +3,9 @@
 import { sigV4Signer, regionOf } from './signer'
 import { JobConflictError } from './errors'
 import { scheduleBatch } from './batch'
-import { isOwnJob, scheduledOf, withId, type JobWithId } from './own-job'
-import { LOOKUP_FAILED, storedByEarlierAttempt } from './earlier-attempt'
-import { call, DEFAULT_RETRY, type Answer, type Transport } from './transport'
+import { isOwnJob, scheduledOf, withId } from './own-job'
+import { answerOfEarlierAttempt, madeByEarlierAttempt } from './earlier-attempt'
+import { call, DEFAULT_RETRY, type Transport } from './transport'
 import type {
   ApiClientOptions,
   BatchResult,
@@ -57,28 +57,14 @@ export class DelayQueueApiClient {
     const invokedAt = Date.now()
     const beforeRetry =
       input.id === undefined
-        ? () => this.madeByEarlierAttempt(job)
-        : () => this.answerFromReceipt(job.id, job, invokedAt, 201)
+        ? () => madeByEarlierAttempt(this.transport, job)
+        : () => answerOfEarlierAttempt(this.transport, job.id, job, invokedAt, 201)
     try {
       return (await call(this.transport, 'POST', '/jobs', job, { retryUnanswered: true, beforeRetry })).body
     } catch (e) {
       if (e instanceof JobConflictError && e.attempts > 1 && isOwnJob(job, e.existing)) return scheduledOf(e.existing)
       throw e
     }
-  }
-
-  /** The job an earlier attempt of a create stored under `job.id`, as a create's answer, or undefined. */
-  private async madeByEarlierAttempt(job: JobWithId): Promise<Answer | undefined> {
-    const found = await call(this.transport, 'GET', jobPath(job.id), undefined, {
-      allow: [404],
-      retryUnanswered: true,
-    }).catch(() => undefined)
-    if (found?.status !== 200 || found.body.queue !== job.queue) return undefined
-    const view = found.body as JobView
-    const runAt = view.dueAt ?? view.runAt
-    // A dispatch receipt does not keep the creation time: its due time stands in for it.
-    const body = scheduledOf({ ...view, runAt, createdAt: view.createdAt ?? runAt })
-    return { status: 201, attempts: found.attempts, headers: found.headers, body }
   }
 
   /**
@@ -97,24 +83,9 @@ export class DelayQueueApiClient {
    */
   async reschedule(id: string, input: Omit<JobInput, 'id'>): Promise<ScheduledJob & { created: boolean }> {
     const invokedAt = Date.now()
-    const beforeRetry = () => this.answerFromReceipt(id, input, invokedAt, 200)
+    const beforeRetry = () => answerOfEarlierAttempt(this.transport, id, input, invokedAt, 200)
     const answer = await call(this.transport, 'PUT', jobPath(id), input, { beforeRetry })
     return { ...answer.body, created: answer.status === 201 }
-  }
-
-  /** The receipt an earlier attempt of this call left, as its answer (a PUT's 200: created or replaced is unknown). */
-  private async answerFromReceipt(
-    id: string,
-    input: Omit<JobInput, 'id'>,
-    invokedAt: number,
-    status: 200 | 201,
-  ): Promise<Answer | undefined> {
-    const found = await storedByEarlierAttempt(this.transport, { ...input, id }, invokedAt)
-    if (!found || found === LOOKUP_FAILED) return undefined
-    const { view, attempts, headers } = found
-    const dueAt = view.dueAt ?? view.runAt
-    const body = { ...scheduledOf({ ...view, runAt: dueAt, createdAt: view.createdAt ?? dueAt }), id }
-    return { status, attempts, headers, body }
   }
 
   /** DELETE /jobs/{id}. Throws DelayQueueApiError NotFound, or JobConflictError when it is being handed to SQS. */

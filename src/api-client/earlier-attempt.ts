@@ -6,6 +6,7 @@
 // its creation + delayMs). The comparison is the client's clock against Redis's: a client running ahead only misses
 // its own receipt and sends the write again, as without this look-up. A PUT that replaced a job created before the
 // call is not recognised either (its creation time is the old job's): it is sent again, as before.
+import { scheduledOf, type JobWithId } from './own-job'
 import { call, type Answer, type Transport } from './transport'
 import type { JobInput, JobView } from './types'
 
@@ -39,4 +40,34 @@ export async function storedByEarlierAttempt(
   const createdAt = Date.parse(view.createdAt)
   if (Date.parse(view.dueAt ?? view.runAt) < Math.max(createdAt + (job.delayMs ?? 0), asked)) return undefined
   return { view, attempts: found.attempts, headers: found.headers }
+}
+
+/** The job an earlier attempt of a create stored under `job.id` (an id the client made), as a create's answer. */
+export async function madeByEarlierAttempt(t: Transport, job: JobWithId): Promise<Answer | undefined> {
+  const found = await call(t, 'GET', `/jobs/${encodeURIComponent(job.id)}`, undefined, {
+    allow: [404],
+    retryUnanswered: true,
+  }).catch(() => undefined)
+  if (found?.status !== 200 || found.body.queue !== job.queue) return undefined
+  const view = found.body as JobView
+  const runAt = view.dueAt ?? view.runAt
+  // A dispatch receipt does not keep the creation time: its due time stands in for it.
+  const body = scheduledOf({ ...view, runAt, createdAt: view.createdAt ?? runAt })
+  return { status: 201, attempts: found.attempts, headers: found.headers, body }
+}
+
+/** The job or receipt an earlier attempt of this call left (storedByEarlierAttempt), as the call's answer. */
+export async function answerOfEarlierAttempt(
+  t: Transport,
+  id: string,
+  input: Omit<JobInput, 'id'>,
+  invokedAt: number,
+  status: 200 | 201,
+): Promise<Answer | undefined> {
+  const found = await storedByEarlierAttempt(t, { ...input, id }, invokedAt)
+  if (!found || found === LOOKUP_FAILED) return undefined
+  const { view, attempts, headers } = found
+  const dueAt = view.dueAt ?? view.runAt
+  const body = { ...scheduledOf({ ...view, runAt: dueAt, createdAt: view.createdAt ?? dueAt }), id }
+  return { status, attempts, headers, body }
 }

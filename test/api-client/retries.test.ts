@@ -65,6 +65,9 @@ describe('DelayQueueApiClient: a retried create exists once', () => {
     const direct = createEngine(testConfig({ KEY_PREFIX: engine.config.keyPrefix }))
     await direct.store.enqueue({ id, queue: 'orders', payloadJson: '"theirs"', schedule: { delayMs: 60_000 } })
     await direct.close()
+    // (a job created in the very millisecond the call begins could be this call's: the look-up before a retry tells
+    // them apart by creation time, so theirs is made a few ms before)
+    await new Promise((r) => setTimeout(r, 5))
     // act: a first attempt that gets no answer, then the retry's 409
     let calls = 0
     const lost: typeof globalThis.fetch = async (url, init) => {
