@@ -36,7 +36,9 @@
     needHints  1 when a due bucket was not among KEYS: call again at once with the returned hints
     more       1 when the limit was reached: call again at once
     hints      bucket numbers of the earliest buckets, for the next call's KEYS
-    jobs       flat list: id, record, dueMs, attempt, ...
+    jobs       flat list: id, record, dueMs, attempt, orderMs, ...: orderMs is the job's place in its FIFO group's
+               order (src/scan/loop/fifo-merge.ts): its due time, or for a job released for a retry the retry time
+               it was released for (its score in the inflight set)
     nextInflight  the earliest lease expiry or retry time, -1 when none: the caller's dispatch window holds
                scheduled jobs, not retries
     fullAt     a time by which at least fullCount jobs are due (the fullCount-th earliest bucket's due time: every
@@ -71,8 +73,9 @@ end
 local leaseUntil = now + leaseMs
 local out, n = {}, 0
 
-local function addClaimed(id, record, due, attempt)
+local function addClaimed(id, record, due, attempt, orderAt)
   out[#out + 1] = id; out[#out + 1] = record; out[#out + 1] = due; out[#out + 1] = attempt
+  out[#out + 1] = orderAt
   n = n + 1
 end
 
@@ -83,9 +86,10 @@ local function retakeExpired()
   local leaseHead = redis.call('ZRANGE', inflight, 0, 0, 'WITHSCORES')
   local expired = {}
   if leaseHead[1] and tonumber(leaseHead[2]) <= now then
-    expired = redis.call('ZRANGE', inflight, '-inf', now, 'BYSCORE', 'LIMIT', 0, limit)
+    expired = redis.call('ZRANGE', inflight, '-inf', now, 'BYSCORE', 'LIMIT', 0, limit, 'WITHSCORES')
   end
-  for _, id in ipairs(expired) do
+  for e = 1, #expired, 2 do
+    local id, score = expired[e], expired[e + 1]
     local held = redis.call('HGET', leases, id)
     local record = redis.call('HGET', jobs, id)
     if not held or not record then
@@ -110,7 +114,8 @@ local function retakeExpired()
         attempt = attempt + 1
         redis.call('ZADD', inflight, leaseUntil, id)
         redis.call('HSET', leases, id, encodeLease(attempt, due, token, recoveries, faults))
-        addClaimed(id, record, due, attempt)
+        -- A retry keeps the place it was released for (its retry time); an expired lease its due time.
+        addClaimed(id, record, due, attempt, crashed and due or score)
       end
     end
   end
@@ -148,7 +153,7 @@ local function takeDue()
       if record then
         leased[#leased + 1] = leaseUntil; leased[#leased + 1] = id
         leaseValues[#leaseValues + 1] = id; leaseValues[#leaseValues + 1] = encodeLease(1, due, token)
-        addClaimed(id, record, due, 1)
+        addClaimed(id, record, due, 1, due)
       end
     end
     if #removed == 0 then

@@ -25,8 +25,8 @@ export interface ClaimParams {
 }
 
 /**
- * lua/claim.lua: { now, nextDue, needHints, more, hints, flat jobs: id, record, dueMs, attempt, ..., nextInflight,
- * fullAt }.
+ * lua/claim.lua: { now, nextDue, needHints, more, hints, flat jobs: id, record, dueMs, attempt, orderMs, ...,
+ * nextInflight, fullAt, dueBy }.
  */
 export type ClaimReply = [number, number, number, number, string[], (string | number)[], number, number, number]
 
@@ -133,8 +133,11 @@ export interface Refusal extends Settlement {
   error: string
   /** Whether the refusal counts against the job's attempts (SQS refused it as the sender's fault). */
   jobsFault: boolean
-  /** When to try again (src/scan/claims/backoff.ts). */
-  retryInMs: number
+  /**
+   * When to try again: Redis ms, absolute (src/scan/claims/backoff.ts). Fixed by the caller on one clock, not by
+   * each shard's script: it is also the job's place in its FIFO group's order (lua/release.lua).
+   */
+  retryAtMs: number
   /** The send failed in a way SQS may still have accepted (a timeout, a reset connection, a server error). */
   maybeSent?: boolean
 }
@@ -164,7 +167,7 @@ export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[num
         r.token,
         r.error,
         r.jobsFault ? '1' : '0',
-        r.retryInMs,
+        r.retryAtMs,
         r.maybeSent ? '1' : '0',
       ]),
     },

@@ -1,7 +1,7 @@
 // Dispatch retry delays: exponential and capped, with jitter, and FIFO jobs held back behind a refused one of their
 // group come back right after it, in their order.
 import { describe, expect, it } from 'vitest'
-import { delayOf, heldBackDelay, retryDelayMs } from '../../src/scan/claims/backoff'
+import { delayOf, heldBackAt, retryAtOf, retryDelayMs } from '../../src/scan/claims/backoff'
 import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
 
 const options = { backoffBaseMs: 1_000, backoffMaxMs: 300_000 }
@@ -13,6 +13,7 @@ const claimed = (id: string, attempt: number): ClaimedJob => ({
   createdAtMs: 0,
   version: 0,
   dueMs: 0,
+  orderMs: 0,
   claimedAtMs: 0,
   attempt,
   token: 't',
@@ -38,9 +39,22 @@ describe('dispatch backoff', () => {
 
   it('brings held-back FIFO jobs back after the refused one, in their places, whatever it drew', () => {
     const blocker = claimed('first', 3)
-    const later = [1, 2, 3].map((place) => heldBackDelay({ job: blocker, place }, options))
+    const later = [1, 2, 3].map((place) => heldBackAt({ job: blocker, place }, options, 10_000))
     const own = delayOf(blocker, options)
-    expect(later).toEqual([own + 1, own + 2, own + 3])
+    expect(later).toEqual([10_000 + own + 1, 10_000 + own + 2, 10_000 + own + 3])
     expect(delayOf(blocker, options)).toBe(own)
+  })
+
+  it("fixes a refused job's retry time once: jobs held behind it later, on a later clock, still count from it", () => {
+    // prepare: the blocker's retry time is fixed when its release is built (Redis clock 10,000)
+    const blocker = claimed('first', 1)
+    const own = retryAtOf(blocker, options, 10_000)
+    // act: a job of its group reaches the dispatcher 300 ms later, and another is released from another shard later still
+    const second = heldBackAt({ job: blocker, place: 1 }, options, 10_300)
+    const third = heldBackAt({ job: blocker, place: 2 }, options, 10_900)
+    // assess: absolute, and in the group's order, whenever each was asked for
+    expect(own).toBe(10_000 + delayOf(blocker, options))
+    expect([second, third]).toEqual([own + 1, own + 2])
+    expect(retryAtOf(blocker, options, 20_000)).toBe(own)
   })
 })

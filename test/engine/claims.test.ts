@@ -184,6 +184,8 @@ describe('claims', () => {
     const [second] = await claimAll()
     // assess
     expect(second).toMatchObject({ id: 'crashy', attempt: 2 })
+    // a crash recovery keeps its due time as its place in a FIFO group's order (not its lease's end)
+    expect(second!.orderMs).toBe(second!.dueMs)
     expect(second!.token).not.toBe(first!.token)
     expect(await leases.ack(shard, [first!])).toBe(0)
     expect(await leases.release(shard, [{ ...first!, error: 'x' }])).toEqual({ released: 0, dead: 0, retired: 0 })
@@ -217,6 +219,34 @@ describe('claims', () => {
     expect(Math.max(...sizes)).toBeLessThanOrEqual(250)
     expect(sizes.length).toBeGreaterThanOrEqual(80)
     expect((await s.store.stats()).queues.orders).toMatchObject({ pending: 0, dispatched: 20_000 })
+    await s.close()
+  })
+
+  it("retries released jobs at the absolute times given, whichever shard's release runs when, and claims report them", async () => {
+    // prepare: a and b of one FIFO group on two shards (two masters of a Cluster), claimed; the scanner fixes their
+    // retry times once, b right behind a
+    const s = testStore({ shards: 2, buckets: 8 })
+    const l = new Leases(s.redis, { leaseMs: 5_000, maxAttempts: 3, backoffBaseMs: 50, backoffMaxMs: 50 })
+    const ids = Array.from({ length: 40 }, (_, i) => `grp-${i}`)
+    const a = ids.find((id) => s.keys.locate(id).shard.shard === 0)!
+    const b = ids.find((id) => s.keys.locate(id).shard.shard === 1)!
+    await s.store.enqueueMany([a, b].map((id) => job({ id, queue: 'events.fifo', groupId: 'g' })))
+    const [sh0, sh1] = s.keys.shards as [(typeof s.keys.shards)[0], (typeof s.keys.shards)[0]]
+    const [claimedA] = (await l.claim(sh0, await l.seedHints(sh0, 8), 8)).jobs
+    const [claimedB] = (await l.claim(sh1, await l.seedHints(sh1, 8), 8)).jobs
+    const retryA = l.redisNowMs() + 300
+    // act: b's shard releases first, a's 150 ms later (a slow master, a Redis error retried)
+    await l.release(sh1, [{ ...claimedB!, error: 'throttled', jobsFault: false, retryAtMs: retryA + 1 }])
+    await sleep(150)
+    await l.release(sh0, [{ ...claimedA!, error: 'throttled', jobsFault: false, retryAtMs: retryA }])
+    // assess: each waits for its own time, not the release's time + a delay, and comes back with it as its place
+    expect(Number(await s.redis.zscore(sh0.inflight, a))).toBe(retryA)
+    expect(Number(await s.redis.zscore(sh1.inflight, b))).toBe(retryA + 1)
+    await sleep(retryA + 20 - l.redisNowMs())
+    const [againA] = (await l.claim(sh0, [], 8)).jobs
+    const [againB] = (await l.claim(sh1, [], 8)).jobs
+    expect(againA).toMatchObject({ id: a, attempt: 2, dueMs: claimedA!.dueMs, orderMs: retryA })
+    expect(againB).toMatchObject({ id: b, attempt: 2, dueMs: claimedB!.dueMs, orderMs: retryA + 1 })
     await s.close()
   })
 

@@ -27,6 +27,7 @@ const claimed = (id: string, queue: string, groupId?: string): ClaimedJob => ({
   createdAtMs: 0,
   version: 0,
   dueMs: Date.now(),
+  orderMs: Date.now(),
   claimedAtMs: Date.now(),
   attempt: 1,
   token: 't',

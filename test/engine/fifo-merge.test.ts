@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest'
 import { FifoMerge } from '../../src/scan/loop/fifo-merge'
 import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
 
-const job = (id: string, dueMs: number, shard = 0, attempt = 1): ClaimedJob => ({
+/** `orderMs`: its place in the group's order (a retry's: the retry time it was released for). */
+const job = (id: string, dueMs: number, shard = 0, attempt = 1, orderMs = dueMs): ClaimedJob => ({
   id,
   queue: 'q.fifo',
   groupId: 'g',
@@ -12,6 +13,7 @@ const job = (id: string, dueMs: number, shard = 0, attempt = 1): ClaimedJob => (
   createdAtMs: 0,
   version: 0,
   dueMs,
+  orderMs,
   claimedAtMs: dueMs,
   attempt,
   token: 't',
@@ -57,6 +59,26 @@ describe('FIFO merge across shards', () => {
     expect(ids(out)).toEqual(['x', 'y'])
     expect(lagging).toBe(true)
     expect(ids(rest)).toEqual(['w', 'retry'])
+  })
+
+  it('sends retries of a group by their retry times: a shard whose retry comes later but is claimed first waits', () => {
+    // prepare: a and b (due at 100, shards 0 and 3) were refused in one call and released for retries at 1,000 and
+    // 1,001 (b right behind a); shard 0's last claim came before a's retry (its next due: 1,000), shards 1 and 2 were
+    // claimed up to 1,001
+    const merge = new FifoMerge(4)
+    merge.claimed(0, claim([], { dueByMs: 990, nextDueMs: 1_000 }), [])
+    merge.claimed(1, claim([], { dueByMs: 1_001, nextDueMs: 2_000 }), [])
+    merge.claimed(2, claim([], { dueByMs: 1_001, nextDueMs: 2_000 }), [])
+    const b = job('b', 100, 3, 2, 1_001)
+    const a = job('a', 100, 0, 2, 1_000)
+    // act: shard 3's claim at 1,001 takes b before shard 0's claim takes a (the shards' claims race)
+    const first = merge.claimed(3, claim([b], { dueByMs: 1_001, nextDueMs: 2_000 }), [b])
+    const shard0Lags = merge.lags(0)
+    const second = merge.claimed(0, claim([a], { dueByMs: 1_001, nextDueMs: 2_000 }), [a])
+    // assess: b waits for a (by due time alone, b would go at once and overtake it)
+    expect(first).toEqual([])
+    expect(shard0Lags).toBe(true)
+    expect(ids(second)).toEqual(['a', 'b'])
   })
 
   it('sends a millisecond shard by shard: the lower shard streams while the higher one waits for it', () => {

@@ -58,7 +58,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   }),
   sdqRelease: releaseCall(shard, {
     maxAttempts: 3,
-    refusals: [{ id: 'job-1', token: 't', error: 'e', jobsFault: true, retryInMs: 100 }],
+    refusals: [{ id: 'job-1', token: 't', error: 'e', jobsFault: true, retryAtMs: 100 }],
   }),
   sdqSchedulePut: schedulePutCall(at, {
     id: 'job-1',

@@ -25,10 +25,33 @@ export function delayOf(job: ClaimedJob, options: BackoffOptions): number {
   return delay
 }
 
+/** One retry time per refused job (Redis ms), fixed when first asked for: the jobs held behind it count from it. */
+const fixed = new WeakMap<ClaimedJob, number>()
+
 /**
- * A FIFO job held back behind an earlier one of its group (src/scan/dispatch/dispatcher.ts) comes back `place` ms after it:
- * claims take retries in retry-time order, so the group goes out in its order again.
+ * When a refused job is tried again, on Redis's clock: `redisNowMs` (the scanner's reading of it) + its delay, fixed
+ * the first time it is asked for. Absolute, and fixed once on one clock, not counted from each shard's release
+ * script: a FIFO group's retries are released by several calls, on several shards (and masters), and their retry
+ * times are their order (src/scan/loop/fifo-merge.ts).
  */
-export function heldBackDelay(after: { job: ClaimedJob; place: number }, options: BackoffOptions): number {
-  return delayOf(after.job, options) + after.place
+export function retryAtOf(job: ClaimedJob, options: BackoffOptions, redisNowMs: number): number {
+  let at = fixed.get(job)
+  if (at === undefined) {
+    at = Math.round(redisNowMs) + delayOf(job, options)
+    fixed.set(job, at)
+  }
+  return at
+}
+
+/**
+ * A FIFO job held back behind an earlier one of its group (src/scan/dispatch/lane.ts) comes back `place` ms after
+ * that one's retry time, whenever and on whichever shard it is released: claims take retries in retry-time order and
+ * the FIFO merge sends them in it, so the group goes out in its order again.
+ */
+export function heldBackAt(
+  after: { job: ClaimedJob; place: number },
+  options: BackoffOptions,
+  redisNowMs: number,
+): number {
+  return retryAtOf(after.job, options, redisNowMs) + after.place
 }

@@ -39,13 +39,14 @@ export async function fencedClaim(
   if (!unconfirmed) return reply
   const flat = reply[5]
   const refusals = []
-  for (let i = 0; i < flat.length; i += 4) {
+  for (let i = 0; i < flat.length; i += 5) {
     refusals.push({
       id: String(flat[i]),
       token: lease.token,
       error: unconfirmed.message,
       jobsFault: false,
-      retryInMs: 0,
+      // Due again at once, in the place it had (its due or retry time: past), so a FIFO group keeps its order.
+      retryAtMs: Number(flat[i + 4]),
     })
   }
   // Best effort: on a demoted primary the release is discarded with the rest; on a primary whose replica is only

@@ -12,6 +12,13 @@ export interface ClaimedJob extends StoredJob {
   /** Dispatch attempt, 1 on the first claim. */
   attempt: number
   dueMs: number
+  /**
+   * Its place in its FIFO group's order (Redis ms, src/scan/loop/fifo-merge.ts): its due time, or, taken again after a
+   * release for a retry, the retry time it was released for (lua/claim.lua). The scanner fixes a retry time once on
+   * its clock (src/scan/claims/backoff.ts), so the retries of one group come back in their order whichever shard
+   * holds each.
+   */
+  orderMs: number
   /** Redis's time when it was claimed: how late the claim took it is claimedAtMs - dueMs. */
   claimedAtMs: number
   /** Local time the lease ends (counted from before the claim was sent, so never late). */

@@ -8,7 +8,7 @@ import { encodeReceipt } from '../../store/receipt'
 import { rideOut } from '../../store/ride-out'
 import { runScript, type ScriptedClient } from '../../store/scripts'
 import { guard } from '../../store/redis-errors'
-import { delayOf, heldBackDelay, retryDelayMs } from './backoff'
+import { delayOf, heldBackAt, retryAtOf, retryDelayMs } from './backoff'
 import { RedisClock } from '../loop/clock'
 import type { HeldBehind } from '../dispatch/lane'
 import { ackOccurrences } from './occurrence-ack'
@@ -114,11 +114,12 @@ export class Leases {
     )
     this.clock.observe(Number(now), sentAt, this.localNow())
     const jobs: ClaimedJob[] = []
-    for (let i = 0; i < flat.length; i += 4) {
+    for (let i = 0; i < flat.length; i += 5) {
       jobs.push({
         id: String(flat[i]),
         ...decodeRecord(String(flat[i + 1])),
         dueMs: Number(flat[i + 2]),
+        orderMs: Number(flat[i + 4]),
         claimedAtMs: Number(now),
         attempt: Number(flat[i + 3]),
         token,
@@ -163,13 +164,28 @@ export class Leases {
     return jobsAcked + acked
   }
 
-  /** When a refused job is tried again (src/scan/claims/backoff.ts); a held-back FIFO job comes right after its blocker. */
-  retryDelay(job: ClaimedJob, after?: HeldBehind): number {
-    return after ? heldBackDelay(after, this.options) : delayOf(job, this.options)
+  /** How long after its refusal a job is tried again (src/scan/claims/backoff.ts): drawn once per claimed job. */
+  retryDelay(job: ClaimedJob): number {
+    return delayOf(job, this.options)
   }
 
   /**
-   * Give back jobs SQS did not take: retried after `retryInMs` (default: the backoff of their attempt, jittered). A
+   * When a refused job is tried again (Redis ms, src/scan/claims/backoff.ts); a held-back FIFO job right after its
+   * blocker's retry time, in its place.
+   */
+  retryAt(job: ClaimedJob, after?: HeldBehind): number {
+    const now = this.redisNowMs()
+    return after ? heldBackAt(after, this.options, now) : retryAtOf(job, this.options, now)
+  }
+
+  /** Redis time -> this process's clock (from the offset the claims measured). */
+  localMs(redisMs: number): number {
+    return this.clock.toLocal(redisMs)
+  }
+
+  /**
+   * Give back jobs SQS did not take: retried at `retryAtMs` (Redis ms), or `retryInMs` from now (default: the backoff
+   * of their attempt, jittered), on this scanner's reading of Redis's clock, not each script's. A
    * refusal that is the job's fault (`jobsFault`, the default) sends it to the dead set after the last attempt; a
    * transient failure (SQS down, throttled) never does. An occurrence whose schedule was deleted, paused or replaced
    * meanwhile is retired instead (lua/release.lua).
@@ -180,16 +196,18 @@ export class Leases {
       attempt?: number
       error: string
       jobsFault?: boolean
+      retryAtMs?: number
       retryInMs?: number
       maybeSent?: boolean
     })[],
   ): Promise<{ released: number; dead: number; deadIds?: string[]; retired: number }> {
     if (items.length === 0) return { released: 0, dead: 0, retired: 0 }
-    const refusals = items.map((i) => ({
+    const now = this.redisNowMs()
+    const refusals = items.map(({ retryAtMs, retryInMs, ...i }) => ({
       ...i,
       error: i.error.slice(0, 1000),
       jobsFault: i.jobsFault !== false,
-      retryInMs: Math.max(0, Math.round(i.retryInMs ?? retryDelayMs(i.attempt ?? 1, this.options))),
+      retryAtMs: Math.round(retryAtMs ?? now + Math.max(0, retryInMs ?? retryDelayMs(i.attempt ?? 1, this.options))),
     }))
     const call = releaseCall(shard, { maxAttempts: this.options.maxAttempts, refusals })
     const [released, dead, deadIds, retired] = await guard(rideOut(this.redis, () => runScript(this.redis, call)))

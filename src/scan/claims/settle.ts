@@ -44,7 +44,7 @@ export async function settleClaim(
         refused = refused.filter((r) => r.job.queue !== queue)
         hooks.released(queue, r.released, r.dead)
         if (r.deadIds?.length) hooks.died?.(r.deadIds)
-        const soonest = Date.now() + Math.min(...items.map((i) => i.retryInMs))
+        const soonest = leases.localMs(Math.min(...items.map((i) => i.retryAtMs)))
         if (r.released) retryAt = Math.min(retryAt ?? Infinity, soonest)
       }
       return retryAt
@@ -64,7 +64,7 @@ function releaseItems(leases: Leases, batch: RefusedJob[]) {
     error,
     jobsFault,
     maybeSent,
-    retryInMs: leases.retryDelay(job, after),
+    retryAtMs: leases.retryAt(job, after),
   }))
 }
 

@@ -75,7 +75,8 @@ export class FifoHold {
             attempt: job.attempt,
             error: 'not sent: the scan run ended before every shard was claimed up to its due time (FIFO order)',
             jobsFault: false,
-            retryInMs: 0,
+            // Due at once, in the place it had: the next run's claims put the group in its order again.
+            retryAtMs: job.orderMs,
           })),
         ),
       ),

@@ -68,7 +68,7 @@ export class FifoMerge {
     for (let s = n - 1; s >= 0; s--) from[s] = Math.min(from[s + 1]!, this.reach[s]!)
     let free = 0
     for (const { job } of this.held) {
-      if (below[job.shard]! < job.dueMs || from[job.shard]! < job.dueMs - 1) break
+      if (below[job.shard]! < job.orderMs || from[job.shard]! < job.orderMs - 1) break
       free++
     }
     return free ? this.held.splice(0, free).map((h) => h.job) : []
@@ -78,7 +78,7 @@ export class FifoMerge {
   lags(shard: number): boolean {
     const first = this.held[0]?.job
     if (!first) return false
-    return this.reach[shard]! < (shard < first.shard ? first.dueMs : first.dueMs - 1)
+    return this.reach[shard]! < (shard < first.shard ? first.orderMs : first.orderMs - 1)
   }
 
   /** The run ends: every held job, to be given back for the next run. */
@@ -101,4 +101,5 @@ function reachOf(claim: Claim): number {
   return Math.min(claim.dueByMs, claim.nextDueMs === null ? Infinity : claim.nextDueMs - 1)
 }
 
-const inOrder = (a: Held, b: Held): number => a.job.dueMs - b.job.dueMs || a.job.shard - b.job.shard || a.seq - b.seq
+const inOrder = (a: Held, b: Held): number =>
+  a.job.orderMs - b.job.orderMs || a.job.shard - b.job.shard || a.seq - b.seq
