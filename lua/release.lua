@@ -13,14 +13,14 @@
   ARGV[1] maxAttempts    refusals that are the job's fault before it goes to the dead set
   ARGV[2..] refusals     sextuples: id, claim token, error message, "1" when the refusal counts against the job
                          (SQS refused it as the sender's fault) or "0" when it does not (SQS down, throttling, a
-                         server-side error), the retry time (Redis ms, absolute: drawn by the caller, exponential
-                         in the attempt, capped, with jitter: src/scan/claims/backoff.ts; may be past), and "1" when
-                         SQS may have accepted the message all the same (a timeout, a reset connection, a server
-                         error), else "0"
-                         The retry time is absolute, not counted from this script's clock: the jobs of one FIFO group
-                         are released by several calls (on several shards, on several masters of a Cluster), and their
-                         retry times are their order (a claim reports it: lua/claim.lua, src/scan/loop/fifo-merge.ts),
-                         so the caller fixes them once, on one clock.
+                         server-side error), the retry time (drawn by the caller, exponential in the attempt,
+                         capped, with jitter: src/scan/claims/backoff.ts): Redis ms, absolute (may be past), or
+                         "+<ms>" counted from this script's clock; and "1" when SQS may have accepted the message all
+                         the same (a timeout, a reset connection, a server error), else "0"
+                         The scanner passes absolute times: the jobs of one FIFO group are released by several calls
+                         (on several shards, on several masters of a Cluster), and their retry times are their order
+                         (a claim reports it: lua/claim.lua, src/scan/loop/fifo-merge.ts), so it fixes them once, on
+                         one clock. Counted from each script's clock, they would cross.
 
   A released job stays in the inflight set, scored by its retry time, with an empty token: the next claim after that
   time takes it again (attempt + 1). Refusals that are the job's fault are counted in its lease (faults), apart from
@@ -57,6 +57,12 @@ local function letGo(id)
   return pending ~= at
 end
 
+-- A retry time: absolute, or "+<ms>" from now.
+local function retryTime(field)
+  if string.sub(field, 1, 1) == '+' then return now + tonumber(string.sub(field, 2)) end
+  return tonumber(field)
+end
+
 for i = 2, #ARGV, 6 do
   local id, token, message, jobsFault, retryAt = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3] == '1', ARGV[i + 4]
   local lease = redis.call('HGET', leases, id)
@@ -88,7 +94,7 @@ for i = 2, #ARGV, 6 do
       died = died + 1
       deadIds[#deadIds + 1] = id
     else
-      redis.call('ZADD', inflight, tonumber(retryAt), id)
+      redis.call('ZADD', inflight, retryTime(retryAt), id)
       redis.call('HSET', leases, id, encodeLease(attempt, due, '', recoveries, faults))
       released = released + 1
     end

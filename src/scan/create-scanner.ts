@@ -11,6 +11,7 @@ import { closeRedis, connectRedis } from '../store/redis'
 import type { RedisClient, ScriptedClient } from '../store/scripts'
 import { Dispatcher } from './dispatch/dispatcher'
 import { Leases, type LeaseOptions } from './claims/leases'
+import { delayOf } from './claims/backoff'
 import { MemoryWatch } from './observe/memory-watch'
 import { Scanner, type ScannerOptions } from './loop/scanner'
 import { defaultLog } from '../logger'
@@ -89,7 +90,7 @@ export function buildScanner(
     maxBatchBytes: settings.maxMessageBytes,
     maxSendMs: SQS_SDK_ATTEMPTS * sendTimeoutMs(settings.leaseMs),
     // A refused FIFO job's group waits for its retry (its backoff), and for a lease more for the claim that takes it.
-    fifoHoldMs: (job) => leases.retryDelay(job) + settings.leaseMs,
+    fifoHoldMs: (job) => delayOf(job, leases.options) + settings.leaseMs,
   })
   const memoryWatch =
     settings.memoryWarnPercent === undefined

@@ -134,10 +134,12 @@ export interface Refusal extends Settlement {
   /** Whether the refusal counts against the job's attempts (SQS refused it as the sender's fault). */
   jobsFault: boolean
   /**
-   * When to try again: Redis ms, absolute (src/scan/claims/backoff.ts). Fixed by the caller on one clock, not by
-   * each shard's script: it is also the job's place in its FIFO group's order (lua/release.lua).
+   * When to try again (src/scan/claims/backoff.ts): Redis ms, absolute. The scanner fixes it on one clock, not each
+   * shard's script: it is also the job's place in its FIFO group's order (lua/release.lua).
    */
-  retryAtMs: number
+  retryAtMs?: number
+  /** Without retryAtMs: this long after the release script runs (its own clock). */
+  retryInMs?: number
   /** The send failed in a way SQS may still have accepted (a timeout, a reset connection, a server error). */
   maybeSent?: boolean
 }
@@ -167,7 +169,7 @@ export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[num
         r.token,
         r.error,
         r.jobsFault ? '1' : '0',
-        r.retryAtMs,
+        r.retryAtMs ?? `+${Math.max(0, Math.round(r.retryInMs ?? 0))}`,
         r.maybeSent ? '1' : '0',
       ]),
     },

@@ -234,7 +234,7 @@ describe('claims', () => {
     const [sh0, sh1] = s.keys.shards as [(typeof s.keys.shards)[0], (typeof s.keys.shards)[0]]
     const [claimedA] = (await l.claim(sh0, await l.seedHints(sh0, 8), 8)).jobs
     const [claimedB] = (await l.claim(sh1, await l.seedHints(sh1, 8), 8)).jobs
-    const retryA = l.redisNowMs() + 300
+    const retryA = Math.round(l.redisNowMs()) + 300
     // act: b's shard releases first, a's 150 ms later (a slow master, a Redis error retried)
     await l.release(sh1, [{ ...claimedB!, error: 'throttled', jobsFault: false, retryAtMs: retryA + 1 }])
     await sleep(150)

@@ -3,12 +3,19 @@ import { parseOccurrenceId } from '../../schedule/occurrence-id'
 import { newToken } from '../../store/ids'
 import type { Keyspace, ShardKeys } from '../../store/keys'
 import { decodeRecord } from '../../store/record'
-import { ackCall, claimCall, releaseCall, type AckSettlement, type Settlement } from '../../store/scan-script-calls'
+import {
+  ackCall,
+  claimCall,
+  releaseCall,
+  type AckSettlement,
+  type Refusal,
+  type Settlement,
+} from '../../store/scan-script-calls'
 import { encodeReceipt } from '../../store/receipt'
 import { rideOut } from '../../store/ride-out'
 import { runScript, type ScriptedClient } from '../../store/scripts'
 import { guard } from '../../store/redis-errors'
-import { delayOf, heldBackAt, retryAtOf, retryDelayMs } from './backoff'
+import { heldBackAt, retryAtOf, retryDelayMs } from './backoff'
 import { RedisClock } from '../loop/clock'
 import type { HeldBehind } from '../dispatch/lane'
 import { ackOccurrences } from './occurrence-ack'
@@ -164,11 +171,6 @@ export class Leases {
     return jobsAcked + acked
   }
 
-  /** How long after its refusal a job is tried again (src/scan/claims/backoff.ts): drawn once per claimed job. */
-  retryDelay(job: ClaimedJob): number {
-    return delayOf(job, this.options)
-  }
-
   /**
    * When a refused job is tried again (Redis ms, src/scan/claims/backoff.ts); a held-back FIFO job right after its
    * blocker's retry time, in its place.
@@ -184,31 +186,18 @@ export class Leases {
   }
 
   /**
-   * Give back jobs SQS did not take: retried at `retryAtMs` (Redis ms), or `retryInMs` from now (default: the backoff
-   * of their attempt, jittered), on this scanner's reading of Redis's clock, not each script's. A
+   * Give back jobs SQS did not take: retried at `retryAtMs` (Redis ms, absolute: what the scanner passes, retryAt()),
+   * or `retryInMs` after the release (default: the backoff of their attempt, jittered). A
    * refusal that is the job's fault (`jobsFault`, the default) sends it to the dead set after the last attempt; a
    * transient failure (SQS down, throttled) never does. An occurrence whose schedule was deleted, paused or replaced
    * meanwhile is retired instead (lua/release.lua).
    */
   async release(
     shard: ShardKeys,
-    items: readonly (Settlement & {
-      attempt?: number
-      error: string
-      jobsFault?: boolean
-      retryAtMs?: number
-      retryInMs?: number
-      maybeSent?: boolean
-    })[],
+    items: readonly ReleaseItem[],
   ): Promise<{ released: number; dead: number; deadIds?: string[]; retired: number }> {
     if (items.length === 0) return { released: 0, dead: 0, retired: 0 }
-    const now = this.redisNowMs()
-    const refusals = items.map(({ retryAtMs, retryInMs, ...i }) => ({
-      ...i,
-      error: i.error.slice(0, 1000),
-      jobsFault: i.jobsFault !== false,
-      retryAtMs: Math.round(retryAtMs ?? now + Math.max(0, retryInMs ?? retryDelayMs(i.attempt ?? 1, this.options))),
-    }))
+    const refusals = refusalsOf(items, this.options)
     const call = releaseCall(shard, { maxAttempts: this.options.maxAttempts, refusals })
     const [released, dead, deadIds, retired] = await guard(rideOut(this.redis, () => runScript(this.redis, call)))
     const gone = Number(dead) + Number(retired ?? 0)
@@ -219,6 +208,28 @@ export class Leases {
       retired: Number(retired ?? 0),
     }
   }
+}
+
+export type ReleaseItem = Settlement & {
+  attempt?: number
+  error: string
+  jobsFault?: boolean
+  /** Redis ms, absolute. */
+  retryAtMs?: number
+  retryInMs?: number
+  maybeSent?: boolean
+}
+
+/** The release's refusals: retried at `retryAtMs`, else `retryInMs` (or the attempt's backoff) after the release. */
+function refusalsOf(items: readonly ReleaseItem[], options: LeaseOptions): Refusal[] {
+  return items.map(({ retryAtMs, retryInMs, ...i }) => ({
+    ...i,
+    error: i.error.slice(0, 1000),
+    jobsFault: i.jobsFault !== false,
+    ...(retryAtMs === undefined
+      ? { retryInMs: retryInMs ?? retryDelayMs(i.attempt ?? 1, options) }
+      : { retryAtMs: Math.round(retryAtMs) }),
+  }))
 }
 
 /** Each acked job's dispatch receipt (src/store/receipt.ts), when receipts are on and the send's answer is known. */
