@@ -3,8 +3,11 @@
 // same script that forgets the job, into the shard's hash for the hour of the ack (src/store/keys.ts), stored as
 //
 //   "<attempts>:<due ms, base 36>:<accepted - due ms, base 36, signed>:<SQS message id>:<queue>:<due - created ms, base 36>"
+//   [":<version, base 36>:<write token>"]
 //
-// (the last field since receipts keep the creation time; older receipts end with the queue, which never holds ":").
+// (the creation time since receipts keep it; older receipts end with the queue, which never holds ":"). The version
+// and write token only for a job whose last write sent a token (an Idempotency-Key): a later attempt of that write
+// finds it here and is answered as applied instead of creating the job again (lua/enqueue.lua, receiptToken).
 // The creation time tells a retried create its own earlier attempt (created after the call began) from an older job
 // under the same id (src/api-client/earlier-attempt.ts).
 // (no payload), the message id's UUID as 22 characters of base64url. Compact on purpose: a receipt of a 20-character
@@ -25,6 +28,8 @@ export interface DispatchReceipt {
   queue: string
   /** When the job (this incarnation) was created, ms; absent in receipts written before it was kept. */
   createdAtMs?: number
+  /** The job's version (0: created, not replaced since) and its last write's token, when that write sent one. */
+  written?: { version: number; writeToken: string }
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -35,11 +40,13 @@ export function encodeReceipt(r: DispatchReceipt): string {
     : r.messageId.replaceAll(':', '')
   const late = Math.round(r.acceptedAtMs - r.dueMs)
   const created = r.createdAtMs === undefined ? '' : `:${Math.round(r.dueMs - r.createdAtMs).toString(36)}`
-  return `${r.attempts}:${r.dueMs.toString(36)}:${late.toString(36)}:${id}:${r.queue}${created}`
+  const written =
+    r.written && r.createdAtMs !== undefined ? `:${r.written.version.toString(36)}:${r.written.writeToken}` : ''
+  return `${r.attempts}:${r.dueMs.toString(36)}:${late.toString(36)}:${id}:${r.queue}${created}${written}`
 }
 
 export function decodeReceipt(text: string): DispatchReceipt {
-  const m = /^(\d+):([0-9a-z]+):(-?[0-9a-z]+):([^:]*):([^:]*)(?::(-?[0-9a-z]+))?$/s.exec(text)
+  const m = /^(\d+):([0-9a-z]+):(-?[0-9a-z]+):([^:]*):([^:]*)(?::(-?[0-9a-z]+)(?::([0-9a-z]+):([^:]+))?)?$/s.exec(text)
   if (!m) throw new Error(`corrupt dispatch receipt: ${text}`)
   const dueMs = parseInt(m[2]!, 36)
   let messageId = m[4]!
@@ -54,6 +61,7 @@ export function decodeReceipt(text: string): DispatchReceipt {
     messageId,
     queue: m[5]!,
     ...(m[6] === undefined ? {} : { createdAtMs: dueMs - parseInt(m[6], 36) }),
+    ...(m[8] === undefined ? {} : { written: { version: parseInt(m[7]!, 36), writeToken: m[8] } }),
   }
 }
 
