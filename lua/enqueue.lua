@@ -36,7 +36,7 @@
   Returns for a write token already applied (an earlier attempt of the same call stored it), changing nothing:
     { 3, dueMs, createdAtMs, version }  the job that attempt stored is still here (its record is rewritten unchanged,
                                         so that a WAIT after this script confirms that attempt's write too)
-    { 4, receipt }                      SQS took it since: the receipt of this id that carries the token
+    { 4, receipt }                      SQS took it since: the receipt of this id that carries the token's digest
   A token applied before is looked for first, so a retried insert finds its own job rather than JOB_EXISTS.
   Refused whole by Redis at maxmemory (the shebang makes Redis check memory before it runs, so no write is ever
   half done): OOM, which the store reports as StoreFullError (507).
@@ -95,9 +95,11 @@ if writeToken ~= '' then
       return { 3, storedDue, storedAt, storedVersion }
     end
   end
+  -- A receipt keeps 8 hex digits of the token's SHA-1 (src/store/receipt.ts: writeTokenDigest).
+  local digest = string.sub(redis.sha1hex(writeToken), 1, 8)
   for i = 11, #KEYS do
     local receipt = redis.call('HGET', KEYS[i], id)
-    if receipt and receiptToken(receipt) == writeToken then return { 4, receipt } end
+    if receipt and receiptToken(receipt) == digest then return { 4, receipt } end
   end
 end
 

@@ -4,7 +4,7 @@ import { newToken } from '../../store/ids'
 import type { Keyspace, ShardKeys } from '../../store/keys'
 import { decodeRecord } from '../../store/record'
 import { ackCall, claimCall, releaseCall, type AckSettlement, type Settlement } from '../../store/scan-script-calls'
-import { encodeReceipt } from '../../store/receipt'
+import { encodeReceipt, writeTokenDigest } from '../../store/receipt'
 import { rideOut } from '../../store/ride-out'
 import { runScript, type ScriptedClient } from '../../store/scripts'
 import { guard } from '../../store/redis-errors'
@@ -219,8 +219,10 @@ function withReceipts(items: readonly (Settlement & Partial<ClaimedJob>)[], ttlM
               dueMs,
               queue,
               createdAtMs,
-              // The write token goes with the job into its receipt: that write, sent again, is still recognised.
-              ...(writeToken && version !== undefined ? { written: { version, writeToken } } : {}),
+              // The write token's digest goes with the job into its receipt: that write, sent again, is still recognised.
+              ...(writeToken && version !== undefined
+                ? { written: { version, tokenDigest: writeTokenDigest(writeToken) } }
+                : {}),
             }),
           }
         : { id, token },
