@@ -18,6 +18,7 @@ import type {
   ScheduleInput,
   ScheduleListPage,
   ScheduleView,
+  WriteOptions,
 } from './types'
 
 export class DelayQueueApiClient {
@@ -48,9 +49,10 @@ export class DelayQueueApiClient {
    * POST /jobs. A job without an id gets one here, before the first attempt, and the call one Idempotency-Key, sent
    * on each attempt, so that a retry (after a 503, a 429 or no answer) can never store it twice: the API answers an
    * attempt after one it applied as that one, also once the job was dispatched. A taken id throws JobConflictError
-   * carrying the job that holds it (without its payload).
+   * carrying the job that holds it (without its payload). Pass `idempotencyKey` (with an id) to retry a call whose
+   * outcome stayed unknown yourself: the same key again is answered as the applied attempt.
    */
-  async schedule(input: JobInput): Promise<ScheduledJob> {
+  async schedule(input: JobInput, options: WriteOptions = {}): Promise<ScheduledJob> {
     const job = withId(input)
     // An id made here names this call's job alone: before a retry, a job found under it (pending, or already handed to
     // SQS: its dispatch receipt) is the earlier attempt's, and the create is done. A retry that sent the job again
@@ -62,7 +64,7 @@ export class DelayQueueApiClient {
         ? () => madeByEarlierAttempt(this.transport, job)
         : () => answerOfEarlierAttempt(this.transport, job.id, job, invokedAt, 201)
     try {
-      const headers = idempotencyHeader(newIdempotencyKey())
+      const headers = idempotencyHeader(options.idempotencyKey ?? newIdempotencyKey())
       return (await call(this.transport, 'POST', '/jobs', job, { retryUnanswered: true, beforeRetry, headers })).body
     } catch (e) {
       if (e instanceof JobConflictError && e.attempts > 1 && isOwnJob(job, e.existing)) return scheduledOf(e.existing)
@@ -83,10 +85,14 @@ export class DelayQueueApiClient {
    * PUT /jobs/{id}: create or replace (new time, payload, queue). The call gets one Idempotency-Key, sent on each
    * attempt: a retry (after a 503, a 429 or no answer) of a PUT the API applied already changes nothing and is
    * answered as that attempt was, also once the job has been handed to SQS (sent again without the key, it would
-   * create the job a second time: the first copy has left Redis).
+   * create the job a second time: the first copy has left Redis). `idempotencyKey`: your own, to retry the call.
    */
-  async reschedule(id: string, input: Omit<JobInput, 'id'>): Promise<ScheduledJob & { created: boolean }> {
-    const headers = idempotencyHeader(newIdempotencyKey())
+  async reschedule(
+    id: string,
+    input: Omit<JobInput, 'id'>,
+    options: WriteOptions = {},
+  ): Promise<ScheduledJob & { created: boolean }> {
+    const headers = idempotencyHeader(options.idempotencyKey ?? newIdempotencyKey())
     const answer = await call(this.transport, 'PUT', jobPath(id), input, { retryUnanswered: true, headers })
     return { ...answer.body, created: answer.status === 201 }
   }
