@@ -29,7 +29,7 @@
                          0 never asks (continuous mode, or a caller that cannot start the scan function)
   ARGV[11] startGuardMs  expiry of the start guard: how long this start keeps other enqueues from asking again
   ARGV[12] writeToken  the write token (Idempotency-Key: one per logical call, the same on each of its attempts), "" for
-                    none; kept in the record and copied into its dispatch receipt
+                    none; kept in the record, and a digest of it in the job's dispatch receipt (src/store/receipt.ts)
 
   Returns on success: { 1 created | 2 replaced, dueMs, createdAtMs, version, startScanner }, startScanner 1 when
   the caller must start the scan function now (it holds this shard's start guard), else 0
