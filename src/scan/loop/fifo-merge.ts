@@ -14,6 +14,11 @@
 // claimed are ahead of it here or in its lane (src/scan/dispatch/lane.ts), which sends a group's batches one after another.
 // (Its own shard matters for a retry or an expired lease taken again: those come first in a claim, with a due time
 // that may be later than the scheduled jobs the claim took.)
+// "Due time" is a job's orderMs: for a job released for a retry, the retry time it was released for. A shard's reach
+// stays below a retry waiting in it (the claim's next due time counts the inflight set), so a group's retries go in
+// retry-time order whichever shard's claim returns first; the scanner fixes those times once, on one clock
+// (src/scan/claims/backoff.ts). By their original due times, a retry claimed a moment before its group's earlier
+// retry on another shard would go first, meet the group's block in its lane, and wait a whole backoff more.
 //
 // Ties go shard by shard rather than by id so that a burst due in one millisecond streams: shard 0's jobs go as
 // claimed, then shard 1's, and no shard has to be claimed to its end before the first send (by id, every job of
