@@ -11,8 +11,8 @@ import { createHash, createHmac, createSecretKey, type KeyObject } from 'node:cr
 type SourceData = string | ArrayBuffer | ArrayBufferView
 
 /** crypto.hash (Node >= 20.12 / 21.7): one native call, no Hash object. */
-const oneShot = (crypto as { hash?: (algorithm: string, data: string | ArrayBufferView, out: 'buffer') => Buffer })
-  .hash
+type OneShot = (algorithm: string, data: string | ArrayBufferView, out: 'buffer') => Buffer
+const oneShot = (crypto as { hash?: OneShot }).hash
 
 /** HMAC keys imported once: signing keys by object (the SDK caches and reuses them), secrets by their text. */
 const keysByBytes = new WeakMap<object, KeyObject>()
@@ -55,7 +55,8 @@ export class Sha256 {
 
   update(data: SourceData): void {
     if (this.first === undefined) this.first = data
-    else (this.rest ??= []).push(data)
+    else if (this.rest === undefined) this.rest = [data]
+    else this.rest.push(data)
   }
 
   async digest(): Promise<Uint8Array> {

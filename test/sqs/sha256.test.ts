@@ -11,7 +11,9 @@ import { createQueue, sqsClient } from '../support/sqs'
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
 
-type HashCtor = new (secret?: string | Uint8Array) => {
+type HashCtor = new (
+  secret?: string | Uint8Array,
+) => {
   update(data: string | Uint8Array): void
   digest(): Promise<Uint8Array>
   reset(): void
