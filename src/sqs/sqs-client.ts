@@ -4,6 +4,7 @@ import { Agent as HttpAgent } from 'node:http'
 import { Agent } from 'node:https'
 import type { Config } from '../config'
 import { parsedBatchAnswers } from './batch-answer'
+import { oneSigner } from './one-signer'
 import { prebuiltBodies } from './prebuilt-body'
 import { Sha256 } from './sha256'
 
@@ -59,6 +60,7 @@ export function createSqsClient(
   })
   prebuiltBodies(client)
   parsedBatchAnswers(client)
+  oneSigner(client)
   // The SDK's logger middleware filters every input and output for its log line even with no logger set (its
   // arguments are built before the no-op call): ~1.5% of the scanner's CPU in a burst. This client has no logger.
   client.middlewareStack.remove('loggerMiddleware')
