@@ -83,7 +83,7 @@ describe("the SQS client's signer", () => {
         const signingDate = new Date(
           date!.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'),
         )
-        const again = await reference.signRequest({ ...request, headers: unsigned }, { signingDate })
+        const again = await reference.sign({ ...request, headers: unsigned }, { signingDate })
         expect(authorization).toBeDefined()
         expect(authorization).toBe(again.headers.authorization)
       }

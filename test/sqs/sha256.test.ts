@@ -3,6 +3,7 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs'
 import { Sha256 as SdkSha256 } from '@smithy/core/checksum'
 import { SignatureV4 } from '@smithy/signature-v4'
+import type { Checksum, SourceData } from '@smithy/types'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { Sha256 } from '../../src/sqs/sha256'
 import { createSqsClient } from '../../src/sqs/sqs-client'
@@ -11,13 +12,8 @@ import { createQueue, sqsClient } from '../support/sqs'
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
 
-type HashCtor = new (
-  secret?: string | Uint8Array,
-) => {
-  update(data: string | Uint8Array): void
-  digest(): Promise<Uint8Array>
-  reset(): void
-}
+/** The SDK's hash constructor interface (its update takes text too: SigV4 hands both). */
+type HashCtor = new (secret?: SourceData) => Omit<Checksum, 'update'> & { update(data: SourceData): void }
 
 async function digestOf(Ctor: HashCtor, secret: string | Uint8Array | undefined, chunks: (string | Uint8Array)[]) {
   const h = new Ctor(secret)
@@ -89,9 +85,9 @@ describe("the SQS client's SHA-256", () => {
     // prepare: a fixed signing date, so both signatures are of the same string
     const signingDate = new Date('2026-11-26T06:30:00Z')
     // act
-    const sdk = await signer(SdkSha256 as HashCtor).signRequest(request(), { signingDate })
-    const ours = await signer(Sha256).signRequest(request(), { signingDate })
-    const again = await signer(Sha256).signRequest(request(), { signingDate })
+    const sdk = await signer(SdkSha256 as HashCtor).sign(request(), { signingDate })
+    const ours = await signer(Sha256).sign(request(), { signingDate })
+    const again = await signer(Sha256).sign(request(), { signingDate })
     // assess
     expect(ours.headers).toEqual(sdk.headers)
     expect(again.headers.authorization).toBe(sdk.headers.authorization)
