@@ -93,6 +93,8 @@ describe("the SQS client's SHA-256", () => {
     expect(again.headers.authorization).toBe(sdk.headers.authorization)
   })
 
+  // fauxqs does not check signatures: this one proves the client works end to end with its hash, the test above that
+  // the signatures are the SDK's.
   it('signs requests the SQS endpoint takes', async () => {
     // prepare
     const q = await createQueue(sqs, 'sha256-signed')
