@@ -45,7 +45,10 @@ function bytes(data: ArrayBuffer | ArrayBufferView): Buffer {
 
 const input = (data: SourceData): string | Buffer => (typeof data === 'string' ? data : bytes(data))
 
-/** The SDK's Checksum interface: `new Sha256(secret?)`, update, digest, reset. */
+/**
+ * The SDK's Checksum interface: `new Sha256(secret?)`, update, digest, reset. update keeps its data until digest
+ * (SigV4 digests right after its updates, on arrays of its own), so a caller must not change it in between.
+ */
 export class Sha256 {
   readonly digestLength = 32
   private first: SourceData | undefined
