@@ -4,7 +4,9 @@ import { Agent as HttpAgent } from 'node:http'
 import { Agent } from 'node:https'
 import type { Config } from '../config'
 import { parsedBatchAnswers } from './batch-answer'
+import { oneSigner } from './one-signer'
 import { prebuiltBodies } from './prebuilt-body'
+import { Sha256 } from './sha256'
 
 /** Attempts the SDK makes per call: the scanner retries on its own terms (release with backoff). */
 export const SQS_SDK_ATTEMPTS = 2
@@ -49,6 +51,8 @@ export function createSqsClient(
     // The SDK hashes every message body to compare with SQS's MD5 of what it received. Over HTTPS, TLS already
     // guarantees the bytes in transit; the hash was a tenth of the scanner's own CPU in a burst.
     md5: false,
+    // SigV4's hashes and HMACs with one native call each and the HMAC keys imported once (src/sqs/sha256.ts).
+    sha256: Sha256,
     // The SDK's own option: the middleware stack is resolved into a handler once per command class, not on every
     // send (sorting and composing ~30 middleware, a new context object, per SendMessageBatch: ~3% of a burst's CPU).
     // Middleware must be added before the first send (prebuiltBodies below; tests add theirs right after creation).
@@ -56,6 +60,7 @@ export function createSqsClient(
   })
   prebuiltBodies(client)
   parsedBatchAnswers(client)
+  oneSigner(client)
   // The SDK's logger middleware filters every input and output for its log line even with no logger set (its
   // arguments are built before the no-op call): ~1.5% of the scanner's CPU in a burst. This client has no logger.
   client.middlewareStack.remove('loggerMiddleware')

@@ -24,19 +24,31 @@ export interface StoredJob {
 }
 
 export function decodeRecord(record: string): StoredJob {
+  return decodeRecordInto(record, {})
+}
+
+/**
+ * decodeRecord's fields written onto `target` (a claim's job with its lease fields): one object per job, not a
+ * decoded record spread into another (a burst claims tens of thousands a second).
+ */
+export function decodeRecordInto<T extends object>(record: string, target: T): T & StoredJob {
   const a = record.indexOf('\n')
   const b = record.indexOf('\n', a + 1)
   const c = record.indexOf('\n', b + 1)
   const d = record.indexOf('\n', c + 1)
   if (a < 0 || b < 0 || c < 0 || d < 0) throw new Error('corrupt job record')
-  const groupId = record.slice(c + 1, d)
-  const [version, writeToken] = record.slice(b + 1, c).split(':')
-  return {
-    queue: record.slice(0, a),
-    createdAtMs: parseInt(record.slice(a + 1, b), 36),
-    version: Number(version),
-    ...(groupId ? { groupId } : {}),
-    ...(writeToken ? { writeToken } : {}),
-    payloadJson: record.slice(d + 1),
+  const job = target as T & StoredJob
+  job.queue = record.slice(0, a)
+  job.createdAtMs = parseInt(record.slice(a + 1, b), 36)
+  // "<version>" or "<version>:<write token>" (the token only when the write sent one).
+  const colon = record.indexOf(':', b + 1)
+  if (colon < 0 || colon > c) job.version = Number(record.slice(b + 1, c))
+  else {
+    job.version = Number(record.slice(b + 1, colon))
+    const writeToken = record.slice(colon + 1, c)
+    if (writeToken) job.writeToken = writeToken
   }
+  if (d > c + 1) job.groupId = record.slice(c + 1, d)
+  job.payloadJson = record.slice(d + 1)
+  return job
 }

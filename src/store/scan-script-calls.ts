@@ -100,14 +100,15 @@ export function receiptKeys(shard: ShardKeys, keysBefore: number, receipts?: Rec
   const on = receipts !== undefined && receipts.ttlMs > 0
   const hour = on ? receiptHour(receipts.nowMs) : 0
   const hashes: string[] = []
-  const index = new Map<string, number>()
+  // By slot: one hour's hashes differ by their slot alone, so a job's key is built once per slot, not once per job.
+  const index = new Map<number, number>()
   const keyOf = (s: AckSettlement): number => {
     if (!on || s.receipt === undefined) return 0
-    const key = shard.receipts(hour, receiptSlot(s.id))
-    const known = index.get(key)
+    const slot = receiptSlot(s.id)
+    const known = index.get(slot)
     if (known !== undefined) return known
-    const n = keysBefore + hashes.push(key)
-    index.set(key, n)
+    const n = keysBefore + hashes.push(shard.receipts(hour, slot))
+    index.set(slot, n)
     return n
   }
   return { hashes, keyOf, expireAt: on ? receiptExpiry(hour, receipts.ttlMs) : 0 }

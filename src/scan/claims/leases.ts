@@ -2,7 +2,7 @@
 import { parseOccurrenceId } from '../../schedule/occurrence-id'
 import { newToken } from '../../store/ids'
 import type { Keyspace, ShardKeys } from '../../store/keys'
-import { decodeRecord } from '../../store/record'
+import { decodeRecordInto } from '../../store/record'
 import {
   ackCall,
   claimCall,
@@ -121,18 +121,19 @@ export class Leases {
     )
     this.clock.observe(Number(now), sentAt, this.localNow())
     const jobs: ClaimedJob[] = []
+    const claimedAtMs = Number(now)
     for (let i = 0; i < flat.length; i += 5) {
-      jobs.push({
+      const lease = {
         id: String(flat[i]),
-        ...decodeRecord(String(flat[i + 1])),
         dueMs: Number(flat[i + 2]),
         orderMs: Number(flat[i + 4]),
-        claimedAtMs: Number(now),
+        claimedAtMs,
         attempt: Number(flat[i + 3]),
         token,
         shard: shard.shard,
         leaseDeadline,
-      })
+      }
+      jobs.push(decodeRecordInto(String(flat[i + 1]), lease))
     }
     return {
       redisNowMs: Number(now),
@@ -151,8 +152,9 @@ export class Leases {
   async ack(shard: ShardKeys, items: readonly (Settlement & Partial<ClaimedJob>)[]): Promise<number> {
     if (items.length === 0) return 0
     const { settlements, plan } = withReceipts(items, this.options.receiptTtlMs ?? 0)
-    const occurrences = settlements.filter((i) => parseOccurrenceId(i.id) !== null)
-    const jobs = settlements.filter((i) => parseOccurrenceId(i.id) === null)
+    const occurrences: typeof settlements = []
+    const jobs: typeof settlements = []
+    for (const s of settlements) (parseOccurrenceId(s.id) === null ? jobs : occurrences).push(s)
     const ackJobs = async () => {
       if (jobs.length === 0) return 0
       const call = ackCall(shard, jobs, plan)
@@ -243,7 +245,8 @@ function withReceipts(items: readonly (Settlement & Partial<ClaimedJob>)[], ttlM
             id,
             token,
             receipt: encodeReceipt({
-              ...accepted,
+              messageId: accepted.messageId,
+              acceptedAtMs: accepted.acceptedAtMs,
               attempts: attempt,
               dueMs,
               queue,

@@ -102,7 +102,10 @@ export class Dispatcher {
     const allSettled = new Promise<void>((resolve) => (done = resolve))
     const settle = (job: ClaimedJob, result: SendResult) => {
       if ('error' in result) outcome.refused.push({ job, ...result })
-      else outcome.sent.push({ job, ...result })
+      else {
+        const { sentAtMs, acceptedAtMs, messageId } = result
+        outcome.sent.push({ job, sentAtMs, acceptedAtMs, messageId })
+      }
       if (--waiting === 0) done()
     }
     for (const job of jobs) {
