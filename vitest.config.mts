@@ -18,7 +18,7 @@ export default defineConfig({
     // (dispatch windows, relay looks, schedules, Sentinel's failover), not on the CPU: a whole run used 254 CPU
     // seconds in 311 s of wall time with four and in 372 s with three (load from other work beside it: 8-10). The
     // fault suites run one at a time all the same (below).
-    maxWorkers: 4,
+    maxWorkers: 6,
     // The longest files first, over all projects (test/support/sequencer.mts).
     sequence: { sequencer: LongestFirstSequencer },
     // Marks every process a test starts, so the run fails when one outlives it (test/support/leftovers.ts).
