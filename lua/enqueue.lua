@@ -2,7 +2,7 @@
 --[[
   enqueue: schedule one job, insert-only or create-or-replace (upsert).
 
-  KEYS[1] jobs      HASH  id -> record "queue\ncreatedAt(base36)\nversion\ngroupId\npayload" (encodeRecord)
+  KEYS[1] jobs      HASH  id -> record "queue\ncreatedAt(base36)\nversion[:token]\ngroupId\npayload" (encodeRecord)
   KEYS[2] index     ZSET  bucket number -> earliest due time (ms) in that bucket
   KEYS[3] bucket    ZSET  id -> due time (ms); the job's due bucket, chosen from its id by src/store/keys.ts
   KEYS[4] inflight  ZSET  id -> lease expiry or retry time (ms)
@@ -13,6 +13,8 @@
   KEYS[9] scanner   ZSET exists (with an expiry) while a scanner runs: on-demand scan mode (src/scan/run/presence.ts)
   KEYS[10] start    STRING set NX (with an expiry) to this job's id by the enqueue that asks for a scanner: one start
                     at a time, removed only by that start (lua/scan-start-release.lua, lua/scanner-retire.lua)
+  KEYS[11..] receipts  HASHes that may hold the id's dispatch receipt (src/store/receipt.ts), newest first; given only
+                    with a write token (none: receipts are off)
 
   ARGV[1] id
   ARGV[2] bucketNo  the job's bucket number (its member in KEYS[2])
@@ -26,9 +28,16 @@
   ARGV[10] startHorizon  on-demand mode (ms): a job due sooner than this while no scanner runs asks for one;
                          0 never asks (continuous mode, or a caller that cannot start the scan function)
   ARGV[11] startGuardMs  expiry of the start guard: how long this start keeps other enqueues from asking again
+  ARGV[12] writeToken  the write token (Idempotency-Key: one per logical call, the same on each of its attempts), "" for
+                    none; kept in the record, and a digest of it in the job's dispatch receipt (src/store/receipt.ts)
 
   Returns on success: { 1 created | 2 replaced, dueMs, createdAtMs, version, startScanner }, startScanner 1 when
   the caller must start the scan function now (it holds this shard's start guard), else 0
+  Returns for a write token already applied (an earlier attempt of the same call stored it), changing nothing:
+    { 3, dueMs, createdAtMs, version }  the job that attempt stored is still here (its record is rewritten unchanged,
+                                        so that a WAIT after this script confirms that attempt's write too)
+    { 4, receipt }                      SQS took it since: the receipt of this id that carries the token's digest
+  A token applied before is looked for first, so a retried insert finds its own job rather than JOB_EXISTS.
   Refused whole by Redis at maxmemory (the shebang makes Redis check memory before it runs, so no write is ever
   half done): OOM, which the store reports as StoreFullError (507).
   Error codes (first element):
@@ -38,14 +47,14 @@
                              settles
 
   Due time is Redis's clock (TIME), never the caller's: a skewed client cannot make a job early or late.
-  Helpers: nowMs, encodeRecord, decodeRecord, countBy, reindexBucket, waitsForRetry, maybeSent, wakeIfEarliest
+  Helpers: nowMs, encodeRecord, decodeRecord, decodeLease, receiptToken, countBy, reindexBucket, waitsForRetry, maybeSent, wakeIfEarliest
 ]]
 local jobs, index, bucket, inflight, leases, errors, dead, counts =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local scanner, start = KEYS[9], KEYS[10]
 local id, bucketNo, mode, queue, groupId, payload, kind, when, wake =
   ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8]), ARGV[9]
-local startHorizon, startGuardMs = tonumber(ARGV[10]), ARGV[11]
+local startHorizon, startGuardMs, writeToken = tonumber(ARGV[10]), ARGV[11], ARGV[12]
 
 local now = nowMs()
 
@@ -65,10 +74,39 @@ local function startScanner()
   return 1
 end
 
+-- A write sent again (its answer was lost, or a 503 came after it was applied) is answered as its earlier attempt
+-- was and changes nothing: also once that job left for SQS, when only its receipt is left.
+if writeToken ~= '' then
+  local stored = redis.call('HGET', jobs, id)
+  if stored then
+    local _, storedAt, storedVersion, _, _, storedToken = decodeRecord(stored)
+    if storedToken == writeToken then
+      redis.call('HSET', jobs, id, stored)
+      local storedDue = redis.call('ZSCORE', bucket, id)
+      if not storedDue then
+        local lease = redis.call('HGET', leases, id)
+        if lease then
+          local _, leaseDue = decodeLease(lease)
+          storedDue = leaseDue
+        else
+          storedDue = redis.call('ZSCORE', dead, id) or '0'
+        end
+      end
+      return { 3, storedDue, storedAt, storedVersion }
+    end
+  end
+  -- A receipt keeps 8 hex digits of the token's SHA-1 (src/store/receipt.ts: writeTokenDigest).
+  local digest = string.sub(redis.sha1hex(writeToken), 1, 8)
+  for i = 11, #KEYS do
+    local receipt = redis.call('HGET', KEYS[i], id)
+    if receipt and receiptToken(receipt) == digest then return { 4, receipt } end
+  end
+end
+
 -- Insert of a new id, the common case, in as few calls as possible: HSETNX both checks and writes; the index only
 -- changes when this job is its bucket's new earliest (ZADD LT), and only then can it be the shard's earliest.
 if mode == 'insert' then
-  if redis.call('HSETNX', jobs, id, encodeRecord(queue, now, 0, groupId, payload)) == 1 then
+  if redis.call('HSETNX', jobs, id, encodeRecord(queue, now, 0, groupId, payload, writeToken)) == 1 then
     redis.call('ZADD', bucket, due, id)
     countBy(counts, queue, 'pending', 1)
     if redis.call('ZADD', index, 'LT', 'CH', due, bucketNo) == 1 then wakeIfEarliest(index, wake, bucketNo, due) end
@@ -109,7 +147,7 @@ if old then
   end
 end
 
-redis.call('HSET', jobs, id, encodeRecord(queue, createdAt, version, groupId, payload))
+redis.call('HSET', jobs, id, encodeRecord(queue, createdAt, version, groupId, payload, writeToken))
 redis.call('ZADD', bucket, due, id)
 countBy(counts, queue, 'pending', 1)
 reindexBucket(index, bucket, bucketNo)

@@ -5,6 +5,7 @@ import { JobConflictError } from './errors'
 import { scheduleBatch } from './batch'
 import { isOwnJob, scheduledOf, withId } from './own-job'
 import { answerOfEarlierAttempt, madeByEarlierAttempt } from './earlier-attempt'
+import { idempotencyHeader, newIdempotencyKey } from './idempotency-key'
 import { call, DEFAULT_RETRY, type Transport } from './transport'
 import type {
   ApiClientOptions,
@@ -17,6 +18,7 @@ import type {
   ScheduleInput,
   ScheduleListPage,
   ScheduleView,
+  WriteOptions,
 } from './types'
 
 export class DelayQueueApiClient {
@@ -44,11 +46,13 @@ export class DelayQueueApiClient {
   }
 
   /**
-   * POST /jobs. A job without an id gets one here, before the first attempt, so that a retry (after a 503, a 429 or
-   * no answer) can never store it twice; a retry that finds the job its earlier attempt stored succeeds. A taken id
-   * throws JobConflictError carrying the job that holds it (without its payload).
+   * POST /jobs. A job without an id gets one here, before the first attempt, and the call one Idempotency-Key, sent
+   * on each attempt, so that a retry (after a 503, a 429 or no answer) can never store it twice: the API answers an
+   * attempt after one it applied as that one, also once the job was dispatched. A taken id throws JobConflictError
+   * carrying the job that holds it (without its payload). Pass `idempotencyKey` (with an id) to retry a call whose
+   * outcome stayed unknown yourself: the same key again is answered as the applied attempt.
    */
-  async schedule(input: JobInput): Promise<ScheduledJob> {
+  async schedule(input: JobInput, options: WriteOptions = {}): Promise<ScheduledJob> {
     const job = withId(input)
     // An id made here names this call's job alone: before a retry, a job found under it (pending, or already handed to
     // SQS: its dispatch receipt) is the earlier attempt's, and the create is done. A retry that sent the job again
@@ -60,7 +64,8 @@ export class DelayQueueApiClient {
         ? () => madeByEarlierAttempt(this.transport, job)
         : () => answerOfEarlierAttempt(this.transport, job.id, job, invokedAt, 201)
     try {
-      return (await call(this.transport, 'POST', '/jobs', job, { retryUnanswered: true, beforeRetry })).body
+      const headers = idempotencyHeader(options.idempotencyKey ?? newIdempotencyKey())
+      return (await call(this.transport, 'POST', '/jobs', job, { retryUnanswered: true, beforeRetry, headers })).body
     } catch (e) {
       if (e instanceof JobConflictError && e.attempts > 1 && isOwnJob(job, e.existing)) return scheduledOf(e.existing)
       throw e
@@ -77,14 +82,18 @@ export class DelayQueueApiClient {
   }
 
   /**
-   * PUT /jobs/{id}: create or replace (new time, payload, queue). A retry (after a 503 or a 429) that finds the job
-   * already handed to SQS, due when this call's write would have made it due, takes it for the earlier attempt's:
-   * sent again, the PUT would create the job a second time (the first copy has left Redis).
+   * PUT /jobs/{id}: create or replace (new time, payload, queue). The call gets one Idempotency-Key, sent on each
+   * attempt: a retry (after a 503, a 429 or no answer) of a PUT the API applied already changes nothing and is
+   * answered as that attempt was, also once the job has been handed to SQS (sent again without the key, it would
+   * create the job a second time: the first copy has left Redis). `idempotencyKey`: your own, to retry the call.
    */
-  async reschedule(id: string, input: Omit<JobInput, 'id'>): Promise<ScheduledJob & { created: boolean }> {
-    const invokedAt = Date.now()
-    const beforeRetry = () => answerOfEarlierAttempt(this.transport, id, input, invokedAt, 200)
-    const answer = await call(this.transport, 'PUT', jobPath(id), input, { beforeRetry })
+  async reschedule(
+    id: string,
+    input: Omit<JobInput, 'id'>,
+    options: WriteOptions = {},
+  ): Promise<ScheduledJob & { created: boolean }> {
+    const headers = idempotencyHeader(options.idempotencyKey ?? newIdempotencyKey())
+    const answer = await call(this.transport, 'PUT', jobPath(id), input, { retryUnanswered: true, headers })
     return { ...answer.body, created: answer.status === 201 }
   }
 

@@ -1,11 +1,16 @@
-// Before a create or a PUT is sent again: did an earlier attempt of this very call store the job? It may have been
-// handed to SQS since (gone from Redis: only its dispatch receipt, GET /jobs/{id} status "dispatched", tells), or be
-// about to (a job seen dispatching may be gone a moment later): sent again, the write would create the job a second
-// time. A job or receipt found counts as this call's only when it was created after the call began (an older job under the id, dispatched while the
-// call waited, was created before it) and is due no earlier than this call could have made it due (its runAt, or
-// its creation + delayMs). The comparison is the client's clock against Redis's: a client running ahead only misses
-// its own receipt and sends the write again, as without this look-up. A PUT that replaced a job created before the
-// call is not recognised either (its creation time is the old job's): it is sent again, as before.
+// Before a create is sent again: did an earlier attempt of this very call store the job? It may have been handed to
+// SQS since (gone from Redis: only its dispatch receipt, GET /jobs/{id} status "dispatched", tells), or be about to
+// (a job seen dispatching may be gone a moment later). Since each write carries an Idempotency-Key (one per call, the
+// same on each attempt: src/api-client/idempotency-key.ts), the API itself answers an attempt after one it applied as
+// that one, from the job record or its receipt, which both keep the key (lua/enqueue.lua): a PUT (reschedule()) needs
+// no look-up at all, and for a create this look-up is a first check that saves the request. Batches carry no key per
+// entry: for their entries sent again it is still the only guard.
+// A job or receipt found counts as this call's only when it was created after the call began (an older job under the
+// id, dispatched while the call waited, was created before it) and is due no earlier than this call could have made
+// it due (its runAt, or its creation + delayMs). The comparison is the client's clock against Redis's: a client
+// running ahead only misses its own receipt and sends the write again (a single create then meets its own key; a
+// batch entry may be created again). A replace keeps the replaced job's creation time, which is why the look-up could
+// never recognise a PUT, and why PUT relies on the key alone.
 import { scheduledOf, type JobWithId } from './own-job'
 import { call, type Answer, type Transport } from './transport'
 import type { JobInput, JobView } from './types'

@@ -48,6 +48,8 @@ export interface CallOptions {
    * whose earlier attempt is found to have been carried out already).
    */
   beforeRetry?: () => Promise<Answer | undefined>
+  /** Sent on every attempt (the Idempotency-Key of a job write: one per call, the same on each of its attempts). */
+  headers?: Record<string, string>
 }
 
 /**
@@ -59,11 +61,11 @@ export async function call(
   method: string,
   path: string,
   body?: unknown,
-  { allow = [], retryUnanswered = false, beforeRetry }: CallOptions = {},
+  { allow = [], retryUnanswered = false, beforeRetry, headers: extra }: CallOptions = {},
 ): Promise<Answer> {
   const url = new URL(t.baseUrl.pathname.replace(/\/$/, '') + path, t.baseUrl)
   const text = body === undefined ? undefined : JSON.stringify(body)
-  const headers: Record<string, string> = { accept: 'application/json' }
+  const headers: Record<string, string> = { accept: 'application/json', ...extra }
   if (text !== undefined) headers['content-type'] = 'application/json'
   for (let attempt = 1; ; attempt++) {
     const signed = await t.sign({ method, url, headers, body: text })

@@ -6,6 +6,7 @@ import type {
   ScheduleInput,
   ScheduleListPage,
   ScheduleView,
+  WriteOptions,
 } from '../direct/delay-queue'
 import type { ExistingJob } from '../errors'
 import type { JobView } from '../store/job-store'
@@ -25,6 +26,7 @@ export type {
   ScheduleInput,
   ScheduleListPage,
   ScheduleView,
+  WriteOptions,
 }
 
 /**

@@ -4,6 +4,7 @@ import type { DelayQueue } from '../direct/delay-queue'
 import { JobExistsError, JobNotFoundError, ScheduleNotFoundError, ValidationError } from '../errors'
 import { validateJobId, validateScheduleId } from '../direct/id-rules'
 import { validateBatch } from '../direct/validation'
+import { validateWriteToken } from '../direct/write-token'
 import { parseJson, rawJsonBody } from './body'
 import { errorBody } from './error-response'
 import { BatchTooLargeError } from './errors'
@@ -24,8 +25,9 @@ export type RouteHandler = (
 
 export const routes: Record<RouteName, RouteHandler> = {
   async createJob(queue, event) {
-    const job = await queue.schedule(parseJson(rawJsonBody(event)))
-    return json(201, job, { location: jobLocation(job.id) })
+    const idempotencyKey = idempotencyKeyOf(event)
+    const { replayed, ...job } = await queue.schedule(parseJson(rawJsonBody(event)), { idempotencyKey })
+    return json(201, job, { location: jobLocation(job.id), ...replayedHeader(replayed) })
   },
 
   async createBatch(queue, event, _id, options) {
@@ -63,7 +65,9 @@ export const routes: Record<RouteName, RouteHandler> = {
   async putJob(queue, event, id) {
     // Checked before the body is read, so a bad id is the answer even with a bad body (DelayQueue checks it again).
     const jobId = validateJobId(id)
-    return saved(await queue.reschedule(jobId, parseJson(rawJsonBody(event))), jobLocation(jobId))
+    const idempotencyKey = idempotencyKeyOf(event)
+    const { replayed, ...job } = await queue.reschedule(jobId, parseJson(rawJsonBody(event)), { idempotencyKey })
+    return saved(job, jobLocation(jobId), replayedHeader(replayed))
   },
 
   async deleteJob(queue, _event, id) {
@@ -115,6 +119,19 @@ function found(view: object | null, notFound: () => Error): ApiResponse {
 }
 
 /** PUT of a job or a schedule: 201 with where to look it up when the PUT created it, 200 when it replaced one. */
-function saved({ created, ...view }: { created: boolean }, location: string): ApiResponse {
-  return created ? json(201, view, { location }) : json(200, view)
+function saved({ created, ...view }: { created: boolean }, location: string, headers = {}): ApiResponse {
+  return created ? json(201, view, { location, ...headers }) : json(200, view, headers)
+}
+
+/**
+ * The Idempotency-Key request header of a job write (docs/api.md): checked before the body, like the id. API Gateway
+ * (payload v2) hands header names in lower case.
+ */
+function idempotencyKeyOf(event: APIGatewayProxyEventV2): string | undefined {
+  return validateWriteToken(event.headers?.['idempotency-key'], 'Idempotency-Key')
+}
+
+/** An answer given again for a write an earlier attempt with the same Idempotency-Key applied says so. */
+function replayedHeader(replayed: true | undefined): Record<string, string> {
+  return replayed ? { 'idempotent-replayed': 'true' } : {}
 }

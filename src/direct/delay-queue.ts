@@ -18,8 +18,9 @@ import type { ScheduleListPage, ScheduleView } from './schedule-view'
 import { RecurringSchedules } from './recurring-schedules'
 import { scheduleMany, type BatchItemResult } from './schedule-many'
 import { isoTime } from '../iso-time'
+import { validateWriteToken, type WriteOptions } from './write-token'
 
-export type { BatchItemResult, JobInput, ScheduleInput, ScheduleListPage, ScheduleView }
+export type { BatchItemResult, JobInput, ScheduleInput, ScheduleListPage, ScheduleView, WriteOptions }
 
 /** A job as stored, without its payload (answers to schedule / reschedule). */
 export interface ScheduledJob {
@@ -29,6 +30,8 @@ export interface ScheduledJob {
   runAt: string
   createdAt: string
   groupId?: string
+  /** Set when an earlier attempt with the same idempotency key stored it: this answer is that attempt's. */
+  replayed?: true
 }
 
 export interface QueueStats extends StoreStats {
@@ -83,12 +86,20 @@ export class DelayQueue {
     return new DelayQueue(loadConfig(env), redisOptions)
   }
 
-  /** Schedule one job. Throws ValidationError, PayloadTooLargeError, or JobExistsError (carrying the existing job). */
-  async schedule(input: JobInput | unknown): Promise<ScheduledJob> {
-    const job = validateJob(input, this.config)
+  /**
+   * Schedule one job. Throws ValidationError, PayloadTooLargeError, or JobExistsError (carrying the existing job).
+   * With an idempotency key (and an id), a call sent again after one that was applied answers as that one did.
+   */
+  async schedule(input: JobInput | unknown, options: WriteOptions = {}): Promise<ScheduledJob> {
+    const writeToken = validateWriteToken(options.idempotencyKey, 'idempotencyKey')
+    const job = { ...validateJob(input, this.config), writeToken }
+    // The token is kept with the job under its id: a create sent again without one would get another id.
+    if (writeToken && (input as JobInput).id === undefined) {
+      throw new ValidationError([{ path: 'id', message: 'is required with an idempotency key' }])
+    }
     const result = await this.store.enqueue(job)
     await this.starter?.afterEnqueue([result])
-    return scheduled(job.id, job.queue, result.dueMs, result.createdAtMs, job.groupId)
+    return scheduled(job.id, job.queue, result.dueMs, result.createdAtMs, job.groupId, result.replayed)
   }
 
   /**
@@ -99,13 +110,22 @@ export class DelayQueue {
     return scheduleMany({ config: this.config, store: this.store, starter: this.starter }, inputs)
   }
 
-  /** Create or replace a job by id (new time, payload, queue). A body id, if given, must match. */
-  async reschedule(id: string, input: Omit<JobInput, 'id'> | unknown): Promise<ScheduledJob & { created: boolean }> {
-    const job = validateJob(input, this.config, { id: validateJobId(id) })
+  /**
+   * Create or replace a job by id (new time, payload, queue). A body id, if given, must match. With an idempotency
+   * key, a call sent again after one that was applied changes nothing (also once the job was dispatched) and answers
+   * as that one did.
+   */
+  async reschedule(
+    id: string,
+    input: Omit<JobInput, 'id'> | unknown,
+    options: WriteOptions = {},
+  ): Promise<ScheduledJob & { created: boolean }> {
+    const writeToken = validateWriteToken(options.idempotencyKey, 'idempotencyKey')
+    const job = { ...validateJob(input, this.config, { id: validateJobId(id) }), writeToken }
     const result = await this.store.upsert(job)
     await this.starter?.afterEnqueue([result])
     return {
-      ...scheduled(job.id, job.queue, result.dueMs, result.createdAtMs, job.groupId),
+      ...scheduled(job.id, job.queue, result.dueMs, result.createdAtMs, job.groupId, result.replayed),
       created: result.status === 'created',
     }
   }
@@ -182,7 +202,14 @@ export class DelayQueue {
   }
 }
 
-function scheduled(id: string, queue: string, dueMs: number, createdAtMs: number, groupId?: string): ScheduledJob {
+function scheduled(
+  id: string,
+  queue: string,
+  dueMs: number,
+  createdAtMs: number,
+  groupId?: string,
+  replayed?: string,
+): ScheduledJob {
   return {
     id,
     queue,
@@ -190,5 +217,6 @@ function scheduled(id: string, queue: string, dueMs: number, createdAtMs: number
     runAt: isoTime(dueMs),
     createdAt: isoTime(createdAtMs),
     ...(groupId ? { groupId } : {}),
+    ...(replayed ? { replayed: true as const } : {}),
   }
 }

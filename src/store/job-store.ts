@@ -8,6 +8,7 @@ import type { NewJob } from './new-job'
 import { decodeRecord } from './record'
 import { readPendingPage, type PendingPage } from './pending-page'
 import { decodeReceipt, receiptHours, type DispatchReceipt } from './receipt'
+import { replayedResult } from './replayed-write'
 import { guard } from './redis-errors'
 import { readStats, type StoreStats } from './stats'
 import { writeScript, type ReplicationOptions } from './replication'
@@ -63,6 +64,11 @@ export interface EnqueueResult {
   version: number
   /** On-demand scan mode: this enqueue took the start guard of its shard; the caller should start a scanner. */
   startScanner: boolean
+  /**
+   * An earlier attempt of this write (the same write token) was applied: nothing changed now, and this answers as it
+   * did (`dispatched`: SQS has taken the job since, and its receipt answered).
+   */
+  replayed?: 'stored' | 'dispatched'
 }
 
 export type { QueueCounts, StoreStats } from './stats'
@@ -85,14 +91,14 @@ export class JobStore {
   async enqueue(job: NewJob): Promise<EnqueueResult> {
     await this.ready()
     const { reply, unconfirmed } = await this.write(this.keys.locate(job.id).shard, this.enqueueCall(job, 'insert'))
-    return this.confirmed(this.enqueueReply(job, reply), unconfirmed)
+    return this.confirmedWrite(this.enqueueReply(job, reply), unconfirmed)
   }
 
   /** Create or replace (reschedule, new payload). Throws JobDispatchingError while a scanner holds it. */
   async upsert(job: NewJob): Promise<EnqueueResult> {
     await this.ready()
     const { reply, unconfirmed } = await this.write(this.keys.locate(job.id).shard, this.enqueueCall(job, 'upsert'))
-    return this.confirmed(this.enqueueReply(job, reply), unconfirmed)
+    return this.confirmedWrite(this.enqueueReply(job, reply), unconfirmed)
   }
 
   /** The key layout this store was configured with is the one its jobs use (src/store/layout.ts); checked once. */
@@ -117,7 +123,7 @@ export class JobStore {
           if (err instanceof DelayQueueError) return err
           if (err) throw err
           try {
-            return this.confirmed(this.enqueueReply(jobs[i]!, reply), unconfirmed)
+            return this.confirmedWrite(this.enqueueReply(jobs[i]!, reply), unconfirmed)
           } catch (e) {
             if (!(e instanceof DelayQueueError)) throw e
             return e
@@ -167,6 +173,15 @@ export class JobStore {
     return result
   }
 
+  /**
+   * An enqueue's result, once replicated. A write answered from an earlier attempt's receipt changed nothing and
+   * has nothing to confirm (SQS holds the job); one answered from the stored job rewrote its record unchanged, so the
+   * WAIT confirms the earlier attempt's write, and its verdict stands.
+   */
+  private confirmedWrite(result: EnqueueResult, unconfirmed: DelayQueueError | undefined): EnqueueResult {
+    return this.confirmed(result, result.replayed === 'dispatched' ? undefined : unconfirmed)
+  }
+
   /** Counts per target queue, leased and dead totals, and the earliest due time (src/store/stats.ts). */
   async stats(): Promise<StoreStats> {
     await this.ready()
@@ -179,6 +194,7 @@ export class JobStore {
       mode,
       groupId: job.groupId ?? '',
       scanStart: this.scanStart,
+      receiptHours: job.writeToken ? receiptHours(Date.now(), this.receiptTtlMs) : [],
     })
   }
 
@@ -191,6 +207,7 @@ export class JobStore {
       throw scriptError(code, id, existingJob(id, state, record, Number(score), job.payloadJson))
     }
     if (code < 0) throw scriptError(code as ScriptErrorCode, id)
+    if (code === 3 || code === 4) return replayedResult(id, r)
     return {
       id,
       status: code === 1 ? 'created' : 'replaced',

@@ -3,13 +3,20 @@
 // same script that forgets the job, into the shard's hash for the hour of the ack (src/store/keys.ts), stored as
 //
 //   "<attempts>:<due ms, base 36>:<accepted - due ms, base 36, signed>:<SQS message id>:<queue>:<due - created ms, base 36>"
+//   [":<version, base 36><write token digest: 8 hex>"]
 //
-// (the last field since receipts keep the creation time; older receipts end with the queue, which never holds ":").
+// (the creation time since receipts keep it; older receipts end with the queue, which never holds ":"). The last
+// field only for a job whose last write sent a token (an Idempotency-Key): a later attempt of that write finds it
+// here and is answered as applied instead of creating the job again (lua/enqueue.lua, receiptToken). A digest, not
+// the token: Redis keeps a receipt hash compact (listpack) only while every receipt is at most 64 bytes, and the
+// 22-character key would push a common receipt (~50 bytes) past that, and with it the whole hash to ~140 bytes a
+// receipt. 8 hex digits (32 bits) of SHA-1: another write of the same id taken for this one is a 1 in 4 billion chance.
 // The creation time tells a retried create its own earlier attempt (created after the call began) from an older job
 // under the same id (src/api-client/earlier-attempt.ts).
 // (no payload), the message id's UUID as 22 characters of base64url. Compact on purpose: a receipt of a 20-character
 // id is ~75 bytes of Redis memory (docs/sizing in docs/operations.md). The scanner encodes it (it holds every field
 // from the claim and the send), so the ack script only stores it.
+import { createHash } from 'node:crypto'
 import { RECEIPT_HOUR_MS } from './keys'
 
 export interface DispatchReceipt {
@@ -25,6 +32,13 @@ export interface DispatchReceipt {
   queue: string
   /** When the job (this incarnation) was created, ms; absent in receipts written before it was kept. */
   createdAtMs?: number
+  /** The job's version (0: created, not replaced since) and its last write's token digest, when it sent a token. */
+  written?: { version: number; tokenDigest: string }
+}
+
+/** The part of a write token a receipt keeps (lua/enqueue.lua computes the same with redis.sha1hex). */
+export function writeTokenDigest(writeToken: string): string {
+  return createHash('sha1').update(writeToken).digest('hex').slice(0, 8)
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -35,11 +49,15 @@ export function encodeReceipt(r: DispatchReceipt): string {
     : r.messageId.replaceAll(':', '')
   const late = Math.round(r.acceptedAtMs - r.dueMs)
   const created = r.createdAtMs === undefined ? '' : `:${Math.round(r.dueMs - r.createdAtMs).toString(36)}`
-  return `${r.attempts}:${r.dueMs.toString(36)}:${late.toString(36)}:${id}:${r.queue}${created}`
+  const written =
+    r.written && r.createdAtMs !== undefined ? `:${r.written.version.toString(36)}${r.written.tokenDigest}` : ''
+  return `${r.attempts}:${r.dueMs.toString(36)}:${late.toString(36)}:${id}:${r.queue}${created}${written}`
 }
 
 export function decodeReceipt(text: string): DispatchReceipt {
-  const m = /^(\d+):([0-9a-z]+):(-?[0-9a-z]+):([^:]*):([^:]*)(?::(-?[0-9a-z]+))?$/s.exec(text)
+  const m = /^(\d+):([0-9a-z]+):(-?[0-9a-z]+):([^:]*):([^:]*)(?::(-?[0-9a-z]+)(?::([0-9a-z]+)([0-9a-f]{8}))?)?$/s.exec(
+    text,
+  )
   if (!m) throw new Error(`corrupt dispatch receipt: ${text}`)
   const dueMs = parseInt(m[2]!, 36)
   let messageId = m[4]!
@@ -54,6 +72,7 @@ export function decodeReceipt(text: string): DispatchReceipt {
     messageId,
     queue: m[5]!,
     ...(m[6] === undefined ? {} : { createdAtMs: dueMs - parseInt(m[6], 36) }),
+    ...(m[8] === undefined ? {} : { written: { version: parseInt(m[7]!, 36), tokenDigest: m[8] } }),
   }
 }
 

@@ -9,7 +9,10 @@ import type { NewJob } from './new-job'
 import type { ScanStartOptions } from './scan-start'
 import type { ScriptCall } from './scripts'
 
-/** lua/enqueue.lua: { 1 | 2, dueMs, createdAtMs, version, startScanner }, or { -1, state, record, score }, or { -2 }. */
+/**
+ * lua/enqueue.lua: { 1 | 2, dueMs, createdAtMs, version, startScanner }; a write token applied before: { 3, dueMs,
+ * createdAtMs, version } (still stored) or { 4, receipt } (dispatched since); or { -1, state, record, score }, { -2 }.
+ */
 export type EnqueueReply = [number, ...(number | string)[]]
 
 /** A NewJob as enqueue takes it: with the write's mode, and groupId "" for none. */
@@ -18,6 +21,8 @@ export interface EnqueueParams extends Omit<NewJob, 'groupId'> {
   groupId: string
   /** On-demand scan mode (src/store/scan-start.ts); absent: never ask for a scanner. */
   scanStart?: ScanStartOptions
+  /** With a write token: the hours whose receipt hashes may hold this id's receipt, newest first (receiptHours). */
+  receiptHours?: readonly number[]
 }
 
 /** The whole job side of a shard around one bucket, in the order enqueue, cancel and the schedule scripts take it. */
@@ -44,6 +49,8 @@ export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: Enque
       ...jobSideKeys({ shard, bucket }),
       scanner: shard.scannerAlive,
       start: shard.scanStart,
+      // Only a write with a token looks for a receipt carrying it.
+      receipts: job.writeToken ? (job.receiptHours ?? []).map((h) => shard.receipts(h, receiptSlot(job.id))) : [],
     },
     args: {
       id: job.id,
@@ -57,6 +64,7 @@ export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: Enque
       wake: shard.wakeChannel,
       startHorizon: job.scanStart?.horizonMs ?? 0,
       startGuardMs: job.scanStart?.guardMs ?? 0,
+      writeToken: job.writeToken ?? '',
     },
   }
 }

@@ -14,6 +14,7 @@ import getLua from '../../lua/get.lua'
 import recordHeadsLua from '../../lua/record-heads.lua'
 import countBy from '../../lua/includes/countBy.lua'
 import decodeLease from '../../lua/includes/decodeLease.lua'
+import receiptToken from '../../lua/includes/receiptToken.lua'
 import encodeLease from '../../lua/includes/encodeLease.lua'
 import holdsLease from '../../lua/includes/holdsLease.lua'
 import jobSideKeys from '../../lua/includes/jobSideKeys.lua'
@@ -59,6 +60,7 @@ export const LUA_HELPERS: Readonly<Record<string, string>> = {
   reindexBucket,
   encodeLease,
   decodeLease,
+  receiptToken,
   waitsForRetry,
   holdsLease,
   wakeIfEarliest,

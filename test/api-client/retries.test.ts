@@ -146,7 +146,7 @@ describe('DelayQueueApiClient: a retried create whose first copy already left fo
 })
 
 describe('DelayQueueApiClient: a retried PUT whose first copy already left for SQS', () => {
-  it('takes the dispatch receipt due when its own write made it due, and creates nothing again', async () => {
+  it('is answered from the dispatch receipt its own write left (the same Idempotency-Key), and creates nothing again', async () => {
     // prepare: the first attempt is stored (503: no replica confirmed it) and handed to SQS before the retry
     const sqsClient = sqsClientFor()
     const q = await createQueue(sqsClient, 'retry-put')
@@ -164,9 +164,70 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
     }
     // act
     const job = await client(sendThenDrain).reschedule(id, { queue: 'emails', payload: { once: true } })
-    // assess: the one copy is in SQS, none is pending again
-    expect(job).toMatchObject({ id, queue: 'emails', created: false })
+    // assess: answered as the first attempt (it created the job), the one copy is in SQS, none is pending again
+    expect(job).toMatchObject({ id, queue: 'emails', created: true })
     expect(await engine.store.get(id)).toMatchObject({ status: 'dispatched', queue: 'emails' })
+    expect(await pendingIn('emails')).toBe(before)
+    expect(countIds(await receiveAll(sqsClient, q.url)).get(id)).toBe(1)
+    await s.close()
+    sqsClient.destroy()
+  })
+
+  it("replaces a pending job once: applied, answered 503, dispatched, and sent again (the chaos run's finding)", async () => {
+    // prepare: a job under the id, created before the call (a replace keeps that creation time, so no look-up by
+    // time could tell the PUT's own write); the PUT is applied (503: no replica confirmed it), and its job handed to
+    // SQS before the retry
+    const sqsClient = sqsClientFor()
+    const q = await createQueue(sqsClient, 'retry-put-replace')
+    const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
+    const id = `put-replace-${Date.now()}`
+    const before = await pendingIn('emails')
+    await engine.store
+      .enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs: 60_000 } })
+      .catch(() => {})
+    let first = true
+    const sendThenDrain: typeof globalThis.fetch = async (url, init) => {
+      const res = await fetch(url, init)
+      if (first && init?.method === 'PUT') {
+        first = false
+        await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
+      }
+      return res
+    }
+    // act
+    const put = await client(sendThenDrain).reschedule(id, { queue: 'emails', payload: { v: 2 }, delayMs: 0 })
+    // assess: answered as the replace it was; the replaced version is in SQS once and nothing is pending again
+    expect(put).toMatchObject({ id, queue: 'emails', created: false })
+    expect(await engine.store.get(id)).toMatchObject({ status: 'dispatched' })
+    expect(await pendingIn('emails')).toBe(before)
+    expect(countIds(await receiveAll(sqsClient, q.url)).get(id)).toBe(1)
+    await s.close()
+    sqsClient.destroy()
+  })
+
+  it('sends a PUT whose answer was lost again, and the retry changes nothing once the job was dispatched', async () => {
+    // prepare: a pending job under the id; the PUT's answer is lost on the way back, after the API applied it, and
+    // the replaced job is handed to SQS before the retry
+    const sqsClient = sqsClientFor()
+    const q = await createQueue(sqsClient, 'retry-put-lost')
+    const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
+    const id = `put-lost-${Date.now()}`
+    const before = await pendingIn('emails')
+    await engine.store
+      .enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs: 60_000 } })
+      .catch(() => {})
+    let first = true
+    const loseAnswer: typeof globalThis.fetch = async (url, init) => {
+      const res = await fetch(url, init)
+      if (!first || init?.method !== 'PUT') return res
+      first = false
+      await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
+      throw new TypeError('fetch failed: other side closed')
+    }
+    // act
+    const put = await client(loseAnswer).reschedule(id, { queue: 'emails', payload: { v: 2 }, delayMs: 0 })
+    // assess
+    expect(put).toMatchObject({ id, created: false })
     expect(await pendingIn('emails')).toBe(before)
     expect(countIds(await receiveAll(sqsClient, q.url)).get(id)).toBe(1)
     await s.close()
@@ -175,7 +236,10 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
 
   it("sends the PUT again when the receipt found is an older job's, dispatched while the first attempt was lost", async () => {
     // prepare: a job under the id, due in 300 ms; the PUT's first request never reaches the API, and the old job is
-    // handed to SQS meanwhile (due after the PUT began: only its creation time tells it from the PUT's own write)
+    // handed to SQS meanwhile (its receipt carries no token of this call). The API here confirms writes without a
+    // replica: the retry's write is answered.
+    const plain = createEngine(testConfig({ KEY_PREFIX: engine.config.keyPrefix }))
+    const plainApi = await serveApi(createApiHandler(plain, { logger: quiet }))
     const sqsClient = sqsClientFor()
     const q = await createQueue(sqsClient, 'retry-put-old')
     const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
@@ -190,14 +254,21 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
       return new Response(JSON.stringify({ error: { code: 'ServiceUnavailable', message: 'lost' } }), { status: 503 })
     }
     // act
-    const put = await client(loseFirst).reschedule(id, { queue: 'emails', payload: { later: true }, delayMs: 0 })
-    // assess: the old job's receipt was not taken for this PUT's write: the write was sent again and stored (the
-    // retry after it, answered 503 for want of a replica, found it under the id, created after the call began)
-    expect(put).toMatchObject({ id, queue: 'emails' })
+    const put = await new DelayQueueApiClient({
+      url: plainApi.url,
+      region: 'eu-west-1',
+      credentials,
+      retry: fastRetry,
+      fetch: loseFirst,
+    }).reschedule(id, { queue: 'emails', payload: { later: true }, delayMs: 0 })
+    // assess: the old job's receipt was not taken for this PUT's write: the write was sent again and created the job
+    expect(put).toMatchObject({ id, queue: 'emails', created: true })
     expect(await engine.store.get(id)).toMatchObject({ status: 'scheduled', payload: { later: true } })
     await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
     await s.close()
     sqsClient.destroy()
+    await plainApi.close()
+    await plain.close()
   })
 })
 

@@ -1,8 +1,10 @@
 // Client lanes that do what users do with one-off jobs, through the real signed API client: create with and without
 // an id, in batches, by PUT; then maybe reschedule and maybe cancel, some of them around the due time (the dispatch
-// race). A create whose answer was lost is retried once by the "user" with the same id (a 409 showing the job it sent
-// is its success). Each job id belongs to one lane, so its operations form a sequence.
+// race). A create whose answer was lost is retried once by the "user" with the same id and the same Idempotency-Key (a
+// replayed answer, or a 409 showing the job it sent, is its success). Each job id belongs to one lane, so its
+// operations form a sequence. Every write goes through the client's own retries, each call with its Idempotency-Key.
 import { DelayQueueApiClient, JobConflictError } from '../../src/api-client'
+import { newIdempotencyKey } from '../../src/api-client/idempotency-key'
 import { isOwnJob } from '../../src/api-client/own-job'
 import type { Op } from './history'
 import type { Random } from './random'
@@ -62,7 +64,9 @@ async function single(via: 'post' | 'post-no-id' | 'put', base: string, ctx: Lan
     )
   }
   const id = via === 'post' ? base : `?${token}`
-  const send = () => client.schedule(via === 'post' ? { ...input, id } : input)
+  // The user's retry below is the same write: it sends the same key (a job dispatched meanwhile is not created again).
+  const idempotencyKey = newIdempotencyKey()
+  const send = () => (via === 'post' ? client.schedule({ ...input, id }, { idempotencyKey }) : client.schedule(input))
   const onOk = (a: { id: string; runAt: string }, op: Op) => {
     op.id = a.id
     op.status = 201

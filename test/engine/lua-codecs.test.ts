@@ -3,6 +3,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { occurrenceId, parseOccurrenceId } from '../../src/schedule/occurrence-id'
 import { decodeRecord } from '../../src/store/record'
+import { decodeReceipt, encodeReceipt, writeTokenDigest, type DispatchReceipt } from '../../src/store/receipt'
 import { composeScript } from '../../src/store/scripts'
 import { testStore } from '../support/engine'
 
@@ -18,6 +19,15 @@ const jobs = [
   { queue: 'orders', createdAtMs: 1_795_648_056_156, version: 0, groupId: '', payloadJson: '{"n":1}' },
   { queue: 'a|b.fifo', createdAtMs: 0, version: 17, groupId: 'g@1:x', payloadJson: '"line\\nbreak @ 1"' },
   { queue: 'q', createdAtMs: 32_503_680_000_000, version: 3, groupId: 'grp', payloadJson: '' },
+  // stored by a write that sent a write token (an Idempotency-Key)
+  {
+    queue: 'orders',
+    createdAtMs: 1_795_648_056_156,
+    version: 2,
+    groupId: '',
+    payloadJson: '{"n":2}',
+    writeToken: 'Zx_9-AbCdEfGhIjKlMnOpQ',
+  },
 ]
 
 describe('the job record codec (lua/includes/encodeRecord.lua, decodeRecord.lua)', () => {
@@ -25,12 +35,13 @@ describe('the job record codec (lua/includes/encodeRecord.lua, decodeRecord.lua)
     // act
     const record = (await lua(
       'encodeRecord',
-      'return encodeRecord(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5])',
+      'return encodeRecord(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6])',
       job.queue,
       job.createdAtMs,
       job.version,
       job.groupId,
       job.payloadJson,
+      job.writeToken ?? '',
     )) as string
     // assess
     const { groupId, ...rest } = job
@@ -41,15 +52,23 @@ describe('the job record codec (lua/includes/encodeRecord.lua, decodeRecord.lua)
     // act
     const fields = await lua(
       'encodeRecord, decodeRecord',
-      'return { decodeRecord(encodeRecord(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5])) }',
+      'return { decodeRecord(encodeRecord(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6])) }',
       job.queue,
       job.createdAtMs,
       job.version,
       job.groupId,
       job.payloadJson,
+      job.writeToken ?? '',
     )
-    // assess
-    expect(fields).toEqual([job.queue, job.createdAtMs, job.version, job.groupId, job.payloadJson])
+    // assess: the token last, '' for none
+    expect(fields).toEqual([
+      job.queue,
+      job.createdAtMs,
+      job.version,
+      job.groupId,
+      job.payloadJson,
+      job.writeToken ?? '',
+    ])
   })
 
   it('reads the record enqueue stored, and nothing from a text that is not a record', async () => {
@@ -67,8 +86,51 @@ describe('the job record codec (lua/includes/encodeRecord.lua, decodeRecord.lua)
     const notARecord = await lua('decodeRecord', 'return { decodeRecord(ARGV[1]) }', 'orders\n1\n0')
     // assess
     const job = decodeRecord(stored)
-    expect(fields).toEqual([job.queue, job.createdAtMs, job.version, 'g', '{"a":1}'])
+    expect(fields).toEqual([job.queue, job.createdAtMs, job.version, 'g', '{"a":1}', ''])
     expect(notARecord).toEqual([])
+  })
+})
+
+describe('the write token digest in a dispatch receipt (src/store/receipt.ts, lua/includes/receiptToken.lua)', () => {
+  const base: DispatchReceipt = {
+    attempts: 2,
+    dueMs: 1_795_648_056_156,
+    acceptedAtMs: 1_795_648_056_190,
+    messageId: '0b6a4ad6-2c1a-4bd3-9a2c-6f1f3d4b5e6f',
+    queue: 'orders',
+    createdAtMs: 1_795_648_000_000,
+  }
+  const written = (version: number) => ({ version, tokenDigest: writeTokenDigest('k-1_AbCdEfGh') })
+  const cases: [string, DispatchReceipt, boolean][] = [
+    ['a receipt of a job created with a token', { ...base, written: written(0) }, true],
+    ['a receipt of a job replaced 37 times, the last with a token', { ...base, written: written(37) }, true],
+    ['a receipt of a job written without one', base, false],
+    ['a receipt written before creation times were kept', { ...base, createdAtMs: undefined }, false],
+  ]
+
+  it.each(cases)('reads back %s on both sides, the digest as Lua makes it', async (_, receipt, hasToken) => {
+    // act
+    const text = encodeReceipt(receipt)
+    const inLua = await lua('receiptToken', 'return receiptToken(ARGV[1]) or false', text)
+    const luaDigest = await lua('none', 'return string.sub(redis.sha1hex(ARGV[1]), 1, 8)', 'k-1_AbCdEfGh')
+    // assess
+    const { createdAtMs, ...rest } = receipt
+    expect(decodeReceipt(text)).toEqual(createdAtMs === undefined ? rest : receipt)
+    expect(inLua ?? null).toBe(hasToken ? luaDigest : null)
+  })
+
+  it('stays within the 64 bytes a compact receipt hash allows, for a common queue name and a year-long delay', () => {
+    // (hash-max-listpack-value: one longer value turns the whole hash into a table, ~140 bytes a receipt)
+    const longest = encodeReceipt({
+      attempts: 10,
+      dueMs: 32_503_680_000_000,
+      acceptedAtMs: 32_503_680_000_000 + 36 ** 3 - 1,
+      messageId: base.messageId,
+      queue: 'orders',
+      createdAtMs: 32_503_680_000_000 - 400 * 86_400_000,
+      written: { version: 35, tokenDigest: writeTokenDigest('k') },
+    })
+    expect(Buffer.byteLength(longest)).toBeLessThanOrEqual(64)
   })
 })
 

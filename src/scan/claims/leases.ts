@@ -4,7 +4,7 @@ import { newToken } from '../../store/ids'
 import type { Keyspace, ShardKeys } from '../../store/keys'
 import { decodeRecord } from '../../store/record'
 import { ackCall, claimCall, releaseCall, type AckSettlement, type Settlement } from '../../store/scan-script-calls'
-import { encodeReceipt } from '../../store/receipt'
+import { encodeReceipt, writeTokenDigest } from '../../store/receipt'
 import { rideOut } from '../../store/ride-out'
 import { runScript, type ScriptedClient } from '../../store/scripts'
 import { guard } from '../../store/redis-errors'
@@ -207,10 +207,25 @@ export class Leases {
 function withReceipts(items: readonly (Settlement & Partial<ClaimedJob>)[], ttlMs: number) {
   // The hour's hashes by the latest acceptance (Redis's clock): a receipt is never filed before its time.
   const nowMs = items.reduce((t, i) => Math.max(t, i.accepted?.acceptedAtMs ?? 0), 0) || Date.now()
-  const settlements: AckSettlement[] = items.map(({ id, token, accepted, attempt, dueMs, queue, createdAtMs }) =>
-    ttlMs > 0 && accepted && attempt !== undefined && dueMs !== undefined && queue !== undefined
-      ? { id, token, receipt: encodeReceipt({ ...accepted, attempts: attempt, dueMs, queue, createdAtMs }) }
-      : { id, token },
+  const settlements: AckSettlement[] = items.map(
+    ({ id, token, accepted, attempt, dueMs, queue, createdAtMs, version, writeToken }) =>
+      ttlMs > 0 && accepted && attempt !== undefined && dueMs !== undefined && queue !== undefined
+        ? {
+            id,
+            token,
+            receipt: encodeReceipt({
+              ...accepted,
+              attempts: attempt,
+              dueMs,
+              queue,
+              createdAtMs,
+              // The write token's digest goes with the job into its receipt: that write, sent again, is still recognised.
+              ...(writeToken && version !== undefined
+                ? { written: { version, tokenDigest: writeTokenDigest(writeToken) } }
+                : {}),
+            }),
+          }
+        : { id, token },
   )
   return { settlements, plan: { ttlMs, nowMs } }
 }

@@ -1,0 +1,100 @@
+// Write tokens (the API's Idempotency-Key): a write sent again with the token of an attempt that was applied changes
+// nothing and answers as that attempt did: while its job is pending, and once SQS has taken it (the token is copied
+// into the dispatch receipt). Found by the chaos run: a PUT that replaced a pending job was applied, its answer lost,
+// the job dispatched, and the PUT sent again created the job anew: delivered twice.
+import { afterAll, describe, expect, it } from 'vitest'
+import { JobStore } from '../../src/store/job-store'
+import { job, testStore } from '../support/engine'
+import { testScanner } from '../support/scanner'
+import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
+
+const sqs = sqsClient()
+afterAll(() => sqs.destroy())
+const DAY_MS = 86_400_000
+
+/** A store that keeps receipts, a scanner that sends to one queue, and what that queue holds. */
+async function stage(name: string) {
+  const t = testStore()
+  const store = new JobStore(t.redis, t.keys, undefined, undefined, DAY_MS)
+  const q = await createQueue(sqs, name)
+  const s = testScanner(t, { queues: { orders: q.url }, receiptTtlMs: DAY_MS, ackHoldMs: 0 })
+  const dispatched = (id: string) => s.runUntil(async () => (await store.get(id))?.status === 'dispatched')
+  const pending = async () => (await store.stats()).queues.orders?.pending ?? 0
+  const close = async () => {
+    await s.close()
+    await t.close()
+  }
+  return { t, store, q, dispatched, pending, close }
+}
+
+describe('a replace sent again with its write token', () => {
+  it('after its job was dispatched, creates nothing and answers that the earlier attempt replaced it', async () => {
+    // prepare: a pending job, replaced by a PUT with a token (due now); SQS takes the new version, the ack keeps its
+    // receipt
+    const { store, q, dispatched, pending, close } = await stage('token-put')
+    await store.enqueue(job({ id: 'put-me', schedule: { delayMs: 60_000 } }))
+    const put = job({ id: 'put-me', payloadJson: '{"v":2}', schedule: { delayMs: 0 }, writeToken: 'call-1-token' })
+    const first = await store.upsert(put)
+    await dispatched('put-me')
+    // act: the same PUT, the same token
+    const again = await store.upsert(put)
+    // assess: answered as the first attempt (a replace, due when it made it due), marked a replay; nothing pending
+    expect(first).toMatchObject({ status: 'replaced', version: 1 })
+    expect(again).toEqual({ ...first, startScanner: false, replayed: 'dispatched' })
+    expect(await pending()).toBe(0)
+    expect(await store.get('put-me')).toMatchObject({ status: 'dispatched' })
+    expect(countIds(await receiveAll(sqs, q.url)).get('put-me')).toBe(1)
+    await close()
+  })
+
+  it('while its job is still pending, changes nothing (version, due time) and answers as the earlier attempt', async () => {
+    // prepare
+    const { store, close } = await stage('token-put-pending')
+    await store.enqueue(job({ id: 'held', schedule: { delayMs: 60_000 } }))
+    const put = job({ id: 'held', payloadJson: '{"v":2}', schedule: { delayMs: 120_000 }, writeToken: 'call-2-token' })
+    const first = await store.upsert(put)
+    // act: sent again a moment later (a delay counts from Redis's clock: applied again, it would move the job)
+    await new Promise((r) => setTimeout(r, 20))
+    const again = await store.upsert(put)
+    // assess
+    expect(again).toEqual({ ...first, startScanner: false, replayed: 'stored' })
+    expect(await store.get('held')).toMatchObject({ payload: { v: 2 }, runAt: new Date(first.dueMs).toISOString() })
+    await close()
+  })
+
+  it('with another token (or none) is a new write: it replaces the pending job, or creates one after a dispatch', async () => {
+    // prepare: a PUT with a token, dispatched
+    const { store, dispatched, pending, close } = await stage('token-put-other')
+    await store.upsert(job({ id: 'other', schedule: { delayMs: 0 }, writeToken: 'call-3-token' }))
+    await dispatched('other')
+    // act: another call's PUT, then a third's without a token
+    const created = await store.upsert(job({ id: 'other', schedule: { delayMs: 60_000 }, writeToken: 'call-4-token' }))
+    const replaced = await store.upsert(job({ id: 'other', payloadJson: '"x"', schedule: { delayMs: 60_000 } }))
+    // assess
+    expect(created).toMatchObject({ status: 'created', version: 0 })
+    expect(created.replayed).toBeUndefined()
+    expect(replaced).toMatchObject({ status: 'replaced', version: 1 })
+    expect(replaced.replayed).toBeUndefined()
+    expect(await pending()).toBe(1)
+    await close()
+  })
+})
+
+describe('a create with an id sent again with its write token', () => {
+  it('after its job was dispatched, is not created again, and while it is pending answers as created, not 409', async () => {
+    // prepare
+    const { store, q, dispatched, pending, close } = await stage('token-create')
+    const now = job({ id: 'made-now', schedule: { delayMs: 0 }, writeToken: 'call-5-token' })
+    const later = job({ id: 'made-later', schedule: { delayMs: 60_000 }, writeToken: 'call-6-token' })
+    const [firstNow, firstLater] = [await store.enqueue(now), await store.enqueue(later)]
+    await dispatched('made-now')
+    // act
+    const [againNow, againLater] = [await store.enqueue(now), await store.enqueue(later)]
+    // assess
+    expect(againNow).toEqual({ ...firstNow, startScanner: false, replayed: 'dispatched' })
+    expect(againLater).toEqual({ ...firstLater, startScanner: false, replayed: 'stored' })
+    expect(await pending()).toBe(1)
+    expect(countIds(await receiveAll(sqs, q.url)).get('made-now')).toBe(1)
+    await close()
+  })
+})
