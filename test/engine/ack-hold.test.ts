@@ -216,9 +216,12 @@ describe('acks held for the next claim', () => {
     for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 200 } }))
     // act
     const report = await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 10_000)
-    // assess: a held ack (written right before the next claim) failed, and nothing was lost or doubled
-    expect(st.calls.filter((c) => c.failed)).toHaveLength(1)
-    expect(report.errors).toBeGreaterThanOrEqual(1)
+    // assess: a held ack (written right before the next claim) failed, and nothing was lost or doubled. The held ack
+    // of one send fails back to its settle step, which counts a Redis error and tries again; acks merged from two
+    // sends (both ended within one hold: seen on a loaded Cluster run) are tried again send by send inside the hold
+    const failed = st.calls.filter((c) => c.failed)
+    expect(failed).toHaveLength(1)
+    if (failed[0]!.ids.length === 1) expect(report.errors).toBeGreaterThanOrEqual(1)
     expect(await pendingCount(st.t.store)).toBe(0)
     expect([...countIds(await receiveAll(sqs, st.q.url))].sort()).toEqual(ids.map((id) => [id, 1]))
     await st.close()
