@@ -2,10 +2,11 @@
 // thread of its own: 1,000 PUTs and 1,000 DELETEs sent at once made it create threads until it died (EAGAIN, heap out
 // of memory). The gate lets `maxInFlight` requests through at a time and queues the rest, as API Gateway's
 // concurrency would; past `maxQueued` waiting, it answers 503 with our error body and `retry-after: 1` (the clients
-// retry 503s), never a dead stack.
+// retry 503s), never a dead stack. The slots open one per answer, from 2 (local/ramping-slots.ts), so a burst on a
+// cold stack does not start 16 workers at once.
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { Semaphore } from '../src/semaphore'
+import { RampingSlots } from './ramping-slots'
 
 export interface ApiGateOptions {
   /** serverless-offline's API, e.g. http://127.0.0.1:3001. */
@@ -13,6 +14,8 @@ export interface ApiGateOptions {
   /** The gate's own port (0: a free one). */
   port?: number
   maxInFlight?: number
+  /** Slots open at first; one more opens with each answer, up to maxInFlight. */
+  initialInFlight?: number
   maxQueued?: number
 }
 
@@ -25,12 +28,12 @@ export interface ApiGate {
 
 export async function startApiGate(options: ApiGateOptions): Promise<ApiGate> {
   const target = new URL(options.target)
-  const slots = new Semaphore(options.maxInFlight ?? 16)
+  const slots = new RampingSlots(options.initialInFlight ?? 2, options.maxInFlight ?? 16)
   const maxQueued = options.maxQueued ?? 10_000
   const stats = { waiting: 0, mostWaiting: 0, refused: 0 }
 
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer) =>
-    new Promise<void>((done) => {
+    new Promise<boolean>((done) => {
       const up = httpRequest(
         {
           host: target.hostname,
@@ -42,14 +45,14 @@ export async function startApiGate(options: ApiGateOptions): Promise<ApiGate> {
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers)
           answer.pipe(res)
-          answer.on('end', done)
-          answer.on('error', done)
+          answer.on('end', () => done(true))
+          answer.on('error', () => done(false))
         },
       )
       up.on('error', () => {
         if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' })
         res.end(JSON.stringify({ error: { code: 'InternalError', message: 'the local API is not answering' } }))
-        done()
+        done(false)
       })
       up.end(body)
     })
@@ -67,10 +70,11 @@ export async function startApiGate(options: ApiGateOptions): Promise<ApiGate> {
     stats.mostWaiting = Math.max(stats.mostWaiting, stats.waiting)
     await slots.acquire()
     stats.waiting--
+    let answered = false
     try {
-      await forward(req, res, Buffer.concat(chunks))
+      answered = await forward(req, res, Buffer.concat(chunks))
     } finally {
-      slots.release()
+      slots.release(answered)
     }
   })
   await new Promise<void>((ok) => server.listen(options.port ?? 0, '127.0.0.1', ok))

@@ -11,19 +11,37 @@ import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
 
-type Call = { op: 'claim' | 'ack'; at: number; ids: string[]; rode?: boolean; failed?: boolean }
+type Call = { op: 'claim' | 'ack'; at: number; ids: string[]; rode?: boolean; direct?: boolean; failed?: boolean }
+
+// True while AckHold.ack runs: an ack written then was not held (AckHold writes it at once, in that call); a held one
+// is written later, by flush() right before a claim or by the hold's timer.
+let inHoldAck = false
+const holdAck = AckHold.prototype.ack
+AckHold.prototype.ack = function (this: AckHold, ...args: Parameters<AckHold['ack']>) {
+  inHoldAck = true
+  try {
+    return holdAck.apply(this, args)
+  } finally {
+    inHoldAck = false
+  }
+}
+afterAll(() => {
+  AckHold.prototype.ack = holdAck
+})
 
 /**
  * Records each claim and ack the scanner issues, in order, with the time it was issued. An ack rides with a claim
- * when the claim step's first Redis call (the claim, or the hint seeding before it when the shard has no hints) is
- * issued before the event loop turns after it: the scanner writes held acks right before that step, in the same
- * tick. `noteAck` records an ack issued some other way (a fault).
+ * when it was held (not written at once by AckHold.ack) and the claim step's first Redis call (the claim, or the hint
+ * seeding before it when the shard has no hints) is issued before the event loop turns after it: the scanner writes
+ * held acks right before that step, in the same tick. An ack written at once can meet a claim in the same turn too
+ * (on a loaded machine one turn handles several answers: the send's and the previous claim's), so it is told apart
+ * by `direct`. `noteAck` records an ack issued some other way (a fault).
  */
 function recordCalls(leases: Leases): { calls: Call[]; noteAck: (ids: string[]) => Call; ack: Leases['ack'] } {
   const calls: Call[] = []
   let open: Call | undefined
   const noteAck = (ids: string[]) => {
-    const call: Call = { op: 'ack', at: performance.now(), ids }
+    const call: Call = { op: 'ack', at: performance.now(), ids, direct: inHoldAck }
     calls.push(call)
     open = call
     setImmediate(() => {
@@ -54,9 +72,9 @@ function recordCalls(leases: Leases): { calls: Call[]; noteAck: (ids: string[]) 
   return { calls, noteAck, ack }
 }
 
-/** Acks written in the same tick as a claim. */
+/** Held acks written in the same tick as a claim. */
 function riding(calls: Call[]): Call[] {
-  return calls.filter((c) => c.op === 'ack' && c.rode)
+  return calls.filter((c) => c.op === 'ack' && c.rode && !c.direct)
 }
 
 /** One shard, a queue, and a scanner (30 s poll unless told) whose claims, acks and last accepted send are recorded. */
@@ -105,7 +123,7 @@ function failAcks(st: Awaited<ReturnType<typeof stage>>, when: 'first held' | 'm
     if (failed) return recorded(shard, items)
     const call = st.noteAck(items.map((i) => i.id))
     return new Promise((r) => setImmediate(r)).then(() => {
-      if (!call.rode) return st.ack(shard, items)
+      if (!call.rode || call.direct) return st.ack(shard, items)
       failed = true
       call.failed = true
       throw new Error(error)
@@ -115,11 +133,13 @@ function failAcks(st: Awaited<ReturnType<typeof stage>>, when: 'first held' | 'm
 
 describe('acks held for the next claim', () => {
   it('in a steady stream, writes each ack together with the next claim, and acks every job once', async () => {
-    // prepare: five jobs due 60 ms apart, so each one's claim comes within the 100 ms hold after the previous send
-    const st = await stage('ack-hold-stream', { ackHoldMs: 100 })
-    const first = Date.now() + 500
+    // prepare: five jobs due 150 ms apart, so each one's claim comes within the 300 ms hold after the previous send.
+    // Not closer, and the first not sooner than 1 s: on a loaded machine a late start or a stall of more than the
+    // gap has one claim take two jobs, and fewer claims carry fewer acks.
+    const st = await stage('ack-hold-stream', { ackHoldMs: 300 })
+    const first = Date.now() + 1_000
     const ids = ['s1', 's2', 's3', 's4', 's5']
-    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 60 } }))
+    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 150 } }))
     // act
     await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 10_000)
     // assess: the first four acks were issued right before a claim (same tick), the last one alone at the end
@@ -188,17 +208,20 @@ describe('acks held for the next claim', () => {
   it('an ack that fails while held is retried: the job is acked once and sent once', async () => {
     // prepare: the first held ack call fails (as if Redis dropped the connection), later ones go through; four jobs
     // due 200 ms apart and a 1 s hold, so a send that ends while the shard sleeps for the next job has its ack held,
-    // even when SQS is slow on a loaded machine
+    // even when SQS is slow on a loaded machine; the first one 1 s away, so a slow start does not find them all due
     const st = await stage('ack-hold-fail', { ackHoldMs: 1_000 })
     failAcks(st, 'first held', 'Connection is closed.')
-    const first = Date.now() + 400
+    const first = Date.now() + 1_000
     const ids = ['f1', 'f2', 'f3', 'f4']
     for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 200 } }))
     // act
     const report = await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 10_000)
-    // assess: a held ack (written right before the next claim) failed, and nothing was lost or doubled
-    expect(st.calls.filter((c) => c.failed)).toHaveLength(1)
-    expect(report.errors).toBeGreaterThanOrEqual(1)
+    // assess: a held ack (written right before the next claim) failed, and nothing was lost or doubled. The held ack
+    // of one send fails back to its settle step, which counts a Redis error and tries again; acks merged from two
+    // sends (both ended within one hold: seen on a loaded Cluster run) are tried again send by send inside the hold
+    const failed = st.calls.filter((c) => c.failed)
+    expect(failed).toHaveLength(1)
+    if (failed[0]!.ids.length === 1) expect(report.errors).toBeGreaterThanOrEqual(1)
     expect(await pendingCount(st.t.store)).toBe(0)
     expect([...countIds(await receiveAll(sqs, st.q.url))].sort()).toEqual(ids.map((id) => [id, 1]))
     await st.close()

@@ -18,9 +18,12 @@ afterAll(() => sqs.destroy())
 
 /**
  * Slack over the measured start, for the claim and the first (cold) SendMessageBatch: generous, as this machine is
- * shared and a test must not turn into a benchmark (bench:on-demand measures the precision).
+ * shared and a test must not turn into a benchmark (bench:on-demand measures the precision). A job the started run
+ * missed (it came up too late for the job, or ended before it was due) waits for a scheduled run, and none comes
+ * here: it is never sent. 400 ms failed now and then with two busy loops beside the suite (the 5 s case, whose
+ * scanner sleeps until the job is due: a timer, a claim and a send in a starved process).
  */
-const SLACK_MS = 400
+const SLACK_MS = 1_000
 
 /** A store and a target queue ("orders"), the in-process scan function on them, and a DelayQueue that starts it. */
 async function onDemandStage(queueName: string, options: { buckets?: number; mode?: string } = {}) {
@@ -31,26 +34,8 @@ async function onDemandStage(queueName: string, options: { buckets?: number; mod
   return { t, q, fn, queue }
 }
 
-describe('on-demand scan mode', () => {
-  for (const delayMs of [0, 1_000, 5_000]) {
-    it(`dispatches a job enqueued with a ${delayMs} ms delay while no scanner runs, within the scanner's start time`, async () => {
-      // prepare: nothing runs
-      const { t, q, fn, queue } = await onDemandStage(`od-${delayMs}`)
-      // act
-      await queue.schedule({ id: 'soon', queue: 'orders', payload: { delayMs }, delayMs })
-      await eventually(() => fn.sent.length === 1, delayMs + 10_000)
-      const [report] = await fn.settled()
-      // assess: one start; the job is late by at most the time the scanner took to come up; then the scanner ended
-      expect(fn.invocations).toHaveLength(1)
-      const startMs = fn.invocations[0]!.upAt! - fn.invocations[0]!.invokedAt
-      expect(fn.sent[0]!.lateMs).toBeLessThanOrEqual((delayMs === 0 ? startMs : 0) + SLACK_MS)
-      expect(report!.endedEarly).toBe(true)
-      expect(await t.redis.exists(t.keys.shards[0]!.scannerAlive)).toBe(0)
-      expect([...countIds(await receiveAll(sqs, q.url))]).toEqual([['soon', 1]])
-      await t.close()
-    })
-  }
-
+// The burst of 1,000 enqueues runs alone, first: it loads the process the other tests time.
+describe('on-demand scan mode under a burst', () => {
   it('starts at most one scanner for 1,000 concurrent enqueues, and dispatches all of them', async () => {
     // prepare
     const { t, q, fn, queue } = await onDemandStage('od-burst', { buckets: 256 })
@@ -71,6 +56,31 @@ describe('on-demand scan mode', () => {
     expect([...counts.values()].every((n) => n === 1)).toBe(true)
     await t.close()
   })
+})
+
+// The other tests run side by side (each its own key prefix, queue and scanners): they wait on real time (a 5 s delay,
+// a marker's 5 s expiry, a 3 s linger), not on the CPU.
+describe.concurrent('on-demand scan mode', () => {
+  for (const delayMs of [0, 1_000, 5_000]) {
+    it(`dispatches a job enqueued with a ${delayMs} ms delay while no scanner runs, within the scanner's start time`, async () => {
+      // prepare: nothing runs
+      const { t, q, fn, queue } = await onDemandStage(`od-${delayMs}`)
+      // act
+      await queue.schedule({ id: 'soon', queue: 'orders', payload: { delayMs }, delayMs })
+      await eventually(() => fn.sent.length === 1, delayMs + 10_000)
+      const [report] = await fn.settled()
+      // assess: one start; the job is late by at most the part of the scanner's start that came after its due time
+      // (none when it came up before: the 1 s case counted none even when a loaded start took longer); then the
+      // scanner ended
+      expect(fn.invocations).toHaveLength(1)
+      const startMs = fn.invocations[0]!.upAt! - fn.invocations[0]!.invokedAt
+      expect(fn.sent[0]!.lateMs).toBeLessThanOrEqual(Math.max(0, startMs - delayMs) + SLACK_MS)
+      expect(report!.endedEarly).toBe(true)
+      expect(await t.redis.exists(t.keys.shards[0]!.scannerAlive)).toBe(0)
+      expect([...countIds(await receiveAll(sqs, q.url))]).toEqual([['soon', 1]])
+      await t.close()
+    })
+  }
 
   it('replaces a scanner that died while marked alive once its marker expires, and loses nothing', async () => {
     // prepare: a scanner marked itself alive, leased a job (1 s lease) and died without a word

@@ -1,0 +1,55 @@
+// The dev stack's API gate (local/api-gate.ts) in front of a loopback upstream that answers each request after 200 ms:
+// a burst on a cold stack must not reach serverless-offline all at once (each request that finds no idle worker starts
+// a cold one, whose handler load counts toward the function's 10 s timeout), and the gate still reaches its full width.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { startApiGate, type ApiGate } from '../../local/api-gate'
+
+const closers: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close()
+})
+
+/** An upstream that notes, for each request, how many were in flight when it came and how many had been answered. */
+async function upstream() {
+  let inFlight = 0
+  let answered = 0
+  const arrivals: { inFlight: number; answered: number }[] = []
+  const server = createServer((_req: IncomingMessage, res: ServerResponse) => {
+    inFlight++
+    arrivals.push({ inFlight, answered })
+    setTimeout(() => {
+      inFlight--
+      answered++
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end('{}')
+    }, 200)
+  })
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
+  closers.push(
+    () =>
+      new Promise<void>((ok) => {
+        server.close(() => ok())
+        server.closeAllConnections()
+      }),
+  )
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, arrivals }
+}
+
+describe('the API gate', () => {
+  it('lets a burst in two at a time at first, one more slot per answer, up to its 16', async () => {
+    // prepare
+    const up = await upstream()
+    const gate: ApiGate = await startApiGate({ target: up.url })
+    closers.push(() => gate.close())
+    // act: 60 requests at once
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => fetch(`${gate.url}/jobs/${i}`)))
+    // assess: every one answered; the third came only after an answer; never more than 16 at once, and 16 reached
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200))
+    expect(up.arrivals.slice(0, 2).map((a) => a.inFlight)).toEqual([1, 2])
+    expect(up.arrivals[2]!.answered).toBeGreaterThanOrEqual(1)
+    for (const a of up.arrivals) expect(a.inFlight).toBeLessThanOrEqual(Math.min(16, 2 + a.answered))
+    expect(Math.max(...up.arrivals.map((a) => a.inFlight))).toBe(16)
+  })
+})
