@@ -1,26 +1,14 @@
 // The batch answer goes back before the Lambda timeout, whatever SQS or the business code do: records that succeeded
 // are never redelivered because the toolkit's own calls (or a slow job) ran into the timeout.
 import { SQSClient } from '@aws-sdk/client-sqs'
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { localCredentials } from '../../local/sqs-endpoint'
 import { jobHandler, type Job } from '../../src/consumer'
 import { batchDeadline } from '../../src/consumer/deadline'
-import {
-  capturedLogger,
-  closeFixtures,
-  handRecord,
-  lambdaContext,
-  options,
-  silentServer,
-  sleep,
-  unique,
-} from './fixtures'
+import { capturedLogger, lambdaContext, options, silentServer, sleep, unique, useConsumerFixtures } from './fixtures'
+import { handRecord } from './queues'
 
-afterAll(closeFixtures)
-afterEach(() => {
-  vi.restoreAllMocks()
-  vi.unstubAllEnvs()
-})
+useConsumerFixtures()
 
 /** Two records, the second fails; the queue's SQS endpoint never answers. */
 function batchOnSilentQueue() {

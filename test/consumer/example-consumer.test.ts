@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, describe, expect, inject, it, vi } from 'vitest'
 import { messageBody } from '../../src/sqs/envelope'
-import { closeFixtures, createQueue, lambdaContext, receiveEvent, sendRaw, unique } from './fixtures'
+import { closeFixtures, lambdaContext, unique } from './fixtures'
+import { createQueue, receiveEvent, sendRaw } from './queues'
 
 afterAll(async () => {
   await closeFixtures()

@@ -1,24 +1,11 @@
 // The consumer toolkit on FIFO queues: order within a message group survives failures and retries.
 import type { SQSEvent } from 'aws-lambda'
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { jobHandler, type Job } from '../../src/consumer'
-import {
-  capturedLogger,
-  closeFixtures,
-  createQueue,
-  driveUntil,
-  handRecord,
-  lambdaContext,
-  options,
-  sendJob,
-  unique,
-} from './fixtures'
+import { capturedLogger, driveUntil, lambdaContext, options, unique, useConsumerFixtures } from './fixtures'
+import { createQueue, handRecord, sendJob } from './queues'
 
-afterAll(closeFixtures)
-afterEach(() => {
-  vi.restoreAllMocks()
-  vi.unstubAllEnvs()
-})
+useConsumerFixtures()
 
 describe('jobHandler on a FIFO queue', () => {
   it('stops a message group at its first failure within a batch and keeps other groups going', async () => {

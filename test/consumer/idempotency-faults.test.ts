@@ -1,31 +1,13 @@
 // Idempotency when Redis fails or a copy is still running: records fail fast and are retried with backoff, a job
 // whose code already ran is not failed (it would run again), and a waiting duplicate does not burn receives.
 import { Redis } from 'ioredis'
-import { afterAll, afterEach, describe, expect, inject, it, vi } from 'vitest'
+import { afterAll, describe, expect, inject, it } from 'vitest'
 import { startRedis } from '../../local/redis-server'
 import { jobHandler } from '../../src/consumer'
-import {
-  capturedLogger,
-  closeFixtures,
-  createQueue,
-  jobBody,
-  lambdaContext,
-  options,
-  queueWithDlq,
-  receiveEvent,
-  receiveNow,
-  sendJob,
-  sendRaw,
-  silentServer,
-  sleep,
-  unique,
-} from './fixtures'
+import { capturedLogger, lambdaContext, options, silentServer, sleep, unique, useConsumerFixtures } from './fixtures'
+import { createQueue, jobBody, queueWithDlq, receiveEvent, receiveNow, sendJob, sendRaw } from './queues'
 
-afterAll(closeFixtures)
-afterEach(() => {
-  vi.restoreAllMocks()
-  vi.unstubAllEnvs()
-})
+useConsumerFixtures()
 
 describe('idempotency with Redis down', () => {
   /** The two clients docs/consumer.md shows: ioredis defaults (offline queue, 20 retries) and the fail-fast one. */

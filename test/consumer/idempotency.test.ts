@@ -4,22 +4,10 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { jobHandler } from '../../src/consumer'
-import {
-  closeFixtures,
-  createQueue,
-  driveUntil,
-  handRecord,
-  jobBody,
-  lambdaContext,
-  options,
-  receiveNow,
-  sendJob,
-  sendRaw,
-  sleep,
-  unique,
-} from './fixtures'
+import { driveUntil, lambdaContext, options, sleep, unique, useConsumerFixtures } from './fixtures'
+import { createQueue, handRecord, jobBody, receiveNow, sendJob, sendRaw } from './queues'
 
-afterAll(closeFixtures)
+useConsumerFixtures()
 
 // The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
 describe.concurrent('jobHandler with idempotency (real Redis)', () => {

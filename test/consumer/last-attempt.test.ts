@@ -1,28 +1,13 @@
 // The last receive before the DLQ: no backoff (SQS moves the message on its next receive anyway), one line that says
 // so, and a visibility never beyond the 12 h SQS allows from the receipt.
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { jobHandler } from '../../src/consumer'
 import { MAX_VISIBILITY_SECONDS } from '../../src/consumer/backoff'
 import { maxVisibilitySeconds, RECEIPT_SLACK_SECONDS, retryPlan } from '../../src/consumer/retry-plan'
-import {
-  capturedLogger,
-  closeFixtures,
-  driveUntilDeadLettered,
-  lambdaContext,
-  options,
-  queueWithDlq,
-  receiveEvent,
-  receiveNow,
-  sendJob,
-  sendRaw,
-  unique,
-} from './fixtures'
+import { capturedLogger, driveUntilDeadLettered, lambdaContext, options, unique, useConsumerFixtures } from './fixtures'
+import { queueWithDlq, receiveEvent, receiveNow, sendJob, sendRaw } from './queues'
 
-afterAll(closeFixtures)
-afterEach(() => {
-  vi.restoreAllMocks()
-  vi.unstubAllEnvs()
-})
+useConsumerFixtures()
 
 describe('the last attempt', () => {
   it('sends a job that fails its last receive to the DLQ at once, read from the queue redrive policy, announcing no retry', async () => {

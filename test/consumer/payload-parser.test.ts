@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { jobHandler, type StandardSchemaV1 } from '../../src/consumer'
 import { parseJobMessage } from '../../src/consumer/parse-message'
-import { capturedLogger, handRecord, jobBody, lambdaContext, options } from './fixtures'
+import { capturedLogger, lambdaContext, options } from './fixtures'
+import { handRecord, jobBody } from './queues'
 
 afterEach(() => {
   vi.restoreAllMocks()

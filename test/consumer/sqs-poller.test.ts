@@ -4,7 +4,8 @@ import type { SQSEvent } from 'aws-lambda'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startSqsPoller } from '../../tools/sdq-poll/sqs-poller'
 import { eventually } from '../support/eventually'
-import { closeFixtures, createQueue, receiveNow, sleep, sqs, unique } from './fixtures'
+import { closeFixtures, sleep, unique } from './fixtures'
+import { createQueue, receiveNow, sqs } from './queues'
 
 afterAll(closeFixtures)
 

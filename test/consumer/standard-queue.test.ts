@@ -1,25 +1,19 @@
 // The consumer toolkit on real fauxqs standard queues: what a business Lambda's author relies on — partial batch
 // failures, backoff, the DLQ, malformed messages and a bound on concurrency.
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { jobHandler } from '../../src/consumer'
 import {
-  closeFixtures,
-  createQueue,
-  deleteRecord,
   driveUntil,
   driveUntilDeadLettered,
   lambdaContext,
   options,
-  queueWithDlq,
-  receiveEvent,
-  receiveNow,
-  sendJob,
-  sendRaw,
   sleep,
   unique,
+  useConsumerFixtures,
 } from './fixtures'
+import { createQueue, deleteRecord, queueWithDlq, receiveEvent, receiveNow, sendJob, sendRaw } from './queues'
 
-afterAll(closeFixtures)
+useConsumerFixtures()
 
 // The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
 describe.concurrent('jobHandler on a standard queue', () => {
