@@ -11,17 +11,14 @@
 // online on that shard, whose marker says it had one, and refuses its writes (503) until the promotion; the other
 // shards go on. `npm test` runs that variant shortened; the fault suite runs all of them, and once with
 // cluster-require-full-coverage yes (the Redis default) to measure what it costs the healthy shards.
-import { DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs'
-import type { Cluster } from 'ioredis'
 import { afterEach, describe, it } from 'vitest'
 import { startRedisCluster, type ClusterNode, type LocalRedisCluster } from '../../local/redis-cluster'
-import { localCredentials, startSqsProcess } from '../../local/sqs-endpoint'
 import { loadConfig } from '../../src/config'
 import { createEngine, type Engine } from '../../src/store/engine'
 import type { ShardKeys } from '../../src/store/keys'
-import { countIds, createQueue, receiveAll } from '../support/sqs'
-import { expectFailoverOutcome, longestGapMs, recoveredAfterMs, writeLoad, type LoadRecord } from './failover-load'
-import { sleep, spawnScanner, stageEnv, waitForDrain, type Worker } from './harness'
+import { expectFailoverOutcome, longestGapMs, recoveredAfterMs, tallyOutcome, writeLoad } from './failover-load'
+import { sleep, spawnScanner, stageEnv, startSqsStage, waitForDrain, type Worker } from './harness'
+import { cutReplication } from './replica-cut'
 import { recordFigures } from './results'
 import { FULL, pick } from './scale'
 
@@ -46,16 +43,9 @@ async function stageFor(waitReplicas: WaitSetting, requireFullCoverage: boolean)
     requireFullCoverage,
   })
   cleanup.push(() => cluster.stop())
-  const sqs = await startSqsProcess()
-  cleanup.push(() => sqs.stop())
-  const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: localCredentials })
-  const queue = await createQueue(sqsClient, 'orders')
-  cleanup.push(async () => {
-    await sqsClient.send(new DeleteQueueCommand({ QueueUrl: queue.url }))
-    sqsClient.destroy()
-  })
+  const { endpoint, sqsClient, queueUrl } = await startSqsStage(cleanup)
   const env: Record<string, string> = {
-    ...stageEnv('cfo', queue.url, sqs.endpoint),
+    ...stageEnv('cfo', queueUrl, endpoint),
     REDIS_CLUSTER_NODES: cluster.addresses.join(','),
     SHARDS: '8',
     ...(waitReplicas === 'default' ? {} : { REDIS_WAIT_REPLICAS: String(waitReplicas) }),
@@ -64,7 +54,7 @@ async function stageFor(waitReplicas: WaitSetting, requireFullCoverage: boolean)
   const engine: Engine = createEngine(loadConfig(env), { commandTimeoutMs: 2_000 })
   engine.redis.on('error', () => undefined)
   cleanup.push(() => engine.close())
-  return { cluster, sqsClient, queueUrl: queue.url, env, engine }
+  return { cluster, sqsClient, queueUrl, env, engine }
 }
 
 /** The master serving shard 0, and the shards it serves. */
@@ -107,21 +97,10 @@ async function failover(
   return { killedAt, promotedAfterMs, promoted: owner !== victim.id }
 }
 
-/** Breaks the replica's link to `master` for `ms` (a wrong masterauth, its connection dropped); returns the mend. */
+/** Cuts `master`'s replica off for `ms` (see replica-cut.ts); returns the mend. */
 async function cutReplica(cluster: LocalRedisCluster, master: ClusterNode, ms: number) {
   const replicas = (await cluster.replicasOf(master)).map((n) => cluster.connect(n))
-  const primary = cluster.connect(master)
-  try {
-    await Promise.all(replicas.map((r) => r.config('SET', 'masterauth', 'cut-off')))
-    await primary.call('CLIENT', 'KILL', 'TYPE', 'replica')
-    await sleep(ms)
-  } finally {
-    primary.disconnect()
-  }
-  return async () => {
-    await Promise.all(replicas.map((r) => r.config('SET', 'masterauth', '')))
-    replicas.forEach((r) => r.disconnect())
-  }
+  return cutReplication(cluster.connect(master), replicas, ms)
 }
 
 const variants: { waitReplicas: WaitSetting; cutMs: number; requireFullCoverage?: boolean }[] = [
@@ -160,13 +139,12 @@ describe.each(variants)(
         const started = Date.now()
         let killedAt = Infinity
         const tag = `c${waitReplicas}${cutMs ? 'c' : ''}${requireFullCoverage ? 'f' : ''}`
-        const keepGoing = (r: LoadRecord) => {
+        const load = writeLoad(stage.engine, tag, LANES, (r) => {
           const now = Date.now()
           return (
             now < started + LOAD_MS || (recoveredAfterMs(r, killedAt, onKilled) === null && now < killedAt + 30_000)
           )
-        }
-        const load = writeLoad(stage.engine, tag, LANES, keepGoing)
+        })
         // Two lanes on the other masters' shards alone: a lane of the main load waits out a write on the killed
         // master, so its gaps say nothing about the healthy shards; these do.
         let loading = true
@@ -180,17 +158,10 @@ describe.each(variants)(
         await worker.stop()
 
         // assess
-        const received = countIds(await receiveAll(stage.sqsClient, stage.queueUrl, 8))
-        const inRedis = new Set<string>()
-        for (const shard of stage.engine.keys.shards) {
-          for (const id of await (stage.engine.redis as Cluster).hkeys(shard.jobs)) inRedis.add(id)
-        }
         const enqueued = [...record.enqueued, ...healthyRecord.enqueued]
         const cancelled = [...record.cancelled, ...healthyRecord.cancelled]
-        const lost = enqueued.filter((id) => !received.has(id) && !inRedis.has(id))
-        const resurrected = cancelled.filter((id) => received.has(id))
-        let duplicated = 0
-        for (const n of received.values()) duplicated += n - 1
+        const tally = await tallyOutcome(stage, enqueued, cancelled)
+        const { lost, resurrected, duplicated } = tally
         const recoveredMs = recoveredAfterMs(record, fault.killedAt, onKilled)
         const outage = [fault.killedAt, fault.killedAt + fault.promotedAfterMs + 1_000] as const
         const healthyGapMs = longestGapMs(healthyRecord, ...outage, healthyShard)
@@ -218,16 +189,7 @@ describe.each(variants)(
             drained,
           },
         })
-        expectFailoverOutcome({
-          promoted: fault.promoted,
-          enqueued: record.enqueued.size,
-          recoveredMs,
-          drained,
-          replicated: waitReplicas !== 0,
-          cutMs,
-          lost,
-          resurrected,
-        })
+        expectFailoverOutcome({ fault, record, tally, recoveredMs, drained, replicated: waitReplicas !== 0, cutMs })
       },
       pick(120_000, 300_000),
     )

@@ -9,16 +9,14 @@
 // "link cut" variant reproduces the case that loses writes in production: the replicas' link to the primary breaks
 // (a network blip) for CUT_MS, and the primary dies before they are back: what it acknowledged meanwhile exists
 // nowhere else. `npm test` runs that variant; the fault suite runs both.
-import { DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { Redis } from 'ioredis'
 import { afterAll, describe, it } from 'vitest'
 import { startSentinelSetup, type LocalSentinelSetup } from '../../local/redis-sentinel'
-import { localCredentials, startSqsProcess } from '../../local/sqs-endpoint'
 import { loadConfig } from '../../src/config'
 import { createEngine, type Engine } from '../../src/store/engine'
-import { countIds, createQueue, receiveAll } from '../support/sqs'
-import { expectFailoverOutcome, recoveredAfterMs, writeLoad } from './failover-load'
-import { sleep, spawnScanner, stageEnv, waitForDrain, type Worker } from './harness'
+import { expectFailoverOutcome, recoveredAfterMs, tallyOutcome, writeLoad } from './failover-load'
+import { sleep, spawnScanner, stageEnv, startSqsStage, waitForDrain, type Worker } from './harness'
+import { cutReplication } from './replica-cut'
 import { recordFigures } from './results'
 import { FULL, pick } from './scale'
 
@@ -40,25 +38,18 @@ type WaitSetting = number | 'default'
 async function stageFor(waitReplicas: WaitSetting) {
   const setup: LocalSentinelSetup = await startSentinelSetup({ replicas: 2, sentinels: 3, downAfterMs: 1_000 })
   cleanup.push(() => setup.stop())
-  const sqs = await startSqsProcess()
-  cleanup.push(() => sqs.stop())
-  const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: localCredentials })
-  const queue = await createQueue(sqsClient, 'orders')
-  cleanup.push(async () => {
-    await sqsClient.send(new DeleteQueueCommand({ QueueUrl: queue.url }))
-    sqsClient.destroy()
-  })
+  const { endpoint, sqsClient, queueUrl } = await startSqsStage(cleanup)
   const env: Record<string, string> = {
     REDIS_SENTINELS: setup.sentinels.join(','),
     REDIS_SENTINEL_MASTER: setup.masterName,
     ...(waitReplicas === 'default' ? {} : { REDIS_WAIT_REPLICAS: String(waitReplicas) }),
     REDIS_WAIT_TIMEOUT_MS: '500',
-    ...stageEnv('fo', queue.url, sqs.endpoint),
+    ...stageEnv('fo', queueUrl, endpoint),
   }
   const engine: Engine = createEngine(loadConfig(env), { commandTimeoutMs: 2_000 })
   engine.redis.on('error', () => undefined)
   cleanup.push(() => engine.close())
-  return { setup, sqsClient, queueUrl: queue.url, env, engine }
+  return { setup, sqsClient, queueUrl, env, engine }
 }
 
 /**
@@ -83,24 +74,10 @@ async function failover(setup: LocalSentinelSetup, cutMs: number) {
   return { killedAt, promotedAfterMs, promoted: promoted !== oldAddress }
 }
 
-/**
- * Breaks the replicas' link to the primary for `ms`, the way a network blip does: they can no longer authenticate to
- * it (a wrong masterauth), and their connections are dropped. Returns how to mend them (to follow the next primary).
- */
-async function cutReplicas(setup: LocalSentinelSetup, ms: number): Promise<() => Promise<void>> {
+/** Cuts the replicas off the primary for `ms` (see replica-cut.ts); returns how to mend them. */
+function cutReplicas(setup: LocalSentinelSetup, ms: number) {
   const replicas = setup.replicas.map((r) => new Redis({ host: '127.0.0.1', port: r.port }))
-  const primary = new Redis({ host: '127.0.0.1', port: setup.primary.port })
-  try {
-    await Promise.all(replicas.map((r) => r.config('SET', 'masterauth', 'cut-off')))
-    await primary.call('CLIENT', 'KILL', 'TYPE', 'replica')
-    await sleep(ms)
-  } finally {
-    primary.disconnect()
-  }
-  return async () => {
-    await Promise.all(replicas.map((r) => r.config('SET', 'masterauth', '')))
-    replicas.forEach((r) => r.disconnect())
-  }
+  return cutReplication(new Redis({ host: '127.0.0.1', port: setup.primary.port }), replicas, ms)
 }
 
 const variants: { waitReplicas: WaitSetting; cutMs: number }[] = [
@@ -153,15 +130,8 @@ suite('Sentinel failover', () => {
           await worker.stop()
 
           // assess
-          const received = countIds(await receiveAll(stage.sqsClient, stage.queueUrl, 8))
-          const inRedis = new Set<string>()
-          for (const shard of stage.engine.keys.shards) {
-            for (const id of await (stage.engine.redis as import('ioredis').Redis).hkeys(shard.jobs)) inRedis.add(id)
-          }
-          const lost = [...record.enqueued].filter((id) => !received.has(id) && !inRedis.has(id))
-          const resurrected = [...record.cancelled].filter((id) => received.has(id))
-          let duplicated = 0
-          for (const n of received.values()) duplicated += n - 1
+          const tally = await tallyOutcome(stage, [...record.enqueued], [...record.cancelled])
+          const { lost, resurrected, duplicated } = tally
           const recoveredMs = recoveredAfterMs(record, fault.killedAt)
           recordFigures({
             case: `failover-${cutMs ? 'cut-' : ''}${waitReplicas === 'default' ? 'defaults' : `wait${waitReplicas}`}`,
@@ -179,16 +149,7 @@ suite('Sentinel failover', () => {
               drained,
             },
           })
-          expectFailoverOutcome({
-            promoted: fault.promoted,
-            enqueued: record.enqueued.size,
-            recoveredMs,
-            drained,
-            replicated: waitReplicas !== 0,
-            cutMs,
-            lost,
-            resurrected,
-          })
+          expectFailoverOutcome({ fault, record, tally, recoveredMs, drained, replicated: waitReplicas !== 0, cutMs })
         },
         pick(90_000, 300_000),
       )

@@ -67,6 +67,22 @@ export function stageEnv(prefix: string, queueUrl: string, sqsEndpoint: string):
   }
 }
 
+/**
+ * fauxqs with one target queue ("orders"), for a case that brings its own Redis (Sentinel, Cluster); the steps that
+ * delete the queue and stop it all go onto `cleanup`.
+ */
+export async function startSqsStage(cleanup: (() => Promise<unknown>)[]) {
+  const sqs = await startSqsProcess()
+  cleanup.push(() => sqs.stop())
+  const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: localCredentials })
+  const queue = await createQueue(sqsClient, 'orders')
+  cleanup.push(async () => {
+    await sqsClient.send(new DeleteQueueCommand({ QueueUrl: queue.url }))
+    sqsClient.destroy()
+  })
+  return { endpoint: sqs.endpoint, sqsClient, queueUrl: queue.url }
+}
+
 /** Redis + fauxqs + one target queue ("orders") and an engine on them, in this process. */
 export async function startStage(options: StageOptions = {}): Promise<Stage> {
   const [redis, sqs] = await startTogether(startRedis(options.redis), startSqsProcess())
