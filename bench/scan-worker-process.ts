@@ -7,6 +7,8 @@ import { build } from 'esbuild'
 import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+// @ts-expect-error plain ESM helper without types
+import { lambdaBundle } from '../scripts/lambda-bundle.mjs'
 import { LambdaCgroup } from './cgroup'
 
 /**
@@ -23,14 +25,9 @@ export function lambdaNodeArgs(mb: number): string[] {
 export async function bundleScanFunction(root: string, outfile: string): Promise<string> {
   mkdirSync(resolve(outfile, '..'), { recursive: true })
   await build({
+    ...lambdaBundle,
     entryPoints: [join(root, 'functions/scan.ts')],
     outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node24',
-    packages: 'external',
-    loader: { '.lua': 'text' },
     logLevel: 'warning',
     absWorkingDir: root,
   })

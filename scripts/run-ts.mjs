@@ -6,19 +6,15 @@ import { build } from 'esbuild'
 import { spawn } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
+import { lambdaBundle } from './lambda-bundle.mjs'
 
 export async function bundle(entry, outDir = '.build') {
   mkdirSync(outDir, { recursive: true })
   const outfile = resolve(join(outDir, basename(entry).replace(/\.ts$/, '.cjs')))
   await build({
+    ...lambdaBundle,
     entryPoints: [entry],
     outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node24',
-    packages: 'external',
-    loader: { '.lua': 'text' },
     sourcemap: 'inline',
     logLevel: 'warning',
   })
