@@ -56,6 +56,22 @@ async function relayStage(queueName: string) {
   return { t, q, invoke, close }
 }
 
+type StartedBy = NonNullable<InvocationOptions['startedBy']>
+
+/**
+ * Two on-demand runs: `first` starts, `second` `gapMs` later; waits for the first to end, then stops the second.
+ * Returns how the first ended and both invocations.
+ */
+async function secondRunComes(st: Stage, first: [string, StartedBy], gapMs: number, second: [string, StartedBy]) {
+  const a = st.invoke(first[0], { mode: 'on-demand', startedBy: first[1] })
+  await new Promise((r) => setTimeout(r, gapMs))
+  const b = st.invoke(second[0], { mode: 'on-demand', startedBy: second[1] })
+  const ended = await a.done
+  b.scanner.stop()
+  await b.done
+  return { ended, first: a, second: b }
+}
+
 /** Enqueues a job due at once every 20 ms until `stop` resolves; returns their ids. */
 async function enqueueUntil(st: Stage, stop: Promise<unknown>): Promise<string[]> {
   const ids: string[] = []
@@ -238,13 +254,8 @@ describe.concurrent('scan relay', () => {
     // prepare: E, started by an enqueue, stays for a job due in 30 s
     const st = await relayStage('relay-enqueue-started')
     await st.t.store.enqueue(job({ id: 'later', schedule: { delayMs: 30_000 } }))
-    const e = st.invoke('run-e', { mode: 'on-demand', startedBy: 'enqueue' })
-    await new Promise((r) => setTimeout(r, 700))
-    // act: the tick comes, at a moment of E's life that E cannot know
-    const t = st.invoke('run-t', { mode: 'on-demand', startedBy: 'tick' })
-    const ended = await e.done
-    t.scanner.stop()
-    await t.done
+    // act: the tick comes 700 ms into E's life, a moment E cannot know
+    const { ended, second: t } = await secondRunComes(st, ['run-e', 'enqueue'], 700, ['run-t', 'tick'])
     // assess: E stopped for T about half a second later (a tick-started run would scan on until its look at 5 s)
     expect(ended.report.handedOverTo).toBe('run-t')
     expect(ended.endedAt - t.startedAt).toBeLessThan(1_500)
@@ -252,16 +263,11 @@ describe.concurrent('scan relay', () => {
   })
 
   it("on-demand mode: a tick's run stops at its early look (500 ms) for a run an enqueue started as it came up", async () => {
-    // prepare: a job due in 30 s keeps both runs from ending early; T, the tick's run, starts
+    // prepare: a job due in 30 s keeps both runs from ending early
     const st = await relayStage('relay-tick-meets-start')
     await st.t.store.enqueue(job({ id: 'later', schedule: { delayMs: 30_000 } }))
-    const t = st.invoke('run-t', { mode: 'on-demand', startedBy: 'tick' })
-    // act: an enqueue that asked before T's alive marker was there starts E
-    await new Promise((r) => setTimeout(r, 100))
-    const e = st.invoke('run-e', { mode: 'on-demand', startedBy: 'enqueue' })
-    const ended = await t.done
-    e.scanner.stop()
-    await e.done
+    // act: T, the tick's run, starts; 100 ms later an enqueue that asked before T's alive marker was there starts E
+    const { ended, first: t } = await secondRunComes(st, ['run-t', 'tick'], 100, ['run-e', 'enqueue'])
     // assess: T stopped for E at its early look (500 ms), not at 5 s
     expect(ended.report.handedOverTo).toBe('run-e')
     expect(ended.endedAt - t.startedAt).toBeLessThan(2_500)
