@@ -2,7 +2,7 @@
 // indeterminate writes (no answer, a 5xx) are never held against the system.
 import { describe, expect, it } from 'vitest'
 import { check, formatVerdict } from './checker'
-import { created, historyOf, T0 } from './fixtures'
+import { created, historyOf, replaced, T0 } from './fixtures'
 import type { Op } from './history'
 
 const promisesBroken = (h: ReturnType<typeof historyOf>) => [...new Set(check(h).violations.map((v) => v.promise))]
@@ -15,15 +15,7 @@ describe('the chaos checker', () => {
         created({ id: 'job-2', token: 'b' }),
         { kind: 'cancel', id: 'job-2', invokeAt: T0 + 100, completeAt: T0 + 110, status: 204 },
         created({ id: 'job-3', token: 'c' }),
-        {
-          kind: 'put',
-          id: 'job-3',
-          token: 'c2',
-          invokeAt: T0 + 100,
-          completeAt: T0 + 110,
-          status: 200,
-          answerRunAtMs: T0 + 3_000,
-        },
+        replaced({ id: 'job-3', token: 'c2', answerRunAtMs: T0 + 3_000 }),
       ],
       deliveries: [{}, { jobId: 'job-3', token: 'c2', sentAt: T0 + 3_001 }],
     })
@@ -81,15 +73,7 @@ describe('the chaos checker', () => {
   })
 
   it('catches a reschedule answered 200 whose old version is still delivered, or whose new one comes early', () => {
-    const put: Partial<Op> = {
-      kind: 'put',
-      token: 'a2',
-      invokeAt: T0 + 100,
-      completeAt: T0 + 110,
-      status: 200,
-      delayMs: 4_900,
-      answerRunAtMs: T0 + 5_000,
-    }
+    const put = replaced({ delayMs: 4_900, answerRunAtMs: T0 + 5_000 })
     const oldDelivered = historyOf({
       ops: [created(), put],
       deliveries: [{ sentAt: T0 + 1_000 }, { token: 'a2', sentAt: T0 + 5_000 }],
@@ -100,29 +84,14 @@ describe('the chaos checker', () => {
   })
 
   it('holds a version sent before a retried replace answered 200 only to the answer (the retry may answer its own attempt)', () => {
-    const put = (attempts: number): Partial<Op> => ({
-      kind: 'put',
-      token: 'a2',
-      invokeAt: T0 + 100,
-      completeAt: T0 + 3_000,
-      status: 200,
-      delayMs: 4_900,
-      attempts,
-    })
+    const put = (attempts: number) => replaced({ completeAt: T0 + 3_000, delayMs: 4_900, attempts })
     const deliveries = [{ sentAt: T0 + 1_000 }, { token: 'a2', sentAt: T0 + 5_000 }]
     expect(check(historyOf({ ops: [created(), put(3)], deliveries })).valid).toBe(true)
     expect(promisesBroken(historyOf({ ops: [created(), put(1)], deliveries }))).toEqual(['reschedule-holds'])
   })
 
   it('catches a reschedule answered 200 whose new version never arrives', () => {
-    const put: Partial<Op> = {
-      kind: 'put',
-      token: 'a2',
-      invokeAt: T0 + 100,
-      completeAt: T0 + 110,
-      status: 200,
-      answerRunAtMs: T0 + 5_000,
-    }
+    const put = replaced({ answerRunAtMs: T0 + 5_000 })
     expect(promisesBroken(historyOf({ ops: [created(), put] }))).toEqual(['acknowledged-delivered'])
   })
 

@@ -51,3 +51,13 @@ export const created = (extra: Partial<Op> = {}): Partial<Op> => ({
   answerRunAtMs: T0 + 1_000,
   ...extra,
 })
+
+/** A replace of job-1 (after `created()`) with token `a2`, sent at T0 + 100 and answered 200 at T0 + 110. */
+export const replaced = (extra: Partial<Op> = {}): Partial<Op> => ({
+  kind: 'put',
+  token: 'a2',
+  invokeAt: T0 + 100,
+  completeAt: T0 + 110,
+  status: 200,
+  ...extra,
+})
