@@ -5,7 +5,7 @@
 import type { ClusterNode, LocalRedisCluster } from '../../local/redis-cluster'
 import type { SlotRange } from '../../local/redis-cluster-admin'
 import type { FaultContext, FaultReport } from './faults'
-import { cutReplicas } from './replica-cut'
+import { killAfterCut } from '../support/replica-cut'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -33,15 +33,12 @@ export async function masterKill(
 ): Promise<FaultReport> {
   const { node, slot } = ctx.random.pick(await servingMasters(cluster))
   const replicas = await cluster.replicasOf(node)
-  const mend = cutFirst
-    ? await cutReplicas(
-        node.port,
-        replicas.map((n) => n.port),
-        300,
-      )
-    : undefined
-  await cluster.kill(node)
-  await mend?.()
+  await killAfterCut(
+    node.port,
+    replicas.map((n) => n.port),
+    cutFirst ? 300 : 0,
+    () => cluster.kill(node),
+  )
   let owner = node
   const deadline = Date.now() + 30_000
   while (owner === node && Date.now() < deadline) {

@@ -8,7 +8,7 @@ import { kill9, signal, startScanner, type ChaosScanner } from './scanners'
 import type { ChaosStage } from './stage'
 import { stopChild } from '../../local/redis-server'
 import { masterKill } from './cluster-faults'
-import { cutReplicas } from './replica-cut'
+import { killAfterCut } from '../support/replica-cut'
 
 export type FaultReport = Omit<Fault, 'start' | 'end'>
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -106,15 +106,12 @@ export async function primaryKill(ctx: FaultContext, cutFirst: boolean): Promise
   const node = ctx.stage.nodes.find((n) => `127.0.0.1:${n.port}` === address)
   if (!node) throw new Error(`the primary ${address} is none of the nodes started`)
   const others = ctx.stage.nodes.filter((n) => n !== node)
-  const mend = cutFirst
-    ? await cutReplicas(
-        node.port,
-        others.map((n) => n.port),
-        300,
-      )
-    : undefined
-  node.process.kill('SIGKILL')
-  await mend?.()
+  await killAfterCut(
+    node.port,
+    others.map((n) => n.port),
+    cutFirst ? 300 : 0,
+    () => node.process.kill('SIGKILL'),
+  )
   let promoted = address
   const deadline = Date.now() + 30_000
   while (promoted === address && Date.now() < deadline) {

@@ -16,9 +16,9 @@ import { startRedisCluster, type ClusterNode, type LocalRedisCluster } from '../
 import { loadConfig } from '../../src/config'
 import { createEngine, type Engine } from '../../src/store/engine'
 import type { ShardKeys } from '../../src/store/keys'
+import { killAfterCut } from '../support/replica-cut'
 import { expectFailoverOutcome, longestGapMs, recoveredAfterMs, tallyOutcome, writeLoad } from './failover-load'
 import { sleep, spawnScanner, stageEnv, startSqsStage, waitForDrain, type Worker } from './harness'
-import { cutReplication } from './replica-cut'
 import { recordFigures } from './results'
 import { FULL, pick } from './scale'
 
@@ -78,11 +78,18 @@ async function failover(
   cutMs: number,
   onKill: (at: number) => void,
 ) {
-  const mend = cutMs > 0 ? await cutReplica(cluster, victim, cutMs) : undefined
-  const killedAt = Date.now()
-  onKill(killedAt)
-  await cluster.kill(victim)
-  await mend?.()
+  const replicas = await cluster.replicasOf(victim)
+  let killedAt = 0
+  await killAfterCut(
+    victim.port,
+    replicas.map((n) => n.port),
+    cutMs,
+    () => {
+      killedAt = Date.now()
+      onKill(killedAt)
+      return cluster.kill(victim)
+    },
+  )
   let owner = victim.id
   while (owner === victim.id && Date.now() - killedAt < 30_000) {
     await sleep(50)
@@ -95,12 +102,6 @@ async function failover(
   // Only after the promotion: an empty node back as master before it would be synced *from* by its replica.
   await cluster.restart(victim)
   return { killedAt, promotedAfterMs, promoted: owner !== victim.id }
-}
-
-/** Cuts `master`'s replica off for `ms` (see replica-cut.ts); returns the mend. */
-async function cutReplica(cluster: LocalRedisCluster, master: ClusterNode, ms: number) {
-  const replicas = (await cluster.replicasOf(master)).map((n) => cluster.connect(n))
-  return cutReplication(cluster.connect(master), replicas, ms)
 }
 
 const variants: { waitReplicas: WaitSetting; cutMs: number; requireFullCoverage?: boolean }[] = [

@@ -9,14 +9,13 @@
 // "link cut" variant reproduces the case that loses writes in production: the replicas' link to the primary breaks
 // (a network blip) for CUT_MS, and the primary dies before they are back: what it acknowledged meanwhile exists
 // nowhere else. `npm test` runs that variant; the fault suite runs both.
-import { Redis } from 'ioredis'
 import { afterAll, describe, it } from 'vitest'
 import { startSentinelSetup, type LocalSentinelSetup } from '../../local/redis-sentinel'
 import { loadConfig } from '../../src/config'
 import { createEngine, type Engine } from '../../src/store/engine'
+import { killAfterCut } from '../support/replica-cut'
 import { expectFailoverOutcome, recoveredAfterMs, tallyOutcome, writeLoad } from './failover-load'
 import { sleep, spawnScanner, stageEnv, startSqsStage, waitForDrain, type Worker } from './harness'
-import { cutReplication } from './replica-cut'
 import { recordFigures } from './results'
 import { FULL, pick } from './scale'
 
@@ -59,10 +58,16 @@ async function stageFor(waitReplicas: WaitSetting) {
 async function failover(setup: LocalSentinelSetup, cutMs: number) {
   const old = setup.primary
   const oldAddress = `127.0.0.1:${old.port}`
-  const mend = cutMs > 0 ? await cutReplicas(setup, cutMs) : undefined
-  const killedAt = Date.now()
-  old.process.kill('SIGKILL')
-  await mend?.()
+  let killedAt = 0
+  await killAfterCut(
+    old.port,
+    setup.replicas.map((r) => r.port),
+    cutMs,
+    () => {
+      killedAt = Date.now()
+      old.process.kill('SIGKILL')
+    },
+  )
   let promoted = oldAddress
   while (promoted === oldAddress && Date.now() - killedAt < 30_000) {
     await sleep(50)
@@ -72,12 +77,6 @@ async function failover(setup: LocalSentinelSetup, cutMs: number) {
   // Only after the promotion: an empty node back as primary before it would be synced *from* by the replica.
   await setup.restart(old)
   return { killedAt, promotedAfterMs, promoted: promoted !== oldAddress }
-}
-
-/** Cuts the replicas off the primary for `ms` (see replica-cut.ts); returns how to mend them. */
-function cutReplicas(setup: LocalSentinelSetup, ms: number) {
-  const replicas = setup.replicas.map((r) => new Redis({ host: '127.0.0.1', port: r.port }))
-  return cutReplication(new Redis({ host: '127.0.0.1', port: setup.primary.port }), replicas, ms)
 }
 
 const variants: { waitReplicas: WaitSetting; cutMs: number }[] = [
