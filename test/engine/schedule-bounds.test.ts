@@ -28,14 +28,36 @@ function stage() {
     ...(await t.redis.hkeys(shard.jobs)),
     ...(await t.redis.zrange(shard.index, '0', '-1', 'WITHSCORES')),
   ]
-  return { t, q, shard, stored }
+  /** Removes what the test made (schedules, then jobs), asserts nothing is pending or stored any more, and closes. */
+  const removeAndExpectNothingLeft = async (made: { schedules?: string[]; jobs?: string[] }) => {
+    for (const id of made.schedules ?? []) await q.deleteSchedule(id)
+    for (const id of made.jobs ?? []) await q.cancel(id)
+    expect(await pendingCount(t.store)).toBe(0)
+    expect(await stored()).toEqual([])
+    await t.close()
+  }
+  return { t, q, shard, stored, removeAndExpectNothingLeft }
 }
 
 const exponent = /\d[eE][+-]?\d/
 
+/** Stores schedule `id` as the code before the time bounds could: its first occurrence at an exponent-form time. */
+async function storeUnbounded(t: ReturnType<typeof stage>['t'], id: string, spec: object) {
+  const call = schedulePutCall(t.keys.locate(id), {
+    id,
+    specJson: JSON.stringify(spec),
+    payloadJson: '1',
+    queue: 'orders',
+    groupId: '',
+    first: null,
+    second: null,
+  })
+  await runScript(t.redis, { ...call, args: { ...call.args, first: '1.795648056156e+15' } })
+}
+
 describe('the largest accepted times through every script', () => {
   it('a schedule at the time bound with the longest period: put, read, list, replace, pause, resume, delete', async () => {
-    const { t, q, stored } = stage()
+    const { t, q, stored, removeAndExpectNothingLeft } = stage()
     // act
     const created = await q.putSchedule('far', {
       queue: 'orders',
@@ -74,11 +96,7 @@ describe('the largest accepted times through every script', () => {
     ])
     expect(occurrence).toMatchObject({ runAt: MAX_SCHEDULE_TIME_ISO, payload: 2 })
     // act: delete leaves nothing
-    await q.deleteSchedule('far')
-    await q.deleteSchedule('far-cron')
-    expect(await pendingCount(t.store)).toBe(0)
-    expect(await stored()).toEqual([])
-    await t.close()
+    await removeAndExpectNothingLeft({ schedules: ['far', 'far-cron'] })
   })
 
   it('one step past any bound is a 400 naming the field, and stores nothing', async () => {
@@ -103,7 +121,7 @@ describe('the largest accepted times through every script', () => {
 
   it('an occurrence acknowledged with a successor at the time bound, and a release of a due one', async () => {
     // prepare: a due occurrence, claimed
-    const { t, q, shard, stored } = stage()
+    const { t, q, shard, stored, removeAndExpectNothingLeft } = stage()
     const start = Math.ceil((Date.now() + 100) / 1000) * 1000
     await q.putSchedule('edge', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
     await q.putSchedule('edge-refused', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
@@ -137,14 +155,11 @@ describe('the largest accepted times through every script', () => {
     expect(await occurrencesOf(t, 'edge')).toEqual([`edge@${MAX_SCHEDULE_TIME_MS}`])
     expect(await q.getSchedule('edge')).toMatchObject({ nextRunAt: MAX_SCHEDULE_TIME_ISO, runs: 1 })
     expect((await stored()).filter((r) => exponent.test(r))).toEqual([])
-    await q.deleteSchedule('edge')
-    await q.deleteSchedule('edge-refused')
-    expect(await pendingCount(t.store)).toBe(0)
-    await t.close()
+    await removeAndExpectNothingLeft({ schedules: ['edge', 'edge-refused'] })
   })
 
   it('a job at the longest horizon: enqueue, look up, reschedule, cancel', async () => {
-    const { t, q, stored } = stage()
+    const { q, stored, removeAndExpectNothingLeft } = stage()
     // act
     const byDelay = await q.schedule({ id: 'by-delay', queue: 'orders', payload: 1, delayMs: LONGEST_HORIZON_MS })
     const byTime = await q.schedule({
@@ -163,26 +178,14 @@ describe('the largest accepted times through every script', () => {
     await expect(q.schedule({ queue: 'orders', payload: 1, delayMs: LONGEST_HORIZON_MS + 1 })).rejects.toThrow(
       ValidationError,
     )
-    await q.cancel('by-delay')
-    await q.cancel('by-time')
-    expect(await pendingCount(t.store)).toBe(0)
-    await t.close()
+    await removeAndExpectNothingLeft({ jobs: ['by-delay', 'by-time'] })
   })
 
   it('a schedule stored before times were bounded (exponent-form times) still reads, lists and deletes cleanly', async () => {
     // prepare: the record and occurrence an unbounded startAt in microseconds used to leave behind
-    const { t, q, stored } = stage()
+    const { t, q, removeAndExpectNothingLeft } = stage()
     const spec = { queue: 'orders', everyMs: 1000, timezone: 'UTC', startAtMs: 9e15, paused: false }
-    const call = schedulePutCall(t.keys.locate('legacy'), {
-      id: 'legacy',
-      specJson: JSON.stringify(spec),
-      payloadJson: '1',
-      queue: 'orders',
-      groupId: '',
-      first: null,
-      second: null,
-    })
-    await runScript(t.redis, { ...call, args: { ...call.args, first: '1.795648056156e+15' } })
+    await storeUnbounded(t, 'legacy', spec)
     expect(await occurrencesOf(t, 'legacy')).toEqual(['legacy@1.795648056156e+15'])
     // act
     const view = await q.getSchedule('legacy')
@@ -194,24 +197,13 @@ describe('the largest accepted times through every script', () => {
     expect(view).not.toHaveProperty('startAt')
     expect(listed.schedules.map((s) => s.id)).toEqual(['legacy'])
     expect(replaced.created).toBe(false)
-    expect(await pendingCount(t.store)).toBe(0)
-    expect(await stored()).toEqual([])
-    await t.close()
+    await removeAndExpectNothingLeft({})
   })
 
   it('an occurrence orphaned by an unbounded time before the bounds can be looked up and cancelled', async () => {
     // prepare: what a failed delete of such a schedule left: its occurrence, without the schedule
-    const { t, q, shard } = stage()
-    const call = schedulePutCall(t.keys.locate('orphan'), {
-      id: 'orphan',
-      specJson: JSON.stringify({ queue: 'orders', everyMs: 1000, timezone: 'UTC', paused: false }),
-      payloadJson: '1',
-      queue: 'orders',
-      groupId: '',
-      first: null,
-      second: null,
-    })
-    await runScript(t.redis, { ...call, args: { ...call.args, first: '1.795648056156e+15' } })
+    const { t, q, shard, removeAndExpectNothingLeft } = stage()
+    await storeUnbounded(t, 'orphan', { queue: 'orders', everyMs: 1000, timezone: 'UTC', paused: false })
     await t.redis.hdel(shard.schedules, 'orphan')
     await t.redis.zrem(shard.scheduleIds, 'orphan')
     // act
@@ -219,7 +211,6 @@ describe('the largest accepted times through every script', () => {
     await q.cancel('orphan@1.795648056156e+15')
     // assess
     expect(found).toMatchObject({ status: 'scheduled', queue: 'orders' })
-    expect(await pendingCount(t.store)).toBe(0)
-    await t.close()
+    await removeAndExpectNothingLeft({})
   })
 })
