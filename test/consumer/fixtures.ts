@@ -1,13 +1,14 @@
 // Shared scenario helpers for the consumer suites, Lambda side: handler options, contexts, a captured logger, the
 // local event source mapping and the hooks that close it all (the fauxqs side is in queues.ts).
 import { randomUUID } from 'node:crypto'
-import { createServer, type Socket } from 'node:net'
+import { createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Logger } from '@aws-lambda-powertools/logger'
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda'
 import { afterAll, afterEach, vi } from 'vitest'
 import { startSqsPoller, type SqsPoller } from '../../tools/sdq-poll/sqs-poller'
 import { eventually } from '../support/eventually'
+import { listenOnLoopback, type LoopbackServer } from '../support/loopback-server'
 import { lambdaContext as sharedLambdaContext } from '../support/lambda'
 import type { JobHandlerOptions } from '../../src/consumer'
 import { receiveNow, sqs, sqsEndpoint } from './queues'
@@ -41,21 +42,8 @@ export { sleep }
 export const lambdaContext = (budgetMs?: number) => sharedLambdaContext({ name: 'consumer-test', budgetMs })
 
 /** A loopback TCP server that accepts connections and never answers (an endpoint that hangs). */
-export async function silentServer(): Promise<{ url: string; port: number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>()
-  const server = createServer((socket) => {
-    sockets.add(socket)
-    socket.on('error', () => {})
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  const close = () =>
-    new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy()
-      server.close(() => resolve())
-    })
-  return { url: `http://127.0.0.1:${port}`, port, close }
+export async function silentServer(): Promise<LoopbackServer> {
+  return listenOnLoopback(createServer(() => undefined))
 }
 
 /** A logger that prints JSON (Powertools dev mode goes through the global console) into `lines`; undone after each

@@ -6,7 +6,7 @@
 // Faults are queued one per invoke (failNext), or held for a while (failAll). Everything else, and the invoker's
 // DryRun warm-up, passes through untouched. Loopback only.
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import { listenOnLoopback } from './loopback-server'
 
 export type InvokeFault = 'lost' | 'throttled' | 'hangs'
 
@@ -27,7 +27,6 @@ export async function startLambdaFaultProxy(target = ''): Promise<LambdaFaultPro
   const queued: InvokeFault[] = []
   let always: InvokeFault | null = null
   const seen: LambdaFaultProxy['seen'] = []
-  const sockets = new Set<Socket>()
   const proxy = { target } as { target: string }
   const server = createServer((req, res) => {
     // The invoker's warm-up (a DryRun at the API's cold start) is no start: it passes, and meets no fault.
@@ -44,14 +43,9 @@ export async function startLambdaFaultProxy(target = ''): Promise<LambdaFaultPro
       )
     pass(req, res, proxy.target)
   })
-  server.on('connection', (socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
+  const listening = await listenOnLoopback(server)
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: listening.url,
     get target() {
       return proxy.target
     },
@@ -63,10 +57,7 @@ export async function startLambdaFaultProxy(target = ''): Promise<LambdaFaultPro
     failAll: (fault) => {
       always = fault
     },
-    close: async () => {
-      for (const socket of sockets) socket.destroy()
-      await new Promise((resolve) => server.close(resolve))
-    },
+    close: listening.close,
   }
 }
 

@@ -2,7 +2,6 @@
 // returns at once and runs one scan "invocation" in the background (a scanner on the real Redis and SQS, with the
 // on-demand watch). It records when each invocation was asked for and when its scanner was up.
 import { createServer } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
 import { DelayQueue } from '../../src/direct/delay-queue'
 import type { ScanInvoker } from '../../src/direct/scan-starter'
 import { loadConfig } from '../../src/config'
@@ -11,6 +10,7 @@ import { Presence } from '../../src/scan/run/presence'
 import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
 import { JobStore } from '../../src/store/job-store'
 import { SCAN_START_GUARD_MS } from '../../src/store/scan-start'
+import { listenOnLoopback } from './loopback-server'
 import { testScanner } from './scanner'
 import type { testStore } from './engine'
 
@@ -117,24 +117,11 @@ export function faultyInvoker(invoker: ScanInvoker, faults: StartFault[]) {
 
 /** A loopback HTTP endpoint that takes every request and never answers: a Lambda endpoint that hangs. */
 export async function silentEndpoint() {
-  const sockets = new Set<Socket>()
   /** Each request's time and invocation type ("Event", or "DryRun": the invoker's warm-up). */
   const requests: { at: number; type: string }[] = []
   const server = createServer((req) => {
     requests.push({ at: Date.now(), type: String(req.headers['x-amz-invocation-type']) })
   })
-  server.on('connection', (socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: async () => {
-      for (const socket of sockets) socket.destroy()
-      await new Promise((resolve) => server.close(resolve))
-    },
-  }
+  const { url, close } = await listenOnLoopback(server)
+  return { url, requests, close }
 }
