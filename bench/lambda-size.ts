@@ -53,38 +53,44 @@ async function enqueue(env: BenchEnv, queueUrl: string, jobs: ReturnType<typeof 
   await engine.close()
 }
 
-async function steady(env: BenchEnv, bundle: string, mb: number) {
+/** Flushes Redis, runs `scan` on a fresh queue named `name`, and removes the queue after. */
+async function onFreshQueue<T>(env: BenchEnv, name: string, scan: (queueUrl: string) => Promise<T>): Promise<T> {
   await flush(env.admin)
-  const queue = await env.queue('lambda-steady')
+  const queue = await env.queue(name)
   try {
+    return await scan(queue.url)
+  } finally {
+    await queue.remove()
+  }
+}
+
+/** The scan function's environment: `queueUrl` as its one queue, `mode`, the window, and its end (`deadline`). */
+function scanEnv(queueUrl: string, mode: 'continuous' | 'on-demand', deadline: number, extra = {}) {
+  return {
+    QUEUES: `bench=${queueUrl}`,
+    SCAN_MODE: mode,
+    DISPATCH_WINDOW_MS: String(WINDOW_MS),
+    DEADLINE: String(deadline),
+    ...extra,
+  }
+}
+
+function steady(env: BenchEnv, bundle: string, mb: number) {
+  return onFreshQueue(env, 'lambda-steady', async (queueUrl) => {
     const firstDue = Date.now() + LEAD_MS
     const count = Math.round(RATE * SECONDS)
     const offsets = dueOffsets(count, RATE, ARRIVALS)
     await enqueue(
       env,
-      queue.url,
+      queueUrl,
       offsets.map((offset, i) => benchJob(jobId(`ls${mb}`, i), { atMs: firstDue + offset })),
     )
     // Random arrivals may run past SECONDS (at 4 a second over 60 s, by ~4 s one time in three): wait for the last.
     const deadline = firstDue + Math.max(SECONDS * 1000, offsets.at(-1)!) + WINDOW_MS + 3_000
-    const r = await invoke(
-      env,
-      bundle,
-      mb,
-      PERIOD_MS,
-      {
-        QUEUES: `bench=${queue.url}`,
-        SCAN_MODE: 'continuous',
-        DISPATCH_WINDOW_MS: String(WINDOW_MS),
-        DEADLINE: String(deadline),
-      },
-      firstDue,
-    )
+    const r = await invoke(env, bundle, mb, PERIOD_MS, scanEnv(queueUrl, 'continuous', deadline), firstDue)
     if (r.report && r.report.dispatched !== count) throw new Error(`steady: ${r.report.dispatched} of ${count} sent`)
     return { count, ...r }
-  } finally {
-    await queue.remove()
-  }
+  })
 }
 
 /**
@@ -94,39 +100,22 @@ async function steady(env: BenchEnv, bundle: string, mb: number) {
  */
 async function burst(env: BenchEnv, bundle: string, mb: number): Promise<Invocation | null> {
   if (BURST === 0) return null
-  await flush(env.admin)
-  const queue = await env.queue('lambda-burst')
   const jobs = (round: string) =>
     Array.from({ length: BURST }, (_, i) => benchJob(jobId(`lb${mb}${round}`, i), { delayMs: 0 }))
-  try {
-    await enqueue(env, queue.url, jobs('cold'))
-    const r = await invoke(
-      env,
-      bundle,
-      mb,
-      PERIOD_MS,
-      {
-        QUEUES: `bench=${queue.url}`,
-        SCAN_MODE: 'on-demand',
-        ON_DEMAND_LINGER_MS: '200',
-        DISPATCH_WINDOW_MS: String(WINDOW_MS),
-        DEADLINE: String(Date.now() + 240_000),
+  return onFreshQueue(env, 'lambda-burst', async (queueUrl) => {
+    await enqueue(env, queueUrl, jobs('cold'))
+    const scan = scanEnv(queueUrl, 'on-demand', Date.now() + 240_000, { ON_DEMAND_LINGER_MS: '200' })
+    const r = await invoke(env, bundle, mb, PERIOD_MS, scan, undefined, {
+      rounds: WARM_ROUNDS,
+      ready: async (round) => {
+        await enqueue(env, queueUrl, jobs(`warm${round}`))
+        return Date.now() + 240_000
       },
-      undefined,
-      {
-        rounds: WARM_ROUNDS,
-        ready: async (round) => {
-          await enqueue(env, queue.url, jobs(`warm${round}`))
-          return Date.now() + 240_000
-        },
-      },
-    )
+    })
     for (const [i, round] of (r.report?.rounds ?? []).entries())
       if (round.dispatched !== BURST) throw new Error(`burst ${i + 1}: ${round.dispatched} of ${BURST} sent`)
     return r
-  } finally {
-    await queue.remove()
-  }
+  })
 }
 
 /** The stream's part of the run, from the first due job to the end: CPU as a part of the share, and throttling. */
