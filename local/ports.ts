@@ -1,4 +1,4 @@
-import { createServer } from 'node:net'
+import { connect, createServer } from 'node:net'
 
 /** A free TCP port on loopback (the OS picks it; we release it and hand it to a child). */
 export function freePort(): Promise<number> {
@@ -11,4 +11,22 @@ export function freePort(): Promise<number> {
       srv.close(() => resolve(port))
     })
   })
+}
+
+/** Whether something accepts a TCP connection on `host:port` now (the connection is closed again at once). */
+export function acceptsConnections(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = connect(port, host)
+    sock.once('connect', () => {
+      sock.destroy()
+      resolve(true)
+    })
+    sock.once('error', () => resolve(false))
+  })
+}
+
+/** Whether something accepts connections at the host and port of `url`. */
+export function listeningAt(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url)
+  return acceptsConnections(Number(port), hostname)
 }

@@ -1,9 +1,8 @@
 // Starts a private redis-server on a free loopback port (tests, bench, `npm run dev`).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
-import { connect } from 'node:net'
 import { trackChild } from './child-registry'
-import { freePort } from './ports'
+import { acceptsConnections, freePort } from './ports'
 
 export interface LocalRedis {
   url: string
@@ -73,15 +72,7 @@ export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM
 export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const sock = connect(port, '127.0.0.1')
-      sock.once('connect', () => {
-        sock.destroy()
-        resolve(true)
-      })
-      sock.once('error', () => resolve(false))
-    })
-    if (ok) return
+    if (await acceptsConnections(port)) return
     if (Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`)
     await new Promise((r) => setTimeout(r, 50))
   }

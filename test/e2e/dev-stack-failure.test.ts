@@ -2,11 +2,11 @@
 // answered (serverless-offline used to die making a worker thread for each), and a part that exits while the stack
 // runs takes the stack down with it, loudly, its env file removed, nothing left running.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { startDevStack, type DevStack } from '../../local/dev-stack'
+import { listeningAt } from '../../local/ports'
 import { uniquePrefix } from '../support/engine'
 
 let stack: DevStack | undefined
@@ -30,17 +30,6 @@ afterAll(async () => {
   await stack?.stop()
   rmSync(dir, { recursive: true, force: true })
 }, 60_000)
-
-const listening = (url: string) =>
-  new Promise<boolean>((resolve) => {
-    const { hostname, port } = new URL(url)
-    const socket = connect(Number(port), hostname)
-    socket.once('connect', () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once('error', () => resolve(false))
-  })
 
 describe('npm run dev under a burst and a dying part', () => {
   it('answers 1,000 PUTs and 1,000 DELETEs sent at once, every one with an API answer', async () => {
@@ -74,7 +63,7 @@ describe('npm run dev under a burst and a dying part', () => {
     // assess
     expect(what).toMatch(/^serverless-offline exited/)
     expect(existsSync(envFile)).toBe(false)
-    expect(await Promise.all([apiUrl, dashboardUrl, sqsEndpoint].map(listening))).toEqual([false, false, false])
+    expect(await Promise.all([apiUrl, dashboardUrl, sqsEndpoint].map(listeningAt))).toEqual([false, false, false])
     expect(output.some((l) => l.includes('serverless-offline exited') && l.includes('stopping the stack'))).toBe(true)
   }, 60_000)
 })

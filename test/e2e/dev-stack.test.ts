@@ -1,9 +1,9 @@
 // The local stack end to end, as `npm run dev` runs it: the real HTTP API on serverless-offline, the scan function
 // invoked back to back, fauxqs with the queues serverless.yml declares, the example consumer fed by the SQS poller.
 import { GetQueueAttributesCommand, type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs'
-import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { startDevStack, type DevStack } from '../../local/dev-stack'
+import { listeningAt } from '../../local/ports'
 import { uniquePrefix } from '../support/engine'
 import { foreignHostOrReason, type ForeignHost } from '../support/foreign-host'
 
@@ -54,17 +54,6 @@ const sqs = () =>
     endpoint: stack!.sqsEndpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  })
-
-const listening = (url: string) =>
-  new Promise<boolean>((resolve) => {
-    const { hostname, port } = new URL(url)
-    const sock = connect(Number(port), hostname)
-    sock.once('connect', () => {
-      sock.destroy()
-      resolve(true)
-    })
-    sock.once('error', () => resolve(false))
   })
 
 describe('npm run dev: the local stack', () => {
@@ -158,7 +147,7 @@ describe('npm run dev: the local stack', () => {
       const fromOther = await other.connectFrom(other.hostAddress, Number(new URL(url).port))
       // assess
       expect({ url, fromOther }).toEqual({ url, fromOther: 'refused' })
-      expect(await listening(url)).toBe(true)
+      expect(await listeningAt(url)).toBe(true)
     }
   })
 
@@ -166,6 +155,6 @@ describe('npm run dev: the local stack', () => {
     const { apiUrl, lambdaUrl, sqsEndpoint, dashboardUrl } = stack!
     await stack!.stop()
     stack = undefined
-    for (const url of [apiUrl, lambdaUrl, sqsEndpoint, dashboardUrl]) expect(await listening(url)).toBe(false)
+    for (const url of [apiUrl, lambdaUrl, sqsEndpoint, dashboardUrl]) expect(await listeningAt(url)).toBe(false)
   }, 60_000)
 })

@@ -1,8 +1,8 @@
 // The local parts listen on 127.0.0.1 only: another host (a network namespace on this machine, test/support/
 // foreign-host.ts) that reaches this machine's address is refused, while 127.0.0.1 is served. fauxqs on its own would
 // listen on every address and takes any credentials (local/fauxqs-loopback.mjs).
-import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { acceptsConnections } from '../../local/ports'
 import { startRedis } from '../../local/redis-server'
 import { startSqsInProcess, startSqsProcess } from '../../local/sqs-endpoint'
 import { foreignHostOrReason, type ForeignHost } from '../support/foreign-host'
@@ -23,16 +23,6 @@ function otherHost(ctx: { skip(note?: string): never }): ForeignHost {
   return other as ForeignHost
 }
 
-const connectsOnLoopback = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const sock = connect(port, '127.0.0.1')
-    sock.once('connect', () => {
-      sock.destroy()
-      resolve(true)
-    })
-    sock.once('error', () => resolve(false))
-  })
-
 const portOf = (url: string) => Number(new URL(url).port)
 
 describe('local parts listen on loopback only', () => {
@@ -45,7 +35,7 @@ describe('local parts listen on loopback only', () => {
       const fromOther = await host.connectFrom(host.hostAddress, sqs.port)
       // assess
       expect(fromOther).toBe('refused')
-      expect(await connectsOnLoopback(sqs.port)).toBe(true)
+      expect(await acceptsConnections(sqs.port)).toBe(true)
       expect((await sqs.createQueue('loopback-only')).queueUrl).toContain('loopback-only')
     } finally {
       await sqs.stop()
@@ -65,7 +55,7 @@ describe('local parts listen on loopback only', () => {
       // assess
       expect(mine).toBe('refused')
       expect(suites).toBe('refused')
-      expect(await connectsOnLoopback(sqs.port)).toBe(true)
+      expect(await acceptsConnections(sqs.port)).toBe(true)
     } finally {
       await sqs.stop()
     }
@@ -80,7 +70,7 @@ describe('local parts listen on loopback only', () => {
       const fromOther = await host.connectFrom(host.hostAddress, portOf(redis.url))
       // assess
       expect(fromOther).toBe('refused')
-      expect(await connectsOnLoopback(portOf(redis.url))).toBe(true)
+      expect(await acceptsConnections(portOf(redis.url))).toBe(true)
     } finally {
       await redis.stop()
     }
