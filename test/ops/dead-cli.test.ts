@@ -1,27 +1,14 @@
 // `npm run sdq -- dead list / retry` as an operator types it, over a dead set with jobs of two queues: the list
 // prints each job with its whole payload, as it always has, and `retry --all --queue` revives that queue's only.
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
-import { afterAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { Leases } from '../../src/scan/claims/leases'
-import { job, testStore, uniquePrefix } from '../support/engine'
+import { job } from '../support/engine'
+import { cliStage, jsonLines, runSdq } from '../support/sdq-cli'
 
-const run = promisify(execFile)
-const prefix = uniquePrefix('dead-cli')
-// The CLI's default layout (SHARDS 1, DUE_BUCKETS 16384), under a key prefix of this file's own.
-const t = testStore({ prefix, shards: 1, buckets: 16_384 })
+const { t, env } = cliStage('dead-cli', ['orders', 'emails'])
 afterAll(() => t.close())
 
-async function sdq(...args: string[]): Promise<string[]> {
-  const env = {
-    ...process.env,
-    REDIS_URL: inject('redisUrl'),
-    KEY_PREFIX: prefix,
-    QUEUES: 'orders=http://127.0.0.1:9/q/orders,emails=http://127.0.0.1:9/q/emails',
-  }
-  const { stdout } = await run(process.execPath, ['scripts/run-ts.mjs', 'src/ops/sdq.ts', ...args], { env })
-  return stdout.trim().split('\n')
-}
+const sdq = async (...args: string[]) => jsonLines(await runSdq(env, ...args))
 
 describe('sdq dead', () => {
   it('lists a queue’s dead jobs with their whole payload, and retries only that queue’s', async () => {
@@ -39,8 +26,8 @@ describe('sdq dead', () => {
       jobs.map((j) => ({ ...j, error: 'QueueDoesNotExist' })),
     )
     // act
-    const listed = (await sdq('dead', 'list', '--queue', 'orders')).map((line) => JSON.parse(line))
-    const retried = (await sdq('dead', 'retry', '--all', '--queue', 'orders')).map((line) => JSON.parse(line))
+    const listed = await sdq('dead', 'list', '--queue', 'orders')
+    const retried = await sdq('dead', 'retry', '--all', '--queue', 'orders')
     // assess: the list as it always was (fields in this order, the payload whole) ...
     expect(listed.map((j) => j.id).sort()).toEqual(['cli-dead-0', 'cli-dead-1'])
     expect(Object.keys(listed[0])).toEqual(['id', 'queue', 'payload', 'createdAt', 'diedAt', 'lastError'])
@@ -67,13 +54,10 @@ describe('sdq dead', () => {
       jobs.filter((j) => j.id === 'cli-far').map((j) => ({ ...j, error: 'QueueDoesNotExist' })),
     )
     // act: a delay in microseconds, as a typo would give
-    const refused = await sdq('dead', 'retry', 'cli-far', '--delay-ms', '1795648056156000').then(
-      () => null,
-      (e: { code: number; stderr: string }) => e,
-    )
+    const refused = await runSdq(env, 'dead', 'retry', 'cli-far', '--delay-ms', '1795648056156000')
     // assess
-    expect(refused?.code).toBe(2)
-    expect(refused?.stderr).toMatch(/--delay-ms must be at most 34560000000 \(MAX_HORIZON_DAYS/)
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/--delay-ms must be at most 34560000000 \(MAX_HORIZON_DAYS/)
     expect((await t.store.get('cli-far'))!.status).toBe('dead')
   })
 })

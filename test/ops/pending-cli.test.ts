@@ -1,29 +1,13 @@
 // `npm run sdq -- pending` and `sdq job` as an operator types them: pending jobs a page at a time in due order, and
 // one job looked up by id.
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
-import { afterAll, describe, expect, inject, it } from 'vitest'
-import { job, testStore, uniquePrefix } from '../support/engine'
+import { afterAll, describe, expect, it } from 'vitest'
+import { job } from '../support/engine'
+import { cliStage, jsonLines, runSdq } from '../support/sdq-cli'
 
-const run = promisify(execFile)
-const prefix = uniquePrefix('pending-cli')
-// The CLI's default layout (SHARDS 1, DUE_BUCKETS 16384), under a key prefix of this file's own.
-const t = testStore({ prefix, shards: 1, buckets: 16_384 })
+const { t, env } = cliStage('pending-cli', ['orders', 'emails', 'idle'])
 afterAll(() => t.close())
 
-async function sdq(...args: string[]): Promise<Record<string, any>[]> {
-  const env = {
-    ...process.env,
-    REDIS_URL: inject('redisUrl'),
-    KEY_PREFIX: prefix,
-    QUEUES: 'orders=http://127.0.0.1:9/q/orders,emails=http://127.0.0.1:9/q/emails,idle=http://127.0.0.1:9/q/idle',
-  }
-  const { stdout } = await run(process.execPath, ['scripts/run-ts.mjs', 'src/ops/sdq.ts', ...args], { env })
-  return stdout
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l))
-}
+const sdq = async (...args: string[]) => jsonLines(await runSdq(env, ...args))
 
 describe('sdq pending', () => {
   it('prints a page of pending jobs in due order and the cursor that continues it, then one job by id', async () => {

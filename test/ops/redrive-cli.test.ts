@@ -1,27 +1,13 @@
 // `npm run sdq -- redrive` as an operator types it: what it refused is printed, and the exit code says so.
 import { SendMessageCommand } from '@aws-sdk/client-sqs'
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { messageBody } from '../../src/sqs/envelope'
 import { uniquePrefix } from '../support/engine'
+import { runSdq } from '../support/sdq-cli'
 import { approximateCount, createTargetWithDlq, sqsClient } from '../support/sqs'
 
-const run = promisify(execFile)
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
-
-async function sdq(env: Record<string, string>, ...args: string[]) {
-  try {
-    const { stdout } = await run(process.execPath, ['scripts/run-ts.mjs', 'src/ops/sdq.ts', ...args], {
-      env: { ...process.env, ...env },
-    })
-    return { code: 0, stdout }
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string }
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr }
-  }
-}
 
 describe('sdq redrive', () => {
   it('prints the messages it refused, with their reason, and exits 3', async () => {
@@ -42,7 +28,7 @@ describe('sdq redrive', () => {
       KEY_PREFIX: uniquePrefix('cli'),
     }
     // act
-    const r = await sdq(env, 'redrive', '--dlq-url', emails.dlq.url, '--direct')
+    const r = await runSdq(env, 'redrive', '--dlq-url', emails.dlq.url, '--direct')
     // assess
     expect(r.code).toBe(3)
     expect(JSON.parse(r.stdout)).toEqual({
