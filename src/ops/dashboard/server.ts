@@ -99,17 +99,22 @@ function pendingRoute(queue: DelayQueue): [string, RegExp, Handler] {
   ]
 }
 
+/** The id in the path (`match[1]`), decoded and checked by `validate`; a malformed %-escape is a 400 on the id. */
+function idIn(match: RegExpMatchArray, validate: (id: string) => string): string {
+  let id: string
+  try {
+    id = decodeURIComponent(match[1]!)
+  } catch (e) {
+    if (e instanceof URIError)
+      throw new ValidationError([{ path: 'id', message: 'is not a valid URL-encoded path segment' }])
+    throw e
+  }
+  return validate(id)
+}
+
 /** Pause, resume and delete a recurring schedule: what `sdq schedules pause|resume|delete` do. */
 function scheduleRoutes(queue: DelayQueue): [string, RegExp, Handler][] {
-  const id = (m: RegExpMatchArray) => {
-    try {
-      return validateScheduleId(decodeURIComponent(m[1]!))
-    } catch (e) {
-      if (e instanceof URIError)
-        throw new ValidationError([{ path: 'id', message: 'is not a valid URL-encoded path segment' }])
-      throw e
-    }
-  }
+  const id = (m: RegExpMatchArray) => idIn(m, validateScheduleId)
   return [
     ['POST', /^\/api\/schedules\/([^/]+)\/pause$/, async (_req, m) => [200, await queue.pauseSchedule(id(m), true)]],
     ['POST', /^\/api\/schedules\/([^/]+)\/resume$/, async (_req, m) => [200, await queue.pauseSchedule(id(m), false)]],
@@ -141,15 +146,7 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
   const queue = new DelayQueue(engine)
   const dead = new DeadSet(engine.redis, engine.keys)
   const overview = new OverviewReader(engine.redis, engine.keys, engine.store, Object.keys(engine.config.queues))
-  const id = (match: RegExpMatchArray) => {
-    try {
-      return validateJobRef(decodeURIComponent(match[1]!))
-    } catch (e) {
-      if (e instanceof URIError)
-        throw new ValidationError([{ path: 'id', message: 'is not a valid URL-encoded path segment' }])
-      throw e
-    }
-  }
+  const id = (m: RegExpMatchArray) => idIn(m, validateJobRef)
 
   return [
     ['GET', /^\/api\/overview$/, async () => [200, await overview.read()]],
