@@ -156,6 +156,25 @@ describe('dashboard server: whom it answers', () => {
     expect((await queue.get(id))?.status).toBe('scheduled')
   })
 
+  it('answers a job or schedule id with a malformed %-escape with a 400 naming the id', async () => {
+    // prepare: the dashboard's own origin, so the action passes the guard and reaches the route
+    const own = `127.0.0.1:${port}`
+    const headers = { host: own, origin: `http://${own}`, 'content-type': 'application/json' }
+    // act
+    const answers = [
+      await call('GET', '/api/jobs/%E0%A4%A', { host: own }),
+      await call('DELETE', '/api/jobs/%E0%A4%A', headers),
+      await call('POST', '/api/schedules/%E0%A4%A/pause', headers),
+    ]
+    // assess
+    for (const answer of answers) {
+      expect(answer.status).toBe(400)
+      expect(JSON.parse(answer.body).error.details).toEqual([
+        { path: 'id', message: 'is not a valid URL-encoded path segment' },
+      ])
+    }
+  })
+
   it('tells browsers never to frame it, on the page and on every answer', async () => {
     for (const [path, host] of [
       ['/', `127.0.0.1:${port}`],
