@@ -147,6 +147,11 @@ export interface Refusal extends Settlement {
 
 export interface ReleaseParams {
   maxAttempts: number
+  /**
+   * How far past the script's own clock an absolute retry time may lie; later ones are moved earlier, all by one
+   * amount (lua/release.lua). Absent: no bound (times read from the same primary's clock, a claim's).
+   */
+  maxAheadMs?: number
   refusals: readonly Refusal[]
 }
 
@@ -165,6 +170,7 @@ export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[num
     },
     args: {
       maxAttempts: p.maxAttempts,
+      maxAheadMs: Math.max(0, Math.round(p.maxAheadMs ?? 0)),
       refusals: p.refusals.flatMap((r) => [
         r.id,
         r.token,
