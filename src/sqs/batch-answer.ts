@@ -60,8 +60,8 @@ export function readAll(stream: Readable): Promise<Uint8Array> {
 
 /** The answer's body ended before all of it arrived: SQS may have carried the call out (its answer is lost). */
 export class AnswerCutError extends Error {
-  override name = 'AnswerCutError'
   constructor() {
     super('the SendMessageBatch answer closed before its end')
+    this.name = 'AnswerCutError'
   }
 }

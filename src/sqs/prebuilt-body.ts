@@ -64,9 +64,9 @@ export async function sendPrebuilt(
 
 /** A SendMessageBatch call that did not end within its bound (sendPrebuilt): its outcome is unknown. */
 export class SendTimeoutError extends Error {
-  override name = 'SendTimeoutError'
   constructor(readonly ms: number) {
     super(`SendMessageBatch did not end within ${ms} ms (its answer stalled?): SQS may have taken it`)
+    this.name = 'SendTimeoutError'
   }
 }
 

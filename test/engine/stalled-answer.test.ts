@@ -23,6 +23,7 @@ describe('a send whose answer stalls after its headers', () => {
     const t = testStore({ shards: 1 })
     const q = await createQueue(sqs, 'stalled.fifo')
     const proxy = await startSqsFaultProxy({ target: inject('sqsEndpoint') })
+    const sent: string[] = []
     const scanner = testScanner(t, {
       queues: { 'stalled.fifo': q.url },
       sqsEndpoint: proxy.url,
@@ -37,7 +38,6 @@ describe('a send whose answer stalls after its headers', () => {
       await scanner.close()
       await t.close()
     })
-    const sent: string[] = []
     proxy.stallAnswers(1)
     const first = job({ id: 'stall-1', queue: 'stalled.fifo', groupId: 'g' })
     const second = job({ id: 'stall-2', queue: 'stalled.fifo', groupId: 'g', schedule: { delayMs: 1 } })
