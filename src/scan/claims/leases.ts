@@ -207,9 +207,11 @@ export class Leases {
     if (items.length === 0) return { released: 0, dead: 0, retired: 0 }
     const refusals = refusalsOf(items, this.options)
     // A retry time lies at most the longest backoff and a lease (a FIFO job's place behind its blocker) ahead of
-    // Redis's clock; further out, the scanner's reading of this shard's clock was wrong (lua/release.lua moves them).
-    const { maxAttempts, backoffMaxMs, leaseMs } = this.options
-    const call = releaseCall(shard, { maxAttempts, maxAheadMs: backoffMaxMs + leaseMs, refusals })
+    // Redis's clock, a give-back's at most a window; further out, the scanner's reading of this shard's clock was
+    // wrong (lua/release.lua moves them).
+    const { maxAttempts, backoffMaxMs, leaseMs, windowMs = 0 } = this.options
+    const maxAheadMs = backoffMaxMs + leaseMs + windowMs
+    const call = releaseCall(shard, { maxAttempts, maxAheadMs, refusals })
     const [released, dead, deadIds, retired] = await guard(rideOut(this.redis, () => runScript(this.redis, call)))
     const gone = Number(dead) + Number(retired ?? 0)
     return {
