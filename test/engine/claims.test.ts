@@ -280,7 +280,7 @@ describe('claims', () => {
     await s.close()
   })
 
-  it('moves retry times far past the primary\'s clock earlier, keeping their order, and leaves past ones as given', async () => {
+  it("moves retry times far past the primary's clock earlier, keeping their order, and leaves past ones as given", async () => {
     // prepare: three jobs of one FIFO group claimed while the scanner read Redis's clock an hour ahead (then the
     // primary failed over to one an hour behind, and no claim has sampled it yet)
     const s = testStore({ shards: 1, buckets: 8 })
@@ -288,7 +288,9 @@ describe('claims', () => {
     const options = { leaseMs: 5_000, maxAttempts: 3, backoffBaseMs: 100, backoffMaxMs: 100 }
     const l = new Leases(s.redis, { ...options, localClock: () => Date.now() + skewMs })
     const sh = s.keys.shards[0]!
-    await s.store.enqueueMany(['far-1', 'far-2', 'far-3', 'gone-by'].map((id) => job({ id, queue: 'events.fifo', groupId: 'g' })))
+    await s.store.enqueueMany(
+      ['far-1', 'far-2', 'far-3', 'gone-by'].map((id) => job({ id, queue: 'events.fifo', groupId: 'g' })),
+    )
     const claimed = (await l.claim(sh, await l.seedHints(sh, 8), 8)).jobs
     const [first, second, third] = ['far-1', 'far-2', 'far-3'].map((id) => claimed.find((j) => j.id === id)!)
     const goneBy = claimed.find((j) => j.id === 'gone-by')!
@@ -302,10 +304,15 @@ describe('claims', () => {
     const redisNow = Number(sec) * 1_000 + Math.floor(Number(micro) / 1_000)
     expect(retries[0]!.retryAtMs).toBeGreaterThan(redisNow + 3_500_000)
     // act: one release of the three; another of a job given back at a past time (a claim fence, a run's end)
-    await l.release(sh, retries.map((r) => ({ ...r, error: 'throttled', jobsFault: false })))
+    await l.release(
+      sh,
+      retries.map((r) => ({ ...r, error: 'throttled', jobsFault: false })),
+    )
     await l.release(sh, [{ ...goneBy, error: 'given back', jobsFault: false, retryAtMs: redisNow - 1_000 }])
     // assess: the latest lands at most the longest backoff and a lease ahead, the others 1 ms apart before it
-    const scores = await Promise.all(['far-1', 'far-2', 'far-3'].map(async (id) => Number(await s.redis.zscore(sh.inflight, id))))
+    const scores = await Promise.all(
+      ['far-1', 'far-2', 'far-3'].map(async (id) => Number(await s.redis.zscore(sh.inflight, id))),
+    )
     expect(scores[2]).toBeLessThanOrEqual(redisNow + options.backoffMaxMs + options.leaseMs + 1_000)
     expect(scores[2]).toBeGreaterThanOrEqual(redisNow + options.backoffMaxMs + options.leaseMs)
     expect(scores).toEqual([scores[2]! - 2, scores[2]! - 1, scores[2]])

@@ -67,7 +67,7 @@ const HINT_LOOKAHEAD_MS = 25
 const FULL_REQUEST_JOBS = 10
 
 export class Leases {
-  /** Redis's clock per shard (each shard's primary has its own: Cluster masters, a primary after a failover). */
+  /** Each shard's primary has its own clock (Cluster masters, a primary after a failover): src/scan/loop/clock.ts. */
   private readonly clocks = new ShardClocks()
   private readonly localNow: () => number
 
@@ -80,10 +80,7 @@ export class Leases {
     this.localNow = options.localClock ?? Date.now
   }
 
-  /**
-   * Redis's clock now, from the offset the claims measured: the clock of `shard`'s primary, or of the shard claimed
-   * last (this process's clock until the first claim).
-   */
+  /** Redis's clock now on `shard`'s primary, or the one claimed last (this process's until a first claim). */
   redisNowMs(shard?: number): number {
     return this.clocks.of(shard ?? -1).toRedis(this.localNow())
   }
@@ -178,10 +175,8 @@ export class Leases {
   }
 
   /**
-   * When a refused job is tried again (Redis ms, src/scan/claims/backoff.ts): fixed on the clock of the shard that
-   * holds it, so that it comes back after its delay on that shard's primary. A held-back FIFO job comes right after
-   * its blocker's retry time, in its place: the same figure plus its place, whichever shard holds it (the group's
-   * order is in those figures: src/scan/loop/fifo-merge.ts).
+   * When a refused job is tried again (Redis ms, src/scan/claims/backoff.ts), on its own shard's primary's clock; a
+   * held-back FIFO job: its blocker's figure + its place, on any shard (its order: src/scan/loop/fifo-merge.ts).
    */
   retryAt(job: ClaimedJob, after?: HeldBehind): number {
     if (after) return heldBackAt(after, this.options, this.redisNowMs(after.job.shard))
@@ -206,12 +201,11 @@ export class Leases {
   ): Promise<{ released: number; dead: number; deadIds?: string[]; retired: number }> {
     if (items.length === 0) return { released: 0, dead: 0, retired: 0 }
     const refusals = refusalsOf(items, this.options)
-    // A retry time lies at most the longest backoff and a lease (a FIFO job's place behind its blocker) ahead of
-    // Redis's clock, a give-back's at most a window; further out, the scanner's reading of this shard's clock was
-    // wrong (lua/release.lua moves them).
-    const { maxAttempts, backoffMaxMs, leaseMs, windowMs = 0 } = this.options
-    const maxAheadMs = backoffMaxMs + leaseMs + windowMs
-    const call = releaseCall(shard, { maxAttempts, maxAheadMs, refusals })
+    const call = releaseCall(shard, {
+      maxAttempts: this.options.maxAttempts,
+      maxAheadMs: maxAheadMs(this.options),
+      refusals,
+    })
     const [released, dead, deadIds, retired] = await guard(rideOut(this.redis, () => runScript(this.redis, call)))
     const gone = Number(dead) + Number(retired ?? 0)
     return {
@@ -231,6 +225,15 @@ export type ReleaseItem = Settlement & {
   retryAtMs?: number
   retryInMs?: number
   maybeSent?: boolean
+}
+
+/**
+ * A retry time lies at most the longest backoff and a lease (a FIFO job's place behind its blocker) ahead of Redis's
+ * clock, a give-back's at most a window; further out, the scanner's reading of the shard's clock was wrong
+ * (lua/release.lua moves such times earlier).
+ */
+function maxAheadMs(o: LeaseOptions): number {
+  return o.backoffMaxMs + o.leaseMs + (o.windowMs ?? 0)
 }
 
 /** The release's refusals: retried at `retryAtMs`, else `retryInMs` (or the attempt's backoff) after the release. */

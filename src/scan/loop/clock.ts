@@ -51,7 +51,10 @@ export class ShardClocks {
 
   observe(shard: number, redisNowMs: number, sentAtMs: number, receivedAtMs: number): void {
     let clock = this.clocks.get(shard)
-    if (!clock) this.clocks.set(shard, (clock = new RedisClock()))
+    if (!clock) {
+      clock = new RedisClock()
+      this.clocks.set(shard, clock)
+    }
     clock.observe(redisNowMs, sentAtMs, receivedAtMs)
     this.last = clock
   }
