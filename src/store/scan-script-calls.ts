@@ -178,9 +178,9 @@ export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[num
 }
 
 /**
- * A refusal's retry time as lua/release.lua takes it: absolute, or `+<ms>` from the script's clock. A time that is not a
- * finite number (NaN from a clock not measured yet, Infinity) never reaches the script: its ZADD would fail there,
- * mid-loop, after the refusals before it were applied. It counts as none given: `retryInMs`, else at once.
+ * A refusal's retry time as lua/release.lua takes it: absolute, or `+<ms>` from the script's clock. A time that is
+ * not a finite number (NaN from a clock not measured yet, Infinity) never reaches the script: its ZADD would fail
+ * there, mid-loop, after the refusals before it were applied. It counts as none given: `retryInMs`, else at once.
  */
 function retryField(r: Refusal): number | string {
   if (r.retryAtMs !== undefined && Number.isFinite(r.retryAtMs)) return r.retryAtMs
