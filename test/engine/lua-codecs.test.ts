@@ -123,10 +123,12 @@ describe('the write token digest in a dispatch receipt (src/store/receipt.ts, lu
   // output: docs/cluster.md's receipt-size paragraph states these figures. Common: one attempt, accepted within 1.3 s
   // of its due time, a delay under 16 hours, never replaced; long: 9 attempts, accepted up to 46 s late, a delay of up
   // to a year, replaced up to 35 times. Due in 2026 (8 base-36 digits until 2059), message ids UUIDs (SQS's).
-  it.each([
+  type Shape = { attempts: number; lateMs: number; delayMs: number; version: number }
+  const shapes: [string, Shape, number, number][] = [
     ['common', { attempts: 1, lateMs: 1_295, delayMs: 16 * 3_600_000, version: 0 }, 21, 11],
     ['long', { attempts: 9, lateMs: 46_655, delayMs: 365 * 86_400_000, version: 35 }, 18, 8],
-  ])('keeps a %s receipt compact up to a measured queue name length, without and with a write token', (_, c, plain, keyed) => {
+  ]
+  it.each(shapes)('keeps a %s receipt compact up to a measured queue name length, without and with a write token', (_, c, plain, keyed) => {
     // prepare
     const dueMs = Date.parse('2026-11-26T07:00:00Z')
     const receipt = (queue: string, key: boolean) =>
