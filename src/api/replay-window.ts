@@ -22,9 +22,7 @@ function isJobWrite(event: APIGatewayProxyEventV2): boolean {
 }
 
 /** Adds the header to job writes' answers, after the error mapper has made an error its answer. */
-export function replayWindow(
-  receiptTtlMs: number,
-): MiddlewareObj<APIGatewayProxyEventV2, ApiResponse, Error, Context> {
+export function replayWindow(receiptTtlMs: number): MiddlewareObj<APIGatewayProxyEventV2, ApiResponse, Error, Context> {
   const add = (request: Request<APIGatewayProxyEventV2, ApiResponse, Error, Context>) => {
     if (receiptTtlMs <= 0 || !request.response || !isJobWrite(request.event)) return
     request.response.headers = { ...request.response.headers, [REPLAY_WINDOW_HEADER]: String(receiptTtlMs) }

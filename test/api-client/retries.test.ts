@@ -257,7 +257,13 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
       await s.runUntil(async () => (await pending()) === 0, 10_000)
       throw new TypeError('fetch failed: other side closed')
     }
-    const c = new DelayQueueApiClient({ url: noReceiptsApi.url, region: 'eu-west-1', credentials, retry: fastRetry, fetch: loseAnswer })
+    const c = new DelayQueueApiClient({
+      url: noReceiptsApi.url,
+      region: 'eu-west-1',
+      credentials,
+      retry: fastRetry,
+      fetch: loseAnswer,
+    })
     const earlier = await c.reschedule(`${id}.earlier`, { queue: 'orders', payload: 0, delayMs: 60_000 })
     lose = true
     // act

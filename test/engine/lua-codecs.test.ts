@@ -128,29 +128,32 @@ describe('the write token digest in a dispatch receipt (src/store/receipt.ts, lu
     ['common', { attempts: 1, lateMs: 1_295, delayMs: 16 * 3_600_000, version: 0 }, 21, 11],
     ['long', { attempts: 9, lateMs: 46_655, delayMs: 365 * 86_400_000, version: 35 }, 18, 8],
   ]
-  it.each(shapes)('keeps a %s receipt compact up to a measured queue name length, without and with a write token', (_, c, plain, keyed) => {
-    // prepare
-    const dueMs = Date.parse('2026-11-26T07:00:00Z')
-    const receipt = (queue: string, key: boolean) =>
-      encodeReceipt({
-        attempts: c.attempts,
-        dueMs,
-        acceptedAtMs: dueMs + c.lateMs,
-        messageId: base.messageId,
-        queue,
-        createdAtMs: dueMs - c.delayMs,
-        ...(key ? { written: { version: c.version, tokenDigest: writeTokenDigest('k-1_AbCdEfGh') } } : {}),
-      })
-    // act: the longest name that fits
-    const longest = (key: boolean) => {
-      let n = 0
-      while (Buffer.byteLength(receipt('q'.repeat(n + 1), key)) <= 64) n++
-      return n
-    }
-    // assess
-    expect([longest(false), longest(true)]).toEqual([plain, keyed])
-    expect(Buffer.byteLength(receipt('', true)) - Buffer.byteLength(receipt('', false))).toBe(10)
-  })
+  it.each(shapes)(
+    'keeps a %s receipt compact up to a measured queue name length, without and with a write token',
+    (_, c, plain, keyed) => {
+      // prepare
+      const dueMs = Date.parse('2026-11-26T07:00:00Z')
+      const receipt = (queue: string, key: boolean) =>
+        encodeReceipt({
+          attempts: c.attempts,
+          dueMs,
+          acceptedAtMs: dueMs + c.lateMs,
+          messageId: base.messageId,
+          queue,
+          createdAtMs: dueMs - c.delayMs,
+          ...(key ? { written: { version: c.version, tokenDigest: writeTokenDigest('k-1_AbCdEfGh') } } : {}),
+        })
+      // act: the longest name that fits
+      const longest = (key: boolean) => {
+        let n = 0
+        while (Buffer.byteLength(receipt('q'.repeat(n + 1), key)) <= 64) n++
+        return n
+      }
+      // assess
+      expect([longest(false), longest(true)]).toEqual([plain, keyed])
+      expect(Buffer.byteLength(receipt('', true)) - Buffer.byteLength(receipt('', false))).toBe(10)
+    },
+  )
 
   it('stays within the 64 bytes a compact receipt hash allows, for a common queue name and a year-long delay', () => {
     // (hash-max-listpack-value: one longer value turns the whole hash into a table, ~140 bytes a receipt)
