@@ -5,7 +5,7 @@
   KEYS[1] jobs      HASH  id -> record
   KEYS[2] inflight  ZSET  id -> lease expiry or retry time (ms)
   KEYS[3] leases    HASH  id -> lease (lua/includes/encodeLease.lua)
-  KEYS[4] errors    HASH  id -> last dispatch error (JSON)
+  KEYS[4] errors    HASH  id -> last dispatch error (JSON; a dead job's carries its due time, `due`)
   KEYS[5] dead      ZSET  id -> time it died (ms)
   KEYS[6] counts    HASH  "<queue>|<state>" -> count
   KEYS[7] schedules HASH  schedule id -> record (lua/includes/decodeSchedule.lua)
@@ -100,8 +100,12 @@ for i = FIRST, #ARGV, 6 do
     if jobsFault then faults = faults + 1 end
     local lastError = { attempts = attempt, at = now, message = message }
     if ARGV[i + 5] == '1' or maybeSent(errors, id) then lastError.maybeSent = true end
+    local dies = jobsFault and faults >= maxAttempts
+    -- A dead job keeps its due time here (the dead set scores it by when it died): a write of it sent again is
+    -- answered with the due time that write gave it (lua/enqueue.lua).
+    if dies then lastError.due = due end
     redis.call('HSET', errors, id, cjson.encode(lastError))
-    if jobsFault and faults >= maxAttempts then
+    if dies then
       redis.call('ZREM', inflight, id)
       redis.call('HDEL', leases, id)
       redis.call('ZADD', dead, now, id)

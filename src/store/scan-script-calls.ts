@@ -176,11 +176,22 @@ export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[num
         r.token,
         r.error,
         r.jobsFault ? '1' : '0',
-        r.retryAtMs ?? `+${Math.max(0, Math.round(r.retryInMs ?? 0))}`,
+        retryField(r),
         r.maybeSent ? '1' : '0',
       ]),
     },
   }
+}
+
+/**
+ * A refusal's retry time as lua/release.lua takes it: absolute, or `+<ms>` from the script's clock. A time that is
+ * not a finite number (NaN from a clock not measured yet, Infinity) never reaches the script: its ZADD would fail
+ * there, mid-loop, after the refusals before it were applied. It counts as none given: `retryInMs`, else at once.
+ */
+function retryField(r: Refusal): number | string {
+  if (r.retryAtMs !== undefined && Number.isFinite(r.retryAtMs)) return r.retryAtMs
+  const inMs = r.retryInMs !== undefined && Number.isFinite(r.retryInMs) ? Math.max(0, Math.round(r.retryInMs)) : 0
+  return `+${inMs}`
 }
 
 /** lua/relay-hand-back.lua: 1 when the relay key held `owner` and was given back to `predecessor`, else 0. */

@@ -242,7 +242,8 @@ function refusalsOf(items: readonly ReleaseItem[], options: LeaseOptions): Refus
     ...i,
     error: i.error.slice(0, 1000),
     jobsFault: i.jobsFault !== false,
-    ...(retryAtMs === undefined
+    // A retry time that is not a finite number (a clock not measured yet) falls back to the attempt's backoff.
+    ...(retryAtMs === undefined || !Number.isFinite(retryAtMs)
       ? { retryInMs: retryInMs ?? retryDelayMs(i.attempt ?? 1, options) }
       : { retryAtMs: Math.round(retryAtMs) }),
   }))
