@@ -55,6 +55,7 @@ export default defineConfig({
               'dispatch-window',
               'dispatch-window-edges',
               'dispatcher',
+              'redis-clock',
               'redrive',
               'retry-wake',
               'scan-relay',

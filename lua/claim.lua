@@ -6,7 +6,7 @@
   KEYS[2] index     ZSET  bucket number -> earliest due time in that bucket
   KEYS[3] inflight  ZSET  id -> lease expiry or retry time (ms)
   KEYS[4] leases    HASH  id -> lease (lua/includes/encodeLease.lua)
-  KEYS[5] errors    HASH  id -> last dispatch error (JSON)
+  KEYS[5] errors    HASH  id -> last dispatch error (JSON; a dead job's carries its due time, `due`)
   KEYS[6] dead      ZSET  id -> time it died (ms)
   KEYS[7] counts    HASH  "<queue>|<state>" -> count
   KEYS[8..] buckets ZSET  the due buckets the caller expects to be due (hints from the previous claim)
@@ -107,7 +107,7 @@ local function retakeExpired()
         redis.call('ZREM', inflight, id)
         redis.call('HDEL', leases, id)
         redis.call('ZADD', dead, now, id)
-        redis.call('HSET', errors, id, cjson.encode({ attempts = attempt, at = now,
+        redis.call('HSET', errors, id, cjson.encode({ attempts = attempt, at = now, due = due,
           message = 'lease expired ' .. recoveries .. ' times: the scanners holding it stopped before acknowledging' }))
         movePending(counts, record, 'dead')
       else

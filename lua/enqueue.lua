@@ -7,7 +7,7 @@
   KEYS[3] bucket    ZSET  id -> due time (ms); the job's due bucket, chosen from its id by src/store/keys.ts
   KEYS[4] inflight  ZSET  id -> lease expiry or retry time (ms)
   KEYS[5] leases    HASH  id -> "attempt:dueMs:token" (token empty while waiting for a dispatch retry)
-  KEYS[6] errors    HASH  id -> last dispatch error (JSON)
+  KEYS[6] errors    HASH  id -> last dispatch error (JSON; a dead job's carries its due time, `due`)
   KEYS[7] dead      ZSET  id -> time it died (ms)
   KEYS[8] counts    HASH  "<queue>|pending" / "<queue>|dead" / "<queue>|dispatched" -> count
   KEYS[9] scanner   ZSET exists (with an expiry) while a scanner runs: on-demand scan mode (src/scan/run/presence.ts)
@@ -89,7 +89,11 @@ if writeToken ~= '' then
           local _, leaseDue = decodeLease(lease)
           storedDue = leaseDue
         else
-          storedDue = redis.call('ZSCORE', dead, id) or '0'
+          -- Dead: its due time is kept with its last error (the dead set's score is when it died). A job that died
+          -- before the due time was kept there answers with the time it died, as GET shows it.
+          local lastError = redis.call('HGET', errors, id)
+          local ok, e = pcall(cjson.decode, lastError or '')
+          storedDue = (ok and type(e) == 'table' and e.due) or redis.call('ZSCORE', dead, id) or '0'
         end
       end
       return { 3, storedDue, storedAt, storedVersion }

@@ -5,13 +5,20 @@
   KEYS[1] jobs      HASH  id -> record
   KEYS[2] inflight  ZSET  id -> lease expiry or retry time (ms)
   KEYS[3] leases    HASH  id -> lease (lua/includes/encodeLease.lua)
-  KEYS[4] errors    HASH  id -> last dispatch error (JSON)
+  KEYS[4] errors    HASH  id -> last dispatch error (JSON; a dead job's carries its due time, `due`)
   KEYS[5] dead      ZSET  id -> time it died (ms)
   KEYS[6] counts    HASH  "<queue>|<state>" -> count
   KEYS[7] schedules HASH  schedule id -> record (lua/includes/decodeSchedule.lua)
 
   ARGV[1] maxAttempts    refusals that are the job's fault before it goes to the dead set
-  ARGV[2..] refusals     sextuples: id, claim token, error message, "1" when the refusal counts against the job
+  ARGV[2] maxAheadMs     how far past this script's clock an absolute retry time may lie (0: no bound). Later times
+                         are all moved earlier by one amount, so that the latest is now + maxAheadMs: the caller's
+                         reading of this primary's clock was wrong (a failover to a primary whose clock is behind,
+                         a Cluster master with a skewed clock), and its jobs must not be parked that far in the
+                         future. One shift for the whole call keeps their order (a FIFO group's places); a later
+                         call, clamped, lands later. Past times stay as they are (shifted, still past): a give-back
+                         passes them on purpose.
+  ARGV[3..] refusals     sextuples: id, claim token, error message, "1" when the refusal counts against the job
                          (SQS refused it as the sender's fault) or "0" when it does not (SQS down, throttling, a
                          server-side error), the retry time (drawn by the caller, exponential in the attempt,
                          capped, with jitter: src/scan/claims/backoff.ts): Redis ms, absolute (may be past), or
@@ -42,6 +49,8 @@
 local jobs, inflight, leases, errors, dead, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local schedules = KEYS[7]
 local maxAttempts = tonumber(ARGV[1])
+local maxAhead = tonumber(ARGV[2])
+local FIRST = 3
 
 local now = nowMs()
 local released, died, retired = 0, 0, 0
@@ -57,13 +66,22 @@ local function letGo(id)
   return pending ~= at
 end
 
--- A retry time: absolute, or "+<ms>" from now.
-local function retryTime(field)
-  if string.sub(field, 1, 1) == '+' then return now + tonumber(string.sub(field, 2)) end
-  return tonumber(field)
+-- How much every absolute retry time of this call moves earlier: the latest lands on now + maxAhead.
+local shift = 0
+if maxAhead > 0 then
+  for i = FIRST, #ARGV, 6 do
+    local field = ARGV[i + 4]
+    if string.sub(field, 1, 1) ~= '+' then shift = math.max(shift, tonumber(field) - (now + maxAhead)) end
+  end
 end
 
-for i = 2, #ARGV, 6 do
+-- A retry time: absolute (shifted), or "+<ms>" from now.
+local function retryTime(field)
+  if string.sub(field, 1, 1) == '+' then return now + tonumber(string.sub(field, 2)) end
+  return tonumber(field) - shift
+end
+
+for i = FIRST, #ARGV, 6 do
   local id, token, message, jobsFault, retryAt = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3] == '1', ARGV[i + 4]
   local lease = redis.call('HGET', leases, id)
   if holdsLease(lease, token) and letGo(id) then
@@ -82,8 +100,12 @@ for i = 2, #ARGV, 6 do
     if jobsFault then faults = faults + 1 end
     local lastError = { attempts = attempt, at = now, message = message }
     if ARGV[i + 5] == '1' or maybeSent(errors, id) then lastError.maybeSent = true end
+    local dies = jobsFault and faults >= maxAttempts
+    -- A dead job keeps its due time here (the dead set scores it by when it died): a write of it sent again is
+    -- answered with the due time that write gave it (lua/enqueue.lua).
+    if dies then lastError.due = due end
     redis.call('HSET', errors, id, cjson.encode(lastError))
-    if jobsFault and faults >= maxAttempts then
+    if dies then
       redis.call('ZREM', inflight, id)
       redis.call('HDEL', leases, id)
       redis.call('ZADD', dead, now, id)

@@ -1,11 +1,12 @@
 // DelayQueueApiClient: the deployed HTTP API from another service, with the same methods as DelayQueue (which talks
 // to Redis directly). Every request is signed with SigV4; error answers become DelayQueueApiError / JobConflictError.
 import { sigV4Signer, regionOf } from './signer'
-import { JobConflictError } from './errors'
+import { DelayQueueApiError, JobConflictError } from './errors'
 import { scheduleBatch } from './batch'
 import { isOwnJob, scheduledOf, withId } from './own-job'
 import { answerOfEarlierAttempt, madeByEarlierAttempt } from './earlier-attempt'
 import { idempotencyHeader, newIdempotencyKey } from './idempotency-key'
+import { ReplayWindow } from './replays'
 import { call, DEFAULT_RETRY, type Transport } from './transport'
 import type {
   ApiClientOptions,
@@ -23,6 +24,8 @@ import type {
 
 export class DelayQueueApiClient {
   private readonly transport: Transport
+  /** What this client's earlier write answers said of the API's replays (src/api-client/replays.ts). */
+  private readonly replays = new ReplayWindow()
 
   constructor(options: ApiClientOptions) {
     const baseUrl = new URL(options.url)
@@ -46,13 +49,15 @@ export class DelayQueueApiClient {
   }
 
   /**
-   * POST /jobs. A job without an id gets one here, before the first attempt, and the call one Idempotency-Key, sent
-   * on each attempt, so that a retry (after a 503, a 429 or no answer) can never store it twice: the API answers an
-   * attempt after one it applied as that one, also once the job was dispatched. A taken id throws JobConflictError
-   * carrying the job that holds it (without its payload). Pass `idempotencyKey` (with an id) to retry a call whose
-   * outcome stayed unknown yourself: the same key again is answered as the applied attempt.
+   * POST /jobs. A job without an id gets one here, before the first attempt, so that a retry (after a 503, a 429 or no
+   * answer) can never store it twice: before a retry, a job or receipt found under the id that this call made counts as
+   * done (see below). A taken id throws JobConflictError carrying the job that holds it (without its payload).
+   * No Idempotency-Key is sent unless you pass `idempotencyKey` (with an `id`: the key is kept under it), to retry a
+   * call whose outcome stayed unknown yourself: the same key again is answered as the applied attempt. Without one, a
+   * job costs no receipt byte more (docs/cluster.md).
    */
   async schedule(input: JobInput, options: WriteOptions = {}): Promise<ScheduledJob> {
+    if (options.idempotencyKey !== undefined && input.id === undefined) throw idRequired()
     const job = withId(input)
     // An id made here names this call's job alone: before a retry, a job found under it (pending, or already handed to
     // SQS: its dispatch receipt) is the earlier attempt's, and the create is done. A retry that sent the job again
@@ -63,9 +68,10 @@ export class DelayQueueApiClient {
       input.id === undefined
         ? () => madeByEarlierAttempt(this.transport, job)
         : () => answerOfEarlierAttempt(this.transport, job.id, job, invokedAt, 201)
+    const headers = options.idempotencyKey === undefined ? {} : idempotencyHeader(options.idempotencyKey)
     try {
-      const headers = idempotencyHeader(options.idempotencyKey ?? newIdempotencyKey())
-      return (await call(this.transport, 'POST', '/jobs', job, { retryUnanswered: true, beforeRetry, headers })).body
+      const opts = { retryUnanswered: true, beforeRetry, headers, onAnswer: this.replays.seen }
+      return (await call(this.transport, 'POST', '/jobs', job, opts)).body
     } catch (e) {
       if (e instanceof JobConflictError && e.attempts > 1 && isOwnJob(job, e.existing)) return scheduledOf(e.existing)
       throw e
@@ -82,10 +88,12 @@ export class DelayQueueApiClient {
   }
 
   /**
-   * PUT /jobs/{id}: create or replace (new time, payload, queue). The call gets one Idempotency-Key, sent on each
-   * attempt: a retry (after a 503, a 429 or no answer) of a PUT the API applied already changes nothing and is
-   * answered as that attempt was, also once the job has been handed to SQS (sent again without the key, it would
-   * create the job a second time: the first copy has left Redis). `idempotencyKey`: your own, to retry the call.
+   * PUT /jobs/{id}: create or replace (new time, payload, queue). The call gets one Idempotency-Key (or yours,
+   * `idempotencyKey`), sent on each attempt: the API answers an attempt after one it applied as that one, also once the
+   * job was handed to SQS, while it keeps receipts. Once an answer has shown that it keeps them long enough for this
+   * client's retries, a PUT whose answer was lost is sent again; until then (receipts off, an API from before keys) it
+   * is not (applied and dispatched meanwhile, it would create the job a second time), and a retry after a 503 or a 429
+   * first looks for the job the earlier attempt made, as before keys.
    */
   async reschedule(
     id: string,
@@ -93,7 +101,12 @@ export class DelayQueueApiClient {
     options: WriteOptions = {},
   ): Promise<ScheduledJob & { created: boolean }> {
     const headers = idempotencyHeader(options.idempotencyKey ?? newIdempotencyKey())
-    const answer = await call(this.transport, 'PUT', jobPath(id), input, { retryUnanswered: true, headers })
+    const invokedAt = Date.now()
+    const onKey = () => this.replays.coversRetries(this.transport.retry, this.transport.timeoutMs)
+    const beforeRetry = async () =>
+      onKey() ? undefined : answerOfEarlierAttempt(this.transport, id, input, invokedAt, 200)
+    const opts = { retryUnanswered: onKey, beforeRetry, headers, onAnswer: this.replays.seen }
+    const answer = await call(this.transport, 'PUT', jobPath(id), input, opts)
     return { ...answer.body, created: answer.status === 201 }
   }
 
@@ -156,6 +169,15 @@ export class DelayQueueApiClient {
   async pauseSchedule(id: string, paused = true): Promise<ScheduleView> {
     return (await call(this.transport, 'POST', `${schedulePath(id)}/${paused ? 'pause' : 'resume'}`)).body
   }
+}
+
+/** As DelayQueue refuses it, before anything is sent: the key is kept under the job's id, which the call must name. */
+function idRequired(): DelayQueueApiError {
+  const error = new DelayQueueApiError(400, 'ValidationError', 'id: is required with an idempotency key', [
+    { path: 'id', message: 'is required with an idempotency key' },
+  ])
+  error.attempts = 0
+  return error
 }
 
 const jobPath = (id: string) => `/jobs/${encodeURIComponent(id)}`

@@ -1,16 +1,17 @@
-// Before a create is sent again: did an earlier attempt of this very call store the job? It may have been handed to
+// Before a write is sent again: did an earlier attempt of this very call store the job? It may have been handed to
 // SQS since (gone from Redis: only its dispatch receipt, GET /jobs/{id} status "dispatched", tells), or be about to
-// (a job seen dispatching may be gone a moment later). Since each write carries an Idempotency-Key (one per call, the
-// same on each attempt: src/api-client/idempotency-key.ts), the API itself answers an attempt after one it applied as
-// that one, from the job record or its receipt, which both keep the key (lua/enqueue.lua): a PUT (reschedule()) needs
-// no look-up at all, and for a create this look-up is a first check that saves the request. Batches carry no key per
-// entry: for their entries sent again it is still the only guard.
+// (a job seen dispatching may be gone a moment later). A write that carries an Idempotency-Key (reschedule() always,
+// schedule() when its caller passes one: src/api-client/idempotency-key.ts) is answered by the API itself as the
+// attempt it applied, from the job record or its receipt (lua/enqueue.lua), while the API keeps receipts: a PUT skips
+// this look-up once the client has seen the API say so (src/api-client/replays.ts), and uses it otherwise (receipts
+// off, an API from before keys). A create without a key relies on this look-up (and on a 409's job being its own);
+// batches carry no key per entry: for their entries sent again it is the only guard.
 // A job or receipt found counts as this call's only when it was created after the call began (an older job under the
 // id, dispatched while the call waited, was created before it) and is due no earlier than this call could have made
 // it due (its runAt, or its creation + delayMs). The comparison is the client's clock against Redis's: a client
-// running ahead only misses its own receipt and sends the write again (a single create then meets its own key; a
-// batch entry may be created again). A replace keeps the replaced job's creation time, which is why the look-up could
-// never recognise a PUT, and why PUT relies on the key alone.
+// running ahead only misses its own receipt and sends the write again (a create with an id the client made then
+// meets its own job: a 409 it recognises, or, dispatched meanwhile, a second copy). A replace keeps the replaced
+// job's creation time, which is why the look-up can never recognise a PUT, and why PUT relies on the key when it can.
 import { scheduledOf, type JobWithId } from './own-job'
 import { call, type Answer, type Transport } from './transport'
 import type { JobInput, JobView } from './types'

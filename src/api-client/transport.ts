@@ -41,8 +41,11 @@ export interface Answer {
 export interface CallOptions {
   /** Statuses answered rather than thrown (a 404 for a lookup). */
   allow?: number[]
-  /** Retry a call that got no answer (connection reset, timeout): only for a request that is safe to repeat. */
-  retryUnanswered?: boolean
+  /**
+   * Retry a call that got no answer (connection reset, timeout): only for a request that is safe to repeat. A function
+   * is asked when that happens (whether it is safe may be learnt from earlier answers).
+   */
+  retryUnanswered?: boolean | (() => boolean)
   /**
    * Asked before each retry: an answer it gives ends the call with it, instead of sending the request again (a create
    * whose earlier attempt is found to have been carried out already).
@@ -50,6 +53,8 @@ export interface CallOptions {
   beforeRetry?: () => Promise<Answer | undefined>
   /** Sent on every attempt (the Idempotency-Key of a job write: one per call, the same on each of its attempts). */
   headers?: Record<string, string>
+  /** Told of every answer an attempt got (its status and headers), errors included. */
+  onAnswer?: (status: number, headers: Headers) => void
 }
 
 /**
@@ -61,7 +66,7 @@ export async function call(
   method: string,
   path: string,
   body?: unknown,
-  { allow = [], retryUnanswered = false, beforeRetry, headers: extra }: CallOptions = {},
+  { allow = [], retryUnanswered = false, beforeRetry, headers: extra, onAnswer }: CallOptions = {},
 ): Promise<Answer> {
   const url = new URL(t.baseUrl.pathname.replace(/\/$/, '') + path, t.baseUrl)
   const text = body === undefined ? undefined : JSON.stringify(body)
@@ -76,12 +81,14 @@ export async function call(
       answer = await res.text()
     } catch (e) {
       // No answer: the request may or may not have been carried out.
-      if (!retryUnanswered || attempt >= t.retry.attempts) throw e
+      const retry = typeof retryUnanswered === 'function' ? retryUnanswered() : retryUnanswered
+      if (!retry || attempt >= t.retry.attempts) throw e
       await sleep(retryDelayMs(t.retry, attempt, null))
       const found = await beforeRetry?.()
       if (found) return found
       continue
     }
+    onAnswer?.(res.status, res.headers)
     if (res.ok || allow.includes(res.status)) {
       return {
         status: res.status,

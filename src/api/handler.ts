@@ -6,6 +6,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
 import { DelayQueue, type DelayQueueEngine } from '../direct/delay-queue'
 import { createLogger, Logger, type Log } from '../logger'
 import { errorMapper } from './error-middleware'
+import { replayWindow } from './replay-window'
 import type { ApiResponse } from './response'
 import { matchRoute } from './router'
 import { routes } from './routes'
@@ -26,6 +27,8 @@ export function createApiHandler(engine: DelayQueueEngine, options: ApiHandlerOp
   const handler = middy<APIGatewayProxyEventV2, ApiResponse, Error, Context>().use(httpHeaderNormalizer())
   // Every line logged during a request carries its Lambda request id.
   if (logger instanceof Logger) handler.use(injectLambdaContext(logger, { resetKeys: true }))
+  // replayWindow before errorMapper: middy runs onError in reverse order, so it sees the mapped error answer.
+  handler.use(replayWindow(engine.config.dispatchReceiptTtlMs))
   return handler.use(errorMapper(logger)).handler(async (event) => {
     const route = matchRoute(event)
     return routes[route.name](queue, event, route.id, routeOptions)

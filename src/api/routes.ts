@@ -31,6 +31,13 @@ export const routes: Record<RouteName, RouteHandler> = {
   },
 
   async createBatch(queue, event, _id, options) {
+    // Its entries carry no key, and one key for the whole batch could not be answered entry by entry: refused before
+    // anything is read or written, rather than taken for a promise it does not keep.
+    if (event.headers?.['idempotency-key'] !== undefined) {
+      throw new ValidationError([
+        { path: 'Idempotency-Key', message: 'is not taken by POST /jobs/batch: send a job with a key by POST /jobs' },
+      ])
+    }
     const raw = rawJsonBody(event)
     if (raw.bytes > options.maxBatchBytes) throw new BatchTooLargeError(raw.bytes, options.maxBatchBytes)
     const inputs = validateBatch(parseJson(raw))

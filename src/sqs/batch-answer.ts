@@ -41,12 +41,27 @@ export function parsedBatchAnswers(sqs: SQSClient): void {
   }
 }
 
-/** Every byte of a Node stream, read by its events (so it also flows to its end: the keep-alive socket is freed). */
-function readAll(stream: Readable): Promise<Uint8Array> {
+/**
+ * Every byte of a Node stream, read by its events (so it also flows to its end: the keep-alive socket is freed). A
+ * stream that closes before its end (destroyed without an error: its socket went away) rejects: without that, the
+ * send would wait forever. A stream that stalls is ended by the send's own bound (sendPrebuilt's signal destroys it).
+ */
+export function readAll(stream: Readable): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
+    if (stream.destroyed && !stream.readableEnded) return reject(new AnswerCutError())
     const chunks: Buffer[] = []
     stream.on('data', (chunk: Buffer) => chunks.push(chunk))
     stream.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
     stream.once('error', reject)
+    // After 'end' (or 'error') this comes too, and changes nothing: the promise is settled.
+    stream.once('close', () => reject(new AnswerCutError()))
   })
+}
+
+/** The answer's body ended before all of it arrived: SQS may have carried the call out (its answer is lost). */
+export class AnswerCutError extends Error {
+  constructor() {
+    super('the SendMessageBatch answer closed before its end')
+    this.name = 'AnswerCutError'
+  }
 }

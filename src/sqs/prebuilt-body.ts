@@ -36,10 +36,38 @@ export function sendMessageBatchBody(queueUrl: string, entries: readonly Entry[]
   return `${json}]}`
 }
 
-/** Sends one SendMessageBatch whose body is `body` (sendMessageBatchBody); the client needs prebuiltBodies(). */
-export function sendPrebuilt(sqs: SQSClient, queueUrl: string, body: string): Promise<SendMessageBatchCommandOutput> {
+/**
+ * Sends one SendMessageBatch whose body is `body` (sendMessageBatchBody); the client needs prebuiltBodies(). With
+ * `maxMs`, the call (every SDK attempt, and reading the answer's body) is aborted after that long: the handler's
+ * requestTimeout stops counting once the answer's headers arrive, and an answer whose body stalls would hold the
+ * call (and its lane) forever. An aborted call may have been carried out by SQS: its jobs are released as maybe sent.
+ */
+export async function sendPrebuilt(
+  sqs: SQSClient,
+  queueUrl: string,
+  body: string,
+  maxMs?: number,
+): Promise<SendMessageBatchCommandOutput> {
   const input = { QueueUrl: queueUrl, Entries: [], [PREBUILT_BODY]: body }
-  return sqs.send(new SendMessageBatchCommand(input))
+  if (maxMs === undefined) return sqs.send(new SendMessageBatchCommand(input))
+  const abort = new AbortController()
+  const timer = setTimeout(() => abort.abort(new SendTimeoutError(maxMs)), maxMs)
+  try {
+    return await sqs.send(new SendMessageBatchCommand(input), { abortSignal: abort.signal })
+  } catch (e) {
+    // The SDK's AbortError says "Request aborted"; the scanner's log says why.
+    throw abort.signal.aborted ? abort.signal.reason : e
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** A SendMessageBatch call that did not end within its bound (sendPrebuilt): its outcome is unknown. */
+export class SendTimeoutError extends Error {
+  constructor(readonly ms: number) {
+    super(`SendMessageBatch did not end within ${ms} ms (its answer stalled?): SQS may have taken it`)
+    this.name = 'SendTimeoutError'
+  }
 }
 
 /** Installs the swap on a client: a command without a prebuilt body is left as the SDK built it. */

@@ -63,6 +63,11 @@ export interface StoredDispatchError {
   message: string
   /** A send failed in a way SQS may still have accepted (lua/release.lua): the job may run already. */
   maybeSent?: boolean
+  /**
+   * A dead job's due time (ms, as text), which the dead set's score (when it died) replaces: a write sent again with
+   * the token that stored the job answers with it (lua/enqueue.lua). Absent for a job that died before it was kept.
+   */
+  due?: string
 }
 
 export function decodeDispatchError(json: string): StoredDispatchError {

@@ -11,6 +11,9 @@
 // the token: Redis keeps a receipt hash compact (listpack) only while every receipt is at most 64 bytes, and the
 // 22-character key would push a common receipt (~50 bytes) past that, and with it the whole hash to ~140 bytes a
 // receipt. 8 hex digits (32 bits) of SHA-1: another write of the same id taken for this one is a 1 in 4 billion chance.
+// Not shorter: 6 base64url characters would carry 36 bits in 2 bytes less, but Lua has no base64 (redis.sha1hex is
+// hex) and 2 bytes are 2 more characters of queue name; the version is one character until the 36th replace, as a
+// created / replaced flag would be (a replay answers 201 or 200 by it). Queue-name limits: docs/cluster.md.
 // The creation time tells a retried create its own earlier attempt (created after the call began) from an older job
 // under the same id (src/api-client/earlier-attempt.ts).
 // (no payload), the message id's UUID as 22 characters of base64url. Compact on purpose: a receipt of a 20-character

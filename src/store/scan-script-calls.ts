@@ -147,6 +147,11 @@ export interface Refusal extends Settlement {
 
 export interface ReleaseParams {
   maxAttempts: number
+  /**
+   * How far past the script's own clock an absolute retry time may lie; later ones are moved earlier, all by one
+   * amount (lua/release.lua). Absent: no bound (times read from the same primary's clock, a claim's).
+   */
+  maxAheadMs?: number
   refusals: readonly Refusal[]
 }
 
@@ -165,16 +170,28 @@ export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[num
     },
     args: {
       maxAttempts: p.maxAttempts,
+      maxAheadMs: Math.max(0, Math.round(p.maxAheadMs ?? 0)),
       refusals: p.refusals.flatMap((r) => [
         r.id,
         r.token,
         r.error,
         r.jobsFault ? '1' : '0',
-        r.retryAtMs ?? `+${Math.max(0, Math.round(r.retryInMs ?? 0))}`,
+        retryField(r),
         r.maybeSent ? '1' : '0',
       ]),
     },
   }
+}
+
+/**
+ * A refusal's retry time as lua/release.lua takes it: absolute, or `+<ms>` from the script's clock. A time that is
+ * not a finite number (NaN from a clock not measured yet, Infinity) never reaches the script: its ZADD would fail
+ * there, mid-loop, after the refusals before it were applied. It counts as none given: `retryInMs`, else at once.
+ */
+function retryField(r: Refusal): number | string {
+  if (r.retryAtMs !== undefined && Number.isFinite(r.retryAtMs)) return r.retryAtMs
+  const inMs = r.retryInMs !== undefined && Number.isFinite(r.retryInMs) ? Math.max(0, Math.round(r.retryInMs)) : 0
+  return `+${inMs}`
 }
 
 /** lua/relay-hand-back.lua: 1 when the relay key held `owner` and was given back to `predecessor`, else 0. */

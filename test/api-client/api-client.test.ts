@@ -166,27 +166,44 @@ describe('DelayQueueApiClient: every route of the real API', () => {
     expect(same.existing.samePayload).toBe(true)
   })
 
-  it('sends one Idempotency-Key per call on every attempt; a call of yours with the same key is answered as the first', async () => {
+  it('sends an Idempotency-Key on every reschedule(), on schedule() only when you pass yours; a call with the same key is answered as the first', async () => {
     // prepare
     const from = api.received.length
     const c = client()
     const id = `key-${Date.now()}`
     const first = await c.schedule({ id, queue: 'orders', payload: 1, delayMs: 60_000 })
     await c.reschedule(id, { queue: 'orders', payload: 2, delayMs: 60_000 })
+    await c.reschedule(id, { queue: 'orders', payload: 3, delayMs: 60_000 })
     // act: your own retry of a create whose outcome you did not learn, with your key
     const idempotencyKey = 'my-own-key-0001'
     const mine = { id: `${id}.mine`, queue: 'orders', payload: 3, delayMs: 60_000 }
     const made = await c.schedule(mine, { idempotencyKey })
     const again = await c.schedule(mine, { idempotencyKey })
-    // assess: each call's key is its own; the second call with your key is not a 409
+    // assess: a create sends no key of its own (a receipt without one stays compact for longer queue names), each
+    // reschedule() its own, and the second call with your key is not a 409
     const keys = api.received.slice(from).map((r) => r.headers['idempotency-key'])
     expect(first.id).toBe(id)
-    expect(keys).toHaveLength(4)
-    expect(keys[0]).toMatch(/^[A-Za-z0-9_-]{22}$/)
+    expect(keys).toHaveLength(5)
+    expect(keys[0]).toBeUndefined()
     expect(keys[1]).toMatch(/^[A-Za-z0-9_-]{22}$/)
-    expect(keys[1]).not.toBe(keys[0])
-    expect(keys.slice(2)).toEqual([idempotencyKey, idempotencyKey])
+    expect(keys[2]).toMatch(/^[A-Za-z0-9_-]{22}$/)
+    expect(keys[2]).not.toBe(keys[1])
+    expect(keys.slice(3)).toEqual([idempotencyKey, idempotencyKey])
     expect(again).toEqual(made)
+  })
+
+  it('refuses your idempotencyKey on a schedule() without an id, naming id, and sends nothing', async () => {
+    // prepare
+    const from = api.received.length
+    // act
+    const error = await client()
+      .schedule({ queue: 'orders', payload: 1 }, { idempotencyKey: 'my-own-key-0002' })
+      .catch((e) => e)
+    // assess: as DelayQueue refuses it (the key is kept under the id; an id made per call would defeat it)
+    expect(error).toBeInstanceOf(DelayQueueApiError)
+    expect(error).toMatchObject({ status: 400, code: 'ValidationError' })
+    expect(error.details).toEqual([{ path: 'id', message: 'is required with an idempotency key' }])
+    expect(api.received.length).toBe(from)
   })
 
   it('throws NotFound when cancelling a job that is not pending', async () => {

@@ -216,22 +216,67 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
     await engine.store
       .enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs: 60_000 } })
       .catch(() => {})
-    let first = true
+    let lose = false
     const loseAnswer: typeof globalThis.fetch = async (url, init) => {
       const res = await fetch(url, init)
-      if (!first || init?.method !== 'PUT') return res
-      first = false
+      if (!lose || init?.method !== 'PUT') return res
+      lose = false
       await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
       throw new TypeError('fetch failed: other side closed')
     }
+    // (an earlier write's answer showed this client that the API keeps replays: here a 503, whose header says so)
+    const c = client(loseAnswer)
+    await c.reschedule(`${id}.earlier`, { queue: 'orders', payload: 0, delayMs: 60_000 }).catch(() => undefined)
+    lose = true
     // act
-    const put = await client(loseAnswer).reschedule(id, { queue: 'emails', payload: { v: 2 }, delayMs: 0 })
+    const put = await c.reschedule(id, { queue: 'emails', payload: { v: 2 }, delayMs: 0 })
     // assess
     expect(put).toMatchObject({ id, created: false })
     expect(await pendingIn('emails')).toBe(before)
     expect(countIds(await receiveAll(sqsClient, q.url)).get(id)).toBe(1)
     await s.close()
     sqsClient.destroy()
+  })
+
+  it('does not send a PUT whose answer was lost again while no answer has shown that the API keeps replays (receipts off)', async () => {
+    // prepare: an API that keeps no dispatch receipts (DISPATCH_RECEIPT_TTL_MS=0, allowed), so a key is honoured only
+    // while the job is stored; the client's earlier write was answered (without the replay window header). A PUT is
+    // applied, its answer lost, and the job handed to SQS before any retry.
+    const noReceipts = createEngine(testConfig({ DISPATCH_RECEIPT_TTL_MS: '0' }))
+    const noReceiptsApi = await serveApi(createApiHandler(noReceipts, { logger: quiet }))
+    const sqsClient = sqsClientFor()
+    const q = await createQueue(sqsClient, 'retry-put-no-receipts')
+    const s = testScanner(noReceipts, { queues: { emails: q.url }, receiptTtlMs: 0, ackHoldMs: 0 })
+    const pending = async () => (await noReceipts.store.stats()).queues.emails?.pending ?? 0
+    const id = `put-no-receipts-${Date.now()}`
+    let lose = false
+    const loseAnswer: typeof globalThis.fetch = async (url, init) => {
+      const res = await fetch(url, init)
+      if (!lose || init?.method !== 'PUT') return res
+      lose = false
+      await s.runUntil(async () => (await pending()) === 0, 10_000)
+      throw new TypeError('fetch failed: other side closed')
+    }
+    const c = new DelayQueueApiClient({
+      url: noReceiptsApi.url,
+      region: 'eu-west-1',
+      credentials,
+      retry: fastRetry,
+      fetch: loseAnswer,
+    })
+    const earlier = await c.reschedule(`${id}.earlier`, { queue: 'orders', payload: 0, delayMs: 60_000 })
+    lose = true
+    // act
+    const error = await c.reschedule(id, { queue: 'emails', payload: { v: 2 }, delayMs: 0 }).catch((e) => e)
+    // assess: the lost answer is the caller's to resolve; sent again, the PUT would have created the job a second time
+    expect(earlier).toMatchObject({ created: true })
+    expect(error).toBeInstanceOf(TypeError)
+    expect(await pending()).toBe(0)
+    expect(countIds(await receiveAll(sqsClient, q.url)).get(id)).toBe(1)
+    await s.close()
+    sqsClient.destroy()
+    await noReceiptsApi.close()
+    await noReceipts.close()
   })
 
   it("sends the PUT again when the receipt found is an older job's, dispatched while the first attempt was lost", async () => {

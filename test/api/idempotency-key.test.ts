@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { DelayQueue } from '../../src/direct/delay-queue'
 import { ValidationError } from '../../src/errors'
-import { bodyOf, request, testApi } from './api-helpers'
+import { bodyOf, redisSnapshot, request, testApi } from './api-helpers'
 
 const api = testApi()
 afterAll(() => api.close())
@@ -93,6 +93,61 @@ describe('Idempotency-Key on POST /jobs', () => {
     // assess
     expect(res.statusCode).toBe(400)
     expect(bodyOf(res).error.details).toEqual([{ path: 'id', message: 'is required with an idempotency key' }])
+  })
+})
+
+describe('Idempotency-Replay-Window-Ms: how long the API answers a write sent again once its job was dispatched', () => {
+  it('is on every answer of a job write, errors included, as DISPATCH_RECEIPT_TTL_MS; not on other routes', async () => {
+    // act
+    const id = `idem-window-${Date.now()}`
+    const created = await api.call(request('POST', '/jobs', { body: { id, queue: 'orders', payload: 1 } }))
+    const put = await api.call(request('PUT', `/jobs/${id}`, { body: { queue: 'orders', payload: 2 } }))
+    const refused = await api.call(request('PUT', `/jobs/${id}`, { body: { queue: 'nope', payload: 2 } }))
+    const taken = await api.call(request('POST', '/jobs', { body: { id, queue: 'orders', payload: 1 } }))
+    const read = await api.call(request('GET', `/jobs/${id}`))
+    // assess: a day, the default
+    const windows = [created, put, refused, taken].map((r) => [r.statusCode, r.headers['idempotency-replay-window-ms']])
+    expect(windows).toEqual([
+      [201, '86400000'],
+      [200, '86400000'],
+      [400, '86400000'],
+      [409, '86400000'],
+    ])
+    expect(read.headers['idempotency-replay-window-ms']).toBeUndefined()
+  })
+
+  it('is absent when the API keeps no dispatch receipts (DISPATCH_RECEIPT_TTL_MS=0)', async () => {
+    // prepare
+    const noReceipts = testApi({ DISPATCH_RECEIPT_TTL_MS: '0' })
+    // act
+    const id = `idem-no-window-${Date.now()}`
+    const headers = { 'idempotency-key': key(7) }
+    const put = await noReceipts.call(request('PUT', `/jobs/${id}`, { body: { queue: 'orders', payload: 1 }, headers }))
+    await noReceipts.close()
+    // assess
+    expect(put.statusCode).toBe(201)
+    expect(put.headers['idempotency-replay-window-ms']).toBeUndefined()
+  })
+})
+
+describe('Idempotency-Key on POST /jobs/batch', () => {
+  it('is refused with a 400 naming Idempotency-Key (the entries carry no key), and nothing is stored', async () => {
+    // prepare
+    const before = await redisSnapshot(api.engine)
+    const id = `idem-batch-${Date.now()}`
+    // act
+    const res = await api.call(
+      request('POST', '/jobs/batch', {
+        body: { jobs: [{ id, queue: 'orders', payload: 1 }] },
+        headers: { 'idempotency-key': key(8) },
+      }),
+    )
+    // assess
+    expect(res.statusCode).toBe(400)
+    expect(bodyOf(res).error.details).toEqual([
+      { path: 'Idempotency-Key', message: expect.stringContaining('is not taken by POST /jobs/batch') },
+    ])
+    expect(await redisSnapshot(api.engine)).toEqual(before)
   })
 })
 

@@ -250,6 +250,76 @@ describe('claims', () => {
     await s.close()
   })
 
+  it("fixes each refused job's retry time on its own shard's clock: a master 5 s behind gets its time, not another's", async () => {
+    // prepare: two shards (two masters of a Cluster); this process's clock is read as 5 s ahead while shard 1's claim
+    // runs, which is what a master whose clock is 5 s behind looks like to the scanner
+    const s = testStore({ shards: 2, buckets: 8 })
+    let skewMs = 0
+    const l = new Leases(s.redis, {
+      leaseMs: 5_000,
+      maxAttempts: 3,
+      backoffBaseMs: 100,
+      backoffMaxMs: 100,
+      localClock: () => Date.now() + skewMs,
+    })
+    const ids = Array.from({ length: 40 }, (_, i) => `own-clock-${i}`)
+    const a = ids.find((id) => s.keys.locate(id).shard.shard === 0)!
+    const b = ids.find((id) => s.keys.locate(id).shard.shard === 1)!
+    await s.store.enqueueMany([a, b].map((id) => job({ id })))
+    const [sh0, sh1] = s.keys.shards as [(typeof s.keys.shards)[0], (typeof s.keys.shards)[0]]
+    const [claimedA] = (await l.claim(sh0, await l.seedHints(sh0, 8), 8)).jobs
+    skewMs = 5_000
+    const [claimedB] = (await l.claim(sh1, await l.seedHints(sh1, 8), 8)).jobs
+    skewMs = 0
+    // act
+    const retryA = l.retryAt(claimedA!)
+    const retryB = l.retryAt(claimedB!)
+    // assess: each after its backoff (50-100 ms) on its own master's clock: b's 5 s below a's
+    expect(retryA - retryB).toBeGreaterThan(5_000 - 100)
+    expect(retryA - retryB).toBeLessThan(5_000 + 100)
+    await s.close()
+  })
+
+  it("moves retry times far past the primary's clock earlier, keeping their order, and leaves past ones as given", async () => {
+    // prepare: three jobs of one FIFO group claimed while the scanner read Redis's clock an hour ahead (then the
+    // primary failed over to one an hour behind, and no claim has sampled it yet)
+    const s = testStore({ shards: 1, buckets: 8 })
+    let skewMs = -3_600_000
+    const options = { leaseMs: 5_000, maxAttempts: 3, backoffBaseMs: 100, backoffMaxMs: 100 }
+    const l = new Leases(s.redis, { ...options, localClock: () => Date.now() + skewMs })
+    const sh = s.keys.shards[0]!
+    await s.store.enqueueMany(
+      ['far-1', 'far-2', 'far-3', 'gone-by'].map((id) => job({ id, queue: 'events.fifo', groupId: 'g' })),
+    )
+    const claimed = (await l.claim(sh, await l.seedHints(sh, 8), 8)).jobs
+    const [first, second, third] = ['far-1', 'far-2', 'far-3'].map((id) => claimed.find((j) => j.id === id)!)
+    const goneBy = claimed.find((j) => j.id === 'gone-by')!
+    skewMs = 0
+    const retries = [
+      { ...first!, retryAtMs: l.retryAt(first!) },
+      { ...second!, retryAtMs: l.retryAt(second!, { job: first!, place: 1 }) },
+      { ...third!, retryAtMs: l.retryAt(third!, { job: first!, place: 2 }) },
+    ]
+    const [sec, micro] = await s.redis.time()
+    const redisNow = Number(sec) * 1_000 + Math.floor(Number(micro) / 1_000)
+    expect(retries[0]!.retryAtMs).toBeGreaterThan(redisNow + 3_500_000)
+    // act: one release of the three; another of a job given back at a past time (a claim fence, a run's end)
+    await l.release(
+      sh,
+      retries.map((r) => ({ ...r, error: 'throttled', jobsFault: false })),
+    )
+    await l.release(sh, [{ ...goneBy, error: 'given back', jobsFault: false, retryAtMs: redisNow - 1_000 }])
+    // assess: the latest lands at most the longest backoff and a lease ahead, the others 1 ms apart before it
+    const scores = await Promise.all(
+      ['far-1', 'far-2', 'far-3'].map(async (id) => Number(await s.redis.zscore(sh.inflight, id))),
+    )
+    expect(scores[2]).toBeLessThanOrEqual(redisNow + options.backoffMaxMs + options.leaseMs + 1_000)
+    expect(scores[2]).toBeGreaterThanOrEqual(redisNow + options.backoffMaxMs + options.leaseMs)
+    expect(scores).toEqual([scores[2]! - 2, scores[2]! - 1, scores[2]])
+    expect(Number(await s.redis.zscore(sh.inflight, 'gone-by'))).toBe(redisNow - 1_000)
+    await s.close()
+  })
+
   it('retries a released job after its backoff and sends it to the dead set after the last attempt', async () => {
     // a backoff of 250-500 ms (equal jitter): the claim right after a release comes well within it
     const slow = new Leases(t.redis, { leaseMs: 150, maxAttempts: 3, backoffBaseMs: 500, backoffMaxMs: 500 })

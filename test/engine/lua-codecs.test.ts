@@ -119,6 +119,42 @@ describe('the write token digest in a dispatch receipt (src/store/receipt.ts, lu
     expect(inLua ?? null).toBe(hasToken ? luaDigest : null)
   })
 
+  // The longest queue name whose receipts stay within hash-max-listpack-value (64 bytes), measured on encodeReceipt's
+  // output: docs/cluster.md's receipt-size paragraph states these figures. Common: one attempt, accepted within 1.3 s
+  // of its due time, a delay under 16 hours, never replaced; long: 9 attempts, accepted up to 46 s late, a delay of up
+  // to a year, replaced up to 35 times. Due in 2026 (8 base-36 digits until 2059), message ids UUIDs (SQS's).
+  type Shape = { attempts: number; lateMs: number; delayMs: number; version: number }
+  const shapes: [string, Shape, number, number][] = [
+    ['common', { attempts: 1, lateMs: 1_295, delayMs: 16 * 3_600_000, version: 0 }, 21, 11],
+    ['long', { attempts: 9, lateMs: 46_655, delayMs: 365 * 86_400_000, version: 35 }, 18, 8],
+  ]
+  it.each(shapes)(
+    'keeps a %s receipt compact up to a measured queue name length, without and with a write token',
+    (_, c, plain, keyed) => {
+      // prepare
+      const dueMs = Date.parse('2026-11-26T07:00:00Z')
+      const receipt = (queue: string, key: boolean) =>
+        encodeReceipt({
+          attempts: c.attempts,
+          dueMs,
+          acceptedAtMs: dueMs + c.lateMs,
+          messageId: base.messageId,
+          queue,
+          createdAtMs: dueMs - c.delayMs,
+          ...(key ? { written: { version: c.version, tokenDigest: writeTokenDigest('k-1_AbCdEfGh') } } : {}),
+        })
+      // act: the longest name that fits
+      const longest = (key: boolean) => {
+        let n = 0
+        while (Buffer.byteLength(receipt('q'.repeat(n + 1), key)) <= 64) n++
+        return n
+      }
+      // assess
+      expect([longest(false), longest(true)]).toEqual([plain, keyed])
+      expect(Buffer.byteLength(receipt('', true)) - Buffer.byteLength(receipt('', false))).toBe(10)
+    },
+  )
+
   it('stays within the 64 bytes a compact receipt hash allows, for a common queue name and a year-long delay', () => {
     // (hash-max-listpack-value: one longer value turns the whole hash into a table, ~140 bytes a receipt)
     const longest = encodeReceipt({

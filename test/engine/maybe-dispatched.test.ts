@@ -7,6 +7,8 @@ import { startSqsFaultProxy } from '../support/sqs-fault-proxy'
 import { errorResponse } from '../../src/api/error-response'
 import { JobMaybeDispatchedError } from '../../src/errors'
 import { mayHaveArrived } from '../../src/scan/dispatch/send-batch'
+import { AnswerCutError } from '../../src/sqs/batch-answer'
+import { SendTimeoutError } from '../../src/sqs/prebuilt-body'
 import { job, testStore } from '../support/engine'
 import { eventually } from '../support/eventually'
 import { testScanner } from '../support/scanner'
@@ -88,7 +90,10 @@ describe.concurrent('a job whose send may have reached SQS', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })
     const throttled = { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } }
     const denied = { name: 'AccessDenied', $fault: 'client', $metadata: { httpStatusCode: 403 } }
-    expect([reset, timeout, serverError].map(mayHaveArrived)).toEqual([true, true, true])
+    // A send past its bound (an answer that stalled after its headers) and an answer cut before its end.
+    const stalled = new SendTimeoutError(2_500)
+    const cut = new AnswerCutError()
+    expect([reset, timeout, serverError, stalled, cut].map(mayHaveArrived)).toEqual([true, true, true, true, true])
     expect([refused, throttled, denied].map(mayHaveArrived)).toEqual([false, false, false])
   })
 

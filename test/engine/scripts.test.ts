@@ -207,6 +207,23 @@ describe('script calls', () => {
     expect(call.args.expireAt).toBe(3 * 3_600_000 + 60_000)
   })
 
+  it('never passes release.lua a retry time that is not a finite number (its ZADD would fail mid-loop)', () => {
+    // prepare: refusals whose retry time is NaN (a clock not measured yet) or Infinity, beside good ones
+    const refusal = { token: 't', error: 'e', jobsFault: true }
+    const refusals = [
+      { ...refusal, id: 'a', retryAtMs: 100 },
+      { ...refusal, id: 'b', retryAtMs: Number.NaN },
+      { ...refusal, id: 'c', retryAtMs: Number.POSITIVE_INFINITY, retryInMs: 250.4 },
+      { ...refusal, id: 'd', retryInMs: Number.NaN },
+      { ...refusal, id: 'e', retryInMs: 40 },
+    ]
+    // act
+    const call = releaseCall(shard, { maxAttempts: 3, refusals })
+    // assess: each retry field (the 5th of a sextuple) is absolute and finite, or "+<whole ms>"
+    const fields = refusals.map((_, i) => (call.args.refusals as (string | number)[])[i * 6 + 4])
+    expect(fields).toEqual([100, '+0', '+250', '+0', '+40'])
+  })
+
   it('refuses a helper the prelude does not have', () => {
     expect(() => composeScript('--[[\n  Helpers: noSuchHelper\n]]\nreturn 1')).toThrow(/noSuchHelper/)
   })

@@ -3,6 +3,7 @@
 // into the dispatch receipt). Found by the chaos run: a PUT that replaced a pending job was applied, its answer lost,
 // the job dispatched, and the PUT sent again created the job anew: delivered twice.
 import { afterAll, describe, expect, it } from 'vitest'
+import { Leases } from '../../src/scan/claims/leases'
 import { JobStore } from '../../src/store/job-store'
 import { job, testStore } from '../support/engine'
 import { testScanner } from '../support/scanner'
@@ -96,5 +97,28 @@ describe('a create with an id sent again with its write token', () => {
     expect(await pending()).toBe(1)
     expect(countIds(await receiveAll(sqs, q.url)).get('made-now')).toBe(1)
     await close()
+  })
+})
+
+describe('a write sent again after its job died (SQS refused it on every attempt)', () => {
+  it('answers with the due time that write gave the job, not the time it died', async () => {
+    // prepare: a create with a token, due now; claimed a while later and refused as its own fault (1 attempt allowed)
+    const t = testStore({ shards: 1, buckets: 4 })
+    const shard = t.keys.shards[0]!
+    const leases = new Leases(t.redis, { leaseMs: 10_000, maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 })
+    const made = job({ id: 'dies', schedule: { delayMs: 0 }, writeToken: 'call-7-token' })
+    const first = await t.store.enqueue(made)
+    await new Promise((r) => setTimeout(r, 50))
+    const claimed = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
+    await leases.release(
+      shard,
+      claimed.jobs.map((j) => ({ ...j, error: 'refused' })),
+    )
+    expect(await t.store.get('dies')).toMatchObject({ status: 'dead' })
+    // act
+    const again = await t.store.enqueue(made)
+    // assess: the first attempt's answer (due when it made it due), not the dead set's score 50 ms or more later
+    expect(again).toEqual({ ...first, startScanner: false, replayed: 'stored' })
+    await t.close()
   })
 })

@@ -2,6 +2,8 @@
 // error answer is still the SDK's typed error.
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { afterAll, describe, expect, inject, it } from 'vitest'
+import { Readable } from 'node:stream'
+import { AnswerCutError, readAll } from '../../src/sqs/batch-answer'
 import { createSqsClient } from '../../src/sqs/sqs-client'
 import { JOB_ID_ATTRIBUTE } from '../../src/sqs/envelope'
 import { sendMessageBatchBody, sendPrebuilt } from '../../src/sqs/prebuilt-body'
@@ -87,5 +89,27 @@ describe('SendMessageBatch answers', () => {
     expect(error.$metadata?.httpStatusCode).toBe(400)
     expect(error.$fault).toBe('client')
     ours.destroy()
+  })
+
+  it('read from a stream that closes before its end reject instead of waiting forever', async () => {
+    // prepare: half an answer arrived, then the stream is destroyed without an error (its socket went away)
+    const body = new Readable({ read() {} })
+    body.push('{"Successful":[')
+    // act
+    const read = readAll(body)
+    setImmediate(() => body.destroy())
+    // assess
+    await expect(read).rejects.toBeInstanceOf(AnswerCutError)
+  })
+
+  it('read from a stream that was destroyed already reject at once', async () => {
+    const body = new Readable({ read() {} })
+    body.destroy()
+    await expect(readAll(body)).rejects.toBeInstanceOf(AnswerCutError)
+  })
+
+  it('read from a stream that ends resolve with every byte', async () => {
+    const body = Readable.from([Buffer.from('{"Successful":'), Buffer.from('[]}')])
+    expect(Buffer.from(await readAll(body)).toString('utf8')).toBe('{"Successful":[]}')
   })
 })

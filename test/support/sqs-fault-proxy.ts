@@ -6,6 +6,8 @@
 //     be lost after the endpoint already took the messages (the case that turns into a duplicate, never a loss);
 //   - lost answers: dropAnswers(n) lets the next n SendMessageBatch calls reach the endpoint (their messages are
 //     taken) and then resets the connection instead of answering: the sender cannot know they were accepted;
+//   - stalled answers: stallAnswers(n) lets the next n SendMessageBatch calls reach the endpoint (their messages are
+//     taken), sends the answer's headers and half its body, and then nothing more (the connection stays open);
 //   - slow sends: setBatchDelay(ms) holds every SendMessageBatch that long before passing it on (a send in flight);
 //   - refusals that are the sender's fault: setSenderFault(true) reports refused entries as SQS does for a message
 //     it will never take (SenderFault true), instead of as a server-side error.
@@ -41,6 +43,8 @@ export interface SqsFaultStats {
   cuts: number
   /** SendMessageBatch calls the endpoint carried out whose answer was dropped (dropAnswers). */
   answersDropped: number
+  /** SendMessageBatch calls the endpoint carried out whose answer stalled after its headers (stallAnswers). */
+  answersStalled: number
 }
 
 export interface SqsFaultProxy {
@@ -54,6 +58,8 @@ export interface SqsFaultProxy {
   setBatchDelay(ms: number): void
   /** The next `count` SendMessageBatch calls are carried out, and their connection reset instead of answered. */
   dropAnswers(count: number): void
+  /** The next `count` SendMessageBatch calls are carried out, and their answer stops after its headers. */
+  stallAnswers(count: number): void
   cut(): Promise<void>
   restore(): Promise<void>
   /** Cut, wait `ms`, restore. */
@@ -83,8 +89,10 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
     requestsCut: 0,
     cuts: 0,
     answersDropped: 0,
+    answersStalled: 0,
   }
   let answersToDrop = 0
+  let answersToStall = 0
   let senderFault = false
   let batchDelayMs = 0
   const sockets = new Set<Socket>()
@@ -169,6 +177,14 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
       res.socket?.destroy()
       return
     }
+    if (req.headers['x-amz-target'] === BATCH_TARGET && answersToStall > 0 && up.status === 200) {
+      answersToStall--
+      stats.answersStalled++
+      // The full length announced, half of it sent: the reader waits for the rest until the socket goes (cut, close).
+      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0', 'content-length': String(up.body.length) })
+      res.write(up.body.subarray(0, Math.floor(up.body.length / 2)))
+      return
+    }
     if (refused.length && up.status === 200) {
       const result = JSON.parse(up.body.toString('utf8')) as { Successful?: unknown[]; Failed?: unknown[] }
       result.Failed = [...(result.Failed ?? []), ...refused.map(failure)]
@@ -231,6 +247,9 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
     },
     dropAnswers: (count) => {
       answersToDrop = count
+    },
+    stallAnswers: (count) => {
+      answersToStall = count
     },
     cut: () => {
       stats.cuts++

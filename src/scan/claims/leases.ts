@@ -16,7 +16,7 @@ import { rideOut } from '../../store/ride-out'
 import { runScript, type ScriptedClient } from '../../store/scripts'
 import { guard } from '../../store/redis-errors'
 import { heldBackAt, retryAtOf, retryDelayMs } from './backoff'
-import { RedisClock } from '../loop/clock'
+import { ShardClocks } from '../loop/clock'
 import type { HeldBehind } from '../dispatch/lane'
 import { ackOccurrences } from './occurrence-ack'
 import type { ClaimedJob, ClaimResult } from './claimed-job'
@@ -67,7 +67,8 @@ const HINT_LOOKAHEAD_MS = 25
 const FULL_REQUEST_JOBS = 10
 
 export class Leases {
-  private readonly clock = new RedisClock()
+  /** Each shard's primary has its own clock (Cluster masters, a primary after a failover): src/scan/loop/clock.ts. */
+  private readonly clocks = new ShardClocks()
   private readonly localNow: () => number
 
   constructor(
@@ -79,9 +80,9 @@ export class Leases {
     this.localNow = options.localClock ?? Date.now
   }
 
-  /** Redis's clock now, from the offset the claims measured (this process's clock until the first claim). */
-  redisNowMs(): number {
-    return this.clock.toRedis(this.localNow())
+  /** Redis's clock now on `shard`'s primary, or the one claimed last (this process's until a first claim). */
+  redisNowMs(shard?: number): number {
+    return this.clocks.of(shard ?? -1).toRedis(this.localNow())
   }
 
   /** The earliest buckets of a shard: hints for a first claim. */
@@ -119,7 +120,7 @@ export class Leases {
       call,
       { token, maxAttempts },
     )
-    this.clock.observe(Number(now), sentAt, this.localNow())
+    this.clocks.observe(shard.shard, Number(now), sentAt, this.localNow())
     const jobs: ClaimedJob[] = []
     const claimedAtMs = Number(now)
     for (let i = 0; i < flat.length; i += 5) {
@@ -165,7 +166,7 @@ export class Leases {
     const [jobsAcked, acked] = await Promise.all([
       ackJobs(),
       ackOccurrences(this.redis, this.keys, shard, occurrences, {
-        redisNowMs: this.redisNowMs(),
+        redisNowMs: this.redisNowMs(shard.shard),
         windowMs: this.options.windowMs ?? 0,
         receipts: plan,
       }),
@@ -174,17 +175,17 @@ export class Leases {
   }
 
   /**
-   * When a refused job is tried again (Redis ms, src/scan/claims/backoff.ts); a held-back FIFO job right after its
-   * blocker's retry time, in its place.
+   * When a refused job is tried again (Redis ms, src/scan/claims/backoff.ts), on its own shard's primary's clock; a
+   * held-back FIFO job: its blocker's figure + its place, on any shard (its order: src/scan/loop/fifo-merge.ts).
    */
   retryAt(job: ClaimedJob, after?: HeldBehind): number {
-    const now = this.redisNowMs()
-    return after ? heldBackAt(after, this.options, now) : retryAtOf(job, this.options, now)
+    if (after) return heldBackAt(after, this.options, this.redisNowMs(after.job.shard))
+    return retryAtOf(job, this.options, this.redisNowMs(job.shard))
   }
 
-  /** Redis time -> this process's clock (from the offset the claims measured). */
-  localMs(redisMs: number): number {
-    return this.clock.toLocal(redisMs)
+  /** Redis time on `shard`'s primary -> this process's clock (from the offset that shard's claims measured). */
+  localMs(redisMs: number, shard?: number): number {
+    return this.clocks.of(shard ?? -1).toLocal(redisMs)
   }
 
   /**
@@ -200,7 +201,11 @@ export class Leases {
   ): Promise<{ released: number; dead: number; deadIds?: string[]; retired: number }> {
     if (items.length === 0) return { released: 0, dead: 0, retired: 0 }
     const refusals = refusalsOf(items, this.options)
-    const call = releaseCall(shard, { maxAttempts: this.options.maxAttempts, refusals })
+    const call = releaseCall(shard, {
+      maxAttempts: this.options.maxAttempts,
+      maxAheadMs: maxAheadMs(this.options),
+      refusals,
+    })
     const [released, dead, deadIds, retired] = await guard(rideOut(this.redis, () => runScript(this.redis, call)))
     const gone = Number(dead) + Number(retired ?? 0)
     return {
@@ -222,13 +227,23 @@ export type ReleaseItem = Settlement & {
   maybeSent?: boolean
 }
 
+/**
+ * A retry time lies at most the longest backoff and a lease (a FIFO job's place behind its blocker) ahead of Redis's
+ * clock, a give-back's at most a window; further out, the scanner's reading of the shard's clock was wrong
+ * (lua/release.lua moves such times earlier).
+ */
+function maxAheadMs(o: LeaseOptions): number {
+  return o.backoffMaxMs + o.leaseMs + (o.windowMs ?? 0)
+}
+
 /** The release's refusals: retried at `retryAtMs`, else `retryInMs` (or the attempt's backoff) after the release. */
 function refusalsOf(items: readonly ReleaseItem[], options: LeaseOptions): Refusal[] {
   return items.map(({ retryAtMs, retryInMs, ...i }) => ({
     ...i,
     error: i.error.slice(0, 1000),
     jobsFault: i.jobsFault !== false,
-    ...(retryAtMs === undefined
+    // A retry time that is not a finite number (a clock not measured yet) falls back to the attempt's backoff.
+    ...(retryAtMs === undefined || !Number.isFinite(retryAtMs)
       ? { retryInMs: retryInMs ?? retryDelayMs(i.attempt ?? 1, options) }
       : { retryAtMs: Math.round(retryAtMs) }),
   }))

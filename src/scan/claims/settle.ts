@@ -44,7 +44,7 @@ export async function settleClaim(
         refused = refused.filter((r) => r.job.queue !== queue)
         hooks.released(queue, r.released, r.dead)
         if (r.deadIds?.length) hooks.died?.(r.deadIds)
-        const soonest = leases.localMs(Math.min(...items.map((i) => i.retryAtMs)))
+        const soonest = leases.localMs(Math.min(...items.map((i) => i.retryAtMs)), shard.shard)
         if (r.released) retryAt = Math.min(retryAt ?? Infinity, soonest)
       }
       return retryAt

@@ -18,7 +18,10 @@ export interface DispatchOptions {
   concurrency: number
   /** SQS limit for one message and for a whole batch (1 MiB). */
   maxBatchBytes: number
-  /** Longest a send can take (every SDK attempt): a job starts a send only while its lease outlasts this. */
+  /**
+   * Longest a send can take (every SDK attempt, the answer's body included): a job starts a send only while its
+   * lease outlasts this, and a send still going then is aborted (its jobs released as maybe sent).
+   */
   maxSendMs: number
   /**
    * FIFO: how long a refused job holds back the later jobs of its group that reach this dispatcher (its retry
@@ -177,7 +180,7 @@ export class Dispatcher {
       this.active++
       this.requests++
       lane.busy = lane.fifo
-      void sendBatch(this.options.sqs, lane, batch).finally(() => {
+      void sendBatch(this.options.sqs, lane, batch, this.options.maxSendMs).finally(() => {
         this.warmUp.used()
         this.active--
         lane.busy = false

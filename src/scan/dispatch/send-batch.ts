@@ -5,7 +5,11 @@ import { deduplicationId, JOB_ID_ATTRIBUTE } from '../../sqs/envelope'
 import { sendMessageBatchBody, sendPrebuilt } from '../../sqs/prebuilt-body'
 import { type FailedLines, groupOf, holdBackGroups, lineUp, type Lane, type QueuedSend, type SendResult } from './lane'
 
-export async function sendBatch(sqs: SQSClient, lane: Lane, batch: QueuedSend[]): Promise<void> {
+/**
+ * `maxSendMs` bounds the whole call (SDK attempts and the answer's body): a call past it ends as failed and maybe
+ * sent (its jobs are released for a retry, marked "may have been accepted"), never as a lane stuck waiting for it.
+ */
+export async function sendBatch(sqs: SQSClient, lane: Lane, batch: QueuedSend[], maxSendMs?: number): Promise<void> {
   // The request's JSON is built here, not by the SDK's serializer (src/sqs/prebuilt-body.ts: CPU per message).
   const entries = batch.map(({ job, body }, i) => ({
     Id: `e${i}`,
@@ -26,6 +30,7 @@ export async function sendBatch(sqs: SQSClient, lane: Lane, batch: QueuedSend[])
       sqs,
       lane.queueUrl,
       sendMessageBatchBody(lane.queueUrl, entries, JOB_ID_ATTRIBUTE),
+      maxSendMs,
     )
     const acceptedAtMs = Date.now()
     for (const ok of result.Successful ?? []) {
