@@ -175,6 +175,19 @@ describe('dashboard server: whom it answers', () => {
     }
   })
 
+  it('answers a DLQ redrive whose queue name has a malformed %-escape with a 400 naming the queue', async () => {
+    // prepare: the dashboard's own origin, so the action passes the guard and reaches the route
+    const own = `127.0.0.1:${port}`
+    const headers = { host: own, origin: `http://${own}`, 'content-type': 'application/json' }
+    // act
+    const answer = await call('POST', '/api/dlqs/%E0%A4%A/redrive', headers)
+    // assess
+    expect(answer.status).toBe(400)
+    expect(JSON.parse(answer.body).error.details).toEqual([
+      { path: 'queue', message: 'is not a valid URL-encoded path segment' },
+    ])
+  })
+
   it('tells browsers never to frame it, on the page and on every answer', async () => {
     for (const [path, host] of [
       ['/', `127.0.0.1:${port}`],

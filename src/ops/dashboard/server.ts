@@ -99,14 +99,17 @@ function pendingRoute(queue: DelayQueue): [string, RegExp, Handler] {
   ]
 }
 
-/** The id in the path (`match[1]`), decoded and checked by `validate`; a malformed %-escape is a 400 on the id. */
-function idIn(match: RegExpMatchArray, validate: (id: string) => string): string {
+/**
+ * The path segment `match[1]` (an id, or a queue's name: `field`), decoded and checked by `validate`; a malformed
+ * %-escape is a 400 naming the field, not a URIError's 500.
+ */
+function idIn(match: RegExpMatchArray, validate: (id: string) => string, field = 'id'): string {
   let id: string
   try {
     id = decodeURIComponent(match[1]!)
   } catch (e) {
     if (e instanceof URIError)
-      throw new ValidationError([{ path: 'id', message: 'is not a valid URL-encoded path segment' }])
+      throw new ValidationError([{ path: field, message: 'is not a valid URL-encoded path segment' }])
     throw e
   }
   return validate(id)
@@ -136,7 +139,7 @@ function dlqRoutes(dlqs: DlqReader): [string, RegExp, Handler][] {
     [
       'POST',
       /^\/api\/dlqs\/([^/]+)\/redrive$/,
-      async (_req, m) => [200, await dlqs.redrive(decodeURIComponent(m[1]!))],
+      async (_req, m) => [200, await dlqs.redrive(idIn(m, (name) => name, 'queue'))],
     ],
   ]
 }
