@@ -331,7 +331,7 @@ describe('DelayQueueApiClient: a PUT sent again after a 503 or a 429 (its key, n
     return { own, ownApi, writer, close }
   }
 
-  it("applies its own write when another writer created the job while it was throttled, never taking that job for its own", async () => {
+  it('applies its own write when another writer created the job while it was throttled, never taking that job for its own', async () => {
     // prepare: writer A's first PUT is throttled (API Gateway's 429: nothing reached the handler); writer B creates
     // the job under the same id meanwhile, due when A's would be (created after A's call began: a look-up by creation
     // time could not tell B's job from A's)

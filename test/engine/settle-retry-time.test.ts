@@ -27,10 +27,22 @@ describe('settleClaim', () => {
     const { jobs } = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
     const claimed = jobs.find((j) => j.id === 'settle-nan') as ClaimedJob
     let released = 0
-    const hooks = { released: (_: string, n: number) => void (released += n), redisError: () => {} }
+    const hooks = {
+      released: (_queue: string, n: number) => {
+        released += n
+      },
+      redisError: () => {},
+    }
     const before = Date.now()
     // act
-    const retryAt = await settleClaim(leases, leases, shard, [], [{ job: claimed, error: 'throttled', jobsFault: false }], hooks)
+    const retryAt = await settleClaim(
+      leases,
+      leases,
+      shard,
+      [],
+      [{ job: claimed, error: 'throttled', jobsFault: false }],
+      hooks,
+    )
     // assess: the backoff drawn for it (half of 2 s kept, half drawn), on this process's clock
     expect(Number.isFinite(retryAt)).toBe(true)
     expect(retryAt).toBeGreaterThanOrEqual(before + 1_000 - 50)
