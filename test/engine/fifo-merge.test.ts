@@ -111,4 +111,26 @@ describe('FIFO merge across shards', () => {
     expect(ids(left)).toEqual(['q'])
     expect(merge.size).toBe(0)
   })
+
+  it('holds the later jobs of a group behind a retry on its way to its shard, though a claim reports that shard past it', () => {
+    // prepare: shard 0 was claimed up to 1,000; c (shard 1) is being released for a retry at 1,005 (its place behind
+    // a refused job of its group, fixed earlier), and is still leased: shard 1's claims find none of it
+    const merge = new FifoMerge(2)
+    merge.claimed(0, claim([], { dueByMs: 1_000, nextDueMs: 2_000 }), [])
+    const answered = merge.releasing(1, 1_005)
+    // act: claims of shard 1 that ran before the release report it claimed up to 1,010, then 1,020; shard 0 brings d, retried
+    // at 1,006 (right behind c); then the release answers, and shard 1's next claim takes c
+    merge.claimed(1, claim([], { dueByMs: 1_010, nextDueMs: 2_000 }), [])
+    const d = job('d', 100, 0, 2, 1_006)
+    const whileReleasing = merge.claimed(0, claim([d], { dueByMs: 1_020, nextDueMs: 2_000 }), [d])
+    merge.claimed(1, claim([], { dueByMs: 1_020, nextDueMs: 2_000 }), [])
+    answered()
+    const shard1Lags = merge.lags(1)
+    const c = job('c', 100, 1, 2, 1_005)
+    const afterClaim = merge.claimed(1, claim([c], { dueByMs: 1_030, nextDueMs: 2_000 }), [c])
+    // assess: d waited for c (shard 1's reach as claimed said nothing of c was left there)
+    expect(whileReleasing).toEqual([])
+    expect(shard1Lags).toBe(true)
+    expect(ids(afterClaim)).toEqual(['c', 'd'])
+  })
 })

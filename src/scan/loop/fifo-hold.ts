@@ -48,6 +48,20 @@ export class FifoHold {
   }
 
   /**
+   * `refused` jobs of `shard` are about to be released, each at its retry time (`retryAt`): the FIFO ones hold their
+   * shard's reach below it until the release has answered (FifoMerge.releasing). Returns what to call then.
+   */
+  releasing<T extends { job: ClaimedJob }>(
+    shard: number,
+    refused: readonly T[],
+    retryAt: (r: T) => number,
+  ): () => void {
+    let soonest = Infinity
+    for (const r of refused) if (isFifoQueue(r.job.queue)) soonest = Math.min(soonest, retryAt(r))
+    return soonest === Infinity ? () => {} : this.merge.releasing(shard, soonest)
+  }
+
+  /**
    * Whether `shard` should claim even though the scanner is full: it lags behind a held job, and held jobs take half
    * the room or more (they would otherwise wait for room that only they hold).
    */

@@ -44,12 +44,15 @@ interface Held {
 export class FifoMerge {
   /** Per shard number: the Redis ms up to which every job due on the shard has been claimed by this scanner. */
   private readonly reach: number[]
+  /** Per shard number: retry times of this scanner's releases to the shard that have not answered yet. */
+  private readonly onTheirWay: number[][]
   /** Claimed FIFO jobs not yet free to go, in (due time, shard, claim order) after each release. */
   private held: Held[] = []
   private seq = 0
 
   constructor(shards: number) {
     this.reach = new Array<number>(shards).fill(-Infinity)
+    this.onTheirWay = Array.from({ length: shards }, () => [])
   }
 
   get size(): number {
@@ -69,8 +72,8 @@ export class FifoMerge {
     const n = this.reach.length
     const below = new Array<number>(n + 1).fill(Infinity)
     const from = new Array<number>(n + 1).fill(Infinity)
-    for (let s = 0; s < n; s++) below[s + 1] = Math.min(below[s]!, this.reach[s]!)
-    for (let s = n - 1; s >= 0; s--) from[s] = Math.min(from[s + 1]!, this.reach[s]!)
+    for (let s = 0; s < n; s++) below[s + 1] = Math.min(below[s]!, this.reached(s))
+    for (let s = n - 1; s >= 0; s--) from[s] = Math.min(from[s + 1]!, this.reached(s))
     let free = 0
     for (const { job } of this.held) {
       if (below[job.shard]! < job.orderMs || from[job.shard]! < job.orderMs - 1) break
@@ -83,7 +86,34 @@ export class FifoMerge {
   lags(shard: number): boolean {
     const first = this.held[0]?.job
     if (!first) return false
-    return this.reach[shard]! < (shard < first.shard ? first.orderMs : first.orderMs - 1)
+    return this.reached(shard) < (shard < first.shard ? first.orderMs : first.orderMs - 1)
+  }
+
+  /**
+   * FIFO jobs of `shard` go back to it for a retry at `retryAtMs` (their place in their group when claimed again).
+   * Until that release has run, they are still leased: a claim of the shard meanwhile finds none of them and reports
+   * the shard claimed up to its time, which may be past their retry time (a held-back job's is its blocker's, fixed
+   * earlier; a loaded Redis or event loop delays the release). Taken at its word, the later jobs of their group on
+   * other shards would go first. So the shard counts as claimed up to just before `retryAtMs` while the release is on
+   * its way and after: only its next claim, which runs after the release (one connection answers in order), reaches
+   * further. Returns what to call once the release has answered or failed.
+   */
+  releasing(shard: number, retryAtMs: number): () => void {
+    const pending = this.onTheirWay[shard]!
+    pending.push(retryAtMs)
+    let answered = false
+    return () => {
+      if (answered) return
+      answered = true
+      pending.splice(pending.indexOf(retryAtMs), 1)
+      this.reach[shard] = Math.min(this.reach[shard]!, retryAtMs - 1)
+    }
+  }
+
+  /** How far `shard` has been claimed, below any retry on its way to it. */
+  private reached(shard: number): number {
+    const pending = this.onTheirWay[shard]!
+    return pending.length ? Math.min(this.reach[shard]!, Math.min(...pending) - 1) : this.reach[shard]!
   }
 
   /** The run ends: every held job, to be given back for the next run. */

@@ -219,11 +219,13 @@ export class Scanner {
         [...byShard(sent, refused)].map(async ([n, settled]) => {
           const shard = this.shards[n]!
           const { keys } = shard
-          const retryAt = await settleClaim(this.options.leases, this.acks, keys, settled.sent, settled.refused, {
+          const { leases } = this.options
+          const answered = this.fifo.releasing(n, settled.refused, (r) => leases.retryAt(r.job, r.after))
+          const retryAt = await settleClaim(leases, this.acks, keys, settled.sent, settled.refused, {
             released: (queue, released, dead) => this.tally.released(keys, queue, released, dead),
             died: (ids) => this.options.dispatcher.forgetRefused(ids),
             redisError: () => this.tally.redisError(),
-          })
+          }).finally(answered)
           // Their retry may come before the shard's sleep ends (a poll, or a due time + the window).
           if (retryAt !== null) bringForward(shard, retryAt)
         }),
