@@ -6,6 +6,7 @@ import type { Log } from '../../logger'
 import { FifoMerge } from './fifo-merge'
 import type { InFlight } from './in-flight'
 import type { Leases } from '../claims/leases'
+import type { RefusedJob } from '../dispatch/dispatcher'
 import type { ClaimedJob, ClaimResult } from '../claims/claimed-job'
 import type { ShardState } from './wake'
 
@@ -48,16 +49,12 @@ export class FifoHold {
   }
 
   /**
-   * `refused` jobs of `shard` are about to be released, each at its retry time (`retryAt`): the FIFO ones hold their
-   * shard's reach below it until the release has answered (FifoMerge.releasing). Returns what to call then.
+   * `refused` jobs of `shard` are about to be released, each at its retry time: the FIFO ones hold their shard's reach
+   * below it until the release has answered (FifoMerge.releasing). Returns what to call then.
    */
-  releasing<T extends { job: ClaimedJob }>(
-    shard: number,
-    refused: readonly T[],
-    retryAt: (r: T) => number,
-  ): () => void {
+  releasing(shard: number, refused: readonly RefusedJob[], leases: Pick<Leases, 'retryAt'>): () => void {
     let soonest = Infinity
-    for (const r of refused) if (isFifoQueue(r.job.queue)) soonest = Math.min(soonest, retryAt(r))
+    for (const r of refused) if (isFifoQueue(r.job.queue)) soonest = Math.min(soonest, leases.retryAt(r.job, r.after))
     return soonest === Infinity ? () => {} : this.merge.releasing(shard, soonest)
   }
 

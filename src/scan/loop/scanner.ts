@@ -217,17 +217,15 @@ export class Scanner {
       // A claim's jobs are of one shard; FIFO jobs freed by another shard's claim may be of several.
       await Promise.all(
         [...byShard(sent, refused)].map(async ([n, settled]) => {
-          const shard = this.shards[n]!
-          const { keys } = shard
-          const { leases } = this.options
-          const answered = this.fifo.releasing(n, settled.refused, (r) => leases.retryAt(r.job, r.after))
-          const retryAt = await settleClaim(leases, this.acks, keys, settled.sent, settled.refused, {
+          const { keys } = this.shards[n]!
+          const answered = this.fifo.releasing(n, settled.refused, this.options.leases)
+          const retryAt = await settleClaim(this.options.leases, this.acks, keys, settled.sent, settled.refused, {
             released: (queue, released, dead) => this.tally.released(keys, queue, released, dead),
             died: (ids) => this.options.dispatcher.forgetRefused(ids),
             redisError: () => this.tally.redisError(),
           }).finally(answered)
           // Their retry may come before the shard's sleep ends (a poll, or a due time + the window).
-          if (retryAt !== null) bringForward(shard, retryAt)
+          if (retryAt !== null) bringForward(this.shards[n]!, retryAt)
         }),
       )
     })().catch((e) => this.logger.error('delivery failed', { error: String(e) }))
