@@ -60,9 +60,14 @@ export async function sendPrebuilt(
   if (maxMs === undefined) return sqs.send(new SendMessageBatchCommand(input))
   const abort = new AbortController()
   const timer = setTimeout(() => abort.abort(new SendTimeoutError(maxMs)), maxMs)
+  // The handler ends a request when aborted; the SDK's wait between attempts only hears of a signal given in send()'s
+  // options, so the call itself ends at the abort too (the attempt that follows the wait is refused at once).
+  const aborted = new Promise<never>((_, reject) => {
+    abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true })
+  })
   try {
     const bounded = { ...input, [ABORT_SIGNAL]: abort.signal }
-    return await sqs.send(new SendMessageBatchCommand(bounded))
+    return await Promise.race([sqs.send(new SendMessageBatchCommand(bounded)), aborted])
   } catch (e) {
     // The SDK's AbortError says "Request aborted"; the scanner's log says why.
     throw abort.signal.aborted ? abort.signal.reason : e
