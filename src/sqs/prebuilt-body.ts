@@ -92,9 +92,8 @@ export class SendTimeoutError extends Error {
 export function prebuiltBodies(sqs: SQSClient): void {
   sqs.middlewareStack.add(
     (next) => async (args) => {
-      const input = args.input as Carrier
-      const body = input[PREBUILT_BODY]
-      const request = args.request as ({ body?: unknown; headers?: Record<string, string> } & Carrier) | undefined
+      const body = (args.input as Carrier)[PREBUILT_BODY]
+      const request = args.request as { body?: unknown; headers?: Record<string, string> } | undefined
       if (body !== undefined && request?.headers) {
         request.body = body
         for (const name of Object.keys(request.headers)) {
@@ -102,12 +101,19 @@ export function prebuiltBodies(sqs: SQSClient): void {
         }
         request.headers['content-length'] = String(Buffer.byteLength(body))
       }
-      // The same request object goes through every attempt (the retry middleware only sets headers on it).
-      if (input[ABORT_SIGNAL] && request) request[ABORT_SIGNAL] = input[ABORT_SIGNAL]
       return next(args)
     },
     // Before the content length is set and the request signed (both later in the build and finalize steps).
     { step: 'build', priority: 'high', name: 'sdqPrebuiltBody' },
+  )
+  sqs.middlewareStack.add(
+    (next) => async (args) => {
+      const abortSignal = (args.input as Carrier)[ABORT_SIGNAL]
+      if (abortSignal && args.request) (args.request as Carrier)[ABORT_SIGNAL] = abortSignal
+      return next(args)
+    },
+    // Last before the handler, on each attempt: signing hands on a copy of the request (without this mark).
+    { step: 'deserialize', priority: 'low', name: 'sdqAbortSignal' },
   )
   const handler = sqs.config.requestHandler as {
     handle(request: Carrier, options?: { abortSignal?: AbortSignal }): Promise<unknown>
