@@ -67,7 +67,7 @@ export class DelayQueueApiClient {
     const beforeRetry =
       input.id === undefined
         ? () => madeByEarlierAttempt(this.transport, job)
-        : () => answerOfEarlierAttempt(this.transport, job.id, job, invokedAt, 201)
+        : () => answerOfEarlierAttempt(this.transport, job.id, job, invokedAt)
     const headers = options.idempotencyKey === undefined ? {} : idempotencyHeader(options.idempotencyKey)
     try {
       const opts = { retryUnanswered: true, beforeRetry, headers, onAnswer: this.replays.seen }
@@ -89,11 +89,12 @@ export class DelayQueueApiClient {
 
   /**
    * PUT /jobs/{id}: create or replace (new time, payload, queue). The call gets one Idempotency-Key (or yours,
-   * `idempotencyKey`), sent on each attempt: the API answers an attempt after one it applied as that one, also once the
-   * job was handed to SQS, while it keeps receipts. Once an answer has shown that it keeps them long enough for this
-   * client's retries, a PUT whose answer was lost is sent again; until then (receipts off, an API from before keys) it
-   * is not (applied and dispatched meanwhile, it would create the job a second time), and a retry after a 503 or a 429
-   * first looks for the job the earlier attempt made, as before keys.
+   * `idempotencyKey`), sent on each attempt: the API answers an attempt after one it applied as that one, while the job
+   * is stored and, once it was handed to SQS, while the API keeps its receipt. A 503 or a 429 is sent again on the key
+   * alone: no look-up, since the id of a PUT is often written by several callers, and a job found under it may be
+   * another writer's (taking it would lose this call's write). A PUT whose answer was lost is sent again only once an
+   * answer has shown that the API keeps receipts long enough for this client's retries; until then (receipts off, an
+   * API from before keys) it is not (applied and dispatched meanwhile, it would create the job a second time).
    */
   async reschedule(
     id: string,
@@ -101,11 +102,8 @@ export class DelayQueueApiClient {
     options: WriteOptions = {},
   ): Promise<ScheduledJob & { created: boolean }> {
     const headers = idempotencyHeader(options.idempotencyKey ?? newIdempotencyKey())
-    const invokedAt = Date.now()
-    const onKey = () => this.replays.coversRetries(this.transport.retry, this.transport.timeoutMs)
-    const beforeRetry = async () =>
-      onKey() ? undefined : answerOfEarlierAttempt(this.transport, id, input, invokedAt, 200)
-    const opts = { retryUnanswered: onKey, beforeRetry, headers, onAnswer: this.replays.seen }
+    const retryUnanswered = () => this.replays.coversRetries(this.transport.retry, this.transport.timeoutMs)
+    const opts = { retryUnanswered, headers, onAnswer: this.replays.seen }
     const answer = await call(this.transport, 'PUT', jobPath(id), input, opts)
     return { ...answer.body, created: answer.status === 201 }
   }

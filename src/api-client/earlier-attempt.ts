@@ -1,17 +1,15 @@
-// Before a write is sent again: did an earlier attempt of this very call store the job? It may have been handed to
+// Before a create is sent again: did an earlier attempt of this very call store the job? It may have been handed to
 // SQS since (gone from Redis: only its dispatch receipt, GET /jobs/{id} status "dispatched", tells), or be about to
-// (a job seen dispatching may be gone a moment later). A write that carries an Idempotency-Key (reschedule() always,
-// schedule() when its caller passes one: src/api-client/idempotency-key.ts) is answered by the API itself as the
-// attempt it applied, from the job record or its receipt (lua/enqueue.lua), while the API keeps receipts: a PUT skips
-// this look-up once the client has seen the API say so (src/api-client/replays.ts), and uses it otherwise (receipts
-// off, an API from before keys). A create without a key relies on this look-up (and on a 409's job being its own);
-// batches carry no key per entry: for their entries sent again it is the only guard.
+// (a job seen dispatching may be gone a moment later). A create without an Idempotency-Key relies on this look-up (and
+// on a 409's job being its own); batches carry no key per entry: for their entries sent again it is the only guard.
+// A PUT never uses it (reschedule() sends its key again instead): a replace keeps the replaced job's creation time,
+// so the look-up cannot recognise one, and a PUT's id is often written by several callers, whose job, created while
+// this call waited, the look-up would take for this call's own (and this call's write would be lost).
 // A job or receipt found counts as this call's only when it was created after the call began (an older job under the
 // id, dispatched while the call waited, was created before it) and is due no earlier than this call could have made
 // it due (its runAt, or its creation + delayMs). The comparison is the client's clock against Redis's: a client
 // running ahead only misses its own receipt and sends the write again (a create with an id the client made then
-// meets its own job: a 409 it recognises, or, dispatched meanwhile, a second copy). A replace keeps the replaced
-// job's creation time, which is why the look-up can never recognise a PUT, and why PUT relies on the key when it can.
+// meets its own job: a 409 it recognises, or, dispatched meanwhile, a second copy).
 import { scheduledOf, type JobWithId } from './own-job'
 import { call, type Answer, type Transport } from './transport'
 import type { JobInput, JobView } from './types'
@@ -62,18 +60,17 @@ export async function madeByEarlierAttempt(t: Transport, job: JobWithId): Promis
   return { status: 201, attempts: found.attempts, headers: found.headers, body }
 }
 
-/** The job or receipt an earlier attempt of this call left (storedByEarlierAttempt), as the call's answer. */
+/** The job or receipt an earlier attempt of this create left (storedByEarlierAttempt), as the create's answer. */
 export async function answerOfEarlierAttempt(
   t: Transport,
   id: string,
   input: Omit<JobInput, 'id'>,
   invokedAt: number,
-  status: 200 | 201,
 ): Promise<Answer | undefined> {
   const found = await storedByEarlierAttempt(t, { ...input, id }, invokedAt)
   if (!found || found === LOOKUP_FAILED) return undefined
   const { view, attempts, headers } = found
   const dueAt = view.dueAt ?? view.runAt
   const body = { ...scheduledOf({ ...view, runAt: dueAt, createdAt: view.createdAt ?? dueAt }), id }
-  return { status, attempts, headers, body }
+  return { status: 201, attempts, headers, body }
 }

@@ -3,8 +3,8 @@
 // so on every answer of a job write (the `Idempotency-Replay-Window-Ms` header: DISPATCH_RECEIPT_TTL_MS, absent
 // when receipts are off; src/api/replay-window.ts). An API that keeps no receipts, or one from before keys were
 // honoured, sends none: a PUT whose answer was lost is then not safe to send again blindly (applied, and dispatched
-// since, it would be created a second time), and reschedule() behaves as before keys (a look-up before a retry, no
-// retry of an unanswered PUT).
+// since, it would be created a second time), and reschedule() throws its error instead (a 503 or a 429, answered,
+// is still sent again on its key).
 import type { RetryPolicy } from './transport'
 
 const HEADER = 'idempotency-replay-window-ms'

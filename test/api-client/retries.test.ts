@@ -317,6 +317,75 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
   })
 })
 
+describe('DelayQueueApiClient: a PUT sent again after a 503 or a 429 (its key, no look-up)', () => {
+  // An API that confirms its writes (no replica is waited for), on its own keys
+  const confirmingApi = async (env: Record<string, string> = {}) => {
+    const own = createEngine(testConfig(env))
+    const ownApi = await serveApi(createApiHandler(own, { logger: quiet }))
+    const writer = (fetch?: typeof globalThis.fetch) =>
+      new DelayQueueApiClient({ url: ownApi.url, region: 'eu-west-1', credentials, retry: fastRetry, fetch })
+    const close = async () => {
+      await ownApi.close()
+      await own.close()
+    }
+    return { own, ownApi, writer, close }
+  }
+
+  it('applies its own write when another writer created the job while it was throttled, never taking that job for its own', async () => {
+    // prepare: writer A's first PUT is throttled (API Gateway's 429: nothing reached the handler); writer B creates
+    // the job under the same id meanwhile, due when A's would be (created after A's call began: a look-up by creation
+    // time could not tell B's job from A's)
+    const { own, ownApi, writer, close } = await confirmingApi()
+    const id = `two-writers-${Date.now()}`
+    let throttled = false
+    const throttleFirst: typeof globalThis.fetch = async (url, init) => {
+      if (throttled || init?.method !== 'PUT') return fetch(url, init)
+      throttled = true
+      await writer().reschedule(id, { queue: 'orders', payload: { writer: 'B' }, delayMs: 60_000 })
+      return new Response(JSON.stringify({ message: 'Too Many Requests' }), { status: 429 })
+    }
+    try {
+      // act
+      const a = await writer(throttleFirst).reschedule(id, {
+        queue: 'orders',
+        payload: { writer: 'A' },
+        delayMs: 60_000,
+      })
+      // assess: A's write replaced B's (a replace: created false), and is the one stored
+      expect(a).toMatchObject({ id, queue: 'orders', created: false })
+      expect(await own.store.get(id)).toMatchObject({ payload: { writer: 'A' } })
+      expect(ownApi.received.filter((r) => r.method === 'PUT').map((r) => r.status)).toEqual([201, 200])
+    } finally {
+      await close()
+    }
+  })
+
+  it('answers created for the job its own first attempt created, answered 503 by an API without receipts', async () => {
+    // prepare: receipts off (no replay window: the client has not seen one); the first PUT creates the job, and
+    // the answer the client sees is a 503
+    const { own, ownApi, writer, close } = await confirmingApi({ DISPATCH_RECEIPT_TTL_MS: '0' })
+    const id = `put-own-503-${Date.now()}`
+    let first = true
+    const answerLost: typeof globalThis.fetch = async (url, init) => {
+      const res = await fetch(url, init)
+      if (!first || init?.method !== 'PUT') return res
+      first = false
+      return new Response(JSON.stringify({ error: { code: 'ServiceUnavailable', message: 'lost' } }), { status: 503 })
+    }
+    try {
+      // act
+      const put = await writer(answerLost).reschedule(id, { queue: 'orders', payload: { v: 1 }, delayMs: 60_000 })
+      // assess: the retry, on the same key, is answered as the attempt that created the job; nothing is rewritten
+      expect(put).toMatchObject({ id, created: true })
+      expect(ownApi.received.filter((r) => r.method === 'PUT').map((r) => r.status)).toEqual([201, 201])
+      expect(await own.store.get(id)).toMatchObject({ payload: { v: 1 } })
+      expect((await own.store.stats()).queues.orders?.pending).toBe(1)
+    } finally {
+      await close()
+    }
+  })
+})
+
 describe('DelayQueueApiClient: retried creates with ids given, whose first copies already left for SQS', () => {
   it('takes their dispatch receipts, one POST and a batch, and creates none of them again', async () => {
     // prepare: each first attempt is stored (503: no replica confirmed it) and handed to SQS before its retry

@@ -89,6 +89,8 @@ async function failover(
       onKill(killedAt)
       return cluster.kill(victim)
     },
+    // strict: a cut that failed, or did not hold until the kill, fails the case (it would pass as a plain kill)
+    { strict: true },
   )
   let owner = victim.id
   while (owner === victim.id && Date.now() - killedAt < 30_000) {

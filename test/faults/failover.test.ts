@@ -67,6 +67,8 @@ async function failover(setup: LocalSentinelSetup, cutMs: number) {
       killedAt = Date.now()
       old.process.kill('SIGKILL')
     },
+    // strict: a cut that failed, or did not hold until the kill, fails the case (it would pass as a plain kill)
+    { strict: true },
   )
   let promoted = oldAddress
   while (promoted === oldAddress && Date.now() - killedAt < 30_000) {

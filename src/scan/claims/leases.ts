@@ -198,9 +198,13 @@ export class Leases {
   async release(
     shard: ShardKeys,
     items: readonly ReleaseItem[],
-  ): Promise<{ released: number; dead: number; deadIds?: string[]; retired: number }> {
+  ): Promise<{ released: number; dead: number; deadIds?: string[]; retired: number; soonestRetryAtMs?: number }> {
     if (items.length === 0) return { released: 0, dead: 0, retired: 0 }
     const refusals = refusalsOf(items, this.options)
+    // The soonest retry time asked for (Redis ms), from the times sent: a time given that was not finite is replaced
+    // there by a delay after the release.
+    const nowMs = this.redisNowMs(shard.shard)
+    const soonestRetryAtMs = Math.min(...refusals.map((r) => r.retryAtMs ?? nowMs + (r.retryInMs ?? 0)))
     const call = releaseCall(shard, {
       maxAttempts: this.options.maxAttempts,
       maxAheadMs: maxAheadMs(this.options),
@@ -213,6 +217,7 @@ export class Leases {
       dead: Number(dead),
       ...(gone ? { deadIds: deadIds ?? [] } : {}),
       retired: Number(retired ?? 0),
+      soonestRetryAtMs,
     }
   }
 }

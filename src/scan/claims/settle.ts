@@ -44,8 +44,10 @@ export async function settleClaim(
         refused = refused.filter((r) => r.job.queue !== queue)
         hooks.released(queue, r.released, r.dead)
         if (r.deadIds?.length) hooks.died?.(r.deadIds)
-        const soonest = leases.localMs(Math.min(...items.map((i) => i.retryAtMs)), shard.shard)
-        if (r.released) retryAt = Math.min(retryAt ?? Infinity, soonest)
+        // From the retry times as released (a figure that was not finite replaced), never NaN.
+        if (r.released && r.soonestRetryAtMs !== undefined) {
+          retryAt = Math.min(retryAt ?? Infinity, leases.localMs(r.soonestRetryAtMs, shard.shard))
+        }
       }
       return retryAt
     } catch (e) {
