@@ -14,6 +14,10 @@ import {
 
 /** Where a command's input carries its prebuilt body (a symbol: the serializer only reads the schema's members). */
 const PREBUILT_BODY = Symbol('sdq.prebuiltBody')
+/** Where a command's input, and then its HTTP request, carries the signal that bounds the send (sendPrebuilt). */
+const ABORT_SIGNAL = Symbol('sdq.abortSignal')
+
+type Carrier = { [PREBUILT_BODY]?: string; [ABORT_SIGNAL]?: AbortSignal }
 
 type Entry = Pick<SendMessageBatchRequestEntry, 'Id' | 'MessageBody' | 'MessageGroupId' | 'MessageDeduplicationId'> & {
   jobId: string
@@ -41,6 +45,10 @@ export function sendMessageBatchBody(queueUrl: string, entries: readonly Entry[]
  * `maxMs`, the call (every SDK attempt, and reading the answer's body) is aborted after that long: the handler's
  * requestTimeout stops counting once the answer's headers arrive, and an answer whose body stalls would hold the
  * call (and its lane) forever. An aborted call may have been carried out by SQS: its jobs are released as maybe sent.
+ *
+ * The signal rides on the command's input, not in send()'s options: the SDK uses the client's cached handler
+ * (cacheMiddleware) only for a send without options, and with options it resolves the whole stack again and drops
+ * the cache. prebuiltBodies() hands the signal to the request handler, which aborts the request (and its body).
  */
 export async function sendPrebuilt(
   sqs: SQSClient,
@@ -52,8 +60,14 @@ export async function sendPrebuilt(
   if (maxMs === undefined) return sqs.send(new SendMessageBatchCommand(input))
   const abort = new AbortController()
   const timer = setTimeout(() => abort.abort(new SendTimeoutError(maxMs)), maxMs)
+  // The handler ends a request when aborted; the SDK's wait between attempts only hears of a signal given in send()'s
+  // options, so the call itself ends at the abort too (the attempt that follows the wait is refused at once).
+  const aborted = new Promise<never>((_, reject) => {
+    abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true })
+  })
   try {
-    return await sqs.send(new SendMessageBatchCommand(input), { abortSignal: abort.signal })
+    const bounded = { ...input, [ABORT_SIGNAL]: abort.signal }
+    return await Promise.race([sqs.send(new SendMessageBatchCommand(bounded)), aborted])
   } catch (e) {
     // The SDK's AbortError says "Request aborted"; the scanner's log says why.
     throw abort.signal.aborted ? abort.signal.reason : e
@@ -70,11 +84,15 @@ export class SendTimeoutError extends Error {
   }
 }
 
-/** Installs the swap on a client: a command without a prebuilt body is left as the SDK built it. */
+/**
+ * Installs the swap on a client: a command without a prebuilt body is left as the SDK built it. Also hands a bounded
+ * send's signal to the request handler, which the SDK would give it only from send()'s options (see sendPrebuilt).
+ * Call before the first send: the client caches its handler.
+ */
 export function prebuiltBodies(sqs: SQSClient): void {
   sqs.middlewareStack.add(
     (next) => async (args) => {
-      const body = (args.input as { [PREBUILT_BODY]?: string })[PREBUILT_BODY]
+      const body = (args.input as Carrier)[PREBUILT_BODY]
       const request = args.request as { body?: unknown; headers?: Record<string, string> } | undefined
       if (body !== undefined && request?.headers) {
         request.body = body
@@ -88,6 +106,23 @@ export function prebuiltBodies(sqs: SQSClient): void {
     // Before the content length is set and the request signed (both later in the build and finalize steps).
     { step: 'build', priority: 'high', name: 'sdqPrebuiltBody' },
   )
+  sqs.middlewareStack.add(
+    (next) => async (args) => {
+      const abortSignal = (args.input as Carrier)[ABORT_SIGNAL]
+      if (abortSignal && args.request) (args.request as Carrier)[ABORT_SIGNAL] = abortSignal
+      return next(args)
+    },
+    // Last before the handler, on each attempt: signing hands on a copy of the request (without this mark).
+    { step: 'deserialize', priority: 'low', name: 'sdqAbortSignal' },
+  )
+  const handler = sqs.config.requestHandler as {
+    handle(request: Carrier, options?: { abortSignal?: AbortSignal }): Promise<unknown>
+  }
+  const handle = handler.handle.bind(handler)
+  handler.handle = (request, options) => {
+    const abortSignal = request[ABORT_SIGNAL]
+    return handle(request, abortSignal ? { ...options, abortSignal } : options)
+  }
 }
 
 /**
@@ -95,7 +130,7 @@ export function prebuiltBodies(sqs: SQSClient): void {
  * benches). Parses the prebuilt body: not for the send path.
  */
 export function batchEntries(input: object): SendMessageBatchRequestEntry[] {
-  const body = (input as { [PREBUILT_BODY]?: string })[PREBUILT_BODY]
+  const body = (input as Carrier)[PREBUILT_BODY]
   if (body !== undefined) return (JSON.parse(body) as { Entries: SendMessageBatchRequestEntry[] }).Entries
   return (input as { Entries?: SendMessageBatchRequestEntry[] }).Entries ?? []
 }

@@ -95,6 +95,48 @@ describe('prebuilt SendMessageBatch bodies', () => {
     }
   })
 
+  it('bounded by a time limit, still use the cached stack, and each hands its abort signal to the request handler', async () => {
+    // prepare: count stack builds and watch what the SDK's HTTP handler is given (its class from a throwaway client:
+    // the client under test wraps its handler's method when created, so the class is patched before that)
+    const q = await createQueue(sqs, 'prebuilt-bounded')
+    const probe = createSqsClient({ region: 'us-east-1', sqsEndpoint: inject('sqsEndpoint'), sendConcurrency: 1 })
+    const handlerClass = Object.getPrototypeOf(probe.config.requestHandler) as {
+      handle(this: unknown, request: unknown, options?: { abortSignal?: AbortSignal }): Promise<unknown>
+    }
+    probe.destroy()
+    const handle = handlerClass.handle
+    const signals: (AbortSignal | undefined)[] = []
+    handlerClass.handle = function (request, options) {
+      signals.push(options?.abortSignal)
+      return handle.call(this, request, options)
+    }
+    const resolve = SendMessageBatchCommand.prototype.resolveMiddleware
+    let resolved = 0
+    SendMessageBatchCommand.prototype.resolveMiddleware = function (...args) {
+      resolved++
+      return resolve.apply(this, args)
+    }
+    const client = createSqsClient({ region: 'us-east-1', sqsEndpoint: inject('sqsEndpoint'), sendConcurrency: 1 })
+    try {
+      // act: five sends, each bounded as the scanner bounds them
+      for (let n = 0; n < 5; n++) {
+        const entries = [{ Id: 'e0', MessageBody: `{"n":${n}}`, jobId: `job-${n}` }]
+        const result = await sendPrebuilt(client, q.url, sendMessageBatchBody(q.url, entries, JOB_ID_ATTRIBUTE), 10_000)
+        expect((result.Successful ?? []).map((s) => s.Id)).toEqual(['e0'])
+      }
+      // assess: the stack was built once (options on send() would rebuild it on every send and drop the cache), and
+      // every request reached the handler with its own signal, not yet aborted
+      expect(resolved).toBe(1)
+      expect(signals).toHaveLength(5)
+      expect(new Set(signals).size).toBe(5)
+      for (const signal of signals) expect(signal?.aborted).toBe(false)
+    } finally {
+      SendMessageBatchCommand.prototype.resolveMiddleware = resolve
+      handlerClass.handle = handle
+      client.destroy()
+    }
+  })
+
   it('reach fauxqs with each body and job id attribute unchanged', async () => {
     // prepare
     const q = await createQueue(sqs, 'prebuilt')
