@@ -195,16 +195,10 @@ export class Leases {
    * transient failure (SQS down, throttled) never does. An occurrence whose schedule was deleted, paused or replaced
    * meanwhile is retired instead (lua/release.lua).
    */
-  async release(
-    shard: ShardKeys,
-    items: readonly ReleaseItem[],
-  ): Promise<{ released: number; dead: number; deadIds?: string[]; retired: number; soonestRetryAtMs?: number }> {
+  async release(shard: ShardKeys, items: readonly ReleaseItem[]): Promise<ReleaseResult> {
     if (items.length === 0) return { released: 0, dead: 0, retired: 0 }
     const refusals = refusalsOf(items, this.options)
-    // The soonest retry time asked for (Redis ms), from the times sent: a time given that was not finite is replaced
-    // there by a delay after the release.
-    const nowMs = this.redisNowMs(shard.shard)
-    const soonestRetryAtMs = Math.min(...refusals.map((r) => r.retryAtMs ?? nowMs + (r.retryInMs ?? 0)))
+    const soonestRetryAtMs = soonestRetryAt(refusals, this.redisNowMs(shard.shard))
     const call = releaseCall(shard, {
       maxAttempts: this.options.maxAttempts,
       maxAheadMs: maxAheadMs(this.options),
@@ -220,6 +214,23 @@ export class Leases {
       soonestRetryAtMs,
     }
   }
+}
+
+export interface ReleaseResult {
+  released: number
+  dead: number
+  deadIds?: string[]
+  retired: number
+  /** The soonest retry time the release asked for (Redis ms). */
+  soonestRetryAtMs?: number
+}
+
+/**
+ * The soonest retry time asked for (Redis ms), from the times sent: a time given that was not finite is replaced
+ * there by a delay after the release (refusalsOf).
+ */
+function soonestRetryAt(refusals: readonly Refusal[], nowMs: number): number {
+  return Math.min(...refusals.map((r) => r.retryAtMs ?? nowMs + (r.retryInMs ?? 0)))
 }
 
 export type ReleaseItem = Settlement & {
