@@ -63,6 +63,7 @@ export default defineConfig({
               'schedule-retry',
               'schedule-series',
               'schedule-settle',
+              'settle-retry-time',
             ].map((name) => `test/engine/${name}.test.ts`),
           ],
           globalSetup: ['test/support/cluster-setup.ts'],
