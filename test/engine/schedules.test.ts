@@ -157,7 +157,7 @@ describe('recurring schedules (store)', () => {
       first.jobs.map((j) => ({ id: j.id, token: j.token, error: 'refused' })),
     )
     // assess: dead, no successor, the schedule still names it
-    expect(released).toEqual({ released: 0, dead: 1, deadIds: [`refused@${start}`], retired: 0 })
+    expect(released).toMatchObject({ released: 0, dead: 1, deadIds: [`refused@${start}`], retired: 0 })
     expect(await q.get(`refused@${start}`)).toMatchObject({ status: 'dead' })
     expect(await occurrencesOf(t, 'refused')).toEqual([`refused@${start}`])
     expect((await q.getSchedule('refused'))!.nextRunAt).toBe(new Date(start).toISOString())
@@ -180,7 +180,7 @@ describe('recurring schedules (store)', () => {
       const q = testQueue(t)
       const { leases, shard, start, claimed } = await claimFirstOccurrence(t, q, 'unsure', 10)
       const ambiguous = claimed.jobs.map((j) => ({ ...j, error: 'timed out', jobsFault: false, maybeSent: true }))
-      expect(await leases.release(shard, ambiguous)).toEqual({ released: 1, dead: 0, retired: 0 })
+      expect(await leases.release(shard, ambiguous)).toMatchObject({ released: 1, dead: 0, retired: 0 })
       expect((await q.get(`unsure@${start}`))?.lastError).toMatchObject({ maybeSent: true })
       // act
       if (operation === 'delete') await q.deleteSchedule('unsure')

@@ -121,7 +121,7 @@ describe('leases written before the crash and fault counters existed', () => {
     expect(acked).toBe(1)
     expect(await t.store.get('old-held')).toBeNull()
     expect(retry?.attempt).toBe(10)
-    expect(refused).toEqual({ released: 1, dead: 0, retired: 0 })
+    expect(refused).toMatchObject({ released: 1, dead: 0, retired: 0 })
     expect(decodeLease((await t.redis.hget(shard.leases, 'old-retry'))!)).toMatchObject({
       attempt: 10,
       faults: 1,
