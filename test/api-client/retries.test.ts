@@ -32,6 +32,41 @@ const client = (fetch?: typeof globalThis.fetch) =>
   new DelayQueueApiClient({ url: api.url, region: 'eu-west-1', credentials, retry: fastRetry, fetch })
 const pendingIn = async (queue: string) => (await engine.store.stats()).queues[queue]?.pending ?? 0
 
+/**
+ * A target queue and a scanner that keeps receipts a day, on the shared engine: `drain()` hands every job stored since
+ * the stage began to SQS (a first attempt's job, dispatched before the client's retry).
+ */
+async function dispatchStage(queueName: string) {
+  const sqsClient = sqsClientFor()
+  const q = await createQueue(sqsClient, queueName)
+  const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
+  const before = await pendingIn('emails')
+  return {
+    sqsClient,
+    q,
+    s,
+    before,
+    drain: () => s.runUntil(async () => (await pendingIn('emails')) === before, 10_000),
+    close: async () => {
+      await s.close()
+      sqsClient.destroy()
+    },
+  }
+}
+
+/** A fetch that, once the first `method` request is answered, runs `drain` before handing the answer back. */
+function drainAfterFirst(method: string, drain: () => Promise<unknown>): typeof globalThis.fetch {
+  let first = true
+  return async (url, init) => {
+    const res = await fetch(url, init)
+    if (first && init?.method === method) {
+      first = false
+      await drain()
+    }
+    return res
+  }
+}
+
 describe('DelayQueueApiClient: a retried create exists once', () => {
   it('stores one job for a schedule() without an id whose write a replica never confirmed', async () => {
     // prepare
@@ -121,47 +156,24 @@ describe('DelayQueueApiClient: a retried create exists once', () => {
 describe('DelayQueueApiClient: a retried create whose first copy already left for SQS', () => {
   it('takes the dispatch receipt under its own id for the earlier attempt, and creates nothing again', async () => {
     // prepare: the first attempt is stored (503: no replica confirmed it) and handed to SQS before the retry
-    const sqsClient = sqsClientFor()
-    const q = await createQueue(sqsClient, 'retry-receipt')
-    const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
-    const before = await pendingIn('emails')
-    let first = true
-    const sendThenDrain: typeof globalThis.fetch = async (url, init) => {
-      const res = await fetch(url, init)
-      if (first && init?.method === 'POST') {
-        first = false
-        await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
-      }
-      return res
-    }
+    const { sqsClient, q, before, drain, close } = await dispatchStage('retry-receipt')
+    const sendThenDrain = drainAfterFirst('POST', drain)
     // act
     const job = await client(sendThenDrain).schedule({ queue: 'emails', payload: { once: true } })
     // assess: the one copy is in SQS, none is pending again
     expect(await engine.store.get(job.id)).toMatchObject({ status: 'dispatched', queue: 'emails' })
     expect(await pendingIn('emails')).toBe(before)
     expect(countIds(await receiveAll(sqsClient, q.url)).get(job.id)).toBe(1)
-    await s.close()
-    sqsClient.destroy()
+    await close()
   })
 })
 
 describe('DelayQueueApiClient: a retried PUT whose first copy already left for SQS', () => {
   it('is answered from the dispatch receipt its own write left (the same Idempotency-Key), and creates nothing again', async () => {
     // prepare: the first attempt is stored (503: no replica confirmed it) and handed to SQS before the retry
-    const sqsClient = sqsClientFor()
-    const q = await createQueue(sqsClient, 'retry-put')
-    const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
-    const before = await pendingIn('emails')
+    const { sqsClient, q, before, drain, close } = await dispatchStage('retry-put')
     const id = `put-once-${Date.now()}`
-    let first = true
-    const sendThenDrain: typeof globalThis.fetch = async (url, init) => {
-      const res = await fetch(url, init)
-      if (first && init?.method === 'PUT') {
-        first = false
-        await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
-      }
-      return res
-    }
+    const sendThenDrain = drainAfterFirst('PUT', drain)
     // act
     const job = await client(sendThenDrain).reschedule(id, { queue: 'emails', payload: { once: true } })
     // assess: answered as the first attempt (it created the job), the one copy is in SQS, none is pending again
@@ -169,31 +181,19 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
     expect(await engine.store.get(id)).toMatchObject({ status: 'dispatched', queue: 'emails' })
     expect(await pendingIn('emails')).toBe(before)
     expect(countIds(await receiveAll(sqsClient, q.url)).get(id)).toBe(1)
-    await s.close()
-    sqsClient.destroy()
+    await close()
   })
 
   it("replaces a pending job once: applied, answered 503, dispatched, and sent again (the chaos run's finding)", async () => {
     // prepare: a job under the id, created before the call (a replace keeps that creation time, so no look-up by
     // time could tell the PUT's own write); the PUT is applied (503: no replica confirmed it), and its job handed to
     // SQS before the retry
-    const sqsClient = sqsClientFor()
-    const q = await createQueue(sqsClient, 'retry-put-replace')
-    const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
+    const { sqsClient, q, before, drain, close } = await dispatchStage('retry-put-replace')
     const id = `put-replace-${Date.now()}`
-    const before = await pendingIn('emails')
     await engine.store
       .enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs: 60_000 } })
       .catch(() => {})
-    let first = true
-    const sendThenDrain: typeof globalThis.fetch = async (url, init) => {
-      const res = await fetch(url, init)
-      if (first && init?.method === 'PUT') {
-        first = false
-        await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
-      }
-      return res
-    }
+    const sendThenDrain = drainAfterFirst('PUT', drain)
     // act
     const put = await client(sendThenDrain).reschedule(id, { queue: 'emails', payload: { v: 2 }, delayMs: 0 })
     // assess: answered as the replace it was; the replaced version is in SQS once and nothing is pending again
@@ -201,18 +201,14 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
     expect(await engine.store.get(id)).toMatchObject({ status: 'dispatched' })
     expect(await pendingIn('emails')).toBe(before)
     expect(countIds(await receiveAll(sqsClient, q.url)).get(id)).toBe(1)
-    await s.close()
-    sqsClient.destroy()
+    await close()
   })
 
   it('sends a PUT whose answer was lost again, and the retry changes nothing once the job was dispatched', async () => {
     // prepare: a pending job under the id; the PUT's answer is lost on the way back, after the API applied it, and
     // the replaced job is handed to SQS before the retry
-    const sqsClient = sqsClientFor()
-    const q = await createQueue(sqsClient, 'retry-put-lost')
-    const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
+    const { sqsClient, q, before, drain, close } = await dispatchStage('retry-put-lost')
     const id = `put-lost-${Date.now()}`
-    const before = await pendingIn('emails')
     await engine.store
       .enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs: 60_000 } })
       .catch(() => {})
@@ -221,7 +217,7 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
       const res = await fetch(url, init)
       if (!lose || init?.method !== 'PUT') return res
       lose = false
-      await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
+      await drain()
       throw new TypeError('fetch failed: other side closed')
     }
     // (an earlier write's answer showed this client that the API keeps replays: here a 503, whose header says so)
@@ -234,8 +230,7 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
     expect(put).toMatchObject({ id, created: false })
     expect(await pendingIn('emails')).toBe(before)
     expect(countIds(await receiveAll(sqsClient, q.url)).get(id)).toBe(1)
-    await s.close()
-    sqsClient.destroy()
+    await close()
   })
 
   it('does not send a PUT whose answer was lost again while no answer has shown that the API keeps replays (receipts off)', async () => {
@@ -285,17 +280,14 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
     // replica: the retry's write is answered.
     const plain = createEngine(testConfig({ KEY_PREFIX: engine.config.keyPrefix }))
     const plainApi = await serveApi(createApiHandler(plain, { logger: quiet }))
-    const sqsClient = sqsClientFor()
-    const q = await createQueue(sqsClient, 'retry-put-old')
-    const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
+    const { drain, close } = await dispatchStage('retry-put-old')
     const id = `put-old-${Date.now()}`
-    const before = await pendingIn('emails')
     await engine.store.enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs: 300 } }).catch(() => {})
     let first = true
     const loseFirst: typeof globalThis.fetch = async (url, init) => {
       if (!first || init?.method !== 'PUT') return fetch(url, init)
       first = false
-      await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
+      await drain()
       return new Response(JSON.stringify({ error: { code: 'ServiceUnavailable', message: 'lost' } }), { status: 503 })
     }
     // act
@@ -309,9 +301,8 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
     // assess: the old job's receipt was not taken for this PUT's write: the write was sent again and created the job
     expect(put).toMatchObject({ id, queue: 'emails', created: true })
     expect(await engine.store.get(id)).toMatchObject({ status: 'scheduled', payload: { later: true } })
-    await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
-    await s.close()
-    sqsClient.destroy()
+    await drain()
+    await close()
     await plainApi.close()
     await plain.close()
   })
@@ -389,17 +380,14 @@ describe('DelayQueueApiClient: a PUT sent again after a 503 or a 429 (its key, n
 describe('DelayQueueApiClient: retried creates with ids given, whose first copies already left for SQS', () => {
   it('takes their dispatch receipts, one POST and a batch, and creates none of them again', async () => {
     // prepare: each first attempt is stored (503: no replica confirmed it) and handed to SQS before its retry
-    const sqsClient = sqsClientFor()
-    const q = await createQueue(sqsClient, 'retry-given')
-    const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
-    const before = await pendingIn('emails')
+    const { sqsClient, q, before, drain, close } = await dispatchStage('retry-given')
     const drained = new Set<string>()
     const sendThenDrain: typeof globalThis.fetch = async (url, init) => {
       const res = await fetch(url, init)
       const key = `${init?.method} ${String(url)}`
       if (init?.method === 'POST' && !drained.has(key)) {
         drained.add(key)
-        await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
+        await drain()
       }
       return res
     }
@@ -414,24 +402,20 @@ describe('DelayQueueApiClient: retried creates with ids given, whose first copie
     expect(await pendingIn('emails')).toBe(before)
     const counts = countIds(await receiveAll(sqsClient, q.url))
     expect([0, 1, 2].map((n) => counts.get(n ? `given-${tag}.${n}` : `given-${tag}`))).toEqual([1, 1, 1])
-    await s.close()
-    sqsClient.destroy()
+    await close()
   })
 })
 
 describe('DelayQueueApiClient: a batch refused as a whole after its jobs were stored and sent', () => {
   it('takes their dispatch receipts before sending the batch again, and creates none of them again', async () => {
     // prepare: the first request stores the jobs, SQS takes them, and the answer the client sees is a 503
-    const sqsClient = sqsClientFor()
-    const q = await createQueue(sqsClient, 'retry-batch-lost')
-    const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
-    const before = await pendingIn('emails')
+    const { sqsClient, q, before, drain, close } = await dispatchStage('retry-batch-lost')
     let first = true
     const answerLost: typeof globalThis.fetch = async (url, init) => {
       const res = await fetch(url, init)
       if (!first || init?.method !== 'POST') return res
       first = false
-      await s.runUntil(async () => (await pendingIn('emails')) === before, 10_000)
+      await drain()
       return new Response(JSON.stringify({ error: { code: 'ServiceUnavailable', message: 'lost' } }), { status: 503 })
     }
     const tag = Date.now()
@@ -444,8 +428,7 @@ describe('DelayQueueApiClient: a batch refused as a whole after its jobs were st
     expect(await pendingIn('emails')).toBe(before)
     const counts = countIds(await receiveAll(sqsClient, q.url))
     expect([1, 2].map((n) => counts.get(`lost-${tag}.${n}`))).toEqual([1, 1])
-    await s.close()
-    sqsClient.destroy()
+    await close()
   })
 })
 
