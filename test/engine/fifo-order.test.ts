@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { defaultLog } from '../../src/logger'
 import { FifoHold } from '../../src/scan/loop/fifo-hold'
 import { InFlight } from '../../src/scan/loop/in-flight'
-import { job, testStore } from '../support/engine'
+import { groupJob, job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
 import { createQueue, drainInOrder, sqsClient } from '../support/sqs'
 import { batchEntries } from '../../src/sqs/prebuilt-body'
@@ -31,15 +31,7 @@ const JOBS = 200
  * (a loaded machine: 200 enqueues have run 1.5 s late), when they are that shard's "now".
  */
 async function enqueueGroup(t: ReturnType<typeof testStore>, firstDueMs: number) {
-  const jobs = Array.from({ length: JOBS }, (_, i) =>
-    job({
-      id: `evt-${i}`,
-      queue: 'events.fifo',
-      groupId: 'g',
-      payloadJson: String(i),
-      schedule: { atMs: firstDueMs + 5 * i },
-    }),
-  )
+  const jobs = Array.from({ length: JOBS }, (_, i) => groupJob(i, firstDueMs + 5 * i))
   const shuffled = jobs.map((j, i) => ({ j, k: (i * 7919) % JOBS })).sort((a, b) => a.k - b.k)
   const results = await t.store.enqueueMany(shuffled.map((s) => s.j))
   expect(results.every((r) => 'status' in r && r.status === 'created')).toBe(true)
@@ -146,15 +138,7 @@ describe.concurrent('FIFO group order across shards', () => {
       return next(args)
     })
     const firstDue = Date.now() + 800
-    const jobs = Array.from({ length: 6 }, (_, i) =>
-      job({
-        id: `evt-${i}`,
-        queue: 'events.fifo',
-        groupId: 'g',
-        payloadJson: String(i),
-        schedule: { atMs: firstDue + 40 * i },
-      }),
-    )
+    const jobs = Array.from({ length: 6 }, (_, i) => groupJob(i, firstDue + 40 * i))
     const group = groupOrder(t, await t.store.enqueueMany(jobs))
     // act
     await s.runUntil(async () => (await pendingCount(t.store)) === 0, 15_000)
@@ -191,17 +175,7 @@ describe.concurrent('FIFO group order across shards', () => {
     })
     const firstDue = Date.now() + 500
     const dueOf = (i: number) => firstDue + (i < 2 ? 0 : 40 * i)
-    const enqueued = await t.store.enqueueMany(
-      Array.from({ length: 6 }, (_, i) =>
-        job({
-          id: `evt-${i}`,
-          queue: 'events.fifo',
-          groupId: 'g',
-          payloadJson: String(i),
-          schedule: { atMs: dueOf(i) },
-        }),
-      ),
-    )
+    const enqueued = await t.store.enqueueMany(Array.from({ length: 6 }, (_, i) => groupJob(i, dueOf(i))))
     // [1, 0, 2, 3, 4, 5] when the enqueue came in time (evt-1's shard is the lower one)
     const group = groupOrder(t, enqueued)
     await sleep(firstDue + 10 - Date.now())
@@ -289,15 +263,7 @@ describe.concurrent('FIFO group order across shards', () => {
     const t = testStore({ shards: SHARDS })
     const q = await createQueue(sqs, 'events.fifo')
     const firstDue = Date.now() + 500
-    const jobs = Array.from({ length: 40 }, (_, i) =>
-      job({
-        id: `evt-${i}`,
-        queue: 'events.fifo',
-        groupId: 'g',
-        payloadJson: String(i),
-        schedule: { atMs: firstDue + 10 * i },
-      }),
-    )
+    const jobs = Array.from({ length: 40 }, (_, i) => groupJob(i, firstDue + 10 * i))
     await t.store.enqueueMany(jobs)
     await sleep(firstDue + 10 * 40 + 50 - Date.now())
     const dead = testScanner(t, { queues: { 'events.fifo': q.url }, leaseMs: 300 })

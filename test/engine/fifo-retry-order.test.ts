@@ -5,7 +5,7 @@
 // for "nothing of the group is left there", or the later jobs of the line, claimed on other shards, go first.
 import { afterAll, describe, expect, it } from 'vitest'
 import { batchEntries } from '../../src/sqs/prebuilt-body'
-import { job, testStore } from '../support/engine'
+import { groupJob, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
 import { createQueue, drainInOrder, sqsClient } from '../support/sqs'
 
@@ -50,17 +50,7 @@ describe('FIFO retries whose release is slow', () => {
       return release(shard, items)
     }
     const firstDue = Date.now() + 800
-    await t.store.enqueueMany(
-      Array.from({ length: 6 }, (_, i) =>
-        job({
-          id: `evt-${i}`,
-          queue: 'events.fifo',
-          groupId: 'g',
-          payloadJson: String(i),
-          schedule: { atMs: firstDue + 40 * i },
-        }),
-      ),
-    )
+    await t.store.enqueueMany(Array.from({ length: 6 }, (_, i) => groupJob(i, firstDue + 40 * i)))
     // act
     await s.runUntil(async () => (await pendingCount(t.store)) === 0, 15_000)
     // assess: the refusal and the slow release happened, and the group arrived in its order

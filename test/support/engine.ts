@@ -35,3 +35,8 @@ export function job(overrides: Partial<NewJob> = {}): NewJob {
     ...overrides,
   }
 }
+
+/** Job `i` of FIFO group "g" on queue events.fifo (id `evt-<i>`, payload `i`), due at `atMs`. */
+export function groupJob(i: number, atMs: number): NewJob {
+  return job({ id: `evt-${i}`, queue: 'events.fifo', groupId: 'g', payloadJson: String(i), schedule: { atMs } })
+}
