@@ -1,13 +1,13 @@
 // Retries that cannot duplicate: the signed client against the real API handler over loopback, whose writes are never
 // confirmed by a replica (REDIS_WAIT_REPLICAS=1 on a Redis without one: every write reaches the primary and answers
 // 503 ReplicationUnconfirmed), or whose answers are lost on the way back.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createApiHandler } from '../../src/api/handler'
 import { DelayQueueApiClient, JobConflictError } from '../../src/api-client'
 import type { Log } from '../../src/logger'
-import { createEngine, type Engine } from '../../src/store/engine'
-import { testConfig } from '../api/api-helpers'
-import { serveApi, type ApiServer } from '../support/api-server'
+import { createEngine } from '../../src/store/engine'
+import { servedApi, testConfig } from '../api/api-helpers'
+import { serveApi } from '../support/api-server'
 import { testScanner } from '../support/scanner'
 import { countIds, createQueue, receiveAll, sqsClient as sqsClientFor } from '../support/sqs'
 
@@ -15,22 +15,11 @@ const quiet: Log = { info: () => {}, warn: () => {}, error: () => {} }
 const credentials = { accessKeyId: 'AKIDLOCALTEST', secretAccessKey: 'local-secret' }
 const fastRetry = { attempts: 4, baseDelayMs: 10, maxDelayMs: 20 }
 
-let engine: Engine
-let api: ApiServer
-
-beforeAll(async () => {
-  engine = createEngine(testConfig({ REDIS_WAIT_REPLICAS: '1', REDIS_WAIT_TIMEOUT_MS: '50' }))
-  api = await serveApi(createApiHandler(engine, { logger: quiet }))
-})
-
-afterAll(async () => {
-  await api.close()
-  await engine.close()
-})
+const served = servedApi({ REDIS_WAIT_REPLICAS: '1', REDIS_WAIT_TIMEOUT_MS: '50' })
 
 const client = (fetch?: typeof globalThis.fetch) =>
-  new DelayQueueApiClient({ url: api.url, region: 'eu-west-1', credentials, retry: fastRetry, fetch })
-const pendingIn = async (queue: string) => (await engine.store.stats()).queues[queue]?.pending ?? 0
+  new DelayQueueApiClient({ url: served.api.url, region: 'eu-west-1', credentials, retry: fastRetry, fetch })
+const pendingIn = async (queue: string) => (await served.engine.store.stats()).queues[queue]?.pending ?? 0
 
 /**
  * A target queue and a scanner that keeps receipts a day, on the shared engine: `drain()` hands every job stored since
@@ -39,7 +28,7 @@ const pendingIn = async (queue: string) => (await engine.store.stats()).queues[q
 async function dispatchStage(queueName: string) {
   const sqsClient = sqsClientFor()
   const q = await createQueue(sqsClient, queueName)
-  const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
+  const s = testScanner(served.engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
   const before = await pendingIn('emails')
   return {
     sqsClient,
@@ -70,14 +59,14 @@ function drainAfterFirst(method: string, drain: () => Promise<unknown>): typeof 
 describe('DelayQueueApiClient: a retried create exists once', () => {
   it('stores one job for a schedule() without an id whose write a replica never confirmed', async () => {
     // prepare
-    const statuses = () => api.received.slice(from).map((r) => r.status)
-    const from = api.received.length
+    const statuses = () => served.api.received.slice(from).map((r) => r.status)
+    const from = served.api.received.length
     // act
     const job = await client().schedule({ queue: 'emails', payload: { to: 'a@example.com' }, delayMs: 60_000 })
     // assess: the first attempt stored it (503); before a retry, the client found it under the id it made (200)
     expect(statuses()).toEqual([503, 200])
     expect(await pendingIn('emails')).toBe(1)
-    expect(await engine.store.get(job.id)).toMatchObject({ queue: 'emails', payload: { to: 'a@example.com' } })
+    expect(await served.engine.store.get(job.id)).toMatchObject({ queue: 'emails', payload: { to: 'a@example.com' } })
     expect(Date.parse(job.runAt) - Date.parse(job.createdAt)).toBe(60_000)
   })
 
@@ -97,7 +86,7 @@ describe('DelayQueueApiClient: a retried create exists once', () => {
   it("still refuses a retry that meets somebody else's job under the id", async () => {
     // prepare: the id holds another payload (stored directly: the API would not confirm it either)
     const id = `theirs-${Date.now()}`
-    const direct = createEngine(testConfig({ KEY_PREFIX: engine.config.keyPrefix }))
+    const direct = createEngine(testConfig({ KEY_PREFIX: served.engine.config.keyPrefix }))
     await direct.store.enqueue({ id, queue: 'orders', payloadJson: '"theirs"', schedule: { delayMs: 60_000 } })
     await direct.close()
     // (a job created in the very millisecond the call begins could be this call's: the look-up before a retry tells
@@ -131,7 +120,7 @@ describe('DelayQueueApiClient: a retried create exists once', () => {
     // assess
     expect(calls).toBe(2)
     expect(await pendingIn('orders')).toBe(before + 1)
-    expect(await engine.store.get(job.id)).toMatchObject({ payload: { n: 1 } })
+    expect(await served.engine.store.get(job.id)).toMatchObject({ payload: { n: 1 } })
   })
 
   it('stores each job of a batch once and answers every one scheduled', async () => {
@@ -148,7 +137,7 @@ describe('DelayQueueApiClient: a retried create exists once', () => {
     ])
     expect(await pendingIn('events.fifo')).toBe(before + 3)
     for (const [i, r] of results.entries()) {
-      expect(await engine.store.get(r.id!)).toMatchObject({ payload: { n: i + 1 } })
+      expect(await served.engine.store.get(r.id!)).toMatchObject({ payload: { n: i + 1 } })
     }
   })
 })
@@ -161,7 +150,7 @@ describe('DelayQueueApiClient: a retried create whose first copy already left fo
     // act
     const job = await client(sendThenDrain).schedule({ queue: 'emails', payload: { once: true } })
     // assess: the one copy is in SQS, none is pending again
-    expect(await engine.store.get(job.id)).toMatchObject({ status: 'dispatched', queue: 'emails' })
+    expect(await served.engine.store.get(job.id)).toMatchObject({ status: 'dispatched', queue: 'emails' })
     expect(await pendingIn('emails')).toBe(before)
     expect(countIds(await receiveAll(sqsClient, q.url)).get(job.id)).toBe(1)
     await close()
@@ -178,7 +167,7 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
     const job = await client(sendThenDrain).reschedule(id, { queue: 'emails', payload: { once: true } })
     // assess: answered as the first attempt (it created the job), the one copy is in SQS, none is pending again
     expect(job).toMatchObject({ id, queue: 'emails', created: true })
-    expect(await engine.store.get(id)).toMatchObject({ status: 'dispatched', queue: 'emails' })
+    expect(await served.engine.store.get(id)).toMatchObject({ status: 'dispatched', queue: 'emails' })
     expect(await pendingIn('emails')).toBe(before)
     expect(countIds(await receiveAll(sqsClient, q.url)).get(id)).toBe(1)
     await close()
@@ -190,7 +179,7 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
     // SQS before the retry
     const { sqsClient, q, before, drain, close } = await dispatchStage('retry-put-replace')
     const id = `put-replace-${Date.now()}`
-    await engine.store
+    await served.engine.store
       .enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs: 60_000 } })
       .catch(() => {})
     const sendThenDrain = drainAfterFirst('PUT', drain)
@@ -198,7 +187,7 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
     const put = await client(sendThenDrain).reschedule(id, { queue: 'emails', payload: { v: 2 }, delayMs: 0 })
     // assess: answered as the replace it was; the replaced version is in SQS once and nothing is pending again
     expect(put).toMatchObject({ id, queue: 'emails', created: false })
-    expect(await engine.store.get(id)).toMatchObject({ status: 'dispatched' })
+    expect(await served.engine.store.get(id)).toMatchObject({ status: 'dispatched' })
     expect(await pendingIn('emails')).toBe(before)
     expect(countIds(await receiveAll(sqsClient, q.url)).get(id)).toBe(1)
     await close()
@@ -209,7 +198,7 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
     // the replaced job is handed to SQS before the retry
     const { sqsClient, q, before, drain, close } = await dispatchStage('retry-put-lost')
     const id = `put-lost-${Date.now()}`
-    await engine.store
+    await served.engine.store
       .enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs: 60_000 } })
       .catch(() => {})
     let lose = false
@@ -278,11 +267,13 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
     // prepare: a job under the id, due in 300 ms; the PUT's first request never reaches the API, and the old job is
     // handed to SQS meanwhile (its receipt carries no token of this call). The API here confirms writes without a
     // replica: the retry's write is answered.
-    const plain = createEngine(testConfig({ KEY_PREFIX: engine.config.keyPrefix }))
+    const plain = createEngine(testConfig({ KEY_PREFIX: served.engine.config.keyPrefix }))
     const plainApi = await serveApi(createApiHandler(plain, { logger: quiet }))
     const { drain, close } = await dispatchStage('retry-put-old')
     const id = `put-old-${Date.now()}`
-    await engine.store.enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs: 300 } }).catch(() => {})
+    await served.engine.store
+      .enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs: 300 } })
+      .catch(() => {})
     let first = true
     const loseFirst: typeof globalThis.fetch = async (url, init) => {
       if (!first || init?.method !== 'PUT') return fetch(url, init)
@@ -300,7 +291,7 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
     }).reschedule(id, { queue: 'emails', payload: { later: true }, delayMs: 0 })
     // assess: the old job's receipt was not taken for this PUT's write: the write was sent again and created the job
     expect(put).toMatchObject({ id, queue: 'emails', created: true })
-    expect(await engine.store.get(id)).toMatchObject({ status: 'scheduled', payload: { later: true } })
+    expect(await served.engine.store.get(id)).toMatchObject({ status: 'scheduled', payload: { later: true } })
     await drain()
     await close()
     await plainApi.close()
@@ -435,7 +426,7 @@ describe('DelayQueueApiClient: a batch refused as a whole after its jobs were st
 describe('DelayQueueApiClient: a batch refused as a whole whose jobs are still stored', () => {
   it('takes the jobs found under their ids, created after the call began, and sends nothing again', async () => {
     // prepare: the first request stores the jobs (due in a minute: they stay), and the answer the client sees is a 503
-    const from = api.received.length
+    const from = served.api.received.length
     let first = true
     const answerLost: typeof globalThis.fetch = async (url, init) => {
       const res = await fetch(url, init)
@@ -450,6 +441,6 @@ describe('DelayQueueApiClient: a batch refused as a whole whose jobs are still s
     )
     // assess: both scheduled from the one request that stored them (a copy sent again could land after a dispatch)
     expect(many).toEqual([1, 2].map((n) => ({ id: `kept-${tag}.${n}`, status: 'scheduled' })))
-    expect(api.received.slice(from).filter((r) => r.method === 'POST')).toHaveLength(1)
+    expect(served.api.received.slice(from).filter((r) => r.method === 'POST')).toHaveLength(1)
   })
 })
