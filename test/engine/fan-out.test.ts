@@ -2,13 +2,12 @@
 // drains run real scanners (the run's and the workers', in this process) over real Redis and fauxqs.
 import { createServer, type Socket } from 'node:net'
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import { loadConfig } from '../../src/config'
-import { ConfigError } from '../../src/errors'
 import { FanOut, type ScanWorkerEvent, scanWorkerOf } from '../../src/scan/run/fan-out'
 import type { ClaimResult } from '../../src/scan/claims/claimed-job'
 import { runWorker, type WorkerReport } from '../../src/scan/run/worker'
 import { connectRedis } from '../../src/store/redis'
 import { scanStartOf } from '../../src/store/scan-start'
+import { configWith, expectRefused } from '../support/config-setting'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
 import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
@@ -70,17 +69,12 @@ describe.concurrent('the fan-out decision', () => {
   })
 
   it('SCAN_MAX_WORKERS defaults to 4, 0 turns fan-out off, and a value outside 0-100 is refused naming the setting', () => {
-    const base = { REDIS_URL: 'redis://127.0.0.1:6379', QUEUES: 'orders=http://127.0.0.1:1/q' }
-    expect(loadConfig(base).scanMaxWorkers).toBe(4)
-    expect(loadConfig({ ...base, SCAN_MAX_WORKERS: '0' }).scanMaxWorkers).toBe(0)
-    for (const [value, rule] of [
+    expect(configWith().scanMaxWorkers).toBe(4)
+    expect(configWith({ SCAN_MAX_WORKERS: '0' }).scanMaxWorkers).toBe(0)
+    expectRefused('SCAN_MAX_WORKERS', [
       ['101', 'must be between 0 and 100, got 101'],
       ['two', 'must be a whole number, got "two"'],
-    ]) {
-      const attempt = () => loadConfig({ ...base, SCAN_MAX_WORKERS: value })
-      expect(attempt).toThrow(ConfigError)
-      expect(attempt).toThrow(`invalid setting SCAN_MAX_WORKERS: ${rule}`)
-    }
+    ])
   })
 
   it("a worker's event is neither a tick nor an enqueue's start, and starts no relay run", () => {
