@@ -4,18 +4,27 @@ import type { DelayQueue } from '../../src/direct/delay-queue'
 import { OccurrenceOfScheduleError, ScheduleNotFoundError } from '../../src/errors'
 import { DeadSet } from '../../src/ops/dead-set'
 import { Leases } from '../../src/scan/claims/leases'
+import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
 import { testStore } from '../support/engine'
 import { eventually } from '../support/eventually'
 import { pendingCount } from '../support/scanner'
 import { occurrencesOf, testQueue } from '../support/schedules'
 
 const HOUR = 3_600_000
+/** The claimed jobs as a send that timed out hands them back: maybe in SQS, not the jobs' fault. */
+const timedOut = (jobs: ClaimedJob[]) =>
+  jobs.map((j) => ({ ...j, error: 'timed out', jobsFault: false, maybeSent: true }))
 
-/** A one-shard store's schedule firing every second from the next whole second: waits for its first occurrence
- * and claims it as a scanner would, with leases that give up after `maxAttempts`. */
-async function claimFirstOccurrence(t: ReturnType<typeof testStore>, q: DelayQueue, id: string, maxAttempts: number) {
+/** A one-shard store's schedules `ids` firing every second from the next whole second: waits for their first
+ * occurrences and claims them as a scanner would, with leases that give up after `maxAttempts`. */
+async function claimFirstOccurrences(
+  t: ReturnType<typeof testStore>,
+  q: DelayQueue,
+  ids: string[],
+  maxAttempts: number,
+) {
   const start = Math.ceil((Date.now() + 100) / 1000) * 1000
-  await q.putSchedule(id, { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
+  for (const id of ids) await q.putSchedule(id, { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
   const leases = new Leases(t.redis, { leaseMs: 30_000, maxAttempts, backoffBaseMs: 1, backoffMaxMs: 1 }, t.keys)
   const shard = t.keys.shards[0]!
   await eventually(async () => Date.now() >= start)
@@ -129,7 +138,7 @@ describe('recurring schedules (store)', () => {
     // prepare: the occurrence is due and a scanner holds it
     const t = testStore({ shards: 1 })
     const q = testQueue(t)
-    const { leases, shard, start, claimed } = await claimFirstOccurrence(t, q, 'racy', 3)
+    const { leases, shard, start, claimed } = await claimFirstOccurrences(t, q, ['racy'], 3)
     expect(claimed.jobs.map((j) => j.id)).toEqual([`racy@${start}`])
     // act: replaced meanwhile, then the dispatch's ack
     const replaced = await q.putSchedule('racy', { queue: 'orders', payload: 2, everyMs: HOUR })
@@ -150,7 +159,7 @@ describe('recurring schedules (store)', () => {
     // prepare: the due occurrence is claimed and refused on its last attempt
     const t = testStore({ shards: 1 })
     const q = testQueue(t)
-    const { leases, shard, start, claimed: first } = await claimFirstOccurrence(t, q, 'refused', 1)
+    const { leases, shard, start, claimed: first } = await claimFirstOccurrences(t, q, ['refused'], 1)
     // act
     const released = await leases.release(
       shard,
@@ -178,8 +187,8 @@ describe('recurring schedules (store)', () => {
       // prepare: the due occurrence's send timed out (maybe in SQS): it waits for its retry
       const t = testStore({ shards: 1 })
       const q = testQueue(t)
-      const { leases, shard, start, claimed } = await claimFirstOccurrence(t, q, 'unsure', 10)
-      const ambiguous = claimed.jobs.map((j) => ({ ...j, error: 'timed out', jobsFault: false, maybeSent: true }))
+      const { leases, shard, start, claimed } = await claimFirstOccurrences(t, q, ['unsure'], 10)
+      const ambiguous = timedOut(claimed.jobs)
       expect(await leases.release(shard, ambiguous)).toMatchObject({ released: 1, dead: 0, retired: 0 })
       expect((await q.get(`unsure@${start}`))?.lastError).toMatchObject({ maybeSent: true })
       // act
@@ -196,10 +205,10 @@ describe('recurring schedules (store)', () => {
     // prepare: a scanner holds the due occurrence
     const t = testStore({ shards: 1 })
     const q = testQueue(t)
-    const { leases, shard, claimed } = await claimFirstOccurrence(t, q, 'inflight', 10)
+    const { leases, shard, claimed } = await claimFirstOccurrences(t, q, ['inflight'], 10)
     // act: deleted meanwhile; then the send times out (SQS may hold the message)
     await q.deleteSchedule('inflight')
-    const ambiguous = claimed.jobs.map((j) => ({ ...j, error: 'timed out', jobsFault: false, maybeSent: true }))
+    const ambiguous = timedOut(claimed.jobs)
     const released = await leases.release(shard, ambiguous)
     // assess
     expect(released).toMatchObject({ released: 0, dead: 0, retired: 1 })
@@ -212,13 +221,7 @@ describe('recurring schedules (store)', () => {
     // prepare: two schedules whose due occurrences a scanner holds
     const t = testStore({ shards: 1 })
     const q = testQueue(t)
-    const start = Math.ceil((Date.now() + 100) / 1000) * 1000
-    for (const id of ['paused', 'renewed'])
-      await q.putSchedule(id, { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
-    const leases = new Leases(t.redis, { leaseMs: 30_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 }, t.keys)
-    const shard = t.keys.shards[0]!
-    await eventually(async () => Date.now() >= start)
-    const claimed = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
+    const { leases, shard, start, claimed } = await claimFirstOccurrences(t, q, ['paused', 'renewed'], 3)
     // act: one paused, the other deleted and created again, while their occurrences go out; then the acks
     await q.pauseSchedule('paused')
     await q.deleteSchedule('renewed')
