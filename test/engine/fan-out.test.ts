@@ -32,11 +32,15 @@ function recordingFanOut(options: { maxWorkers: number; stepJobs: number; deadli
   return { fanOut, events }
 }
 
-async function enqueueBacklog(t: ReturnType<typeof testStore>, count: number, prefix: string) {
+/** A store holding `count` jobs of "orders" due now (ids `<prefix>-<n>`), and the target queue `queueName`. */
+async function backlogStage(queueName: string, count: number, prefix: string) {
+  const t = testStore()
+  const q = await createQueue(sqs, queueName)
   for (let i = 0; i < count; i += 500) {
     const chunk = Array.from({ length: Math.min(500, count - i) }, (_, k) => job({ id: `${prefix}-${i + k}` }))
     await t.store.enqueueMany(chunk)
   }
+  return { t, q, queues: { orders: q.url } }
 }
 
 // The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
@@ -96,10 +100,7 @@ describe.concurrent('the fan-out decision', () => {
 describe.concurrent('scan workers over real Redis and fauxqs', () => {
   it('several workers and the run drain a 3,000-job backlog together, each job sent once', async () => {
     // prepare
-    const t = testStore()
-    const q = await createQueue(sqs, 'fanout-drain')
-    const queues = { orders: q.url }
-    await enqueueBacklog(t, 3_000, 'burst')
+    const { t, q, queues } = await backlogStage('fanout-drain', 3_000, 'burst')
     const workers: Promise<WorkerReport>[] = []
     const closers: (() => Promise<void>)[] = []
     const fanOut = new FanOut({
@@ -142,10 +143,7 @@ describe.concurrent('scan workers over real Redis and fauxqs', () => {
     // prepare: a worker whose SQS accepts connections and never answers; its Redis connection is cut after its first
     // claim that took jobs, so it can neither send, nor ack, nor give anything back: as if its Lambda died. The run
     // (another scanner) starts once it is cut.
-    const t = testStore()
-    const q = await createQueue(sqs, 'fanout-kill')
-    const queues = { orders: q.url }
-    await enqueueBacklog(t, 1_000, 'kill')
+    const { t, q, queues } = await backlogStage('fanout-kill', 1_000, 'kill')
     const sockets: Socket[] = []
     const blackhole = createServer((s) => sockets.push(s))
     await new Promise<void>((r) => blackhole.listen(0, '127.0.0.1', r))
@@ -198,9 +196,7 @@ describe.concurrent('scan workers over real Redis and fauxqs', () => {
   it('a worker whose claims answer slower than its idle time still drains the backlog: a pending claim is not idleness', async () => {
     // prepare: 300 due jobs; every claim takes 250 ms to answer (a starved process, a loaded Redis), the worker ends
     // after 100 ms without work
-    const t = testStore()
-    const q = await createQueue(sqs, 'fanout-slow-claims')
-    await enqueueBacklog(t, 300, 'slow')
+    const { t, q } = await backlogStage('fanout-slow-claims', 300, 'slow')
     const w = testScanner(t, { queues: { orders: q.url }, subscribe: false, claimBatchSize: 50 })
     const claim = w.leases.claim.bind(w.leases)
     w.leases.claim = async (...args: Parameters<typeof claim>) => {
@@ -247,9 +243,7 @@ describe.concurrent('scan workers over real Redis and fauxqs', () => {
 
   it('no worker starts for a backlog the run drains within a step', async () => {
     // prepare: 150 jobs, a step of 200
-    const t = testStore()
-    const q = await createQueue(sqs, 'fanout-small')
-    await enqueueBacklog(t, 150, 'small')
+    const { t, q } = await backlogStage('fanout-small', 150, 'small')
     const { fanOut, events } = recordingFanOut({ maxWorkers: 4, stepJobs: 200 })
     const run = testScanner(t, {
       queues: { orders: q.url },
