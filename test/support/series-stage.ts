@@ -46,6 +46,25 @@ export async function seriesStage(sqs: SQSClient, queueName: string, layout: Par
      * a scanner given `receiptTtlMs: RECEIPT_TTL_MS`; null without one.
      */
     receipt: (id: string) => receipts.get(id),
+    /**
+     * The messages as series steps, sorted by occurrence time, each with its receipt's creation time (its
+     * predecessor's ack), acceptance and attempts: what `seriesFaults` and `describeSeries` read.
+     */
+    steps: (sent: readonly SentOccurrence[]) =>
+      Promise.all(
+        [...sent]
+          .sort((a, b) => Date.parse(a.occurrenceAt) - Date.parse(b.occurrenceAt))
+          .map(async (b) => {
+            const receipt = await receipts.get(b.id)
+            return {
+              id: b.id,
+              atMs: Date.parse(b.occurrenceAt),
+              createdAtMs: Date.parse(receipt?.createdAt ?? ''),
+              acceptedAtMs: Date.parse(receipt?.acceptedAt ?? ''),
+              attempts: receipt?.attempts,
+            }
+          }),
+      ),
     async close() {
       for (const s of scanners) await s.close()
       await t.close()
