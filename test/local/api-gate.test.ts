@@ -107,7 +107,9 @@ describe('the API gate', () => {
     const [broken, answered] = await Promise.all([fetch(`${failed.url}/stats`), fetch(`${ok.url}/jobs/a`)])
     // assess
     expect(broken.status).toBe(502)
-    expect((await broken.json()).error.message).toBe('the API function failed (TypeError): boom')
+    expect(((await broken.json()) as { error: { message: string } }).error.message).toBe(
+      'the API function failed (TypeError): boom',
+    )
     expect(answered.status).toBe(200)
     expect(answered.headers.get('cache-control')).toBe('no-store')
     expect(await answered.text()).toBe(view)
