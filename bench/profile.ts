@@ -250,12 +250,36 @@ function perfControl(command: 'enable' | 'disable'): void {
   if (fifo) writeFileSync(fifo, `${command}\n`)
 }
 
+/** CPU seconds so far: this process (the scanner or the raw sender), redis-server (INFO: µs resolution), fauxqs. */
+async function cpuSample(env: BenchEnv) {
+  const me = process.cpuUsage()
+  return {
+    me: (me.user + me.system) / 1e6,
+    redis: await redisCpuSeconds(env),
+    sqs: processCpuSeconds(env.sqs.process.pid!),
+  }
+}
+
+type CpuSample = Awaited<ReturnType<typeof cpuSample>>
+
+const perJob = (a: CpuSample, b: CpuSample, n: number) =>
+  `this process ${(((b.me - a.me) * 1e6) / n).toFixed(1)}, redis ${(((b.redis - a.redis) * 1e6) / n).toFixed(1)}, ` +
+  `fauxqs ${(((b.sqs - a.sqs) * 1e6) / n).toFixed(1)} µs/job`
+
 /**
  * The scanner's CPU per job in a burst, the enqueue left out: what bounds one scan function's drain rate at a given
- * CPU share (µs per job × jobs/s = the CPU it needs).
+ * CPU share (µs per job × jobs/s = the CPU it needs). Each repetition first measures the raw SendMessageBatch
+ * reference the same way (CPU per message in the sender, Redis and fauxqs), then the drain; with Redis's
+ * commandstats of the drain per job (the scripts' own commands included). fauxqs's figure comes from /proc, in
+ * 10 ms ticks.
  */
 async function drainCpu(env: BenchEnv, jobs: number) {
   for (let rep = 0; rep < 3; rep++) {
+    const raw0 = await cpuSample(env)
+    const raw = await measureRawSqs(env, jobs, 50 + rep)
+    // measureRawSqs sends 300 warm-up calls of 10 before the timed ones: counted here too.
+    const rawMessages = jobs + 3_000
+    console.log(`raw ${rawMessages}: ${fmt.rate(raw.messagesPerSec)}; ${perJob(raw0, await cpuSample(env), rawMessages)}`)
     const parts = await scanParts(env, `drain-${rep}`)
     const store = new JobStore(parts.engine.redis, parts.engine.keys)
     // Due now: the scanner starts once every job is in, all of them due.
@@ -266,6 +290,8 @@ async function drainCpu(env: BenchEnv, jobs: number) {
     let done = () => {}
     const allSent = new Promise<void>((r) => (done = r))
     const profiler = process.env.DRAIN_CPU_PROFILE ? await startProfiler() : null
+    await env.admin.config('RESETSTAT')
+    const s0 = await cpuSample(env)
     perfControl('enable')
     const cpu0 = process.cpuUsage()
     const t0 = performance.now()
@@ -279,13 +305,21 @@ async function drainCpu(env: BenchEnv, jobs: number) {
     const cpu = process.cpuUsage(cpu0)
     perfControl('disable')
     const wall = (performance.now() - t0) / 1000
+    // The acks of the last sends are still on their way: Redis's figures are read once the run has ended.
     if (profiler) await profiler.stop(`${process.env.DRAIN_CPU_PROFILE}.${rep}.cpuprofile`)
     await scanning.stop()
+    const s1 = await cpuSample(env)
+    const stats = await commandUsec(env)
     const usPerJob = (cpu.user + cpu.system) / jobs
     console.log(
       `drain ${jobs}: wall ${wall.toFixed(2)} s (${fmt.rate(jobs / wall)}); scanner CPU ${usPerJob.toFixed(1)} µs/job ` +
-        `(user ${(cpu.user / jobs).toFixed(1)}, system ${(cpu.system / jobs).toFixed(1)})`,
+        `(user ${(cpu.user / jobs).toFixed(1)}, system ${(cpu.system / jobs).toFixed(1)}); with the stop: ${perJob(s0, s1, jobs)}`,
     )
+    const commands = Object.entries(stats)
+      .filter(([cmd]) => cmd !== 'info' && cmd !== 'config')
+      .sort((a, b) => b[1].usec - a[1].usec)
+      .map(([cmd, c]) => `${cmd} ${(c.calls / jobs).toFixed(2)}/job ${(c.usec / jobs).toFixed(2)} µs/job`)
+    console.log(`  redis commands: ${commands.join('; ')}`)
   }
 }
 
