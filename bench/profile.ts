@@ -267,7 +267,7 @@ const perJob = (a: CpuSample, b: CpuSample, n: number) =>
   `fauxqs ${(((b.sqs - a.sqs) * 1e6) / n).toFixed(1)} µs/job`
 
 /**
- * The scanner's CPU per job in a burst, the enqueue left out: what bounds one scan function's drain rate at a given
+ * The scanner's CPU per job in a burst (jobs due at one millisecond), the enqueue left out: what bounds one scan function's drain rate at a given
  * CPU share (µs per job × jobs/s = the CPU it needs). Each repetition first measures the raw SendMessageBatch
  * reference the same way (CPU per message in the sender, Redis and fauxqs), then the drain; with Redis's
  * commandstats of the drain per job (the scripts' own commands included). fauxqs's figure comes from /proc, in
@@ -279,13 +279,17 @@ async function drainCpu(env: BenchEnv, jobs: number) {
     const raw = await measureRawSqs(env, jobs, 50 + rep)
     // measureRawSqs sends 300 warm-up calls of 10 before the timed ones: counted here too.
     const rawMessages = jobs + 3_000
-    console.log(`raw ${rawMessages}: ${fmt.rate(raw.messagesPerSec)}; ${perJob(raw0, await cpuSample(env), rawMessages)}`)
+    console.log(
+      `raw ${rawMessages}: ${fmt.rate(raw.messagesPerSec)}; ${perJob(raw0, await cpuSample(env), rawMessages)}`,
+    )
     const parts = await scanParts(env, `drain-${rep}`)
     const store = new JobStore(parts.engine.redis, parts.engine.keys)
-    // Due now: the scanner starts once every job is in, all of them due.
-    const at = Date.now()
+    // Due at one millisecond, as in the burst (bench/burst.ts): the scanner starts once every job is in and due.
+    const at = Date.now() + 4_000
     const all = Array.from({ length: jobs }, (_, i) => benchJob(jobId(`d${rep}`, i), { atMs: at }))
     for (let b = 0; b < jobs; b += 100) await store.enqueueMany(all.slice(b, b + 100))
+    if (Date.now() > at) console.error(`  drain: the enqueue ended ${Date.now() - at} ms after the due time`)
+    await sleep(Math.max(0, at + 5 - Date.now()))
     let sent = 0
     let done = () => {}
     const allSent = new Promise<void>((r) => (done = r))

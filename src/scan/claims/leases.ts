@@ -6,6 +6,8 @@ import { decodeRecordInto } from '../../store/record'
 import {
   ackCall,
   claimCall,
+  claimHints,
+  forEachClaimed,
   releaseCall,
   type AckSettlement,
   type Refusal,
@@ -113,29 +115,16 @@ export class Leases {
       hints,
     })
     const sentAt = this.localNow()
-    const [now, nextDue, needHints, more, nextHints, flat, nextInflight, fullAt, dueBy] = await fencedClaim(
-      this.redis,
-      this.options.replication,
-      shard,
-      call,
-      { token, maxAttempts },
-    )
+    const reply = await fencedClaim(this.redis, this.options.replication, shard, call, { token, maxAttempts })
+    const [now, nextDue, needHints, more, , , nextInflight, fullAt, dueBy] = reply
     this.clocks.observe(shard.shard, Number(now), sentAt, this.localNow())
     const jobs: ClaimedJob[] = []
     const claimedAtMs = Number(now)
-    for (let i = 0; i < flat.length; i += 5) {
-      const lease = {
-        id: String(flat[i]),
-        dueMs: Number(flat[i + 2]),
-        orderMs: Number(flat[i + 4]),
-        claimedAtMs,
-        attempt: Number(flat[i + 3]),
-        token,
-        shard: shard.shard,
-        leaseDeadline,
-      }
-      jobs.push(decodeRecordInto(String(flat[i + 1]), lease))
-    }
+    const n = shard.shard
+    forEachClaimed(reply, (id, record, dueMs, attempt, orderMs) => {
+      const lease = { id, dueMs, orderMs, claimedAtMs, attempt, token, shard: n, leaseDeadline }
+      jobs.push(decodeRecordInto(record, lease))
+    })
     return {
       redisNowMs: Number(now),
       nextDueMs: Number(nextDue) < 0 ? null : Number(nextDue),
@@ -143,7 +132,7 @@ export class Leases {
       fullAtMs: fullAt === undefined || Number(fullAt) < 0 ? null : Number(fullAt),
       again: needHints === 1 || more === 1,
       dueByMs: dueBy === undefined ? Number(now) : Number(dueBy),
-      hints: nextHints,
+      hints: claimHints(reply),
       jobs,
     }
   }
