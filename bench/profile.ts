@@ -11,7 +11,8 @@
 //   node scripts/run-ts.mjs bench/profile.ts drain N   the scanner's own CPU per job while it drains N jobs due at
 //                                                      once (enqueued before, not counted): µs per job, 3 runs
 //                                                      (DRAIN_CPU_PROFILE=prefix: V8 profiles; DRAIN_PERF_CTL=fifo:
-//                                                      perf record's control, to sample the drains only)
+//                                                      perf record's control, to sample the drains only, or with
+//                                                      DRAIN_PERF_RAW=1 the raw reference's sends only)
 //   node scripts/run-ts.mjs bench/profile.ts share     npm run bench's burst share alone: raw SendMessageBatch rate and
 //                                                      a 20,000-job burst drain, interleaved, 3 times
 //   node scripts/run-ts.mjs bench/profile.ts claim     cost of one claim on a shard with nothing due, by how many
@@ -276,7 +277,9 @@ const perJob = (a: CpuSample, b: CpuSample, n: number) =>
 async function drainCpu(env: BenchEnv, jobs: number) {
   for (let rep = 0; rep < 3; rep++) {
     const raw0 = await cpuSample(env)
+    if (process.env.DRAIN_PERF_RAW) perfControl('enable')
     const raw = await measureRawSqs(env, jobs, 50 + rep)
+    if (process.env.DRAIN_PERF_RAW) perfControl('disable')
     // measureRawSqs sends 300 warm-up calls of 10 before the timed ones: counted here too.
     const rawMessages = jobs + 3_000
     console.log(
@@ -296,7 +299,7 @@ async function drainCpu(env: BenchEnv, jobs: number) {
     const profiler = process.env.DRAIN_CPU_PROFILE ? await startProfiler() : null
     await env.admin.config('RESETSTAT')
     const s0 = await cpuSample(env)
-    perfControl('enable')
+    if (!process.env.DRAIN_PERF_RAW) perfControl('enable')
     const cpu0 = process.cpuUsage()
     const t0 = performance.now()
     const scanning = startScanning(parts, Date.now() + 600_000, {
@@ -307,7 +310,7 @@ async function drainCpu(env: BenchEnv, jobs: number) {
     })
     await allSent
     const cpu = process.cpuUsage(cpu0)
-    perfControl('disable')
+    if (!process.env.DRAIN_PERF_RAW) perfControl('disable')
     const wall = (performance.now() - t0) / 1000
     // The acks of the last sends are still on their way: Redis's figures are read once the run has ended.
     if (profiler) await profiler.stop(`${process.env.DRAIN_CPU_PROFILE}.${rep}.cpuprofile`)
