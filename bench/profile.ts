@@ -15,9 +15,12 @@
 //                                                      DRAIN_PERF_RAW=1 the raw reference's sends only)
 //   node scripts/run-ts.mjs bench/profile.ts share     npm run bench's burst share alone: raw SendMessageBatch rate and
 //                                                      a 20,000-job burst drain, interleaved, 3 times
+//   node scripts/run-ts.mjs bench/profile.ts scripts N Redis's CPU per job for the claims, then for the acks (with
+//                                                      receipts), of N jobs due at one millisecond, no SQS: 3 runs
 //   node scripts/run-ts.mjs bench/profile.ts claim     cost of one claim on a shard with nothing due, by how many
 //                                                      bucket hints it carries in KEYS and returns (src/scan/claims/leases.ts
 //                                                      sends max(limit, 16) = 250 with the shipped defaults)
+import { randomUUID } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { commandCalls, flush, info, processCpuSeconds, startBenchEnv, type BenchEnv } from './env'
 import { runMain } from './main'
@@ -31,6 +34,7 @@ import { fmt } from './table'
 import { Dispatcher } from '../src/scan/dispatch/dispatcher'
 import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../src/sqs/sqs-client'
 import { Leases } from '../src/scan/claims/leases'
+import type { ClaimedJob } from '../src/scan/claims/claimed-job'
 import { Scanner } from '../src/scan/loop/scanner'
 import { runScript, type ScriptedClient } from '../src/store/scripts'
 import { claimCall } from '../src/store/scan-script-calls'
@@ -330,6 +334,59 @@ async function drainCpu(env: BenchEnv, jobs: number) {
   }
 }
 
+/** Redis's CPU per job for a burst's claims, and then for its acks (receipts on, as shipped), without SQS. */
+async function scriptsCpu(env: BenchEnv, jobs: number) {
+  for (let rep = 0; rep < 3; rep++) {
+    const { engine, config, queue } = await scanParts(env, `scripts-${rep}`)
+    const shard = engine.keys.shards[0]!
+    const leases = new Leases(engine.redis, {
+      leaseMs: config.leaseMs,
+      maxAttempts: config.maxDispatchAttempts,
+      backoffBaseMs: config.dispatchBackoffBaseMs,
+      backoffMaxMs: config.dispatchBackoffMaxMs,
+      receiptTtlMs: config.dispatchReceiptTtlMs,
+    })
+    const at = Date.now() + 3_000
+    const all = Array.from({ length: jobs }, (_, i) => benchJob(jobId(`r${rep}`, i), { atMs: at }))
+    for (let b = 0; b < jobs; b += 100) await engine.store.enqueueMany(all.slice(b, b + 100))
+    await sleep(Math.max(0, at + 5 - Date.now()))
+    const phase = async (label: string, fn: () => Promise<number>) => {
+      await env.admin.config('RESETSTAT')
+      const cpu0 = await redisCpuSeconds(env)
+      const me0 = process.cpuUsage()
+      const n = await fn()
+      const me = process.cpuUsage(me0)
+      const cpu = (await redisCpuSeconds(env)) - cpu0
+      const evalsha = (await commandUsec(env)).evalsha
+      console.log(
+        `${label} ${n}: redis ${((cpu * 1e6) / n).toFixed(2)} µs/job (EVALSHA ${((evalsha?.usec ?? 0) / n).toFixed(2)}), ` +
+          `this process ${((me.user + me.system) / n).toFixed(2)} µs/job`,
+      )
+    }
+    const claims: ClaimedJob[][] = []
+    await phase('claims', async () => {
+      let hints = await leases.seedHints(shard, config.claimBatchSize)
+      let count = 0
+      for (;;) {
+        const r = await leases.claim(shard, hints, config.claimBatchSize)
+        hints = r.hints
+        count += r.jobs.length
+        if (r.jobs.length) claims.push(r.jobs)
+        if (!r.again && r.jobs.length === 0) return count
+      }
+    })
+    for (const batch of claims)
+      for (const job of batch) job.accepted = { messageId: randomUUID(), acceptedAtMs: at + 500 }
+    await phase('acks', async () => {
+      let count = 0
+      for (const batch of claims) count += await leases.ack(shard, batch)
+      return count
+    })
+    await engine.close()
+    await queue.remove()
+  }
+}
+
 async function main() {
   const what = process.argv[2] ?? 'redis'
   const env = await startBenchEnv()
@@ -359,6 +416,7 @@ async function main() {
       console.log(r)
     } else if (what === 'claim') await claimCost(env)
     else if (what === 'burst') await burstCpu(env)
+    else if (what === 'scripts') await scriptsCpu(env, Number(process.argv[3] ?? 20_000))
     else if (what === 'share') {
       await measureRawSqs(env, 20_000, 99)
       for (let rep = 0; rep < 3; rep++) {

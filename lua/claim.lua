@@ -147,9 +147,18 @@ local PEEK = 8
 
 -- The jobs of `bucket` due by `upto`, at most `limit`, earliest first (ids and due times appended to `ids`, `dues`),
 -- removed from the bucket. Returns the bucket's earliest remaining due time, false when it is empty.
-local function takeFromBucket(bucket, upto, limit, ids, dues)
+-- A bucket's first jobs by rank, with their due times: `limit` + 1 of them, PEEK + 1 at most. Also the earliest of
+-- a bucket due next (the bound of the bucket before it), so the index's scores need not be read.
+local function peek(bucket, limit)
   local m = math.min(limit, PEEK)
-  local read = redis.call('ZRANGE', bucket, 0, m, 'WITHSCORES')
+  return { read = redis.call('ZRANGE', bucket, 0, m, 'WITHSCORES'), m = m }
+end
+
+-- The jobs of `bucket` due by `upto`, at most `limit`, earliest first (ids and due times appended to `ids`, `dues`),
+-- removed from the bucket; `peeked` is its peek. Returns the bucket's earliest remaining due time (text, as the
+-- bucket gave it: a number would be printed by printf for the index's ZADD), false when it is empty.
+local function takeFromBucket(bucket, peeked, upto, limit, ids, dues)
+  local read, m = peeked.read, peeked.m
   local r = #read / 2
   local taken = 0
   while taken < r and taken < limit and tonumber(read[2 * taken + 2]) <= upto do
@@ -167,10 +176,10 @@ local function takeFromBucket(bucket, upto, limit, ids, dues)
     end
     if #ids >= from then redis.call('ZREM', bucket, unpack(ids, from, #ids)) end
     local first = redis.call('ZRANGE', bucket, 0, 0, 'WITHSCORES')
-    return first[1] and tonumber(first[2]) or false
+    return first[2] or false
   end
   if taken > 0 then redis.call('ZREM', bucket, unpack(ids, from, #ids)) end
-  if taken < r then return tonumber(read[2 * taken + 2]) end
+  if taken < r then return read[2 * taken + 2] end
   return false
 end
 
@@ -192,32 +201,47 @@ local function takeDue()
   while walking and n + #ids < take do
     -- Every bucket in the index holds a job: take - n buckets are enough, one more tells the last one's bound.
     local chunk = take - n - #ids
-    local head = redis.call('ZRANGE', index, '-inf', dueBy, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, chunk + 1)
-    local buckets = #head / 2
-    if buckets == 0 then break end
+    local head = redis.call('ZRANGE', index, '-inf', dueBy, 'BYSCORE', 'LIMIT', 0, chunk + 1)
+    if #head == 0 then break end
     -- Without a further due bucket, the chunk held every one: the walk ends with it.
-    walking = buckets > chunk
-    for b = 1, math.min(buckets, chunk) do
-      if n + #ids >= take then
+    walking = #head > chunk
+    local peeked = nil
+    for b = 1, math.min(#head, chunk) do
+      local budget = take - n - #ids
+      if budget <= 0 then
         walking = false
         break
       end
-      local bucketNo = head[2 * b - 1]
+      local bucketNo = head[b]
       local bucket = hinted[bucketNo]
       if not bucket then
         needHints = 1
         walking = false
         break
       end
+      local this = peeked or peek(bucket, budget)
+      peeked = nil
+      -- Bound: the next due bucket's earliest job (its score in the index), read from that bucket itself.
       local upto = dueBy
-      if head[2 * b + 2] and tonumber(head[2 * b + 2]) < upto then upto = tonumber(head[2 * b + 2]) end
-      local rest = takeFromBucket(bucket, upto, take - n - #ids, ids, dues)
+      local nextNo = head[b + 1]
+      if nextNo then
+        local nextBucket = hinted[nextNo]
+        local first
+        if nextBucket then
+          peeked = peek(nextBucket, budget)
+          first = peeked.read[2]
+        else
+          first = redis.call('ZSCORE', index, nextNo)
+        end
+        if first and tonumber(first) < upto then upto = tonumber(first) end
+      end
+      local rest = takeFromBucket(bucket, this, upto, budget, ids, dues)
       if not rest then
         emptied[#emptied + 1] = bucketNo
       else
         rescored[#rescored + 1] = rest; rescored[#rescored + 1] = bucketNo
         -- Still due (after the next bucket's first job): its place in the chunk is wrong, read the index again.
-        if rest <= dueBy then
+        if tonumber(rest) <= dueBy then
           walking = true
           break
         end
@@ -290,13 +314,18 @@ local function nextCall(top, leaseHead, leasesMoved)
     else
       -- The look-ahead counts from the next claim: with a dispatch window that is the earliest due time + the
       -- window, and every bucket due by then must come along, or the window's jobs would need two claims.
-      local scored = redis.call('ZRANGE', index, '-inf', math.max(now, nextDue) + lookahead, 'BYSCORE', 'WITHSCORES',
-        'LIMIT', 0, hintCap)
-      for j = 1, #scored, 2 do hints[#hints + 1] = scored[j] end
-      if fullCount > 0 and #hints >= fullCount then
-        fullAt = tonumber(scored[2 * fullCount])
-      elseif fullCount > 0 then
-        fullAt = fullAtInFewBuckets(scored, math.max(now, nextDue) + lookahead)
+      local upto = math.max(now, nextDue) + lookahead
+      if fullCount == 0 then
+        -- No fullAt to find: the buckets alone (each score would be printed as text, by printf, for the reply).
+        hints = redis.call('ZRANGE', index, '-inf', upto, 'BYSCORE', 'LIMIT', 0, hintCap)
+      else
+        local scored = redis.call('ZRANGE', index, '-inf', upto, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, hintCap)
+        for j = 1, #scored, 2 do hints[#hints + 1] = scored[j] end
+        if #hints >= fullCount then
+          fullAt = tonumber(scored[2 * fullCount])
+        else
+          fullAt = fullAtInFewBuckets(scored, upto)
+        end
       end
     end
   end

@@ -2,7 +2,7 @@
 // the way src/store/script-calls.ts builds the job side's: KEYS and ARGV by name, in each script's header order.
 import { receiptSlot, type ShardKeys } from './keys'
 import { receiptExpiry, receiptHour } from './receipt'
-import type { ScriptCall } from './scripts'
+import type { Arg, ScriptCall } from './scripts'
 
 export interface ClaimParams {
   limit: number
@@ -140,7 +140,15 @@ export function ackCall(
 ): ScriptCall<number> {
   const keys = ackKeys(shard)
   const { hashes, keyOf, expireAt } = receiptKeys(shard, 0, receipts)
-  const groups = settlements.flatMap((s) => [s.id, s.token, keyOf(s), s.receipt ?? ''])
+  // One array, not one per settlement (an ack carries a claim's 250 jobs and more).
+  const groups: Arg[] = new Array(settlements.length * 4)
+  for (let i = 0, g = 0; i < settlements.length; i++, g += 4) {
+    const s = settlements[i]!
+    groups[g] = s.id
+    groups[g + 1] = s.token
+    groups[g + 2] = keyOf(s)
+    groups[g + 3] = s.receipt ?? ''
+  }
   return {
     script: 'sdqAck',
     keys: { ...keys, receipts: hashes },

@@ -257,9 +257,12 @@ function refusalsOf(items: readonly ReleaseItem[], options: LeaseOptions): Refus
 /** Each acked job's dispatch receipt (src/store/receipt.ts), when receipts are on and the send's answer is known. */
 function withReceipts(items: readonly (Settlement & Partial<ClaimedJob>)[], ttlMs: number) {
   // The hour's hashes by the latest acceptance (Redis's clock): a receipt is never filed before its time.
-  const nowMs = items.reduce((t, i) => Math.max(t, i.accepted?.acceptedAtMs ?? 0), 0) || Date.now()
-  const settlements: AckSettlement[] = items.map(
-    ({ id, token, accepted, attempt, dueMs, queue, createdAtMs, version, writeToken }) =>
+  let nowMs = 0
+  for (const i of items) if (i.accepted && i.accepted.acceptedAtMs > nowMs) nowMs = i.accepted.acceptedAtMs
+  const settlements: AckSettlement[] = new Array(items.length)
+  for (let k = 0; k < items.length; k++) {
+    const { id, token, accepted, attempt, dueMs, queue, createdAtMs, version, writeToken } = items[k]!
+    settlements[k] =
       ttlMs > 0 && accepted && attempt !== undefined && dueMs !== undefined && queue !== undefined
         ? {
             id,
@@ -272,12 +275,13 @@ function withReceipts(items: readonly (Settlement & Partial<ClaimedJob>)[], ttlM
               queue,
               createdAtMs,
               // The write token's digest goes with the job into its receipt: that write, sent again, is still recognised.
-              ...(writeToken && version !== undefined
-                ? { written: { version, tokenDigest: writeTokenDigest(writeToken) } }
-                : {}),
+              written:
+                writeToken && version !== undefined
+                  ? { version, tokenDigest: writeTokenDigest(writeToken) }
+                  : undefined,
             }),
           }
-        : { id, token },
-  )
-  return { settlements, plan: { ttlMs, nowMs } }
+        : { id, token }
+  }
+  return { settlements, plan: { ttlMs, nowMs: nowMs || Date.now() } }
 }
