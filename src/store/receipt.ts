@@ -74,13 +74,29 @@ function compactUuid(text: string): string | null {
   return uuidBytes.toString('base64url')
 }
 
+/**
+ * Numbers in base 36, memoized: an ack's receipts mostly share their due time, lateness and age (a burst's jobs are
+ * due together and accepted in batches), and toString(36) was a good part of encoding one.
+ */
+const base36Cache = new Map<number, string>()
+
+function base36(n: number): string {
+  let s = base36Cache.get(n)
+  if (s === undefined) {
+    if (base36Cache.size >= 4096) base36Cache.clear()
+    s = n.toString(36)
+    base36Cache.set(n, s)
+  }
+  return s
+}
+
 export function encodeReceipt(r: DispatchReceipt): string {
   const id = compactUuid(r.messageId) ?? r.messageId.replaceAll(':', '')
   const late = Math.round(r.acceptedAtMs - r.dueMs)
-  const created = r.createdAtMs === undefined ? '' : `:${Math.round(r.dueMs - r.createdAtMs).toString(36)}`
+  const created = r.createdAtMs === undefined ? '' : `:${base36(Math.round(r.dueMs - r.createdAtMs))}`
   const written =
     r.written && r.createdAtMs !== undefined ? `:${r.written.version.toString(36)}${r.written.tokenDigest}` : ''
-  return `${r.attempts}:${r.dueMs.toString(36)}:${late.toString(36)}:${id}:${r.queue}${created}${written}`
+  return `${r.attempts}:${base36(r.dueMs)}:${base36(late)}:${id}:${r.queue}${created}${written}`
 }
 
 export function decodeReceipt(text: string): DispatchReceipt {
