@@ -20,6 +20,7 @@ import { invokeFunction } from '../tools/sdq-poll/invoke-function'
 import { Keyspace } from '../src/store/keys'
 import { connectRedis } from '../src/store/redis'
 import { runMain } from './main'
+import { until } from './until'
 import { percentiles, sleep } from './stats'
 
 const quick = process.argv.includes('--quick')
@@ -34,14 +35,6 @@ interface ScanLine {
   handedOverTo?: string | null
   dispatched: number
   lateness: { max: number } | null
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(5)
-  }
 }
 
 async function main() {

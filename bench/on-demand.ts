@@ -31,6 +31,7 @@ import { createSqsClient } from '../src/sqs/sqs-client'
 import { connectRedis } from '../src/store/redis'
 import { percentiles, median, sleep } from './stats'
 import { runMain } from './main'
+import { until } from './until'
 
 const quick = process.argv.includes('--quick')
 const size = quick ? { jobs: 20, emptyTicks: 5, freshClients: 5 } : { jobs: 200, emptyTicks: 30, freshClients: 20 }
@@ -75,14 +76,6 @@ async function stackFor(mode: string, extraEnv: Record<string, string> = {}) {
     log: () => {},
   })
   return { stack, lines }
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(2)
-  }
 }
 
 async function onDemandRuns() {

@@ -15,6 +15,7 @@ import { Leases } from '../src/scan/claims/leases'
 import { createEngine, type Engine } from '../src/store/engine'
 import { median } from './stats'
 import { fmt, printTable, type Row } from './table'
+import { runMain } from './main'
 
 const CALLS = 5
 const at = process.argv.indexOf('--payload-bytes')
@@ -115,7 +116,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e)
-  process.exitCode = 1
-})
+runMain(main)

@@ -14,6 +14,7 @@ import { encodePendingCursor } from '../src/store/pending-cursor'
 import { benchJob, jobId } from './data'
 import { inFlight, percentiles } from './stats'
 import { fmt, printTable, type Row } from './table'
+import { runMain } from './main'
 
 const DAY_MS = 86_400_000
 const at = process.argv.indexOf('--jobs')
@@ -157,7 +158,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e)
-  process.exitCode = 1
-})
+runMain(main)

@@ -18,6 +18,7 @@ import { benchJob, jobId, PAYLOAD_JSON, TARGET } from './data'
 import { flush, startBenchEnv, type BenchEnv } from './env'
 import { scanParts, startScanning } from './scanning'
 import { inFlight, median, sleep } from './stats'
+import { runMain } from './main'
 
 const quick = process.argv.includes('--quick')
 const VOLUMES = quick ? [1_000, 10_000, 100_000] : [1_000, 10_000, 100_000, 500_000]
@@ -154,7 +155,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e)
-  process.exitCode = 1
-})
+runMain(main)

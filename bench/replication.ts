@@ -9,6 +9,7 @@ import { startRedis } from '../local/redis-server'
 import { jobId, PAYLOAD_JSON, TARGET } from './data'
 import { inFlight, median, percentiles } from './stats'
 import { fmt, printTable, type Row } from './table'
+import { runMain } from './main'
 
 const ms3 = (ms: number) => `${ms.toFixed(3)} ms`
 
@@ -99,7 +100,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e)
-  process.exitCode = 1
-})
+runMain(main)

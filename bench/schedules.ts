@@ -15,6 +15,7 @@ import { PAYLOAD_JSON, TARGET, benchJob, jobId } from './data'
 import { flush, info, startBenchEnv, usedMemory, type BenchEnv } from './env'
 import { inFlight, median, sleep } from './stats'
 import { fmt, printTable, type Row } from './table'
+import { runMain } from './main'
 
 const quick = process.argv.includes('--quick')
 const size = quick ? { schedules: 20_000, due: 2_000, reps: 1 } : { schedules: 100_000, due: 10_000, reps: 3 }
@@ -170,7 +171,4 @@ async function main() {
   console.log(printTable(rows))
 }
 
-main().catch((e) => {
-  console.error(e)
-  process.exitCode = 1
-})
+runMain(main)

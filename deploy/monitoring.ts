@@ -119,16 +119,24 @@ function alarms(
   return resources
 }
 
+/**
+ * A dashboard metric of one namespace and dimension, as a widget lists it:
+ * [namespace, metric, dimension, value, { stat, label, yAxis }].
+ */
+const metricOf =
+  (namespace: string, dimension: string, value: string) =>
+  (metric: string, stat: string, label: string, yAxis = 'left') => [
+    namespace,
+    metric,
+    dimension,
+    value,
+    { stat, label, yAxis },
+  ]
+
 /** The API's free metrics: API Gateway's for the HTTP API, Lambda's Function URL metrics otherwise. */
 function apiMetrics(apiEndpoint: string) {
   if (apiEndpoint === 'functionUrl') {
-    const url = (metric: string, stat: string, label: string, yAxis = 'left') => [
-      'AWS/Lambda',
-      metric,
-      'FunctionName',
-      '${ApiLambdaFunction}',
-      { stat, label, yAxis },
-    ]
+    const url = metricOf('AWS/Lambda', 'FunctionName', '${ApiLambdaFunction}')
     return {
       requests: [
         url('UrlRequestCount', 'Sum', 'requests'),
@@ -137,13 +145,7 @@ function apiMetrics(apiEndpoint: string) {
       errors: [url('Url4xxCount', 'Sum', '4xx'), url('Url5xxCount', 'Sum', '5xx')],
     }
   }
-  const api = (metric: string, stat: string, label: string, yAxis = 'left') => [
-    'AWS/ApiGateway',
-    metric,
-    'ApiId',
-    '${HttpApi}',
-    { stat, label, yAxis },
-  ]
+  const api = metricOf('AWS/ApiGateway', 'ApiId', '${HttpApi}')
   return {
     requests: [api('Count', 'Sum', 'requests'), api('Latency', 'p99', 'p99 latency (ms)', 'right')],
     errors: [api('4xx', 'Sum', '4xx'), api('5xx', 'Sum', '5xx')],

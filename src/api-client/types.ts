@@ -1,5 +1,6 @@
 // What the HTTP API takes and answers (docs/api.md), as the API client types them.
-import type {
+// Re-exported as they are: the API takes and answers the same shapes as DelayQueue.
+export type {
   JobInput,
   QueueStats,
   ScheduledJob,
@@ -8,26 +9,14 @@ import type {
   ScheduleView,
   WriteOptions,
 } from '../direct/delay-queue'
+export type { ExistingJob } from '../errors'
+export type { JobView } from '../store/job-store'
+export type { PendingJob, PendingPage } from '../store/pending-page'
+
 import type { ExistingJob } from '../errors'
-import type { JobView } from '../store/job-store'
-import type { PendingJob, PendingPage } from '../store/pending-page'
 import type { ApiErrorCode, ApiErrorDetail } from './errors'
 import type { Credentials } from './signer'
 import type { RetryPolicy } from './transport'
-
-export type {
-  ExistingJob,
-  JobInput,
-  JobView,
-  PendingJob,
-  PendingPage,
-  QueueStats,
-  ScheduledJob,
-  ScheduleInput,
-  ScheduleListPage,
-  ScheduleView,
-  WriteOptions,
-}
 
 /**
  * One answer of POST /jobs/batch, in input order. A refusal carries the job's id (the client gives every job one

@@ -10,27 +10,16 @@ import { retryDelayMs } from '../../src/api-client/transport'
 import type { Log } from '../../src/logger'
 import { createEngine, type Engine } from '../../src/store/engine'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy'
-import { redisSnapshot, testConfig } from '../api/api-helpers'
+import { redisSnapshot, servedApi, testConfig } from '../api/api-helpers'
 import { serveApi, type ApiServer, type ReceivedRequest } from '../support/api-server'
 
 const quiet: Log = { info: () => {}, warn: () => {}, error: () => {} }
 const credentials = { accessKeyId: 'AKIDLOCALTEST', secretAccessKey: 'local-secret', sessionToken: 'local-session' }
 const region = 'eu-west-1'
 
-let engine: Engine
-let api: ApiServer
+const served = servedApi()
 
-beforeAll(async () => {
-  engine = createEngine(testConfig())
-  api = await serveApi(createApiHandler(engine, { logger: quiet }))
-})
-
-afterAll(async () => {
-  await api.close()
-  await engine.close()
-})
-
-const client = (url = api.url, retry = {}) => new DelayQueueApiClient({ url, region, credentials, retry })
+const client = (url = served.api.url, retry = {}) => new DelayQueueApiClient({ url, region, credentials, retry })
 
 /** Signs the request again from what the server received: equal only if nothing signed changed on the way. */
 async function resign(r: ReceivedRequest): Promise<string> {
@@ -62,7 +51,7 @@ async function resign(r: ReceivedRequest): Promise<string> {
 describe('DelayQueueApiClient: SigV4 signing', () => {
   it('signs every request with well-formed SigV4 headers that verify against the request as received', async () => {
     // prepare
-    const from = api.received.length
+    const from = served.api.received.length
     const c = client()
     // act
     const job = await c.schedule({ id: `sig-${Date.now()}`, queue: 'orders', payload: { orderId: 7 }, delayMs: 60_000 })
@@ -70,7 +59,7 @@ describe('DelayQueueApiClient: SigV4 signing', () => {
     await c.cancel(job.id)
     await c.listSchedules({ limit: 5, cursor: 'a:b' })
     // assess
-    const sent = api.received.slice(from)
+    const sent = served.api.received.slice(from)
     expect(sent.map((r) => `${r.method} ${r.url}`)).toEqual([
       'POST /jobs',
       `GET /jobs/${encodeURIComponent(job.id)}`,
@@ -128,7 +117,7 @@ describe('DelayQueueApiClient: every route of the real API', () => {
   })
 
   it('throws a typed ValidationError naming the field, and changes nothing', async () => {
-    const before = await redisSnapshot(engine)
+    const before = await redisSnapshot(served.engine)
     const error = await client()
       .schedule({ queue: 'orders', payload: 1, delayMs: -5 })
       .catch((e) => e)
@@ -138,7 +127,7 @@ describe('DelayQueueApiClient: every route of the real API', () => {
       code: 'ValidationError',
       details: [{ path: 'delayMs', message: 'must be an integer >= 0' }],
     })
-    expect(await redisSnapshot(engine)).toEqual(before)
+    expect(await redisSnapshot(served.engine)).toEqual(before)
   })
 
   it('throws JobConflictError naming the job that holds a taken id, without its payload', async () => {
@@ -168,7 +157,7 @@ describe('DelayQueueApiClient: every route of the real API', () => {
 
   it('sends an Idempotency-Key on every reschedule(), on schedule() only when you pass yours; a call with the same key is answered as the first', async () => {
     // prepare
-    const from = api.received.length
+    const from = served.api.received.length
     const c = client()
     const id = `key-${Date.now()}`
     const first = await c.schedule({ id, queue: 'orders', payload: 1, delayMs: 60_000 })
@@ -181,7 +170,7 @@ describe('DelayQueueApiClient: every route of the real API', () => {
     const again = await c.schedule(mine, { idempotencyKey })
     // assess: a create sends no key of its own (a receipt without one stays compact for longer queue names), each
     // reschedule() its own, and the second call with your key is not a 409
-    const keys = api.received.slice(from).map((r) => r.headers['idempotency-key'])
+    const keys = served.api.received.slice(from).map((r) => r.headers['idempotency-key'])
     expect(first.id).toBe(id)
     expect(keys).toHaveLength(5)
     expect(keys[0]).toBeUndefined()
@@ -194,7 +183,7 @@ describe('DelayQueueApiClient: every route of the real API', () => {
 
   it('refuses your idempotencyKey on a schedule() without an id, naming id, and sends nothing', async () => {
     // prepare
-    const from = api.received.length
+    const from = served.api.received.length
     // act
     const error = await client()
       .schedule({ queue: 'orders', payload: 1 }, { idempotencyKey: 'my-own-key-0002' })
@@ -203,7 +192,7 @@ describe('DelayQueueApiClient: every route of the real API', () => {
     expect(error).toBeInstanceOf(DelayQueueApiError)
     expect(error).toMatchObject({ status: 400, code: 'ValidationError' })
     expect(error.details).toEqual([{ path: 'id', message: 'is required with an idempotency key' }])
-    expect(api.received.length).toBe(from)
+    expect(served.api.received.length).toBe(from)
   })
 
   it('throws NotFound when cancelling a job that is not pending', async () => {

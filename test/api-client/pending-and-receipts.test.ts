@@ -1,31 +1,15 @@
 // The api-client's reads for operators: a page of pending jobs through GET /jobs (signed, with its cursor), and a
 // dispatched job's receipt through GET /jobs/{id}.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createApiHandler } from '../../src/api/handler'
+import { describe, expect, it } from 'vitest'
 import { DelayQueueApiClient } from '../../src/api-client'
-import type { Log } from '../../src/logger'
 import { Leases } from '../../src/scan/claims/leases'
-import { createEngine, type Engine } from '../../src/store/engine'
-import { testConfig } from '../api/api-helpers'
-import { serveApi, type ApiServer } from '../support/api-server'
+import { servedApi } from '../api/api-helpers'
 
-const quiet: Log = { info: () => {}, warn: () => {}, error: () => {} }
-let engine: Engine
-let api: ApiServer
-
-beforeAll(async () => {
-  engine = createEngine(testConfig())
-  api = await serveApi(createApiHandler(engine, { logger: quiet }))
-})
-
-afterAll(async () => {
-  await api.close()
-  await engine.close()
-})
+const served = servedApi()
 
 const client = () =>
   new DelayQueueApiClient({
-    url: api.url,
+    url: served.api.url,
     region: 'eu-west-1',
     credentials: { accessKeyId: 'AKIDLOCALTEST', secretAccessKey: 'local-secret' },
   })
@@ -48,13 +32,13 @@ describe('api-client reads', () => {
     // prepare: a job claimed and acked as a scanner does once SQS accepted it
     const c = client()
     await c.schedule({ id: 'ac-fired', queue: 'orders', payload: 1, delayMs: 0 })
-    const shard = engine.keys.locate('ac-fired').shard
-    const leases = new Leases(engine.redis, {
+    const shard = served.engine.keys.locate('ac-fired').shard
+    const leases = new Leases(served.engine.redis, {
       leaseMs: 60_000,
       maxAttempts: 3,
       backoffBaseMs: 1,
       backoffMaxMs: 1,
-      receiptTtlMs: engine.config.dispatchReceiptTtlMs,
+      receiptTtlMs: served.engine.config.dispatchReceiptTtlMs,
     })
     const { jobs } = await leases.claim(shard, await leases.seedHints(shard, 100), 100)
     const job = jobs.find((j) => j.id === 'ac-fired')!

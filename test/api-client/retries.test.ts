@@ -1,13 +1,14 @@
 // Retries that cannot duplicate: the signed client against the real API handler over loopback, whose writes are never
 // confirmed by a replica (REDIS_WAIT_REPLICAS=1 on a Redis without one: every write reaches the primary and answers
 // 503 ReplicationUnconfirmed), or whose answers are lost on the way back.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createApiHandler } from '../../src/api/handler'
 import { DelayQueueApiClient, JobConflictError } from '../../src/api-client'
 import type { Log } from '../../src/logger'
-import { createEngine, type Engine } from '../../src/store/engine'
-import { testConfig } from '../api/api-helpers'
-import { serveApi, type ApiServer } from '../support/api-server'
+import { createEngine } from '../../src/store/engine'
+import { servedApi, testConfig } from '../api/api-helpers'
+import { serveApi } from '../support/api-server'
+import { afterFirst, answerFault, unavailable } from './answer-faults'
 import { testScanner } from '../support/scanner'
 import { countIds, createQueue, receiveAll, sqsClient as sqsClientFor } from '../support/sqs'
 
@@ -15,22 +16,26 @@ const quiet: Log = { info: () => {}, warn: () => {}, error: () => {} }
 const credentials = { accessKeyId: 'AKIDLOCALTEST', secretAccessKey: 'local-secret' }
 const fastRetry = { attempts: 4, baseDelayMs: 10, maxDelayMs: 20 }
 
-let engine: Engine
-let api: ApiServer
+const served = servedApi({ REDIS_WAIT_REPLICAS: '1', REDIS_WAIT_TIMEOUT_MS: '50' })
 
-beforeAll(async () => {
-  engine = createEngine(testConfig({ REDIS_WAIT_REPLICAS: '1', REDIS_WAIT_TIMEOUT_MS: '50' }))
-  api = await serveApi(createApiHandler(engine, { logger: quiet }))
-})
+const client = (fetch?: typeof globalThis.fetch, url = served.api.url) =>
+  new DelayQueueApiClient({ url, region: 'eu-west-1', credentials, retry: fastRetry, fetch })
+/** A job under `id` before the call (the write is applied; its 503, no replica confirmed it, is of no interest). */
+const storedBefore = (id: string, delayMs: number) =>
+  served.engine.store.enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs } }).catch(() => {})
 
-afterAll(async () => {
-  await api.close()
-  await engine.close()
-})
-
-const client = (fetch?: typeof globalThis.fetch) =>
-  new DelayQueueApiClient({ url: api.url, region: 'eu-west-1', credentials, retry: fastRetry, fetch })
-const pendingIn = async (queue: string) => (await engine.store.stats()).queues[queue]?.pending ?? 0
+/** An API that confirms its writes (no replica is waited for), on keys of its own unless `env` names a prefix. */
+async function confirmingApi(env: Record<string, string> = {}) {
+  const own = createEngine(testConfig(env))
+  const ownApi = await serveApi(createApiHandler(own, { logger: quiet }))
+  const writer = (fetch?: typeof globalThis.fetch) => client(fetch, ownApi.url)
+  const close = async () => {
+    await ownApi.close()
+    await own.close()
+  }
+  return { own, ownApi, writer, close }
+}
+const pendingIn = async (queue: string) => (await served.engine.store.stats()).queues[queue]?.pending ?? 0
 
 /**
  * A target queue and a scanner that keeps receipts a day, on the shared engine: `drain()` hands every job stored since
@@ -39,14 +44,13 @@ const pendingIn = async (queue: string) => (await engine.store.stats()).queues[q
 async function dispatchStage(queueName: string) {
   const sqsClient = sqsClientFor()
   const q = await createQueue(sqsClient, queueName)
-  const s = testScanner(engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
+  const s = testScanner(served.engine, { queues: { emails: q.url }, receiptTtlMs: 86_400_000, ackHoldMs: 0 })
   const before = await pendingIn('emails')
   return {
-    sqsClient,
-    q,
-    s,
     before,
     drain: () => s.runUntil(async () => (await pendingIn('emails')) === before, 10_000),
+    /** The job ids that reached the target queue, with how often each arrived. */
+    inSqs: async () => countIds(await receiveAll(sqsClient, q.url)),
     close: async () => {
       await s.close()
       sqsClient.destroy()
@@ -54,30 +58,17 @@ async function dispatchStage(queueName: string) {
   }
 }
 
-/** A fetch that, once the first `method` request is answered, runs `drain` before handing the answer back. */
-function drainAfterFirst(method: string, drain: () => Promise<unknown>): typeof globalThis.fetch {
-  let first = true
-  return async (url, init) => {
-    const res = await fetch(url, init)
-    if (first && init?.method === method) {
-      first = false
-      await drain()
-    }
-    return res
-  }
-}
-
 describe('DelayQueueApiClient: a retried create exists once', () => {
   it('stores one job for a schedule() without an id whose write a replica never confirmed', async () => {
     // prepare
-    const statuses = () => api.received.slice(from).map((r) => r.status)
-    const from = api.received.length
+    const statuses = () => served.api.received.slice(from).map((r) => r.status)
+    const from = served.api.received.length
     // act
     const job = await client().schedule({ queue: 'emails', payload: { to: 'a@example.com' }, delayMs: 60_000 })
     // assess: the first attempt stored it (503); before a retry, the client found it under the id it made (200)
     expect(statuses()).toEqual([503, 200])
     expect(await pendingIn('emails')).toBe(1)
-    expect(await engine.store.get(job.id)).toMatchObject({ queue: 'emails', payload: { to: 'a@example.com' } })
+    expect(await served.engine.store.get(job.id)).toMatchObject({ queue: 'emails', payload: { to: 'a@example.com' } })
     expect(Date.parse(job.runAt) - Date.parse(job.createdAt)).toBe(60_000)
   })
 
@@ -97,7 +88,7 @@ describe('DelayQueueApiClient: a retried create exists once', () => {
   it("still refuses a retry that meets somebody else's job under the id", async () => {
     // prepare: the id holds another payload (stored directly: the API would not confirm it either)
     const id = `theirs-${Date.now()}`
-    const direct = createEngine(testConfig({ KEY_PREFIX: engine.config.keyPrefix }))
+    const direct = createEngine(testConfig({ KEY_PREFIX: served.engine.config.keyPrefix }))
     await direct.store.enqueue({ id, queue: 'orders', payloadJson: '"theirs"', schedule: { delayMs: 60_000 } })
     await direct.close()
     // (a job created in the very millisecond the call begins could be this call's: the look-up before a retry tells
@@ -131,7 +122,7 @@ describe('DelayQueueApiClient: a retried create exists once', () => {
     // assess
     expect(calls).toBe(2)
     expect(await pendingIn('orders')).toBe(before + 1)
-    expect(await engine.store.get(job.id)).toMatchObject({ payload: { n: 1 } })
+    expect(await served.engine.store.get(job.id)).toMatchObject({ payload: { n: 1 } })
   })
 
   it('stores each job of a batch once and answers every one scheduled', async () => {
@@ -148,7 +139,7 @@ describe('DelayQueueApiClient: a retried create exists once', () => {
     ])
     expect(await pendingIn('events.fifo')).toBe(before + 3)
     for (const [i, r] of results.entries()) {
-      expect(await engine.store.get(r.id!)).toMatchObject({ payload: { n: i + 1 } })
+      expect(await served.engine.store.get(r.id!)).toMatchObject({ payload: { n: i + 1 } })
     }
   })
 })
@@ -156,14 +147,14 @@ describe('DelayQueueApiClient: a retried create exists once', () => {
 describe('DelayQueueApiClient: a retried create whose first copy already left for SQS', () => {
   it('takes the dispatch receipt under its own id for the earlier attempt, and creates nothing again', async () => {
     // prepare: the first attempt is stored (503: no replica confirmed it) and handed to SQS before the retry
-    const { sqsClient, q, before, drain, close } = await dispatchStage('retry-receipt')
-    const sendThenDrain = drainAfterFirst('POST', drain)
+    const { before, drain, inSqs, close } = await dispatchStage('retry-receipt')
+    const sendThenDrain = afterFirst('POST', 'answer', drain)
     // act
     const job = await client(sendThenDrain).schedule({ queue: 'emails', payload: { once: true } })
     // assess: the one copy is in SQS, none is pending again
-    expect(await engine.store.get(job.id)).toMatchObject({ status: 'dispatched', queue: 'emails' })
+    expect(await served.engine.store.get(job.id)).toMatchObject({ status: 'dispatched', queue: 'emails' })
     expect(await pendingIn('emails')).toBe(before)
-    expect(countIds(await receiveAll(sqsClient, q.url)).get(job.id)).toBe(1)
+    expect((await inSqs()).get(job.id)).toBe(1)
     await close()
   })
 })
@@ -171,16 +162,16 @@ describe('DelayQueueApiClient: a retried create whose first copy already left fo
 describe('DelayQueueApiClient: a retried PUT whose first copy already left for SQS', () => {
   it('is answered from the dispatch receipt its own write left (the same Idempotency-Key), and creates nothing again', async () => {
     // prepare: the first attempt is stored (503: no replica confirmed it) and handed to SQS before the retry
-    const { sqsClient, q, before, drain, close } = await dispatchStage('retry-put')
+    const { before, drain, inSqs, close } = await dispatchStage('retry-put')
     const id = `put-once-${Date.now()}`
-    const sendThenDrain = drainAfterFirst('PUT', drain)
+    const sendThenDrain = afterFirst('PUT', 'answer', drain)
     // act
     const job = await client(sendThenDrain).reschedule(id, { queue: 'emails', payload: { once: true } })
     // assess: answered as the first attempt (it created the job), the one copy is in SQS, none is pending again
     expect(job).toMatchObject({ id, queue: 'emails', created: true })
-    expect(await engine.store.get(id)).toMatchObject({ status: 'dispatched', queue: 'emails' })
+    expect(await served.engine.store.get(id)).toMatchObject({ status: 'dispatched', queue: 'emails' })
     expect(await pendingIn('emails')).toBe(before)
-    expect(countIds(await receiveAll(sqsClient, q.url)).get(id)).toBe(1)
+    expect((await inSqs()).get(id)).toBe(1)
     await close()
   })
 
@@ -188,48 +179,37 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
     // prepare: a job under the id, created before the call (a replace keeps that creation time, so no look-up by
     // time could tell the PUT's own write); the PUT is applied (503: no replica confirmed it), and its job handed to
     // SQS before the retry
-    const { sqsClient, q, before, drain, close } = await dispatchStage('retry-put-replace')
+    const { before, drain, inSqs, close } = await dispatchStage('retry-put-replace')
     const id = `put-replace-${Date.now()}`
-    await engine.store
-      .enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs: 60_000 } })
-      .catch(() => {})
-    const sendThenDrain = drainAfterFirst('PUT', drain)
+    await storedBefore(id, 60_000)
+    const sendThenDrain = afterFirst('PUT', 'answer', drain)
     // act
     const put = await client(sendThenDrain).reschedule(id, { queue: 'emails', payload: { v: 2 }, delayMs: 0 })
     // assess: answered as the replace it was; the replaced version is in SQS once and nothing is pending again
     expect(put).toMatchObject({ id, queue: 'emails', created: false })
-    expect(await engine.store.get(id)).toMatchObject({ status: 'dispatched' })
+    expect(await served.engine.store.get(id)).toMatchObject({ status: 'dispatched' })
     expect(await pendingIn('emails')).toBe(before)
-    expect(countIds(await receiveAll(sqsClient, q.url)).get(id)).toBe(1)
+    expect((await inSqs()).get(id)).toBe(1)
     await close()
   })
 
   it('sends a PUT whose answer was lost again, and the retry changes nothing once the job was dispatched', async () => {
     // prepare: a pending job under the id; the PUT's answer is lost on the way back, after the API applied it, and
     // the replaced job is handed to SQS before the retry
-    const { sqsClient, q, before, drain, close } = await dispatchStage('retry-put-lost')
+    const { before, drain, inSqs, close } = await dispatchStage('retry-put-lost')
     const id = `put-lost-${Date.now()}`
-    await engine.store
-      .enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs: 60_000 } })
-      .catch(() => {})
-    let lose = false
-    const loseAnswer: typeof globalThis.fetch = async (url, init) => {
-      const res = await fetch(url, init)
-      if (!lose || init?.method !== 'PUT') return res
-      lose = false
-      await drain()
-      throw new TypeError('fetch failed: other side closed')
-    }
+    await storedBefore(id, 60_000)
+    const loseAnswer = answerFault('PUT', 'dropped', drain, false)
     // (an earlier write's answer showed this client that the API keeps replays: here a 503, whose header says so)
-    const c = client(loseAnswer)
+    const c = client(loseAnswer.fetch)
     await c.reschedule(`${id}.earlier`, { queue: 'orders', payload: 0, delayMs: 60_000 }).catch(() => undefined)
-    lose = true
+    loseAnswer.arm()
     // act
     const put = await c.reschedule(id, { queue: 'emails', payload: { v: 2 }, delayMs: 0 })
     // assess
     expect(put).toMatchObject({ id, created: false })
     expect(await pendingIn('emails')).toBe(before)
-    expect(countIds(await receiveAll(sqsClient, q.url)).get(id)).toBe(1)
+    expect((await inSqs()).get(id)).toBe(1)
     await close()
   })
 
@@ -237,91 +217,69 @@ describe('DelayQueueApiClient: a retried PUT whose first copy already left for S
     // prepare: an API that keeps no dispatch receipts (DISPATCH_RECEIPT_TTL_MS=0, allowed), so a key is honoured only
     // while the job is stored; the client's earlier write was answered (without the replay window header). A PUT is
     // applied, its answer lost, and the job handed to SQS before any retry.
-    const noReceipts = createEngine(testConfig({ DISPATCH_RECEIPT_TTL_MS: '0' }))
-    const noReceiptsApi = await serveApi(createApiHandler(noReceipts, { logger: quiet }))
+    const noReceipts = await confirmingApi({ DISPATCH_RECEIPT_TTL_MS: '0' })
     const sqsClient = sqsClientFor()
     const q = await createQueue(sqsClient, 'retry-put-no-receipts')
-    const s = testScanner(noReceipts, { queues: { emails: q.url }, receiptTtlMs: 0, ackHoldMs: 0 })
-    const pending = async () => (await noReceipts.store.stats()).queues.emails?.pending ?? 0
+    const s = testScanner(noReceipts.own, { queues: { emails: q.url }, receiptTtlMs: 0, ackHoldMs: 0 })
+    const pending = async () => (await noReceipts.own.store.stats()).queues.emails?.pending ?? 0
     const id = `put-no-receipts-${Date.now()}`
-    let lose = false
-    const loseAnswer: typeof globalThis.fetch = async (url, init) => {
-      const res = await fetch(url, init)
-      if (!lose || init?.method !== 'PUT') return res
-      lose = false
-      await s.runUntil(async () => (await pending()) === 0, 10_000)
-      throw new TypeError('fetch failed: other side closed')
+    const loseAnswer = answerFault(
+      'PUT',
+      'dropped',
+      () => s.runUntil(async () => (await pending()) === 0, 10_000),
+      false,
+    )
+    try {
+      const c = noReceipts.writer(loseAnswer.fetch)
+      const earlier = await c.reschedule(`${id}.earlier`, { queue: 'orders', payload: 0, delayMs: 60_000 })
+      loseAnswer.arm()
+      // act
+      const error = await c.reschedule(id, { queue: 'emails', payload: { v: 2 }, delayMs: 0 }).catch((e) => e)
+      // assess: the lost answer is the caller's to resolve; sent again, the PUT would have created the job a second
+      // time
+      expect(earlier).toMatchObject({ created: true })
+      expect(error).toBeInstanceOf(TypeError)
+      expect(await pending()).toBe(0)
+      expect(countIds(await receiveAll(sqsClient, q.url)).get(id)).toBe(1)
+    } finally {
+      await s.close()
+      sqsClient.destroy()
+      await noReceipts.close()
     }
-    const c = new DelayQueueApiClient({
-      url: noReceiptsApi.url,
-      region: 'eu-west-1',
-      credentials,
-      retry: fastRetry,
-      fetch: loseAnswer,
-    })
-    const earlier = await c.reschedule(`${id}.earlier`, { queue: 'orders', payload: 0, delayMs: 60_000 })
-    lose = true
-    // act
-    const error = await c.reschedule(id, { queue: 'emails', payload: { v: 2 }, delayMs: 0 }).catch((e) => e)
-    // assess: the lost answer is the caller's to resolve; sent again, the PUT would have created the job a second time
-    expect(earlier).toMatchObject({ created: true })
-    expect(error).toBeInstanceOf(TypeError)
-    expect(await pending()).toBe(0)
-    expect(countIds(await receiveAll(sqsClient, q.url)).get(id)).toBe(1)
-    await s.close()
-    sqsClient.destroy()
-    await noReceiptsApi.close()
-    await noReceipts.close()
   })
 
   it("sends the PUT again when the receipt found is an older job's, dispatched while the first attempt was lost", async () => {
     // prepare: a job under the id, due in 300 ms; the PUT's first request never reaches the API, and the old job is
     // handed to SQS meanwhile (its receipt carries no token of this call). The API here confirms writes without a
     // replica: the retry's write is answered.
-    const plain = createEngine(testConfig({ KEY_PREFIX: engine.config.keyPrefix }))
-    const plainApi = await serveApi(createApiHandler(plain, { logger: quiet }))
+    const plain = await confirmingApi({ KEY_PREFIX: served.engine.config.keyPrefix })
     const { drain, close } = await dispatchStage('retry-put-old')
     const id = `put-old-${Date.now()}`
-    await engine.store.enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs: 300 } }).catch(() => {})
+    await storedBefore(id, 300)
     let first = true
     const loseFirst: typeof globalThis.fetch = async (url, init) => {
       if (!first || init?.method !== 'PUT') return fetch(url, init)
       first = false
       await drain()
-      return new Response(JSON.stringify({ error: { code: 'ServiceUnavailable', message: 'lost' } }), { status: 503 })
+      return unavailable()
     }
-    // act
-    const put = await new DelayQueueApiClient({
-      url: plainApi.url,
-      region: 'eu-west-1',
-      credentials,
-      retry: fastRetry,
-      fetch: loseFirst,
-    }).reschedule(id, { queue: 'emails', payload: { later: true }, delayMs: 0 })
-    // assess: the old job's receipt was not taken for this PUT's write: the write was sent again and created the job
-    expect(put).toMatchObject({ id, queue: 'emails', created: true })
-    expect(await engine.store.get(id)).toMatchObject({ status: 'scheduled', payload: { later: true } })
-    await drain()
-    await close()
-    await plainApi.close()
-    await plain.close()
+    try {
+      // act
+      const put = await plain
+        .writer(loseFirst)
+        .reschedule(id, { queue: 'emails', payload: { later: true }, delayMs: 0 })
+      // assess: the old job's receipt was not taken for this PUT's write: the write was sent again and created the job
+      expect(put).toMatchObject({ id, queue: 'emails', created: true })
+      expect(await served.engine.store.get(id)).toMatchObject({ status: 'scheduled', payload: { later: true } })
+    } finally {
+      await drain()
+      await close()
+      await plain.close()
+    }
   })
 })
 
 describe('DelayQueueApiClient: a PUT sent again after a 503 or a 429 (its key, no look-up)', () => {
-  // An API that confirms its writes (no replica is waited for), on its own keys
-  const confirmingApi = async (env: Record<string, string> = {}) => {
-    const own = createEngine(testConfig(env))
-    const ownApi = await serveApi(createApiHandler(own, { logger: quiet }))
-    const writer = (fetch?: typeof globalThis.fetch) =>
-      new DelayQueueApiClient({ url: ownApi.url, region: 'eu-west-1', credentials, retry: fastRetry, fetch })
-    const close = async () => {
-      await ownApi.close()
-      await own.close()
-    }
-    return { own, ownApi, writer, close }
-  }
-
   it('applies its own write when another writer created the job while it was throttled, never taking that job for its own', async () => {
     // prepare: writer A's first PUT is throttled (API Gateway's 429: nothing reached the handler); writer B creates
     // the job under the same id meanwhile, due when A's would be (created after A's call began: a look-up by creation
@@ -356,13 +314,7 @@ describe('DelayQueueApiClient: a PUT sent again after a 503 or a 429 (its key, n
     // the answer the client sees is a 503
     const { own, ownApi, writer, close } = await confirmingApi({ DISPATCH_RECEIPT_TTL_MS: '0' })
     const id = `put-own-503-${Date.now()}`
-    let first = true
-    const answerLost: typeof globalThis.fetch = async (url, init) => {
-      const res = await fetch(url, init)
-      if (!first || init?.method !== 'PUT') return res
-      first = false
-      return new Response(JSON.stringify({ error: { code: 'ServiceUnavailable', message: 'lost' } }), { status: 503 })
-    }
+    const answerLost = afterFirst('PUT', '503')
     try {
       // act
       const put = await writer(answerLost).reschedule(id, { queue: 'orders', payload: { v: 1 }, delayMs: 60_000 })
@@ -380,7 +332,7 @@ describe('DelayQueueApiClient: a PUT sent again after a 503 or a 429 (its key, n
 describe('DelayQueueApiClient: retried creates with ids given, whose first copies already left for SQS', () => {
   it('takes their dispatch receipts, one POST and a batch, and creates none of them again', async () => {
     // prepare: each first attempt is stored (503: no replica confirmed it) and handed to SQS before its retry
-    const { sqsClient, q, before, drain, close } = await dispatchStage('retry-given')
+    const { before, drain, inSqs, close } = await dispatchStage('retry-given')
     const drained = new Set<string>()
     const sendThenDrain: typeof globalThis.fetch = async (url, init) => {
       const res = await fetch(url, init)
@@ -400,7 +352,7 @@ describe('DelayQueueApiClient: retried creates with ids given, whose first copie
     expect(one.id).toBe(`given-${tag}`)
     expect(many).toEqual([1, 2].map((n) => ({ id: `given-${tag}.${n}`, status: 'scheduled' })))
     expect(await pendingIn('emails')).toBe(before)
-    const counts = countIds(await receiveAll(sqsClient, q.url))
+    const counts = await inSqs()
     expect([0, 1, 2].map((n) => counts.get(n ? `given-${tag}.${n}` : `given-${tag}`))).toEqual([1, 1, 1])
     await close()
   })
@@ -409,15 +361,8 @@ describe('DelayQueueApiClient: retried creates with ids given, whose first copie
 describe('DelayQueueApiClient: a batch refused as a whole after its jobs were stored and sent', () => {
   it('takes their dispatch receipts before sending the batch again, and creates none of them again', async () => {
     // prepare: the first request stores the jobs, SQS takes them, and the answer the client sees is a 503
-    const { sqsClient, q, before, drain, close } = await dispatchStage('retry-batch-lost')
-    let first = true
-    const answerLost: typeof globalThis.fetch = async (url, init) => {
-      const res = await fetch(url, init)
-      if (!first || init?.method !== 'POST') return res
-      first = false
-      await drain()
-      return new Response(JSON.stringify({ error: { code: 'ServiceUnavailable', message: 'lost' } }), { status: 503 })
-    }
+    const { before, drain, inSqs, close } = await dispatchStage('retry-batch-lost')
+    const answerLost = afterFirst('POST', '503', drain)
     const tag = Date.now()
     // act
     const many = await client(answerLost).scheduleMany(
@@ -426,7 +371,7 @@ describe('DelayQueueApiClient: a batch refused as a whole after its jobs were st
     // assess: each is answered scheduled and is in SQS once; none is pending again
     expect(many).toEqual([1, 2].map((n) => ({ id: `lost-${tag}.${n}`, status: 'scheduled' })))
     expect(await pendingIn('emails')).toBe(before)
-    const counts = countIds(await receiveAll(sqsClient, q.url))
+    const counts = await inSqs()
     expect([1, 2].map((n) => counts.get(`lost-${tag}.${n}`))).toEqual([1, 1])
     await close()
   })
@@ -435,14 +380,8 @@ describe('DelayQueueApiClient: a batch refused as a whole after its jobs were st
 describe('DelayQueueApiClient: a batch refused as a whole whose jobs are still stored', () => {
   it('takes the jobs found under their ids, created after the call began, and sends nothing again', async () => {
     // prepare: the first request stores the jobs (due in a minute: they stay), and the answer the client sees is a 503
-    const from = api.received.length
-    let first = true
-    const answerLost: typeof globalThis.fetch = async (url, init) => {
-      const res = await fetch(url, init)
-      if (!first || init?.method !== 'POST') return res
-      first = false
-      return new Response(JSON.stringify({ error: { code: 'ServiceUnavailable', message: 'lost' } }), { status: 503 })
-    }
+    const from = served.api.received.length
+    const answerLost = afterFirst('POST', '503')
     const tag = Date.now()
     // act
     const many = await client(answerLost).scheduleMany(
@@ -450,6 +389,6 @@ describe('DelayQueueApiClient: a batch refused as a whole whose jobs are still s
     )
     // assess: both scheduled from the one request that stored them (a copy sent again could land after a dispatch)
     expect(many).toEqual([1, 2].map((n) => ({ id: `kept-${tag}.${n}`, status: 'scheduled' })))
-    expect(api.received.slice(from).filter((r) => r.method === 'POST')).toHaveLength(1)
+    expect(served.api.received.slice(from).filter((r) => r.method === 'POST')).toHaveLength(1)
   })
 })

@@ -1,12 +1,13 @@
 // Test helpers for the HTTP API: API Gateway (payload v2) events, a real engine on the test Redis with a key
 // prefix of its own, and a snapshot of everything that prefix holds in Redis.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda'
-import { inject } from 'vitest'
+import { afterAll, beforeAll, inject } from 'vitest'
 import { loadConfig, type Config } from '../../src/config'
 import { createEngine, type Engine } from '../../src/store/engine'
 import { createApiHandler } from '../../src/api/handler'
 import type { Log } from '../../src/logger'
 import type { ApiResponse } from '../../src/api/response'
+import { serveApi, type ApiServer } from '../support/api-server'
 import { uniquePrefix } from '../support/engine'
 import { apiEvent, lambdaContext, type EventOptions } from '../support/lambda'
 
@@ -49,6 +50,24 @@ export function testApi(env: Record<string, string> = {}, engine: Engine = creat
       handler(event, lambdaContext({ name: 'sdq-test-api', requestId: 'test-request-id' })) as Promise<ApiResponse>,
     close: () => engine.close(),
   }
+}
+
+/**
+ * The real API handler on an engine of its own, served over HTTP on loopback for one file's tests: started before
+ * them, closed after them (also when one fails). Read `engine` and `api` inside tests and hooks, not at import time.
+ */
+export function servedApi(env: Record<string, string> = {}): { readonly engine: Engine; readonly api: ApiServer } {
+  const served = {} as { engine: Engine; api: ApiServer }
+  const quiet: Log = { info: () => {}, warn: () => {}, error: () => {} }
+  beforeAll(async () => {
+    served.engine = createEngine(testConfig(env))
+    served.api = await serveApi(createApiHandler(served.engine, { logger: quiet }))
+  })
+  afterAll(async () => {
+    await served.api?.close()
+    await served.engine?.close()
+  })
+  return served
 }
 
 export interface RequestOptions extends EventOptions {

@@ -18,7 +18,7 @@ const ops: Partial<Op>[] = [0, 1, 2].map((i) => ({
 }))
 
 /** Deliveries of the jobs named, in the order given (SQS sequence numbers rising), at the given send times. */
-function sent(order: [number, number][]): Partial<Delivery>[] {
+function sent(...order: [job: number, sentAt: number][]): Partial<Delivery>[] {
   return order.map(([i, at], k) => ({
     jobId: `f.${i}`,
     token: `t${i}`,
@@ -38,13 +38,7 @@ const fifoViolations = (deliveries: Partial<Delivery>[], faults: Fault[] = [], s
 
 describe('the chaos checker on FIFO order', () => {
   it('passes a group delivered in due-time order', () => {
-    const { verdict, fifo } = fifoViolations(
-      sent([
-        [0, T0 + 1_001],
-        [1, T0 + 1_201],
-        [2, T0 + 1_401],
-      ]),
-    )
+    const { verdict, fifo } = fifoViolations(sent([0, T0 + 1_001], [1, T0 + 1_201], [2, T0 + 1_401]))
     expect(fifo).toEqual([])
     expect(verdict.valid).toBe(true)
     expect(verdict.figures['fifo-order']).toMatchObject({ checked: 3, pairs: 3, inversions: 0 })
@@ -52,13 +46,7 @@ describe('the chaos checker on FIFO order', () => {
 
   it('catches a later job sent more than two leases before an earlier one, with no fault to explain it', () => {
     // f.0 due at +1000 goes last, 4.6 s after f.2 (the lease is 2 s): no pair of runs kept it that long without a fault.
-    const { fifo } = fifoViolations(
-      sent([
-        [1, T0 + 1_201],
-        [2, T0 + 1_401],
-        [0, T0 + 6_000],
-      ]),
-    )
+    const { fifo } = fifoViolations(sent([1, T0 + 1_201], [2, T0 + 1_401], [0, T0 + 6_000]))
     expect(fifo.map((v) => v.ids)).toEqual([
       ['f.0', 'f.1'],
       ['f.0', 'f.2'],
@@ -67,15 +55,7 @@ describe('the chaos checker on FIFO order', () => {
 
   it('orders by SQS sequence numbers, not by send times that tie', () => {
     // The same SentTimestamp for all three; the sequence says f.2 went before f.0, and a lone scanner has no excuse.
-    const { fifo } = fifoViolations(
-      sent([
-        [2, T0 + 1_500],
-        [0, T0 + 1_500],
-        [1, T0 + 1_500],
-      ]),
-      [],
-      1,
-    )
+    const { fifo } = fifoViolations(sent([2, T0 + 1_500], [0, T0 + 1_500], [1, T0 + 1_500]), [], 1)
     expect(fifo.map((v) => v.ids)).toEqual([
       ['f.0', 'f.2'],
       ['f.1', 'f.2'],
@@ -83,11 +63,7 @@ describe('the chaos checker on FIFO order', () => {
   })
 
   it('lets an inversion within two leases pass as two runs at once, but not with one scanner', () => {
-    const order = sent([
-      [1, T0 + 1_201],
-      [0, T0 + 4_700],
-      [2, T0 + 4_701],
-    ])
+    const order = sent([1, T0 + 1_201], [0, T0 + 4_700], [2, T0 + 4_701])
     const two = fifoViolations(order)
     expect(two.fifo).toEqual([])
     expect(two.verdict.figures['fifo-order']).toMatchObject({ inversions: 1, excusedTwoRuns: 1 })
@@ -95,11 +71,7 @@ describe('the chaos checker on FIFO order', () => {
   })
 
   it('lets an inversion pass when a fault fell between the earlier job due time and its send, not one before', () => {
-    const order = sent([
-      [1, T0 + 1_201],
-      [2, T0 + 1_401],
-      [0, T0 + 6_000],
-    ])
+    const order = sent([1, T0 + 1_201], [2, T0 + 1_401], [0, T0 + 6_000])
     const refusals: Fault = { kind: 'sqs-refuse', start: T0 + 900, end: T0 + 3_000 }
     const excused = fifoViolations(order, [refusals])
     expect(excused.fifo).toEqual([])
@@ -118,11 +90,7 @@ describe('the chaos checker on FIFO order', () => {
     )
     const h = historyOf({
       ops: late,
-      deliveries: sent([
-        [1, T0 + 1_201],
-        [2, T0 + 1_401],
-        [0, T0 + 6_001],
-      ]),
+      deliveries: sent([1, T0 + 1_201], [2, T0 + 1_401], [0, T0 + 6_001]),
     })
     const verdict = check(h)
     expect(verdict.violations.filter((v) => v.promise === 'fifo-order')).toEqual([])
@@ -130,14 +98,7 @@ describe('the chaos checker on FIFO order', () => {
   })
 
   it('judges each job by its first message: a duplicate sent later breaks no order', () => {
-    const { fifo } = fifoViolations(
-      sent([
-        [0, T0 + 1_001],
-        [1, T0 + 1_201],
-        [2, T0 + 1_401],
-        [0, T0 + 5_000],
-      ]),
-    )
+    const { fifo } = fifoViolations(sent([0, T0 + 1_001], [1, T0 + 1_201], [2, T0 + 1_401], [0, T0 + 5_000]))
     expect(fifo).toEqual([])
   })
 })

@@ -100,10 +100,12 @@ const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.T
 const fn = (key: string): Json => resources[`${key[0]!.toUpperCase()}${key.slice(1)}LambdaFunction`]!.Properties
 const statements = (roleId: string): Json[] =>
   resources[roleId]!.Properties.Policies.flatMap((p: Json) => p.PolicyDocument.Statement)
-const sqsActions = (roleId: string) =>
+/** The actions of a role's inline policies on one service (`prefix`: 'sqs:', 'lambda:'). */
+const actionsOn = (prefix: string, roleId: string) =>
   statements(roleId)
     .flatMap((s) => asList<string>(s.Action))
-    .filter((a) => a.startsWith('sqs:'))
+    .filter((a) => a.startsWith(prefix))
+const sqsActions = (roleId: string) => actionsOn('sqs:', roleId)
 
 /** QUEUES = Fn::Join of "name=" strings and { Ref: <queue> }: the target name -> queue logical id map. */
 function queuesOf(env: Json): Map<string, string> {
@@ -272,11 +274,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     expect(sqsActions('ApiRole')).toEqual([])
     // Continuous mode (the default): the API never starts the scan function, so it may not invoke anything.
     expect(resources.ApiStartsScanPolicy).toBeUndefined()
-    expect(
-      statements('ApiRole')
-        .flatMap((s) => asList<string>(s.Action))
-        .filter((a) => a.startsWith('lambda:')),
-    ).toEqual([])
+    expect(actionsOn('lambda:', 'ApiRole')).toEqual([])
     expect(fn('api').Environment.Variables.SCAN_MODE).toBe('continuous')
     // Fan-out: the scan role may start scan workers, invokes of the scan function itself, and nothing more.
     expect(resources.ScanStartsWorkersPolicy!.Properties).toMatchObject({
@@ -285,11 +283,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
         Statement: [{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: getAtt('ScanLambdaFunction') }],
       },
     })
-    expect(
-      statements('ScanRole')
-        .flatMap((s) => asList<string>(s.Action))
-        .filter((a) => a.startsWith('lambda:')),
-    ).toEqual([])
+    expect(actionsOn('lambda:', 'ScanRole')).toEqual([])
     expect(fn('scan').Environment.Variables.SCAN_MAX_WORKERS).toBe('4')
 
     const [, mapping] = ofType('AWS::Lambda::EventSourceMapping')[0]!

@@ -2,24 +2,10 @@
 // group come back right after it, in their order.
 import { describe, expect, it } from 'vitest'
 import { delayOf, heldBackAt, retryAtOf, retryDelayMs } from '../../src/scan/claims/backoff'
-import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
+import { claimedJob } from '../support/claimed-job'
 
 const options = { backoffBaseMs: 1_000, backoffMaxMs: 300_000 }
-const claimed = (id: string, attempt: number): ClaimedJob => ({
-  id,
-  queue: 'q.fifo',
-  groupId: 'g',
-  payloadJson: '{}',
-  createdAtMs: 0,
-  version: 0,
-  dueMs: 0,
-  orderMs: 0,
-  claimedAtMs: 0,
-  attempt,
-  token: 't',
-  shard: 0,
-  leaseDeadline: 0,
-})
+const claimed = (id: string, attempt: number) => claimedJob(id, { attempt })
 
 describe('dispatch backoff', () => {
   it('keeps half of the exponential delay and draws the other half, up to the cap', () => {

@@ -17,6 +17,19 @@ function receiptStore(t: ReturnType<typeof testStore>, ttlMs = DAY_MS) {
   return new JobStore(t.redis, t.keys, undefined, undefined, ttlMs)
 }
 
+/** What a lookup answers for a job of 'orders' that SQS took as `messageId` on its first attempt, due at `dueMs`. */
+const dispatchedView = (id: string, dueMs: number, messageId: string | undefined, createdAt: unknown) => ({
+  id,
+  queue: 'orders',
+  status: 'dispatched',
+  runAt: new Date(dueMs).toISOString(),
+  dueAt: new Date(dueMs).toISOString(),
+  acceptedAt: expect.any(String),
+  messageId,
+  attempts: 1,
+  createdAt,
+})
+
 describe('dispatch receipts', () => {
   it('answers "dispatched" with due time, acceptance, SQS message id, queue, attempts and creation time once SQS took the job', async () => {
     // prepare
@@ -30,17 +43,9 @@ describe('dispatch receipts', () => {
     const view = await store.get('fired-job-0000000001')
     // assess: the receipt names the message SQS holds
     const [message] = await receiveAll(sqs, q.url)
-    expect(view).toEqual({
-      id: 'fired-job-0000000001',
-      queue: 'orders',
-      status: 'dispatched',
-      runAt: new Date(dueMs).toISOString(),
-      dueAt: new Date(dueMs).toISOString(),
-      acceptedAt: expect.any(String),
-      messageId: message!.MessageId,
-      attempts: 1,
-      createdAt: new Date(createdAtMs).toISOString(),
-    })
+    expect(view).toEqual(
+      dispatchedView('fired-job-0000000001', dueMs, message!.MessageId, new Date(createdAtMs).toISOString()),
+    )
     expect(Date.parse(view!.acceptedAt!)).toBeGreaterThanOrEqual(dueMs - 50)
     expect(Date.parse(view!.acceptedAt!)).toBeLessThan(Date.now() + 1_000)
     await s.close()
@@ -108,17 +113,7 @@ describe('dispatch receipts', () => {
     // assess: its receipt names the message SQS holds; the next occurrence is pending
     const [message] = await receiveAll(sqs, q.url)
     expect(JSON.parse(message!.Body!)).toMatchObject({ id: first, scheduleId: 'nightly-report-00001' })
-    expect(await store.get(first)).toEqual({
-      id: first,
-      queue: 'orders',
-      status: 'dispatched',
-      runAt: new Date(start).toISOString(),
-      dueAt: new Date(start).toISOString(),
-      acceptedAt: expect.any(String),
-      messageId: message!.MessageId,
-      attempts: 1,
-      createdAt: expect.any(String),
-    })
+    expect(await store.get(first)).toEqual(dispatchedView(first, start, message!.MessageId, expect.any(String)))
     expect((await store.get(`nightly-report-00001@${start + 1000}`))?.status).toMatch(
       /scheduled|dispatching|dispatched/,
     )

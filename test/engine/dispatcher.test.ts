@@ -2,7 +2,7 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Dispatcher } from '../../src/scan/dispatch/dispatcher'
-import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
+import { claimedJob } from '../support/claimed-job'
 import { createSqsClient } from '../../src/sqs/sqs-client'
 import { approximateCount, countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
 import { inject } from 'vitest'
@@ -19,21 +19,18 @@ afterAll(() => {
   sender.destroy()
 })
 
-const claimed = (id: string, queue: string, groupId?: string): ClaimedJob => ({
-  id,
-  queue,
-  groupId,
-  payloadJson: JSON.stringify({ id }),
-  createdAtMs: 0,
-  version: 0,
-  dueMs: Date.now(),
-  orderMs: Date.now(),
-  claimedAtMs: Date.now(),
-  attempt: 1,
-  token: 't',
-  shard: 0,
-  leaseDeadline: Date.now() + 30_000,
-})
+const claimed = (id: string, queue: string, groupId?: string) => {
+  const now = Date.now()
+  return claimedJob(id, {
+    queue,
+    groupId,
+    payloadJson: JSON.stringify({ id }),
+    dueMs: now,
+    orderMs: now,
+    claimedAtMs: now,
+    leaseDeadline: now + 30_000,
+  })
+}
 
 /** A dispatcher through the counting client, with SQS's own batch byte limit and a 1 s send budget. */
 const dispatcherTo = (queues: Record<string, string>, concurrency: number) =>

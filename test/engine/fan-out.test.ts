@@ -2,13 +2,12 @@
 // drains run real scanners (the run's and the workers', in this process) over real Redis and fauxqs.
 import { createServer, type Socket } from 'node:net'
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import { loadConfig } from '../../src/config'
-import { ConfigError } from '../../src/errors'
 import { FanOut, type ScanWorkerEvent, scanWorkerOf } from '../../src/scan/run/fan-out'
 import type { ClaimResult } from '../../src/scan/claims/claimed-job'
 import { runWorker, type WorkerReport } from '../../src/scan/run/worker'
 import { connectRedis } from '../../src/store/redis'
 import { scanStartOf } from '../../src/store/scan-start'
+import { configWith, expectRefused } from '../support/config-setting'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
 import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
@@ -33,11 +32,15 @@ function recordingFanOut(options: { maxWorkers: number; stepJobs: number; deadli
   return { fanOut, events }
 }
 
-async function enqueueBacklog(t: ReturnType<typeof testStore>, count: number, prefix: string) {
+/** A store holding `count` jobs of "orders" due now (ids `<prefix>-<n>`), and the target queue `queueName`. */
+async function backlogStage(queueName: string, count: number, prefix: string) {
+  const t = testStore()
+  const q = await createQueue(sqs, queueName)
   for (let i = 0; i < count; i += 500) {
     const chunk = Array.from({ length: Math.min(500, count - i) }, (_, k) => job({ id: `${prefix}-${i + k}` }))
     await t.store.enqueueMany(chunk)
   }
+  return { t, q, queues: { orders: q.url } }
 }
 
 // The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
@@ -70,17 +73,12 @@ describe.concurrent('the fan-out decision', () => {
   })
 
   it('SCAN_MAX_WORKERS defaults to 4, 0 turns fan-out off, and a value outside 0-100 is refused naming the setting', () => {
-    const base = { REDIS_URL: 'redis://127.0.0.1:6379', QUEUES: 'orders=http://127.0.0.1:1/q' }
-    expect(loadConfig(base).scanMaxWorkers).toBe(4)
-    expect(loadConfig({ ...base, SCAN_MAX_WORKERS: '0' }).scanMaxWorkers).toBe(0)
-    for (const [value, rule] of [
+    expect(configWith().scanMaxWorkers).toBe(4)
+    expect(configWith({ SCAN_MAX_WORKERS: '0' }).scanMaxWorkers).toBe(0)
+    expectRefused('SCAN_MAX_WORKERS', [
       ['101', 'must be between 0 and 100, got 101'],
       ['two', 'must be a whole number, got "two"'],
-    ]) {
-      const attempt = () => loadConfig({ ...base, SCAN_MAX_WORKERS: value })
-      expect(attempt).toThrow(ConfigError)
-      expect(attempt).toThrow(`invalid setting SCAN_MAX_WORKERS: ${rule}`)
-    }
+    ])
   })
 
   it("a worker's event is neither a tick nor an enqueue's start, and starts no relay run", () => {
@@ -102,10 +100,7 @@ describe.concurrent('the fan-out decision', () => {
 describe.concurrent('scan workers over real Redis and fauxqs', () => {
   it('several workers and the run drain a 3,000-job backlog together, each job sent once', async () => {
     // prepare
-    const t = testStore()
-    const q = await createQueue(sqs, 'fanout-drain')
-    const queues = { orders: q.url }
-    await enqueueBacklog(t, 3_000, 'burst')
+    const { t, q, queues } = await backlogStage('fanout-drain', 3_000, 'burst')
     const workers: Promise<WorkerReport>[] = []
     const closers: (() => Promise<void>)[] = []
     const fanOut = new FanOut({
@@ -148,10 +143,7 @@ describe.concurrent('scan workers over real Redis and fauxqs', () => {
     // prepare: a worker whose SQS accepts connections and never answers; its Redis connection is cut after its first
     // claim that took jobs, so it can neither send, nor ack, nor give anything back: as if its Lambda died. The run
     // (another scanner) starts once it is cut.
-    const t = testStore()
-    const q = await createQueue(sqs, 'fanout-kill')
-    const queues = { orders: q.url }
-    await enqueueBacklog(t, 1_000, 'kill')
+    const { t, q, queues } = await backlogStage('fanout-kill', 1_000, 'kill')
     const sockets: Socket[] = []
     const blackhole = createServer((s) => sockets.push(s))
     await new Promise<void>((r) => blackhole.listen(0, '127.0.0.1', r))
@@ -204,9 +196,7 @@ describe.concurrent('scan workers over real Redis and fauxqs', () => {
   it('a worker whose claims answer slower than its idle time still drains the backlog: a pending claim is not idleness', async () => {
     // prepare: 300 due jobs; every claim takes 250 ms to answer (a starved process, a loaded Redis), the worker ends
     // after 100 ms without work
-    const t = testStore()
-    const q = await createQueue(sqs, 'fanout-slow-claims')
-    await enqueueBacklog(t, 300, 'slow')
+    const { t, q } = await backlogStage('fanout-slow-claims', 300, 'slow')
     const w = testScanner(t, { queues: { orders: q.url }, subscribe: false, claimBatchSize: 50 })
     const claim = w.leases.claim.bind(w.leases)
     w.leases.claim = async (...args: Parameters<typeof claim>) => {
@@ -253,9 +243,7 @@ describe.concurrent('scan workers over real Redis and fauxqs', () => {
 
   it('no worker starts for a backlog the run drains within a step', async () => {
     // prepare: 150 jobs, a step of 200
-    const t = testStore()
-    const q = await createQueue(sqs, 'fanout-small')
-    await enqueueBacklog(t, 150, 'small')
+    const { t, q } = await backlogStage('fanout-small', 150, 'small')
     const { fanOut, events } = recordingFanOut({ maxWorkers: 4, stepJobs: 200 })
     const run = testScanner(t, {
       queues: { orders: q.url },

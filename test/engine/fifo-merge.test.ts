@@ -3,23 +3,11 @@
 import { describe, expect, it } from 'vitest'
 import { FifoMerge } from '../../src/scan/loop/fifo-merge'
 import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
+import { claimedJob } from '../support/claimed-job'
 
 /** `orderMs`: its place in the group's order (a retry's: the retry time it was released for). */
-const job = (id: string, dueMs: number, shard = 0, attempt = 1, orderMs = dueMs): ClaimedJob => ({
-  id,
-  queue: 'q.fifo',
-  groupId: 'g',
-  payloadJson: '{}',
-  createdAtMs: 0,
-  version: 0,
-  dueMs,
-  orderMs,
-  claimedAtMs: dueMs,
-  attempt,
-  token: 't',
-  shard,
-  leaseDeadline: Infinity,
-})
+const job = (id: string, dueMs: number, shard = 0, attempt = 1, orderMs = dueMs) =>
+  claimedJob(id, { dueMs, orderMs, claimedAtMs: dueMs, attempt, shard, leaseDeadline: Infinity })
 const claim = (jobs: ClaimedJob[], o: { dueByMs: number; nextDueMs?: number | null; again?: boolean }) => ({
   jobs,
   dueByMs: o.dueByMs,

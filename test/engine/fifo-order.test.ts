@@ -61,36 +61,50 @@ function expectGroupOrder(arrived: number[], group: ReturnType<typeof groupOrder
   expect(arrived.map(group.place)).toEqual(group.order.map(group.place))
 }
 
+/**
+ * SQS refuses, as a whole (throttled), the first send that carries job `id`: `refused` says it happened, `ids` are
+ * the jobs of that call.
+ */
+function throttleFirstSendOf(s: ReturnType<typeof fifoScanner>, id: string) {
+  const throttled = { refused: false, ids: [] as string[] }
+  s.sqs.middlewareStack.add((next) => async (args) => {
+    const ids = batchEntries(args.input as object).map((e) => JSON.parse(e.MessageBody!).id as string)
+    if (!throttled.refused && ids.includes(id)) {
+      Object.assign(throttled, { refused: true, ids })
+      throw Object.assign(new Error('Rate exceeded'), {
+        name: 'ThrottlingException',
+        $metadata: { httpStatusCode: 400 },
+      })
+    }
+    return next(args)
+  })
+  return throttled
+}
+
 async function arrivedOrder(url: string): Promise<number[]> {
   return (await drainInOrder(sqs, url)).map((m) => JSON.parse(m.Body!).payload as number)
 }
 
 // The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
 describe.concurrent('FIFO group order across shards', () => {
-  it(`drains a backlog of one group over ${SHARDS} shards in due-time order, in claims cut short by their limit`, async () => {
+  it.each([
+    {
+      what: `drains a backlog of one group over ${SHARDS} shards in due-time order, in claims cut short by their limit`,
+      claims: { claimBatchSize: 16 },
+    },
+    {
+      // room for 8 jobs, claims of 4: two shards' claims fill it with jobs that wait for the other two
+      what: 'drains such a backlog when held jobs fill the scanner: the shards behind them claim all the same',
+      claims: { claimBatchSize: 4, maxInFlight: 8 },
+    },
+  ])('$what', async ({ claims }) => {
     // prepare: every job is due before the scanner starts (a due time in the past would mean "now" for all of them)
     const t = testStore({ shards: SHARDS })
     const q = await createQueue(sqs, 'events.fifo')
     const firstDue = Date.now() + 1_000
     const group = await enqueueGroup(t, firstDue)
     await sleep(firstDue + 5 * JOBS + 100 - Date.now())
-    const s = fifoScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 16 })
-    // act
-    await s.runUntil(async () => (await pendingCount(t.store)) === 0, 20_000)
-    // assess
-    expectGroupOrder(await arrivedOrder(q.url), group)
-    await s.close()
-    await t.close()
-  })
-
-  it('drains such a backlog when held jobs fill the scanner: the shards behind them claim all the same', async () => {
-    // prepare: room for 8 jobs, claims of 4: two shards' claims fill it with jobs that wait for the other two
-    const t = testStore({ shards: SHARDS })
-    const q = await createQueue(sqs, 'events.fifo')
-    const firstDue = Date.now() + 1_000
-    const group = await enqueueGroup(t, firstDue)
-    await sleep(firstDue + 5 * JOBS + 100 - Date.now())
-    const s = fifoScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 4, maxInFlight: 8 })
+    const s = fifoScanner(t, { queues: { 'events.fifo': q.url }, ...claims })
     // act
     await s.runUntil(async () => (await pendingCount(t.store)) === 0, 20_000)
     // assess
@@ -125,25 +139,14 @@ describe.concurrent('FIFO group order across shards', () => {
       backoffBaseMs: 1_000,
       backoffMaxMs: 1_000,
     })
-    let refusedOnce = false
-    s.sqs.middlewareStack.add((next) => async (args) => {
-      const entries = batchEntries(args.input as object)
-      if (!refusedOnce && entries.some((e) => JSON.parse(e.MessageBody!).id === 'evt-0')) {
-        refusedOnce = true
-        throw Object.assign(new Error('Rate exceeded'), {
-          name: 'ThrottlingException',
-          $metadata: { httpStatusCode: 400 },
-        })
-      }
-      return next(args)
-    })
+    const throttled = throttleFirstSendOf(s, 'evt-0')
     const firstDue = Date.now() + 800
     const jobs = Array.from({ length: 6 }, (_, i) => groupJob(i, firstDue + 40 * i))
     const group = groupOrder(t, await t.store.enqueueMany(jobs))
     // act
     await s.runUntil(async () => (await pendingCount(t.store)) === 0, 15_000)
     // assess: the refusal happened, and the group still arrived in order, evt-0 first
-    expect(refusedOnce).toBe(true)
+    expect(throttled.refused).toBe(true)
     expectGroupOrder(await arrivedOrder(q.url), group) // [0, 1, 2, 3, 4, 5] when the enqueue came in time
     await s.close()
     await t.close()
@@ -161,18 +164,7 @@ describe.concurrent('FIFO group order across shards', () => {
     expect(t.keys.locate('evt-0').shard.shard).not.toBe(t.keys.locate('evt-1').shard.shard)
     const q = await createQueue(sqs, 'events.fifo')
     const s = fifoScanner(t, { queues: { 'events.fifo': q.url }, backoffBaseMs: 1_000, backoffMaxMs: 1_000 })
-    let refused: string[] = []
-    s.sqs.middlewareStack.add((next) => async (args) => {
-      const ids = batchEntries(args.input as object).map((e) => JSON.parse(e.MessageBody!).id as string)
-      if (refused.length === 0 && ids.includes('evt-0')) {
-        refused = ids
-        throw Object.assign(new Error('Rate exceeded'), {
-          name: 'ThrottlingException',
-          $metadata: { httpStatusCode: 400 },
-        })
-      }
-      return next(args)
-    })
+    const throttled = throttleFirstSendOf(s, 'evt-0')
     const firstDue = Date.now() + 500
     const dueOf = (i: number) => firstDue + (i < 2 ? 0 : 40 * i)
     const enqueued = await t.store.enqueueMany(Array.from({ length: 6 }, (_, i) => groupJob(i, dueOf(i))))
@@ -183,7 +175,7 @@ describe.concurrent('FIFO group order across shards', () => {
     await s.runUntil(async () => (await pendingCount(t.store)) === 0, 15_000)
     // assess: both were in the refused call, and the group arrived in the order it was claimed and sent in (jobs due
     // in one millisecond go shard by shard), evt-2..5 after both
-    const sentFirst = refused.filter((id) => id === 'evt-0' || id === 'evt-1').map((id) => Number(id.slice(4)))
+    const sentFirst = throttled.ids.filter((id) => id === 'evt-0' || id === 'evt-1').map((id) => Number(id.slice(4)))
     expect(sentFirst).toEqual(group.order.filter((n) => n < 2))
     expectGroupOrder(await arrivedOrder(q.url), group)
     await s.close()

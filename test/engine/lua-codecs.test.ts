@@ -30,19 +30,16 @@ const jobs = [
   },
 ]
 
+type Job = (typeof jobs)[number]
+/** A job's fields in the order encodeRecord takes them and decodeRecord answers them: the token last, '' for none. */
+const recordFields = (job: Job) =>
+  [job.queue, job.createdAtMs, job.version, job.groupId, job.payloadJson, job.writeToken ?? ''] as const
+const encodeCall = 'encodeRecord(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6])'
+
 describe('the job record codec (lua/includes/encodeRecord.lua, decodeRecord.lua)', () => {
   it.each(jobs)('writes a record for queue $queue that src/store/record.ts reads back field for field', async (job) => {
     // act
-    const record = (await lua(
-      'encodeRecord',
-      'return encodeRecord(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6])',
-      job.queue,
-      job.createdAtMs,
-      job.version,
-      job.groupId,
-      job.payloadJson,
-      job.writeToken ?? '',
-    )) as string
+    const record = (await lua('encodeRecord', `return ${encodeCall}`, ...recordFields(job))) as string
     // assess
     const { groupId, ...rest } = job
     expect(decodeRecord(record)).toEqual({ ...rest, ...(groupId ? { groupId } : {}) })
@@ -52,23 +49,11 @@ describe('the job record codec (lua/includes/encodeRecord.lua, decodeRecord.lua)
     // act
     const fields = await lua(
       'encodeRecord, decodeRecord',
-      'return { decodeRecord(encodeRecord(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6])) }',
-      job.queue,
-      job.createdAtMs,
-      job.version,
-      job.groupId,
-      job.payloadJson,
-      job.writeToken ?? '',
+      `return { decodeRecord(${encodeCall}) }`,
+      ...recordFields(job),
     )
     // assess: the token last, '' for none
-    expect(fields).toEqual([
-      job.queue,
-      job.createdAtMs,
-      job.version,
-      job.groupId,
-      job.payloadJson,
-      job.writeToken ?? '',
-    ])
+    expect(fields).toEqual(recordFields(job))
   })
 
   it('reads the record enqueue stored, and nothing from a text that is not a record', async () => {

@@ -34,6 +34,21 @@ async function onDemandStage(queueName: string, options: { buckets?: number; mod
   return { t, q, fn, queue }
 }
 
+/**
+ * A plain store (nothing it stores asks for a start) and a target queue ("orders"); `scanFunction(o)` is an in-process
+ * scan function on them, as a scheduled tick runs it.
+ */
+async function plainStage(queueName: string) {
+  const t = testStore()
+  const q = await createQueue(sqs, queueName)
+  const scanFunction = (o?: Parameters<typeof inProcessScanFunction>[2]) =>
+    inProcessScanFunction(t, { orders: q.url }, o)
+  return { t, q, scanFunction }
+}
+
+/** How many runs the alive marker of the store's (only) shard holds: 0 once no scanner is marked alive. */
+const aliveMarker = (t: ReturnType<typeof testStore>) => t.redis.exists(t.keys.shards[0]!.scannerAlive)
+
 // The burst of 1,000 enqueues runs alone, first: it loads the process the other tests time.
 describe('on-demand scan mode under a burst', () => {
   it('starts at most one scanner for 1,000 concurrent enqueues, and dispatches all of them', async () => {
@@ -76,7 +91,7 @@ describe.concurrent('on-demand scan mode', () => {
       const startMs = fn.invocations[0]!.upAt! - fn.invocations[0]!.invokedAt
       expect(fn.sent[0]!.lateMs).toBeLessThanOrEqual(Math.max(0, startMs - delayMs) + SLACK_MS)
       expect(report!.endedEarly).toBe(true)
-      expect(await t.redis.exists(t.keys.shards[0]!.scannerAlive)).toBe(0)
+      expect(await aliveMarker(t)).toBe(0)
       expect([...countIds(await receiveAll(sqs, q.url))]).toEqual([['soon', 1]])
       await t.close()
     })
@@ -112,8 +127,7 @@ describe.concurrent('on-demand scan mode', () => {
 
   it('keeps a job whose scan start failed and answers as usual; the next scheduled run takes it', async () => {
     // prepare: Lambda refuses every invoke (throttled, no network)
-    const t = testStore()
-    const q = await createQueue(sqs, 'od-fail')
+    const { t, q, scanFunction } = await plainStage('od-fail')
     let calls = 0
     const failing = {
       async invoke() {
@@ -131,7 +145,7 @@ describe.concurrent('on-demand scan mode', () => {
     expect((await t.store.get('kept-2'))!.status).toBe('scheduled')
     expect(calls).toBeGreaterThanOrEqual(1)
     // and a scheduled run takes them (the start still retrying sees it alive, and stops)
-    const fn = inProcessScanFunction(t, { orders: q.url })
+    const fn = scanFunction()
     await fn.tick().done
     expect([...countIds(await receiveAll(sqs, q.url))].sort()).toEqual([
       ['kept-1', 1],
@@ -151,15 +165,14 @@ describe.concurrent('on-demand scan mode', () => {
     // assess: one start, the occurrence sent, and the scanner ended once nothing was due
     expect(fn.invocations).toHaveLength(1)
     expect(fn.sent[0]!.id).toMatch(/^tick@\d+$/)
-    expect(await t.redis.exists(t.keys.shards[0]!.scannerAlive)).toBe(0)
+    expect(await aliveMarker(t)).toBe(0)
     await t.close()
   })
 
   it('keeps a scheduled run going while a job is due within the horizon, and ends it after the job and a linger', async () => {
     // prepare: one job due in 1.5 s, one in two hours; nothing asks for a start (plain store)
-    const t = testStore()
-    const q = await createQueue(sqs, 'od-tick')
-    const fn = inProcessScanFunction(t, { orders: q.url }, { lingerMs: 300 })
+    const { t, scanFunction } = await plainStage('od-tick')
+    const fn = scanFunction({ lingerMs: 300 })
     const { dueMs } = await t.store.enqueue({
       id: 'soon',
       queue: 'orders',
@@ -179,9 +192,8 @@ describe.concurrent('on-demand scan mode', () => {
 
   it('ends a scheduled run at once when nothing is due within the horizon', async () => {
     // prepare
-    const t = testStore()
-    const q = await createQueue(sqs, 'od-empty')
-    const fn = inProcessScanFunction(t, { orders: q.url }, { lingerMs: 1_000 })
+    const { t, scanFunction } = await plainStage('od-empty')
+    const fn = scanFunction({ lingerMs: 1_000 })
     await t.store.enqueue({ id: 'later', queue: 'orders', payloadJson: '2', schedule: { delayMs: 7_200_000 } })
     // act
     const started = Date.now()
@@ -189,20 +201,19 @@ describe.concurrent('on-demand scan mode', () => {
     // assess: no linger without work, marker gone
     expect(report.endedEarly).toBe(true)
     expect(Date.now() - started).toBeLessThan(1_000)
-    expect(await t.redis.exists(t.keys.shards[0]!.scannerAlive)).toBe(0)
+    expect(await aliveMarker(t)).toBe(0)
     await t.close()
   })
 
   it('a run that ends takes only its own name off the alive marker: enqueues still see the run that lingers', async () => {
     // prepare: run A sent a job and lingers (3 s) for more
-    const t = testStore()
-    const q = await createQueue(sqs, 'od-owner')
-    const a = inProcessScanFunction(t, { orders: q.url }, { lingerMs: 3_000 })
+    const { t, scanFunction } = await plainStage('od-owner')
+    const a = scanFunction({ lingerMs: 3_000 })
     await t.store.enqueue({ id: 'now', queue: 'orders', payloadJson: '1', schedule: { delayMs: 0 } })
     a.tick()
     await eventually(() => a.sent.length === 1, 5_000)
     // act: a tick's run T finds nothing due and ends; then a job due in 2 s is enqueued
-    const tick = inProcessScanFunction(t, { orders: q.url }, { lingerMs: 0 })
+    const tick = scanFunction({ lingerMs: 0 })
     const report = await tick.tick().done
     const soon = await onDemandStore(t).enqueue({
       id: 'soon',

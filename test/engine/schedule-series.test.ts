@@ -7,7 +7,8 @@ import { createSqsClient } from '../../src/sqs/sqs-client'
 import { eventually } from '../support/eventually'
 import { pendingCount } from '../support/scanner'
 import { occurrencesOf } from '../support/schedules'
-import { seriesStage, wholeSecond } from '../support/series-stage'
+import { describeSeries, seriesFaults } from '../support/series-gaps'
+import { RECEIPT_TTL_MS, seriesStage, wholeSecond } from '../support/series-stage'
 import { sqsClient } from '../support/sqs'
 import { inject } from 'vitest'
 
@@ -80,14 +81,26 @@ describe.concurrent('recurring schedules (series)', () => {
     expect((await dispatcher.dispatch(claimed.jobs)).sent).toHaveLength(1)
     sqsOfDying.destroy()
     // act: a healthy scanner takes over once the lease expires; later the dead one's ack arrives, stale
-    await stage.scanner().runUntil(async () => (await stage.runs('sturdy')) >= 3, 10_000)
+    await stage
+      .scanner({ receiptTtlMs: RECEIPT_TTL_MS })
+      .runUntil(async () => (await stage.runs('sturdy')) >= 3, 10_000)
     const staleAck = await dying.ack(shard, claimed.jobs)
     await q.pauseSchedule('sturdy')
-    // assess: the first occurrence went out twice (at least once), the series went on, one job per time
-    const ids = (await stage.received()).map((b) => b.id)
+    // assess: the first occurrence went out twice (at least once), the series went on, one job per time. The
+    // takeover waits for the lease, so on a loaded machine the first ack can come after start + 1 s: that time is
+    // then left out as a missed occurrence (docs/api.md); a time still ahead at its predecessor's ack never is.
+    const sent = await stage.received()
+    const ids = sent.map((b) => b.id)
     const runs = await stage.runs('sturdy')
-    const times = [...new Set(ids)].sort()
-    expect(times).toEqual(Array.from({ length: runs }, (_, k) => `sturdy@${start + k * 1000}`))
+    const steps = await stage.steps([...new Map(sent.map((b) => [b.id, b])).values()])
+    const series = `runs ${runs}, messages:\n${describeSeries(start, steps)}`
+    expect(steps[0]?.id, series).toBe(`sturdy@${start}`)
+    expect(
+      steps.map((x) => x.id),
+      series,
+    ).toEqual(steps.map((x) => `sturdy@${x.atMs}`))
+    expect(steps, series).toHaveLength(runs)
+    expect(seriesFaults(steps, 1000), series).toEqual([])
     expect(ids.filter((id) => id === `sturdy@${start}`)).toHaveLength(2)
     expect(ids.length).toBe(runs + 1)
     expect(staleAck).toBe(0)

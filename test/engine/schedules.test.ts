@@ -1,26 +1,33 @@
 // Recurring schedules in the store: create, replace, pause, delete and list, and what each leaves pending.
 import { describe, expect, it } from 'vitest'
-import type { DelayQueue } from '../../src/direct/delay-queue'
 import { OccurrenceOfScheduleError, ScheduleNotFoundError } from '../../src/errors'
 import { DeadSet } from '../../src/ops/dead-set'
 import { Leases } from '../../src/scan/claims/leases'
+import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
 import { testStore } from '../support/engine'
 import { eventually } from '../support/eventually'
 import { pendingCount } from '../support/scanner'
 import { occurrencesOf, testQueue } from '../support/schedules'
 
 const HOUR = 3_600_000
+/** The claimed jobs as a send that timed out hands them back: maybe in SQS, not the jobs' fault. */
+const timedOut = (jobs: ClaimedJob[]) =>
+  jobs.map((j) => ({ ...j, error: 'timed out', jobsFault: false, maybeSent: true }))
 
-/** A one-shard store's schedule firing every second from the next whole second: waits for its first occurrence
- * and claims it as a scanner would, with leases that give up after `maxAttempts`. */
-async function claimFirstOccurrence(t: ReturnType<typeof testStore>, q: DelayQueue, id: string, maxAttempts: number) {
+/**
+ * A one-shard store and its queue, with schedules `ids` firing every second from the next whole second: waits for
+ * their first occurrences and claims them as a scanner would, with leases that give up after `maxAttempts`.
+ */
+async function claimedFirstOccurrences(ids: string[], maxAttempts: number) {
+  const t = testStore({ shards: 1 })
+  const q = testQueue(t)
   const start = Math.ceil((Date.now() + 100) / 1000) * 1000
-  await q.putSchedule(id, { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
+  for (const id of ids) await q.putSchedule(id, { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
   const leases = new Leases(t.redis, { leaseMs: 30_000, maxAttempts, backoffBaseMs: 1, backoffMaxMs: 1 }, t.keys)
   const shard = t.keys.shards[0]!
   await eventually(async () => Date.now() >= start)
   const claimed = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
-  return { leases, shard, start, claimed }
+  return { t, q, leases, shard, start, claimed }
 }
 
 describe('recurring schedules (store)', () => {
@@ -127,9 +134,7 @@ describe('recurring schedules (store)', () => {
 
   it('a replace while an occurrence is being dispatched: its ack creates nothing, the new rule stays pending', async () => {
     // prepare: the occurrence is due and a scanner holds it
-    const t = testStore({ shards: 1 })
-    const q = testQueue(t)
-    const { leases, shard, start, claimed } = await claimFirstOccurrence(t, q, 'racy', 3)
+    const { t, q, leases, shard, start, claimed } = await claimedFirstOccurrences(['racy'], 3)
     expect(claimed.jobs.map((j) => j.id)).toEqual([`racy@${start}`])
     // act: replaced meanwhile, then the dispatch's ack
     const replaced = await q.putSchedule('racy', { queue: 'orders', payload: 2, everyMs: HOUR })
@@ -148,9 +153,7 @@ describe('recurring schedules (store)', () => {
 
   it('an occurrence SQS refused for good holds its series in the dead set; revived, it goes on', async () => {
     // prepare: the due occurrence is claimed and refused on its last attempt
-    const t = testStore({ shards: 1 })
-    const q = testQueue(t)
-    const { leases, shard, start, claimed: first } = await claimFirstOccurrence(t, q, 'refused', 1)
+    const { t, q, leases, shard, start, claimed: first } = await claimedFirstOccurrences(['refused'], 1)
     // act
     const released = await leases.release(
       shard,
@@ -176,10 +179,8 @@ describe('recurring schedules (store)', () => {
     '%s removes an occurrence waiting to retry a send SQS may have taken: it is never sent again',
     async (operation) => {
       // prepare: the due occurrence's send timed out (maybe in SQS): it waits for its retry
-      const t = testStore({ shards: 1 })
-      const q = testQueue(t)
-      const { leases, shard, start, claimed } = await claimFirstOccurrence(t, q, 'unsure', 10)
-      const ambiguous = claimed.jobs.map((j) => ({ ...j, error: 'timed out', jobsFault: false, maybeSent: true }))
+      const { t, q, leases, shard, start, claimed } = await claimedFirstOccurrences(['unsure'], 10)
+      const ambiguous = timedOut(claimed.jobs)
       expect(await leases.release(shard, ambiguous)).toMatchObject({ released: 1, dead: 0, retired: 0 })
       expect((await q.get(`unsure@${start}`))?.lastError).toMatchObject({ maybeSent: true })
       // act
@@ -194,12 +195,10 @@ describe('recurring schedules (store)', () => {
 
   it('a send in flight at the delete that may have reached SQS is retired when it fails, not retried', async () => {
     // prepare: a scanner holds the due occurrence
-    const t = testStore({ shards: 1 })
-    const q = testQueue(t)
-    const { leases, shard, claimed } = await claimFirstOccurrence(t, q, 'inflight', 10)
+    const { t, q, leases, shard, claimed } = await claimedFirstOccurrences(['inflight'], 10)
     // act: deleted meanwhile; then the send times out (SQS may hold the message)
     await q.deleteSchedule('inflight')
-    const ambiguous = claimed.jobs.map((j) => ({ ...j, error: 'timed out', jobsFault: false, maybeSent: true }))
+    const ambiguous = timedOut(claimed.jobs)
     const released = await leases.release(shard, ambiguous)
     // assess
     expect(released).toMatchObject({ released: 0, dead: 0, retired: 1 })
@@ -210,15 +209,7 @@ describe('recurring schedules (store)', () => {
 
   it('runs and lastRunAt count an occurrence delivered around a pause, not one of a deleted schedule of that id', async () => {
     // prepare: two schedules whose due occurrences a scanner holds
-    const t = testStore({ shards: 1 })
-    const q = testQueue(t)
-    const start = Math.ceil((Date.now() + 100) / 1000) * 1000
-    for (const id of ['paused', 'renewed'])
-      await q.putSchedule(id, { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
-    const leases = new Leases(t.redis, { leaseMs: 30_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 }, t.keys)
-    const shard = t.keys.shards[0]!
-    await eventually(async () => Date.now() >= start)
-    const claimed = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
+    const { t, q, leases, shard, start, claimed } = await claimedFirstOccurrences(['paused', 'renewed'], 3)
     // act: one paused, the other deleted and created again, while their occurrences go out; then the acks
     await q.pauseSchedule('paused')
     await q.deleteSchedule('renewed')

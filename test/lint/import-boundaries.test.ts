@@ -16,34 +16,45 @@ interface Probe {
   source: string
 }
 
-const probes = {
-  apiToScan: { file: 'src/api/probe-scan.ts', source: "export { Scanner } from '../scan/loop/scanner'\n" },
-  apiToSqsSdk: { file: 'src/api/probe-sqs.ts', source: "export type { SQSClient } from '@aws-sdk/client-sqs'\n" },
-  directToScan: { file: 'src/direct/probe-scan.ts', source: "export { Leases } from '../scan/claims/leases'\n" },
-  directToSqsSdk: { file: 'src/direct/probe-sqs.ts', source: "export { SQSClient } from '@aws-sdk/client-sqs'\n" },
-  storeToScan: {
-    file: 'src/store/probe-scan.ts',
-    source: "export const load = () => import('../scan/create-scanner')\n",
-  },
-  storeToSqsSdk: { file: 'src/store/probe-sqs.ts', source: "export const sdk = require('@aws-sdk/client-sqs')\n" },
-  consumerToStore: { file: 'src/consumer/probe-store.ts', source: "export { Keyspace } from '../store/keys'\n" },
-  consumerToIoredis: { file: 'src/consumer/probe-ioredis.ts', source: "export { Redis } from 'ioredis'\n" },
-  consumerToScan: { file: 'src/consumer/probe-scan.ts', source: "export { Leases } from '../scan/claims/leases'\n" },
-  consumerToApi: { file: 'src/consumer/probe-api.ts', source: "export { handler } from '../api/handler'\n" },
-  consumerToDirect: { file: 'src/consumer/probe-direct.ts', source: "export { DelayQueue } from '../direct'\n" },
-  // what those folders import today, and must keep importing
-  apiAllowed: {
+/** An import a folder must not make: what it loads, the folder, the probe's source, what the rule's message names. */
+type Refused = [what: string, folder: string, source: string, message: RegExp]
+
+const refused: Refused[] = [
+  ['the scan side', 'src/api', "export { Scanner } from '../scan/loop/scanner'", /scan side/],
+  ['the scan side', 'src/direct', "export { Leases } from '../scan/claims/leases'", /scan side/],
+  ['the scan side', 'src/store', "export const load = () => import('../scan/create-scanner')", /scan side/],
+  ['the SQS SDK', 'src/api', "export type { SQSClient } from '@aws-sdk/client-sqs'", /SQS SDK/],
+  ['the SQS SDK', 'src/direct', "export { SQSClient } from '@aws-sdk/client-sqs'", /SQS SDK/],
+  ['the SQS SDK', 'src/store', "export const sdk = require('@aws-sdk/client-sqs')", /SQS SDK/],
+  ['the store', 'src/consumer', "export { Keyspace } from '../store/keys'", /the store/],
+  ['ioredis', 'src/consumer', "export { Redis } from 'ioredis'", /ioredis/],
+  ['the scan side', 'src/consumer', "export { Leases } from '../scan/claims/leases'", /scan side/],
+  ['the API handler', 'src/consumer', "export { handler } from '../api/handler'", /API side/],
+  ['DelayQueue', 'src/consumer', "export { DelayQueue } from '../direct'", /API side/],
+]
+/** Each refused import in a probe file of its own, in its folder. */
+const refusedProbes = refused.map(([what, folder, source, message], i) => ({
+  what,
+  folder,
+  message,
+  probe: { file: `${folder}/probe-refused-${i}.ts`, source: `${source}\n` } satisfies Probe,
+}))
+
+// what those folders import today, and must keep importing
+const allowed = {
+  api: {
     file: 'src/api/probe-allowed.ts',
     source:
       "export { DelayQueue } from '../direct/delay-queue'\nexport { expectedMessageBytes } from '../sqs/envelope'\n",
   },
-  consumerAllowed: {
+  consumer: {
     file: 'src/consumer/probe-allowed.ts',
     source:
       "export { createSqsClient } from '../sqs/sqs-client'\nexport type { JobMessage } from '../sqs/envelope'\n" +
       "export { SQSClient } from '@aws-sdk/client-sqs'\n",
   },
 } satisfies Record<string, Probe>
+const probes = [...refusedProbes.map((r) => r.probe), ...Object.values(allowed)]
 
 let root: string
 let findings: { rule: string; file: string; message: string }[]
@@ -51,7 +62,7 @@ let findings: { rule: string; file: string; message: string }[]
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'sdq-boundaries-'))
   copyFileSync(join(repo, 'biome.jsonc'), join(root, 'biome.jsonc'))
-  for (const { file, source } of Object.values(probes)) {
+  for (const { file, source } of probes) {
     mkdirSync(dirname(join(root, file)), { recursive: true })
     writeFileSync(join(root, file), source)
   }
@@ -84,26 +95,14 @@ function findingsIn(probe: Probe) {
 }
 
 describe('import boundaries', () => {
-  it.each([
-    ['the scan side', 'src/api', probes.apiToScan, /scan side/],
-    ['the scan side', 'src/direct', probes.directToScan, /scan side/],
-    ['the scan side', 'src/store', probes.storeToScan, /scan side/],
-    ['the SQS SDK', 'src/api', probes.apiToSqsSdk, /SQS SDK/],
-    ['the SQS SDK', 'src/direct', probes.directToSqsSdk, /SQS SDK/],
-    ['the SQS SDK', 'src/store', probes.storeToSqsSdk, /SQS SDK/],
-    ['the store', 'src/consumer', probes.consumerToStore, /the store/],
-    ['ioredis', 'src/consumer', probes.consumerToIoredis, /ioredis/],
-    ['the scan side', 'src/consumer', probes.consumerToScan, /scan side/],
-    ['the API handler', 'src/consumer', probes.consumerToApi, /API side/],
-    ['DelayQueue', 'src/consumer', probes.consumerToDirect, /API side/],
-  ])('refuses %s in %s', (_what, _folder, probe, message) => {
+  it.each(refusedProbes)('refuses $what in $folder', ({ probe, message }) => {
     expect(findingsIn(probe)).toEqual([
       expect.objectContaining({ rule: 'lint/style/noRestrictedImports', message: expect.stringMatching(message) }),
     ])
   })
 
   it('lets the API side use the client and the message envelope, and the consumer the SQS client and SDK', () => {
-    expect(findingsIn(probes.apiAllowed)).toEqual([])
-    expect(findingsIn(probes.consumerAllowed)).toEqual([])
+    expect(findingsIn(allowed.api)).toEqual([])
+    expect(findingsIn(allowed.consumer)).toEqual([])
   })
 })

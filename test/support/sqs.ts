@@ -38,6 +38,20 @@ export async function approximateCount(sqs: SQSClient, url: string): Promise<num
   return Number(r.Attributes!.ApproximateNumberOfMessages) + Number(r.Attributes!.ApproximateNumberOfMessagesNotVisible)
 }
 
+/** One poll that does not wait: up to ten messages with all their attributes, hidden for `visibilityS`. */
+function receiveNow(sqs: SQSClient, url: string, visibilityS: number) {
+  return sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: url,
+      MaxNumberOfMessages: 10,
+      WaitTimeSeconds: 0,
+      VisibilityTimeout: visibilityS,
+      MessageAttributeNames: ['All'],
+      MessageSystemAttributeNames: ['All'],
+    }),
+  )
+}
+
 /**
  * Receives every message currently in the queue (long visibility timeout, so each is seen once), with several
  * receivers in parallel. Stops after two empty polls in a row for every receiver.
@@ -48,16 +62,7 @@ export async function receiveAll(sqs: SQSClient, url: string, receivers = 4): Pr
     Array.from({ length: receivers }, async () => {
       let empty = 0
       while (empty < 2) {
-        const r = await sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: url,
-            MaxNumberOfMessages: 10,
-            WaitTimeSeconds: 0,
-            VisibilityTimeout: 3600,
-            MessageAttributeNames: ['All'],
-            MessageSystemAttributeNames: ['All'],
-          }),
-        )
+        const r = await receiveNow(sqs, url, 3600)
         if (!r.Messages?.length) empty++
         else {
           empty = 0
@@ -87,16 +92,7 @@ export async function drainInOrder(sqs: SQSClient, url: string): Promise<Message
   const all: Message[] = []
   let empty = 0
   while (empty < 2) {
-    const r = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: url,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 0,
-        VisibilityTimeout: 60,
-        MessageAttributeNames: ['All'],
-        MessageSystemAttributeNames: ['All'],
-      }),
-    )
+    const r = await receiveNow(sqs, url, 60)
     if (!r.Messages?.length) {
       empty++
       continue
