@@ -17,6 +17,8 @@
 //                                                      a 20,000-job burst drain, interleaved, 3 times
 //   node scripts/run-ts.mjs bench/profile.ts scripts N Redis's CPU per job for the claims, then for the acks (with
 //                                                      receipts), of N jobs due at one millisecond, no SQS: 3 runs
+//   node scripts/run-ts.mjs bench/profile.ts stream    Redis's cost of a steady stream's claim (one due job a claim)
+//                                                      on a shard of 100,000 pending jobs in 1,024 buckets (~100 each)
 //   node scripts/run-ts.mjs bench/profile.ts claim     cost of one claim on a shard with nothing due, by how many
 //                                                      bucket hints it carries in KEYS and returns (src/scan/claims/leases.ts
 //                                                      sends max(limit, 16) = 250 with the shipped defaults)
@@ -387,6 +389,42 @@ async function scriptsCpu(env: BenchEnv, jobs: number) {
   }
 }
 
+/** A steady stream's claim on full buckets: one job due per claim, ~100 pending jobs in its bucket. */
+async function streamClaimCost(env: BenchEnv) {
+  const config = env.config('http://127.0.0.1/unused')
+  const redis = connectRedis(config.redis)
+  const keys = new Keyspace({ prefix: config.keyPrefix, shards: 1, buckets: 1_024 })
+  const store = new JobStore(redis, keys)
+  const shard = keys.shards[0]!
+  const leases = new Leases(redis, { leaseMs: 30_000, maxAttempts: 10, backoffBaseMs: 100, backoffMaxMs: 1_000 })
+  const at = Date.now() + 5_000
+  for (let i = 0; i < 100_000; i += 1_000) {
+    // Due 1 ms apart from `at`: each claim below, made at its job's due time, finds that one due.
+    await store.enqueueMany(Array.from({ length: 1_000 }, (_, k) => benchJob(jobId('t', i + k), { atMs: at + i + k })))
+  }
+  await sleep(Math.max(0, at + 500 - Date.now()))
+  for (let round = 0; round < 3; round++) {
+    await env.admin.config('RESETSTAT')
+    const cpu0 = await redisCpuSeconds(env)
+    let hints = await leases.seedHints(shard, 250)
+    let jobs = 0
+    const claims = 500
+    for (let c = 0; c < claims; c++) {
+      const r = await leases.claim(shard, hints, 250)
+      hints = r.hints
+      jobs += r.jobs.length
+      await sleep(1)
+    }
+    const cpu = (await redisCpuSeconds(env)) - cpu0
+    const evalsha = (await commandUsec(env)).evalsha!
+    console.log(
+      `stream claims: ${(jobs / claims).toFixed(1)} jobs a claim, ${(evalsha.usec / evalsha.calls).toFixed(1)} µs in Redis a claim ` +
+        `(redis-server CPU ${((cpu * 1e6) / claims).toFixed(1)} µs a claim)`,
+    )
+  }
+  await redis.quit()
+}
+
 async function main() {
   const what = process.argv[2] ?? 'redis'
   const env = await startBenchEnv()
@@ -415,6 +453,7 @@ async function main() {
       const r = await withRedisProfile(env, `lateness, ${jobs} jobs`, jobs, () => measureLateness(env, jobs))
       console.log(r)
     } else if (what === 'claim') await claimCost(env)
+    else if (what === 'stream') await streamClaimCost(env)
     else if (what === 'burst') await burstCpu(env)
     else if (what === 'scripts') await scriptsCpu(env, Number(process.argv[3] ?? 20_000))
     else if (what === 'share') {

@@ -143,10 +143,11 @@ for i = 8, #KEYS do hinted[ARGV[i + 2]] = KEYS[i] end
 -- records are read and written once per claim. Same jobs, same order as one look at the index per visit: a chunk
 -- stays the index's order as long as no bucket it holds gets a new score that is still due (that writes the changes
 -- and reads the index again).
-local PEEK = 8
+-- PEEK: a burst's bucket rarely holds more than 3 due jobs (20,000 jobs in 16,384 buckets: ~1.2 a bucket that has
+-- any); a bucket with more is read again for the rest. Not more: every score read is printed as text by Redis (7.0:
+-- printf), and a steady stream's bucket holds ~100 jobs of which one is due (bench/profile.ts stream).
+local PEEK = 3
 
--- The jobs of `bucket` due by `upto`, at most `limit`, earliest first (ids and due times appended to `ids`, `dues`),
--- removed from the bucket. Returns the bucket's earliest remaining due time, false when it is empty.
 -- A bucket's first jobs by rank, with their due times: `limit` + 1 of them, PEEK + 1 at most. Also the earliest of
 -- a bucket due next (the bound of the bucket before it), so the index's scores need not be read.
 local function peek(bucket, limit)
