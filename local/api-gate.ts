@@ -3,9 +3,11 @@
 // of memory). The gate lets `maxInFlight` requests through at a time and queues the rest, as API Gateway's
 // concurrency would; past `maxQueued` waiting, it answers 503 with our error body and `retry-after: 1` (the clients
 // retry 503s), never a dead stack. The slots open one per answer, from 2 (local/ramping-slots.ts), so a burst on a
-// cold stack does not start 16 workers at once.
+// cold stack does not start 16 workers at once. A failed invocation, which serverless-offline answers 200, is
+// answered as the failure it is (local/lambda-error-answer.ts).
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { failedInvocation } from './lambda-error-answer'
 import { RampingSlots } from './ramping-slots'
 
 export interface ApiGateOptions {
@@ -43,10 +45,26 @@ export async function startApiGate(options: ApiGateOptions): Promise<ApiGate> {
           headers: { ...req.headers, host: target.host, 'content-length': String(body.length) },
         },
         (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers)
-          answer.pipe(res)
-          answer.on('end', () => done(true))
-          answer.on('error', () => done(false))
+          // Read whole (API answers are small) to tell serverless-offline's failed invocation from an answer.
+          const chunks: Buffer[] = []
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk))
+          answer.on('end', () => {
+            const body = Buffer.concat(chunks)
+            const failed = failedInvocation(answer.statusCode ?? 502, body)
+            if (failed) {
+              res.writeHead(failed.status, { 'content-type': 'application/json' })
+              res.end(failed.body)
+            } else {
+              res.writeHead(answer.statusCode ?? 502, answer.headers)
+              res.end(body)
+            }
+            done(true)
+          })
+          answer.on('error', () => {
+            if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' })
+            res.end(JSON.stringify({ error: { code: 'InternalError', message: 'the local API broke off its answer' } }))
+            done(false)
+          })
         },
       )
       up.on('error', () => {

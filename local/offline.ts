@@ -42,6 +42,12 @@ export async function startOffline(options: OfflineOptions): Promise<Offline> {
     '127.0.0.1',
     '--noPrependStageInUrl',
     '--noSponsor',
+    // serverless-offline's own timeout runs from before a cold worker thread starts and loads the bundled handler, so
+    // on a loaded machine a cold start alone passed the API's 10 s and the request failed (answered 200, see
+    // local/lambda-error-answer.ts). Lambda counts its init phase apart from the function's timeout. Off here: the
+    // handlers keep to their timeout from the start of the invocation themselves (the API's middy answers before it,
+    // the scan and the consumers stop by context.getRemainingTimeInMillis, which serverless-offline still gives).
+    '--noTimeout',
     '--httpPort',
     String(httpPort),
     '--lambdaPort',
