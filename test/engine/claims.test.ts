@@ -194,6 +194,43 @@ describe('claims', () => {
     expect(await t.store.get('crashy')).toBeNull()
   })
 
+  it('hands a backlog out in due-time order from buckets of many due jobs each, whatever size and hints each claim has', async () => {
+    // prepare: 150 jobs in 3 buckets, due at 4 milliseconds (a dozen of one bucket in each: more than a claim reads
+    // of a bucket at first), enqueued in reverse order; each claim of a size from the list, with the buckets of
+    // the claim before as its hints (a claim of 1 carries one: the bucket after it is not among its keys)
+    const s = testStore({ shards: 1, buckets: 3 })
+    const l = new Leases(s.redis, { leaseMs: 60_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 })
+    const sh = s.keys.shards[0]!
+    const at = Date.now() + 1_000
+    const jobs = Array.from({ length: 150 }, (_, i) => ({ id: `m-${String(i).padStart(3, '0')}`, dueMs: at + (i % 4) }))
+    await s.store.enqueueMany([...jobs].reverse().map(({ id, dueMs }) => job({ id, schedule: { atMs: dueMs } })))
+    await sleep(at + 50 - Date.now())
+    // act
+    const claimed: string[] = []
+    const sizes = [1, 7, 50, 3, 13]
+    let hints = await l.seedHints(sh, 1)
+    for (let c = 0; ; c++) {
+      const limit = sizes[c % sizes.length]!
+      const r = await l.claim(sh, hints, limit)
+      hints = r.hints
+      claimed.push(...r.jobs.map((j) => j.id))
+      // assess: a claim takes its whole size while jobs are left (or asks for its missing hints first)
+      if (r.jobs.length < limit && claimed.length < jobs.length) expect(r.again).toBe(true)
+      if (!r.again && r.jobs.length === 0) break
+    }
+    // assess: every job once, by due time; within a bucket by due time and id (jobs of several buckets due in one
+    // millisecond go bucket by bucket, each bucket's run as long as the bucket after it allows)
+    const dueOf = new Map(jobs.map((j) => [j.id, j.dueMs]))
+    expect([...claimed].sort()).toEqual(jobs.map((j) => j.id))
+    const dues = claimed.map((id) => dueOf.get(id)!)
+    expect(dues).toEqual([...dues].sort((a, b) => a - b))
+    for (const bucket of ['0', '1', '2']) {
+      const own = claimed.filter((id) => String(s.keys.locate(id).bucketNo) === bucket)
+      expect(own).toEqual([...own].sort((a, b) => dueOf.get(a)! - dueOf.get(b)! || a.localeCompare(b)))
+    }
+    await s.close()
+  })
+
   it('drains a 20,000-job backlog in bounded batches', async () => {
     // prepare
     const s = testStore({ shards: 1, buckets: 256 })
