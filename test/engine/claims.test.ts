@@ -98,10 +98,10 @@ describe('claims', () => {
   })
 
   it('a claim for a full request later than eleven ended windows takes ten of them; the next claim takes the eleventh', async () => {
-    // prepare: under a 1 s window, eleven jobs due at once in one bucket and nine due 900 ms later in nine others,
-    // so the tenth bucket (the full request's fullAt) is due 900 ms after them; its claim comes once their windows
-    // have ended (anywhere up to the fullAt's own window's end: 900 ms of room for a slow timer)
-    const { s, l, sh } = windowedShard(1_000)
+    // prepare: under a 3 s window, eleven jobs due at once in one bucket and nine due 2.9 s later in nine others,
+    // so the tenth bucket (the full request's fullAt) is due 2.9 s after them; its claim comes once their windows
+    // have ended (anywhere up to the fullAt's own window's end: 2.9 s of room for a slow timer on a loaded machine)
+    const { s, l, sh } = windowedShard(3_000)
     const shared = s.keys.locate('ended-0').bucketNo
     const together: string[] = []
     const apart = new Map<number, string>()
@@ -114,25 +114,26 @@ describe('claims', () => {
     const at = Date.now() + 1_000
     await s.store.enqueueMany([
       ...together.map((id) => job({ id, schedule: { atMs: at } })),
-      ...[...apart.values()].map((id) => job({ id, schedule: { atMs: at + 900 } })),
+      ...[...apart.values()].map((id) => job({ id, schedule: { atMs: at + 2_900 } })),
     ])
     const before = await l.claim(sh, await l.seedHints(sh, 100), 100)
-    await sleep(at + 1_010 - Date.now())
+    await sleep(at + 3_010 - Date.now())
     // act
     const full = await l.claim(sh, before.hints, 100, before.fullAtMs!)
     const next = await l.claim(sh, full.hints, 100, before.fullAtMs!)
     // assess: the full request is ten jobs whose windows have ended; the eleventh leads the next claim
-    expect(before.fullAtMs).toBe(at + 900)
+    expect(before.fullAtMs).toBe(at + 2_900)
     expect(full.jobs.map((j) => j.dueMs)).toEqual(Array(10).fill(at))
-    expect(next.jobs.map((j) => j.dueMs)).toEqual([at, ...Array(9).fill(at + 900)])
+    expect(next.jobs.map((j) => j.dueMs)).toEqual([at, ...Array(9).fill(at + 2_900)])
     await s.close()
   })
 
   it('orders jobs due in the same millisecond by id within a bucket', async () => {
     const s = testStore({ shards: 1, buckets: 1 })
     const l = new Leases(s.redis, { leaseMs: 1000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 })
-    // a second of room: an enqueue after `at` would be due at its own time, not in the same millisecond
-    const at = Date.now() + 1_000
+    // three seconds of room: an enqueue after `at` would be due at its own time, not in the same millisecond (three
+    // enqueues took more than a second under load)
+    const at = Date.now() + 3_000
     for (const id of ['c', 'a', 'b']) await s.store.enqueue(job({ id, schedule: { atMs: at } }))
     await sleep(at - Date.now() + 50)
     const r = await l.claim(s.keys.shards[0]!, ['0'], 10)
