@@ -4,7 +4,8 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { eventually } from '../support/eventually'
 import { pendingCount } from '../support/scanner'
-import { seriesStage, wholeSecond } from '../support/series-stage'
+import { describeSeries, seriesFaults } from '../support/series-gaps'
+import { RECEIPT_TTL_MS, seriesStage, wholeSecond } from '../support/series-stage'
 import { sqsClient } from '../support/sqs'
 
 const sqs = sqsClient()
@@ -24,12 +25,18 @@ async function outage(name: string, skewMs: number, windowMs = 0) {
     await stage.everySecond(name, start)
     await eventually(() => Date.now() >= start + OUTAGE_MS, OUTAGE_MS + 5_000)
     const restart = Date.now()
-    const scanner = stage.scanner({ localClock: () => Date.now() + skewMs, dispatchWindowMs: windowMs })
+    const scanner = stage.scanner({
+      localClock: () => Date.now() + skewMs,
+      dispatchWindowMs: windowMs,
+      receiptTtlMs: RECEIPT_TTL_MS,
+    })
     await scanner.runUntil(() => Date.now() >= restart + 4_500 + windowMs, 20_000)
     const view = (await stage.q.getSchedule(name))!
     await stage.q.deleteSchedule(name)
-    const times = (await stage.received()).map((m) => Date.parse(m.occurrenceAt)).sort((a, b) => a - b)
-    return { start, restart, times, runs: view.runs, left: await pendingCount(stage.t.store) }
+    const steps = await stage.steps(await stage.received())
+    const times = steps.map((x) => x.atMs)
+    const series = `restart +${restart - start} ms, runs ${view.runs}, messages:\n${describeSeries(start, steps)}`
+    return { start, restart, times, steps, series, runs: view.runs, left: await pendingCount(stage.t.store) }
   } finally {
     await stage.close()
   }
@@ -44,17 +51,22 @@ describe('missed occurrences on Redis clock', () => {
     'fire once, and no later occurrence is lost: scanner clock $skewMs ms off Redis, window $windowMs ms',
     async ({ skewMs, windowMs }) => {
       // prepare / act
-      const { start, restart, times, runs, left } = await outage(`clock${skewMs}w${windowMs}`, skewMs, windowMs)
+      const { start, restart, times, steps, series, runs, left } = await outage(
+        `clock${skewMs}w${windowMs}`,
+        skewMs,
+        windowMs,
+      )
       // assess: one catch-up (the overdue first occurrence) ...
       const catchUps = times.filter((at) => at < restart)
       const after = times.filter((at) => at >= restart)
-      expect(catchUps).toEqual([start])
-      // ... then every occurrence from the first one after the restart, one second apart, none skipped
-      expect(after.length).toBeGreaterThanOrEqual(3)
-      expect(after[0]).toBeLessThanOrEqual(restart + 1_500)
-      expect(after.slice(1).map((at, i) => at - after[i]!)).toEqual(after.slice(1).map(() => 1_000))
+      expect(catchUps, series).toEqual([start])
+      // ... then the occurrences after the restart, none lost: each one is the next time of the series unless that
+      // time had passed on Redis's clock when its predecessor was acknowledged (the catch-up's ack comes once the
+      // scanner is up: seconds after the restart on a loaded machine), so no time still ahead at an ack is skipped
+      expect(after.length, series).toBeGreaterThanOrEqual(3)
+      expect(seriesFaults(steps, 1000), series).toEqual([])
       // runs counts each delivered occurrence; the delete left nothing behind
-      expect(runs).toBe(times.length)
+      expect(runs, series).toBe(times.length)
       expect(left).toBe(0)
     },
   )
