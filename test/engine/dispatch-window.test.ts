@@ -31,12 +31,13 @@ describe.concurrent('dispatch window', () => {
     // act
     const report = await scan.until(async () => (await pendingCount(st.t.store)) === 0)
     // assess: one request of five (the run's report counts it); the first job waited for the others (timers never
-    // fire early), the last one hardly at all, and none past the window (plus slack for a loaded machine)
+    // fire early), the last one hardly at all, and none past the window (plus slack for a loaded machine, where a
+    // claim or a send stalled up to 700 ms; the claim after the window would otherwise be the poll's, 30 s away)
     expect(st.sends).toEqual([5])
     expect(report).toMatchObject({ dispatched: 5, sqsRequests: 1 })
     expect(st.late.get('w1')).toBeGreaterThanOrEqual(950)
     expect(st.late.get('w5')).toBeLessThan(st.late.get('w1')! - 500)
-    for (const id of ids) expect(st.late.get(id)).toBeLessThan(1_000 + 500)
+    for (const id of ids) expect(st.late.get(id)).toBeLessThan(1_000 + 2_000)
     expect([...countIds(await receiveAll(sqs, st.q.url))].sort()).toEqual(ids.map((id) => [id, 1]))
     await st.close()
   })
@@ -113,9 +114,10 @@ describe.concurrent('dispatch window', () => {
     await st.t.store.enqueueMany(ids.map((id, i) => job({ id, schedule: { atMs: first + i * 2 } })))
     // act
     await scan.until(async () => (await pendingCount(st.t.store)) === 0)
-    // assess: three full requests, not 10 + 1 or 11 split over two
+    // assess: three full requests, not 10 + 1 or 11 split over two, none held for the window (its first job would be
+    // 2 s late; a loaded machine made one 1.7 s late)
     expect(st.sends).toEqual([10, 10, 10])
-    for (const id of ids) expect(st.late.get(id)).toBeLessThan(1_500)
+    for (const id of ids) expect(st.late.get(id)).toBeLessThan(1_950)
     expect([...countIds(await receiveAll(sqs, st.q.url))].sort()).toEqual(ids.map((id) => [id, 1]))
     await st.close()
   })
