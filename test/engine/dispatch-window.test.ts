@@ -42,16 +42,18 @@ describe.concurrent('dispatch window', () => {
     await st.close()
   })
 
-  it('without a window (the default), sends each of the same jobs the moment it is due, one request each', async () => {
-    // prepare
+  it('without a window (the default), sends each job of a stream the moment it is due, one request each', async () => {
+    // prepare: five jobs due 1 s apart (150 ms as above: on a loaded machine a claim stalled past the next due time
+    // now and then, and took both, [1, 1, 2, 1] or [1, 4], as it must)
     const st = await stage('window-none', undefined)
     const scan = await st.startScan(15_000)
-    const ids = await enqueueStream(st, 150)
+    const ids = await enqueueStream(st, 1_000)
     // act
     await scan.until(async () => (await pendingCount(st.t.store)) === 0)
-    // assess: one request each (jobs held for one another would share one), none held for a poll (30 s)
+    // assess: one request each (jobs held for one another would share one), none held for a poll (30 s; a loaded
+    // machine made one 1,015 ms late)
     expect(st.sends).toEqual([1, 1, 1, 1, 1])
-    for (const id of ids) expect(st.late.get(id)).toBeLessThan(1_000)
+    for (const id of ids) expect(st.late.get(id)).toBeLessThan(5_000)
     await st.close()
   })
 
