@@ -11,12 +11,18 @@
 //   node scripts/run-ts.mjs bench/profile.ts drain N   the scanner's own CPU per job while it drains N jobs due at
 //                                                      once (enqueued before, not counted): µs per job, 3 runs
 //                                                      (DRAIN_CPU_PROFILE=prefix: V8 profiles; DRAIN_PERF_CTL=fifo:
-//                                                      perf record's control, to sample the drains only)
+//                                                      perf record's control, to sample the drains only, or with
+//                                                      DRAIN_PERF_RAW=1 the raw reference's sends only)
 //   node scripts/run-ts.mjs bench/profile.ts share     npm run bench's burst share alone: raw SendMessageBatch rate and
 //                                                      a 20,000-job burst drain, interleaved, 3 times
+//   node scripts/run-ts.mjs bench/profile.ts scripts N Redis's CPU per job for the claims, then for the acks (with
+//                                                      receipts), of N jobs due at one millisecond, no SQS: 3 runs
+//   node scripts/run-ts.mjs bench/profile.ts stream    Redis's cost of a steady stream's claim (one due job a claim)
+//                                                      on a shard of 100,000 pending jobs in 1,024 buckets (~100 each)
 //   node scripts/run-ts.mjs bench/profile.ts claim     cost of one claim on a shard with nothing due, by how many
 //                                                      bucket hints it carries in KEYS and returns (src/scan/claims/leases.ts
 //                                                      sends max(limit, 16) = 250 with the shipped defaults)
+import { randomUUID } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { commandCalls, flush, info, processCpuSeconds, startBenchEnv, type BenchEnv } from './env'
 import { runMain } from './main'
@@ -30,6 +36,7 @@ import { fmt } from './table'
 import { Dispatcher } from '../src/scan/dispatch/dispatcher'
 import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../src/sqs/sqs-client'
 import { Leases } from '../src/scan/claims/leases'
+import type { ClaimedJob } from '../src/scan/claims/claimed-job'
 import { Scanner } from '../src/scan/loop/scanner'
 import { runScript, type ScriptedClient } from '../src/store/scripts'
 import { claimCall } from '../src/store/scan-script-calls'
@@ -250,23 +257,55 @@ function perfControl(command: 'enable' | 'disable'): void {
   if (fifo) writeFileSync(fifo, `${command}\n`)
 }
 
+/** CPU seconds so far: this process (the scanner or the raw sender), redis-server (INFO: µs resolution), fauxqs. */
+async function cpuSample(env: BenchEnv) {
+  const me = process.cpuUsage()
+  return {
+    me: (me.user + me.system) / 1e6,
+    redis: await redisCpuSeconds(env),
+    sqs: processCpuSeconds(env.sqs.process.pid!),
+  }
+}
+
+type CpuSample = Awaited<ReturnType<typeof cpuSample>>
+
+const perJob = (a: CpuSample, b: CpuSample, n: number) =>
+  `this process ${(((b.me - a.me) * 1e6) / n).toFixed(1)}, redis ${(((b.redis - a.redis) * 1e6) / n).toFixed(1)}, ` +
+  `fauxqs ${(((b.sqs - a.sqs) * 1e6) / n).toFixed(1)} µs/job`
+
 /**
- * The scanner's CPU per job in a burst, the enqueue left out: what bounds one scan function's drain rate at a given
- * CPU share (µs per job × jobs/s = the CPU it needs).
+ * The scanner's CPU per job in a burst (jobs due at one millisecond), the enqueue left out: what bounds one scan function's drain rate at a given
+ * CPU share (µs per job × jobs/s = the CPU it needs). Each repetition first measures the raw SendMessageBatch
+ * reference the same way (CPU per message in the sender, Redis and fauxqs), then the drain; with Redis's
+ * commandstats of the drain per job (the scripts' own commands included). fauxqs's figure comes from /proc, in
+ * 10 ms ticks.
  */
 async function drainCpu(env: BenchEnv, jobs: number) {
   for (let rep = 0; rep < 3; rep++) {
+    const raw0 = await cpuSample(env)
+    if (process.env.DRAIN_PERF_RAW) perfControl('enable')
+    const raw = await measureRawSqs(env, jobs, 50 + rep)
+    if (process.env.DRAIN_PERF_RAW) perfControl('disable')
+    // measureRawSqs sends 300 warm-up calls of 10 before the timed ones: counted here too.
+    const rawMessages = jobs + 3_000
+    console.log(
+      `raw ${rawMessages}: ${fmt.rate(raw.messagesPerSec)}; ${perJob(raw0, await cpuSample(env), rawMessages)}`,
+    )
     const parts = await scanParts(env, `drain-${rep}`)
     const store = new JobStore(parts.engine.redis, parts.engine.keys)
-    // Due now: the scanner starts once every job is in, all of them due.
-    const at = Date.now()
+    // Due at one millisecond, as in the burst (bench/burst.ts): the scanner starts once every job is in and due.
+    const at = Date.now() + 4_000
     const all = Array.from({ length: jobs }, (_, i) => benchJob(jobId(`d${rep}`, i), { atMs: at }))
     for (let b = 0; b < jobs; b += 100) await store.enqueueMany(all.slice(b, b + 100))
+    if (Date.now() > at) console.error(`  drain: the enqueue ended ${Date.now() - at} ms after the due time`)
+    await sleep(Math.max(0, at + 5 - Date.now()))
     let sent = 0
     let done = () => {}
     const allSent = new Promise<void>((r) => (done = r))
     const profiler = process.env.DRAIN_CPU_PROFILE ? await startProfiler() : null
-    perfControl('enable')
+    await env.admin.config('RESETSTAT')
+    const s0 = await cpuSample(env)
+    if (!process.env.DRAIN_PERF_RAW) perfControl('enable')
     const cpu0 = process.cpuUsage()
     const t0 = performance.now()
     const scanning = startScanning(parts, Date.now() + 600_000, {
@@ -277,16 +316,113 @@ async function drainCpu(env: BenchEnv, jobs: number) {
     })
     await allSent
     const cpu = process.cpuUsage(cpu0)
-    perfControl('disable')
+    if (!process.env.DRAIN_PERF_RAW) perfControl('disable')
     const wall = (performance.now() - t0) / 1000
+    // The acks of the last sends are still on their way: Redis's figures are read once the run has ended.
     if (profiler) await profiler.stop(`${process.env.DRAIN_CPU_PROFILE}.${rep}.cpuprofile`)
     await scanning.stop()
+    const s1 = await cpuSample(env)
+    const stats = await commandUsec(env)
     const usPerJob = (cpu.user + cpu.system) / jobs
     console.log(
       `drain ${jobs}: wall ${wall.toFixed(2)} s (${fmt.rate(jobs / wall)}); scanner CPU ${usPerJob.toFixed(1)} µs/job ` +
-        `(user ${(cpu.user / jobs).toFixed(1)}, system ${(cpu.system / jobs).toFixed(1)})`,
+        `(user ${(cpu.user / jobs).toFixed(1)}, system ${(cpu.system / jobs).toFixed(1)}); with the stop: ${perJob(s0, s1, jobs)}`,
+    )
+    const commands = Object.entries(stats)
+      .filter(([cmd]) => cmd !== 'info' && cmd !== 'config')
+      .sort((a, b) => b[1].usec - a[1].usec)
+      .map(([cmd, c]) => `${cmd} ${(c.calls / jobs).toFixed(2)}/job ${(c.usec / jobs).toFixed(2)} µs/job`)
+    console.log(`  redis commands: ${commands.join('; ')}`)
+  }
+}
+
+/** Redis's CPU per job for a burst's claims, and then for its acks (receipts on, as shipped), without SQS. */
+async function scriptsCpu(env: BenchEnv, jobs: number) {
+  for (let rep = 0; rep < 3; rep++) {
+    const { engine, config, queue } = await scanParts(env, `scripts-${rep}`)
+    const shard = engine.keys.shards[0]!
+    const leases = new Leases(engine.redis, {
+      leaseMs: config.leaseMs,
+      maxAttempts: config.maxDispatchAttempts,
+      backoffBaseMs: config.dispatchBackoffBaseMs,
+      backoffMaxMs: config.dispatchBackoffMaxMs,
+      receiptTtlMs: config.dispatchReceiptTtlMs,
+    })
+    const at = Date.now() + 3_000
+    const all = Array.from({ length: jobs }, (_, i) => benchJob(jobId(`r${rep}`, i), { atMs: at }))
+    for (let b = 0; b < jobs; b += 100) await engine.store.enqueueMany(all.slice(b, b + 100))
+    await sleep(Math.max(0, at + 5 - Date.now()))
+    const phase = async (label: string, fn: () => Promise<number>) => {
+      await env.admin.config('RESETSTAT')
+      const cpu0 = await redisCpuSeconds(env)
+      const me0 = process.cpuUsage()
+      const n = await fn()
+      const me = process.cpuUsage(me0)
+      const cpu = (await redisCpuSeconds(env)) - cpu0
+      const evalsha = (await commandUsec(env)).evalsha
+      console.log(
+        `${label} ${n}: redis ${((cpu * 1e6) / n).toFixed(2)} µs/job (EVALSHA ${((evalsha?.usec ?? 0) / n).toFixed(2)}), ` +
+          `this process ${((me.user + me.system) / n).toFixed(2)} µs/job`,
+      )
+    }
+    const claims: ClaimedJob[][] = []
+    await phase('claims', async () => {
+      let hints = await leases.seedHints(shard, config.claimBatchSize)
+      let count = 0
+      for (;;) {
+        const r = await leases.claim(shard, hints, config.claimBatchSize)
+        hints = r.hints
+        count += r.jobs.length
+        if (r.jobs.length) claims.push(r.jobs)
+        if (!r.again && r.jobs.length === 0) return count
+      }
+    })
+    for (const batch of claims)
+      for (const job of batch) job.accepted = { messageId: randomUUID(), acceptedAtMs: at + 500 }
+    await phase('acks', async () => {
+      let count = 0
+      for (const batch of claims) count += await leases.ack(shard, batch)
+      return count
+    })
+    await engine.close()
+    await queue.remove()
+  }
+}
+
+/** A steady stream's claim on full buckets: one job due per claim, ~100 pending jobs in its bucket. */
+async function streamClaimCost(env: BenchEnv) {
+  const config = env.config('http://127.0.0.1/unused')
+  const redis = connectRedis(config.redis)
+  const keys = new Keyspace({ prefix: config.keyPrefix, shards: 1, buckets: 1_024 })
+  const store = new JobStore(redis, keys)
+  const shard = keys.shards[0]!
+  const leases = new Leases(redis, { leaseMs: 30_000, maxAttempts: 10, backoffBaseMs: 100, backoffMaxMs: 1_000 })
+  const at = Date.now() + 5_000
+  for (let i = 0; i < 100_000; i += 1_000) {
+    // Due 1 ms apart from `at`: each claim below, made at its job's due time, finds that one due.
+    await store.enqueueMany(Array.from({ length: 1_000 }, (_, k) => benchJob(jobId('t', i + k), { atMs: at + i + k })))
+  }
+  await sleep(Math.max(0, at + 500 - Date.now()))
+  for (let round = 0; round < 3; round++) {
+    await env.admin.config('RESETSTAT')
+    const cpu0 = await redisCpuSeconds(env)
+    let hints = await leases.seedHints(shard, 250)
+    let jobs = 0
+    const claims = 500
+    for (let c = 0; c < claims; c++) {
+      const r = await leases.claim(shard, hints, 250)
+      hints = r.hints
+      jobs += r.jobs.length
+      await sleep(1)
+    }
+    const cpu = (await redisCpuSeconds(env)) - cpu0
+    const evalsha = (await commandUsec(env)).evalsha!
+    console.log(
+      `stream claims: ${(jobs / claims).toFixed(1)} jobs a claim, ${(evalsha.usec / evalsha.calls).toFixed(1)} µs in Redis a claim ` +
+        `(redis-server CPU ${((cpu * 1e6) / claims).toFixed(1)} µs a claim)`,
     )
   }
+  await redis.quit()
 }
 
 async function main() {
@@ -317,7 +453,9 @@ async function main() {
       const r = await withRedisProfile(env, `lateness, ${jobs} jobs`, jobs, () => measureLateness(env, jobs))
       console.log(r)
     } else if (what === 'claim') await claimCost(env)
+    else if (what === 'stream') await streamClaimCost(env)
     else if (what === 'burst') await burstCpu(env)
+    else if (what === 'scripts') await scriptsCpu(env, Number(process.argv[3] ?? 20_000))
     else if (what === 'share') {
       await measureRawSqs(env, 20_000, 99)
       for (let rep = 0; rep < 3; rep++) {

@@ -17,25 +17,52 @@
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level (a receipt is a fraction of the record it replaces).
   Error codes: none.
-  Helpers: queueOf, countBy, holdsLease, keepReceipt, expireReceipts
+  Helpers: queueOf, countBy, holdsLease, expireReceipts
 ]]
 local jobs, inflight, leases, errors, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
--- A burst acks a claim's jobs at once: the deletes and counts are gathered and written once per key at the end (a
--- write per job and key was most of this script's Redis CPU). Reads stay per job.
-local held, withRecord, dispatched, seen = {}, {}, {}, {}
-local touched = {}
-for i = 2, #ARGV, 4 do
-  local id, token, receiptKey = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+-- A burst acks a claim's jobs at once: the reads, deletes, receipts and counts are one command per key (in slices:
+-- Lua's unpack takes a few thousand values at most), not one per job and key: that was most of this script's Redis
+-- CPU.
+local function hmget(key, names)
+  local values = {}
+  for from = 1, #names, 1000 do
+    local part = redis.call('HMGET', key, unpack(names, from, math.min(from + 999, #names)))
+    for j = 1, #part do values[from + j - 1] = part[j] end
+  end
+  return values
+end
+local ids = {}
+for i = 2, #ARGV, 4 do ids[#ids + 1] = ARGV[i] end
+local leaseOf = hmget(leases, ids)
+-- held: the ids whose lease the group's token holds; at: each one's group in ARGV.
+local held, at, seen = {}, {}, {}
+for g = 1, #ids do
+  local id, i = ids[g], 4 * g - 2
   -- An id twice in one call is acked once (its lease is only deleted at the end).
-  if not seen[id] and holdsLease(redis.call('HGET', leases, id), token) then
+  if not seen[id] and holdsLease(leaseOf[g], ARGV[i + 1]) then
     seen[id] = true
     held[#held + 1] = id
-    local record = redis.call('HGET', jobs, id)
-    if record then
-      withRecord[#withRecord + 1] = id
-      local queue = queueOf(record)
-      dispatched[queue] = (dispatched[queue] or 0) + 1
-      if receiptKey > 0 then keepReceipt(5 + receiptKey, id, ARGV[i + 3], touched) end
+    at[#at + 1] = i
+  end
+end
+local records = hmget(jobs, held)
+local withRecord, dispatched, receipts, touched = {}, {}, {}, {}
+for h = 1, #held do
+  local record = records[h]
+  if record then
+    local id, i = held[h], at[h]
+    withRecord[#withRecord + 1] = id
+    local queue = queueOf(record)
+    dispatched[queue] = (dispatched[queue] or 0) + 1
+    -- Its receipt, kept in the hash KEYS[5 + n] (n 0: receipts are off).
+    local n = 5 + tonumber(ARGV[i + 2])
+    if n > 5 then
+      local list = receipts[n]
+      if not list then
+        list = {}
+        receipts[n] = list
+      end
+      list[#list + 1] = id; list[#list + 1] = ARGV[i + 3]
     end
   end
 end
@@ -49,6 +76,10 @@ each('ZREM', inflight, held)
 each('HDEL', leases, held)
 each('HDEL', errors, held)
 each('HDEL', jobs, withRecord)
+for n, list in pairs(receipts) do
+  each('HSET', KEYS[n], list)
+  touched[n] = true
+end
 for queue, n in pairs(dispatched) do
   countBy(counts, queue, 'pending', -n)
   countBy(counts, queue, 'dispatched', n)

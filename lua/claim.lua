@@ -30,15 +30,13 @@
   ARGV[9] windowMs     the caller's dispatch window (with fullBy)
   ARGV[10..] bucketNos bucket numbers of KEYS[8..], in the same order
 
-  Returns { now, nextDue, needHints, more, hints, jobs, nextInflight, fullAt, dueBy }
+  Returns { now, nextDue, needHints, more, hints, jobs, nextInflight, fullAt, dueBy, claimed }
     now        Redis time (ms); lets the caller track the offset between its clock and Redis's
     nextDue    earliest time anything is due (a bucket or an inflight lease/retry), -1 when nothing is pending
     needHints  1 when a due bucket was not among KEYS: call again at once with the returned hints
     more       1 when the limit was reached: call again at once
-    hints      bucket numbers of the earliest buckets, for the next call's KEYS
-    jobs       flat list: id, record, dueMs, attempt, orderMs, ...: orderMs is the job's place in its FIFO group's
-               order (src/scan/loop/fifo-merge.ts): its due time, or for a job released for a retry the retry time
-               it was released for (its score in the inflight set)
+    hints      bucket numbers of the earliest buckets, for the next call's KEYS, as one text joined by ','
+    jobs       flat list: id, record, id, record, ...
     nextInflight  the earliest lease expiry or retry time, -1 when none: the caller's dispatch window holds
                scheduled jobs, not retries
     fullAt     a time by which at least fullCount jobs are due (the fullCount-th earliest bucket's due time: every
@@ -47,13 +45,18 @@
                not hold a window past it, its jobs fill a request
     dueBy      the latest due time this call took scheduled jobs up to (now, or earlier for a full request's
                claim): with needHints and more at 0, no job due by then is left in the buckets (src/scan/loop/fifo-merge.ts)
+    claimed    each job's numbers, in the order of jobs, as one text joined by ',': dueMs, attempt, orderMs, ...:
+               orderMs is the job's place in its FIFO group's order (src/scan/loop/fifo-merge.ts): its due time, or
+               for a job released for a retry the retry time it was released for (its score in the inflight set).
+               Hints and numbers travel as one text each: a claim of 250 jobs is otherwise 1,500 replies for the
+               scanner to decode, one at a time
 
   Order: expired leases and due retries first (they are the oldest), then due jobs by due time. Jobs due in the
   same millisecond come out bucket by bucket (bucket = hash of the id) and by id within a bucket.
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level.
   Error codes: none.
-  Helpers: nowMs, movePending, reindexBucket, encodeLease, decodeLease, waitsForRetry
+  Helpers: nowMs, movePending, encodeLease, decodeLease, waitsForRetry
 ]]
 local jobs, index, inflight, leases, errors, dead, counts =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
@@ -71,11 +74,16 @@ if fullBy > 0 then
   if dueBy == fullBy then take = math.min(limit, fullCount) end
 end
 local leaseUntil = now + leaseMs
-local out, n = {}, 0
+-- n: jobs leased; orphans: due ids taken out of their buckets without a record (they count toward the limit).
+local out, n, orphans = {}, 0, 0
+
+-- numbers: dueMs, attempt, orderMs of each job in out, as text ('1' for a first attempt: a number would be printed
+-- with printf when joined).
+local numbers = {}
 
 local function addClaimed(id, record, due, attempt, orderAt)
-  out[#out + 1] = id; out[#out + 1] = record; out[#out + 1] = due; out[#out + 1] = attempt
-  out[#out + 1] = orderAt
+  out[#out + 1] = id; out[#out + 1] = record
+  numbers[#numbers + 1] = due; numbers[#numbers + 1] = attempt; numbers[#numbers + 1] = orderAt
   n = n + 1
 end
 
@@ -127,49 +135,148 @@ local hinted = {}
 for i = 8, #KEYS do hinted[ARGV[i + 2]] = KEYS[i] end
 
 -- 2. Due jobs, merged across buckets in due-time order: take from the earliest bucket every job that is due
--- no later than the second-earliest bucket's first job, then look again. Returns the index's head (its first two
--- buckets) and 1 when a due bucket was not among KEYS.
-local function takeDue()
-  -- Lease writes are gathered across buckets and written once at the end: a burst visits a bucket per job or two.
-  local leased, leaseValues = {}, {}
-  local needHints = 0
-  local top = redis.call('ZRANGE', index, 0, 1, 'WITHSCORES')
-  while n < take do
-    if not top[1] or tonumber(top[2]) > dueBy then break end
-    local bucketNo = top[1]
-    local bucket = hinted[bucketNo]
-    if not bucket then
-      needHints = 1
-      break
-    end
-    local upto = dueBy
-    if top[4] and tonumber(top[4]) < upto then upto = tonumber(top[4]) end
-    local picked = redis.call('ZRANGE', bucket, '-inf', upto, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, take - n)
-    local removed = {}
-    for j = 1, #picked, 2 do
-      local id, due = picked[j], picked[j + 1]
-      local record = redis.call('HGET', jobs, id)
-      removed[#removed + 1] = id
-      if record then
-        leased[#leased + 1] = leaseUntil; leased[#leased + 1] = id
-        leaseValues[#leaseValues + 1] = id; leaseValues[#leaseValues + 1] = encodeLease(1, due, token)
-        addClaimed(id, record, due, 1, due)
+-- no later than the second-earliest bucket's first job, then go on with the next. Returns the index's head (its first
+-- two buckets) and 1 when a due bucket was not among KEYS.
+-- A burst visits a bucket per job or two, so a visit costs as few commands as it can: the index's due buckets are read
+-- in chunks, not one look at its head per visit; a bucket is read once by rank (its first PEEK + 1 jobs), which also
+-- shows its new earliest job, so its score in the index needs no read of its own; the index's changes and the jobs'
+-- records are read and written once per claim. Same jobs, same order as one look at the index per visit: a chunk
+-- stays the index's order as long as no bucket it holds gets a new score that is still due (that writes the changes
+-- and reads the index again).
+-- PEEK: a burst's bucket rarely holds more than 3 due jobs (20,000 jobs in 16,384 buckets: ~1.2 a bucket that has
+-- any); a bucket with more is read again for the rest. Not more: every score read is printed as text by Redis (7.0:
+-- printf), and a steady stream's bucket holds ~100 jobs of which one is due (bench/profile.ts stream).
+local PEEK = 3
+
+-- A bucket's first jobs by rank, with their due times: `limit` + 1 of them, PEEK + 1 at most. Also the earliest of
+-- a bucket due next (the bound of the bucket before it), so the index's scores need not be read.
+local function peek(bucket, limit)
+  local m = math.min(limit, PEEK)
+  return { read = redis.call('ZRANGE', bucket, 0, m, 'WITHSCORES'), m = m }
+end
+
+-- The jobs of `bucket` due by `upto`, at most `limit`, earliest first (ids and due times appended to `ids`, `dues`),
+-- removed from the bucket; `peeked` is its peek. Returns the bucket's earliest remaining due time (text, as the
+-- bucket gave it: a number would be printed by printf for the index's ZADD), false when it is empty.
+local function takeFromBucket(bucket, peeked, upto, limit, ids, dues)
+  local read, m = peeked.read, peeked.m
+  local r = #read / 2
+  local taken = 0
+  while taken < r and taken < limit and tonumber(read[2 * taken + 2]) <= upto do
+    taken = taken + 1
+    ids[#ids + 1] = read[2 * taken - 1]; dues[#dues + 1] = read[2 * taken]
+  end
+  local from = #ids - taken + 1
+  if taken == r and r == m + 1 then
+    -- Every job read is due and the limit allows more: the bucket's other due jobs, by score.
+    if limit > r then
+      local more = redis.call('ZRANGE', bucket, '-inf', upto, 'BYSCORE', 'WITHSCORES', 'LIMIT', r, limit - r)
+      for j = 1, #more, 2 do
+        ids[#ids + 1] = more[j]; dues[#dues + 1] = more[j + 1]
       end
     end
-    if #removed == 0 then
-      -- The index was stale for this bucket (cannot happen through these scripts; heal it rather than spin).
-      redis.call('ZREM', index, bucketNo)
-    else
-      redis.call('ZREM', bucket, unpack(removed))
-      reindexBucket(index, bucket, bucketNo)
+    if #ids >= from then redis.call('ZREM', bucket, unpack(ids, from, #ids)) end
+    local first = redis.call('ZRANGE', bucket, 0, 0, 'WITHSCORES')
+    return first[2] or false
+  end
+  if taken > 0 then redis.call('ZREM', bucket, unpack(ids, from, #ids)) end
+  if taken < r then return read[2 * taken + 2] end
+  return false
+end
+
+local function takeDue()
+  local ids, dues = {}, {}
+  local needHints = 0
+  -- Index changes not written yet: buckets emptied, and buckets whose new earliest job is due after dueBy.
+  local emptied, rescored = {}, {}
+  local function writeIndex()
+    for from = 1, #emptied, 1000 do
+      redis.call('ZREM', index, unpack(emptied, from, math.min(from + 999, #emptied)))
     end
-    top = redis.call('ZRANGE', index, 0, 1, 'WITHSCORES')
+    for from = 1, #rescored, 1000 do
+      redis.call('ZADD', index, unpack(rescored, from, math.min(from + 999, #rescored)))
+    end
+    emptied, rescored = {}, {}
   end
-  if #leased > 0 then
-    redis.call('ZADD', inflight, unpack(leased))
-    redis.call('HSET', leases, unpack(leaseValues))
+  local walking = true
+  while walking and n + #ids < take do
+    -- Every bucket in the index holds a job: take - n buckets are enough, one more tells the last one's bound.
+    local chunk = take - n - #ids
+    local head = redis.call('ZRANGE', index, '-inf', dueBy, 'BYSCORE', 'LIMIT', 0, chunk + 1)
+    if #head == 0 then break end
+    -- Without a further due bucket, the chunk held every one: the walk ends with it.
+    walking = #head > chunk
+    local peeked = nil
+    for b = 1, math.min(#head, chunk) do
+      local budget = take - n - #ids
+      if budget <= 0 then
+        walking = false
+        break
+      end
+      local bucketNo = head[b]
+      local bucket = hinted[bucketNo]
+      if not bucket then
+        needHints = 1
+        walking = false
+        break
+      end
+      local this = peeked or peek(bucket, budget)
+      peeked = nil
+      -- Bound: the next due bucket's earliest job (its score in the index), read from that bucket itself.
+      local upto = dueBy
+      local nextNo = head[b + 1]
+      if nextNo then
+        local nextBucket = hinted[nextNo]
+        local first
+        if nextBucket then
+          peeked = peek(nextBucket, budget)
+          first = peeked.read[2]
+        else
+          first = redis.call('ZSCORE', index, nextNo)
+        end
+        if first and tonumber(first) < upto then upto = tonumber(first) end
+      end
+      local rest = takeFromBucket(bucket, this, upto, budget, ids, dues)
+      if not rest then
+        emptied[#emptied + 1] = bucketNo
+      else
+        rescored[#rescored + 1] = rest; rescored[#rescored + 1] = bucketNo
+        -- Still due (after the next bucket's first job): its place in the chunk is wrong, read the index again.
+        if tonumber(rest) <= dueBy then
+          walking = true
+          break
+        end
+      end
+    end
+    writeIndex()
   end
-  return top, needHints
+  writeIndex()
+  -- The records, in one read; a job without one (cannot happen through these scripts) leaves its bucket unleased.
+  if #ids > 0 then
+    local leased, leaseValues = {}, {}
+    -- Numbers become text for each command that gets them (printf in Redis's Lua, per value): as text once here.
+    local leaseScore = string.format('%d', leaseUntil)
+    for from = 1, #ids, 1000 do
+      local records = redis.call('HMGET', jobs, unpack(ids, from, math.min(from + 999, #ids)))
+      for j = 1, #records do
+        local record = records[j]
+        if record then
+          local id, due = ids[from + j - 1], dues[from + j - 1]
+          leased[#leased + 1] = leaseScore; leased[#leased + 1] = id
+          leaseValues[#leaseValues + 1] = id; leaseValues[#leaseValues + 1] = encodeLease('1', due, token)
+          addClaimed(id, record, due, '1', due)
+        end
+      end
+    end
+    orphans = #ids - #leased / 2
+    for from = 1, #leased, 1000 do
+      redis.call('ZADD', inflight, unpack(leased, from, math.min(from + 999, #leased)))
+    end
+    for from = 1, #leaseValues, 1000 do
+      redis.call('HSET', leases, unpack(leaseValues, from, math.min(from + 999, #leaseValues)))
+    end
+  end
+  return redis.call('ZRANGE', index, 0, 1, 'WITHSCORES'), needHints
 end
 
 -- Fewer than fullCount buckets are due within the look-ahead, but they may hold fullCount jobs between them (few
@@ -208,13 +315,18 @@ local function nextCall(top, leaseHead, leasesMoved)
     else
       -- The look-ahead counts from the next claim: with a dispatch window that is the earliest due time + the
       -- window, and every bucket due by then must come along, or the window's jobs would need two claims.
-      local scored = redis.call('ZRANGE', index, '-inf', math.max(now, nextDue) + lookahead, 'BYSCORE', 'WITHSCORES',
-        'LIMIT', 0, hintCap)
-      for j = 1, #scored, 2 do hints[#hints + 1] = scored[j] end
-      if fullCount > 0 and #hints >= fullCount then
-        fullAt = tonumber(scored[2 * fullCount])
-      elseif fullCount > 0 then
-        fullAt = fullAtInFewBuckets(scored, math.max(now, nextDue) + lookahead)
+      local upto = math.max(now, nextDue) + lookahead
+      if fullCount == 0 then
+        -- No fullAt to find: the buckets alone (each score would be printed as text, by printf, for the reply).
+        hints = redis.call('ZRANGE', index, '-inf', upto, 'BYSCORE', 'LIMIT', 0, hintCap)
+      else
+        local scored = redis.call('ZRANGE', index, '-inf', upto, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, hintCap)
+        for j = 1, #scored, 2 do hints[#hints + 1] = scored[j] end
+        if #hints >= fullCount then
+          fullAt = tonumber(scored[2 * fullCount])
+        else
+          fullAt = fullAtInFewBuckets(scored, upto)
+        end
       end
     end
   end
@@ -227,4 +339,5 @@ end
 local leaseHead, retook = retakeExpired()
 local top, needHints = takeDue()
 local nextDue, hints, nextInflight, fullAt = nextCall(top, leaseHead, n > 0 or retook)
-return { now, nextDue, needHints, (n >= limit) and 1 or 0, hints, out, nextInflight, fullAt, dueBy }
+return { now, nextDue, needHints, (n + orphans >= limit) and 1 or 0, table.concat(hints, ','), out, nextInflight,
+  fullAt, dueBy, table.concat(numbers, ',') }

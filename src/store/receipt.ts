@@ -44,17 +44,59 @@ export function writeTokenDigest(writeToken: string): string {
   return createHash('sha1').update(writeToken).digest('hex').slice(0, 8)
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+/** The 16 bytes of a UUID message id, filled by compactUuid (one buffer: an ack encodes a receipt per job). */
+const uuidBytes = Buffer.alloc(16)
+
+/** A lowercase hex digit's value, or -1. */
+function hexDigit(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48
+  if (code >= 97 && code <= 102) return code - 87
+  return -1
+}
+
+/**
+ * A UUID in its canonical form (8-4-4-4-12 lowercase hex digits) as 22 characters of base64url; null for any other
+ * text. Read digit by digit: no pattern test, no copy without the dashes, no buffer per receipt.
+ */
+function compactUuid(text: string): string | null {
+  if (text.length !== 36) return null
+  let byte = 0
+  for (let i = 0; i < 36; i++) {
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (text.charCodeAt(i) !== 45) return null
+      continue
+    }
+    const high = hexDigit(text.charCodeAt(i))
+    const low = hexDigit(text.charCodeAt(++i))
+    if (high < 0 || low < 0) return null
+    uuidBytes[byte++] = high * 16 + low
+  }
+  return uuidBytes.toString('base64url')
+}
+
+/**
+ * Numbers in base 36, memoized: an ack's receipts mostly share their due time, lateness and age (a burst's jobs are
+ * due together and accepted in batches), and toString(36) was a good part of encoding one.
+ */
+const base36Cache = new Map<number, string>()
+
+function base36(n: number): string {
+  let s = base36Cache.get(n)
+  if (s === undefined) {
+    if (base36Cache.size >= 4096) base36Cache.clear()
+    s = n.toString(36)
+    base36Cache.set(n, s)
+  }
+  return s
+}
 
 export function encodeReceipt(r: DispatchReceipt): string {
-  const id = UUID.test(r.messageId)
-    ? Buffer.from(r.messageId.replaceAll('-', ''), 'hex').toString('base64url')
-    : r.messageId.replaceAll(':', '')
+  const id = compactUuid(r.messageId) ?? r.messageId.replaceAll(':', '')
   const late = Math.round(r.acceptedAtMs - r.dueMs)
-  const created = r.createdAtMs === undefined ? '' : `:${Math.round(r.dueMs - r.createdAtMs).toString(36)}`
+  const created = r.createdAtMs === undefined ? '' : `:${base36(Math.round(r.dueMs - r.createdAtMs))}`
   const written =
     r.written && r.createdAtMs !== undefined ? `:${r.written.version.toString(36)}${r.written.tokenDigest}` : ''
-  return `${r.attempts}:${r.dueMs.toString(36)}:${late.toString(36)}:${id}:${r.queue}${created}${written}`
+  return `${r.attempts}:${base36(r.dueMs)}:${base36(late)}:${id}:${r.queue}${created}${written}`
 }
 
 export function decodeReceipt(text: string): DispatchReceipt {

@@ -2,7 +2,7 @@
 // the way src/store/script-calls.ts builds the job side's: KEYS and ARGV by name, in each script's header order.
 import { receiptSlot, type ShardKeys } from './keys'
 import { receiptExpiry, receiptHour } from './receipt'
-import type { ScriptCall } from './scripts'
+import type { Arg, ScriptCall } from './scripts'
 
 export interface ClaimParams {
   limit: number
@@ -25,10 +25,28 @@ export interface ClaimParams {
 }
 
 /**
- * lua/claim.lua: { now, nextDue, needHints, more, hints, flat jobs: id, record, dueMs, attempt, orderMs, ...,
- * nextInflight, fullAt, dueBy }.
+ * lua/claim.lua: { now, nextDue, needHints, more, hints joined by ',', flat jobs: id, record, ..., nextInflight,
+ * fullAt, dueBy, the jobs' numbers joined by ',': dueMs, attempt, orderMs, ... }.
  */
-export type ClaimReply = [number, number, number, number, string[], (string | number)[], number, number, number]
+export type ClaimReply = [number, number, number, number, string, string[], number, number, number, string]
+
+/** A claim reply's jobs, in claim order: `each` gets a job's id, record and numbers (no object made per job). */
+export function forEachClaimed(
+  reply: ClaimReply,
+  each: (id: string, record: string, dueMs: number, attempt: number, orderMs: number) => void,
+): void {
+  const flat = reply[5]
+  if (flat.length === 0) return
+  const numbers = reply[9].split(',')
+  for (let i = 0, j = 0; i < flat.length; i += 2, j += 3) {
+    each(flat[i]!, flat[i + 1]!, Number(numbers[j]), Number(numbers[j + 1]), Number(numbers[j + 2]))
+  }
+}
+
+/** A claim reply's hints: the bucket numbers for the next claim's KEYS. */
+export function claimHints(reply: ClaimReply): string[] {
+  return reply[4] === '' ? [] : reply[4].split(',')
+}
 
 export function claimCall(shard: ShardKeys, p: ClaimParams): ScriptCall<ClaimReply> {
   return {
@@ -122,7 +140,15 @@ export function ackCall(
 ): ScriptCall<number> {
   const keys = ackKeys(shard)
   const { hashes, keyOf, expireAt } = receiptKeys(shard, 0, receipts)
-  const groups = settlements.flatMap((s) => [s.id, s.token, keyOf(s), s.receipt ?? ''])
+  // One array, not one per settlement (an ack carries a claim's 250 jobs and more).
+  const groups: Arg[] = new Array(settlements.length * 4)
+  for (let i = 0, g = 0; i < settlements.length; i++, g += 4) {
+    const s = settlements[i]!
+    groups[g] = s.id
+    groups[g + 1] = s.token
+    groups[g + 2] = keyOf(s)
+    groups[g + 3] = s.receipt ?? ''
+  }
   return {
     script: 'sdqAck',
     keys: { ...keys, receipts: hashes },

@@ -98,10 +98,10 @@ describe('claims', () => {
   })
 
   it('a claim for a full request later than eleven ended windows takes ten of them; the next claim takes the eleventh', async () => {
-    // prepare: under a 1 s window, eleven jobs due at once in one bucket and nine due 900 ms later in nine others,
-    // so the tenth bucket (the full request's fullAt) is due 900 ms after them; its claim comes once their windows
-    // have ended (anywhere up to the fullAt's own window's end: 900 ms of room for a slow timer)
-    const { s, l, sh } = windowedShard(1_000)
+    // prepare: under a 3 s window, eleven jobs due at once in one bucket and nine due 2.9 s later in nine others,
+    // so the tenth bucket (the full request's fullAt) is due 2.9 s after them; its claim comes once their windows
+    // have ended (anywhere up to the fullAt's own window's end: 2.9 s of room for a slow timer on a loaded machine)
+    const { s, l, sh } = windowedShard(3_000)
     const shared = s.keys.locate('ended-0').bucketNo
     const together: string[] = []
     const apart = new Map<number, string>()
@@ -114,25 +114,26 @@ describe('claims', () => {
     const at = Date.now() + 1_000
     await s.store.enqueueMany([
       ...together.map((id) => job({ id, schedule: { atMs: at } })),
-      ...[...apart.values()].map((id) => job({ id, schedule: { atMs: at + 900 } })),
+      ...[...apart.values()].map((id) => job({ id, schedule: { atMs: at + 2_900 } })),
     ])
     const before = await l.claim(sh, await l.seedHints(sh, 100), 100)
-    await sleep(at + 1_010 - Date.now())
+    await sleep(at + 3_010 - Date.now())
     // act
     const full = await l.claim(sh, before.hints, 100, before.fullAtMs!)
     const next = await l.claim(sh, full.hints, 100, before.fullAtMs!)
     // assess: the full request is ten jobs whose windows have ended; the eleventh leads the next claim
-    expect(before.fullAtMs).toBe(at + 900)
+    expect(before.fullAtMs).toBe(at + 2_900)
     expect(full.jobs.map((j) => j.dueMs)).toEqual(Array(10).fill(at))
-    expect(next.jobs.map((j) => j.dueMs)).toEqual([at, ...Array(9).fill(at + 900)])
+    expect(next.jobs.map((j) => j.dueMs)).toEqual([at, ...Array(9).fill(at + 2_900)])
     await s.close()
   })
 
   it('orders jobs due in the same millisecond by id within a bucket', async () => {
     const s = testStore({ shards: 1, buckets: 1 })
     const l = new Leases(s.redis, { leaseMs: 1000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 })
-    // a second of room: an enqueue after `at` would be due at its own time, not in the same millisecond
-    const at = Date.now() + 1_000
+    // three seconds of room: an enqueue after `at` would be due at its own time, not in the same millisecond (three
+    // enqueues took more than a second under load)
+    const at = Date.now() + 3_000
     for (const id of ['c', 'a', 'b']) await s.store.enqueue(job({ id, schedule: { atMs: at } }))
     await sleep(at - Date.now() + 50)
     const r = await l.claim(s.keys.shards[0]!, ['0'], 10)
@@ -192,6 +193,43 @@ describe('claims', () => {
     expect((await t.store.get('crashy'))!.status).toBe('dispatching')
     expect(await leases.ack(shard, [second!])).toBe(1)
     expect(await t.store.get('crashy')).toBeNull()
+  })
+
+  it('hands a backlog out in due-time order from buckets of many due jobs each, whatever size and hints each claim has', async () => {
+    // prepare: 150 jobs in 3 buckets, due at 4 milliseconds (a dozen of one bucket in each: more than a claim reads
+    // of a bucket at first), enqueued in reverse order; each claim of a size from the list, with the buckets of
+    // the claim before as its hints (a claim of 1 carries one: the bucket after it is not among its keys)
+    const s = testStore({ shards: 1, buckets: 3 })
+    const l = new Leases(s.redis, { leaseMs: 60_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 })
+    const sh = s.keys.shards[0]!
+    const at = Date.now() + 1_000
+    const jobs = Array.from({ length: 150 }, (_, i) => ({ id: `m-${String(i).padStart(3, '0')}`, dueMs: at + (i % 4) }))
+    await s.store.enqueueMany([...jobs].reverse().map(({ id, dueMs }) => job({ id, schedule: { atMs: dueMs } })))
+    await sleep(at + 50 - Date.now())
+    // act
+    const claimed: string[] = []
+    const sizes = [1, 7, 50, 3, 13]
+    let hints = await l.seedHints(sh, 1)
+    for (let c = 0; ; c++) {
+      const limit = sizes[c % sizes.length]!
+      const r = await l.claim(sh, hints, limit)
+      hints = r.hints
+      claimed.push(...r.jobs.map((j) => j.id))
+      // assess: a claim takes its whole size while jobs are left (or asks for its missing hints first)
+      if (r.jobs.length < limit && claimed.length < jobs.length) expect(r.again).toBe(true)
+      if (!r.again && r.jobs.length === 0) break
+    }
+    // assess: every job once, by due time; within a bucket by due time and id (jobs of several buckets due in one
+    // millisecond go bucket by bucket, each bucket's run as long as the bucket after it allows)
+    const dueOf = new Map(jobs.map((j) => [j.id, j.dueMs]))
+    expect([...claimed].sort()).toEqual(jobs.map((j) => j.id))
+    const dues = claimed.map((id) => dueOf.get(id)!)
+    expect(dues).toEqual([...dues].sort((a, b) => a - b))
+    for (const bucket of ['0', '1', '2']) {
+      const own = claimed.filter((id) => String(s.keys.locate(id).bucketNo) === bucket)
+      expect(own).toEqual([...own].sort((a, b) => dueOf.get(a)! - dueOf.get(b)! || a.localeCompare(b)))
+    }
+    await s.close()
   })
 
   it('drains a 20,000-job backlog in bounded batches', async () => {

@@ -19,7 +19,7 @@ import type { ShardKeys } from '../../store/keys'
 import { guard } from '../../store/redis-errors'
 import { writeScript, type ReplicationOptions } from '../../store/replication'
 import { rideOut } from '../../store/ride-out'
-import { releaseCall, type ClaimReply } from '../../store/scan-script-calls'
+import { forEachClaimed, releaseCall, type ClaimReply, type Refusal } from '../../store/scan-script-calls'
 import { runScript, type ScriptCall, type ScriptedClient } from '../../store/scripts'
 
 /**
@@ -37,18 +37,17 @@ export async function fencedClaim(
   if (!replication || replication.replicas === 0) return guard(rideOut(redis, () => runScript(redis, call)))
   const { reply, unconfirmed } = await writeScript(redis, replication, shard, call)
   if (!unconfirmed) return reply
-  const flat = reply[5]
-  const refusals = []
-  for (let i = 0; i < flat.length; i += 5) {
+  const refusals: Refusal[] = []
+  forEachClaimed(reply, (id, _record, _dueMs, _attempt, orderMs) => {
     refusals.push({
-      id: String(flat[i]),
+      id,
       token: lease.token,
       error: unconfirmed.message,
       jobsFault: false,
       // Due again at once, in the place it had (its due or retry time: past), so a FIFO group keeps its order.
-      retryAtMs: Number(flat[i + 4]),
+      retryAtMs: orderMs,
     })
-  }
+  })
   // Best effort: on a demoted primary the release is discarded with the rest; on a primary whose replica is only
   // slow, it makes the jobs due again now rather than after their lease.
   if (refusals.length)

@@ -6,6 +6,8 @@ import { decodeRecordInto } from '../../store/record'
 import {
   ackCall,
   claimCall,
+  claimHints,
+  forEachClaimed,
   releaseCall,
   type AckSettlement,
   type Refusal,
@@ -113,29 +115,16 @@ export class Leases {
       hints,
     })
     const sentAt = this.localNow()
-    const [now, nextDue, needHints, more, nextHints, flat, nextInflight, fullAt, dueBy] = await fencedClaim(
-      this.redis,
-      this.options.replication,
-      shard,
-      call,
-      { token, maxAttempts },
-    )
+    const reply = await fencedClaim(this.redis, this.options.replication, shard, call, { token, maxAttempts })
+    const [now, nextDue, needHints, more, , , nextInflight, fullAt, dueBy] = reply
     this.clocks.observe(shard.shard, Number(now), sentAt, this.localNow())
     const jobs: ClaimedJob[] = []
     const claimedAtMs = Number(now)
-    for (let i = 0; i < flat.length; i += 5) {
-      const lease = {
-        id: String(flat[i]),
-        dueMs: Number(flat[i + 2]),
-        orderMs: Number(flat[i + 4]),
-        claimedAtMs,
-        attempt: Number(flat[i + 3]),
-        token,
-        shard: shard.shard,
-        leaseDeadline,
-      }
-      jobs.push(decodeRecordInto(String(flat[i + 1]), lease))
-    }
+    const n = shard.shard
+    forEachClaimed(reply, (id, record, dueMs, attempt, orderMs) => {
+      const lease = { id, dueMs, orderMs, claimedAtMs, attempt, token, shard: n, leaseDeadline }
+      jobs.push(decodeRecordInto(record, lease))
+    })
     return {
       redisNowMs: Number(now),
       nextDueMs: Number(nextDue) < 0 ? null : Number(nextDue),
@@ -143,7 +132,7 @@ export class Leases {
       fullAtMs: fullAt === undefined || Number(fullAt) < 0 ? null : Number(fullAt),
       again: needHints === 1 || more === 1,
       dueByMs: dueBy === undefined ? Number(now) : Number(dueBy),
-      hints: nextHints,
+      hints: claimHints(reply),
       jobs,
     }
   }
@@ -268,9 +257,12 @@ function refusalsOf(items: readonly ReleaseItem[], options: LeaseOptions): Refus
 /** Each acked job's dispatch receipt (src/store/receipt.ts), when receipts are on and the send's answer is known. */
 function withReceipts(items: readonly (Settlement & Partial<ClaimedJob>)[], ttlMs: number) {
   // The hour's hashes by the latest acceptance (Redis's clock): a receipt is never filed before its time.
-  const nowMs = items.reduce((t, i) => Math.max(t, i.accepted?.acceptedAtMs ?? 0), 0) || Date.now()
-  const settlements: AckSettlement[] = items.map(
-    ({ id, token, accepted, attempt, dueMs, queue, createdAtMs, version, writeToken }) =>
+  let nowMs = 0
+  for (const i of items) if (i.accepted && i.accepted.acceptedAtMs > nowMs) nowMs = i.accepted.acceptedAtMs
+  const settlements: AckSettlement[] = new Array(items.length)
+  for (let k = 0; k < items.length; k++) {
+    const { id, token, accepted, attempt, dueMs, queue, createdAtMs, version, writeToken } = items[k]!
+    settlements[k] =
       ttlMs > 0 && accepted && attempt !== undefined && dueMs !== undefined && queue !== undefined
         ? {
             id,
@@ -283,12 +275,13 @@ function withReceipts(items: readonly (Settlement & Partial<ClaimedJob>)[], ttlM
               queue,
               createdAtMs,
               // The write token's digest goes with the job into its receipt: that write, sent again, is still recognised.
-              ...(writeToken && version !== undefined
-                ? { written: { version, tokenDigest: writeTokenDigest(writeToken) } }
-                : {}),
+              written:
+                writeToken && version !== undefined
+                  ? { version, tokenDigest: writeTokenDigest(writeToken) }
+                  : undefined,
             }),
           }
-        : { id, token },
-  )
-  return { settlements, plan: { ttlMs, nowMs } }
+        : { id, token }
+  }
+  return { settlements, plan: { ttlMs, nowMs: nowMs || Date.now() } }
 }
