@@ -1,7 +1,10 @@
 // The scanner's reading of Redis's clock (src/scan/loop/clock.ts), with samples given by hand: it keeps the tightest
-// sample of one clock, follows a primary whose clock is another one at once, and keeps one reading per shard.
+// sample of one clock, follows a primary whose clock is another one at once, and keeps one reading per shard; and a
+// full request's wake (src/scan/loop/wake.ts planSleep) allows for the reading's error.
 import { describe, expect, it } from 'vitest'
 import { RedisClock, ShardClocks } from '../../src/scan/loop/clock'
+import { planSleep, type ShardState } from '../../src/scan/loop/wake'
+import { ShardKeys } from '../../src/store/keys'
 
 describe("the reading of Redis's clock", () => {
   it('keeps its tightest sample against looser ones of the same clock', () => {
@@ -42,5 +45,55 @@ describe("the reading of Redis's clock", () => {
     expect(clocks.of(0).toRedis(3_000)).toBe(3_000.5)
     expect(clocks.of(1).toRedis(3_000)).toBe(8_000.5)
     expect(clocks.of(7).toRedis(3_000)).toBe(3_000.5)
+  })
+})
+
+describe("a full request's wake and the error of the clock's reading", () => {
+  // A claim whose only clock sample took 100 ms (a loaded host: the event loop stalled before the call left): Redis
+  // read its clock somewhere in those 100 ms, here at their end, so its clock is the local one while the reading, from
+  // the middle of the trip, puts it 50 ms ahead. The first of 25 jobs due 20 ms apart falls due at 1_000_800 on Redis's
+  // clock, the tenth at 1_000_980 (the claim's fullAt); the dispatch window is 2 s.
+  const T = 1_000_000
+  const looseClock = () => {
+    const clock = new RedisClock()
+    clock.observe(T + 100, T, T + 100)
+    return clock
+  }
+  const shard = (): ShardState => ({ keys: new ShardKeys('t', 0), hints: [], sleepingUntil: 0 })
+  const claim = { nextDueMs: T + 800, nextInflightMs: null, fullAtMs: T + 980 }
+  const o = { pollIntervalMs: 30_000, windowMs: 2_000, untilMs: T + 60_000 }
+
+  it("wakes for the full request once Redis's clock has reached its tenth job's due time, for any offset the sample allows", () => {
+    // prepare
+    const clock = looseClock()
+    const s = shard()
+    // act
+    const wakeAt = planSleep(s, claim, clock, o)
+    // assess: a full request's claim (fullBy), made when even the earliest clock the sample allows (the reading less
+    // half the trip) has reached 1_000_980: sooner, the claim would take the eight or nine jobs due by then and send
+    // them, a short request before ten were due or the window ended. No later than the first job's window.
+    expect(s.fullBy).toBe(T + 980)
+    expect(clock.toRedis(wakeAt) - clock.errorMs).toBeGreaterThanOrEqual(T + 980)
+    expect(clock.toRedis(wakeAt)).toBeLessThanOrEqual(T + 800 + 2_000)
+  })
+
+  it('with a tight sample, wakes for the full request within a few ms of its tenth job', () => {
+    const clock = new RedisClock()
+    clock.observe(T + 1, T, T + 1)
+    const wakeAt = planSleep(shard(), claim, clock, o)
+    expect(clock.toRedis(wakeAt) - (T + 980)).toBeGreaterThanOrEqual(1)
+    expect(clock.toRedis(wakeAt) - (T + 980)).toBeLessThan(5)
+  })
+
+  it("holds the window to its end when the reading's error would take the full request's wake past it", () => {
+    // prepare: a sample whose round trip took 5 s
+    const clock = new RedisClock()
+    clock.observe(T + 2_500, T, T + 5_000)
+    const s = shard()
+    // act
+    const wakeAt = planSleep(s, claim, clock, o)
+    // assess: at the first job's window end as read, a claim without fullBy (it takes every job due by then)
+    expect(clock.toRedis(wakeAt)).toBe(T + 800 + 2_000)
+    expect(s.fullBy).toBeUndefined()
   })
 })

@@ -30,6 +30,7 @@ export async function windowStage(
     if (entries > 0) sends.push(entries)
     return next(args)
   })
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
   return {
     t,
     q,
@@ -37,6 +38,28 @@ export async function windowStage(
     s,
     sends,
     late,
+    /**
+     * Starts the scan (until `timeoutMs` from now) and resolves once its first claim has answered: the scan is up,
+     * subscribed to its wake signals, its clock sampled, asleep. Jobs enqueued after this wake it, so their lead counts
+     * from a running scan: counted from before its start, which took over a second on a loaded machine, the scan
+     * found the first jobs due and sent them at once, as it must ([5, 10, 10] for [10, 10, 5]).
+     */
+    async startScan(timeoutMs: number) {
+      let answered = false
+      const claim = s.leases.claim.bind(s.leases)
+      s.leases.claim = (...args) => claim(...args).finally(() => (answered = true))
+      let finished = false
+      const run = s.scanner.run(Date.now() + timeoutMs).finally(() => (finished = true))
+      while (!answered && !finished) await sleep(5)
+      return {
+        /** Lets the scan run until `done()` holds (checked every 25 ms) or its deadline, then stops it: its report. */
+        async until(done: () => Promise<boolean> | boolean) {
+          while (!finished && !(await done())) await sleep(25)
+          s.scanner.stop()
+          return run
+        },
+      }
+    },
     async close() {
       await s.close()
       await t.close()

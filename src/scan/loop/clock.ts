@@ -28,6 +28,15 @@ export class RedisClock {
     }
   }
 
+  /**
+   * How far the reading may be off (ms): Redis read its clock somewhere within the kept sample's round trip, so its
+   * offset is within half that trip of the one kept (Infinity before a first sample). On a loaded host one claim can
+   * take hundreds of ms, the event loop stalled before the call left or after its reply came.
+   */
+  get errorMs(): number {
+    return this.bestRttMs / 2
+  }
+
   /** Redis time -> local time. */
   toLocal(redisMs: number): number {
     return redisMs - this.offsetMs

@@ -29,17 +29,20 @@ export interface ShardState {
 /** A run's last claim comes this long before its deadline, for a job whose window would outlast the run. */
 const LAST_CLAIM_MS = 50
 /**
- * A full request's claim comes this long after its tenth job's due time: the local clock maps to Redis's within a
- * millisecond or two, and a claim a hair early would send nine jobs and leave the tenth to start the next window.
+ * A full request's claim comes this long after its tenth job's due time, beyond the error of the clock's reading
+ * (RedisClock.errorMs): a claim that reaches Redis before that time takes only the jobs due by then (lua/claim.lua), a
+ * short request sent before ten were due or the window ended, and the rest start the next window. Late is harmless: the
+ * wake never passes the first job's window. The slack covers the whole milliseconds of both clocks and a timer that
+ * fires a hair early.
  */
 const FULL_CLAIM_SLACK_MS = 3
 
 /**
  * When a shard that has nothing more to claim now wakes (local ms): at its earliest due time + the dispatch window,
- * or sooner once a SendMessageBatch's worth of jobs is due (the window only exists to fill requests: a full one
- * leaves at once, so in a fast stream jobs wait far less than the window), at its earliest lease expiry or retry
- * time (never held for the window), after the poll interval (+ the window, or
- * a poll would cut the window short), or at the deadline. A job due before the deadline leaves in this run, its
+ * or sooner once a SendMessageBatch's worth of jobs is due on Redis's clock whatever the error of our reading of it
+ * (the window only exists to fill requests: a full one leaves at once, so in a fast stream jobs wait far less than
+ * the window), at its earliest lease expiry or retry time (never held for the window), after the poll interval (+ the
+ * window, or a poll would cut the window short), or at the deadline. A job due before the deadline leaves in this run, its
  * window cut short if need be (claimed 50 ms before the deadline, or at its due time when that is later): the next
  * run may start seconds later. Notes on the shard whether the sleep ends at a due time.
  */
@@ -55,7 +58,7 @@ export function planSleep(
   const inflight = local(claim.nextInflightMs)
   const scheduled = inflight <= local(claim.nextDueMs) ? Infinity : local(claim.nextDueMs)
   const lastClaimAt = o.untilMs - LAST_CLAIM_MS
-  const full = local(claim.fullAtMs ?? null) + FULL_CLAIM_SLACK_MS
+  const full = local(claim.fullAtMs ?? null) + clock.errorMs + FULL_CLAIM_SLACK_MS
   const due = Math.min(scheduled + o.windowMs, Math.max(scheduled, full))
   const target = Math.min(scheduled < o.untilMs ? Math.min(due, Math.max(lastClaimAt, scheduled)) : due, inflight)
   const wakeAt = Math.min(target, Date.now() + o.pollIntervalMs + o.windowMs, o.untilMs)
