@@ -202,6 +202,10 @@ local function takeDue()
     end
     emptied, rescored = {}, {}
   end
+  -- An idle shard (nothing due by dueBy) learns it from the index's head, which is also what the caller gets back:
+  -- one read, as before the walk read the index in chunks (the bench's idle scanner: 4.5 commands/s, 5.5 without).
+  local top = redis.call('ZRANGE', index, 0, 1, 'WITHSCORES')
+  if not top[1] or tonumber(top[2]) > dueBy then return top, needHints end
   local walking = true
   local chunkCap = take
   while walking and n + #ids < take do
