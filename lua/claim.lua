@@ -152,6 +152,14 @@ local PEEK = 3
 -- would read ~take²/2 index members over a claim (measured: twice the Redis CPU a claim of 250 over 16,384 buckets).
 local REREAD_CHUNK = 16
 
+-- One command over a long list of arguments, 1,000 values a call (pairs stay whole): unpack and a command's
+-- argument count stay bounded whatever the claim's size.
+local function inSlices(command, key, values)
+  for from = 1, #values, 1000 do
+    redis.call(command, key, unpack(values, from, math.min(from + 999, #values)))
+  end
+end
+
 -- A bucket's first jobs by rank, with their due times: `limit` + 1 of them, PEEK + 1 at most. Also the earliest of
 -- a bucket due next (the bound of the bucket before it), so the index's scores need not be read.
 local function peek(bucket, limit)
@@ -194,12 +202,8 @@ local function takeDue()
   -- Index changes not written yet: buckets emptied, and buckets whose new earliest job is due after dueBy.
   local emptied, rescored = {}, {}
   local function writeIndex()
-    for from = 1, #emptied, 1000 do
-      redis.call('ZREM', index, unpack(emptied, from, math.min(from + 999, #emptied)))
-    end
-    for from = 1, #rescored, 1000 do
-      redis.call('ZADD', index, unpack(rescored, from, math.min(from + 999, #rescored)))
-    end
+    inSlices('ZREM', index, emptied)
+    inSlices('ZADD', index, rescored)
     emptied, rescored = {}, {}
   end
   -- An idle shard (nothing due by dueBy) learns it from the index's head, which is also what the caller gets back:
@@ -279,12 +283,8 @@ local function takeDue()
       end
     end
     orphans = #ids - #leased / 2
-    for from = 1, #leased, 1000 do
-      redis.call('ZADD', inflight, unpack(leased, from, math.min(from + 999, #leased)))
-    end
-    for from = 1, #leaseValues, 1000 do
-      redis.call('HSET', leases, unpack(leaseValues, from, math.min(from + 999, #leaseValues)))
-    end
+    inSlices('ZADD', inflight, leased)
+    inSlices('HSET', leases, leaseValues)
   end
   return redis.call('ZRANGE', index, 0, 1, 'WITHSCORES'), needHints
 end

@@ -2,7 +2,7 @@
 // a burst on a cold stack must not reach serverless-offline all at once (each request that finds no idle worker starts
 // a cold one, whose handler load counts toward the function's 10 s timeout), and the gate still reaches its full width.
 // And a failed invocation, which serverless-offline answers 200 with its error object, is answered as a failure.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startApiGate, type ApiGate } from '../../local/api-gate'
@@ -12,12 +12,8 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close()
 })
 
-/** An upstream that answers every request with `status`, `headers` and `body` at once. */
-async function fixedUpstream(status: number, headers: Record<string, string>, body: string) {
-  const server = createServer((_req, res) => {
-    res.writeHead(status, headers)
-    res.end(body)
-  })
+/** The server listening on a free loopback port, closed after the test; its URL. */
+async function listening(server: Server): Promise<string> {
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
   closers.push(
     () =>
@@ -27,6 +23,15 @@ async function fixedUpstream(status: number, headers: Record<string, string>, bo
       }),
   )
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+/** An upstream that answers every request with `status`, `headers` and `body` at once. */
+async function fixedUpstream(status: number, headers: Record<string, string>, body: string) {
+  const server = createServer((_req, res) => {
+    res.writeHead(status, headers)
+    res.end(body)
+  })
+  return listening(server)
 }
 
 /** An upstream that notes, for each request, how many were in flight when it came and how many had been answered. */
@@ -44,15 +49,7 @@ async function upstream() {
       res.end('{}')
     }, 200)
   })
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
-  closers.push(
-    () =>
-      new Promise<void>((ok) => {
-        server.close(() => ok())
-        server.closeAllConnections()
-      }),
-  )
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, arrivals }
+  return { url: await listening(server), arrivals }
 }
 
 describe('the API gate', () => {
