@@ -133,13 +133,14 @@ function failAcks(st: Awaited<ReturnType<typeof stage>>, when: 'first held' | 'm
 
 describe('acks held for the next claim', () => {
   it('in a steady stream, writes each ack together with the next claim, and acks every job once', async () => {
-    // prepare: five jobs due 150 ms apart, so each one's claim comes within the 300 ms hold after the previous send.
+    // prepare: five jobs due 400 ms apart, so each one's claim comes within the 1 s hold after the previous send.
     // Not closer, and the first not sooner than 1 s: on a loaded machine a late start or a stall of more than the
-    // gap has one claim take two jobs, and fewer claims carry fewer acks.
-    const st = await stage('ack-hold-stream', { ackHoldMs: 300 })
+    // gap has one claim take two jobs, and fewer claims carry fewer acks (a 150 ms gap gave 2 riding acks of 4 in
+    // one of five runs beside two busy loops).
+    const st = await stage('ack-hold-stream', { ackHoldMs: 1_000 })
     const first = Date.now() + 1_000
     const ids = ['s1', 's2', 's3', 's4', 's5']
-    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 150 } }))
+    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 400 } }))
     // act
     await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 10_000)
     // assess: the first four acks were issued right before a claim (same tick), the last one alone at the end
