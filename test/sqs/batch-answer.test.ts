@@ -108,6 +108,30 @@ describe('SendMessageBatch answers', () => {
     await expect(readAll(body)).rejects.toBeInstanceOf(AnswerCutError)
   })
 
+  it('read from a stream that ends and then closes build no AnswerCutError (every answer closes after its end)', async () => {
+    // prepare: count the errors built (each sets its name), as every answer of a burst's sends would build one
+    let built = 0
+    Object.defineProperty(AnswerCutError.prototype, 'name', {
+      configurable: true,
+      set() {
+        built++
+      },
+      get: () => 'AnswerCutError',
+    })
+    try {
+      const body = Readable.from([Buffer.from('{"Successful":[]}')])
+      const closed = new Promise((r) => body.once('close', r))
+      // act
+      const read = await readAll(body)
+      await closed
+      // assess: resolved with the bytes, and no error built (and thrown away) for the close that followed the end
+      expect(Buffer.from(read).toString('utf8')).toBe('{"Successful":[]}')
+      expect(built).toBe(0)
+    } finally {
+      delete (AnswerCutError.prototype as { name?: string }).name
+    }
+  })
+
   it('read from a stream that ends resolve with every byte', async () => {
     const body = Readable.from([Buffer.from('{"Successful":'), Buffer.from('[]}')])
     expect(Buffer.from(await readAll(body)).toString('utf8')).toBe('{"Successful":[]}')
