@@ -12,8 +12,8 @@ import { localCredentials, startSqsProcess, type LocalSqs } from '../local/sqs-e
 import { startTogether } from '../local/start-together'
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
-export function processCpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+export function processCpuSeconds(pid: number, stat = `/proc/${pid}/stat`): number {
+  const fields = readFileSync(stat, 'utf8').split(') ')[1]!.split(' ')
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 

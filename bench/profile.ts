@@ -23,7 +23,7 @@
 //                                                      bucket hints it carries in KEYS and returns (src/scan/claims/leases.ts
 //                                                      sends max(limit, 16) = 250 with the shipped defaults)
 import { randomUUID } from 'node:crypto'
-import { writeFileSync } from 'node:fs'
+import { readdirSync, writeFileSync } from 'node:fs'
 import { commandCalls, flush, info, processCpuSeconds, startBenchEnv, type BenchEnv } from './env'
 import { runMain } from './main'
 import { measureBurst } from './burst'
@@ -257,10 +257,31 @@ function perfControl(command: 'enable' | 'disable'): void {
   if (fifo) writeFileSync(fifo, `${command}\n`)
 }
 
+/**
+ * This process's CPU seconds on its main thread (the JavaScript) and on its other threads (V8's GC and JIT workers,
+ * libuv's), from /proc in 10 ms ticks: what runs beside the scanner's own thread.
+ */
+function threadCpuSeconds(): { main: number; others: number } {
+  let main = 0
+  let others = 0
+  for (const tid of readdirSync('/proc/self/task')) {
+    let s = 0
+    try {
+      s = processCpuSeconds(Number(tid), `/proc/self/task/${tid}/stat`)
+    } catch {
+      continue // a thread that ended meanwhile
+    }
+    if (Number(tid) === process.pid) main += s
+    else others += s
+  }
+  return { main, others }
+}
+
 /** CPU seconds so far: this process (the scanner or the raw sender), redis-server (INFO: µs resolution), fauxqs. */
 async function cpuSample(env: BenchEnv) {
   const me = process.cpuUsage()
   return {
+    threads: threadCpuSeconds(),
     me: (me.user + me.system) / 1e6,
     redis: await redisCpuSeconds(env),
     sqs: processCpuSeconds(env.sqs.process.pid!),
@@ -270,7 +291,8 @@ async function cpuSample(env: BenchEnv) {
 type CpuSample = Awaited<ReturnType<typeof cpuSample>>
 
 const perJob = (a: CpuSample, b: CpuSample, n: number) =>
-  `this process ${(((b.me - a.me) * 1e6) / n).toFixed(1)}, redis ${(((b.redis - a.redis) * 1e6) / n).toFixed(1)}, ` +
+  `this process ${(((b.me - a.me) * 1e6) / n).toFixed(1)} (main thread ${(((b.threads.main - a.threads.main) * 1e6) / n).toFixed(1)}, ` +
+  `others ${(((b.threads.others - a.threads.others) * 1e6) / n).toFixed(1)}), redis ${(((b.redis - a.redis) * 1e6) / n).toFixed(1)}, ` +
   `fauxqs ${(((b.sqs - a.sqs) * 1e6) / n).toFixed(1)} µs/job`
 
 /**
