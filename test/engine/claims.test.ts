@@ -1,5 +1,6 @@
 // The lease protocol at the script level: order, expiry, tokens, bounded batches, Redis's clock.
 import { afterAll, describe, expect, it, vi } from 'vitest'
+import { Cluster, type Redis } from 'ioredis'
 import { JobDispatchingError, JobNotFoundError } from '../../src/errors'
 import { Leases } from '../../src/scan/claims/leases'
 import { readStats } from '../../src/store/stats'
@@ -229,6 +230,48 @@ describe('claims', () => {
       const own = claimed.filter((id) => String(s.keys.locate(id).bucketNo) === bucket)
       expect(own).toEqual([...own].sort((a, b) => dueOf.get(a)! - dueOf.get(b)! || a.localeCompare(b)))
     }
+    await s.close()
+  })
+
+  it("empties a burst's buckets with one DEL a claim, not a ZREM a bucket, and takes every job once", async () => {
+    // prepare: 300 jobs due in one millisecond over 1,024 buckets (one or two a bucket); every command Redis runs
+    // (the scripts' own included) watched on each primary, those on this store's buckets kept
+    const s = testStore({ shards: 1, buckets: 1024 })
+    const l = new Leases(s.redis, { leaseMs: 60_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 })
+    const sh = s.keys.shards[0]!
+    const at = Date.now() + 2_000
+    await s.store.enqueueMany(Array.from({ length: 300 }, (_, i) => job({ id: `burst-${i}`, schedule: { atMs: at } })))
+    await sleep(at + 20 - Date.now())
+    const primaries = s.redis instanceof Cluster ? s.redis.nodes('master') : [s.redis as Redis]
+    const monitors = await Promise.all(primaries.map((node) => node.monitor()))
+    const onBuckets: string[] = []
+    for (const m of monitors) {
+      m.on('monitor', (_time: string, args: string[]) => {
+        if (args.slice(1).some((a) => a.startsWith(`${sh.tag}:due:`))) onBuckets.push(String(args[0]).toLowerCase())
+      })
+    }
+    // act: claims of 100, each with the previous one's hints
+    const claimed: string[] = []
+    let claims = 0
+    let hints = await l.seedHints(sh, 100)
+    for (;;) {
+      const r = await l.claim(sh, hints, 100)
+      claims++
+      hints = r.hints
+      claimed.push(...r.jobs.map((j) => j.id))
+      if (!r.again && r.jobs.length === 0) break
+    }
+    // The monitors' last lines may still be on their way: a PING through each comes after them.
+    await Promise.all(primaries.map((node) => node.ping()))
+    await sleep(50)
+    await Promise.all(monitors.map((m) => m.disconnect()))
+    // assess: every job once, no bucket left; a bucket is only ZREMed when a claim's limit split it (one a claim at
+    // most), the emptied ones go in DELs (before: a ZREM each, ~260)
+    expect([...claimed].sort()).toEqual(Array.from({ length: 300 }, (_, i) => `burst-${i}`).sort())
+    expect(await s.redis.zcard(sh.index)).toBe(0)
+    expect(onBuckets.filter((c) => c === 'zrem').length).toBeLessThanOrEqual(claims)
+    expect(onBuckets.filter((c) => c === 'del').length).toBeGreaterThan(0)
+    expect(onBuckets.filter((c) => c === 'del').length).toBeLessThanOrEqual(claims * 2)
     await s.close()
   })
 
