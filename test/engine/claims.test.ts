@@ -239,17 +239,23 @@ describe('claims', () => {
     const s = testStore({ shards: 1, buckets: 1024 })
     const l = new Leases(s.redis, { leaseMs: 60_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 })
     const sh = s.keys.shards[0]!
-    const at = Date.now() + 2_000
+    // three seconds of room: a job enqueued after `at` would be due at its own time, not in the same millisecond
+    const at = Date.now() + 3_000
     await s.store.enqueueMany(Array.from({ length: 300 }, (_, i) => job({ id: `burst-${i}`, schedule: { atMs: at } })))
     await sleep(at + 20 - Date.now())
     const primaries = s.redis instanceof Cluster ? s.redis.nodes('master') : [s.redis as Redis]
     const monitors = await Promise.all(primaries.map((node) => node.monitor()))
     const onBuckets: string[] = []
-    for (const m of monitors) {
-      m.on('monitor', (_time: string, args: string[]) => {
-        if (args.slice(1).some((a) => a.startsWith(`${sh.tag}:due:`))) onBuckets.push(String(args[0]).toLowerCase())
-      })
-    }
+    const marker = `${sh.tag}:claims-done`
+    const seen = monitors.map(
+      (m) =>
+        new Promise<void>((resolve) =>
+          m.on('monitor', (_time: string, args: string[]) => {
+            if (args[1] === marker) resolve()
+            else if (args.slice(1).some((a) => a.startsWith(`${sh.tag}:due:`))) onBuckets.push(args[0]!.toLowerCase())
+          }),
+        ),
+    )
     // act: claims of 100, each with the previous one's hints
     const claimed: string[] = []
     let claims = 0
@@ -261,9 +267,9 @@ describe('claims', () => {
       claimed.push(...r.jobs.map((j) => j.id))
       if (!r.again && r.jobs.length === 0) break
     }
-    // The monitors' last lines may still be on their way: a PING through each comes after them.
-    await Promise.all(primaries.map((node) => node.ping()))
-    await sleep(50)
+    // The monitors' last lines may still be on their way: each shows a PING sent after the claims once it showed them.
+    await Promise.all(primaries.map((node) => node.ping(marker)))
+    await Promise.all(seen)
     await Promise.all(monitors.map((m) => m.disconnect()))
     // assess: every job once, no bucket left; a bucket is only ZREMed when a claim's limit split it (one a claim at
     // most), the emptied ones go in DELs (before: a ZREM each, ~260)
