@@ -25,54 +25,48 @@ function otherHost(ctx: { skip(note?: string): never }): ForeignHost {
 
 const portOf = (url: string) => Number(new URL(url).port)
 
+/** How a port answers another host, and 127.0.0.1. */
+async function reach(host: ForeignHost, port: number) {
+  return { fromOther: await host.connectFrom(host.hostAddress, port), fromLoopback: await acceptsConnections(port) }
+}
+const LOOPBACK_ONLY = { fromOther: 'refused', fromLoopback: true }
+
+/** Starts a local part, runs `check` on it, and stops it, also when the check fails. */
+async function whileRunning<P extends { stop(): Promise<void> }>(
+  start: () => Promise<P>,
+  check: (part: P) => Promise<void>,
+) {
+  const part = await start()
+  try {
+    await check(part)
+  } finally {
+    await part.stop()
+  }
+}
+
 describe('local parts listen on loopback only', () => {
   it('the SQS endpoint in a process of its own (dev stack, bench) refuses another host', async (ctx) => {
-    // prepare
+    // prepare: the other host and the part; act / assess: how the part's port answers each
     const host = otherHost(ctx)
-    const sqs = await startSqsProcess()
-    try {
-      // act
-      const fromOther = await host.connectFrom(host.hostAddress, sqs.port)
-      // assess
-      expect(fromOther).toBe('refused')
-      expect(await acceptsConnections(sqs.port)).toBe(true)
+    await whileRunning(startSqsProcess, async (sqs) => {
+      expect(await reach(host, sqs.port)).toEqual(LOOPBACK_ONLY)
       expect((await sqs.createQueue('loopback-only')).queueUrl).toContain('loopback-only')
-    } finally {
-      await sqs.stop()
-    }
+    })
   })
 
   it("the SQS endpoint in the test process (the suites), and the suite's own one, refuse another host", async (ctx) => {
-    // prepare
+    // prepare: the other host and the part; act / assess: how the part's port answers each
     const host = otherHost(ctx)
-    const sqs = await startSqsInProcess()
-    try {
-      // act
-      const [mine, suites] = await Promise.all([
-        host.connectFrom(host.hostAddress, sqs.port),
-        host.connectFrom(host.hostAddress, portOf(inject('sqsEndpoint'))),
-      ])
-      // assess
-      expect(mine).toBe('refused')
-      expect(suites).toBe('refused')
-      expect(await acceptsConnections(sqs.port)).toBe(true)
-    } finally {
-      await sqs.stop()
-    }
+    await whileRunning(startSqsInProcess, async (sqs) => {
+      const [mine, suites] = await Promise.all([reach(host, sqs.port), reach(host, portOf(inject('sqsEndpoint')))])
+      expect(mine).toEqual(LOOPBACK_ONLY)
+      expect(suites).toEqual(LOOPBACK_ONLY)
+    })
   })
 
   it('redis-server (dev stack, suites) refuses another host', async (ctx) => {
-    // prepare
+    // prepare: the other host and the part; act / assess: how the part's port answers each
     const host = otherHost(ctx)
-    const redis = await startRedis()
-    try {
-      // act
-      const fromOther = await host.connectFrom(host.hostAddress, portOf(redis.url))
-      // assess
-      expect(fromOther).toBe('refused')
-      expect(await acceptsConnections(portOf(redis.url))).toBe(true)
-    } finally {
-      await redis.stop()
-    }
+    await whileRunning(startRedis, async (redis) => expect(await reach(host, redis.port)).toEqual(LOOPBACK_ONLY))
   })
 })
