@@ -1,25 +1,18 @@
 // The local stack end to end, as `npm run dev` runs it: the real HTTP API on serverless-offline, the scan function
 // invoked back to back, fauxqs with the queues serverless.yml declares, the example consumer fed by the SQS poller.
-import { GetQueueAttributesCommand, type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { GetQueueAttributesCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs'
+import { describe, expect, it } from 'vitest'
 import { listeningAt } from '../../local/ports'
 import { devStackForFile } from '../support/dev-stack'
 import { uniquePrefix } from '../support/engine'
-import { foreignHostOrReason, type ForeignHost } from '../support/foreign-host'
+import { foreignHostForFile } from '../support/foreign-host'
+import { sqsClient } from '../support/sqs'
 
 // The suite's redis-server, with a key prefix of this file's own.
 const dev = devStackForFile({ env: { KEY_PREFIX: uniquePrefix('e2e') } })
 const { output } = dev
-/** Another host on this machine (a network namespace), or why there is none. */
-let other: ForeignHost | string = 'not made yet'
-
-beforeAll(async () => {
-  other = await foreignHostOrReason()
-}, 30_000)
-
-afterAll(async () => {
-  if (typeof other !== 'string') await other.remove()
-})
+/** Another host on this machine (a network namespace), for the loopback-only test. */
+const other = foreignHostForFile()
 
 async function postJob(body: unknown) {
   const res = await fetch(`${dev.stack.apiUrl}/jobs`, {
@@ -42,12 +35,7 @@ async function waitForLine(match: (line: string) => boolean, timeoutMs: number):
   }
 }
 
-const sqs = () =>
-  new SQSClient({
-    endpoint: dev.stack.sqsEndpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  })
+const sqs = () => sqsClient(dev.stack.sqsEndpoint)
 
 describe('npm run dev: the local stack', () => {
   it('creates every target queue of serverless.yml with its DLQ and redrive policy', async () => {
@@ -133,11 +121,11 @@ describe('npm run dev: the local stack', () => {
   })
 
   it('listens on loopback only: another host is refused on every port of the stack', async (ctx) => {
-    if (typeof other === 'string') return ctx.skip(other)
+    const host = other.host(ctx)
     const { apiUrl, lambdaUrl, sqsEndpoint, dashboardUrl } = dev.stack
     for (const url of [apiUrl, lambdaUrl, sqsEndpoint, dashboardUrl]) {
       // act
-      const fromOther = await other.connectFrom(other.hostAddress, Number(new URL(url).port))
+      const fromOther = await host.connectFrom(host.hostAddress, Number(new URL(url).port))
       // assess
       expect({ url, fromOther }).toEqual({ url, fromOther: 'refused' })
       expect(await listeningAt(url)).toBe(true)

@@ -1,13 +1,13 @@
 // On-demand scan mode on the local stack, as `SCAN_MODE=on-demand npm run dev` runs it: no schedule at all here, so
 // every scan that runs was started by the API through serverless-offline's Lambda endpoint (asynchronous invoke).
-import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs'
+import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { localCredentials } from '../../local/sqs-endpoint'
 import { Keyspace } from '../../src/store/keys'
 import { connectRedis } from '../../src/store/redis'
 import { devStackForFile } from '../support/dev-stack'
 import { uniquePrefix } from '../support/engine'
 import { eventually } from '../support/eventually'
+import { sqsClient } from '../support/sqs'
 
 const prefix = uniquePrefix('e2e-od')
 const keys = new Keyspace({ prefix, shards: 1, buckets: 16384 })
@@ -20,7 +20,7 @@ const dev = devStackForFile({
 })
 
 beforeAll(() => {
-  sqs = new SQSClient({ endpoint: dev.stack.sqsEndpoint, region: 'us-east-1', credentials: localCredentials })
+  sqs = sqsClient(dev.stack.sqsEndpoint)
 })
 
 // Before the stack's stop (hooks after all run in the reverse order of their registration).

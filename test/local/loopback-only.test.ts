@@ -1,27 +1,13 @@
 // The local parts listen on 127.0.0.1 only: another host (a network namespace on this machine, test/support/
 // foreign-host.ts) that reaches this machine's address is refused, while 127.0.0.1 is served. fauxqs on its own would
 // listen on every address and takes any credentials (local/fauxqs-loopback.mjs).
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { describe, expect, inject, it } from 'vitest'
 import { acceptsConnections } from '../../local/ports'
 import { startRedis } from '../../local/redis-server'
 import { startSqsInProcess, startSqsProcess } from '../../local/sqs-endpoint'
-import { foreignHostOrReason, type ForeignHost } from '../support/foreign-host'
+import { foreignHostForFile, type ForeignHost } from '../support/foreign-host'
 
-let other: ForeignHost | string = 'not made yet'
-
-beforeAll(async () => {
-  other = await foreignHostOrReason()
-}, 30_000)
-
-afterAll(async () => {
-  if (typeof other !== 'string') await other.remove()
-})
-
-/** Skips the test when there is no other host (outside CI only: there it fails in beforeAll). */
-function otherHost(ctx: { skip(note?: string): never }): ForeignHost {
-  if (typeof other === 'string') ctx.skip(other)
-  return other as ForeignHost
-}
+const other = foreignHostForFile()
 
 const portOf = (url: string) => Number(new URL(url).port)
 
@@ -47,7 +33,7 @@ async function whileRunning<P extends { stop(): Promise<void> }>(
 describe('local parts listen on loopback only', () => {
   it('the SQS endpoint in a process of its own (dev stack, bench) refuses another host', async (ctx) => {
     // prepare: the other host and the part; act / assess: how the part's port answers each
-    const host = otherHost(ctx)
+    const host = other.host(ctx)
     await whileRunning(startSqsProcess, async (sqs) => {
       expect(await reach(host, sqs.port)).toEqual(LOOPBACK_ONLY)
       expect((await sqs.createQueue('loopback-only')).queueUrl).toContain('loopback-only')
@@ -56,7 +42,7 @@ describe('local parts listen on loopback only', () => {
 
   it("the SQS endpoint in the test process (the suites), and the suite's own one, refuse another host", async (ctx) => {
     // prepare: the other host and the part; act / assess: how the part's port answers each
-    const host = otherHost(ctx)
+    const host = other.host(ctx)
     await whileRunning(startSqsInProcess, async (sqs) => {
       const [mine, suites] = await Promise.all([reach(host, sqs.port), reach(host, portOf(inject('sqsEndpoint')))])
       expect(mine).toEqual(LOOPBACK_ONLY)
@@ -66,7 +52,7 @@ describe('local parts listen on loopback only', () => {
 
   it('redis-server (dev stack, suites) refuses another host', async (ctx) => {
     // prepare: the other host and the part; act / assess: how the part's port answers each
-    const host = otherHost(ctx)
+    const host = other.host(ctx)
     await whileRunning(startRedis, async (redis) => expect(await reach(host, redis.port)).toEqual(LOOPBACK_ONLY))
   })
 })
