@@ -1,6 +1,8 @@
 // Starts a private redis-server on a free loopback port (tests, bench, `npm run dev`).
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { trackChild } from './child-registry'
 import { acceptsConnections, freePort } from './ports'
 
@@ -21,15 +23,21 @@ export interface LocalRedisOptions {
 export async function startRedis(options: LocalRedisOptions = {}): Promise<LocalRedis> {
   const port = options.port ?? (await freePort())
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '']
+  let cleanUp = () => {}
   if (options.dataDir) {
     mkdirSync(options.dataDir, { recursive: true })
     args.push('--dir', options.dataDir, '--appendonly', 'yes', '--appendfsync', 'everysec')
   } else {
-    args.push('--appendonly', 'no')
+    // In memory only, but a replica still writes the snapshot of its full sync to its working directory (the
+    // replication tests' servers used to leave dump.rdb in the checkout): a directory of its own, gone when it exits.
+    const scratch = mkdtempSync(join(tmpdir(), 'sdq-redis-'))
+    args.push('--dir', scratch, '--appendonly', 'no')
+    cleanUp = () => rmSync(scratch, { recursive: true, force: true })
   }
   args.push(...(options.extraArgs ?? []))
   const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] })
   trackChild(child, `redis-server :${port}`)
+  child.once('exit', cleanUp)
   let stderr = ''
   child.stderr?.on('data', (d) => (stderr += d))
   const spawnError = new Promise<never>((_, reject) => {

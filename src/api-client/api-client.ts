@@ -8,26 +8,15 @@ import { answerOfEarlierAttempt, madeByEarlierAttempt } from './earlier-attempt'
 import { idempotencyHeader, newIdempotencyKey } from './idempotency-key'
 import { ReplayWindow } from './replays'
 import { call, DEFAULT_RETRY, type Transport } from './transport'
-import type {
-  ApiClientOptions,
-  BatchResult,
-  JobInput,
-  JobView,
-  PendingPage,
-  QueueStats,
-  ScheduledJob,
-  ScheduleInput,
-  ScheduleListPage,
-  ScheduleView,
-  WriteOptions,
-} from './types'
+// The shapes the API takes and answers, named once, in types.ts (which re-exports the shared ones as they are).
+import type * as Api from './types'
 
 export class DelayQueueApiClient {
   private readonly transport: Transport
   /** What this client's earlier write answers said of the API's replays (src/api-client/replays.ts). */
   private readonly replays = new ReplayWindow()
 
-  constructor(options: ApiClientOptions) {
+  constructor(options: Api.ApiClientOptions) {
     const baseUrl = new URL(options.url)
     this.transport = {
       baseUrl,
@@ -41,7 +30,7 @@ export class DelayQueueApiClient {
   /** From the environment: DELAY_QUEUE_API_URL (and AWS_REGION when the URL does not name a region). */
   static fromEnv(
     env: NodeJS.ProcessEnv = process.env,
-    options: Omit<ApiClientOptions, 'url'> = {},
+    options: Omit<Api.ApiClientOptions, 'url'> = {},
   ): DelayQueueApiClient {
     const url = env.DELAY_QUEUE_API_URL
     if (!url) throw new Error('DELAY_QUEUE_API_URL is not set (the stack exports it as <service>-<stage>-HttpApiUrl)')
@@ -56,7 +45,7 @@ export class DelayQueueApiClient {
    * call whose outcome stayed unknown yourself: the same key again is answered as the applied attempt. Without one, a
    * job costs no receipt byte more (docs/cluster.md).
    */
-  async schedule(input: JobInput, options: WriteOptions = {}): Promise<ScheduledJob> {
+  async schedule(input: Api.JobInput, options: Api.WriteOptions = {}): Promise<Api.ScheduledJob> {
     if (options.idempotencyKey !== undefined && input.id === undefined) throw idRequired()
     const job = withId(input)
     // An id made here names this call's job alone: before a retry, a job found under it (pending, or already handed to
@@ -83,7 +72,7 @@ export class DelayQueueApiClient {
    * ids here, as for schedule(); those refused for a passing reason (Redis unavailable, a write not confirmed by a
    * replica) are sent again, and a retried job found stored by an earlier attempt counts as scheduled.
    */
-  scheduleMany(jobs: readonly JobInput[]): Promise<BatchResult[]> {
+  scheduleMany(jobs: readonly Api.JobInput[]): Promise<Api.BatchResult[]> {
     return scheduleBatch(this.transport, jobs.map(withId))
   }
 
@@ -98,9 +87,9 @@ export class DelayQueueApiClient {
    */
   async reschedule(
     id: string,
-    input: Omit<JobInput, 'id'>,
-    options: WriteOptions = {},
-  ): Promise<ScheduledJob & { created: boolean }> {
+    input: Omit<Api.JobInput, 'id'>,
+    options: Api.WriteOptions = {},
+  ): Promise<Api.ScheduledJob & { created: boolean }> {
     const headers = idempotencyHeader(options.idempotencyKey ?? newIdempotencyKey())
     const retryUnanswered = () => this.replays.coversRetries(this.transport.retry, this.transport.timeoutMs)
     const opts = { retryUnanswered, headers, onAnswer: this.replays.seen }
@@ -114,13 +103,15 @@ export class DelayQueueApiClient {
   }
 
   /** GET /jobs/{id}: the stored job, a dispatched one's receipt (status "dispatched"), or null (unknown or expired). */
-  async get(id: string): Promise<JobView | null> {
+  async get(id: string): Promise<Api.JobView | null> {
     const answer = await call(this.transport, 'GET', jobPath(id), undefined, { allow: [404], retryUnanswered: true })
     return answer.status === 404 ? null : answer.body
   }
 
   /** GET /jobs: a page of pending jobs in due-time order (one queue or all), from `cursor` (the last page's). */
-  async listPending(options: { queue?: string; limit?: number; cursor?: string | null } = {}): Promise<PendingPage> {
+  async listPending(
+    options: { queue?: string; limit?: number; cursor?: string | null } = {},
+  ): Promise<Api.PendingPage> {
     const query = new URLSearchParams()
     if (options.queue) query.set('queue', options.queue)
     if (options.cursor) query.set('cursor', options.cursor)
@@ -130,18 +121,18 @@ export class DelayQueueApiClient {
   }
 
   /** GET /stats: counts per target queue. */
-  async stats(): Promise<QueueStats> {
+  async stats(): Promise<Api.QueueStats> {
     return (await call(this.transport, 'GET', '/stats')).body
   }
 
   /** PUT /schedules/{id}: create or replace a recurring schedule (cron or everyMs). */
-  async putSchedule(id: string, input: ScheduleInput): Promise<ScheduleView & { created: boolean }> {
+  async putSchedule(id: string, input: Api.ScheduleInput): Promise<Api.ScheduleView & { created: boolean }> {
     const answer = await call(this.transport, 'PUT', schedulePath(id), input)
     return { ...answer.body, created: answer.status === 201 }
   }
 
   /** GET /schedules/{id}: the schedule, or null. */
-  async getSchedule(id: string): Promise<ScheduleView | null> {
+  async getSchedule(id: string): Promise<Api.ScheduleView | null> {
     const answer = await call(this.transport, 'GET', schedulePath(id), undefined, {
       allow: [404],
       retryUnanswered: true,
@@ -150,7 +141,7 @@ export class DelayQueueApiClient {
   }
 
   /** GET /schedules: `limit` (1-100, default 50) at a time, by id; pass the returned cursor back for the next page. */
-  async listSchedules(options: { cursor?: string | null; limit?: number } = {}): Promise<ScheduleListPage> {
+  async listSchedules(options: { cursor?: string | null; limit?: number } = {}): Promise<Api.ScheduleListPage> {
     const query = new URLSearchParams()
     if (options.cursor) query.set('cursor', options.cursor)
     if (options.limit !== undefined) query.set('limit', String(options.limit))
@@ -164,7 +155,7 @@ export class DelayQueueApiClient {
   }
 
   /** POST /schedules/{id}/pause or /resume. */
-  async pauseSchedule(id: string, paused = true): Promise<ScheduleView> {
+  async pauseSchedule(id: string, paused = true): Promise<Api.ScheduleView> {
     return (await call(this.transport, 'POST', `${schedulePath(id)}/${paused ? 'pause' : 'resume'}`)).body
   }
 }

@@ -160,34 +160,36 @@ describe('DelayQueueApiClient: a retried create whose first copy already left fo
 })
 
 describe('DelayQueueApiClient: a retried PUT whose first copy already left for SQS', () => {
-  it('is answered from the dispatch receipt its own write left (the same Idempotency-Key), and creates nothing again', async () => {
-    // prepare: the first attempt is stored (503: no replica confirmed it) and handed to SQS before the retry
-    const { before, drain, inSqs, close } = await dispatchStage('retry-put')
-    const id = `put-once-${Date.now()}`
-    const sendThenDrain = afterFirst('PUT', 'answer', drain)
-    // act
-    const job = await client(sendThenDrain).reschedule(id, { queue: 'emails', payload: { once: true } })
-    // assess: answered as the first attempt (it created the job), the one copy is in SQS, none is pending again
-    expect(job).toMatchObject({ id, queue: 'emails', created: true })
-    expect(await served.engine.store.get(id)).toMatchObject({ status: 'dispatched', queue: 'emails' })
-    expect(await pendingIn('emails')).toBe(before)
-    expect((await inSqs()).get(id)).toBe(1)
-    await close()
-  })
-
-  it("replaces a pending job once: applied, answered 503, dispatched, and sent again (the chaos run's finding)", async () => {
-    // prepare: a job under the id, created before the call (a replace keeps that creation time, so no look-up by
-    // time could tell the PUT's own write); the PUT is applied (503: no replica confirmed it), and its job handed to
-    // SQS before the retry
-    const { before, drain, inSqs, close } = await dispatchStage('retry-put-replace')
-    const id = `put-replace-${Date.now()}`
-    await storedBefore(id, 60_000)
+  // Each case: the PUT is applied (503: no replica confirmed it) and its job handed to SQS before the retry.
+  it.each([
+    {
+      proves:
+        'is answered from the dispatch receipt its own write left (the same Idempotency-Key), and creates nothing again',
+      name: 'retry-put',
+      id: 'put-once',
+      // no job under the id before the call: the PUT creates it
+      existedBefore: false,
+    },
+    {
+      proves:
+        "replaces a pending job once: applied, answered 503, dispatched, and sent again (the chaos run's finding)",
+      name: 'retry-put-replace',
+      id: 'put-replace',
+      // a job under the id, created before the call: a replace keeps that creation time, so no look-up by time could
+      // tell the PUT's own write
+      existedBefore: true,
+    },
+  ])('$proves', async ({ name, id: idBase, existedBefore }) => {
+    // prepare
+    const { before, drain, inSqs, close } = await dispatchStage(name)
+    const id = `${idBase}-${Date.now()}`
+    if (existedBefore) await storedBefore(id, 60_000)
     const sendThenDrain = afterFirst('PUT', 'answer', drain)
     // act
     const put = await client(sendThenDrain).reschedule(id, { queue: 'emails', payload: { v: 2 }, delayMs: 0 })
-    // assess: answered as the replace it was; the replaced version is in SQS once and nothing is pending again
-    expect(put).toMatchObject({ id, queue: 'emails', created: false })
-    expect(await served.engine.store.get(id)).toMatchObject({ status: 'dispatched' })
+    // assess: answered as the write it was (a create, or the replace); the one copy is in SQS, none is pending again
+    expect(put).toMatchObject({ id, queue: 'emails', created: !existedBefore })
+    expect(await served.engine.store.get(id)).toMatchObject({ status: 'dispatched', queue: 'emails' })
     expect(await pendingIn('emails')).toBe(before)
     expect((await inSqs()).get(id)).toBe(1)
     await close()

@@ -4,42 +4,32 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { startDevStack, type DevStack } from '../../local/dev-stack'
+import { afterAll, describe, expect, it } from 'vitest'
 import { listeningAt } from '../../local/ports'
+import { devStackForFile } from '../support/dev-stack'
 import { uniquePrefix } from '../support/engine'
 
-let stack: DevStack | undefined
 const dir = mkdtempSync(join(tmpdir(), 'sdq-dev-failure-'))
 const envFile = join(dir, 'env')
-const output: string[] = []
-
-beforeAll(async () => {
-  stack = await startDevStack({
-    redisUrl: inject('redisUrl'),
-    env: { KEY_PREFIX: uniquePrefix('e2e-fail') },
-    exampleConsumer: false,
-    scanTickMs: 0,
-    envFile,
-    onOutput: (line) => output.push(line),
-    log: (line) => output.push(`[dev] ${line}`),
-  })
-}, 180_000)
-
-afterAll(async () => {
-  await stack?.stop()
-  rmSync(dir, { recursive: true, force: true })
-}, 60_000)
+// Registered before the stack's hooks, so it runs after the stack's stop (which removes the env file).
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dev = devStackForFile({
+  env: { KEY_PREFIX: uniquePrefix('e2e-fail') },
+  exampleConsumer: false,
+  scanTickMs: 0,
+  envFile,
+})
+const { output } = dev
 
 describe('npm run dev under a burst and a dying part', () => {
   it('answers 1,000 PUTs and 1,000 DELETEs sent at once, every one with an API answer', async () => {
     // act
-    const api = stack!.apiUrl
+    const api = dev.stack.apiUrl
     const put = (i: number) =>
       fetch(`${api}/jobs/burst-${i}`, {
         method: 'PUT',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ queue: Object.keys(stack!.queues)[0], payload: { i }, delayMs: 3_600_000 }),
+        body: JSON.stringify({ queue: Object.keys(dev.stack.queues)[0], payload: { i }, delayMs: 3_600_000 }),
       })
     const del = (i: number) => fetch(`${api}/jobs/burst-${i}`, { method: 'DELETE' })
     const answers = await Promise.all([
@@ -65,10 +55,10 @@ describe('npm run dev under a burst and a dying part', () => {
   it('stops everything and removes its env file when serverless-offline dies', async () => {
     // prepare
     expect(existsSync(envFile)).toBe(true)
-    const { apiUrl, dashboardUrl, sqsEndpoint } = stack!
+    const { apiUrl, dashboardUrl, sqsEndpoint } = dev.stack
     // act
-    process.kill(stack!.parts['serverless-offline']!, 'SIGKILL')
-    const what = await stack!.exited
+    process.kill(dev.stack.parts['serverless-offline']!, 'SIGKILL')
+    const what = await dev.stack.exited
     // assess
     expect(what).toMatch(/^serverless-offline exited/)
     expect(existsSync(envFile)).toBe(false)

@@ -1,35 +1,21 @@
 // The local stack end to end, as `npm run dev` runs it: the real HTTP API on serverless-offline, the scan function
 // invoked back to back, fauxqs with the queues serverless.yml declares, the example consumer fed by the SQS poller.
-import { GetQueueAttributesCommand, type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { startDevStack, type DevStack } from '../../local/dev-stack'
+import { GetQueueAttributesCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs'
+import { describe, expect, it } from 'vitest'
 import { listeningAt } from '../../local/ports'
+import { devStackForFile } from '../support/dev-stack'
 import { uniquePrefix } from '../support/engine'
-import { foreignHostOrReason, type ForeignHost } from '../support/foreign-host'
+import { foreignHostForFile } from '../support/foreign-host'
+import { sqsClient } from '../support/sqs'
 
-let stack: DevStack | undefined
-/** Another host on this machine (a network namespace), or why there is none. */
-let other: ForeignHost | string = 'not made yet'
-const output: string[] = []
-
-beforeAll(async () => {
-  other = await foreignHostOrReason()
-  stack = await startDevStack({
-    // The suite's redis-server, with a key prefix of this file's own.
-    redisUrl: inject('redisUrl'),
-    env: { KEY_PREFIX: uniquePrefix('e2e') },
-    onOutput: (line) => output.push(line),
-    log: (line) => output.push(`[dev] ${line}`),
-  })
-}, 180_000)
-
-afterAll(async () => {
-  await stack?.stop()
-  if (typeof other !== 'string') await other.remove()
-}, 60_000)
+// The suite's redis-server, with a key prefix of this file's own.
+const dev = devStackForFile({ env: { KEY_PREFIX: uniquePrefix('e2e') } })
+const { output } = dev
+/** Another host on this machine (a network namespace), for the loopback-only test. */
+const other = foreignHostForFile()
 
 async function postJob(body: unknown) {
-  const res = await fetch(`${stack!.apiUrl}/jobs`, {
+  const res = await fetch(`${dev.stack.apiUrl}/jobs`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -49,23 +35,18 @@ async function waitForLine(match: (line: string) => boolean, timeoutMs: number):
   }
 }
 
-const sqs = () =>
-  new SQSClient({
-    endpoint: stack!.sqsEndpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  })
+const sqs = () => sqsClient(dev.stack.sqsEndpoint)
 
 describe('npm run dev: the local stack', () => {
   it('creates every target queue of serverless.yml with its DLQ and redrive policy', async () => {
     const client = sqs()
-    expect(Object.keys(stack!.queues)).toEqual(['orders', 'emails'])
-    for (const [name, url] of Object.entries(stack!.queues)) {
+    expect(Object.keys(dev.stack.queues)).toEqual(['orders', 'emails'])
+    for (const [name, url] of Object.entries(dev.stack.queues)) {
       const { Attributes } = await client.send(
         new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }),
       )
       const dlq = await client.send(
-        new GetQueueAttributesCommand({ QueueUrl: stack!.deadLetterQueues[name], AttributeNames: ['QueueArn'] }),
+        new GetQueueAttributesCommand({ QueueUrl: dev.stack.deadLetterQueues[name], AttributeNames: ['QueueArn'] }),
       )
       const redrive = JSON.parse(Attributes!.RedrivePolicy!)
       expect(redrive.deadLetterTargetArn).toBe(dlq.Attributes!.QueueArn)
@@ -100,7 +81,7 @@ describe('npm run dev: the local stack', () => {
     while (!message && Date.now() < deadline) {
       const out = await client.send(
         new ReceiveMessageCommand({
-          QueueUrl: stack!.queues.emails,
+          QueueUrl: dev.stack.queues.emails,
           WaitTimeSeconds: 1,
           MessageAttributeNames: ['All'],
         }),
@@ -126,7 +107,7 @@ describe('npm run dev: the local stack', () => {
       ['GET', '/schedules/a%ZZ'],
     ] as const) {
       // act
-      const res = await fetch(`${stack!.apiUrl}${path}`, { method })
+      const res = await fetch(`${dev.stack.apiUrl}${path}`, { method })
       // assess: the api function's answer, not serverless-offline's
       expect({ method, path, status: res.status }).toEqual({ method, path, status: 400 })
       expect(await res.json()).toEqual({
@@ -140,11 +121,11 @@ describe('npm run dev: the local stack', () => {
   })
 
   it('listens on loopback only: another host is refused on every port of the stack', async (ctx) => {
-    if (typeof other === 'string') return ctx.skip(other)
-    const { apiUrl, lambdaUrl, sqsEndpoint, dashboardUrl } = stack!
+    const host = other.host(ctx)
+    const { apiUrl, lambdaUrl, sqsEndpoint, dashboardUrl } = dev.stack
     for (const url of [apiUrl, lambdaUrl, sqsEndpoint, dashboardUrl]) {
       // act
-      const fromOther = await other.connectFrom(other.hostAddress, Number(new URL(url).port))
+      const fromOther = await host.connectFrom(host.hostAddress, Number(new URL(url).port))
       // assess
       expect({ url, fromOther }).toEqual({ url, fromOther: 'refused' })
       expect(await listeningAt(url)).toBe(true)
@@ -152,9 +133,9 @@ describe('npm run dev: the local stack', () => {
   })
 
   it('stops every process it started', async () => {
-    const { apiUrl, lambdaUrl, sqsEndpoint, dashboardUrl } = stack!
-    await stack!.stop()
-    stack = undefined
+    const { apiUrl, lambdaUrl, sqsEndpoint, dashboardUrl } = dev.stack
+    // (the file's afterAll stops it again: a stopped stack's stop does nothing)
+    await dev.stack.stop()
     for (const url of [apiUrl, lambdaUrl, sqsEndpoint, dashboardUrl]) expect(await listeningAt(url)).toBe(false)
   }, 60_000)
 })

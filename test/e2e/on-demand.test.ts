@@ -1,37 +1,33 @@
 // On-demand scan mode on the local stack, as `SCAN_MODE=on-demand npm run dev` runs it: no schedule at all here, so
 // every scan that runs was started by the API through serverless-offline's Lambda endpoint (asynchronous invoke).
-import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs'
+import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { startDevStack, type DevStack } from '../../local/dev-stack'
-import { localCredentials } from '../../local/sqs-endpoint'
 import { Keyspace } from '../../src/store/keys'
 import { connectRedis } from '../../src/store/redis'
+import { devStackForFile } from '../support/dev-stack'
 import { uniquePrefix } from '../support/engine'
 import { eventually } from '../support/eventually'
+import { sqsClient } from '../support/sqs'
 
 const prefix = uniquePrefix('e2e-od')
 const keys = new Keyspace({ prefix, shards: 1, buckets: 16384 })
 const redis = connectRedis({ url: inject('redisUrl') })
-let stack: DevStack | undefined
 let sqs: SQSClient
-const output: string[] = []
 
-beforeAll(async () => {
-  stack = await startDevStack({
-    redisUrl: inject('redisUrl'),
-    env: { KEY_PREFIX: prefix, SCAN_MODE: 'on-demand', ON_DEMAND_LINGER_MS: '300' },
-    scanTickMs: 0,
-    onOutput: (line) => output.push(line),
-    log: (line) => output.push(`[dev] ${line}`),
-  })
-  sqs = new SQSClient({ endpoint: stack.sqsEndpoint, region: 'us-east-1', credentials: localCredentials })
-}, 180_000)
+const dev = devStackForFile({
+  env: { KEY_PREFIX: prefix, SCAN_MODE: 'on-demand', ON_DEMAND_LINGER_MS: '300' },
+  scanTickMs: 0,
+})
 
+beforeAll(() => {
+  sqs = sqsClient(dev.stack.sqsEndpoint)
+})
+
+// Before the stack's stop (hooks after all run in the reverse order of their registration).
 afterAll(async () => {
   sqs?.destroy()
-  await stack?.stop()
   await redis.quit()
-}, 60_000)
+})
 
 /**
  * Slack over the measured start, for the scan's claim and send: the machine is shared, and this must stay a test, not
@@ -47,10 +43,10 @@ describe('SCAN_MODE=on-demand on the local stack', () => {
     it(`dispatches a job enqueued with a ${delayMs} ms delay while no scanner runs, within the function's start time`, async () => {
       // prepare: no scanner alive (the previous case's has ended)
       await eventually(async () => (await redis.exists(keys.shards[0]!.scannerAlive)) === 0, 10_000)
-      const emails = stack!.queues.emails!
+      const emails = dev.stack.queues.emails!
       // act
       const postedAt = Date.now()
-      const res = await fetch(`${stack!.apiUrl}/jobs`, {
+      const res = await fetch(`${dev.stack.apiUrl}/jobs`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ queue: 'emails', payload: { delayMs }, delayMs }),
@@ -75,7 +71,7 @@ describe('SCAN_MODE=on-demand on the local stack', () => {
       // the scan it started ends on its own once nothing more is due
       await eventually(async () => (await redis.exists(keys.shards[0]!.scannerAlive)) === 0, 10_000)
       await eventually(
-        () => output.some((l) => l.includes('"scan finished"') && l.includes('"endedEarly":true')),
+        () => dev.output.some((l) => l.includes('"scan finished"') && l.includes('"endedEarly":true')),
         10_000,
       )
     }, 30_000)

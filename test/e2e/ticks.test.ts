@@ -1,34 +1,20 @@
 // The local stack fires the scan function like EventBridge: on every tick, whether or not the run before has ended.
 // So the overlaps of AWS show locally: a continuous run lasts until the next tick's run takes over from it.
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { startDevStack, type DevStack } from '../../local/dev-stack'
+import { describe, expect, it } from 'vitest'
+import { devStackForFile } from '../support/dev-stack'
 import { uniquePrefix } from '../support/engine'
 import { eventually } from '../support/eventually'
 
 const prefix = uniquePrefix('e2e-ticks')
-let stack: DevStack | undefined
-const output: string[] = []
 
 /** Ticks this far apart: a continuous run (66 s to its deadline) is still running at the next one. */
 const TICK_MS = 2_000
 
-beforeAll(async () => {
-  stack = await startDevStack({
-    redisUrl: inject('redisUrl'),
-    env: { KEY_PREFIX: prefix, SCAN_MODE: 'continuous' },
-    scanTickMs: TICK_MS,
-    onOutput: (line) => output.push(line),
-    log: (line) => output.push(`[dev] ${line}`),
-  })
-}, 180_000)
-
-afterAll(async () => {
-  await stack?.stop()
-}, 90_000)
+const dev = devStackForFile({ env: { KEY_PREFIX: prefix, SCAN_MODE: 'continuous' }, scanTickMs: TICK_MS }, 90_000)
 
 /** The "scan finished" lines so far. */
 function finishedRuns(): { handedOverTo: string | null; activeMs: number }[] {
-  return output
+  return dev.output
     .filter((l) => l.includes('"scan finished"'))
     .map((l) => JSON.parse(l.slice(l.indexOf('{"level"'))) as { handedOverTo: string | null; activeMs: number })
 }

@@ -1,7 +1,7 @@
 // DISPATCH_WINDOW_MS: the scan may hold a due job for the jobs due just after it, so they share one SendMessageBatch
 // (one SQS request, one claim, one ack), and no job waits longer than the window for it.
 import { afterAll, describe, expect, it } from 'vitest'
-import { configWith, expectRefused } from '../support/config-setting'
+import { expectWholeNumberSetting } from '../support/config-setting'
 import { job } from '../support/engine'
 import { pendingCount } from '../support/scanner'
 import { countIds, receiveAll, sqsClient } from '../support/sqs'
@@ -13,13 +13,23 @@ afterAll(() => sqs.destroy())
 const stage = (queueName: string, dispatchWindowMs: number | undefined, otherQueues?: string[]) =>
   windowStage(sqs, queueName, { dispatchWindowMs, otherQueues })
 
-/** Five jobs due `gapMs` apart, the first one 1 s from now (one enqueueMany, once the scan is up: startScan). */
-async function enqueueStream(st: Awaited<ReturnType<typeof stage>>, gapMs: number): Promise<string[]> {
-  const first = Date.now() + 1_000
-  const ids = ['w1', 'w2', 'w3', 'w4', 'w5']
+/**
+ * Jobs due `gapMs` apart, the first one `firstInMs` (1 s) from now, in one enqueueMany: five, w1 to w5, unless `ids`
+ * names them. Most tests enqueue once the scan is up (startScan), so that the lead counts from a running scan.
+ */
+async function enqueueStream(
+  st: Awaited<ReturnType<typeof stage>>,
+  gapMs: number,
+  { ids = ['w1', 'w2', 'w3', 'w4', 'w5'], firstInMs = 1_000 } = {},
+): Promise<string[]> {
+  const first = Date.now() + firstInMs
   await st.t.store.enqueueMany(ids.map((id, i) => job({ id, schedule: { atMs: first + i * gapMs } })))
   return ids
 }
+
+/** `count` job ids: `prefix` and a two-digit number from 00, so that they sort in the order they fall due. */
+const numbered = (prefix: string, count: number) =>
+  Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(2, '0')}`)
 
 // The tests of this file run side by side (each its own key prefix and queues): they wait on real time, not the CPU.
 describe.concurrent('dispatch window', () => {
@@ -66,9 +76,7 @@ describe.concurrent('dispatch window', () => {
       // prepare: a 2 s window; 25 jobs due 20 ms apart (480 ms from the first to the last)
       const st = await stage(`window-full-request-${firstInMs}`, 2_000)
       const scan = await st.startScan(15_000)
-      const first = Date.now() + firstInMs
-      const ids = Array.from({ length: 25 }, (_, i) => `f${String(i).padStart(2, '0')}`)
-      await st.t.store.enqueueMany(ids.map((id, i) => job({ id, schedule: { atMs: first + i * 20 } })))
+      const ids = await enqueueStream(st, 20, { ids: numbered('f', 25), firstInMs })
       // act
       const report = await scan.until(async () => (await pendingCount(st.t.store)) === 0)
       // assess: two full requests, each sent once its tenth job fell due (so its first job waited ~180 ms, not the
@@ -93,9 +101,7 @@ describe.concurrent('dispatch window', () => {
     // 3 s, as the start took over a second on a loaded machine (it then found jobs due and sent them at once: [5, 10,
     // 10])
     const st = await windowStage(sqs, 'window-few-buckets', { dispatchWindowMs: 2_000, buckets: 4 })
-    const first = Date.now() + 3_000
-    const ids = Array.from({ length: 25 }, (_, i) => `k${String(i).padStart(2, '0')}`)
-    await st.t.store.enqueueMany(ids.map((id, i) => job({ id, schedule: { atMs: first + i * 20 } })))
+    const ids = await enqueueStream(st, 20, { ids: numbered('k', 25), firstInMs: 3_000 })
     // act
     await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
     // assess: as with one job a bucket, two full requests leave as their tenth job falls due, not one of 25 at the
@@ -111,9 +117,7 @@ describe.concurrent('dispatch window', () => {
     // prepare: a 2 s window; 30 jobs due 2 ms apart, so a job or two falls due between the tenth and its claim
     const st = await stage('window-full-cut', 2_000)
     const scan = await st.startScan(15_000)
-    const first = Date.now() + 1_000
-    const ids = Array.from({ length: 30 }, (_, i) => `c${String(i).padStart(2, '0')}`)
-    await st.t.store.enqueueMany(ids.map((id, i) => job({ id, schedule: { atMs: first + i * 2 } })))
+    const ids = await enqueueStream(st, 2, { ids: numbered('c', 30) })
     // act
     await scan.until(async () => (await pendingCount(st.t.store)) === 0)
     // assess: three full requests, not 10 + 1 or 11 split over two, none held for the window (its first job would be
@@ -135,9 +139,7 @@ describe.concurrent('dispatch window', () => {
       return seedHints(...args)
     }
     const scan = await st.startScan(15_000)
-    const first = Date.now() + 1_000
-    const ids = Array.from({ length: 30 }, (_, i) => `d${String(i).padStart(2, '0')}`)
-    await st.t.store.enqueueMany(ids.map((id, i) => job({ id, schedule: { atMs: first + i * 2 } })))
+    const ids = await enqueueStream(st, 2, { ids: numbered('d', 30) })
     // act
     await scan.until(async () => (await pendingCount(st.t.store)) === 0)
     // assess
@@ -152,7 +154,7 @@ describe.concurrent('dispatch window', () => {
     const st = await stage('window-two-queues', 2_000, ['refunds'])
     const scan = await st.startScan(15_000)
     const first = Date.now() + 1_000
-    const ids = Array.from({ length: 20 }, (_, i) => `q${String(i).padStart(2, '0')}`)
+    const ids = numbered('q', 20)
     await st.t.store.enqueueMany(
       ids.map((id, i) => job({ id, queue: i % 2 ? 'refunds' : 'orders', schedule: { atMs: first + i * 20 } })),
     )
@@ -188,12 +190,6 @@ describe.concurrent('dispatch window', () => {
   })
 
   it('DISPATCH_WINDOW_MS defaults to 0, and a value outside 0-30000 is refused naming the setting', () => {
-    expect(configWith().dispatchWindowMs).toBe(0)
-    expect(configWith({ DISPATCH_WINDOW_MS: '250' }).dispatchWindowMs).toBe(250)
-    expectRefused('DISPATCH_WINDOW_MS', [
-      ['30001', 'must be between 0 and 30000, got 30001'],
-      ['-5', 'must be a whole number, got "-5"'],
-      ['1s', 'must be a whole number, got "1s"'],
-    ])
+    expectWholeNumberSetting('DISPATCH_WINDOW_MS', (c) => c.dispatchWindowMs, { byDefault: 0, min: 0, max: 30_000 })
   })
 })

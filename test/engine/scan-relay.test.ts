@@ -59,17 +59,24 @@ async function relayStage(queueName: string) {
 type StartedBy = NonNullable<InvocationOptions['startedBy']>
 
 /**
- * Two on-demand runs: `first` starts, `second` `gapMs` later; waits for the first to end, then stops the second.
- * Returns how the first ended and both invocations.
+ * Two on-demand runs on a stage of their own (`name`), a job due in 30 s keeping both from ending early: `first`
+ * starts, `second` `gapMs` later; waits for the first to end, then stops the second and closes the stage (also when
+ * a run fails). Returns how the first ended and both invocations.
  */
-async function secondRunComes(st: Stage, first: [string, StartedBy], gapMs: number, second: [string, StartedBy]) {
-  const a = st.invoke(first[0], { mode: 'on-demand', startedBy: first[1] })
-  await new Promise((r) => setTimeout(r, gapMs))
-  const b = st.invoke(second[0], { mode: 'on-demand', startedBy: second[1] })
-  const ended = await a.done
-  b.scanner.stop()
-  await b.done
-  return { ended, first: a, second: b }
+async function secondRunComes(name: string, first: [string, StartedBy], gapMs: number, second: [string, StartedBy]) {
+  const st = await relayStage(name)
+  try {
+    await st.t.store.enqueue(job({ id: 'later', schedule: { delayMs: 30_000 } }))
+    const a = st.invoke(first[0], { mode: 'on-demand', startedBy: first[1] })
+    await new Promise((r) => setTimeout(r, gapMs))
+    const b = st.invoke(second[0], { mode: 'on-demand', startedBy: second[1] })
+    const ended = await a.done
+    b.scanner.stop()
+    await b.done
+    return { ended, first: a, second: b }
+  } finally {
+    await st.close()
+  }
 }
 
 /** Enqueues a job due at once every 20 ms until `stop` resolves; returns their ids. */
@@ -251,27 +258,20 @@ describe.concurrent('scan relay', () => {
   })
 
   it("on-demand mode: a run started by an enqueue stops within a second of the next tick's run taking over", async () => {
-    // prepare: E, started by an enqueue, stays for a job due in 30 s
-    const st = await relayStage('relay-enqueue-started')
-    await st.t.store.enqueue(job({ id: 'later', schedule: { delayMs: 30_000 } }))
-    // act: the tick comes 700 ms into E's life, a moment E cannot know
-    const { ended, second: t } = await secondRunComes(st, ['run-e', 'enqueue'], 700, ['run-t', 'tick'])
+    // prepare / act: E, started by an enqueue; the tick comes 700 ms into E's life, a moment E cannot know
+    const runs = await secondRunComes('relay-enqueue-started', ['run-e', 'enqueue'], 700, ['run-t', 'tick'])
     // assess: E stopped for T about half a second later (a tick-started run would scan on until its look at 5 s)
-    expect(ended.report.handedOverTo).toBe('run-t')
-    expect(ended.endedAt - t.startedAt).toBeLessThan(1_500)
-    await st.close()
+    expect(runs.ended.report.handedOverTo).toBe('run-t')
+    expect(runs.ended.endedAt - runs.second.startedAt).toBeLessThan(1_500)
   })
 
   it("on-demand mode: a tick's run stops at its early look (500 ms) for a run an enqueue started as it came up", async () => {
-    // prepare: a job due in 30 s keeps both runs from ending early
-    const st = await relayStage('relay-tick-meets-start')
-    await st.t.store.enqueue(job({ id: 'later', schedule: { delayMs: 30_000 } }))
-    // act: T, the tick's run, starts; 100 ms later an enqueue that asked before T's alive marker was there starts E
-    const { ended, first: t } = await secondRunComes(st, ['run-t', 'tick'], 100, ['run-e', 'enqueue'])
+    // prepare / act: T, the tick's run, starts; 100 ms later an enqueue that asked before T's alive marker was there
+    // starts E
+    const runs = await secondRunComes('relay-tick-meets-start', ['run-t', 'tick'], 100, ['run-e', 'enqueue'])
     // assess: T stopped for E at its early look (500 ms), not at 5 s
-    expect(ended.report.handedOverTo).toBe('run-e')
-    expect(ended.endedAt - t.startedAt).toBeLessThan(2_500)
-    await st.close()
+    expect(runs.ended.report.handedOverTo).toBe('run-e')
+    expect(runs.ended.endedAt - runs.first.startedAt).toBeLessThan(2_500)
   })
 
   it('on-demand mode: an older run does not stop for a newer run that already ended early, and leaves no alive marker', async () => {

@@ -5,6 +5,7 @@
 // are this process's own (named after its pid), and all traffic stays between them.
 import { execFile } from 'node:child_process'
 import { createServer } from 'node:net'
+import { afterAll, beforeAll } from 'vitest'
 
 export interface ForeignHost {
   /** This machine's address on the link to the other host: local, but not loopback. */
@@ -89,5 +90,25 @@ export async function foreignHostOrReason(): Promise<ForeignHost | string> {
     if (process.env.CI) throw new Error(why)
     console.warn(`skipping: ${why}`)
     return why
+  }
+}
+
+/**
+ * The other host for the tests of one file: made in its beforeAll, removed in its afterAll. `host(ctx)` skips the test
+ * when there is none (outside CI only: there its absence fails the beforeAll).
+ */
+export function foreignHostForFile(): { host(ctx: { skip(note?: string): never }): ForeignHost } {
+  let other: ForeignHost | string = 'not made yet'
+  beforeAll(async () => {
+    other = await foreignHostOrReason()
+  }, 30_000)
+  afterAll(async () => {
+    if (typeof other !== 'string') await other.remove()
+  })
+  return {
+    host(ctx) {
+      if (typeof other === 'string') return ctx.skip(other)
+      return other
+    },
   }
 }
