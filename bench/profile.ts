@@ -12,7 +12,9 @@
 //                                                      once (enqueued before, not counted): µs per job, 3 runs
 //                                                      (DRAIN_CPU_PROFILE=prefix: V8 profiles; DRAIN_PERF_CTL=fifo:
 //                                                      perf record's control, to sample the drains only, or with
-//                                                      DRAIN_PERF_RAW=1 the raw reference's sends only)
+//                                                      DRAIN_PERF_RAW=1 the raw reference's sends only; DRAIN_REUSE=1:
+//                                                      one engine and SQS client for all 3, as the scan function keeps
+//                                                      them, not new ones per drain as npm run bench's bursts)
 //   node scripts/run-ts.mjs bench/profile.ts share     npm run bench's burst share alone: raw SendMessageBatch rate and
 //                                                      a 20,000-job burst drain, interleaved, 3 times
 //   node scripts/run-ts.mjs bench/profile.ts scripts N Redis's CPU per job for the claims, then for the acks (with
@@ -303,6 +305,8 @@ const perJob = (a: CpuSample, b: CpuSample, n: number) =>
  * 10 ms ticks.
  */
 async function drainCpu(env: BenchEnv, jobs: number) {
+  const reuse = !!process.env.DRAIN_REUSE
+  let reused: Awaited<ReturnType<typeof scanParts>> | undefined
   for (let rep = 0; rep < 3; rep++) {
     const raw0 = await cpuSample(env)
     if (process.env.DRAIN_PERF_RAW) perfControl('enable')
@@ -313,7 +317,10 @@ async function drainCpu(env: BenchEnv, jobs: number) {
     console.log(
       `raw ${rawMessages}: ${fmt.rate(raw.messagesPerSec)}; ${perJob(raw0, await cpuSample(env), rawMessages)}`,
     )
-    const parts = await scanParts(env, `drain-${rep}`)
+    // DRAIN_REUSE=1: one engine and SQS client for every repetition, as the scan function keeps them (module-level,
+    // functions/scan.ts); otherwise new ones each time, as npm run bench's bursts build them (bench/scan-run.ts).
+    if (reuse && !reused) reused = await scanParts(env, 'drain-reused')
+    const parts = reused ?? (await scanParts(env, `drain-${rep}`))
     const store = new JobStore(parts.engine.redis, parts.engine.keys)
     // Due at one millisecond, as in the burst (bench/burst.ts): the scanner starts once every job is in and due.
     const at = Date.now() + 4_000
@@ -330,12 +337,17 @@ async function drainCpu(env: BenchEnv, jobs: number) {
     if (!process.env.DRAIN_PERF_RAW) perfControl('enable')
     const cpu0 = process.cpuUsage()
     const t0 = performance.now()
-    const scanning = startScanning(parts, Date.now() + 600_000, {
-      subscribe: false,
-      onSent: () => {
-        if (++sent === jobs) done()
+    const scanning = startScanning(
+      parts,
+      Date.now() + 600_000,
+      {
+        subscribe: false,
+        onSent: () => {
+          if (++sent === jobs) done()
+        },
       },
-    })
+      reuse,
+    )
     await allSent
     const cpu = process.cpuUsage(cpu0)
     if (!process.env.DRAIN_PERF_RAW) perfControl('disable')

@@ -25,8 +25,12 @@ export async function scanParts(
   return { queue, config, engine: createEngine(config), sqs: createSqsClient(config) }
 }
 
-/** Starts a scanner run until `untilMs`; `stop()` ends it and releases the engine, the SQS client and the queue. */
-export function startScanning(parts: ScanParts, untilMs: number, options?: CreateScannerOptions) {
+/**
+ * Starts a scanner run until `untilMs`; `stop()` ends it and releases the engine, the SQS client and the queue (with
+ * `keepParts`, only the scanner: the next run uses them again, as the scan function keeps its engine and SQS client
+ * from one invocation to the next).
+ */
+export function startScanning(parts: ScanParts, untilMs: number, options?: CreateScannerOptions, keepParts = false) {
   const { scanner, close } = createScanner(parts.engine, parts.sqs, options)
   const run = scanner.run(untilMs)
   return {
@@ -34,6 +38,7 @@ export function startScanning(parts: ScanParts, untilMs: number, options?: Creat
       scanner.stop()
       await run
       await close()
+      if (keepParts) return
       parts.sqs.destroy()
       await parts.engine.close()
       await parts.queue.remove()
