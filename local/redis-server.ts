@@ -22,7 +22,9 @@ export interface LocalRedisOptions {
 
 export async function startRedis(options: LocalRedisOptions = {}): Promise<LocalRedis> {
   const port = options.port ?? (await freePort())
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '']
+  // A replica's full sync starts at once: Redis waits 5 s by default (repl-diskless-sync-delay) for more replicas to
+  // share the transfer, which on loopback only delays every test that starts a replica.
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--repl-diskless-sync-delay', '0']
   let cleanUp = () => {}
   if (options.dataDir) {
     mkdirSync(options.dataDir, { recursive: true })

@@ -215,13 +215,17 @@ describe.concurrent('FIFO group order across shards', () => {
     const t = testStore({ shards: SHARDS })
     const q = await createQueue(sqs, 'events.fifo')
     // (3 s ahead: a due time the enqueue reaches late means "now", and the jobs would no longer share their
-    // millisecond; 1,000 enqueues took over 1 s on a loaded machine)
+    // millisecond; 1,000 enqueues took over 1 s on a loaded machine. Should it come later still, the order expected
+    // is that of the due times stored)
     const at = Date.now() + 3_000
     const jobs = Array.from({ length: 1_000 }, (_, i) =>
       job({ id: `ms-${i}`, queue: 'events.fifo', groupId: 'g', payloadJson: `"ms-${i}"`, schedule: { atMs: at } }),
     )
-    for (let i = 0; i < jobs.length; i += 100) await t.store.enqueueMany(jobs.slice(i, i + 100))
-    await sleep(at + 100 - Date.now())
+    const stored = new Map<string, number>()
+    for (let i = 0; i < jobs.length; i += 100) {
+      for (const r of await t.store.enqueueMany(jobs.slice(i, i + 100))) if ('dueMs' in r) stored.set(r.id, r.dueMs)
+    }
+    await sleep(Math.max(...stored.values()) + 100 - Date.now())
     const s = fifoScanner(t, { queues: { 'events.fifo': q.url }, claimBatchSize: 10, maxInFlight: 40 })
     let mostLeased = 0
     // act: the run, with the leased jobs counted every 10 ms
@@ -233,45 +237,69 @@ describe.concurrent('FIFO group order across shards', () => {
       await sleep(10)
     }
     await run
-    // assess: shard by shard, and within a shard bucket by bucket (bucket numbers compare as text) and by id
+    // assess: shard by shard, and within a shard bucket by bucket (bucket numbers compare as text) and by id. Should
+    // the enqueue have come so late that the due times stored differ, by those times and shard by shard only (a
+    // shard's claims then take a bucket's jobs of a millisecond with its earlier ones: jobs due in one millisecond
+    // on one shard have no other order)
     const place = (id: string) => {
       const { shard, bucketNo } = t.keys.locate(id)
-      return [shard.shard, String(bucketNo), id] as const
+      return [stored.get(id)!, shard.shard, String(bucketNo), id] as const
     }
     const expected = jobs
       .map((j) => j.id)
       .sort((a, b) => {
         const [pa, pb] = [place(a), place(b)]
-        return pa[0] - pb[0] || (pa[1] < pb[1] ? -1 : pa[1] > pb[1] ? 1 : 0) || (pa[2] < pb[2] ? -1 : 1)
+        return (
+          pa[0] - pb[0] || pa[1] - pb[1] || (pa[2] < pb[2] ? -1 : pa[2] > pb[2] ? 1 : 0) || (pa[3] < pb[3] ? -1 : 1)
+        )
       })
-    expect((await drainInOrder(sqs, q.url)).map((m) => JSON.parse(m.Body!).payload)).toEqual(expected)
+    const arrived = (await drainInOrder(sqs, q.url)).map((m) => JSON.parse(m.Body!).payload as string)
+    const oneMs = new Set(stored.values()).size === 1
+    const key = (id: string) => (oneMs ? id : place(id).slice(0, 2).join(' '))
+    expect([...arrived].sort()).toEqual([...expected].sort())
+    expect(arrived.map(key)).toEqual(expected.map(key))
     expect(mostLeased).toBeLessThan(200)
     await s.close()
     await t.close()
   }, 60_000)
 
-  it("sends a dead scanner's claimed jobs first and in order, in a run that starts after their leases ended", async () => {
-    // prepare: 40 jobs of one group, all due; a scanner claims the first few of every shard (300 ms leases) and dies
-    const t = testStore({ shards: SHARDS })
-    const q = await createQueue(sqs, 'events.fifo')
-    const firstDue = Date.now() + 500
-    const jobs = Array.from({ length: 40 }, (_, i) => groupJob(i, firstDue + 10 * i))
-    await t.store.enqueueMany(jobs)
-    await sleep(firstDue + 10 * 40 + 50 - Date.now())
-    const dead = testScanner(t, { queues: { 'events.fifo': q.url }, leaseMs: 300 })
-    let leased = 0
-    for (const shard of t.keys.shards) {
-      leased += (await dead.leases.claim(shard, await dead.leases.seedHints(shard, 64), 3)).jobs.length
-    }
-    await dead.close()
-    expect(leased).toBe(3 * SHARDS)
-    await sleep(400)
-    // act: the next run
-    const s = fifoScanner(t, { queues: { 'events.fifo': q.url } })
-    await s.runUntil(async () => (await pendingCount(t.store)) === 0, 10_000)
-    // assess
-    expect(await arrivedOrder(q.url)).toEqual(Array.from({ length: 40 }, (_, i) => i))
-    await s.close()
-    await t.close()
-  })
+  // A CI run at load ~6 failed the first case when it expected [0, 1, ..., 39] (got 0,1,18,9,14,5,10,11,4,8,...): the
+  // enqueue reached the masters 0.7-0.85 s after firstDue was fixed, only 0.5 s ahead, so most due times asked for
+  // were past and stored as each shard's "now" (docs/api.md: a time in the past means now), and the group's order was
+  // that of the stored times, shard by shard, which is what arrived. The second case makes the enqueue late on purpose.
+  it.each([
+    { when: 'enqueued in time', lateMs: 0 },
+    { when: "enqueued after most of the due times it asks for (stored as its shards' now)", lateMs: 700 },
+  ])(
+    "sends a dead scanner's claimed jobs first and in order, in a run that starts after their leases ended: $when",
+    async ({ lateMs }) => {
+      // prepare: 40 jobs of one group, all due; a scanner claims the first few of every shard (300 ms leases) and dies
+      const t = testStore({ shards: SHARDS })
+      const q = await createQueue(sqs, 'events.fifo')
+      const firstDue = Date.now() + 500
+      const jobs = Array.from({ length: 40 }, (_, i) => groupJob(i, firstDue + 10 * i))
+      await sleep(lateMs)
+      const enqueued = await t.store.enqueueMany(jobs)
+      // [0, 1, ..., 39] when the enqueue came in time
+      const group = groupOrder(t, enqueued)
+      const stored = enqueued.map((r) => ('dueMs' in r ? r.dueMs : Number.NaN))
+      if (lateMs > 0) expect(stored.filter((due, i) => due > firstDue + 10 * i).length).toBeGreaterThan(10)
+      await sleep(Math.max(...stored) + 50 - Date.now())
+      const dead = testScanner(t, { queues: { 'events.fifo': q.url }, leaseMs: 300 })
+      let leased = 0
+      for (const shard of t.keys.shards) {
+        leased += (await dead.leases.claim(shard, await dead.leases.seedHints(shard, 64), 3)).jobs.length
+      }
+      await dead.close()
+      expect(leased).toBe(3 * SHARDS)
+      await sleep(400)
+      // act: the next run
+      const s = fifoScanner(t, { queues: { 'events.fifo': q.url } })
+      await s.runUntil(async () => (await pendingCount(t.store)) === 0, 10_000)
+      // assess
+      expectGroupOrder(await arrivedOrder(q.url), group)
+      await s.close()
+      await t.close()
+    },
+  )
 })

@@ -28,9 +28,12 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined)
 })
 
+// A live replica on loopback confirms a write within milliseconds; the timeout only ends the waits on a replica that
+// is stopped or frozen. 300 ms was too short for a live one beside the suite's other files (a CI run: the first write
+// of "refuses writes ..." unconfirmed), so it allows 2 s: the two waits meant to time out take that long.
 function engineOn(url: string, log: Log, env: Record<string, string> = {}): Engine {
   const engine = createEngine(
-    testConfig({ REDIS_URL: url, KEY_PREFIX: uniquePrefix('auto'), REDIS_WAIT_TIMEOUT_MS: '300', ...env }),
+    testConfig({ REDIS_URL: url, KEY_PREFIX: uniquePrefix('auto'), REDIS_WAIT_TIMEOUT_MS: '2000', ...env }),
     { logger: log, commandTimeoutMs: 5_000 },
   )
   engine.redis.on('error', () => undefined)
