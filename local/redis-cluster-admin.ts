@@ -6,8 +6,8 @@ import type { Redis } from 'ioredis'
 
 const run = promisify(execFile)
 
-/** One CLUSTER SLOTS entry: first slot, last slot, [host, port, node id] of the master. */
-export type SlotRange = [number, number, [string, number, string]]
+/** One CLUSTER SLOTS entry: first slot, last slot, [host, port, node id] of the master, then each replica's. */
+export type SlotRange = [number, number, [string, number, string], ...[string, number, string][]]
 
 export async function redisCli(args: string[]): Promise<string> {
   try {
@@ -24,7 +24,9 @@ export async function redisCli(args: string[]): Promise<string> {
 
 /**
  * Every node says cluster_state:ok, all 16384 slots are assigned, all nodes agree on who serves them, and each
- * master streams to `replicas` replicas (state=online).
+ * master streams to `replicas` replicas (state=online) that every node knows as its replicas. (A master streams to a
+ * new replica before the cluster bus has told the other nodes about it: until then they list it as a master without
+ * slots, and CLUSTER REPLICAS on them answers none, so a test that asks for a master's replicas found none.)
  */
 export async function waitForAgreement(
   nodes: { port: number }[],
@@ -50,6 +52,11 @@ export async function waitForAgreement(
             .join(','),
         )
         last = info.split('\n')[0] ?? ''
+        const unknownReplicas = slots.find((range) => range.length - 3 < replicas)
+        if (unknownReplicas) {
+          ok = false
+          last = `:${node.port} knows ${unknownReplicas.length - 3} of ${replicas} replicas of slots ${unknownReplicas[0]}-${unknownReplicas[1]}`
+        }
         const replication = await r.info('replication')
         if (/role:master/.test(replication) && slots.length > 0) {
           const online = replication.split('\n').filter((l) => /^slave\d+:.*state=online/.test(l)).length
