@@ -43,6 +43,8 @@ async function onlineReplicas(node: ClusterNode): Promise<number> {
 /** Cuts `master` off from its replica the way a network blip does (src: test/faults/failover.test.ts); returns mend. */
 async function cutReplica(master: ClusterNode): Promise<() => Promise<void>> {
   const replicas = (await cluster.replicasOf(master)).map((n) => cluster.connect(n))
+  // none known: there would be nothing to cut, and the wait below for the replica to go would never end
+  if (replicas.length === 0) throw new Error(`no replica of :${master.port} known to cut off`)
   const primary = cluster.connect(master)
   await Promise.all(replicas.map((r) => r.config('SET', 'masterauth', 'cut-off')))
   await primary.call('CLIENT', 'KILL', 'TYPE', 'replica')
