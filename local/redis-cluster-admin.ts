@@ -6,8 +6,8 @@ import type { Redis } from 'ioredis'
 
 const run = promisify(execFile)
 
-/** One CLUSTER SLOTS entry: first slot, last slot, [host, port, node id] of the master, then each replica's. */
-export type SlotRange = [number, number, [string, number, string], ...[string, number, string][]]
+/** One CLUSTER SLOTS entry: first slot, last slot, [host, port, node id] of the master (then its replicas'). */
+export type SlotRange = [number, number, [string, number, string]]
 
 export async function redisCli(args: string[]): Promise<string> {
   try {
@@ -26,7 +26,8 @@ export async function redisCli(args: string[]): Promise<string> {
  * Every node says cluster_state:ok, all 16384 slots are assigned, all nodes agree on who serves them, and each
  * master streams to `replicas` replicas (state=online) that every node knows as its replicas. (A master streams to a
  * new replica before the cluster bus has told the other nodes about it: until then they list it as a master without
- * slots, and CLUSTER REPLICAS on them answers none, so a test that asks for a master's replicas found none.)
+ * slots, and CLUSTER REPLICAS on them answers none, so a test that asks for a master's replicas found none.) Counted in CLUSTER NODES, where a node's role shows as soon as
+ * the bus has told: CLUSTER SLOTS lists a replica only once gossip has brought its replication offset, seconds later.
  */
 export async function waitForAgreement(
   nodes: { port: number }[],
@@ -52,10 +53,13 @@ export async function waitForAgreement(
             .join(','),
         )
         last = info.split('\n')[0] ?? ''
-        const unknownReplicas = slots.find((range) => range.length - 3 < replicas)
-        if (unknownReplicas) {
-          ok = false
-          last = `:${node.port} knows ${unknownReplicas.length - 3} of ${replicas} replicas of slots ${unknownReplicas[0]}-${unknownReplicas[1]}`
+        if (replicas > 0) {
+          const known = replicasKnown(String(await r.cluster('NODES')))
+          const short = slots.find(([, , [, , id]]) => (known.get(id) ?? 0) < replicas)
+          if (short) {
+            ok = false
+            last = `:${node.port} knows ${known.get(short[2][2]) ?? 0} of ${replicas} replicas of slots ${short[0]}-${short[1]}`
+          }
         }
         const replication = await r.info('replication')
         if (/role:master/.test(replication) && slots.length > 0) {
@@ -77,4 +81,15 @@ export async function waitForAgreement(
     if (Date.now() > deadline) throw new Error(`Redis Cluster not ready after ${timeoutMs} ms: ${last}`)
     await new Promise((r) => setTimeout(r, 100))
   }
+}
+
+/** Per master id, how many replicas (not failed) a node's CLUSTER NODES lists for it. */
+function replicasKnown(nodes: string): Map<string, number> {
+  const known = new Map<string, number>()
+  for (const line of nodes.split('\n')) {
+    const [, , flags = '', master = '-'] = line.split(' ')
+    if (master === '-' || !flags.split(',').includes('slave') || /\bfail\b/.test(flags)) continue
+    known.set(master, (known.get(master) ?? 0) + 1)
+  }
+  return known
 }
