@@ -26,8 +26,8 @@ export default defineConfig({
     // (dispatch windows, relay looks, schedules, Sentinel's failover), not on the CPU, and the two chaos runs hold two
     // of them for their first ~85 s. With other work beside it (load 9-13) a whole run took 314 s with four and 290 s
     // with six (283 CPU seconds; the files' own times grew by a third, so the bounds in them must not be tight);
-    // earlier, with one chaos file, 311 s with four and 372 s with three (load 8-10). The fault suites run one at a
-    // time all the same (below).
+    // earlier, with one chaos file, 311 s with four and 372 s with three (load 8-10). The fault suites whose bounds
+    // assume the machine is theirs run one at a time all the same, after the others (below).
     maxWorkers: 6,
     // The longest files first, over all projects (test/support/sequencer.mts).
     sequence: { sequencer: LongestFirstSequencer },
