@@ -1,13 +1,13 @@
 // Replicated writes on a Redis Cluster whose masters have replicas: WAIT runs on the master that took the write, also
 // after the write was redirected (MOVED, ASK) or sent again (NOSCRIPT), and a slot that moves does not turn
 // replicated writes into 503s. Real parts: 3 masters with a replica each, on loopback.
-import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedisCluster, type ClusterNode, type LocalRedisCluster } from '../../local/redis-cluster'
 import { Keyspace } from '../../src/store/keys'
 import { JobStore } from '../../src/store/job-store'
 import { closeRedis, connectRedis } from '../../src/store/redis'
 import { job, uniquePrefix } from '../support/engine'
+import { monitorRedis } from '../support/redis-monitor'
 
 let cluster: LocalRedisCluster
 beforeAll(async () => {
@@ -146,9 +146,9 @@ describe('replicated writes on a Cluster with replicas', () => {
     const master = await cluster.ownerOf(slot)
     const admin = cluster.connect(master)
     await admin.script('FLUSH')
-    const monitor: Redis = await cluster.connect(master).monitor()
+    const monitor = await monitorRedis(master.port)
     const seen: { command: string; source: string }[] = []
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    monitor.on(({ args, source }) => {
       const command = String(args[0]).toLowerCase()
       if (['eval', 'evalsha', 'wait'].includes(command)) seen.push({ command, source })
     })
@@ -158,7 +158,7 @@ describe('replicated writes on a Cluster with replicas', () => {
     await admin.script('FLUSH')
     const batch = await store.enqueueMany([job({ id: 'after-flush-0' }), job({ id: 'after-flush-1' })])
     await sleep(200)
-    monitor.disconnect()
+    monitor.stop()
     // assess: confirmed, stored, and on the store's connection every script command is followed by a WAIT
     expect(single).toBe('confirmed')
     expect(batch.map((r) => (r instanceof Error ? r.message : 'confirmed'))).toEqual(['confirmed', 'confirmed'])

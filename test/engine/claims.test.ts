@@ -5,6 +5,7 @@ import { JobDispatchingError, JobNotFoundError } from '../../src/errors'
 import { Leases } from '../../src/scan/claims/leases'
 import { readStats } from '../../src/store/stats'
 import { job, testStore } from '../support/engine'
+import { monitorRedis } from '../support/redis-monitor'
 
 const t = testStore({ shards: 1, buckets: 8 })
 const leases = new Leases(t.redis, { leaseMs: 150, maxAttempts: 3, backoffBaseMs: 50, backoffMaxMs: 50 })
@@ -244,13 +245,13 @@ describe('claims', () => {
     await s.store.enqueueMany(Array.from({ length: 300 }, (_, i) => job({ id: `burst-${i}`, schedule: { atMs: at } })))
     await sleep(at + 20 - Date.now())
     const primaries = s.redis instanceof Cluster ? s.redis.nodes('master') : [s.redis as Redis]
-    const monitors = await Promise.all(primaries.map((node) => node.monitor()))
+    const monitors = await Promise.all(primaries.map((node) => monitorRedis(node.options.port!)))
     const onBuckets: string[] = []
     const marker = `${sh.tag}:claims-done`
     const seen = monitors.map(
       (m) =>
         new Promise<void>((resolve) =>
-          m.on('monitor', (_time: string, args: string[]) => {
+          m.on(({ args }) => {
             if (args[1] === marker) resolve()
             else if (args.slice(1).some((a) => a.startsWith(`${sh.tag}:due:`))) onBuckets.push(args[0]!.toLowerCase())
           }),
@@ -270,7 +271,7 @@ describe('claims', () => {
     // The monitors' last lines may still be on their way: each shows a PING sent after the claims once it showed them.
     await Promise.all(primaries.map((node) => node.ping(marker)))
     await Promise.all(seen)
-    await Promise.all(monitors.map((m) => m.disconnect()))
+    for (const m of monitors) m.stop()
     // assess: every job once, no bucket left; a bucket is only ZREMed when a claim's limit split it (one a claim at
     // most), the emptied ones go in DELs (before: a ZREM each, ~260)
     expect([...claimed].sort()).toEqual(Array.from({ length: 300 }, (_, i) => `burst-${i}`).sort())

@@ -77,6 +77,11 @@ describe('a primary that has been replaced but still runs (split brain), default
     await scanFor(before, 300)
     await before.store.enqueue({ id: 'kept', queue: 'orders', payloadJson: '{}', schedule: { delayMs: 0 } })
     await before.store.enqueue({ id: 'cancelled', queue: 'orders', payloadJson: '{}', schedule: { delayMs: 0 } })
+    // Both replicas have them before the split: an enqueue waits for one replica (the default), and the one promoted
+    // below must not be the other (a loaded run promoted a replica that had not yet received "cancelled").
+    const oldCtl = new Redis(old.port)
+    cleanup.push(async () => oldCtl.disconnect())
+    expect(await oldCtl.call('WAIT', '2', '10000')).toBe(2)
 
     // act: replica `a` is promoted and `b` follows it, as Sentinel does; the old primary runs on, alone. The API
     // (on the new primary) cancels one job, and the scanner still on the old primary runs.
