@@ -34,7 +34,12 @@ export async function startRedis(options: LocalRedisOptions = {}): Promise<Local
     // replication tests' servers used to leave dump.rdb in the checkout): a directory of its own, gone when it exits.
     const scratch = mkdtempSync(join(tmpdir(), 'sdq-redis-'))
     args.push('--dir', scratch, '--appendonly', 'no')
-    cleanUp = () => rmSync(scratch, { recursive: true, force: true })
+    cleanUp = () => {
+      // (in an exit handler: a failure here must not become an uncaught exception of the caller's process)
+      try {
+        rmSync(scratch, { recursive: true, force: true })
+      } catch {}
+    }
   }
   args.push(...(options.extraArgs ?? []))
   const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] })

@@ -148,16 +148,21 @@ describe('replicated writes on a Cluster with replicas', () => {
     await admin.script('FLUSH')
     const monitor = await monitorRedis(master.port)
     const seen: { command: string; source: string }[] = []
-    monitor.on(({ args, source }) => {
-      const command = String(args[0]).toLowerCase()
-      if (['eval', 'evalsha', 'wait'].includes(command)) seen.push({ command, source })
-    })
-    await sleep(100)
+    const marker = `${shard.tag}:writes-done`
+    const allSeen = new Promise<void>((resolve) =>
+      monitor.on(({ args, source }) => {
+        const command = String(args[0]).toLowerCase()
+        if (command === 'ping' && args[1] === marker) resolve()
+        if (['eval', 'evalsha', 'wait'].includes(command)) seen.push({ command, source })
+      }),
+    )
     // act
     const single = await outcome(store.enqueue(job({ id: 'after-flush' })))
     await admin.script('FLUSH')
     const batch = await store.enqueueMany([job({ id: 'after-flush-0' }), job({ id: 'after-flush-1' })])
-    await sleep(200)
+    // The monitor's last lines may still be on their way: it has shown them once it shows a PING sent after them.
+    await admin.ping(marker)
+    await allSeen
     monitor.stop()
     // assess: confirmed, stored, and on the store's connection every script command is followed by a WAIT
     expect(single).toBe('confirmed')

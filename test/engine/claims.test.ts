@@ -1,5 +1,5 @@
 // The lease protocol at the script level: order, expiry, tokens, bounded batches, Redis's clock.
-import { afterAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { Cluster, type Redis } from 'ioredis'
 import { JobDispatchingError, JobNotFoundError } from '../../src/errors'
 import { Leases } from '../../src/scan/claims/leases'
@@ -246,6 +246,9 @@ describe('claims', () => {
     await sleep(at + 20 - Date.now())
     const primaries = s.redis instanceof Cluster ? s.redis.nodes('master') : [s.redis as Redis]
     const monitors = await Promise.all(primaries.map((node) => monitorRedis(node.options.port!)))
+    onTestFinished(() => {
+      for (const m of monitors) m.stop()
+    })
     const onBuckets: string[] = []
     const marker = `${sh.tag}:claims-done`
     const seen = monitors.map(
@@ -271,7 +274,6 @@ describe('claims', () => {
     // The monitors' last lines may still be on their way: each shows a PING sent after the claims once it showed them.
     await Promise.all(primaries.map((node) => node.ping(marker)))
     await Promise.all(seen)
-    for (const m of monitors) m.stop()
     // assess: every job once, no bucket left; a bucket is only ZREMed when a claim's limit split it (one a claim at
     // most), the emptied ones go in DELs (before: a ZREM each, ~260)
     expect([...claimed].sort()).toEqual(Array.from({ length: 300 }, (_, i) => `burst-${i}`).sort())

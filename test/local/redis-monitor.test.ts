@@ -5,11 +5,13 @@ import { describe, expect, inject, it } from 'vitest'
 import { monitorRedis, parseMonitorLine, type Monitored } from '../support/redis-monitor'
 
 describe('MONITOR reader', () => {
-  it('reads a line with quotes, backslashes, control and binary bytes back to the arguments sent', () => {
-    expect(parseMonitorLine('+1795696420.424799 [0 127.0.0.1:37976] "set" "a \\"b\\" \\\\" "\\x00\\xff\\n"')).toEqual({
+  it('reads a line with quotes, backslashes, control bytes and UTF-8 bytes back to the arguments sent', () => {
+    expect(
+      parseMonitorLine('+1795696420.424799 [0 127.0.0.1:37976] "set" "a \\"b\\" \\\\" "\\x00caf\\xc3\\xa9\\n"'),
+    ).toEqual({
       time: '1795696420.424799',
       source: '127.0.0.1:37976',
-      args: ['set', 'a "b" \\', '\x00\xff\n'],
+      args: ['set', 'a "b" \\', '\x00café\n'],
     })
     expect(parseMonitorLine('+OK')).toBeNull()
   })
@@ -27,7 +29,7 @@ describe('MONITOR reader', () => {
     monitor.on((c) => seen.push(c))
     // act
     const marker = `monitor-test-${Date.now()}`
-    await client.set(marker, 'quote " and \\ and \n')
+    await client.set(marker, 'quote " and \\ and \n and é')
     await client.ping(marker)
     await new Promise<void>((resolve) => {
       const wait = () =>
@@ -39,7 +41,7 @@ describe('MONITOR reader', () => {
     monitor.stop()
     // assess
     const set = seen.find((c) => c.args[0] === 'set' && c.args[1] === marker)
-    expect(set?.args[2]).toBe('quote " and \\ and \n')
+    expect(set?.args[2]).toBe('quote " and \\ and \n and é')
     const { port: own } = client.stream.address() as { port: number }
     expect(set?.source).toBe(`127.0.0.1:${own}`)
     expect(seen.some((c) => c.args[0] === 'info')).toBe(true)

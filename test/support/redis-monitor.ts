@@ -18,15 +18,24 @@ export interface RedisMonitor {
   stop(): void
 }
 
-/** Connects to 127.0.0.1:`port`, sends MONITOR and resolves once the server has answered +OK. */
+/**
+ * Connects to 127.0.0.1:`port`, sends MONITOR and resolves once the server has answered +OK. Commands that come before
+ * the first listener (in the same read as the +OK, say) are kept for it.
+ */
 export function monitorRedis(port: number, host = '127.0.0.1'): Promise<RedisMonitor> {
   return new Promise((resolve, reject) => {
     const socket: Socket = createConnection({ host, port })
     const listeners: ((command: Monitored) => void)[] = []
+    const early: Monitored[] = []
     let buffered = ''
     let started = false
-    socket.setEncoding('utf8')
-    socket.once('error', reject)
+    const fail = (error: Error) => {
+      socket.destroy()
+      reject(error)
+    }
+    socket.setEncoding('latin1')
+    socket.once('error', fail)
+    socket.once('close', () => started || fail(new Error(`MONITOR on :${port}: the connection closed before +OK`)))
     socket.on('connect', () => socket.write('MONITOR\r\n'))
     socket.on('data', (chunk: string) => {
       buffered += chunk
@@ -34,19 +43,30 @@ export function monitorRedis(port: number, host = '127.0.0.1'): Promise<RedisMon
         const line = buffered.slice(0, end)
         buffered = buffered.slice(end + 2)
         if (!started) {
-          if (line !== '+OK') return reject(new Error(`MONITOR on :${port} answered ${line}`))
+          if (line !== '+OK') return fail(new Error(`MONITOR on :${port} answered ${line}`))
           started = true
-          resolve({ on: (listener) => void listeners.push(listener), stop: () => socket.destroy() })
+          resolve({
+            on: (listener) => {
+              listeners.push(listener)
+              for (const command of early.splice(0)) listener(command)
+            },
+            stop: () => socket.destroy(),
+          })
           continue
         }
         const command = parseMonitorLine(line)
-        if (command) for (const listener of listeners) listener(command)
+        if (!command) continue
+        if (listeners.length === 0) early.push(command)
+        for (const listener of listeners) listener(command)
       }
     })
   })
 }
 
-/** `+1795696420.424799 [0 127.0.0.1:37976] "evalsha" "ab\"c" "\x00"` → its time, source and unquoted arguments. */
+/**
+ * `+1795696420.424799 [0 127.0.0.1:37976] "evalsha" "ab\"c" "\x00"` → its time, source and unquoted arguments (the line
+ * read as latin1, one character a byte; each argument decoded as UTF-8).
+ */
 export function parseMonitorLine(line: string): Monitored | null {
   const head = /^\+(\S+) \[\d+ ([^\]]+)\] /.exec(line)
   if (!head) return null
@@ -69,7 +89,7 @@ export function parseMonitorLine(line: string): Monitored | null {
         i += 2
       } else arg += ({ n: '\n', r: '\r', t: '\t', a: '\x07', b: '\b' } as Record<string, string>)[next!] ?? next
     }
-    args.push(arg)
+    args.push(Buffer.from(arg, 'latin1').toString('utf8'))
     i++
   }
   return { time: head[1]!, args, source: head[2]! }
