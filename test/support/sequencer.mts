@@ -13,10 +13,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
 const SECONDS: Record<string, number> = {
   'outcome-faults:test/faults/chaos-sentinel.test.ts': 85,
   'outcome-faults:test/faults/chaos-cluster.test.ts': 85,
-  // 14.9 and 12.4 s in a quiet CI run beside the others (22.4 and 14.6 s alone, before a replica's sync was immediate);
-  // more under load
+  // 14.9 s in a quiet CI run beside the others (22.4 s alone, before a replica's sync was immediate); more under load
   'outcome-faults:test/faults/cluster-failover.test.ts': 27,
-  'outcome-faults:test/faults/failover.test.ts': 18,
   'redis:test/e2e/dashboard.test.ts': 26,
   'redis:test/deploy/template.test.ts': 40,
   'redis:test/engine/schedule-clock.test.ts': 17,
