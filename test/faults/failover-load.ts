@@ -149,14 +149,16 @@ export function expectFailoverOutcome(o: {
   drained: boolean
   replicated: boolean
   cutMs: number
+  /** What a failure message should add (e.g. the promotions seen), to tell a limit of the setup from a loss. */
+  context?: string
 }): void {
   expect(o.fault.promoted).toBe(true)
   expect(o.record.enqueued.size).toBeGreaterThan(0)
   expect(o.recoveredMs).not.toBeNull()
   expect(o.drained).toBe(true)
   if (o.replicated) {
-    expect(o.tally.lost).toEqual([])
-    expect(o.tally.resurrected).toEqual([])
+    expect(o.tally.lost, o.context).toEqual([])
+    expect(o.tally.resurrected, o.context).toEqual([])
   } else if (o.cutMs > 0) {
     expect(o.tally.lost.length + o.tally.resurrected.length).toBeGreaterThan(0)
   }
