@@ -5,9 +5,10 @@ import { luaTextVitePlugin } from './scripts/lua-text.mjs'
 import LongestFirstSequencer from './test/support/sequencer.mjs'
 
 // Four projects: every suite against one redis-server ("redis"), the engine suites where the topology matters plus
-// the cluster scenarios against a local 3-master Redis Cluster ("cluster"), the chaos run ("chaos") and the other
-// fault suites ("faults"). Each project has its own global setup: no shared settings here that vitest would merge
-// (arrays such as include / globalSetup are concatenated by `extends`).
+// the cluster scenarios against a local 3-master Redis Cluster ("cluster"), the fault files whose checks read outcomes
+// only, the chaos runs among them ("outcome-faults", beside the others), and the fault files that need the machine to
+// themselves ("faults", one at a time, last). Each project has its own global setup: no shared settings here that
+// vitest would merge (arrays such as include / globalSetup are concatenated by `extends`).
 // The fault files that run beside the others (the 'outcome-faults' project below says why).
 const OUTCOME_FAULTS = [
   'test/faults/chaos-*.test.ts',

@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis'
 
 const run = promisify(execFile)
 
-/** One CLUSTER SLOTS entry: first slot, last slot, [host, port, node id] of the master (then its replicas'). */
+/** One CLUSTER SLOTS entry: first slot, last slot, [host, port, node id] of the master. */
 export type SlotRange = [number, number, [string, number, string]]
 
 export async function redisCli(args: string[]): Promise<string> {
@@ -24,10 +24,10 @@ export async function redisCli(args: string[]): Promise<string> {
 
 /**
  * Every node says cluster_state:ok, all 16384 slots are assigned, all nodes agree on who serves them, and each
- * master streams to `replicas` replicas (state=online) that every node knows as its replicas. (A master streams to a
- * new replica before the cluster bus has told the other nodes about it: until then they list it as a master without
- * slots, and CLUSTER REPLICAS on them answers none, so a test that asks for a master's replicas found none.) Counted in CLUSTER NODES, where a node's role shows as soon as
- * the bus has told: CLUSTER SLOTS lists a replica only once gossip has brought its replication offset, seconds later.
+ * master streams to `replicas` replicas (state=online) that every node knows as its replicas. A master streams to a
+ * new replica before the cluster bus has told the other nodes: until then they list it as a master without slots and
+ * CLUSTER REPLICAS on them answers none. Counted in CLUSTER NODES, where a role shows as soon as the bus has told;
+ * CLUSTER SLOTS lists a replica only once gossip has brought its replication offset, seconds later.
  */
 export async function waitForAgreement(
   nodes: { port: number }[],

@@ -30,15 +30,19 @@ export async function startRedis(options: LocalRedisOptions = {}): Promise<Local
     mkdirSync(options.dataDir, { recursive: true })
     args.push('--dir', options.dataDir, '--appendonly', 'yes', '--appendfsync', 'everysec')
   } else {
+    args.push('--appendonly', 'no')
     // In memory only, but a replica still writes the snapshot of its full sync to its working directory (the
     // replication tests' servers used to leave dump.rdb in the checkout): a directory of its own, gone when it exits.
-    const scratch = mkdtempSync(join(tmpdir(), 'sdq-redis-'))
-    args.push('--dir', scratch, '--appendonly', 'no')
-    cleanUp = () => {
-      // (in an exit handler: a failure here must not become an uncaught exception of the caller's process)
-      try {
-        rmSync(scratch, { recursive: true, force: true })
-      } catch {}
+    // (Cluster and Sentinel nodes pass their own.)
+    if (!options.extraArgs?.includes('--dir')) {
+      const scratch = mkdtempSync(join(tmpdir(), 'sdq-redis-'))
+      args.push('--dir', scratch)
+      cleanUp = () => {
+        // (in an exit handler: a failure here must not become an uncaught exception of the caller's process)
+        try {
+          rmSync(scratch, { recursive: true, force: true })
+        } catch {}
+      }
     }
   }
   args.push(...(options.extraArgs ?? []))
