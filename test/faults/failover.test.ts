@@ -14,6 +14,7 @@ import { startSentinelSetup, type LocalSentinelSetup } from '../../local/redis-s
 import { loadConfig } from '../../src/config'
 import { createEngine, type Engine } from '../../src/store/engine'
 import { killAfterCut } from '../support/replica-cut'
+import { watchSentinels } from '../support/sentinel-events'
 import { expectFailoverOutcome, recoveredAfterMs, tallyOutcome, writeLoad } from './failover-load'
 import { sleep, spawnScanner, stageEnv, startSqsStage, waitForDrain, type Worker } from './harness'
 import { recordFigures } from './results'
@@ -55,7 +56,7 @@ async function stageFor(waitReplicas: WaitSetting) {
  * Kills the primary (after cutting its replicas off for `cutMs`, when asked), waits for Sentinel to name another,
  * then brings the old node back. Returns timings.
  */
-async function failover(setup: LocalSentinelSetup, cutMs: number) {
+async function failover(setup: LocalSentinelSetup, cutMs: number, mark: (what: string) => void) {
   const old = setup.primary
   const oldAddress = `127.0.0.1:${old.port}`
   let killedAt = 0
@@ -66,6 +67,7 @@ async function failover(setup: LocalSentinelSetup, cutMs: number) {
     () => {
       killedAt = Date.now()
       old.process.kill('SIGKILL')
+      mark(`primary ${oldAddress} killed`)
     },
     // strict: a cut that failed, or did not hold until the kill, fails the case (it would pass as a plain kill)
     { strict: true },
@@ -77,8 +79,17 @@ async function failover(setup: LocalSentinelSetup, cutMs: number) {
   }
   const promotedAfterMs = Date.now() - killedAt
   // Only after the promotion: an empty node back as primary before it would be synced *from* by the replica.
+  mark(`first sentinel names ${promoted}; restarting ${oldAddress} empty`)
   await setup.restart(old)
+  mark(`${oldAddress} restarted`)
   return { killedAt, promotedAfterMs, promoted: promoted !== oldAddress, promotedAddress: promoted }
+}
+
+/** When the lost writes were acknowledged, in ms from the kill (none lost: an empty line). */
+function lostWindow(acks: [number, number, string][], lost: Set<string>, killedAt: number): string {
+  const times = acks.filter(([, , id]) => lost.has(id)).map(([, answered]) => answered - killedAt)
+  if (times.length === 0) return ''
+  return `${lost.size} lost, acknowledged from ${Math.min(...times)} to ${Math.max(...times)} ms after the kill`
 }
 
 const variants: { waitReplicas: WaitSetting; cutMs: number }[] = [
@@ -115,6 +126,8 @@ suite('Sentinel failover', () => {
           const worker: Worker = await spawnScanner(stage.env)
           cleanup.push(() => worker.stop())
           await worker.ready
+          const events = await watchSentinels(stage.setup.sentinels)
+          cleanup.push(async () => events.stop())
 
           // act: writes for LOAD_MS (and on until they are acknowledged again, at most 30 s); the primary dies at KILL_AT_MS
           const started = Date.now()
@@ -125,7 +138,8 @@ suite('Sentinel failover', () => {
           })
           await sleep(KILL_AT_MS)
           killedAt = Date.now()
-          const fault = await failover(stage.setup, cutMs)
+          events.mark('cut and kill start')
+          const fault = await failover(stage.setup, cutMs, events.mark)
           const record = await load
           const drained = await waitForDrain(stage.engine, pick(30_000, 120_000))
           await worker.stop()
@@ -151,9 +165,16 @@ suite('Sentinel failover', () => {
               refusedAsUnconfirmed: record.refusedUnconfirmed,
               writesAcknowledgedAgainAfterMs: recoveredMs ?? 'never',
               drained,
+              primarySwitches: events.switches(),
             },
           })
-          const context = `first promoted ${fault.promotedAddress} after ${fault.promotedAfterMs} ms; primary at the end ${finalPrimary}`
+          events.stop()
+          const context = [
+            `first promoted ${fault.promotedAddress} after ${fault.promotedAfterMs} ms; primary at the end ${finalPrimary}`,
+            lostWindow(record.acks, new Set(lost), fault.killedAt),
+            `${events.switches()} switch(es) of the primary; what the sentinels announced:`,
+            ...events.lines,
+          ].join('\n')
           expectFailoverOutcome({
             fault,
             record,
