@@ -2,7 +2,7 @@
 // like the scanner's (same body builder, same jobId attribute, same sizes), as many calls in flight as the
 // dispatcher allows (SEND_CONCURRENCY), over the same keep-alive client the scanner uses (createSqsClient).
 // The burst drain rate is judged against this.
-import { SendMessageBatchCommand } from '@aws-sdk/client-sqs'
+import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import { createSqsClient } from '../src/sqs/sqs-client'
 import { JOB_ID_ATTRIBUTE, messageBody, messageBytes } from '../src/sqs/envelope'
 import { PAYLOAD_JSON, TARGET, jobId } from './data'
@@ -20,10 +20,12 @@ export async function measureRawSqs(
   messages: number,
   rep: number,
   perBatch = 10,
+  /** A client kept from one repetition to the next, as the scan function keeps its own; by default a new one. */
+  kept?: SQSClient,
 ): Promise<RawSqsResult> {
   const queue = await env.queue('raw')
   const config = env.config(queue.url)
-  const sqs = createSqsClient(config)
+  const sqs = kept ?? createSqsClient(config)
   const now = Date.now()
   const entries = (batch: number) =>
     Array.from({ length: perBatch }, (_, i) => {
@@ -58,7 +60,7 @@ export async function measureRawSqs(
       messageBytes: messageBytes(sample, jobId('s', 0)),
     }
   } finally {
-    sqs.destroy()
+    if (!kept) sqs.destroy()
     await queue.remove()
   }
 }
