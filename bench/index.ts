@@ -44,6 +44,9 @@ const size = quick
       memoryBuckets: undefined,
     }
 
+/** Untimed rounds (a raw run and a burst each) before the timed repetitions of the burst share: see below. */
+const WARM_ROUNDS = 3
+
 const TARGETS = { enqueueRatio: 0.6, p50: 3, p99: 10, burstShare: 0.8, bytesPerJob: 350, idleCommands: 5 }
 
 const log = (msg: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`)
@@ -83,14 +86,25 @@ async function main() {
     const sqs: RawSqsResult[] = []
     const bursts: BurstResult[] = []
     // Alternating order here matters more: fauxqs kept speeding up over the first minute in trials, and a first
-    // repetition against a cold fauxqs read 9.9k/s against 15-16k/s after. One untimed run warms it up.
-    await measureRawSqs(env, size.sqsMessages / 2, 99)
-    // And one burst warms the scanner's own code the same way (claim reply, envelopes, receipts, acks: JIT-compiled
-    // only once jobs flow), as the raw side's untimed run and 300 warm-up calls a repetition warm its sends. Without
-    // it the share compared a cold scanner with a warm sender: the three repetitions drained 20-24k, 20-24k and then
-    // 28-31k jobs/s (2026-11-26, load 1-3). Its figure is printed, apart from the share.
-    const coldBurst = await measureBurst(env, size.burstJobs, 98)
-    log(`first burst in this process (untimed for the share): last in SQS after ${coldBurst.lastInSqsMs} ms`)
+    // repetition against a cold fauxqs read 9.9k/s against 15-16k/s after.
+    //
+    // Untimed rounds come first, each an untimed raw run and an untimed burst: the same treatment in kind on both
+    // sides. What the share judges is a warm scan function (its code compiled over the life of its Lambda environment),
+    // not this process's JIT at work. With one such round, as until 2026-11-26, the third repetition was the fastest in
+    // every run: V8 was still compiling through the first four bursts (Maglev and Turbofan compiles per burst,
+    // --trace-opt: 200-310 in the first, 90-135 in the second, 65-100 in the third, 20-55 from the fourth on), and this
+    // process's CPU per burst job fell from medians of 47-48 µs (repetition 1) and 43-49 (repetition 2) to 38-41
+    // (repetition 3); the raw side, less code, from 38-46 to 30-31 µs a message; fauxqs's CPU per message from 25-30 to
+    // 13-15 µs over its first four phases. With three rounds every timed burst ran at 35-40 µs a job, the raw side at
+    // 28-33 (medians over 3-4 processes per variant, alternated, bench/burst-reps.ts, load 5-20). Keeping one engine and
+    // SQS client for every burst, as the scan function does, did not lower it: new ones are still built per burst.
+    const untimed: BurstResult[] = []
+    for (let w = 0; w < WARM_ROUNDS; w++) {
+      await measureRawSqs(env, size.sqsMessages / 2, 99 - 2 * w)
+      untimed.push(await measureBurst(env, size.burstJobs, 98 - 2 * w))
+      log(`untimed round ${w + 1}: burst's last in SQS after ${untimed[w]!.lastInSqsMs} ms`)
+    }
+    const coldBurst = untimed[0]!
     for (let rep = 0; rep < size.reps; rep++) {
       if (rep % 2) bursts.push(await measureBurst(env, size.burstJobs, rep))
       sqs.push(await measureRawSqs(env, size.sqsMessages, rep))
