@@ -1,13 +1,13 @@
 // A private primary + replicas + Sentinel quorum on loopback (tests): what ElastiCache Multi-AZ or a self-run
 // Sentinel setup gives in production. Every process runs in the foreground as our child and is stopped by stop().
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
-import { trackChild } from './child-registry'
 import { freePort } from './ports'
-import { startRedis, stopChild, waitForPort, type LocalRedis } from './redis-server'
+import { PortTakenError, spawnRedisProcess } from './redis-process'
+import { startRedis, stopChild, type LocalRedis } from './redis-server'
 
 export interface LocalSentinelSetup {
   primary: LocalRedis
@@ -66,27 +66,15 @@ export async function startSentinelSetup(options: SentinelSetupOptions = {}): Pr
     await waitForReplicas(primary.port, replicas.length)
     const count = options.sentinels ?? 3
     const sentinels: string[] = []
+    const monitor = [
+      `sentinel monitor ${masterName} 127.0.0.1 ${primary.port} ${Math.floor(count / 2) + 1}`,
+      `sentinel down-after-milliseconds ${masterName} ${options.downAfterMs ?? DEFAULT_DOWN_AFTER_MS}`,
+      `sentinel failover-timeout ${masterName} 10000`,
+      `sentinel parallel-syncs ${masterName} 1`,
+    ]
     for (let i = 0; i < count; i++) {
-      const port = await freePort()
-      const conf = join(dir, `sentinel-${port}.conf`)
-      writeFileSync(
-        conf,
-        [
-          `port ${port}`,
-          'bind 127.0.0.1',
-          `dir ${dir}`,
-          `sentinel monitor ${masterName} 127.0.0.1 ${primary.port} ${Math.floor(count / 2) + 1}`,
-          `sentinel down-after-milliseconds ${masterName} ${options.downAfterMs ?? DEFAULT_DOWN_AFTER_MS}`,
-          `sentinel failover-timeout ${masterName} 10000`,
-          `sentinel parallel-syncs ${masterName} 1`,
-          '',
-        ].join('\n'),
-      )
-      // redis-server in sentinel mode: the same program as Debian's redis-sentinel, which is a separate package.
-      const child = spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' })
-      trackChild(child, `redis-sentinel :${port}`)
+      const { child, port } = await startSentinel(dir, monitor)
       children.push(child)
-      await waitForPort(port, 10_000)
       sentinels.push(`127.0.0.1:${port}`)
     }
     const ask = async (): Promise<string> => {
@@ -131,5 +119,20 @@ async function waitForReplicas(port: number, n: number): Promise<void> {
     throw new Error(`${n} replica(s) did not come online on 127.0.0.1:${port} within 15 s (last seen: ${seen})`)
   } finally {
     client.disconnect()
+  }
+}
+
+/** One sentinel with these `monitor` lines, on a free port (another one when the port was taken meanwhile). */
+async function startSentinel(dir: string, monitor: string[]): Promise<{ child: ChildProcess; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort()
+    const conf = join(dir, `sentinel-${port}.conf`)
+    writeFileSync(conf, [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, ...monitor, ''].join('\n'))
+    try {
+      // redis-server in sentinel mode: the same program as Debian's redis-sentinel, which is a separate package.
+      return { child: await spawnRedisProcess([conf, '--sentinel'], port, `redis-sentinel :${port}`), port }
+    } catch (e) {
+      if (!(e instanceof PortTakenError) || attempt === 3) throw e
+    }
   }
 }
