@@ -4,14 +4,10 @@
 // process, called it ready (a Sentinel setup then waited 15 s for replicas on a server that was not its primary).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { trackChild } from './child-registry'
-import { acceptsConnections } from './ports'
+import { acceptsConnections, PortTakenError } from './ports'
 
 /** redis-server prints this once it has bound its port, in every mode (standalone, cluster, sentinel). */
 const BOUND = /Running mode=\w+, port=(\d+)/
-
-export class PortTakenError extends Error {
-  override name = 'PortTakenError'
-}
 
 /**
  * Spawns `redis-server args` and resolves once it has reported binding `port` and the port accepts connections.

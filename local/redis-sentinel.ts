@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
-import { freePort } from './ports'
-import { PortTakenError, spawnRedisProcess } from './redis-process'
+import { freePort, PortTakenError } from './ports'
+import { spawnRedisProcess } from './redis-process'
 import { startRedis, stopChild, type LocalRedis } from './redis-server'
 
 export interface LocalSentinelSetup {

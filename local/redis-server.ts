@@ -3,8 +3,8 @@ import type { ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { acceptsConnections, freePort } from './ports'
-import { PortTakenError, spawnRedisProcess } from './redis-process'
+import { acceptsConnections, freePort, PortTakenError } from './ports'
+import { spawnRedisProcess } from './redis-process'
 
 export interface LocalRedis {
   url: string
