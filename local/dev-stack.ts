@@ -10,11 +10,10 @@ import { SQSClient } from '@aws-sdk/client-sqs'
 import type { ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
 import { startApiGate } from './api-gate'
-import { freePort } from './ports'
 import { startRedis, type LocalRedis } from './redis-server'
 import { localCredentials, startSqsProcess, type LocalSqs } from './sqs-endpoint'
 import { startSqsPoller, type SqsPoller } from '../tools/sdq-poll/sqs-poller'
-import { startOffline, type Offline } from './offline'
+import { startOfflineOnFreePorts } from './offline'
 import { invokeFunction } from '../tools/sdq-poll/invoke-function'
 import { readServiceSpec, type ServiceSpec } from './service-config'
 import { removeDevEnv, writeDevEnv } from '../tools/sdq-poll/dev-env'
@@ -133,38 +132,29 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       (q.role === 'dlq' ? deadLetterQueues : queues)[q.target] = urls.get(q.logicalId)!.queueUrl
     log(`local SQS on ${sqs.endpoint}: ${spec.queues.map((q) => q.queueName).join(', ')}`)
 
-    const [httpPort, lambdaPort, websocketPort, albPort] = await Promise.all([
-      freePort(),
-      options.lambdaPort || freePort(),
-      freePort(),
-      freePort(),
-    ])
-    const functionEnv: NodeJS.ProcessEnv = {
-      ...process.env,
-      ...options.env,
-      REDIS_URL: redisUrl,
-      // On-demand mode: where the API starts the scan function (Lambda's Invoke API, served by serverless-offline).
-      LAMBDA_ENDPOINT: options.lambdaEndpoint ?? `http://127.0.0.1:${lambdaPort}`,
-      QUEUES: Object.entries(queues)
-        .map(([name, url]) => `${name}=${url}`)
-        .join(','),
-      SQS_ENDPOINT: sqs.endpoint,
-      AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
-      // The local SQS endpoint takes any credentials; these keep the SDK from looking for real ones.
-      AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: localCredentials.secretAccessKey,
-    }
-    const scanMode = functionEnv.SCAN_MODE || 'continuous'
-    const offline: Offline = await startOffline({
+    const offline = await startOfflineOnFreePorts({
       root,
       stage,
-      httpPort,
-      lambdaPort,
-      websocketPort,
-      albPort,
+      lambdaPort: options.lambdaPort,
       onOutput: options.onOutput,
-      env: functionEnv,
+      env: (lambdaPort) => ({
+        ...process.env,
+        ...options.env,
+        REDIS_URL: redisUrl,
+        // On-demand mode: where the API starts the scan function (Lambda's Invoke API, served by serverless-offline).
+        LAMBDA_ENDPOINT: options.lambdaEndpoint ?? `http://127.0.0.1:${lambdaPort}`,
+        QUEUES: Object.entries(queues)
+          .map(([name, url]) => `${name}=${url}`)
+          .join(','),
+        SQS_ENDPOINT: sqs.endpoint,
+        AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+        // The local SQS endpoint takes any credentials; these keep the SDK from looking for real ones.
+        AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: localCredentials.secretAccessKey,
+      }),
     })
+    const functionEnv = offline.env
+    const scanMode = functionEnv.SCAN_MODE || 'continuous'
     stops.push(() => offline.stop())
     watch('serverless-offline', offline.process)
     // The API's address: a gate that queues requests beyond what serverless-offline can take at once (local/api-gate.ts).

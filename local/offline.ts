@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { freePort, PortTakenError } from './ports'
 import { slsBin } from './service-config'
 
 export interface OfflineOptions {
@@ -67,6 +68,8 @@ export async function startOffline(options: OfflineOptions): Promise<Offline> {
   const print = options.onOutput ?? ((line: string) => process.stdout.write(`${line}\n`))
   let ready!: () => void
   const readyLine = new Promise<void>((ok) => (ready = ok))
+  // The last lines, for the error when it exits before it is ready (they name the port it could not bind).
+  const tail: string[] = []
   for (const stream of [child.stdout!, child.stderr!]) {
     let buffered = ''
     stream.on('data', (chunk) => {
@@ -75,15 +78,19 @@ export async function startOffline(options: OfflineOptions): Promise<Offline> {
       buffered = lines.pop()!
       for (const line of lines) {
         print(line)
+        tail.push(line)
+        if (tail.length > 12) tail.shift()
         if (line.includes('Server ready:')) ready()
       }
     })
   }
   const exited = new Promise<never>((_, fail) => {
     child.once('error', fail)
-    child.once('exit', (code, signal) =>
-      fail(new Error(`serverless offline exited (${code ?? signal}) before it was ready`)),
-    )
+    child.once('exit', (code, signal) => {
+      const last = tail.join('\n')
+      const Failure = /EADDRINUSE|address already in use/i.test(last) ? PortTakenError : Error
+      fail(new Failure(`serverless offline exited (${code ?? signal}) before it was ready; its last lines:\n${last}`))
+    })
   })
   const timeoutMs = options.readyTimeoutMs ?? 120_000
   let timer: NodeJS.Timeout | undefined
@@ -112,6 +119,33 @@ export async function startOffline(options: OfflineOptions): Promise<Offline> {
   }
   exited.catch(() => {}) // after readiness, an exit is reported by the caller's own checks
   return { apiUrl: `http://127.0.0.1:${httpPort}`, lambdaUrl: `http://127.0.0.1:${lambdaPort}`, process: child, stop }
+}
+
+/**
+ * serverless-offline on free ports (the Lambda endpoint's may be given): it binds them only seconds after they were
+ * picked, long enough for another process to take one, so a start that found a port taken picks new ones (3 tries).
+ * `env` builds the handlers' environment from the Lambda endpoint's port.
+ */
+export async function startOfflineOnFreePorts(
+  options: Omit<OfflineOptions, 'httpPort' | 'lambdaPort' | 'websocketPort' | 'albPort' | 'env'> & {
+    lambdaPort?: number
+    env: (lambdaPort: number) => NodeJS.ProcessEnv
+  },
+): Promise<Offline & { env: NodeJS.ProcessEnv }> {
+  for (let attempt = 1; ; attempt++) {
+    const [httpPort, lambdaPort, websocketPort, albPort] = await Promise.all([
+      freePort(),
+      options.lambdaPort || freePort(),
+      freePort(),
+      freePort(),
+    ])
+    const env = options.env(lambdaPort)
+    try {
+      return { ...(await startOffline({ ...options, httpPort, lambdaPort, websocketPort, albPort, env })), env }
+    } catch (e) {
+      if (!(e instanceof PortTakenError) || attempt === 3) throw e
+    }
+  }
 }
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals) {

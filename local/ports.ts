@@ -1,5 +1,13 @@
 import { connect, createServer } from 'node:net'
 
+/**
+ * A child could not bind its port: another process took it between freePort() (which releases the port it found) and
+ * the child's bind. The caller picks another port and starts again.
+ */
+export class PortTakenError extends Error {
+  override name = 'PortTakenError'
+}
+
 /** A free TCP port on loopback (the OS picks it; we release it and hand it to a child). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

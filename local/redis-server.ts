@@ -1,10 +1,10 @@
 // Starts a private redis-server on a free loopback port (tests, bench, `npm run dev`).
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { trackChild } from './child-registry'
-import { acceptsConnections, freePort } from './ports'
+import { acceptsConnections, freePort, PortTakenError } from './ports'
+import { spawnRedisProcess } from './redis-process'
 
 export interface LocalRedis {
   url: string
@@ -21,6 +21,17 @@ export interface LocalRedisOptions {
 }
 
 export async function startRedis(options: LocalRedisOptions = {}): Promise<LocalRedis> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options)
+    } catch (e) {
+      // The free port we picked was taken before the server bound it: pick another (a port asked for stays an error).
+      if (!(e instanceof PortTakenError) || options.port !== undefined || attempt === 3) throw e
+    }
+  }
+}
+
+async function startOnce(options: LocalRedisOptions): Promise<LocalRedis> {
   const port = options.port ?? (await freePort())
   // A replica's full sync starts at once: Redis waits 5 s by default (repl-diskless-sync-delay) for more replicas to
   // share the transfer, which on loopback only delays every test that starts a replica.
@@ -46,28 +57,14 @@ export async function startRedis(options: LocalRedisOptions = {}): Promise<Local
     }
   }
   args.push(...(options.extraArgs ?? []))
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] })
-  trackChild(child, `redis-server :${port}`)
-  child.once('exit', cleanUp)
-  let stderr = ''
-  child.stderr?.on('data', (d) => (stderr += d))
-  const spawnError = new Promise<never>((_, reject) => {
-    child.once('error', (err: NodeJS.ErrnoException) =>
-      reject(
-        err.code === 'ENOENT'
-          ? new Error('redis-server was not found on PATH. Install it: apt-get install -y redis-server')
-          : err,
-      ),
-    )
-    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}) before it was ready: ${stderr}`)))
-  })
+  let child: ChildProcess
   try {
-    await Promise.race([waitForPort(port, 10_000), spawnError])
+    child = await spawnRedisProcess(args, port, `redis-server :${port}`)
   } catch (e) {
-    // Not ready in time: a redis-server that is still starting must not outlive the failed start.
-    await stopChild(child)
+    cleanUp()
     throw e
   }
+  child.once('exit', cleanUp)
   return {
     url: `redis://127.0.0.1:${port}`,
     port,

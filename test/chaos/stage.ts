@@ -62,7 +62,7 @@ export async function startStage(scannerCount: number, workerMaxMs: number, clus
     for (const step of steps.splice(0).reverse()) await step().catch(() => undefined)
   }
   try {
-    const setup = cluster ? undefined : await startSentinelSetup({ replicas: 2, sentinels: 3, downAfterMs: 1_000 })
+    const setup = cluster ? undefined : await startSentinelSetup({ replicas: 2, sentinels: 3 })
     if (setup) steps.push(() => setup.stop())
     const redisCluster = cluster
       ? await startRedisCluster({ masters: 3, replicas: 1, nodeTimeoutMs: 2_000 })

@@ -97,3 +97,38 @@ describe("a full request's wake and the error of the clock's reading", () => {
     expect(s.fullBy).toBeUndefined()
   })
 })
+
+describe("a job due at a run's deadline and the error of the clock's reading", () => {
+  // A sample whose trip took 100 ms, Redis's clock read at its start: the reading puts Redis 50 ms behind, ±50.
+  const T = 1_000_000
+  const until = T + 10_000
+  const o = { pollIntervalMs: 30_000, windowMs: 0, untilMs: until }
+  const shard = (): ShardState => ({ keys: new ShardKeys('t', 0), hints: [], sleepingUntil: 0 })
+  const clock = () => {
+    const c = new RedisClock()
+    c.observe(T, T, T + 100)
+    return c
+  }
+
+  it('marks a job that reads as due after the deadline, within the error, for a claim at the deadline', () => {
+    // prepare: due 20 ms before the deadline on Redis's clock, read as 30 ms after it
+    const s = shard()
+    // act
+    const wakeAt = planSleep(s, { nextDueMs: until - 20, nextInflightMs: null }, clock(), o)
+    // assess: the sleep ends at the deadline, and the run owes one claim then
+    expect(wakeAt).toBe(until)
+    expect(s.dueByDeadline).toBe(true)
+  })
+
+  it('does not for a job that reads as due later than the error allows, nor for one due well before', () => {
+    // prepare
+    const late = shard()
+    const early = shard()
+    // act: read as 60 ms after the deadline (the error is 50); and due a second before it
+    planSleep(late, { nextDueMs: until + 10, nextInflightMs: null }, clock(), o)
+    planSleep(early, { nextDueMs: until - 1_000, nextInflightMs: null }, clock(), o)
+    // assess
+    expect(late.dueByDeadline).toBe(false)
+    expect(early.dueByDeadline).toBe(false)
+  })
+})

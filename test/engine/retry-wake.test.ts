@@ -2,11 +2,13 @@
 // (src/scan/loop/wake.ts bringForward), even when it lands while the shard is claiming, and without cutting other jobs'
 // dispatch windows short; an outage costs a bounded number of claims. Also the window's deadline rule for a job due
 // in a run's last moments. Bounds have slack for a loaded 2-core machine.
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, inject, it } from 'vitest'
 import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
+import { connectRedis } from '../../src/store/redis'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
 import { createQueue, sqsClient } from '../support/sqs'
+import { startTcpProxy } from '../support/tcp-proxy'
 import { batchEntries } from '../../src/sqs/prebuilt-body'
 
 const sqs = sqsClient()
@@ -182,12 +184,45 @@ describe.concurrent('retries and the dispatch window', () => {
     }
     try {
       // act
+      const startedBeforeDeadlineMs = until - Date.now()
       const report = await st.s.scanner.run(until)
       // assess: sent by this run, its claim late if need be: the next run may start a minute later
-      expect(report.dispatched).toBe(1)
+      const seen = {
+        startedBeforeDeadlineMs,
+        claims: report.claims,
+        errors: report.errors,
+        durationMs: report.durationMs,
+      }
+      expect(report.dispatched, JSON.stringify(seen)).toBe(1)
       expect(await pendingCount(st.t.store)).toBe(0)
     } finally {
       await st.close()
+    }
+  })
+
+  it('sends a job due in the run’s last moments that its reading of Redis’s clock puts after the deadline', async () => {
+    // prepare: the scanner reaches Redis through a path whose answers come back 150 ms late (a loaded host: its event
+    // loop took them late). Redis reads its clock at the start of that trip, the scanner takes the middle: Redis's
+    // clock reads ~75 ms behind, ±75. The job is due 25 ms before the run's deadline; it reads as due ~50 ms after.
+    const t = testStore({ shards: 1 })
+    const redisPort = Number(new URL(inject('redisUrl')).port)
+    const slowBack = await startTcpProxy(redisPort, 0, 150)
+    const proxied = connectRedis({ url: `redis://127.0.0.1:${slowBack.port}` })
+    const q = await createQueue(sqs, 'retry-reading-deadline')
+    const s = testScanner({ redis: proxied, keys: t.keys }, { queues: { orders: q.url }, pollIntervalMs: 30_000 })
+    const until = Date.now() + 1_500
+    await t.store.enqueue(job({ id: 'rd-1', schedule: { atMs: until - 25 } }))
+    try {
+      // act
+      const report = await s.scanner.run(until)
+      // assess: claimed once more at the deadline, and sent by this run (without that, left for the next one)
+      expect(report.dispatched).toBe(1)
+      expect(await pendingCount(t.store)).toBe(0)
+    } finally {
+      await s.close()
+      proxied.disconnect()
+      await slowBack.close()
+      await t.close()
     }
   })
 })

@@ -36,7 +36,7 @@ afterAll(async () => {
 type WaitSetting = number | 'default'
 
 async function stageFor(waitReplicas: WaitSetting) {
-  const setup: LocalSentinelSetup = await startSentinelSetup({ replicas: 2, sentinels: 3, downAfterMs: 1_000 })
+  const setup: LocalSentinelSetup = await startSentinelSetup({ replicas: 2, sentinels: 3 })
   cleanup.push(() => setup.stop())
   const { endpoint, sqsClient, queueUrl } = await startSqsStage(cleanup)
   const env: Record<string, string> = {

@@ -1,5 +1,6 @@
 // REDIS_WAIT_REPLICAS: API writes are answered only once a replica confirms them, never a silent success when it
 // does not. Real parts: a primary, a replica and three sentinels on loopback; the engine connects through Sentinel.
+import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSentinelSetup, type LocalSentinelSetup } from '../../local/redis-sentinel'
 import { DelayQueue } from '../../src/direct/delay-queue'
@@ -64,7 +65,6 @@ describe('writes confirmed by a replica (REDIS_WAIT_REPLICAS=1)', () => {
     await patient.store.cancel('wait-cancel')
     // assess: read straight from the replica
     const replica = setup.replicas[0]!
-    const { Redis } = await import('ioredis')
     const direct = new Redis(replica.url)
     try {
       const jobsKey = engine.keys.locate('wait-ok').shard.jobs
@@ -129,5 +129,27 @@ describe('writes confirmed by a replica (REDIS_WAIT_REPLICAS=1)', () => {
     expect(bodyOf(one).error.code).toBe('ReplicationUnconfirmed')
     expect(bodyOf(many).results[0].error.code).toBe('ReplicationUnconfirmed')
     expect(api.logs.some((l) => l.message === 'write not confirmed by Redis replicas')).toBe(true)
+  })
+})
+
+describe('the local Sentinel setup', () => {
+  it('declares a primary down only after 2 s: one ping period of margin for a primary a sentinel has just switched to', async () => {
+    // prepare: what each sentinel was configured with
+    const downAfter: number[] = []
+    // act
+    for (const address of setup.sentinels) {
+      const [host, port] = address.split(':')
+      const sentinel = new Redis({ host, port: Number(port), lazyConnect: true })
+      try {
+        await sentinel.connect()
+        const fields = (await sentinel.call('SENTINEL', 'MASTER', setup.masterName)) as string[]
+        downAfter.push(Number(fields[fields.indexOf('down-after-milliseconds') + 1]))
+      } finally {
+        sentinel.disconnect()
+      }
+    }
+    // assess: at 1 s (Sentinel's ping period) a sentinel that had just switched declared the live new primary down
+    // before its first PING was answered, and a second failover lost writes one of two replicas had confirmed
+    expect(downAfter).toEqual([2_000, 2_000, 2_000])
   })
 })

@@ -15,6 +15,8 @@ const SECONDS: Record<string, number> = {
   'outcome-faults:test/faults/chaos-cluster.test.ts': 85,
   // 14.9 s in a quiet CI run beside the others (22.4 s alone, before a replica's sync was immediate); more under load
   'outcome-faults:test/faults/cluster-failover.test.ts': 27,
+  // the three Sentinel cases side by side: 15-19 s with the file run beside busy loops (load 11-14, down-after 2 s)
+  'outcome-faults:test/faults/failover.test.ts': 19,
   'redis:test/e2e/dashboard.test.ts': 26,
   'redis:test/deploy/template.test.ts': 40,
   'redis:test/engine/schedule-clock.test.ts': 17,

@@ -1,5 +1,6 @@
 // A TCP proxy on loopback that can cut its target off and restore it: the "SQS endpoint down" fault in tests and the
-// fault suite. While cut, new connections are refused at once and open ones are destroyed.
+// fault suite. While cut, new connections are refused at once and open ones are destroyed. `replyDelayMs` holds what
+// the target sends back that long (in order): a slow path back, e.g. a client whose reading of Redis's clock is off.
 import { createServer, connect, type Server, type Socket } from 'node:net'
 
 export interface TcpProxy {
@@ -12,7 +13,7 @@ export interface TcpProxy {
   close(): Promise<void>
 }
 
-export async function startTcpProxy(targetPort: number, listenPort = 0): Promise<TcpProxy> {
+export async function startTcpProxy(targetPort: number, listenPort = 0, replyDelayMs = 0): Promise<TcpProxy> {
   const sockets = new Set<Socket>()
   let server: Server | undefined
   let port = listenPort
@@ -32,7 +33,10 @@ export async function startTcpProxy(targetPort: number, listenPort = 0): Promise
           })
         }
         client.pipe(upstream)
-        upstream.pipe(client)
+        if (replyDelayMs > 0) {
+          upstream.on('data', (chunk) => setTimeout(() => client.write(chunk), replyDelayMs))
+          upstream.on('end', () => setTimeout(() => client.end(), replyDelayMs))
+        } else upstream.pipe(client)
       })
       server.once('error', reject)
       server.listen(port, '127.0.0.1', () => {

@@ -169,6 +169,9 @@ export class Scanner {
     let failures = 0
     // A claim planned before the deadline is made even if a busy event loop fires it late: the next run may be late.
     let owed = false
+    // One claim at the deadline for a job that may be due by then (wake.ts dueByDeadline); one only, or a job due just
+    // after the deadline would be claimed for again and again for as long as the reading's error lasts.
+    let deadlineClaimMade = false
     while (!this.stopped && (Date.now() < untilMs || owed)) {
       owed = false
       // Written now, the held acks travel with the claim below: both replies end one wait (src/scan/claims/ack-hold.ts).
@@ -205,6 +208,10 @@ export class Scanner {
       if (shard.sleepsForDue && this.windowMs < WARM_AFTER_IDLE_MS) void this.options.dispatcher.warm()
       await this.sleep(shard, wakeAt)
       owed = !!shard.sleepsForDue && wakeAt < untilMs
+      if (!owed && wakeAt >= untilMs && shard.dueByDeadline && !deadlineClaimMade) {
+        owed = true
+        deadlineClaimMade = true
+      }
     }
   }
 

@@ -24,6 +24,11 @@ export interface ShardState {
    * next planSleep (after the claims that must be made again at once) sets it anew.
    */
   fullBy?: number
+  /**
+   * A job reads as due just after the run's deadline, within the error of the clock's reading: on Redis's own clock it
+   * may be due before it. The run then makes one claim more at its deadline (set by planSleep).
+   */
+  dueByDeadline?: boolean
 }
 
 /** A run's last claim comes this long before its deadline, for a job whose window would outlast the run. */
@@ -44,7 +49,9 @@ const FULL_CLAIM_SLACK_MS = 3
  * the window), at its earliest lease expiry or retry time (never held for the window), after the poll interval (+ the
  * window, or a poll would cut the window short), or at the deadline. A job due before the deadline leaves in this run, its
  * window cut short if need be (claimed 50 ms before the deadline, or at its due time when that is later): the next
- * run may start seconds later. Notes on the shard whether the sleep ends at a due time.
+ * run may start seconds later. Notes on the shard whether the sleep ends at a due time, and whether a job read as due
+ * after the deadline may be due before it (a claim takes only what is due on Redis's clock, so one at the deadline
+ * is never early).
  */
 export function planSleep(
   shard: ShardState,
@@ -63,6 +70,7 @@ export function planSleep(
   const target = Math.min(scheduled < o.untilMs ? Math.min(due, Math.max(lastClaimAt, scheduled)) : due, inflight)
   const wakeAt = Math.min(target, Date.now() + o.pollIntervalMs + o.windowMs, o.untilMs)
   shard.sleepsForDue = wakeAt === target
+  shard.dueByDeadline = scheduled >= o.untilMs && scheduled < o.untilMs + clock.errorMs
   shard.fullBy = wakeAt === full && claim.fullAtMs != null ? claim.fullAtMs : undefined
   return wakeAt
 }
