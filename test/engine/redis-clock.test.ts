@@ -3,7 +3,7 @@
 // full request's wake (src/scan/loop/wake.ts planSleep) allows for the reading's error.
 import { describe, expect, it } from 'vitest'
 import { RedisClock, ShardClocks } from '../../src/scan/loop/clock'
-import { planSleep, type ShardState } from '../../src/scan/loop/wake'
+import { owesClaim, planSleep, type ShardState } from '../../src/scan/loop/wake'
 import { ShardKeys } from '../../src/store/keys'
 
 describe("the reading of Redis's clock", () => {
@@ -130,5 +130,17 @@ describe("a job due at a run's deadline and the error of the clock's reading", (
     // assess
     expect(late.dueByDeadline).toBe(false)
     expect(early.dueByDeadline).toBe(false)
+  })
+
+  it('owes one claim at the deadline for it, not one per wake: a job due just after would be claimed for on and on', () => {
+    // prepare: the shard planned as above, its sleep over at the deadline
+    const s = shard()
+    const wakeAt = planSleep(s, { nextDueMs: until - 20, nextInflightMs: null }, clock(), o)
+    // act: the claim at the deadline found nothing (the job is due after it on Redis's clock); the same plan again
+    const first = owesClaim(s, wakeAt, until)
+    planSleep(s, { nextDueMs: until - 20, nextInflightMs: null }, clock(), o)
+    const second = owesClaim(s, wakeAt, until)
+    // assess
+    expect([first, second]).toEqual([true, false])
   })
 })

@@ -30,7 +30,7 @@ import { InFlight } from './in-flight'
 import { WARM_AFTER_IDLE_MS } from '../dispatch/warm-up'
 import { byShard, settleClaim } from '../claims/settle'
 import { AckHold } from '../claims/ack-hold'
-import { bringForward, planSleep, type ShardState, sleepShard, subscribeWakes } from './wake'
+import { bringForward, owesClaim, planSleep, type ShardState, sleepShard, subscribeWakes } from './wake'
 import { DispatchLatency } from '../observe/latency'
 import { RunTally, type ScanObserver, type ScanReport } from '../observe/run-tally'
 import type { MemoryWatch } from '../observe/memory-watch'
@@ -167,11 +167,8 @@ export class Scanner {
     const { pollIntervalMs } = this.options
     const n = shard.keys.shard
     let failures = 0
-    // A claim planned before the deadline is made even if a busy event loop fires it late: the next run may be late.
+    // A claim owed past the deadline (wake.ts owesClaim) is still made: the next run may start late.
     let owed = false
-    // One claim at the deadline for a job that may be due by then (wake.ts dueByDeadline); one only, or a job due just
-    // after the deadline would be claimed for again and again for as long as the reading's error lasts.
-    let deadlineClaimMade = false
     while (!this.stopped && (Date.now() < untilMs || owed)) {
       owed = false
       // Written now, the held acks travel with the claim below: both replies end one wait (src/scan/claims/ack-hold.ts).
@@ -207,11 +204,7 @@ export class Scanner {
       // A job falls due then: ready the SQS connection, unless a long window would let it idle out again.
       if (shard.sleepsForDue && this.windowMs < WARM_AFTER_IDLE_MS) void this.options.dispatcher.warm()
       await this.sleep(shard, wakeAt)
-      owed = !!shard.sleepsForDue && wakeAt < untilMs
-      if (!owed && wakeAt >= untilMs && shard.dueByDeadline && !deadlineClaimMade) {
-        owed = true
-        deadlineClaimMade = true
-      }
+      owed = owesClaim(shard, wakeAt, untilMs)
     }
   }
 

@@ -29,6 +29,8 @@ export interface ShardState {
    * may be due before it. The run then makes one claim more at its deadline (set by planSleep).
    */
   dueByDeadline?: boolean
+  /** This run made its claim at the deadline for such a job (owesClaim). */
+  deadlineClaimMade?: boolean
 }
 
 /** A run's last claim comes this long before its deadline, for a job whose window would outlast the run. */
@@ -73,6 +75,19 @@ export function planSleep(
   shard.dueByDeadline = scheduled >= o.untilMs && scheduled < o.untilMs + clock.errorMs
   shard.fullBy = wakeAt === full && claim.fullAtMs != null ? claim.fullAtMs : undefined
   return wakeAt
+}
+
+/**
+ * Whether the shard, awake after sleeping until `wakeAt`, owes a claim even past the run's deadline: one planned for
+ * a due time before it that a busy event loop fired late, or, once a run, one at the deadline for a job that may fall
+ * due by then (dueByDeadline). Once only: a job due just after the deadline would else be claimed for again and again
+ * for as long as the reading's error lasts.
+ */
+export function owesClaim(shard: ShardState, wakeAt: number, untilMs: number): boolean {
+  if (wakeAt < untilMs) return !!shard.sleepsForDue
+  if (!shard.dueByDeadline || shard.deadlineClaimMade) return false
+  shard.deadlineClaimMade = true
+  return true
 }
 
 /**
