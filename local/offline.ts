@@ -68,8 +68,10 @@ export async function startOffline(options: OfflineOptions): Promise<Offline> {
   const print = options.onOutput ?? ((line: string) => process.stdout.write(`${line}\n`))
   let ready!: () => void
   const readyLine = new Promise<void>((ok) => (ready = ok))
-  // The last lines, for the error when it exits before it is ready (they name the port it could not bind).
+  // For the error when it exits before it is ready: its last lines, and the one naming a port it could not bind
+  // (esbuild's service may print a goroutine dump after it, as serverless-offline goes down).
   const tail: string[] = []
+  let portTaken: string | undefined
   for (const stream of [child.stdout!, child.stderr!]) {
     let buffered = ''
     stream.on('data', (chunk) => {
@@ -80,16 +82,18 @@ export async function startOffline(options: OfflineOptions): Promise<Offline> {
         print(line)
         tail.push(line)
         if (tail.length > 12) tail.shift()
+        if (!portTaken && /EADDRINUSE|address already in use/i.test(line)) portTaken = line.trim()
         if (line.includes('Server ready:')) ready()
       }
     })
   }
   const exited = new Promise<never>((_, fail) => {
     child.once('error', fail)
-    child.once('exit', (code, signal) => {
-      const last = tail.join('\n')
-      const Failure = /EADDRINUSE|address already in use/i.test(last) ? PortTakenError : Error
-      fail(new Failure(`serverless offline exited (${code ?? signal}) before it was ready; its last lines:\n${last}`))
+    // 'close', not 'exit': a child's last lines may still be in its pipes when it has exited
+    child.once('close', (code, signal) => {
+      const what = `serverless offline exited (${code ?? signal}) before it was ready`
+      if (portTaken) fail(new PortTakenError(`${what}: ${portTaken}`))
+      else fail(new Error(`${what}; its last lines:\n${tail.join('\n')}`))
     })
   })
   const timeoutMs = options.readyTimeoutMs ?? 120_000

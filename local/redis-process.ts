@@ -33,7 +33,8 @@ export async function spawnRedisProcess(args: string[], port: number, what: stri
           : err,
       ),
     )
-    child.once('exit', (code) => {
+    // 'close', not 'exit': its last lines (the bind error among them) may still be in its pipes when it has exited
+    child.once('close', (code) => {
       const tail = log.trim().split('\n').slice(-3).join(' | ')
       const Failure = /Address already in use/.test(log) ? PortTakenError : Error
       reject(new Failure(`${what} exited (${code}) before it was ready: ${tail}`))
