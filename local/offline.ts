@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { freePort, PortTakenError } from './ports'
+import { freePort, onFreshPorts, PortTakenError } from './ports'
 import { slsBin } from './service-config'
 
 export interface OfflineOptions {
@@ -136,7 +136,7 @@ export async function startOfflineOnFreePorts(
     env: (lambdaPort: number) => NodeJS.ProcessEnv
   },
 ): Promise<Offline & { env: NodeJS.ProcessEnv }> {
-  for (let attempt = 1; ; attempt++) {
+  return onFreshPorts(async () => {
     const [httpPort, lambdaPort, websocketPort, albPort] = await Promise.all([
       freePort(),
       options.lambdaPort || freePort(),
@@ -144,12 +144,8 @@ export async function startOfflineOnFreePorts(
       freePort(),
     ])
     const env = options.env(lambdaPort)
-    try {
-      return { ...(await startOffline({ ...options, httpPort, lambdaPort, websocketPort, albPort, env })), env }
-    } catch (e) {
-      if (!(e instanceof PortTakenError) || attempt === 3) throw e
-    }
-  }
+    return { ...(await startOffline({ ...options, httpPort, lambdaPort, websocketPort, albPort, env })), env }
+  })
 }
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals) {

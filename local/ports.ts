@@ -8,6 +8,20 @@ export class PortTakenError extends Error {
   override name = 'PortTakenError'
 }
 
+/**
+ * Runs `start`, which picks its ports with freePort(), again when one was taken before its child bound it (3 tries in
+ * all): the one place that answers a PortTakenError.
+ */
+export async function onFreshPorts<T>(start: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start()
+    } catch (e) {
+      if (!(e instanceof PortTakenError) || attempt === 3) throw e
+    }
+  }
+}
+
 /** A free TCP port on loopback (the OS picks it; we release it and hand it to a child). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

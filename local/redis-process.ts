@@ -1,13 +1,13 @@
 // One redis-server process (a node or a sentinel), ready only once *it* listens on its port. A port picked free by
 // freePort() is released before the child binds it, so another process can take it in between: the child then
 // exits with "Address already in use" while a bare "does the port accept connections" check, answered by the other
-// process, called it ready (a Sentinel setup then waited 15 s for replicas on a server that was not its primary).
+// process, called it ready.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { trackChild } from './child-registry'
 import { acceptsConnections, PortTakenError } from './ports'
 
 /** redis-server prints this once it has bound its port, in every mode (standalone, cluster, sentinel). */
-const BOUND = /Running mode=\w+, port=(\d+)/
+const BOUND = /Running mode=\w+, port=\d+/
 
 /**
  * Spawns `redis-server args` and resolves once it has reported binding `port` and the port accepts connections.

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
-import { freePort, PortTakenError } from './ports'
+import { freePort, onFreshPorts } from './ports'
 import { spawnRedisProcess } from './redis-process'
 import { startRedis, stopChild, type LocalRedis } from './redis-server'
 
@@ -123,16 +123,12 @@ async function waitForReplicas(port: number, n: number): Promise<void> {
 }
 
 /** One sentinel with these `monitor` lines, on a free port (another one when the port was taken meanwhile). */
-async function startSentinel(dir: string, monitor: string[]): Promise<{ child: ChildProcess; port: number }> {
-  for (let attempt = 1; ; attempt++) {
+function startSentinel(dir: string, monitor: string[]): Promise<{ child: ChildProcess; port: number }> {
+  return onFreshPorts(async () => {
     const port = await freePort()
     const conf = join(dir, `sentinel-${port}.conf`)
     writeFileSync(conf, [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, ...monitor, ''].join('\n'))
-    try {
-      // redis-server in sentinel mode: the same program as Debian's redis-sentinel, which is a separate package.
-      return { child: await spawnRedisProcess([conf, '--sentinel'], port, `redis-sentinel :${port}`), port }
-    } catch (e) {
-      if (!(e instanceof PortTakenError) || attempt === 3) throw e
-    }
-  }
+    // redis-server in sentinel mode: the same program as Debian's redis-sentinel, which is a separate package.
+    return { child: await spawnRedisProcess([conf, '--sentinel'], port, `redis-sentinel :${port}`), port }
+  })
 }

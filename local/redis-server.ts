@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { acceptsConnections, freePort, PortTakenError } from './ports'
+import { acceptsConnections, freePort, onFreshPorts } from './ports'
 import { spawnRedisProcess } from './redis-process'
 
 export interface LocalRedis {
@@ -21,14 +21,8 @@ export interface LocalRedisOptions {
 }
 
 export async function startRedis(options: LocalRedisOptions = {}): Promise<LocalRedis> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startOnce(options)
-    } catch (e) {
-      // The free port we picked was taken before the server bound it: pick another (a port asked for stays an error).
-      if (!(e instanceof PortTakenError) || options.port !== undefined || attempt === 3) throw e
-    }
-  }
+  // A port we picked may be taken before the server binds it: then another (a port asked for stays an error).
+  return options.port === undefined ? onFreshPorts(() => startOnce(options)) : startOnce(options)
 }
 
 async function startOnce(options: LocalRedisOptions): Promise<LocalRedis> {
