@@ -213,7 +213,7 @@ export class Scanner {
     const task = (async () => {
       const { sent, refused } = await this.options.dispatcher.dispatch(jobs, this.clock.toRedis(Date.now()))
       recordSent(sent, this.clock, this.latency, this.options)
-      this.tally.sent(sent.length)
+      this.tally.sent(sent.length, refused)
       // A claim's jobs are of one shard; FIFO jobs freed by another shard's claim may be of several.
       await Promise.all(
         [...byShard(sent, refused)].map(async ([n, settled]) => {

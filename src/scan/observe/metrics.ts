@@ -43,6 +43,7 @@ export class ScanMetrics implements ScanObserver {
   private queues = new Map<string, QueueCounts>()
   private lateness: number[] = []
   private redisErrors = 0
+  private maybeSentCount = 0
   private sleptMs = 0
   private windowStart = Date.now()
   private timer?: NodeJS.Timeout
@@ -65,6 +66,10 @@ export class ScanMetrics implements ScanObserver {
 
   redisError(): void {
     this.redisErrors++
+  }
+
+  maybeSent(count: number): void {
+    this.maybeSentCount += count
   }
 
   slept(ms: number): void {
@@ -114,6 +119,8 @@ export class ScanMetrics implements ScanObserver {
     if (oldestDueAgeMs !== null) metrics.addMetric('OldestDueAgeMs', MetricUnit.Milliseconds, oldestDueAgeMs)
     if (record.dead) metrics.addMetric('DeadLettered', MetricUnit.Count, record.dead)
     if (window.redisErrors) metrics.addMetric('RedisErrors', MetricUnit.Count, window.redisErrors)
+    // Sends that ended with no answer SQS may still have acted on: each may be a duplicate (an SQS brownout).
+    if (window.maybeSent) metrics.addMetric('MaybeSent', MetricUnit.Count, window.maybeSent)
     if (window.sqsRequests) metrics.addMetric('SqsRequests', MetricUnit.Count, window.sqsRequests)
     if (record.lateness) {
       metrics.addMetric('DispatchLatenessP50', MetricUnit.Milliseconds, record.lateness.p50)
@@ -163,10 +170,17 @@ export class ScanMetrics implements ScanObserver {
       activeMs: Math.max(0, Math.round(ms - this.sleptMs / Math.max(1, this.options.loops))),
     }
     const sqsRequests = this.options.takeSqsRequests?.()
-    const taken = { summary, queues: this.queues, redisErrors: this.redisErrors, sqsRequests }
+    const taken = {
+      summary,
+      queues: this.queues,
+      redisErrors: this.redisErrors,
+      maybeSent: this.maybeSentCount,
+      sqsRequests,
+    }
     this.queues = new Map()
     this.lateness = []
     this.redisErrors = 0
+    this.maybeSentCount = 0
     this.sleptMs = 0
     this.windowStart = end
     return taken

@@ -14,6 +14,11 @@ export interface ScanObserver {
   redisError(): void
   /** A shard's loop slept this long (waiting for the next due time, the poll interval, or a wake signal). */
   slept(ms: number): void
+  /**
+   * Jobs whose send ended without an answer that SQS may still have acted on (a timeout, a cut answer, a server
+   * error): each may be one extra copy. Many of them at once are the sign of an SQS brownout.
+   */
+  maybeSent?(count: number): void
 }
 
 export interface ScanReport {
@@ -22,6 +27,8 @@ export interface ScanReport {
   released: number
   /** Jobs that used up their attempts this run and went to the dead set. */
   dead: number
+  /** Jobs released this run after a send that SQS may have acted on without answering (ScanObserver.maybeSent). */
+  maybeSent: number
   claims: number
   /** SendMessageBatch calls that carried jobs: dispatched / sqsRequests is the jobs per request (DISPATCH_WINDOW_MS). */
   sqsRequests: number
@@ -40,6 +47,7 @@ export function emptyReport(): ScanReport {
     dispatched: 0,
     released: 0,
     dead: 0,
+    maybeSent: 0,
     claims: 0,
     sqsRequests: 0,
     errors: 0,
@@ -63,8 +71,14 @@ export class RunTally {
     this.report.claims++
   }
 
-  sent(count: number): void {
+  /** A dispatch's outcome: `sent` jobs SQS took; of the others, those that may be in SQS all the same. */
+  sent(count: number, refused: readonly { maybeSent?: boolean }[] = []): void {
     this.report.dispatched += count
+    let maybe = 0
+    for (const r of refused) if (r.maybeSent) maybe++
+    if (maybe === 0) return
+    this.report.maybeSent += maybe
+    this.observer?.maybeSent?.(maybe)
   }
 
   released(shard: ShardKeys, queue: string, released: number, dead: number): void {
