@@ -64,6 +64,7 @@ export default defineConfig({
               'dispatch-window',
               'dispatch-window-edges',
               'dispatcher',
+              'send-pace',
               'redis-clock',
               'redrive',
               'retry-wake',

@@ -3,7 +3,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs'
 import type { Config } from '../config'
 import { isFifoQueue } from '../queues'
-import { SQS_SDK_ATTEMPTS, sendTimeoutMs } from '../sqs/sqs-client'
+import { maxSendMs, sendTimeoutMs } from '../sqs/sqs-client'
 import type { Engine } from '../store/engine'
 import type { Keyspace } from '../store/keys'
 import type { ReplicationOptions } from '../store/replication'
@@ -88,7 +88,10 @@ export function buildScanner(
     queues: settings.queues,
     concurrency: settings.sendConcurrency,
     maxBatchBytes: settings.maxMessageBytes,
-    maxSendMs: SQS_SDK_ATTEMPTS * sendTimeoutMs(settings.leaseMs),
+    baseSendMs: sendTimeoutMs(settings.leaseMs),
+    maxSendMs: maxSendMs(settings.leaseMs),
+    onSlowed: (change) =>
+      (hooks.logger ?? defaultLog()).warn('SQS answers slowly: fewer sends in flight, a longer timeout', { ...change }),
     // A refused FIFO job's group waits for its retry (its backoff), and for a lease more for the claim that takes it.
     fifoHoldMs: (job) => delayOf(job, leases.options) + settings.leaseMs,
   })

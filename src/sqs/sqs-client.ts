@@ -12,12 +12,19 @@ import { Sha256 } from './sha256'
 export const SQS_SDK_ATTEMPTS = 2
 
 /**
- * How long one SendMessageBatch may take, derived from the lease: a send must end while its jobs are still leased,
- * or another scanner claims them again and they go out twice. A quarter of the lease (the SDK tries twice), at most
- * 10 s.
+ * How long one SendMessageBatch may take while SQS answers quickly, derived from the lease: a quarter of it, at most
+ * 10 s. The scanner raises it while answers are slow (src/scan/dispatch/send-pace.ts), up to maxSendMs.
  */
 export function sendTimeoutMs(leaseMs: number): number {
   return Math.max(100, Math.min(10_000, Math.floor(leaseMs / (2 * SQS_SDK_ATTEMPTS))))
+}
+
+/**
+ * The longest one SendMessageBatch call may take, every SDK attempt included: a send must end while its jobs are
+ * still leased, or another scanner claims them again and they go out twice. Half the lease, at most 20 s.
+ */
+export function maxSendMs(leaseMs: number): number {
+  return SQS_SDK_ATTEMPTS * sendTimeoutMs(leaseMs)
 }
 
 export function createSqsClient(
@@ -27,7 +34,10 @@ export function createSqsClient(
   // gateway instead of a paid interface endpoint or NAT. AWS_USE_DUALSTACK_ENDPOINT is the SDK's own switch.
   const dualStack = !config.sqsEndpoint && process.env.AWS_USE_DUALSTACK_ENDPOINT === 'true'
   const agentOptions = { keepAlive: true, maxSockets: Math.max(50, config.sendConcurrency * 2) }
-  const timeout = sendTimeoutMs(config.leaseMs ?? 30_000)
+  // The scanner bounds each call itself, by a timeout that follows SQS's answers (src/scan/dispatch/send-pace.ts):
+  // the handler's own timeout only stops a request that outlives the longest call. A timeout of the handler would be
+  // retried by the SDK, and a request that timed out may have been carried out: each retry of it, one more copy.
+  const timeout = maxSendMs(config.leaseMs ?? 30_000)
   const client = new SQSClient({
     region: config.region,
     ...(config.sqsEndpoint

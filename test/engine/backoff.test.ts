@@ -23,6 +23,19 @@ describe('dispatch backoff', () => {
     expect(new Set(delays).size).toBeGreaterThan(500)
   })
 
+  it('holds a job whose send may have reached SQS at least its hold, and its FIFO group behind that', () => {
+    // prepare: attempt 1 backs off 0.5-1 s; the send timed out while the pace's timeout was 3 s
+    const maybeSent = claimedJob('slow', { attempt: 1 })
+    maybeSent.holdMs = 3_000
+    // act
+    const own = delayOf(maybeSent, options)
+    const next = heldBackAt({ job: maybeSent, place: 1 }, options, 10_000)
+    // assess
+    expect(own).toBe(3_000)
+    expect(next).toBe(retryAtOf(maybeSent, options, 10_000) + 1)
+    expect(next).toBeGreaterThanOrEqual(10_000 + 3_000)
+  })
+
   it('brings held-back FIFO jobs back after the refused one, in their places, whatever it drew', () => {
     const blocker = claimed('first', 3)
     const later = [1, 2, 3].map((place) => heldBackAt({ job: blocker, place }, options, 10_000))

@@ -227,6 +227,8 @@ export interface Audit {
   lost: string[]
   /** Extra copies received (a job received 3 times counts 2). */
   duplicated: number
+  /** The most copies of one job received. */
+  maxCopies: number
   /** Accepted and still in Redis (pending, inflight or dead). */
   stillInRedis: number
   dead: number
@@ -245,11 +247,13 @@ export async function audit(stage: Stage, accepted: Iterable<string>): Promise<A
   const lost: string[] = []
   for (const id of acceptedSet) if (!counts.has(id) && !inRedis.has(id)) lost.push(id)
   let duplicated = 0
+  let maxCopies = 0
   let received = 0
   let unaccepted = 0
   for (const [id, n] of counts) {
     received += n
     duplicated += n - 1
+    maxCopies = Math.max(maxCopies, n)
     if (!acceptedSet.has(id)) unaccepted++
   }
   return {
@@ -258,6 +262,7 @@ export async function audit(stage: Stage, accepted: Iterable<string>): Promise<A
     distinct: counts.size,
     lost,
     duplicated,
+    maxCopies,
     stillInRedis: [...acceptedSet].filter((id) => inRedis.has(id)).length,
     dead,
     unaccepted,

@@ -16,10 +16,14 @@ export function retryDelayMs(attempt: number, options: BackoffOptions, random: (
 /** One delay per refused job, drawn once: a job that others are held behind must give them the same figure. */
 const drawn = new WeakMap<ClaimedJob, number>()
 
+/**
+ * A refused job's retry delay: its attempt's backoff, or its hold when longer (a send that may have reached SQS is
+ * not repeated sooner than SQS's slow answers justify: src/scan/dispatch/send-pace.ts).
+ */
 export function delayOf(job: ClaimedJob, options: BackoffOptions): number {
   let delay = drawn.get(job)
   if (delay === undefined) {
-    delay = retryDelayMs(job.attempt, options)
+    delay = Math.max(retryDelayMs(job.attempt, options), job.holdMs ?? 0)
     drawn.set(job, delay)
   }
   return delay

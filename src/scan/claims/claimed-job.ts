@@ -25,6 +25,11 @@ export interface ClaimedJob extends StoredJob {
   leaseDeadline: number
   /** Set once SQS accepted it: its message id and when, for the dispatch receipt the ack writes. */
   accepted?: Acceptance
+  /**
+   * Set when its send ended with no answer that SQS may still have acted on (maybe sent): its retry waits this long
+   * at least (the pace's current timeout: src/scan/dispatch/send-pace.ts), not only its backoff.
+   */
+  holdMs?: number
 }
 
 export interface ClaimResult {

@@ -8,13 +8,14 @@ import { hashId } from '../../store/keys'
 import { type HeldBehind, heldBehind, type Lane, type SendResult, takeBatch } from './lane'
 import type { ClaimedJob } from '../claims/claimed-job'
 import { sendBatch } from './send-batch'
+import { type PaceChange, SendPace } from './send-pace'
 import { SqsWarmUp } from './warm-up'
 
 export interface DispatchOptions {
   sqs: SQSClient
   /** Target name -> queue URL. */
   queues: Record<string, string>
-  /** SendMessageBatch calls in flight at once. */
+  /** SendMessageBatch calls in flight at once, at most: fewer while SQS answers slowly (src/scan/dispatch/send-pace.ts). */
   concurrency: number
   /** SQS limit for one message and for a whole batch (1 MiB). */
   maxBatchBytes: number
@@ -23,6 +24,13 @@ export interface DispatchOptions {
    * lease outlasts this, and a send still going then is aborted (its jobs released as maybe sent).
    */
   maxSendMs: number
+  /**
+   * The timeout of one call while SQS answers quickly; slow answers and timeouts raise it up to `maxSendMs`. Default:
+   * `maxSendMs` (a fixed timeout).
+   */
+  baseSendMs?: number
+  /** The pace slowed down: a round of timeouts halved the calls in flight and doubled the timeout (the log says so). */
+  onSlowed?: (change: PaceChange) => void
   /**
    * FIFO: how long a refused job holds back the later jobs of its group that reach this dispatcher (its retry
    * delay, and a lease for its retry's claim: src/scan/create-scanner.ts). Default 0: only the jobs already in its lane.
@@ -77,6 +85,8 @@ export class Dispatcher {
   private cursor = 0
   private active = 0
   private readonly warmUp: SqsWarmUp
+  /** How many calls may be in flight, and how long each may take, from SQS's recent answers. */
+  readonly pace: SendPace
   /**
    * SendMessageBatch calls that carried jobs, since this dispatcher was made (SDK retries inside a call and the
    * warm-up, which carries none, not counted): what SQS bills, and with the jobs sent, the jobs per request.
@@ -85,6 +95,11 @@ export class Dispatcher {
 
   constructor(private readonly options: DispatchOptions) {
     this.warmUp = new SqsWarmUp(options.sqs, Object.values(options.queues))
+    this.pace = new SendPace({
+      maxInFlight: options.concurrency,
+      baseTimeoutMs: options.baseSendMs ?? options.maxSendMs,
+      maxTimeoutMs: options.maxSendMs,
+    })
   }
 
   /** Readies the connection to SQS for a job about to fall due, unless a send kept it warm (src/scan/dispatch/warm-up.ts). */
@@ -172,7 +187,7 @@ export class Dispatcher {
 
   /** Fills free send slots, taking lanes in turn so one busy queue cannot starve another. */
   private pump(): void {
-    while (this.active < this.options.concurrency) {
+    while (this.active < this.pace.inFlight) {
       const lane = this.nextReadyLane()
       if (!lane) return
       const batch = takeBatch(lane, this.options.maxBatchBytes, this.options.maxSendMs)
@@ -180,7 +195,8 @@ export class Dispatcher {
       this.active++
       this.requests++
       lane.busy = lane.fifo
-      void sendBatch(this.options.sqs, lane, batch, this.options.maxSendMs).finally(() => {
+      const pace = { pace: this.pace, slowed: this.options.onSlowed }
+      void sendBatch(this.options.sqs, lane, batch, pace).finally(() => {
         this.warmUp.used()
         this.active--
         lane.busy = false

@@ -2,14 +2,30 @@
 // fault, or failed for reasons that are not (network, throttling, server errors).
 import type { SQSClient } from '@aws-sdk/client-sqs'
 import { deduplicationId, JOB_ID_ATTRIBUTE } from '../../sqs/envelope'
-import { sendMessageBatchBody, sendPrebuilt } from '../../sqs/prebuilt-body'
+import { SendTimeoutError, sendMessageBatchBody, sendPrebuilt } from '../../sqs/prebuilt-body'
 import { type FailedLines, groupOf, holdBackGroups, lineUp, type Lane, type QueuedSend, type SendResult } from './lane'
+import type { PaceChange, SendPace } from './send-pace'
+
+/** How long the call may take, and what it tells about SQS's pace (src/scan/dispatch/send-pace.ts). */
+export interface CallPace {
+  pace: SendPace
+  /** A timeout began a new round: the pace slowed down. */
+  slowed?(change: PaceChange): void
+}
 
 /**
- * `maxSendMs` bounds the whole call (SDK attempts and the answer's body): a call past it ends as failed and maybe
- * sent (its jobs are released for a retry, marked "may have been accepted"), never as a lane stuck waiting for it.
+ * The pace's timeout bounds the whole call (SDK attempts and the answer's body): a call past it ends as failed and
+ * maybe sent (its jobs are released for a retry, marked "may have been accepted"), never as a lane stuck waiting for
+ * it. `maxSendMs` instead: a fixed bound (tests).
  */
-export async function sendBatch(sqs: SQSClient, lane: Lane, batch: QueuedSend[], maxSendMs?: number): Promise<void> {
+export async function sendBatch(
+  sqs: SQSClient,
+  lane: Lane,
+  batch: QueuedSend[],
+  bound?: number | CallPace,
+): Promise<void> {
+  const paced = typeof bound === 'object' ? bound : undefined
+  const maxSendMs = paced ? paced.pace.timeoutMs : (bound as number | undefined)
   // The request's JSON is built here, not by the SDK's serializer (src/sqs/prebuilt-body.ts: CPU per message).
   const entries = batch.map(({ job, body }, i) => ({
     Id: `e${i}`,
@@ -33,6 +49,7 @@ export async function sendBatch(sqs: SQSClient, lane: Lane, batch: QueuedSend[],
       maxSendMs,
     )
     const acceptedAtMs = Date.now()
+    paced?.pace.answered(sentAtMs)
     for (const ok of result.Successful ?? []) {
       answer(Number(ok.Id!.slice(1)), { sentAtMs, acceptedAtMs, messageId: ok.MessageId ?? '' })
     }
@@ -50,16 +67,28 @@ export async function sendBatch(sqs: SQSClient, lane: Lane, batch: QueuedSend[],
     const error = `SendMessageBatch failed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`
     const jobsFault = isClientFault(e)
     const maybeSent = !jobsFault && mayHaveArrived(e)
+    if (paced) tellPace(paced, e, sentAtMs)
     batch.forEach((_, i) => answer(i, { error, jobsFault, maybeSent }))
   }
   // Settled in claim order, so that a FIFO group's jobs not sent line up behind the first of them (lineUp).
   const lines: FailedLines = new Map()
   batch.forEach((entry, i) => {
     const result = results[i]!
+    // Before anything draws its retry time (a FIFO group's hold reads it too): src/scan/claims/backoff.ts delayOf.
+    if (paced && 'error' in result && result.maybeSent) entry.job.holdMs = paced.pace.holdMs
     const after = lane.fifo && 'error' in result ? lineUp(lines, entry.job) : undefined
     entry.settle(entry.job, after ? { ...result, after } : result)
   })
   if (lines.size) holdBackGroups(lane, lines)
+}
+
+/** A call that ended in an error: a timeout slows the pace down, an answer from SQS (a 4xx, a 5xx) is an answer. */
+function tellPace({ pace, slowed }: CallPace, e: unknown, sentAtMs: number): void {
+  const err = e as { name?: string; $metadata?: { httpStatusCode?: number } }
+  if (e instanceof SendTimeoutError || err?.name === 'TimeoutError') {
+    const change = pace.timedOut(sentAtMs)
+    if (change) slowed?.(change)
+  } else if (err?.$metadata?.httpStatusCode !== undefined) pace.answered(sentAtMs)
 }
 
 /** Errors of a request that never left this machine, or found nobody listening: SQS cannot have taken it. */
