@@ -47,12 +47,30 @@ describe('the send pace', () => {
     expect(p.inFlight).toBe(1)
   })
 
-  it('raises the timeout at once for an answer that took more than half of it, before anything times out', () => {
+  it('raises the timeout at once to three times an answer that took more than a third of it, up to its ceiling', () => {
     const { p, at } = pace()
-    at(400)
+    at(200)
     p.answered(0)
-    expect(p.timeoutMs).toBe(800)
+    expect(p.timeoutMs).toBe(600)
+    at(1_400)
+    p.answered(1_000)
+    expect(p.timeoutMs).toBe(1_000)
     expect(p.inFlight).toBe(16)
+  })
+
+  it('grows back in a steady state of answers a third of the timeout long', () => {
+    // prepare: a round of timeouts, then answers of 300 ms (the timeout settles at 900 ms)
+    const { p, at } = pace()
+    at(500)
+    p.timedOut(0)
+    // act
+    for (let i = 1; i <= 20; i++) {
+      at(1_000 * i + 300)
+      p.answered(1_000 * i)
+    }
+    // assess
+    expect(p.inFlight).toBe(16)
+    expect(p.timeoutMs).toBeGreaterThanOrEqual(900)
   })
 
   it('grows the calls in flight back by one per quick answer, and brings the timeout down slowly', () => {

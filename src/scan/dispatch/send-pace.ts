@@ -5,8 +5,8 @@
 // Why it matters. A call that times out may have been carried out: its jobs are released as "maybe sent" and sent
 // again, and each such send can be one more copy in SQS. With a fixed timeout, an SQS that answers slower than it
 // makes every call a copy, and the copies add load that slows it further: a loop that feeds itself. So:
-//  - the timeout follows the answers: an answer that took more than half the timeout raises it to twice that answer,
-//    a timeout doubles it (up to the ceiling the lease allows), fast answers bring it back down slowly;
+//  - the timeout follows the answers: an answer that took more than a third of the timeout raises it to three times
+//    that answer, a timeout doubles it (up to the ceiling the lease allows), fast answers bring it back down slowly;
 //  - the calls in flight follow AIMD (TCP's congestion control): a round of timeouts halves them, every answer
 //    well inside the timeout adds one back, up to SEND_CONCURRENCY;
 //  - a job whose send timed out waits at least one current timeout before it is sent again (holdMs).
@@ -66,7 +66,9 @@ export class SendPace {
   answered(startedAtMs: number): void {
     const tookMs = Math.max(0, this.now() - startedAtMs)
     const { baseTimeoutMs, maxTimeoutMs, maxInFlight } = this.options
-    const wanted = Math.min(maxTimeoutMs, Math.max(baseTimeoutMs, 2 * tookMs))
+    // Three answers' time: room for answers a little slower than this one, and, in a steady state, answers well
+    // inside the timeout, so the calls in flight can grow back (at 2x they would stand still at half the timeout).
+    const wanted = Math.min(maxTimeoutMs, Math.max(baseTimeoutMs, 3 * tookMs))
     // Up at once (the next call must not time out on an answer this slow), down slowly (one quick answer is no
     // proof the brownout is over).
     this.timeout = wanted >= this.timeout ? wanted : Math.round(this.timeout - (this.timeout - wanted) / 8)
