@@ -65,6 +65,7 @@ export default defineConfig({
               'dispatch-window-edges',
               'dispatcher',
               'send-pace',
+              'timeout-retry',
               'redis-clock',
               'redrive',
               'retry-wake',
