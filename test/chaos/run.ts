@@ -1,6 +1,7 @@
 // One chaos run: starts the parts (test/chaos/stage.ts), runs client lanes, consumers and the nemesis for the given
 // time, then lets the faults heal, the writes stop and the queue drain, and hands the recorded history to the
 // checker. Everything started is stopped at the end, also on a failure or an abort (Ctrl-C in the CLI).
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs'
 import { check, type Verdict } from './checker'
 import { earliestDue } from './check-jobs'
 import { startConsumers } from './consumers'
@@ -96,8 +97,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   }
 }
 
-/** Waits until every write is due, Redis holds nothing pending or in flight, and no delivery came for 3 s (at most
- * 90 s after the last due time: what is still missing then is the checker's to report). */
+/** Waits until every write is due, Redis holds nothing pending or in flight, both queues are empty (the consumers
+ * have received and deleted every message: on a loaded machine they can go quiet for seconds with messages left) and
+ * no delivery came for 3 s (at most 90 s after the last due time: what is still missing then is the checker's to
+ * report). */
 async function drain(
   stage: Awaited<ReturnType<typeof startStage>>,
   ops: Op[],
@@ -110,11 +113,33 @@ async function drain(
   for (;;) {
     const stats = await stage.monitor.store.stats().catch(() => undefined)
     const left = stats ? Object.values(stats.queues).reduce((n, q) => n + q.pending, 0) + stats.inflight : -1
-    if (left === 0 && Date.now() - consumers.lastAt() > 3_000) return
+    const inSqs = left === 0 ? await messagesLeft(stage) : -1
+    if (left === 0 && inSqs === 0 && Date.now() - consumers.lastAt() > 3_000) return
     if (Date.now() > deadline) {
-      log(`drain: gave up waiting with ${left} job(s) still in Redis (dead: ${stats?.dead ?? '?'})`)
+      log(
+        `drain: gave up waiting with ${left} job(s) still in Redis (dead: ${stats?.dead ?? '?'}), ${inSqs} message(s) in SQS`,
+      )
       return
     }
     await sleep(500)
   }
+}
+
+/** Messages in the two target queues, received or not (-1 when SQS does not answer). */
+async function messagesLeft(stage: Awaited<ReturnType<typeof startStage>>): Promise<number> {
+  let n = 0
+  for (const QueueUrl of [stage.queueUrl, stage.fifoQueueUrl]) {
+    const answer = await stage.sqsClient
+      .send(
+        new GetQueueAttributesCommand({
+          QueueUrl,
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+        }),
+      )
+      .catch(() => undefined)
+    if (!answer?.Attributes) return -1
+    n += Number(answer.Attributes.ApproximateNumberOfMessages ?? 0)
+    n += Number(answer.Attributes.ApproximateNumberOfMessagesNotVisible ?? 0)
+  }
+  return n
 }
