@@ -2,7 +2,7 @@
 --[[
   enqueue: schedule one job, insert-only or create-or-replace (upsert).
 
-  KEYS[1] jobs      HASH  id -> record "queue\ncreatedAt(base36)\nversion[:token]\ngroupId\npayload" (encodeRecord)
+  KEYS[1] jobs      HASH  id -> record "queue\ncreatedAt(base36)\nversion[:token.request]\ngroupId\npayload" (encodeRecord)
   KEYS[2] index     ZSET  bucket number -> earliest due time (ms) in that bucket
   KEYS[3] bucket    ZSET  id -> due time (ms); the job's due bucket, chosen from its id by src/store/keys.ts
   KEYS[4] inflight  ZSET  id -> lease expiry or retry time (ms)
@@ -29,15 +29,18 @@
                          0 never asks (continuous mode, or a caller that cannot start the scan function)
   ARGV[11] startGuardMs  expiry of the start guard: how long this start keeps other enqueues from asking again
   ARGV[12] writeToken  the write token (Idempotency-Key: one per logical call, the same on each of its attempts), "" for
-                    none; kept in the record, and a digest of it in the job's dispatch receipt (src/store/receipt.ts)
+                    none; kept in the record with the digest of this request (requestDigest), and a digest of the
+                    token in the job's dispatch receipt (src/store/receipt.ts)
 
   Returns on success: { 1 created | 2 replaced, dueMs, createdAtMs, version, startScanner }, startScanner 1 when
   the caller must start the scan function now (it holds this shard's start guard), else 0
   Returns for a write token already applied (an earlier attempt of the same call stored it), changing nothing:
-    { 3, dueMs, createdAtMs, version }  the job that attempt stored is still here (its record is rewritten unchanged,
-                                        so that a WAIT after this script confirms that attempt's write too)
+    { 3, dueMs, createdAtMs, version, queue, groupId }  the job that attempt stored is still here (its record is
+                                        rewritten unchanged, so that a WAIT after this script confirms that attempt's
+                                        write too); queue and groupId as stored
     { 4, receipt }                      SQS took it since: the receipt of this id that carries the token's digest
-  A token applied before is looked for first, so a retried insert finds its own job rather than JOB_EXISTS.
+  A token applied before is looked for first, so a retried insert finds its own job rather than JOB_EXISTS. Only a
+  write carrying the job's own token learns that it is a replay: a JOB_EXISTS answer says nothing of the payload.
   Refused whole by Redis at maxmemory (the shebang makes Redis check memory before it runs, so no write is ever
   half done): OOM, which the store reports as StoreFullError (507).
   Error codes (first element):
@@ -45,9 +48,11 @@
     -2 JOB_DISPATCHING  upsert of a job that is being handed to SQS right now
     -5 JOB_MAYBE_DISPATCHED  upsert of a job whose last send may have reached SQS (lua/release.lua), until its retry
                              settles
+    -6 KEY_REUSED       the write token was applied to this id with another request (its digest differs; once
+                        dispatched, its queue differs from the receipt's): nothing changes
 
   Due time is Redis's clock (TIME), never the caller's: a skewed client cannot make a job early or late.
-  Helpers: nowMs, encodeRecord, decodeRecord, decodeLease, receiptToken, countBy, reindexBucket, waitsForRetry, maybeSent, wakeIfEarliest
+  Helpers: nowMs, requestDigest, encodeRecord, decodeRecord, decodeLease, receiptToken, countBy, reindexBucket, waitsForRetry, maybeSent, wakeIfEarliest
 ]]
 local jobs, index, bucket, inflight, leases, errors, dead, counts =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
@@ -57,6 +62,8 @@ local id, bucketNo, mode, queue, groupId, payload, kind, when, wake =
 local startHorizon, startGuardMs, writeToken = tonumber(ARGV[10]), ARGV[11], ARGV[12]
 
 local now = nowMs()
+-- What this write asks for, kept with its token: the same token with another request is not a retry of this one.
+local request = writeToken ~= '' and requestDigest(mode, queue, groupId, kind, ARGV[8], payload) or ''
 
 local due
 if kind == 'delay' then
@@ -79,8 +86,10 @@ end
 if writeToken ~= '' then
   local stored = redis.call('HGET', jobs, id)
   if stored then
-    local _, storedAt, storedVersion, _, _, storedToken = decodeRecord(stored)
+    local storedQueue, storedAt, storedVersion, storedGroup, _, storedToken, storedRequest = decodeRecord(stored)
     if storedToken == writeToken then
+      -- A record written before requests were digested carries none: it cannot be told apart, and counts as this one.
+      if storedRequest ~= '' and storedRequest ~= request then return { -6 } end
       redis.call('HSET', jobs, id, stored)
       local storedDue = redis.call('ZSCORE', bucket, id)
       if not storedDue then
@@ -96,21 +105,28 @@ if writeToken ~= '' then
           storedDue = (ok and type(e) == 'table' and e.due) or redis.call('ZSCORE', dead, id) or '0'
         end
       end
-      return { 3, storedDue, storedAt, storedVersion }
+      return { 3, storedDue, storedAt, storedVersion, storedQueue, storedGroup }
     end
   end
-  -- A receipt keeps 8 hex digits of the token's SHA-1 (src/store/receipt.ts: writeTokenDigest).
+  -- A receipt keeps 8 hex digits of the token's SHA-1 (src/store/receipt.ts: writeTokenDigest) and no request digest
+  -- (bytes a compact receipt has not to spare): another request is told apart by its queue alone.
   local digest = string.sub(redis.sha1hex(writeToken), 1, 8)
   for i = 11, #KEYS do
     local receipt = redis.call('HGET', KEYS[i], id)
-    if receipt and receiptToken(receipt) == digest then return { 4, receipt } end
+    if receipt then
+      local token, receiptQueue = receiptToken(receipt)
+      if token == digest then
+        if receiptQueue ~= queue then return { -6 } end
+        return { 4, receipt }
+      end
+    end
   end
 end
 
 -- Insert of a new id, the common case, in as few calls as possible: HSETNX both checks and writes; the index only
 -- changes when this job is its bucket's new earliest (ZADD LT), and only then can it be the shard's earliest.
 if mode == 'insert' then
-  if redis.call('HSETNX', jobs, id, encodeRecord(queue, now, 0, groupId, payload, writeToken)) == 1 then
+  if redis.call('HSETNX', jobs, id, encodeRecord(queue, now, 0, groupId, payload, writeToken, request)) == 1 then
     redis.call('ZADD', bucket, due, id)
     countBy(counts, queue, 'pending', 1)
     if redis.call('ZADD', index, 'LT', 'CH', due, bucketNo) == 1 then wakeIfEarliest(index, wake, bucketNo, due) end
@@ -151,7 +167,7 @@ if old then
   end
 end
 
-redis.call('HSET', jobs, id, encodeRecord(queue, createdAt, version, groupId, payload, writeToken))
+redis.call('HSET', jobs, id, encodeRecord(queue, createdAt, version, groupId, payload, writeToken, request))
 redis.call('ZADD', bucket, due, id)
 countBy(counts, queue, 'pending', 1)
 reindexBucket(index, bucket, bucketNo)

@@ -14,6 +14,7 @@ export enum ScriptErrorCode {
   JobDispatching = -2,
   OccurrenceOfSchedule = -3,
   JobMaybeDispatched = -5,
+  IdempotencyKeyReused = -6,
   ScheduleNotFound = JobNotFound,
   ScheduleChanged = -4,
 }
@@ -56,9 +57,9 @@ export class JobNotFoundError extends DelayQueueError {
 }
 
 /**
- * The job that holds a taken id, as a refused create shows it: enough for a retrying client to tell whether the job is
- * its own (same queue, same payload, due time), never the payload itself (a caller allowed only to create jobs must
- * not read other jobs through a 409).
+ * The job that holds a taken id, as a refused create shows it: never the payload, nor whether it equals the one sent
+ * (a caller allowed only to create jobs must not read other jobs through a 409, nor test guesses of their payloads
+ * against it). A create sent again with its own Idempotency-Key is answered as a replay instead, never with this.
  */
 export interface ExistingJob {
   id: string
@@ -69,8 +70,6 @@ export interface ExistingJob {
   runAt: string
   createdAt: string
   groupId?: string
-  /** Whether its payload is exactly the one this create sent (the JSON text, as stored). */
-  samePayload: boolean
 }
 
 export class JobExistsError extends DelayQueueError {
@@ -100,6 +99,26 @@ export class JobMaybeDispatchedError extends DelayQueueError {
     super(
       `job "${jobId}" may be in SQS already: a send of it failed in a way SQS may still have accepted, and its retry ` +
         'has not settled; it can no longer be changed or cancelled',
+    )
+  }
+}
+
+/**
+ * A write carried the Idempotency-Key (write token) of an earlier write of the same job id, with another request
+ * (queue, group, payload, time or method): not a retry of that write. Nothing changes; a 422 naming the key.
+ */
+export class IdempotencyKeyReusedError extends DelayQueueError {
+  readonly code = 'IdempotencyKeyReused'
+  readonly details: ErrorDetail[] = [
+    {
+      path: 'Idempotency-Key',
+      message: 'was sent before with another request for this job: make a new key for each write',
+    },
+  ]
+  constructor(readonly jobId: string) {
+    super(
+      `the Idempotency-Key of this write was applied to job "${jobId}" with another request (queue, group, payload, ` +
+        'time or method); nothing was changed: a key stands for one write, make a new one for a new write',
     )
   }
 }
@@ -213,6 +232,8 @@ export function scriptError(code: ScriptErrorCode, jobId: string, existing?: Exi
       return new JobDispatchingError(jobId)
     case ScriptErrorCode.JobMaybeDispatched:
       return new JobMaybeDispatchedError(jobId)
+    case ScriptErrorCode.IdempotencyKeyReused:
+      return new IdempotencyKeyReusedError(jobId)
     case ScriptErrorCode.OccurrenceOfSchedule: {
       const occurrence = parseOccurrenceId(jobId)
       if (!occurrence) throw new Error('OccurrenceOfSchedule needs an occurrence id')

@@ -22,6 +22,7 @@ export {
   DelayQueueError,
   JobDispatchingError,
   JobMaybeDispatchedError,
+  IdempotencyKeyReusedError,
   JobExistsError,
   type ExistingJob,
   JobNotFoundError,

@@ -1,10 +1,10 @@
 // DelayQueueApiClient: the deployed HTTP API from another service, with the same methods as DelayQueue (which talks
 // to Redis directly). Every request is signed with SigV4; error answers become DelayQueueApiError / JobConflictError.
+// Every job write carries an Idempotency-Key, so that its retries are recognised by the API itself: none needs a read.
 import { sigV4Signer, regionOf } from './signer'
-import { DelayQueueApiError, JobConflictError } from './errors'
+import { DelayQueueApiError } from './errors'
 import { scheduleBatch } from './batch'
-import { isOwnJob, scheduledOf, withId } from './own-job'
-import { answerOfEarlierAttempt, madeByEarlierAttempt } from './earlier-attempt'
+import { withId } from './own-job'
 import { idempotencyHeader, newIdempotencyKey } from './idempotency-key'
 import { ReplayWindow } from './replays'
 import { call, DEFAULT_RETRY, type Transport } from './transport'
@@ -38,42 +38,28 @@ export class DelayQueueApiClient {
   }
 
   /**
-   * POST /jobs. A job without an id gets one here, before the first attempt, so that a retry (after a 503, a 429 or no
-   * answer) can never store it twice: before a retry, a job or receipt found under the id that this call made counts as
-   * done (see below). A taken id throws JobConflictError carrying the job that holds it (without its payload).
-   * No Idempotency-Key is sent unless you pass `idempotencyKey` (with an `id`: the key is kept under it), to retry a
-   * call whose outcome stayed unknown yourself: the same key again is answered as the applied attempt. Without one, a
-   * job costs no receipt byte more (docs/cluster.md).
+   * POST /jobs. A job without an id gets one here, and every call one Idempotency-Key (or yours, `idempotencyKey`,
+   * which needs an `id`), both before the first attempt and the same on each: an attempt after one the API applied (a
+   * 503 after the write, a lost answer) is answered by the API as that one was, from the stored job or, once it was
+   * handed to SQS, from its dispatch receipt. No look-up: a caller allowed only to create jobs retries as safely. A
+   * taken id throws JobConflictError carrying the job that holds it (without its payload).
    */
   async schedule(input: Api.JobInput, options: Api.WriteOptions = {}): Promise<Api.ScheduledJob> {
     if (options.idempotencyKey !== undefined && input.id === undefined) throw idRequired()
     const job = withId(input)
-    // An id made here names this call's job alone: before a retry, a job found under it (pending, or already handed to
-    // SQS: its dispatch receipt) is the earlier attempt's, and the create is done. A retry that sent the job again
-    // after its first copy had left Redis would create it twice.
-    // An id given may have named an earlier job of the caller's: only a receipt due from this call counts then.
-    const invokedAt = Date.now()
-    const beforeRetry =
-      input.id === undefined
-        ? () => madeByEarlierAttempt(this.transport, job)
-        : () => answerOfEarlierAttempt(this.transport, job.id, job, invokedAt)
-    const headers = options.idempotencyKey === undefined ? {} : idempotencyHeader(options.idempotencyKey)
-    try {
-      const opts = { retryUnanswered: true, beforeRetry, headers, onAnswer: this.replays.seen }
-      return (await call(this.transport, 'POST', '/jobs', job, opts)).body
-    } catch (e) {
-      if (e instanceof JobConflictError && e.attempts > 1 && isOwnJob(job, e.existing)) return scheduledOf(e.existing)
-      throw e
-    }
+    const headers = idempotencyHeader(options.idempotencyKey ?? newIdempotencyKey())
+    const opts = { retryUnanswered: true, headers, onAnswer: this.replays.seen }
+    return (await call(this.transport, 'POST', '/jobs', job, opts)).body
   }
 
   /**
    * POST /jobs/batch: up to 100 jobs, each scheduled or refused on its own; results in input order. Jobs get their
-   * ids here, as for schedule(); those refused for a passing reason (Redis unavailable, a write not confirmed by a
-   * replica) are sent again, and a retried job found stored by an earlier attempt counts as scheduled.
+   * ids here and the call one Idempotency-Key, as for schedule(); those refused for a passing reason (Redis
+   * unavailable, a write not confirmed by a replica) are sent again, and one an earlier attempt stored is answered
+   * scheduled by the API.
    */
   scheduleMany(jobs: readonly Api.JobInput[]): Promise<Api.BatchResult[]> {
-    return scheduleBatch(this.transport, jobs.map(withId))
+    return scheduleBatch(this.transport, jobs.map(withId), this.replays.seen)
   }
 
   /**

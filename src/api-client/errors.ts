@@ -10,6 +10,7 @@ export type ApiErrorCode =
   | 'Conflict'
   | 'JobMaybeDispatched'
   | 'PayloadTooLarge'
+  | 'IdempotencyKeyReused'
   | 'UnsupportedMediaType'
   | 'Unauthorized'
   | 'Forbidden'
@@ -62,6 +63,7 @@ const CODE_OF_STATUS: Record<number, ApiErrorCode> = {
   404: 'NotFound',
   409: 'Conflict',
   413: 'PayloadTooLarge',
+  422: 'IdempotencyKeyReused',
   415: 'UnsupportedMediaType',
   429: 'TooManyRequests',
   500: 'InternalError',

@@ -1,7 +1,7 @@
 // One HTTP call of the API: JSON in and out, signed afresh for every attempt (SigV4 signatures carry the time), and
 // retried with backoff while the API answers 503 (its job store is unavailable, or a write was not confirmed by a
 // replica) or API Gateway throttles (429). A call that got no answer at all (connection reset, timeout) is retried
-// only when the caller says it is safe: a create whose job carries its id (src/api-client/own-job.ts), never a
+// only when the caller says it is safe: a job write carrying its Idempotency-Key (src/api-client/own-job.ts), never a
 // cancel or a schedule delete, whose retry would report 404 for what the first attempt did.
 import { apiErrorOf } from './errors'
 import type { RequestSigner } from './signer'
@@ -46,11 +46,6 @@ export interface CallOptions {
    * is asked when that happens (whether it is safe may be learnt from earlier answers).
    */
   retryUnanswered?: boolean | (() => boolean)
-  /**
-   * Asked before each retry: an answer it gives ends the call with it, instead of sending the request again (a create
-   * whose earlier attempt is found to have been carried out already).
-   */
-  beforeRetry?: () => Promise<Answer | undefined>
   /** Sent on every attempt (the Idempotency-Key of a job write: one per call, the same on each of its attempts). */
   headers?: Record<string, string>
   /** Told of every answer an attempt got (its status and headers), errors included. */
@@ -66,7 +61,7 @@ export async function call(
   method: string,
   path: string,
   body?: unknown,
-  { allow = [], retryUnanswered = false, beforeRetry, headers: extra, onAnswer }: CallOptions = {},
+  { allow = [], retryUnanswered = false, headers: extra, onAnswer }: CallOptions = {},
 ): Promise<Answer> {
   const url = new URL(t.baseUrl.pathname.replace(/\/$/, '') + path, t.baseUrl)
   const text = body === undefined ? undefined : JSON.stringify(body)
@@ -84,8 +79,6 @@ export async function call(
       const retry = typeof retryUnanswered === 'function' ? retryUnanswered() : retryUnanswered
       if (!retry || attempt >= t.retry.attempts) throw e
       await sleep(retryDelayMs(t.retry, attempt, null))
-      const found = await beforeRetry?.()
-      if (found) return found
       continue
     }
     onAnswer?.(res.status, res.headers)
@@ -103,8 +96,6 @@ export async function call(
       throw error
     }
     await sleep(retryDelayMs(t.retry, attempt, res.headers.get('retry-after')))
-    const found = await beforeRetry?.()
-    if (found) return found
   }
 }
 

@@ -1,6 +1,13 @@
 // The one mapping from errors to HTTP answers: `{ "error": { "code", "message", "details"? } }`.
 // Anything that is not one of our own errors is a 500 whose body says nothing about its cause (it is logged).
-import { DelayQueueError, JobExistsError, PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors'
+import {
+  DelayQueueError,
+  IdempotencyKeyReusedError,
+  JobExistsError,
+  PayloadTooLargeError,
+  ValidationError,
+  type ErrorDetail,
+} from '../errors'
 import type { Log } from '../logger'
 import { json, type ApiResponse } from './response'
 
@@ -11,6 +18,8 @@ const STATUS: Record<string, number> = {
   // A cancel or replace of a job whose failed send SQS may have accepted: a conflict, named apart from "being sent".
   JobMaybeDispatched: 409,
   PayloadTooLarge: 413,
+  // An Idempotency-Key sent again with another request: well-formed, but not the write the key stands for.
+  IdempotencyKeyReused: 422,
   UnsupportedMediaType: 415,
   ServiceUnavailable: 503,
   // The write may or may not survive a failover: retryable, like an outage, but its own code (src/store/replication.ts).
@@ -35,7 +44,7 @@ export interface ErrorBody {
 export function errorBody(error: unknown): ErrorBody | null {
   if (!(error instanceof DelayQueueError) || !(error.code in STATUS)) return null
   const body: ErrorBody = { code: error.code, message: error.message }
-  if (error instanceof ValidationError) body.details = error.details
+  if (error instanceof ValidationError || error instanceof IdempotencyKeyReusedError) body.details = error.details
   if (error instanceof PayloadTooLargeError) body.details = [{ path: 'payload', message: error.message }]
   return body
 }
@@ -55,7 +64,7 @@ export function errorResponse(error: unknown, log: Log, requestId?: string): Api
     })
     return json(status, { error: body }, { 'retry-after': status === 507 ? '30' : '1' })
   }
-  // An insert of an existing id answers with the job that holds it: idempotent retries can check it is theirs.
+  // An insert of an existing id answers with the job that holds it (never its payload, nor a comparison with it).
   if (error instanceof JobExistsError) return json(status, { error: body, job: error.existing })
   return json(status, { error: body })
 }

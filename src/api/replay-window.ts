@@ -1,9 +1,10 @@
-// Every answer of a job write (POST /jobs, PUT /jobs/{id}), errors included, tells the caller for how long this API
-// answers a write sent again with its Idempotency-Key from the job's dispatch receipt once the job has left for SQS
-// (DISPATCH_RECEIPT_TTL_MS): `Idempotency-Replay-Window-Ms`. Absent when receipts are off (0): a key is then honoured
-// only while the job is stored, and a write whose answer was lost is not safe to send again blindly (its job may have
-// been dispatched meanwhile, and would be created again). An API from before keys were honoured never sends it. The
-// api-client retries a PUT that got no answer only once it has seen this header (src/api-client/replays.ts).
+// Every answer of a job write (POST /jobs, POST /jobs/batch, PUT /jobs/{id}), errors included, tells the caller for how
+// long this API answers a write sent again with its Idempotency-Key from the job's dispatch receipt once the job has
+// left for SQS (DISPATCH_RECEIPT_TTL_MS): `Idempotency-Replay-Window-Ms`. Absent when receipts are off (0): a key is
+// then honoured only while the job is stored, and a write whose answer was lost is not safe to send again blindly (its
+// job may have been dispatched meanwhile, and would be created again). An API from before keys were honoured never
+// sends it. The api-client retries a PUT that got no answer only once it has seen this header
+// (src/api-client/replays.ts).
 import type { MiddlewareObj, Request } from '@middy/core'
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
 import type { ApiResponse } from './response'
@@ -11,7 +12,7 @@ import { matchRoute, type RouteName } from './router'
 
 export const REPLAY_WINDOW_HEADER = 'idempotency-replay-window-ms'
 
-const JOB_WRITES: ReadonlySet<RouteName> = new Set(['createJob', 'putJob'])
+const JOB_WRITES: ReadonlySet<RouteName> = new Set(['createJob', 'createBatch', 'putJob'])
 
 function isJobWrite(event: APIGatewayProxyEventV2): boolean {
   try {

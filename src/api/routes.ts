@@ -31,17 +31,13 @@ export const routes: Record<RouteName, RouteHandler> = {
   },
 
   async createBatch(queue, event, _id, options) {
-    // Its entries carry no key, and one key for the whole batch could not be answered entry by entry: refused before
-    // anything is read or written, rather than taken for a promise it does not keep.
-    if (event.headers?.['idempotency-key'] !== undefined) {
-      throw new ValidationError([
-        { path: 'Idempotency-Key', message: 'is not taken by POST /jobs/batch: send a job with a key by POST /jobs' },
-      ])
-    }
+    // One key for the whole batch, kept with each job under its id: the batch sent again, whole or in part (the jobs
+    // a passing refusal left), is answered job by job, each as its earlier attempt was.
+    const idempotencyKey = idempotencyKeyOf(event)
     const raw = rawJsonBody(event)
     if (raw.bytes > options.maxBatchBytes) throw new BatchTooLargeError(raw.bytes, options.maxBatchBytes)
     const inputs = validateBatch(parseJson(raw))
-    const results = await queue.scheduleMany(inputs)
+    const results = await queue.scheduleMany(inputs, { idempotencyKey })
     // Per-job errors are our own (validation, size, conflict); anything else throws out of scheduleMany (500/503).
     const internal = { code: 'InternalError', message: 'internal error' }
     // A taken id shows the job that holds it, as a single create's 409 does: a retried batch can tell its own jobs.

@@ -3,7 +3,7 @@
 import { loadConfig, type Config } from '../config'
 import { createEngine, type Engine } from '../store/engine'
 import type { ConnectOptions } from '../store/redis'
-import type { JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
+import type { EnqueueResult, JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
 import { validateJobId, validateJobRef } from './id-rules'
 import { validateJob, type JobInput } from './validation'
 import { ValidationError } from '../errors'
@@ -99,15 +99,17 @@ export class DelayQueue {
     }
     const result = await this.store.enqueue(job)
     await this.starter?.afterEnqueue([result])
-    return scheduled(job.id, job.queue, result.dueMs, result.createdAtMs, job.groupId, result.replayed)
+    return scheduledAs(job, result)
   }
 
   /**
    * Schedule many jobs; each succeeds or fails on its own and results come back in input order. Invalid items
-   * are answered with their error and never reach Redis; the valid ones are stored.
+   * are answered with their error and never reach Redis; the valid ones are stored. With an idempotency key (kept with
+   * each job: every job needs an id), the call sent again, whole or in part, is answered job by job as it was.
    */
-  scheduleMany(inputs: readonly (JobInput | unknown)[]): Promise<BatchItemResult[]> {
-    return scheduleMany({ config: this.config, store: this.store, starter: this.starter }, inputs)
+  scheduleMany(inputs: readonly (JobInput | unknown)[], options: WriteOptions = {}): Promise<BatchItemResult[]> {
+    const writeToken = validateWriteToken(options.idempotencyKey, 'idempotencyKey')
+    return scheduleMany({ config: this.config, store: this.store, starter: this.starter }, inputs, writeToken)
   }
 
   /**
@@ -124,10 +126,7 @@ export class DelayQueue {
     const job = { ...validateJob(input, this.config, { id: validateJobId(id) }), writeToken }
     const result = await this.store.upsert(job)
     await this.starter?.afterEnqueue([result])
-    return {
-      ...scheduled(job.id, job.queue, result.dueMs, result.createdAtMs, job.groupId, result.replayed),
-      created: result.status === 'created',
-    }
+    return { ...scheduledAs(job, result), created: result.status === 'created' }
   }
 
   /** Cancel a pending job. Throws JobNotFoundError, or JobDispatchingError when it is being handed to SQS. */
@@ -202,21 +201,16 @@ export class DelayQueue {
   }
 }
 
-function scheduled(
-  id: string,
-  queue: string,
-  dueMs: number,
-  createdAtMs: number,
-  groupId?: string,
-  replayed?: string,
-): ScheduledJob {
+/** A write's answer: the job as this write stored it, or, for a replay, as the write it repeats stored it. */
+function scheduledAs(job: { id: string; queue: string; groupId?: string }, result: EnqueueResult): ScheduledJob {
+  const groupId = result.groupId ?? job.groupId
   return {
-    id,
-    queue,
+    id: job.id,
+    queue: result.queue ?? job.queue,
     status: 'scheduled',
-    runAt: isoTime(dueMs),
-    createdAt: isoTime(createdAtMs),
+    runAt: isoTime(result.dueMs),
+    createdAt: isoTime(result.createdAtMs),
     ...(groupId ? { groupId } : {}),
-    ...(replayed ? { replayed: true as const } : {}),
+    ...(result.replayed ? { replayed: true as const } : {}),
   }
 }

@@ -1,12 +1,13 @@
 // DelayQueue.scheduleMany: many jobs, each accepted or refused on its own, answered in input order. Invalid items are
 // answered with their error and never reach Redis; the valid ones are stored in one pipeline per shard.
 import type { Config } from '../config'
-import { DelayQueueError } from '../errors'
+import { DelayQueueError, ValidationError } from '../errors'
 import type { JobStore } from '../store/job-store'
 import type { ScanStarter } from './scan-starter'
 import { validateJob } from './validation'
 
-export type BatchItemResult = { id: string; status: 'scheduled' } | { error: DelayQueueError }
+/** `replayed`: an earlier attempt with the same idempotency key stored it (nothing changed now). */
+export type BatchItemResult = { id: string; status: 'scheduled'; replayed?: true } | { error: DelayQueueError }
 
 // The store pipelines one round trip per shard; chunks keep a huge scheduleMany from building one giant pipeline.
 const CHUNK = 100
@@ -18,10 +19,18 @@ export interface BatchTarget {
   starter?: ScanStarter
 }
 
-export async function scheduleMany(target: BatchTarget, inputs: readonly unknown[]): Promise<BatchItemResult[]> {
+/**
+ * `writeToken`: one idempotency key for the whole call, kept with each job under its id (so every job needs an id):
+ * the same call sent again, whole or in part, is answered job by job as its earlier attempts were.
+ */
+export async function scheduleMany(
+  target: BatchTarget,
+  inputs: readonly unknown[],
+  writeToken?: string,
+): Promise<BatchItemResult[]> {
   const results: BatchItemResult[] = []
   for (let start = 0; start < inputs.length; start += CHUNK) {
-    results.push(...(await scheduleChunk(target, inputs.slice(start, start + CHUNK))))
+    results.push(...(await scheduleChunk(target, inputs.slice(start, start + CHUNK), writeToken)))
   }
   return results
 }
@@ -29,12 +38,18 @@ export async function scheduleMany(target: BatchTarget, inputs: readonly unknown
 async function scheduleChunk(
   { config, store, starter }: BatchTarget,
   inputs: readonly unknown[],
+  writeToken: string | undefined,
 ): Promise<BatchItemResult[]> {
   const results: BatchItemResult[] = new Array(inputs.length)
-  const valid: { index: number; job: ReturnType<typeof validateJob> }[] = []
+  const valid: { index: number; job: ReturnType<typeof validateJob> & { writeToken?: string } }[] = []
   inputs.forEach((input, index) => {
     try {
-      valid.push({ index, job: validateJob(input, config) })
+      const job = validateJob(input, config)
+      // As for one job: the key is kept under the id, and a job without one would get a new id on each attempt.
+      if (writeToken && (input as { id?: unknown }).id === undefined) {
+        throw new ValidationError([{ path: 'id', message: 'is required with an idempotency key' }])
+      }
+      valid.push({ index, job: writeToken ? { ...job, writeToken } : job })
     } catch (e) {
       if (!(e instanceof DelayQueueError)) throw e
       results[index] = { error: e }
@@ -43,7 +58,10 @@ async function scheduleChunk(
   const stored = await store.enqueueMany(valid.map((v) => v.job))
   await starter?.afterEnqueue(stored)
   stored.forEach((r, k) => {
-    results[valid[k]!.index] = r instanceof DelayQueueError ? { error: r } : { id: r.id, status: 'scheduled' }
+    results[valid[k]!.index] =
+      r instanceof DelayQueueError
+        ? { error: r }
+        : { id: r.id, status: 'scheduled', ...(r.replayed ? { replayed: true as const } : {}) }
   })
   return results
 }

@@ -69,6 +69,10 @@ export interface EnqueueResult {
    * did (`dispatched`: SQS has taken the job since, and its receipt answered).
    */
   replayed?: 'stored' | 'dispatched'
+  /** A replay: the queue of the job that write stored (its record, or its receipt once dispatched). */
+  queue?: string
+  /** A replay of a still stored job: its group id ("" for none); absent once dispatched (a receipt keeps none). */
+  groupId?: string
 }
 
 export type { QueueCounts, StoreStats } from './stats'
@@ -204,7 +208,7 @@ export class JobStore {
     const code = Number(r[0])
     if (code === ScriptErrorCode.JobExists) {
       const [, state, record, score] = r as [number, JobState, string, string]
-      throw scriptError(code, id, existingJob(id, state, record, Number(score), job.payloadJson))
+      throw scriptError(code, id, existingJob(id, state, record, Number(score)))
     }
     if (code < 0) throw scriptError(code as ScriptErrorCode, id)
     if (code === 3 || code === 4) return replayedResult(id, r)
@@ -219,8 +223,11 @@ export class JobStore {
   }
 }
 
-/** A refused create's view of the job that holds the id: never its payload, only whether it equals the one sent. */
-function existingJob(id: string, state: JobState, record: string, score: number, sentPayloadJson: string): ExistingJob {
+/**
+ * A refused create's view of the job that holds the id: never its payload, nor whether it equals the one sent (that
+ * answer let a caller allowed only to create test guesses of a payload; a create's own retry carries its key).
+ */
+function existingJob(id: string, state: JobState, record: string, score: number): ExistingJob {
   const job = decodeRecord(record)
   return {
     id,
@@ -229,7 +236,6 @@ function existingJob(id: string, state: JobState, record: string, score: number,
     runAt: isoTime(score),
     createdAt: isoTime(job.createdAtMs),
     ...(job.groupId ? { groupId: job.groupId } : {}),
-    samePayload: job.payloadJson === sentPayloadJson,
   }
 }
 

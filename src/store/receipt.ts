@@ -14,8 +14,9 @@
 // Not shorter: 6 base64url characters would carry 36 bits in 2 bytes less, but Lua has no base64 (redis.sha1hex is
 // hex) and 2 bytes are 2 more characters of queue name; the version is one character until the 36th replace, as a
 // created / replaced flag would be (a replay answers 201 or 200 by it). Queue-name limits: docs/cluster.md.
-// The creation time tells a retried create its own earlier attempt (created after the call began) from an older job
-// under the same id (src/api-client/earlier-attempt.ts).
+// No request digest (the record keeps one with the token: lua/includes/requestDigest.lua): 5 bytes more would take a
+// keyed receipt past 64 bytes from a 7-character queue name on. A token sent again with another request once its job
+// was dispatched is told apart by its queue alone (lua/enqueue.lua); otherwise it is answered as the write it repeats.
 // (no payload), the message id's UUID as 22 characters of base64url. Compact on purpose: a receipt of a 20-character
 // id is ~75 bytes of Redis memory (docs/sizing in docs/operations.md). The scanner encodes it (it holds every field
 // from the claim and the send), so the ack script only stores it.

@@ -1,9 +1,11 @@
 // The stored form of a job (any state, dead included): one hash field per job, written by lua/enqueue.lua.
 //
-//   "<queue>\n<createdAt ms, base 36>\n<version>[:<write token>]\n<groupId>\n<payload JSON>"
+//   "<queue>\n<createdAt ms, base 36>\n<version>[:<write token>.<request digest>]\n<groupId>\n<payload JSON>"
 //
-// The write token (the Idempotency-Key of the write that stored this version: src/direct/write-token.ts) is there
-// only when that write sent one: a later attempt of the same call is then recognised (lua/enqueue.lua).
+// The write token (the Idempotency-Key of the write that stored this version: src/direct/write-token.ts) and the
+// digest of that write's request (lua/includes/requestDigest.lua; absent in records written before it was kept) are
+// there only when that write sent one: a later attempt of the same call is then recognised, and the same token with
+// another request refused (lua/enqueue.lua).
 // A compact header rather than JSON: with a 200-byte payload the record stays inside Redis's 224-byte allocation
 // class, where JSON keys would push it to the next one (256). JSON.stringify never emits a raw newline, so the
 // payload (last) needs no escaping; queue names and group ids are validated to exclude "\n".
@@ -19,6 +21,8 @@ export interface StoredJob {
   groupId?: string
   /** The write token of the write that stored this version, when it sent one (copied into the dispatch receipt). */
   writeToken?: string
+  /** 8 hex digits of the request that write sent (lua/includes/requestDigest.lua), with the token. */
+  requestDigest?: string
   /** The payload as JSON text, exactly as it will be sent. */
   payloadJson: string
 }
@@ -40,13 +44,16 @@ export function decodeRecordInto<T extends object>(record: string, target: T): T
   const job = target as T & StoredJob
   job.queue = record.slice(0, a)
   job.createdAtMs = parseInt(record.slice(a + 1, b), 36)
-  // "<version>" or "<version>:<write token>" (the token only when the write sent one).
+  // "<version>" or "<version>:<write token>[.<request digest>]" (the token only when the write sent one).
   const colon = record.indexOf(':', b + 1)
   if (colon < 0 || colon > c) job.version = Number(record.slice(b + 1, c))
   else {
     job.version = Number(record.slice(b + 1, colon))
-    const writeToken = record.slice(colon + 1, c)
+    const dot = record.indexOf('.', colon + 1)
+    const end = dot < 0 || dot > c ? c : dot
+    const writeToken = record.slice(colon + 1, end)
     if (writeToken) job.writeToken = writeToken
+    if (end < c) job.requestDigest = record.slice(end + 1, c)
   }
   if (d > c + 1) job.groupId = record.slice(c + 1, d)
   job.payloadJson = record.slice(d + 1)

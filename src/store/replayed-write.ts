@@ -1,6 +1,7 @@
 // A write sent again with the write token of an earlier attempt that was applied (lua/enqueue.lua codes 3 and 4):
-// nothing changes, and the answer is the one that attempt gave (created or replaced, due when it made the job due),
-// marked as a replay. The job may be stored still, or have left for SQS since (then its receipt answers).
+// nothing changes, and the answer is the one that attempt gave (created or replaced, due when it made the job due, on
+// the queue it stored the job on), marked as a replay. The job may be stored still, or have left for SQS since (then
+// its receipt answers).
 import type { EnqueueResult } from './job-store'
 import { decodeReceipt } from './receipt'
 import type { EnqueueReply } from './script-calls'
@@ -18,5 +19,7 @@ export function replayedResult(id: string, r: EnqueueReply): EnqueueResult {
     version,
     startScanner: false,
     replayed: stored ? 'stored' : 'dispatched',
+    queue: receipt ? receipt.queue : String(r[4]),
+    ...(stored ? { groupId: String(r[5] ?? '') } : {}),
   }
 }

@@ -11,7 +11,8 @@ import type { ScriptCall } from './scripts'
 
 /**
  * lua/enqueue.lua: { 1 | 2, dueMs, createdAtMs, version, startScanner }; a write token applied before: { 3, dueMs,
- * createdAtMs, version } (still stored) or { 4, receipt } (dispatched since); or { -1, state, record, score }, { -2 }.
+ * createdAtMs, version, queue, groupId } (still stored) or { 4, receipt } (dispatched since); or { -1, state, record,
+ * score }, { -2 }, { -5 }, { -6 }.
  */
 export type EnqueueReply = [number, ...(number | string)[]]
 

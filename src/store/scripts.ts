@@ -15,6 +15,7 @@ import recordHeadsLua from '../../lua/record-heads.lua'
 import countBy from '../../lua/includes/countBy.lua'
 import decodeLease from '../../lua/includes/decodeLease.lua'
 import receiptToken from '../../lua/includes/receiptToken.lua'
+import requestDigest from '../../lua/includes/requestDigest.lua'
 import encodeLease from '../../lua/includes/encodeLease.lua'
 import holdsLease from '../../lua/includes/holdsLease.lua'
 import jobSideKeys from '../../lua/includes/jobSideKeys.lua'
@@ -61,6 +62,7 @@ export const LUA_HELPERS: Readonly<Record<string, string>> = {
   encodeLease,
   decodeLease,
   receiptToken,
+  requestDigest,
   waitsForRetry,
   holdsLease,
   wakeIfEarliest,

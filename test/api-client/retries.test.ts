@@ -59,30 +59,48 @@ async function dispatchStage(queueName: string) {
 }
 
 describe('DelayQueueApiClient: a retried create exists once', () => {
-  it('stores one job for a schedule() without an id whose write a replica never confirmed', async () => {
+  it('stores one job for a schedule() without an id whose write a replica never confirmed, and never calls it a success', async () => {
     // prepare
     const statuses = () => served.api.received.slice(from).map((r) => r.status)
+    const keys = () => new Set(served.api.received.slice(from).map((r) => r.headers['idempotency-key']))
     const from = served.api.received.length
+    const before = await pendingIn('emails')
     // act
-    const job = await client().schedule({ queue: 'emails', payload: { to: 'a@example.com' }, delayMs: 60_000 })
-    // assess: the first attempt stored it (503); before a retry, the client found it under the id it made (200)
-    expect(statuses()).toEqual([503, 200])
-    expect(await pendingIn('emails')).toBe(1)
-    expect(await served.engine.store.get(job.id)).toMatchObject({ queue: 'emails', payload: { to: 'a@example.com' } })
-    expect(Date.parse(job.runAt) - Date.parse(job.createdAt)).toBe(60_000)
+    const error = await client()
+      .schedule({ queue: 'emails', payload: { to: 'a@example.com' }, delayMs: 60_000 })
+      .catch((e) => e)
+    // assess: every attempt carried the call's one key, so the retries stored nothing more; the write was never
+    // confirmed by a replica, and is not reported as a success
+    expect(statuses()).toEqual([503, 503, 503, 503])
+    expect(keys().size).toBe(1)
+    expect(error).toMatchObject({ status: 503, code: 'ReplicationUnconfirmed', attempts: 4 })
+    expect(await pendingIn('emails')).toBe(before + 1)
   })
 
-  it('takes a retry for its own job with an absolute runAt, in the past or the future', async () => {
-    const c = client()
-    const past = await c.schedule({ id: `own-past-${Date.now()}`, queue: 'orders', payload: 1, runAt: 1_000 })
-    const future = await c.schedule({
-      queue: 'events.fifo',
-      payload: 2,
-      runAt: '2027-01-02T03:04:05.678Z',
-      groupId: 'g',
-    })
-    expect(past.runAt).toBe(past.createdAt)
-    expect(future).toMatchObject({ runAt: '2027-01-02T03:04:05.678Z', groupId: 'g' })
+  it('answers a retry with an absolute runAt, in the past or the future, as the attempt that stored it', async () => {
+    // prepare: each first attempt is applied, and the answer the client sees is a 503
+    const { own, writer, close } = await confirmingApi()
+    try {
+      // act
+      const past = await writer(afterFirst('POST', '503')).schedule({
+        id: `own-past-${Date.now()}`,
+        queue: 'orders',
+        payload: 1,
+        runAt: 1_000,
+      })
+      const future = await writer(afterFirst('POST', '503')).schedule({
+        queue: 'events.fifo',
+        payload: 2,
+        runAt: '2027-01-02T03:04:05.678Z',
+        groupId: 'g',
+      })
+      // assess
+      expect(past.runAt).toBe(past.createdAt)
+      expect(future).toMatchObject({ runAt: '2027-01-02T03:04:05.678Z', groupId: 'g' })
+      expect((await own.store.stats()).queues).toMatchObject({ orders: { pending: 1 }, 'events.fifo': { pending: 1 } })
+    } finally {
+      await close()
+    }
   })
 
   it("still refuses a retry that meets somebody else's job under the id", async () => {
@@ -91,9 +109,6 @@ describe('DelayQueueApiClient: a retried create exists once', () => {
     const direct = createEngine(testConfig({ KEY_PREFIX: served.engine.config.keyPrefix }))
     await direct.store.enqueue({ id, queue: 'orders', payloadJson: '"theirs"', schedule: { delayMs: 60_000 } })
     await direct.close()
-    // (a job created in the very millisecond the call begins could be this call's: the look-up before a retry tells
-    // them apart by creation time, so theirs is made a few ms before)
-    await new Promise((r) => setTimeout(r, 5))
     // act: a first attempt that gets no answer, then the retry's 409
     let calls = 0
     const lost: typeof globalThis.fetch = async (url, init) => {
@@ -105,41 +120,51 @@ describe('DelayQueueApiClient: a retried create exists once', () => {
       .catch((e) => e)
     // assess
     expect(error).toBeInstanceOf(JobConflictError)
-    expect(error.existing).toMatchObject({ id, samePayload: false })
+    expect(error.existing).toMatchObject({ id, queue: 'orders' })
+    expect(error.existing).not.toHaveProperty('samePayload')
   })
 
   it('retries a create whose answer was lost, and stores it once', async () => {
     // prepare: the first answer is dropped after the API has handled the request
+    const { own, writer, close } = await confirmingApi()
     let calls = 0
     const dropFirstAnswer: typeof globalThis.fetch = async (url, init) => {
       const res = await fetch(url, init)
       if (++calls === 1) throw new TypeError('fetch failed: other side closed')
       return res
     }
-    const before = await pendingIn('orders')
-    // act
-    const job = await client(dropFirstAnswer).schedule({ queue: 'orders', payload: { n: 1 }, delayMs: 5_000 })
-    // assess
-    expect(calls).toBe(2)
-    expect(await pendingIn('orders')).toBe(before + 1)
-    expect(await served.engine.store.get(job.id)).toMatchObject({ payload: { n: 1 } })
+    try {
+      // act
+      const job = await writer(dropFirstAnswer).schedule({ queue: 'orders', payload: { n: 1 }, delayMs: 5_000 })
+      // assess
+      expect(calls).toBe(2)
+      expect((await own.store.stats()).queues.orders?.pending).toBe(1)
+      expect(await own.store.get(job.id)).toMatchObject({ payload: { n: 1 } })
+    } finally {
+      await close()
+    }
   })
 
   it('stores each job of a batch once and answers every one scheduled', async () => {
-    // prepare
+    // prepare: the first request is applied, and the answer the client sees is a 503
+    const { own, ownApi, writer, close } = await confirmingApi()
     const jobs = [1, 2, 3].map((n) => ({ queue: 'events.fifo', payload: { n }, delayMs: 30_000 * n }))
-    const before = await pendingIn('events.fifo')
-    // act
-    const results = await client().scheduleMany(jobs)
-    // assess
-    expect(results.map((r) => ('status' in r ? r.status : r.error.code))).toEqual([
-      'scheduled',
-      'scheduled',
-      'scheduled',
-    ])
-    expect(await pendingIn('events.fifo')).toBe(before + 3)
-    for (const [i, r] of results.entries()) {
-      expect(await served.engine.store.get(r.id!)).toMatchObject({ payload: { n: i + 1 } })
+    try {
+      // act
+      const results = await writer(afterFirst('POST', '503')).scheduleMany(jobs)
+      // assess
+      expect(results.map((r) => ('status' in r ? r.status : r.error.code))).toEqual([
+        'scheduled',
+        'scheduled',
+        'scheduled',
+      ])
+      expect(ownApi.received.map((r) => r.method)).toEqual(['POST', 'POST'])
+      expect((await own.store.stats()).queues['events.fifo']?.pending).toBe(3)
+      for (const [i, r] of results.entries()) {
+        expect(await own.store.get(r.id!)).toMatchObject({ payload: { n: i + 1 } })
+      }
+    } finally {
+      await close()
     }
   })
 })
@@ -380,17 +405,24 @@ describe('DelayQueueApiClient: a batch refused as a whole after its jobs were st
 })
 
 describe('DelayQueueApiClient: a batch refused as a whole whose jobs are still stored', () => {
-  it('takes the jobs found under their ids, created after the call began, and sends nothing again', async () => {
+  it('sends it again on its key, and the API answers every job scheduled without storing it again', async () => {
     // prepare: the first request stores the jobs (due in a minute: they stay), and the answer the client sees is a 503
-    const from = served.api.received.length
-    const answerLost = afterFirst('POST', '503')
+    const { own, ownApi, writer, close } = await confirmingApi()
     const tag = Date.now()
-    // act
-    const many = await client(answerLost).scheduleMany(
-      [1, 2].map((n) => ({ id: `kept-${tag}.${n}`, queue: 'emails', payload: { n }, delayMs: 60_000 })),
-    )
-    // assess: both scheduled from the one request that stored them (a copy sent again could land after a dispatch)
-    expect(many).toEqual([1, 2].map((n) => ({ id: `kept-${tag}.${n}`, status: 'scheduled' })))
-    expect(served.api.received.slice(from).filter((r) => r.method === 'POST')).toHaveLength(1)
+    try {
+      // act
+      const many = await writer(afterFirst('POST', '503')).scheduleMany(
+        [1, 2].map((n) => ({ id: `kept-${tag}.${n}`, queue: 'emails', payload: { n }, delayMs: 60_000 })),
+      )
+      // assess: both scheduled, stored once, both requests on the same key
+      expect(many).toEqual([1, 2].map((n) => ({ id: `kept-${tag}.${n}`, status: 'scheduled' })))
+      const keys = ownApi.received.map((r) => r.headers['idempotency-key'])
+      expect(keys).toHaveLength(2)
+      expect(keys[0]).toMatch(/^[A-Za-z0-9_-]{22}$/)
+      expect(keys[1]).toBe(keys[0])
+      expect((await own.store.stats()).queues.emails?.pending).toBe(2)
+    } finally {
+      await close()
+    }
   })
 })

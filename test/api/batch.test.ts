@@ -51,13 +51,13 @@ describe('POST /jobs/batch', () => {
     })
     expect(results[2]).toEqual({
       error: { code: 'Conflict', message: 'a job with id "mix-taken" exists already' },
-      job: expect.objectContaining({ id: 'mix-taken', queue: 'orders', status: 'scheduled', samePayload: false }),
+      job: expect.objectContaining({ id: 'mix-taken', queue: 'orders', status: 'scheduled' }),
     })
     expect(results[2].job).not.toHaveProperty('payload')
     expect(results[3].error).toMatchObject({ code: 'PayloadTooLarge', details: [{ path: 'payload' }] })
     expect(results[4].error.details).toEqual([{ path: 'delayMs', message: 'must be an integer >= 0' }])
     expect(results[5]).toEqual({ id: expect.stringMatching(/^[0-9A-Z]{26}$/), status: 'scheduled' })
-    expect(results[6]).toMatchObject({ error: { code: 'Conflict' }, job: { id: 'mix-1', samePayload: false } })
+    expect(results[6]).toMatchObject({ error: { code: 'Conflict' }, job: { id: 'mix-1' } })
     expect(results[7].error.details[0].message).toMatch(/^must be a JSON object/)
     const status = async (id: string) => (await api.call(request('GET', `/jobs/${id}`))).statusCode
     expect(await Promise.all(['mix-1', 'mix-2', 'mix-4', 'mix-5', results[5].id].map(status))).toEqual([

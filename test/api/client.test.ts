@@ -42,7 +42,7 @@ describe('DelayQueue', () => {
     await queue.schedule({ queue: 'orders', payload: 'first', id: 'c-dup' })
     const error = await queue.schedule({ queue: 'orders', payload: 'second', id: 'c-dup' }).catch((e) => e)
     expect(error).toBeInstanceOf(JobExistsError)
-    expect(error.existing).toMatchObject({ id: 'c-dup', samePayload: false })
+    expect(error.existing).toMatchObject({ id: 'c-dup', queue: 'orders', status: 'scheduled' })
     expect(error.existing).not.toHaveProperty('payload')
   })
 

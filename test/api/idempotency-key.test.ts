@@ -1,8 +1,10 @@
 // The Idempotency-Key request header of job writes (POST /jobs, PUT /jobs/{id}) and DelayQueue's idempotencyKey
 // option: a write sent again with the key of one that was applied changes nothing and gets that one's answer, marked
-// `idempotent-replayed: true`; a key that breaks the rule is a 400 naming it, and nothing is stored.
+// `idempotent-replayed: true`; a key sent again with another request is a 422 naming it; a key that breaks the rule is
+// a 400 naming it, and nothing is stored.
 import { afterAll, describe, expect, it } from 'vitest'
 import { DelayQueue } from '../../src/direct/delay-queue'
+import { Leases } from '../../src/scan/claims/leases'
 import { ValidationError } from '../../src/errors'
 import { bodyOf, redisSnapshot, request, testApi } from './api-helpers'
 
@@ -131,23 +133,141 @@ describe('Idempotency-Replay-Window-Ms: how long the API answers a write sent ag
 })
 
 describe('Idempotency-Key on POST /jobs/batch', () => {
-  it('is refused with a 400 naming Idempotency-Key (the entries carry no key), and nothing is stored', async () => {
+  it('is kept with each job: the batch sent again, whole or in part, is answered job by job as it was, stored once', async () => {
     // prepare
-    const before = await redisSnapshot(api.engine)
-    const id = `idem-batch-${Date.now()}`
+    const tag = Date.now()
+    const headers = { 'idempotency-key': key(8) }
+    const jobs = [1, 2].map((n) => ({ id: `idem-batch-${tag}.${n}`, queue: 'orders', payload: n, delayMs: 60_000 }))
+    const first = await api.call(request('POST', '/jobs/batch', { body: { jobs }, headers }))
+    const after = await redisSnapshot(api.engine)
+    // act: the whole batch again, then its second job alone
+    const whole = await api.call(request('POST', '/jobs/batch', { body: { jobs }, headers }))
+    const part = await api.call(request('POST', '/jobs/batch', { body: { jobs: [jobs[1]] }, headers }))
+    // assess
+    expect(bodyOf(first).results).toEqual(jobs.map(({ id }) => ({ id, status: 'scheduled' })))
+    expect(bodyOf(whole).results).toEqual(jobs.map(({ id }) => ({ id, status: 'scheduled', replayed: true })))
+    expect(bodyOf(part).results).toEqual([{ id: jobs[1]!.id, status: 'scheduled', replayed: true }])
+    expect(whole.headers['idempotency-replay-window-ms']).toBe('86400000')
+    expect(await redisSnapshot(api.engine)).toEqual(after)
+  })
+
+  it('refuses an entry without an id (the key is kept under it), naming id, and stores the others', async () => {
+    // prepare
+    const id = `idem-batch-noid-${Date.now()}`
     // act
     const res = await api.call(
       request('POST', '/jobs/batch', {
-        body: { jobs: [{ id, queue: 'orders', payload: 1 }] },
-        headers: { 'idempotency-key': key(8) },
+        body: {
+          jobs: [
+            { queue: 'orders', payload: 1 },
+            { id, queue: 'orders', payload: 2 },
+          ],
+        },
+        headers: { 'idempotency-key': key(9) },
       }),
     )
     // assess
-    expect(res.statusCode).toBe(400)
-    expect(bodyOf(res).error.details).toEqual([
-      { path: 'Idempotency-Key', message: expect.stringContaining('is not taken by POST /jobs/batch') },
+    expect(bodyOf(res).results).toEqual([
+      {
+        error: {
+          code: 'ValidationError',
+          message: expect.any(String),
+          details: [{ path: 'id', message: 'is required with an idempotency key' }],
+        },
+      },
+      { id, status: 'scheduled' },
     ])
-    expect(await redisSnapshot(api.engine)).toEqual(before)
+  })
+})
+
+describe('Idempotency-Key sent again with another request', () => {
+  const reused = {
+    code: 'IdempotencyKeyReused',
+    message: expect.stringContaining('a key stands for one write'),
+    details: [
+      {
+        path: 'Idempotency-Key',
+        message: 'was sent before with another request for this job: make a new key for each write',
+      },
+    ],
+  }
+
+  it('is a 422 naming the key on POST and PUT, changes nothing, and a true replay answers what is stored', async () => {
+    // prepare: a create on orders with a key
+    const id = `idem-reused-${Date.now()}`
+    const headers = { 'idempotency-key': key(10) }
+    const sent = { id, queue: 'orders', payload: { v: 1 }, delayMs: 60_000 }
+    const first = await api.call(request('POST', '/jobs', { body: sent, headers }))
+    const stored = await redisSnapshot(api.engine)
+    // act: the key again with another queue, another payload, another delay, by PUT; then the create as it was sent
+    const otherQueue = await api.call(request('POST', '/jobs', { body: { ...sent, queue: 'emails' }, headers }))
+    const otherPayload = await api.call(request('POST', '/jobs', { body: { ...sent, payload: { v: 2 } }, headers }))
+    const otherDelay = await api.call(request('POST', '/jobs', { body: { ...sent, delayMs: 1 }, headers }))
+    const { id: _, ...putBody } = sent
+    const byPut = await api.call(request('PUT', `/jobs/${id}`, { body: putBody, headers }))
+    const afterRefusals = await redisSnapshot(api.engine)
+    const replay = await api.call(request('POST', '/jobs', { body: sent, headers }))
+    // assess
+    for (const res of [otherQueue, otherPayload, otherDelay, byPut]) {
+      expect(res.statusCode).toBe(422)
+      expect(bodyOf(res)).toEqual({ error: reused })
+    }
+    expect(afterRefusals).toEqual(stored)
+    expect(replay.statusCode).toBe(201)
+    expect(replay.headers['idempotent-replayed']).toBe('true')
+    expect(bodyOf(replay)).toEqual(bodyOf(first))
+    expect(bodyOf(await api.call(request('GET', `/jobs/${id}`)))).toMatchObject({ queue: 'orders', payload: { v: 1 } })
+  })
+
+  it("is a 422 once the job was dispatched, when its queue is not the receipt's; the same request answers the stored queue", async () => {
+    // prepare: a due create with a key, claimed and acknowledged (SQS took it): only its receipt is left
+    const own = testApi({ SHARDS: '1' })
+    const id = `idem-reused-sent-${Date.now()}`
+    const headers = { 'idempotency-key': key(11) }
+    const sent = { id, queue: 'orders', payload: 1 }
+    await own.call(request('POST', '/jobs', { body: sent, headers }))
+    const leases = new Leases(own.engine.redis, {
+      leaseMs: 30_000,
+      maxAttempts: 3,
+      backoffBaseMs: 10,
+      backoffMaxMs: 10,
+      receiptTtlMs: 86_400_000,
+    })
+    const { shard, bucketNo } = own.engine.keys.locate(id)
+    const claim = await leases.claim(shard, [String(bucketNo)], 10)
+    const messageId = '0b6a4ad6-2c1a-4bd3-9a2c-6f1f3d4b5e6f'
+    await leases.ack(
+      shard,
+      claim.jobs.map((job) => ({ ...job, accepted: { messageId, acceptedAtMs: job.dueMs } })),
+    )
+    // act
+    const otherQueue = await own.call(request('POST', '/jobs', { body: { ...sent, queue: 'emails' }, headers }))
+    const replay = await own.call(request('POST', '/jobs', { body: sent, headers }))
+    const view = await own.call(request('GET', `/jobs/${id}`))
+    await own.close()
+    // assess
+    expect(claim.jobs.map((j) => j.id)).toEqual([id])
+    expect(otherQueue.statusCode).toBe(422)
+    expect(bodyOf(otherQueue)).toEqual({ error: reused })
+    expect(replay.statusCode).toBe(201)
+    expect(bodyOf(replay)).toMatchObject({ id, queue: 'orders' })
+    expect(bodyOf(view)).toMatchObject({ status: 'dispatched', queue: 'orders' })
+  })
+
+  it('answers a DelayQueue replay with the queue and group stored, never the ones sent again', async () => {
+    // prepare: a record written before requests were digested carries none, and counts as any request of its key
+    const queue = new DelayQueue(api.engine)
+    const id = `idem-direct-queue-${Date.now()}`
+    const options = { idempotencyKey: key(12) }
+    await queue.schedule({ id, queue: 'orders', payload: 1 }, options)
+    const { shard } = api.engine.keys.locate(id)
+    const record = (await api.engine.redis.hget(shard.jobs, id))!
+    await api.engine.redis.hset(shard.jobs, id, record.replace(/^(.*\n.*\n\d+:[^.\n]*)\.[0-9a-f]{8}/, '$1'))
+    // act
+    const again = await queue.schedule({ id, queue: 'events.fifo', groupId: 'g', payload: 1 }, options)
+    // assess
+    expect(again).toMatchObject({ id, queue: 'orders', replayed: true })
+    expect(again).not.toHaveProperty('groupId')
   })
 })
 

@@ -67,7 +67,6 @@ describe('POST /jobs', () => {
         status: 'scheduled',
         runAt: expect.any(String),
         createdAt: expect.any(String),
-        samePayload: false,
       },
     })
     expect(bodyOf(await api.call(request('GET', '/jobs/dup-1'))).payload).toBe('first')

@@ -3,9 +3,8 @@
 // race). A create whose answer was lost is retried once by the "user" with the same id and the same Idempotency-Key (a
 // replayed answer, or a 409 showing the job it sent, is its success). Each job id belongs to one lane, so its
 // operations form a sequence. Every write goes through the client's own retries, each call with its Idempotency-Key.
-import { DelayQueueApiClient, JobConflictError } from '../../src/api-client'
+import { DelayQueueApiClient } from '../../src/api-client'
 import { newIdempotencyKey } from '../../src/api-client/idempotency-key'
-import { isOwnJob } from '../../src/api-client/own-job'
 import type { Op } from './history'
 import type { Random } from './random'
 import { outcomeOf, type Recorder } from './recorder'
@@ -74,15 +73,8 @@ async function single(via: 'post' | 'post-no-id' | 'put', base: string, ctx: Lan
   }
   const first = await recorder.record({ ...shape, id }, send, onOk)
   if (first.outcome !== 'unknown' || via !== 'post') return first
-  // The user's retry, with the same id: its own job found there (409) is its success.
-  return recorder.record({ ...shape, id, retryOf: first.n }, send, onOk, (e, op) => {
-    if (!(e instanceof JobConflictError) || !isOwnJob({ ...input, id }, e.existing)) return false
-    op.outcome = 'ok'
-    op.status = 409
-    op.code = 'own'
-    op.answerRunAtMs = Date.parse(e.existing.runAt)
-    return true
-  })
+  // The user's retry, with the same id and key: the API answers it as the first attempt if that one was applied.
+  return recorder.record({ ...shape, id, retryOf: first.n }, send, onOk)
 }
 
 async function followUps(create: Op, ctx: LaneContext): Promise<void> {

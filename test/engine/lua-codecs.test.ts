@@ -27,14 +27,26 @@ const jobs = [
     groupId: '',
     payloadJson: '{"n":2}',
     writeToken: 'Zx_9-AbCdEfGhIjKlMnOpQ',
+    requestDigest: '0af3c2d1',
   },
 ]
 
 type Job = (typeof jobs)[number]
-/** A job's fields in the order encodeRecord takes them and decodeRecord answers them: the token last, '' for none. */
+/**
+ * A job's fields in the order encodeRecord takes them and decodeRecord answers them: the token and its request digest
+ * last, '' for none.
+ */
 const recordFields = (job: Job) =>
-  [job.queue, job.createdAtMs, job.version, job.groupId, job.payloadJson, job.writeToken ?? ''] as const
-const encodeCall = 'encodeRecord(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6])'
+  [
+    job.queue,
+    job.createdAtMs,
+    job.version,
+    job.groupId,
+    job.payloadJson,
+    job.writeToken ?? '',
+    job.requestDigest ?? '',
+  ] as const
+const encodeCall = 'encodeRecord(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], ARGV[7])'
 
 describe('the job record codec (lua/includes/encodeRecord.lua, decodeRecord.lua)', () => {
   it.each(jobs)('writes a record for queue $queue that src/store/record.ts reads back field for field', async (job) => {
@@ -52,7 +64,7 @@ describe('the job record codec (lua/includes/encodeRecord.lua, decodeRecord.lua)
       `return { decodeRecord(${encodeCall}) }`,
       ...recordFields(job),
     )
-    // assess: the token last, '' for none
+    // assess: the token and its request digest last, '' for none
     expect(fields).toEqual(recordFields(job))
   })
 
@@ -71,7 +83,7 @@ describe('the job record codec (lua/includes/encodeRecord.lua, decodeRecord.lua)
     const notARecord = await lua('decodeRecord', 'return { decodeRecord(ARGV[1]) }', 'orders\n1\n0')
     // assess
     const job = decodeRecord(stored)
-    expect(fields).toEqual([job.queue, job.createdAtMs, job.version, 'g', '{"a":1}', ''])
+    expect(fields).toEqual([job.queue, job.createdAtMs, job.version, 'g', '{"a":1}', '', ''])
     expect(notARecord).toEqual([])
   })
 })

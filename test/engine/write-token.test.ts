@@ -39,9 +39,10 @@ describe('a replace sent again with its write token', () => {
     await dispatched('put-me')
     // act: the same PUT, the same token
     const again = await store.upsert(put)
-    // assess: answered as the first attempt (a replace, due when it made it due), marked a replay; nothing pending
+    // assess: answered as the first attempt (a replace, due when it made it due, on the queue it stored), marked a
+    // replay; nothing pending
     expect(first).toMatchObject({ status: 'replaced', version: 1 })
-    expect(again).toEqual({ ...first, startScanner: false, replayed: 'dispatched' })
+    expect(again).toEqual({ ...first, startScanner: false, replayed: 'dispatched', queue: 'orders' })
     expect(await pending()).toBe(0)
     expect(await store.get('put-me')).toMatchObject({ status: 'dispatched' })
     expect(countIds(await receiveAll(sqs, q.url)).get('put-me')).toBe(1)
@@ -58,7 +59,7 @@ describe('a replace sent again with its write token', () => {
     await new Promise((r) => setTimeout(r, 20))
     const again = await store.upsert(put)
     // assess
-    expect(again).toEqual({ ...first, startScanner: false, replayed: 'stored' })
+    expect(again).toEqual({ ...first, startScanner: false, replayed: 'stored', queue: 'orders', groupId: '' })
     expect(await store.get('held')).toMatchObject({ payload: { v: 2 }, runAt: new Date(first.dueMs).toISOString() })
     await close()
   })
@@ -92,8 +93,8 @@ describe('a create with an id sent again with its write token', () => {
     // act
     const [againNow, againLater] = [await store.enqueue(now), await store.enqueue(later)]
     // assess
-    expect(againNow).toEqual({ ...firstNow, startScanner: false, replayed: 'dispatched' })
-    expect(againLater).toEqual({ ...firstLater, startScanner: false, replayed: 'stored' })
+    expect(againNow).toEqual({ ...firstNow, startScanner: false, replayed: 'dispatched', queue: 'orders' })
+    expect(againLater).toEqual({ ...firstLater, startScanner: false, replayed: 'stored', queue: 'orders', groupId: '' })
     expect(await pending()).toBe(1)
     expect(countIds(await receiveAll(sqs, q.url)).get('made-now')).toBe(1)
     await close()
@@ -118,7 +119,7 @@ describe('a write sent again after its job died (SQS refused it on every attempt
     // act
     const again = await t.store.enqueue(made)
     // assess: the first attempt's answer (due when it made it due), not the dead set's score 50 ms or more later
-    expect(again).toEqual({ ...first, startScanner: false, replayed: 'stored' })
+    expect(again).toEqual({ ...first, startScanner: false, replayed: 'stored', queue: 'orders', groupId: '' })
     await t.close()
   })
 })
