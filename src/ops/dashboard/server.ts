@@ -132,10 +132,14 @@ function scheduleRoutes(queue: DelayQueue): [string, RegExp, Handler][] {
   ]
 }
 
-/** The consumer side: each target's DLQ (read on demand) and its redrive into the delay queue (src/ops/dashboard/dlqs.ts). */
+/**
+ * The consumer side: each target's DLQ, its depth (GET: attributes only, no side effect), a peek at its messages (POST:
+ * a receive is an action) and its redrive into the delay queue (src/ops/dashboard/dlqs.ts).
+ */
 function dlqRoutes(dlqs: DlqReader): [string, RegExp, Handler][] {
   return [
     ['GET', /^\/api\/dlqs$/, async () => [200, await dlqs.read()]],
+    ['POST', /^\/api\/dlqs\/peek$/, async () => [200, await dlqs.peek()]],
     [
       'POST',
       /^\/api\/dlqs\/([^/]+)\/redrive$/,
