@@ -198,7 +198,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard DLQ panel and bars in a browser', () 
     }
   }, 30_000)
 
-  it('draws each "due jobs" bar at its share of all scheduled jobs, with no CSP violation', async () => {
+  it('draws each bar of the due jobs at its share of all scheduled jobs, with no CSP violation', async () => {
     // prepare: 1 job due within the minute, 3 more within the day (with the redriven one, due now, in "all")
     for (const [i, delayMs] of [30_000, 7_200_000, 7_200_000, 7_200_000].entries())
       await queue.schedule({ id: `bar-${i}`, queue: 'orders', payload: { i }, delayMs })
