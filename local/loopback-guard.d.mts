@@ -6,8 +6,8 @@ export interface Refusal {
   message: string
 }
 
-/** Whether `host` (a Host header) names this machine's loopback at `port` (local/loopback-guard.mjs). */
-export function isLoopbackHost(host: string | undefined, port: number): boolean
+/** Whether `host` (a Host header) names this machine's loopback, at any port (local/loopback-guard.mjs). */
+export function isLoopbackHost(host: string | undefined): boolean
 /** Why a request must not be answered, or null (local/loopback-guard.mjs says what is refused). */
 export function refusal(req: Pick<IncomingMessage, 'headers'>, port: number, allowedOrigins?: string[]): Refusal | null
 /** The origins allowed by SDQ_LOCAL_ALLOWED_ORIGINS; throws naming the setting when one is not an origin. */

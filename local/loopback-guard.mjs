@@ -2,8 +2,8 @@
 // any site, opened in this machine's browser, can send requests to 127.0.0.1 (a form or a `text/plain` fetch needs no
 // CORS preflight), and a name its owner rebinds to 127.0.0.1 makes the page same-origin with the port (DNS
 // rebinding). So every port answers only:
-// - requests addressed to a loopback name at its own port (Host 127.0.0.1:<port>, localhost, *.localhost, [::1]):
-//   a rebound name is refused with 421;
+// - requests addressed to a loopback name (Host 127.0.0.1, localhost, *.localhost, [::1], with any port): a rebound
+//   name is refused with 421;
 // - callers without an Origin, or of the port's own origin, or of an origin the developer allowed: another page's
 //   request is refused with 403, and so is one the browser marks as cross-site (Sec-Fetch-Site), such as an <img>;
 // and no answer carries access-control-* headers that the port did not decide on itself (serverless-offline copies
@@ -13,12 +13,14 @@
 
 const LOOPBACK_NAME = /^(127\.\d+\.\d+\.\d+|localhost|[a-z0-9-]+(\.[a-z0-9-]+)*\.localhost|\[::1\])$/
 
-/** Whether `host` (a Host header) names this machine's loopback at `port`. */
-export function isLoopbackHost(host, port) {
-  const m = /^(.*):(\d+)$/.exec((host ?? '').toLowerCase())
-  // A browser leaves port 80 out of Host.
-  const [name, hostPort] = m ? [m[1], Number(m[2])] : [(host ?? '').toLowerCase(), 80]
-  return hostPort === port && LOOPBACK_NAME.test(name)
+/**
+ * Whether `host` (a Host header) names this machine's loopback. Any port: a browser writes the port of the URL it
+ * calls, so a page cannot make it differ from the listener's, while a local proxy in front of a port (the tests' TCP
+ * proxies) forwards its own.
+ */
+export function isLoopbackHost(host) {
+  const name = (host ?? '').toLowerCase().replace(/:\d+$/, '')
+  return LOOPBACK_NAME.test(name)
 }
 
 /**
@@ -27,7 +29,7 @@ export function isLoopbackHost(host, port) {
  */
 export function refusal(req, port, allowedOrigins = []) {
   const headers = req.headers
-  if (!isLoopbackHost(headers.host, port)) {
+  if (!isLoopbackHost(headers.host)) {
     const shown = JSON.stringify(String(headers.host ?? '').slice(0, 100))
     return {
       status: 421,
