@@ -5,9 +5,20 @@
 // retry 503s), never a dead stack. The slots open one per answer, from 2 (local/ramping-slots.ts), so a burst on a
 // cold stack does not start 16 workers at once. A failed invocation, which serverless-offline answers 200, is
 // answered as the failure it is (local/lambda-error-answer.ts).
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+// Web pages: the gate answers only loopback Hosts and callers without an Origin, of its own origin or of one allowed
+// with SDQ_LOCAL_ALLOWED_ORIGINS (local/loopback-guard.mjs); the CORS headers are its own, only for an allowed origin
+// (as API Gateway sends none unless configured), never serverless-offline's copy of whatever Origin came.
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { failedInvocation } from './lambda-error-answer'
+import { answerRefusal, refusal } from './loopback-guard.mjs'
 import { RampingSlots } from './ramping-slots'
 
 export interface ApiGateOptions {
@@ -19,7 +30,22 @@ export interface ApiGateOptions {
   /** Slots open at first; one more opens with each answer, up to maxInFlight. */
   initialInFlight?: number
   maxQueued?: number
+  /** Origins whose pages may call the API from a browser (SDQ_LOCAL_ALLOWED_ORIGINS). Default: none. */
+  allowedOrigins?: string[]
 }
+
+/** What a browser may send to an allowed origin's API (the routes of docs/api.md). */
+const PREFLIGHT = {
+  'access-control-allow-methods': 'GET, POST, PUT, DELETE',
+  'access-control-allow-headers': 'content-type, idempotency-key, authorization',
+  'access-control-max-age': '600',
+}
+
+/** Headers that are the browser's business only: the upstream never sees them (it would echo Origin into CORS). */
+const BROWSER_HEADERS = ['origin', 'referer', 'sec-fetch-site', 'sec-fetch-mode', 'sec-fetch-dest', 'sec-fetch-user']
+
+const withoutCors = (headers: IncomingHttpHeaders) =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => !name.startsWith('access-control-')))
 
 export interface ApiGate {
   url: string
@@ -33,17 +59,15 @@ export async function startApiGate(options: ApiGateOptions): Promise<ApiGate> {
   const slots = new RampingSlots(options.initialInFlight ?? 2, options.maxInFlight ?? 16)
   const maxQueued = options.maxQueued ?? 10_000
   const stats = { waiting: 0, mostWaiting: 0, refused: 0 }
+  const allowedOrigins = options.allowedOrigins ?? []
+  let port = 0
 
-  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer) =>
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, cors: Record<string, string>) =>
     new Promise<boolean>((done) => {
+      const headers: IncomingHttpHeaders = { ...req.headers, host: target.host, 'content-length': String(body.length) }
+      for (const name of BROWSER_HEADERS) delete headers[name]
       const up = httpRequest(
-        {
-          host: target.hostname,
-          port: target.port,
-          method: req.method,
-          path: req.url,
-          headers: { ...req.headers, host: target.host, 'content-length': String(body.length) },
-        },
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
         (answer) => {
           // Read whole (API answers are small) to tell serverless-offline's failed invocation from an answer.
           const chunks: Buffer[] = []
@@ -52,10 +76,10 @@ export async function startApiGate(options: ApiGateOptions): Promise<ApiGate> {
             const body = Buffer.concat(chunks)
             const failed = failedInvocation(answer.statusCode ?? 502, body)
             if (failed) {
-              res.writeHead(failed.status, { 'content-type': 'application/json' })
+              res.writeHead(failed.status, { 'content-type': 'application/json', ...cors })
               res.end(failed.body)
             } else {
-              res.writeHead(answer.statusCode ?? 502, answer.headers)
+              res.writeHead(answer.statusCode ?? 502, { ...withoutCors(answer.headers), ...cors })
               res.end(body)
             }
             done(true)
@@ -76,6 +100,16 @@ export async function startApiGate(options: ApiGateOptions): Promise<ApiGate> {
     })
 
   const server: Server = createServer(async (req, res) => {
+    const refused = refusal(req, port, allowedOrigins)
+    if (refused) return answerRefusal(res, refused)
+    // Past the guard, an Origin is this gate's own or an allowed one: only an allowed one gets CORS headers.
+    const origin = req.headers.origin
+    const cors: Record<string, string> =
+      origin && allowedOrigins.includes(origin) ? { 'access-control-allow-origin': origin, vary: 'origin' } : {}
+    if (req.method === 'OPTIONS' && cors['access-control-allow-origin']) {
+      res.writeHead(204, { ...cors, ...PREFLIGHT })
+      return res.end()
+    }
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     if (stats.waiting >= maxQueued) {
@@ -90,14 +124,15 @@ export async function startApiGate(options: ApiGateOptions): Promise<ApiGate> {
     stats.waiting--
     let answered = false
     try {
-      answered = await forward(req, res, Buffer.concat(chunks))
+      answered = await forward(req, res, Buffer.concat(chunks), cors)
     } finally {
       slots.release(answered)
     }
   })
   await new Promise<void>((ok) => server.listen(options.port ?? 0, '127.0.0.1', ok))
+  port = (server.address() as AddressInfo).port
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${port}`,
     stats,
     close: () =>
       new Promise<void>((ok) => {

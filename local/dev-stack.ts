@@ -10,6 +10,7 @@ import { SQSClient } from '@aws-sdk/client-sqs'
 import type { ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
 import { startApiGate } from './api-gate'
+import { allowedOriginsFrom } from './loopback-guard.mjs'
 import { startRedis, type LocalRedis } from './redis-server'
 import { localCredentials, startSqsProcess, type LocalSqs } from './sqs-endpoint'
 import { startSqsPoller, type SqsPoller } from '../tools/sdq-poll/sqs-poller'
@@ -107,6 +108,8 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
   }
 
   try {
+    // Checked before anything starts: a mistyped origin is a start that fails at once, naming the setting.
+    const allowedOrigins = allowedOriginsFrom({ ...process.env, ...options.env })
     const spec = await readServiceSpec(root, stage, { ...process.env, QUEUES: '' })
 
     let redis: LocalRedis | undefined
@@ -158,7 +161,11 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     stops.push(() => offline.stop())
     watch('serverless-offline', offline.process)
     // The API's address: a gate that queues requests beyond what serverless-offline can take at once (local/api-gate.ts).
-    const gate = await startApiGate({ target: offline.apiUrl, port: options.httpPort || 0 })
+    const gate = await startApiGate({
+      target: offline.apiUrl,
+      port: options.httpPort || 0,
+      allowedOrigins,
+    })
     stops.push(() => gate.close())
 
     // The dashboard reads the same Redis with the functions' settings (key prefix, shards).

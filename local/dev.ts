@@ -4,7 +4,8 @@
 // Environment: REDIS_URL (use that Redis instead of a private one), PORT (API port, default 3000 when free),
 // LAMBDA_PORT (serverless-offline's Lambda endpoint, default 3002 when free), SQS_PORT (local SQS, default 9324
 // when free), DASHBOARD_PORT (the operator dashboard, default 3003 when free), SHOW_METRICS=1 (print the functions'
-// EMF metric lines too), and any setting of docs/settings.md (e.g. POLL_INTERVAL_MS) for the functions.
+// EMF metric lines too), SDQ_LOCAL_ALLOWED_ORIGINS (origins whose pages may call the API from a browser, e.g.
+// http://localhost:5173: docs/local.md), and any setting of docs/settings.md (e.g. POLL_INTERVAL_MS) for the functions.
 import { freePort } from './ports'
 import { startDevStack, type DevStack } from './dev-stack'
 import { createServer } from 'node:net'

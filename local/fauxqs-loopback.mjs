@@ -10,7 +10,11 @@
 // fauxqs reports (the socket's own, from server.address()) must be 127.0.0.1, or the server is stopped and the start
 // fails. An upstream change that needs none of this: a listen-address option in startFauxqs (e.g. `listenHost`,
 // FAUXQS_LISTEN_HOST) passed to app.listen.
+// Its HTTP server also answers only loopback Hosts and callers without a foreign Origin (local/loopback-guard.mjs):
+// SQS's query protocol takes form posts, which any web page could send to 127.0.0.1 without a CORS preflight.
+import http from 'node:http'
 import net from 'node:net'
+import { guardServer } from './loopback-guard.mjs'
 
 const LOOPBACK = '127.0.0.1'
 const originalListen = net.Server.prototype.listen
@@ -29,6 +33,7 @@ function listenOnLoopback(...args) {
       if (!isLoopback(second)) args[1] = LOOPBACK
     } else args.splice(1, 0, LOOPBACK)
   }
+  if (this instanceof http.Server) guardServer(this)
   return originalListen.apply(this, args)
 }
 

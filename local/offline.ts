@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { freePort, onFreshPorts, PortTakenError } from './ports'
 import { slsBin } from './service-config'
 
@@ -34,6 +35,9 @@ export async function startOffline(options: OfflineOptions): Promise<Offline> {
   // Its own esbuild work folder: a parallel `serverless package` or a second stack cleans up only its own.
   const workFolder = `.esbuild/offline-${process.pid}-${httpPort}`
   const args = [
+    // Its ports answer loopback Hosts and callers without a foreign Origin only (local/offline-guard-preload.mjs).
+    '--import',
+    pathToFileURL(resolve(root, 'local/offline-guard-preload.mjs')).href,
     slsBin(root),
     'offline',
     'start',

@@ -56,6 +56,17 @@ export class JobNotFoundError extends DelayQueueError {
   }
 }
 
+/** An operator tool named a target queue that is not in QUEUES (the dashboard's DLQ routes). */
+export class QueueNotFoundError extends DelayQueueError {
+  readonly code = 'NotFound'
+  constructor(
+    readonly queue: string,
+    known: string[],
+  ) {
+    super(`no target queue ${JSON.stringify(queue)} in QUEUES (${known.map((q) => JSON.stringify(q)).join(', ')})`)
+  }
+}
+
 /**
  * The job that holds a taken id, as a refused create shows it: never the payload, nor whether it equals the one sent
  * (a caller allowed only to create jobs must not read other jobs through a 409, nor test guesses of their payloads

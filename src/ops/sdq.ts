@@ -11,7 +11,8 @@
 //   job <id>                                  one job: pending, dead, or dispatched (its receipt)
 //   stats                                     counts per target queue
 //   schedules list|get|put|pause|resume|delete  recurring schedules (src/ops/schedule-commands.ts)
-//   dashboard [--port N] [--host H]           the operator dashboard over REDIS_URL (default 127.0.0.1:3003); no AWS
+//   dashboard [--port N] [--host H]           the operator dashboard over REDIS_URL (default 127.0.0.1:3003); no AWS;
+//                                             a --host beyond loopback needs SDQ_DASHBOARD_TOKEN (docs/operations.md)
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../config'
 import { DeadSet } from './dead-set'
@@ -34,6 +35,8 @@ const USAGE = `usage:
 ${JOB_USAGE}
   sdq stats
   sdq dashboard [--port N] [--host H]
+      --host other than loopback (0.0.0.0, a LAN address) only with SDQ_DASHBOARD_TOKEN set (32+ characters): every
+      request must then carry it (open /?token=<token> once, or send Authorization: Bearer <token>)
 ${SCHEDULE_USAGE}`
 
 async function main(argv: string[]): Promise<number> {
@@ -76,7 +79,9 @@ async function main(argv: string[]): Promise<number> {
       const flags = { queue: values.queue, limit: number('limit', values.limit), cursor: values.cursor }
       for (const line of await jobCommand(new DelayQueue(engine), command, sub, flags)) print(line)
     } else if (command === 'dashboard') {
-      await serveDashboard(engine, { port: number('port', values.port, 3003), host: values.host })
+      // From the environment, not a flag: a command line is visible to every user of the machine (ps).
+      const token = process.env.SDQ_DASHBOARD_TOKEN || undefined
+      await serveDashboard(engine, { port: number('port', values.port, 3003), host: values.host, token })
     } else if (command === 'dead' && sub === 'list') {
       for (const job of await dead.list({ queue: values.queue, limit: number('limit', values.limit, 100) })) print(job)
     } else if (command === 'dead' && sub === 'retry') {
@@ -148,10 +153,14 @@ async function redriveCommand(
 }
 
 /** Serves the dashboard until Ctrl-C (SIGINT) or SIGTERM. */
-async function serveDashboard(engine: ReturnType<typeof createEngine>, options: { port?: number; host?: string }) {
+async function serveDashboard(
+  engine: ReturnType<typeof createEngine>,
+  options: { port?: number; host?: string; token?: string },
+) {
   const dashboard = await startDashboard(engine, options)
   const redis = engine.config.redis.url?.replace(/\/\/[^@/]*@/, '//***@') ?? engine.config.redis.clusterNodes?.join(',')
   console.log(`dashboard on ${dashboard.url} (Redis ${redis}, key prefix ${engine.config.keyPrefix}); Ctrl-C stops it`)
+  if (options.token) console.log('every request needs SDQ_DASHBOARD_TOKEN: open /?token=<token> once in the browser')
   await new Promise<void>((ok) => {
     process.once('SIGINT', ok)
     process.once('SIGTERM', ok)

@@ -4,21 +4,37 @@
 //
 // The only part of the dashboard that calls AWS. It does so only when SQS access is configured (SQS_ENDPOINT, or AWS
 // credentials in the environment): over a tunnel without credentials the panel says so instead of failing, and the
-// SDK never goes looking for credentials elsewhere. Read on demand (the panel's button), never by the 2 s refresh: a
-// peek is a receive, and adds one to each peeked message's receive count.
-import { GetQueueAttributesCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs'
+// SDK never goes looking for credentials elsewhere.
+// A depth read (GET) asks for queue attributes only: a GET changes nothing, so a page of another site that makes the
+// browser load it (an <img>) cannot touch the DLQs. A peek is a receive, which adds one to each peeked message's receive
+// count: it is a POST (an action: same origin, JSON), made by the panel's button only, never by the 2 s refresh. A peek
+// gives the messages back at once (visibility 0), so the DLQ's consumer and a redrive see them as before.
+import {
+  ChangeMessageVisibilityBatchCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs'
 import type { Config } from '../../config'
 import { createSqsClient } from '../../sqs/sqs-client'
 import { JOB_ID_ATTRIBUTE } from '../../sqs/envelope'
 import type { JobStore } from '../../store/job-store'
 import { dlqNameOf } from '../dlq-target'
 import { redrive, type RedriveReport } from '../redrive'
+import { QueueNotFoundError } from '../../errors'
 import { isoTime } from '../../iso-time'
 
 /** Messages peeked per DLQ. */
 const PEEK = 5
 /** Body characters shown per peeked message. */
 const BODY_PREVIEW = 200
+/**
+ * How long a peeked message is held before it is given back. Not 0 at the receive: fauxqs keeps a message received with
+ * visibility 0 out of the depth (and of a redrive's first receive) until some later receive puts it back. Given back
+ * explicitly right after; if that fails, it is visible again after this many seconds.
+ */
+const PEEK_HOLD_SECONDS = 30
 
 export interface DlqMessage {
   messageId: string
@@ -32,10 +48,11 @@ export interface DlqMessage {
 export interface DlqView {
   queue: string
   dlqUrl: string
-  /** ApproximateNumberOfMessages (visible) and ...NotVisible (being received). */
+  /** Messages in the DLQ: ApproximateNumberOfMessages (visible) plus ...NotVisible (being received, or peeked). */
   depth: number
+  /** Of those, the ones being received now. */
   inFlight: number
-  /** The oldest SentTimestamp among the peeked messages (SQS keeps a message's first send time). */
+  /** The oldest SentTimestamp among the peeked messages (SQS keeps a message's first send time); null without a peek. */
   oldestSentAt: string | null
   messages: DlqMessage[]
   error?: string
@@ -71,26 +88,42 @@ export class DlqReader {
     private readonly store: JobStore,
   ) {}
 
-  async read(): Promise<DlqReport> {
-    const reason = noSqsAccess(this.config)
-    if (reason) return { available: false, reason }
-    const dlqs = await Promise.all(Object.entries(this.config.queues).map(([queue, url]) => this.readOne(queue, url)))
-    return { available: true, dlqs }
+  /** Each DLQ's depth, from its attributes: no message is received. */
+  read(): Promise<DlqReport> {
+    return this.readAll(false)
   }
 
-  /** Moves the DLQ's messages back into the delay queue, due now: what `sdq redrive --dlq-url` does. */
+  /** The depths and a peek at the first messages of each DLQ (a receive: each peeked message's count goes up). */
+  peek(): Promise<DlqReport> {
+    return this.readAll(true)
+  }
+
+  /**
+   * Moves the DLQ's messages back into the delay queue, due now: what `sdq redrive --dlq-url` does, with its check
+   * (a message whose body names another queue stays in the DLQ, listed as skipped). An unknown queue is a 404.
+   */
   async redrive(queue: string): Promise<RedriveReport> {
+    const url = Object.hasOwn(this.config.queues, queue) ? this.config.queues[queue] : undefined
+    if (!url) throw new QueueNotFoundError(queue, Object.keys(this.config.queues))
     const reason = noSqsAccess(this.config)
     if (reason) throw new Error(reason)
-    const url = this.config.queues[queue]
-    if (!url || !Object.hasOwn(this.config.queues, queue)) throw new Error(`no target queue ${JSON.stringify(queue)}`)
+    // No `queue` option: naming it would move bodies that name another queue too (redrive.ts), which only an
+    // operator's explicit --queue may do.
     return redrive({
       sqs: this.client(),
       dlqUrl: dlqUrlOf(url),
       config: this.config,
-      queue,
       mode: { kind: 'schedule', store: this.store, delayMs: 0 },
     })
+  }
+
+  private async readAll(peek: boolean): Promise<DlqReport> {
+    const reason = noSqsAccess(this.config)
+    if (reason) return { available: false, reason }
+    const dlqs = await Promise.all(
+      Object.entries(this.config.queues).map(([queue, url]) => this.readOne(queue, url, peek)),
+    )
+    return { available: true, dlqs }
   }
 
   close(): void {
@@ -102,7 +135,7 @@ export class DlqReader {
     return this.sqs
   }
 
-  private async readOne(queue: string, queueUrl: string): Promise<DlqView> {
+  private async readOne(queue: string, queueUrl: string, peek: boolean): Promise<DlqView> {
     const dlqUrl = dlqUrlOf(queueUrl)
     const view: DlqView = { queue, dlqUrl, depth: 0, inFlight: 0, oldestSentAt: null, messages: [] }
     try {
@@ -112,20 +145,20 @@ export class DlqReader {
           AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
         }),
       )
-      view.depth = Number(attrs.Attributes?.ApproximateNumberOfMessages ?? 0)
       view.inFlight = Number(attrs.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0)
-      if (view.depth > 0) {
-        // Visibility 0: the peeked messages stay visible, for the consumer of the DLQ or a redrive.
+      view.depth = Number(attrs.Attributes?.ApproximateNumberOfMessages ?? 0) + view.inFlight
+      if (peek && view.depth > view.inFlight) {
         const { Messages = [] } = await this.client().send(
           new ReceiveMessageCommand({
             QueueUrl: dlqUrl,
             MaxNumberOfMessages: PEEK,
-            VisibilityTimeout: 0,
+            VisibilityTimeout: PEEK_HOLD_SECONDS,
             WaitTimeSeconds: 0,
             MessageAttributeNames: [JOB_ID_ATTRIBUTE],
             MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp'],
           }),
         )
+        await this.giveBack(dlqUrl, Messages)
         view.messages = Messages.map(peeked)
         const oldest = Math.min(...view.messages.map((m) => Date.parse(m.sentAt)))
         view.oldestSentAt = Number.isFinite(oldest) ? isoTime(oldest) : null
@@ -134,6 +167,17 @@ export class DlqReader {
       view.error = e instanceof Error ? `${e.name}: ${e.message}` : String(e)
     }
     return view
+  }
+
+  /** Peeked messages visible again at once, for the DLQ's consumer and a redrive (per-message failures: 30 s later). */
+  private async giveBack(dlqUrl: string, messages: Message[]): Promise<void> {
+    if (messages.length === 0) return
+    await this.client().send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl: dlqUrl,
+        Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle!, VisibilityTimeout: 0 })),
+      }),
+    )
   }
 }
 

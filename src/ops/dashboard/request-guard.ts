@@ -5,6 +5,7 @@ import type { IncomingMessage } from 'node:http'
 
 /** The page's own refusals, with the code each status has in the HTTP API's error bodies (docs/api.md). */
 const HTTP_CODES: Record<number, string> = {
+  401: 'Unauthorized',
   403: 'Forbidden',
   404: 'NotFound',
   413: 'PayloadTooLarge',
@@ -43,15 +44,28 @@ export function checkHost(req: IncomingMessage, allowed: Set<string>): void {
   throw new HttpError(421, `Host ${shown} is not this dashboard: open http://${ours}/ (or localhost, [::1])`)
 }
 
-/** Actions: JSON only (a cross-site form cannot send it without a CORS preflight), and from this origin. */
-export function checkAction(req: IncomingMessage): void {
+/**
+ * Actions: JSON only (a cross-site form cannot send it without a CORS preflight), and from this origin. A request
+ * without an Origin is a tool's on this machine (browsers send one with every action); from another address (a
+ * dashboard bound beyond loopback, ./token-guard.ts) it must name this origin, unless it carries the token as a bearer
+ * (`bearer`: a header no other site's page can make a browser send).
+ */
+export function checkAction(req: IncomingMessage, bearer = false): void {
   if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
     throw new HttpError(415, 'actions need content-type: application/json')
   }
   const origin = req.headers.origin
+  if (origin === undefined && !bearer && !isLoopbackPeer(req)) {
+    throw new HttpError(403, 'an action from another address needs an Origin (the page sends it) or the bearer token')
+  }
   if (origin !== undefined && !sameOrigin(origin, req.headers.host ?? '')) {
     throw new HttpError(403, 'cross-origin action refused')
   }
+}
+
+function isLoopbackPeer(req: IncomingMessage): boolean {
+  const peer = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '')
+  return peer === '::1' || peer.startsWith('127.')
 }
 
 /** `Origin: null` (a sandboxed frame, a file) or anything unparsable is another origin. */

@@ -1,6 +1,7 @@
 // The operator dashboard: a small HTTP server over one Redis (any REDIS_URL; it never calls AWS) that serves the page
 // and the JSON it polls. `npm run dev` starts one beside the stack; `npm run sdq -- dashboard` starts one alone.
-// Bound to loopback by default and unauthenticated: reach a deployed Redis through a tunnel, never expose the port.
+// Bound to loopback by default and unauthenticated: reach a deployed Redis through a tunnel. Another bind address only
+// with a token that every request must carry (./token-guard.ts).
 // It answers only requests addressed to its own loopback names (DNS rebinding), cannot be framed (clickjacking), and
 // actions need a JSON content type and a same-origin request, so a page on another site cannot trigger them
 // (./request-guard.ts).
@@ -16,11 +17,15 @@ import { OverviewReader } from './overview'
 import { DlqReader } from './dlqs'
 import { PAGE_HTML } from './page'
 import { checkAction, checkHost, HttpError, loopbackHosts } from './request-guard'
+import { checkBind, TokenGuard } from './token-guard'
 import { isoTime } from '../../iso-time'
 
 export interface DashboardOptions {
   port?: number
+  /** Default 127.0.0.1; any other address only with a `token` (./token-guard.ts). */
   host?: string
+  /** Every request must carry it (SDQ_DASHBOARD_TOKEN): required beyond loopback, at least 32 characters. */
+  token?: string
 }
 
 export interface Dashboard {
@@ -41,6 +46,9 @@ const STATUS: Record<string, number> = {
 type Handler = (req: IncomingMessage, match: RegExpMatchArray) => Promise<[number, unknown?]>
 
 export async function startDashboard(engine: Engine, options: DashboardOptions = {}): Promise<Dashboard> {
+  const host = options.host ?? '127.0.0.1'
+  checkBind(host, options.token)
+  const tokens = options.token === undefined ? undefined : new TokenGuard(options.token)
   const client = await buildBrowserBundle()
   const dlqs = new DlqReader(engine.config, engine.store)
   const routes = [...apiRoutes(engine), ...dlqRoutes(dlqs)]
@@ -50,7 +58,11 @@ export async function startDashboard(engine: Engine, options: DashboardOptions =
     void handle(req, res).catch((e) => sendError(res, e))
   })
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    checkHost(req, ownHosts)
+    // With a token, the token decides (a rebound name's page has no cookie for it); without, our loopback names.
+    if (tokens) {
+      if (tokens.login(req, res)) return
+      tokens.check(req)
+    } else checkHost(req, ownHosts)
     const path = new URL(req.url ?? '/', 'http://dashboard').pathname
     if (req.method === 'GET' && path === '/') return send(res, 200, PAGE_HTML, 'text/html; charset=utf-8')
     if (req.method === 'GET' && path === '/app.js') return send(res, 200, client.js, 'text/javascript; charset=utf-8')
@@ -58,7 +70,7 @@ export async function startDashboard(engine: Engine, options: DashboardOptions =
     for (const [method, pattern, handler] of routes) {
       const match = path.match(pattern)
       if (!match || method !== req.method) continue
-      if (method !== 'GET') checkAction(req)
+      if (method !== 'GET') checkAction(req, tokens?.bearer(req))
       const [status, body] = await handler(req, match)
       return body === undefined ? send(res, status) : send(res, status, JSON.stringify(body), 'application/json')
     }
@@ -67,7 +79,7 @@ export async function startDashboard(engine: Engine, options: DashboardOptions =
 
   await new Promise<void>((ok, fail) => {
     server.once('error', fail)
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => ok())
+    server.listen(options.port ?? 0, host, () => ok())
   })
   const { address, port } = server.address() as AddressInfo
   ownHosts = loopbackHosts(port)
@@ -132,10 +144,14 @@ function scheduleRoutes(queue: DelayQueue): [string, RegExp, Handler][] {
   ]
 }
 
-/** The consumer side: each target's DLQ (read on demand) and its redrive into the delay queue (src/ops/dashboard/dlqs.ts). */
+/**
+ * The consumer side: each target's DLQ, its depth (GET: attributes only, no side effect), a peek at its messages (POST:
+ * a receive is an action) and its redrive into the delay queue (src/ops/dashboard/dlqs.ts).
+ */
 function dlqRoutes(dlqs: DlqReader): [string, RegExp, Handler][] {
   return [
     ['GET', /^\/api\/dlqs$/, async () => [200, await dlqs.read()]],
+    ['POST', /^\/api\/dlqs\/peek$/, async () => [200, await dlqs.peek()]],
     [
       'POST',
       /^\/api\/dlqs\/([^/]+)\/redrive$/,

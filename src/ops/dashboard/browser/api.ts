@@ -44,6 +44,7 @@ export interface JobView {
 
 export interface DlqView {
   queue: string
+  /** Messages in the DLQ, those being received (inFlight) included. */
   depth: number
   inFlight: number
   oldestSentAt: string | null
@@ -87,6 +88,7 @@ export const api = {
     call<unknown>('POST', `/api/schedules/${encodeURIComponent(id)}/${paused ? 'pause' : 'resume'}`, {}),
   deleteSchedule: (id: string) => call<void>('DELETE', `/api/schedules/${encodeURIComponent(id)}`),
   dlqs: () => call<DlqReport>('GET', '/api/dlqs'),
+  peekDlqs: () => call<DlqReport>('POST', '/api/dlqs/peek', {}),
   redriveDlq: (queue: string) =>
     call<{ moved: number; skipped: unknown[] }>('POST', `/api/dlqs/${encodeURIComponent(queue)}/redrive`, {}),
   deleteDead: (id: string) => call<void>('DELETE', `/api/dead/${encodeURIComponent(id)}`),

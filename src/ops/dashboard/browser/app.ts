@@ -1,11 +1,11 @@
 // The dashboard page: polls /api/overview every 2 s and re-renders in place. Every value goes through lit-html
 // templates, which insert it as text: a job id, payload or error message holding HTML or script shows as characters.
 import { html, render, type TemplateResult } from 'lit-html'
-import { styleMap } from 'lit-html/directives/style-map.js'
 import { ApiError, api, type DeadJob, type JobView, type Overview } from './api'
 import { LatenessChart } from './lateness-chart'
 import { PendingPanel } from './pending'
 import { DlqPanel } from './dlq'
+import { cssWidth } from './css-width'
 
 const REFRESH_MS = 2_000
 
@@ -112,7 +112,7 @@ function timeline(o: Overview) {
       ${rows.map(
         ([key, label, n]) => html`<div class="bar" data-horizon=${key}>
           <span class="label">${label}</span>
-          <span class="track"><span class="fill" style=${styleMap({ width: `${(100 * n) / widest}%` })}></span></span>
+          <span class="track"><span class="fill" ${cssWidth((100 * n) / widest)}></span></span>
           <span class="n">${n}</span>
         </div>`,
       )}

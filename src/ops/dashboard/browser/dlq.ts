@@ -1,6 +1,6 @@
-// The consumer side panel: each target queue's DLQ (what a consumer gave up on), read from SQS when asked (a peek is a
-// receive: never on the 2 s refresh), with a redrive back into the delay queue. Says so when the dashboard has no SQS
-// access, instead of failing.
+// The consumer side panel: each target queue's DLQ (what a consumer gave up on): its depth when the page opens (queue
+// attributes only), a peek at its messages when asked (a receive, so a POST, never on the 2 s refresh), and a redrive
+// back into the delay queue. Says so when the dashboard has no SQS access, instead of failing.
 import { html } from 'lit-html'
 import { api, type DlqReport } from './api'
 
@@ -13,9 +13,10 @@ export class DlqPanel {
     private readonly act: (label: string, action: () => Promise<unknown>) => Promise<void>,
   ) {}
 
-  async load(): Promise<void> {
+  /** The depths (`peek`: and the first messages) of every DLQ. */
+  async load(peek = false): Promise<void> {
     try {
-      this.report = await api.dlqs()
+      this.report = peek ? await api.peekDlqs() : await api.dlqs()
       this.error = undefined
     } catch (e) {
       this.error = e instanceof Error ? e.message : String(e)
@@ -38,7 +39,7 @@ export class DlqPanel {
       <h2>Consumer failures (DLQs)</h2>
       <p class="muted">Messages a consumer failed on until SQS moved them to the target queue's DLQ. Not the dead set
         above: that holds jobs SQS refused at dispatch, which never reached a consumer.</p>
-      <div class="actions"><button @click=${() => this.load()}>Read the DLQs</button>
+      <div class="actions"><button @click=${() => this.load(true)}>Read the DLQs</button>
         <span class="muted">(from SQS, on demand: a peek counts as a receive)</span></div>
       ${this.error ? html`<p class="bad">${this.error}</p>` : ''}
       ${r && !r.available ? html`<p class="muted" data-testid="dlq-unavailable">${r.reason}</p>` : ''}
@@ -51,7 +52,7 @@ export class DlqPanel {
             (d) => html`<tr data-dlq=${d.queue}><td>${d.queue}</td>
               <td data-field="depth" class=${d.depth ? 'bad' : ''}>${d.error ? html`<span class="bad">${d.error}</span>` : d.depth}</td>
               <td>${d.oldestSentAt ? `${d.oldestSentAt.replace('T', ' ').slice(0, 19)}Z` : ''}</td>
-              <td>${d.messages.map(
+              <td>${d.inFlight ? html`<div class="muted" data-field="inFlight">${d.inFlight} being received now</div>` : ''}${d.messages.map(
                 (
                   m,
                 ) => html`<div data-dlq-job=${m.jobId ?? ''}><code>${m.jobId ?? '(no job id)'}</code>, ${m.receives} receives,
