@@ -41,6 +41,7 @@ export async function sendBatch(
     results[i] = result
   }
   const sentAtMs = Date.now()
+  let holdMs: number | undefined
   try {
     const result = await sendPrebuilt(
       sqs,
@@ -67,7 +68,9 @@ export async function sendBatch(
     const error = `SendMessageBatch failed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`
     const jobsFault = isClientFault(e)
     const maybeSent = !jobsFault && mayHaveArrived(e)
-    if (paced) tellPace(paced, e, sentAtMs)
+    // A timed-out send is retried no sooner than SQS's answers take now (src/scan/claims/backoff.ts delayOf); one
+    // that failed fast (a reset connection, a 5xx) at its backoff, as before: nothing says SQS is slow.
+    if (paced && tellPace(paced, e, sentAtMs) && maybeSent) holdMs = paced.pace.holdMs
     batch.forEach((_, i) => answer(i, { error, jobsFault, maybeSent }))
   }
   // Settled in claim order, so that a FIFO group's jobs not sent line up behind the first of them (lineUp).
@@ -75,20 +78,26 @@ export async function sendBatch(
   batch.forEach((entry, i) => {
     const result = results[i]!
     // Before anything draws its retry time (a FIFO group's hold reads it too): src/scan/claims/backoff.ts delayOf.
-    if (paced && 'error' in result && result.maybeSent) entry.job.holdMs = paced.pace.holdMs
+    if (holdMs !== undefined) entry.job.holdMs = holdMs
     const after = lane.fifo && 'error' in result ? lineUp(lines, entry.job) : undefined
     entry.settle(entry.job, after ? { ...result, after } : result)
   })
   if (lines.size) holdBackGroups(lane, lines)
 }
 
-/** A call that ended in an error: a timeout slows the pace down, an answer from SQS (a 4xx, a 5xx) is an answer. */
-function tellPace({ pace, slowed }: CallPace, e: unknown, sentAtMs: number): void {
+/**
+ * A call that ended in an error: a timeout slows the pace down, an answer from SQS (a 4xx, a 5xx) is an answer.
+ * Returns whether it timed out.
+ */
+function tellPace({ pace, slowed }: CallPace, e: unknown, sentAtMs: number): boolean {
   const err = e as { name?: string; $metadata?: { httpStatusCode?: number } }
   if (e instanceof SendTimeoutError || err?.name === 'TimeoutError') {
     const change = pace.timedOut(sentAtMs)
     if (change) slowed?.(change)
-  } else if (err?.$metadata?.httpStatusCode !== undefined) pace.answered(sentAtMs)
+    return true
+  }
+  if (err?.$metadata?.httpStatusCode !== undefined) pace.answered(sentAtMs)
+  return false
 }
 
 /** Errors of a request that never left this machine, or found nobody listening: SQS cannot have taken it. */

@@ -150,20 +150,10 @@ export class ScanMetrics implements ScanObserver {
     const end = Date.now()
     const ms = end - this.windowStart
     const sorted = this.lateness.sort((a, b) => a - b)
-    let dispatched = 0
-    let released = 0
-    let dead = 0
-    for (const c of this.queues.values()) {
-      dispatched += c.dispatched
-      released += c.released
-      dead += c.dead
-    }
     const summary = {
       at: end,
       ms,
-      dispatched,
-      released,
-      dead,
+      ...totals(this.queues),
       lateness: sorted.length
         ? { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted[sorted.length - 1]! }
         : null,
@@ -194,6 +184,17 @@ export class ScanMetrics implements ScanObserver {
     }
     return c
   }
+}
+
+/** The window's counts over every queue. */
+function totals(queues: Map<string, QueueCounts>): QueueCounts {
+  const sum = { dispatched: 0, released: 0, dead: 0 }
+  for (const c of queues.values()) {
+    sum.dispatched += c.dispatched
+    sum.released += c.released
+    sum.dead += c.dead
+  }
+  return sum
 }
 
 /**
