@@ -230,7 +230,11 @@ class ServerlessMonitoring {
           const service = String(env.POWERTOOLS_SERVICE_NAME ?? prefix)
           const queues = (await resolveVariable('targetQueues:resources')) as { Resources: CfnNode }
           const dlqs = Object.entries(queues.Resources)
-            .filter(([, r]) => r.Properties.Tags.some((t: CfnNode) => t.Key === 'sdq:role' && t.Value === 'dlq'))
+            .filter(
+              ([, r]) =>
+                r.Type === 'AWS::SQS::Queue' &&
+                r.Properties.Tags.some((t: CfnNode) => t.Key === 'sdq:role' && t.Value === 'dlq'),
+            )
             .map(([logicalId, r]) => ({
               logicalId,
               target: String(r.Properties.Tags.find((t: CfnNode) => t.Key === 'sdq:target').Value),

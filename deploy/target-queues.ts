@@ -2,7 +2,9 @@
 // and this turns the list into everything that depends on it. YAML has no loops, hence a plugin; it only adds a
 // variable source, so serverless.yml shows where each generated value goes:
 //   ${targetQueues:resources}        SQS queue + DLQ per name (redrive policy, 1 MiB messages), as a `resources` entry,
-//                                    with their URLs and ARNs as exported Outputs
+//                                    with their URLs and ARNs as exported Outputs; each with a queue policy that
+//                                    refuses requests not made over TLS, and kept (Retain) when the stack deletes or
+//                                    replaces it: they hold accepted jobs and the jobs consumers gave up on
 //   ${targetQueues:queuesEnv}        the QUEUES variable: "name=<queue url>,..." (CloudFormation Fn::Join)
 //   ${targetQueues:sendArns}         the target queues' ARNs (not the DLQs): the scan function's SendMessage grant
 //   ${targetQueues:defaultQueueArn}  the first queue's ARN: the example consumer's event source
@@ -105,6 +107,40 @@ function targetQueues(settings: DelayQueueSettings, service: string, stage: stri
 
 const arnOf = (logicalId: string): Cfn => ({ 'Fn::GetAtt': [logicalId, 'Arn'] })
 
+/**
+ * A queue's policy: every request not made over TLS is denied, whoever makes it (AwsSolutions-SQS4). It is the
+ * queue's whole policy (SQS keeps one per queue): a statement another stack needs belongs here, not in a second
+ * AWS::SQS::QueuePolicy, which would replace this one.
+ */
+function tlsOnlyPolicy(logicalId: string): Cfn {
+  return {
+    Type: 'AWS::SQS::QueuePolicy',
+    Properties: {
+      Queues: [{ Ref: logicalId }],
+      PolicyDocument: {
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Sid: 'DenyWithoutTls',
+            Effect: 'Deny',
+            Principal: '*',
+            Action: 'sqs:*',
+            Resource: arnOf(logicalId),
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          },
+        ],
+      },
+    },
+  }
+}
+
+/**
+ * Queues outlive the stack's changes: a renamed target (a new logical id), a replacement (FifoQueue changed) or
+ * `serverless remove` leaves the old queue and DLQ with their messages, for a consumer or `sdq redrive` to drain and
+ * an operator to delete (docs/deploy.md).
+ */
+const KEEP = { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' }
+
 // Every output is exported as `<service>-<stage>-<output>` (e.g. my-queue-prod-TargetQueueOrdersArn), so another
 // stack attaches a consumer with Fn::ImportValue. Logical ids only hold [A-Za-z0-9], which export names allow.
 function resources(queues: TargetQueue[], settings: DelayQueueSettings, exportPrefix: string): Cfn {
@@ -134,10 +170,12 @@ function resources(queues: TargetQueue[], settings: DelayQueueSettings, exportPr
     // The DLQ keeps messages as long as SQS allows: they are the jobs a consumer gave up on.
     Resources[q.dlqLogicalId] = {
       Type: 'AWS::SQS::Queue',
+      ...KEEP,
       Properties: { QueueName: q.dlqName, MessageRetentionPeriod: 1_209_600, ...common('dlq') },
     }
     Resources[q.logicalId] = {
       Type: 'AWS::SQS::Queue',
+      ...KEEP,
       Properties: {
         QueueName: q.queueName,
         VisibilityTimeout: visibilityTimeout,
@@ -146,6 +184,8 @@ function resources(queues: TargetQueue[], settings: DelayQueueSettings, exportPr
         ...common('target'),
       },
     }
+    Resources[`${q.logicalId}Policy`] = tlsOnlyPolicy(q.logicalId)
+    Resources[`${q.dlqLogicalId}Policy`] = tlsOnlyPolicy(q.dlqLogicalId)
     const output = (key: string, Description: string, Value: unknown) =>
       (Outputs[key] = { Description, Value, Export: { Name: `${exportPrefix}-${key}` } })
     output(`${q.logicalId}Url`, `SQS URL of target queue "${q.name}"`, { Ref: q.logicalId })

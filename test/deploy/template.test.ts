@@ -155,6 +155,16 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       Default: '/serverless-delay-queue/prod/redis-url',
     })
     expect(fn('api').Environment.Variables.REDIS_URL).toEqual({ Ref: 'RedisUrl' })
+    // What Lambda uses to manage a VPC function's network interfaces (AWS's list, as in AWSLambdaVPCAccessExecutionRole)
+    for (const role of ['ApiRole', 'ScanRole', 'ConsumerRole'])
+      expect(actionsOn('ec2:', role).sort()).toEqual([
+        'ec2:AssignPrivateIpAddresses',
+        'ec2:CreateNetworkInterface',
+        'ec2:DeleteNetworkInterface',
+        'ec2:DescribeNetworkInterfaces',
+        'ec2:DescribeSubnets',
+        'ec2:UnassignPrivateIpAddresses',
+      ])
   })
 
   it('declares every setting of src/config.ts for the API and the scan, and no Redis URL for the consumer', () => {
@@ -248,6 +258,35 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       })
     }
     expect(ofType('AWS::SQS::Queue')).toHaveLength(2 * queues.size)
+  })
+
+  it('keeps every queue and DLQ when the stack deletes or replaces it, and refuses requests to them without TLS', () => {
+    const queueIds = ofType('AWS::SQS::Queue').map(([id]) => id)
+    expect(queueIds).toHaveLength(4)
+    for (const id of queueIds) {
+      // a renamed target or `serverless remove` leaves the queue with its messages
+      expect(resources[id]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' })
+      expect(resources[`${id}Policy`]).toEqual({
+        Type: 'AWS::SQS::QueuePolicy',
+        Properties: {
+          Queues: [{ Ref: id }],
+          PolicyDocument: {
+            Version: '2012-10-17',
+            Statement: [
+              {
+                Sid: 'DenyWithoutTls',
+                Effect: 'Deny',
+                Principal: '*',
+                Action: 'sqs:*',
+                Resource: getAtt(id),
+                Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+              },
+            ],
+          },
+        },
+      })
+    }
+    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(queueIds.length)
   })
 
   it("exports the API's URL and id and each target queue's and DLQ's URL and ARN as <service>-<stage>-...", () => {
@@ -412,6 +451,16 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     )
   })
 
+  it("throttles the HTTP API stage's default route: 500 requests a second, bursts of 1,000", () => {
+    const [[, stage]] = ofType('AWS::ApiGatewayV2::Stage') as [[string, Json]]
+    expect(stage.Properties.DefaultRouteSettings).toEqual({
+      ThrottlingRateLimit: { Ref: 'ApiThrottleRate' },
+      ThrottlingBurstLimit: { Ref: 'ApiThrottleBurst' },
+    })
+    expect(template.Parameters.ApiThrottleRate).toMatchObject({ Type: 'Number', Default: 500, MinValue: 1 })
+    expect(template.Parameters.ApiThrottleBurst).toMatchObject({ Type: 'Number', Default: 1000, MinValue: 1 })
+  })
+
   it('puts IAM authorization on every API route', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties)
     expect(routes.map((r) => r.RouteKey).sort()).toEqual([
@@ -517,6 +566,12 @@ describe('serverless.yml for the local stage and with parameters', () => {
     expect(parameters.AlarmTopicArn.Default).toBe(topic)
   }, 120_000)
 
+  it('takes the HTTP API throttling as the apiThrottleRate and apiThrottleBurst parameters', async () => {
+    const config = await printConfig('prod', '--param=apiThrottleRate=50', '--param=apiThrottleBurst=20')
+    expect(config.resources.Parameters.ApiThrottleRate.Default).toBe('50')
+    expect(config.resources.Parameters.ApiThrottleBurst.Default).toBe('20')
+  }, 120_000)
+
   it('leaves the dashboard out with dashboard=false and keeps every alarm', async () => {
     const config = await printConfig('prod', '--param=dashboard=false')
     const types = Object.values<Json>(config.resources.Resources).map((r) => r.Type)
@@ -526,7 +581,7 @@ describe('serverless.yml for the local stage and with parameters', () => {
 
   // CloudFormation's own substitution, written out as text: not a JavaScript template.
   const REGION_VAR = ['$', '{AWS::Region}'].join('')
-  it('creates the SQS endpoint (and Lambda on demand) in the functions subnets with createEndpoints=true, refuses it with egress=ipv6', async () => {
+  it('creates the SQS and Lambda endpoints (fan-out and on-demand starts invoke) in one subnet per AZ with createEndpoints=true, refuses it with egress=ipv6', async () => {
     const resources = async (...extra: string[]) =>
       (await printConfig('prod', '--param=createEndpoints=true', ...extra)).resources as Json
     const endpoints = (r: Json) =>
@@ -535,14 +590,23 @@ describe('serverless.yml for the local stage and with parameters', () => {
         .map((x) => String(x.Properties.ServiceName['Fn::Sub']).replace(REGION_VAR, '<region>'))
     const continuous = await resources()
     const onDemand = await resources('--param=scanMode=on-demand')
-    expect(endpoints(continuous)).toEqual(['com.amazonaws.<region>.sqs'])
+    // continuous mode: the scan run starts scan workers (SCAN_MAX_WORKERS, 4) through Lambda's Invoke API
+    expect(endpoints(continuous).sort()).toEqual(['com.amazonaws.<region>.lambda', 'com.amazonaws.<region>.sqs'])
     expect(endpoints(onDemand).sort()).toEqual(['com.amazonaws.<region>.lambda', 'com.amazonaws.<region>.sqs'])
-    expect(continuous.Resources.SqsVpcEndpoint.Properties).toMatchObject({
-      VpcEndpointType: 'Interface',
-      SubnetIds: { Ref: 'SubnetIds' },
-      PrivateDnsEnabled: true,
-    })
+    for (const id of ['SqsVpcEndpoint', 'LambdaVpcEndpoint'])
+      expect(continuous.Resources[id].Properties).toMatchObject({
+        VpcEndpointType: 'Interface',
+        SubnetIds: { Ref: 'EndpointSubnetIds' },
+        PrivateDnsEnabled: true,
+      })
     expect(continuous.Parameters.VpcId.Default).toBe('/serverless-delay-queue/prod/vpc-id')
+    // one subnet per AZ: the functions' list by default, or a list of its own
+    expect(continuous.Parameters.EndpointSubnetIds).toMatchObject({
+      Type: 'AWS::SSM::Parameter::Value<List<AWS::EC2::Subnet::Id>>',
+      Default: '/serverless-delay-queue/prod/subnet-ids',
+    })
+    const ownSubnets = await resources('--param=endpointSubnetIdsSsm=/net/endpoint-subnet-ids')
+    expect(ownSubnets.Parameters.EndpointSubnetIds.Default).toBe('/net/endpoint-subnet-ids')
     expect(endpoints((await printConfig('prod')).resources)).toEqual([])
     await expect(resources('--param=egress=ipv6')).rejects.toThrow(/createEndpoints=true needs egress=endpoints/)
   }, 120_000)
