@@ -64,6 +64,11 @@ export class ShardKeys {
    * keep the MAX_WALKS used last (src/store/pending-walk.ts).
    */
   readonly pendingWalks: string
+  /**
+   * HASH walk -> bytes its frontier holds: what the shard's walks reserve against their budget, in the script that
+   * copies (lua/walk-start.lua), so that pages starting walks at once cannot all pass one check.
+   */
+  readonly pendingWalkBytes: string
 
   constructor(
     prefix: string,
@@ -84,6 +89,7 @@ export class ShardKeys {
     this.scanStart = `${this.tag}:scan-start`
     this.replicated = `${this.tag}:replicated`
     this.pendingWalks = `${this.tag}:walks`
+    this.pendingWalkBytes = `${this.tag}:walk-bytes`
   }
 
   bucket(bucketNo: number | string): string {

@@ -9,7 +9,7 @@
 // (lua/record-heads.lua): payloads never cross.
 import type { Keyspace, ShardKeys } from './keys'
 import { before, decodePendingCursor, type Due, encodePendingCursor, type PendingCursor } from './pending-cursor'
-import { advanceWalk, type BucketSeen, type Frontier, planWalk, SHALLOW_BUCKETS } from './pending-walk'
+import { advanceWalk, type BucketSeen, type Frontier, planWalk, type WalkLimits } from './pending-walk'
 import { decodeRecord, RECORD_HEADER_LINES } from './record'
 import { readRecordHeads } from './record-heads'
 import type { ScriptedClient } from './scripts'
@@ -122,11 +122,11 @@ export async function readPendingPage(
   redis: ScriptedClient,
   keys: Keyspace,
   options: { queue?: string; limit: number; cursor?: string | null },
-  /** Buckets behind the cursor up to which a page reads the index as it is (tests lower it). */
-  shallowBuckets = SHALLOW_BUCKETS,
+  /** How deep a page reads the index as it is, what walks may hold (tests lower them). */
+  limits: WalkLimits = {},
 ): Promise<PendingPage> {
   const cursor: PendingCursor | null = options.cursor ? decodePendingCursor(options.cursor) : null
-  const plan = await planWalk(redis, keys.shards, cursor, shallowBuckets)
+  const plan = await planWalk(redis, keys.shards, cursor, limits)
   const parts = (frontiers: readonly Frontier[]): ShardRead[] =>
     keys.shards.map((shard, n) => ({ shard, frontier: frontiers[n]!, seen: new Map() }))
   const read = parts(plan.frontiers)

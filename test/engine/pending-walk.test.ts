@@ -39,7 +39,7 @@ describe('a walk whose frontier changes while a page reads it', () => {
         const walk = walkOf(cursor!)
         // act: page `pageNo`, whose frontier goes while it reads it; then the rest of the walk
         const client = interleaved(t.redis, () => during(page, walk))
-        const hit = await readPendingPage(client, t.keys, { limit: 25, cursor }, 0)
+        const hit = await readPendingPage(client, t.keys, { limit: 25, cursor }, { shallowBuckets: 0 })
         seen.push(...hit.jobs.map((j) => j.id), ...(await idsToEnd(page, hit.cursor)))
         // assess: the page is whole (it was empty, with no cursor: the walk ended), and no job is skipped after it
         expect(hit.jobs.map((j) => j.id)).toEqual(expected.slice((pageNo - 1) * 25, pageNo * 25))
@@ -62,7 +62,7 @@ describe('two pages of one walk at once', () => {
     const client = interleaved(t.redis, async () => {
       p4 = await page(p3.cursor)
     })
-    const again = await readPendingPage(client, t.keys, { limit: 25, cursor: p2.cursor }, 0)
+    const again = await readPendingPage(client, t.keys, { limit: 25, cursor: p2.cursor }, { shallowBuckets: 0 })
     const fromAgain = await idsToEnd(page, again.cursor)
     const fromP4 = await idsToEnd(page, p4.cursor)
     // assess: page 3 is what it was; page 4 follows page 3; each walk lists every job after its page once, in order

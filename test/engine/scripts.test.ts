@@ -72,7 +72,16 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   sdqScheduleDelete: scheduleDeleteCall(at, 'job-1'),
   sdqRelayHandBack: relayHandBackCall(keys.scanRelayKey, 'run-b', 'run-a'),
   sdqRecordHeads: recordHeadsCall(shard.jobs, { headerLines: 4, previewBytes: 0, budgetBytes: 1, ids: ['job-1'] }),
-  sdqWalkStart: walkStartCall(shard, { walk: 'w-a', position: 't|1:job-1', ttlMs: 1, maxWalks: 2, dropped: ['w-b'] }),
+  sdqWalkStart: walkStartCall(shard, {
+    walk: 'w-a',
+    position: 't|1:job-1',
+    ttlMs: 1,
+    maxWalks: 2,
+    bytesPerBucket: 93,
+    budgetBytes: 1_000,
+    memoryPercent: 80,
+    dropped: ['w-b'],
+  }),
   sdqWalkAdvance: walkAdvanceCall(shard, {
     walk: 'w-a',
     held: 't|1:job-1',

@@ -25,7 +25,7 @@ export async function enqueueSpread(t: ReturnType<typeof testStore>, count: numb
 
 /** Pages of readPendingPage itself (`shallow`: how many buckets behind the cursor it reads the index as is). */
 export function pager(redis: ScriptedClient, keys: Keyspace, limit: number, shallow?: number) {
-  return (cursor: string | null) => readPendingPage(redis, keys, { limit, cursor }, shallow)
+  return (cursor: string | null) => readPendingPage(redis, keys, { limit, cursor }, { shallowBuckets: shallow })
 }
 
 /** The ids of every page from `cursor` on, to the end (at most 1,000 pages). */
