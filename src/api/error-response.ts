@@ -1,6 +1,13 @@
 // The one mapping from errors to HTTP answers: `{ "error": { "code", "message", "details"? } }`.
 // Anything that is not one of our own errors is a 500 whose body says nothing about its cause (it is logged).
-import { DelayQueueError, JobExistsError, PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors'
+import {
+  DeepPagesLimitedError,
+  DelayQueueError,
+  JobExistsError,
+  PayloadTooLargeError,
+  ValidationError,
+  type ErrorDetail,
+} from '../errors'
 import type { Log } from '../logger'
 import { json, type ApiResponse } from './response'
 
@@ -12,6 +19,8 @@ const STATUS: Record<string, number> = {
   JobMaybeDispatched: 409,
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
+  // Too many deep pages of GET /jobs from one caller (src/store/deep-page-rate.ts).
+  TooManyRequests: 429,
   ServiceUnavailable: 503,
   // The write may or may not survive a failover: retryable, like an outage, but its own code (src/store/replication.ts).
   ReplicationUnconfirmed: 503,
@@ -54,6 +63,9 @@ export function errorResponse(error: unknown, log: Log, requestId?: string): Api
       error: describe((error as Error).cause ?? error),
     })
     return json(status, { error: body }, { 'retry-after': status === 507 ? '30' : '1' })
+  }
+  if (error instanceof DeepPagesLimitedError) {
+    return json(status, { error: body }, { 'retry-after': String(error.retryAfterSeconds) })
   }
   // An insert of an existing id answers with the job that holds it: idempotent retries can check it is theirs.
   if (error instanceof JobExistsError) return json(status, { error: body, job: error.existing })

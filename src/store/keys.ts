@@ -150,6 +150,8 @@ export class Keyspace {
   readonly runLogKey: string
   /** Which scan invocation runs now: the newest writes its name, older ones stop when they read it (src/scan/run/relay.ts). */
   readonly scanRelayKey: string
+  /** The key that signs the cursors of GET /jobs (src/store/cursor-key.ts): a STRING of 32 random bytes, base64. */
+  readonly cursorKey: string
 
   constructor(readonly options: KeyLayoutOptions) {
     if (!KEY_PREFIX_PATTERN.test(options.prefix)) throw new RangeError(`bad key prefix: ${options.prefix}`)
@@ -160,6 +162,15 @@ export class Keyspace {
     this.layout = `shards=${options.shards};buckets=${options.buckets}`
     this.runLogKey = `${this.shards[0]!.tag}:runs`
     this.scanRelayKey = `${this.shards[0]!.tag}:scan-relay`
+    this.cursorKey = `${this.shards[0]!.tag}:cursor-key`
+  }
+
+  /**
+   * A caller's count of deep pages of GET /jobs in the current minute (src/store/deep-page-rate.ts): a STRING counter
+   * that expires with its window. `caller` is a digest of the caller's identity (hex), never the identity itself.
+   */
+  deepPages(caller: string): string {
+    return `${this.shards[0]!.tag}:deep-pages:${caller}`
   }
 
   /**

@@ -36,7 +36,10 @@ export interface WalkStartParams {
   budgetBytes: number
   /** No copy takes the node's used_memory to this share of maxmemory (0: no such check). */
   memoryPercent: number
-  dropped: readonly string[]
+  /** A walk unused this long may be dropped to make room in the budget. */
+  idleMs: number
+  /** The shard's walks, least recently used first: those the cap or the budget needs gone are dropped. */
+  candidates: readonly string[]
 }
 
 /**
@@ -52,7 +55,7 @@ export function walkStartCall(shard: ShardKeys, p: WalkStartParams): ScriptCall<
       reserved: shard.pendingWalkBytes,
       frontier: shard.pendingWalk(p.walk),
       at: shard.pendingWalkAt(p.walk),
-      dropped: p.dropped.flatMap((w) => [shard.pendingWalk(w), shard.pendingWalkAt(w)]),
+      candidates: p.candidates.flatMap((w) => [shard.pendingWalk(w), shard.pendingWalkAt(w)]),
     },
     args: {
       walk: p.walk,
@@ -62,7 +65,8 @@ export function walkStartCall(shard: ShardKeys, p: WalkStartParams): ScriptCall<
       bytesPerBucket: p.bytesPerBucket,
       budgetBytes: p.budgetBytes,
       memoryPercent: p.memoryPercent,
-      droppedWalks: p.dropped,
+      idleMs: p.idleMs,
+      candidateWalks: p.candidates,
     },
   }
 }

@@ -45,6 +45,8 @@ export const WALK_MEMORY_PERCENT = 80
  * walks of a deployment hold at most SHARDS times this. Reserved by the copy itself, so concurrent pages cannot pass it.
  */
 export const WALK_BUDGET_BYTES = 8 * 1024 * 1024
+/** A walk unused this long gives its frontier up to a new walk when the budget has no room for both. */
+export const WALK_IDLE_MS = 60_000
 /** What a frontier costs per due bucket (MEMORY USAGE of a copy of a 16,384-bucket index: docs/benchmarks.md). */
 export const FRONTIER_BYTES_PER_BUCKET = 93
 
@@ -54,6 +56,12 @@ export interface WalkLimits {
   shallowBuckets?: number
   /** What the shard's frontiers hold together at most. */
   budgetBytes?: number
+  /** Called once before a page starts a walk's frontier: a deep page, counted (src/store/deep-page-rate.ts). */
+  countDeep?: () => Promise<void>
+  /** Buckets of one shard a page reads at most (DEEP_PAGE_BUCKETS). */
+  pageBuckets?: number
+  /** Deep pages a caller may have per window (DEEP_PAGES_PER_WINDOW). */
+  deepPagesPerWindow?: number
 }
 
 export interface Frontier {
@@ -100,11 +108,13 @@ export async function planWalk(
   // An earlier page again: that walk's frontier holds for its own position, not for this one. A walk of its own.
   const older = looks.some((l) => l.at && before(l.at, cursor) > 0)
   if (older) walk = newWalk()
+  // Bounds for a position are bounds for any later one too.
+  const keeps = looks.map((l) => !older && l.held !== null && l.at !== null)
+  if (looks.some((l, n) => !keeps[n] && l.behind > shallowBuckets)) await limits.countDeep?.()
   const frontiers = await Promise.all(
     shards.map(async (shard, n): Promise<Frontier> => {
-      const { held, at, behind } = looks[n]!
-      // Bounds for a position are bounds for any later one too.
-      if (!older && held && at) return { key: shard.pendingWalk(walk), held }
+      const { held, behind } = looks[n]!
+      if (keeps[n] && held) return { key: shard.pendingWalk(walk), held }
       if (behind <= shallowBuckets) return { key: shard.index }
       const position = positionText(token, cursor)
       return (await startWalk(redis, shard, walk, position, budgetBytes))
@@ -139,8 +149,8 @@ async function startWalk(
   position: string,
   budgetBytes: number,
 ): Promise<boolean> {
-  // All but the MAX_WALKS - 1 used last: with this one, MAX_WALKS.
-  const dropped = await redis.zrange(shard.pendingWalks, '0', String(-MAX_WALKS))
+  // The least recently used first: the script drops as many as the cap and the budget need.
+  const candidates = await redis.zrange(shard.pendingWalks, '0', String(2 * MAX_WALKS - 1))
   const call = walkStartCall(shard, {
     walk,
     position,
@@ -149,7 +159,8 @@ async function startWalk(
     bytesPerBucket: FRONTIER_BYTES_PER_BUCKET,
     budgetBytes,
     memoryPercent: WALK_MEMORY_PERCENT,
-    dropped,
+    idleMs: WALK_IDLE_MS,
+    candidates,
   })
   try {
     return (await runScript(redis, call)) === 1
@@ -160,10 +171,18 @@ async function startWalk(
   }
 }
 
+/** Buckets one walk-advance call updates at most: its arguments stay near 2,000 (a call of 32,700 took 26.5 ms). */
+export const ADVANCE_CHUNK = 1_000
+
+type Update = { bucketNo: string; bound: number } | { bucketNo: string; forget: true }
+
 /**
  * After a page: raise each bucket it read to its next job after `to` (the page's last position), or to `to` itself
  * when the page did not read that far; forget a bucket with nothing after it. `to` null: the walk ended. Resolves to
- * false when the frontier changed while the page read it (nothing is written then: read the page again without it).
+ * false when the frontier changed while the page read it (nothing more is written then: read the page again without
+ * it). More than ADVANCE_CHUNK buckets go in several calls: the first ones keep the position the page started from and
+ * raise buckets only to their next job after it (bounds for that position hold for any later one, whichever page
+ * moves it next), the last one moves the position and raises its buckets to what holds after `to`.
  */
 export async function advanceWalk(
   redis: ScriptedClient,
@@ -174,23 +193,46 @@ export async function advanceWalk(
   to: Due | null,
 ): Promise<boolean> {
   if (frontier.held === undefined) return true
-  const raise: { bucketNo: string; bound: number }[] = []
-  const forget: string[] = []
+  const afterTo: Update[] = []
+  const afterHeld: Update[] = []
   if (to) {
     for (const [bucketNo, s] of seen) {
-      const next = s.rows.filter((r) => before(r, to) > 0).sort(before)[0]
-      if (next) raise.push({ bucketNo, bound: next.dueMs })
-      else if (s.empty) forget.push(bucketNo)
-      else raise.push({ bucketNo, bound: to.dueMs })
+      const rows = [...s.rows].sort(before)
+      const next = rows.find((r) => before(r, to) > 0)
+      if (next) afterTo.push({ bucketNo, bound: next.dueMs })
+      else if (s.empty) afterTo.push({ bucketNo, forget: true })
+      else afterTo.push({ bucketNo, bound: to.dueMs })
+      // Every row a page reads is after the cursor: the first is the bucket's next job after the held position.
+      if (rows[0]) afterHeld.push({ bucketNo, bound: rows[0].dueMs })
+      else if (s.empty) afterHeld.push({ bucketNo, forget: true })
     }
   }
+  const last = afterTo.slice(0, ADVANCE_CHUNK)
+  const lastBuckets = new Set(last.map((u) => u.bucketNo))
+  const early = afterHeld.filter((u) => !lastBuckets.has(u.bucketNo))
+  for (let i = 0; i < early.length; i += ADVANCE_CHUNK) {
+    const chunk = early.slice(i, i + ADVANCE_CHUNK)
+    if (!(await advance(redis, shard, plan.walk, frontier.held, frontier.held, chunk))) return false
+  }
+  return advance(redis, shard, plan.walk, frontier.held, to ? positionText(plan.token, to) : '', last)
+}
+
+/** One lua/walk-advance.lua call: 1 when written, 0 when the walk no longer holds `held`. */
+async function advance(
+  redis: ScriptedClient,
+  shard: ShardKeys,
+  walk: string,
+  held: string,
+  next: string,
+  updates: readonly Update[],
+): Promise<boolean> {
   const call = walkAdvanceCall(shard, {
-    walk: plan.walk,
-    held: frontier.held,
-    next: to ? positionText(plan.token, to) : '',
+    walk,
+    held,
+    next,
     ttlMs: WALK_TTL_MS,
-    raise,
-    forget,
+    raise: updates.flatMap((u) => ('bound' in u ? [{ bucketNo: u.bucketNo, bound: u.bound }] : [])),
+    forget: updates.flatMap((u) => ('forget' in u ? [u.bucketNo] : [])),
   })
   return (await runScript(redis, call)) === 1
 }

@@ -14,6 +14,7 @@ import {
 import { scheduleAckCall, scheduleDeleteCall, schedulePutCall } from '../../src/store/schedule-script-calls'
 import { cancelCall, enqueueCall, getCall, reviveCall } from '../../src/store/script-calls'
 import { recordHeadsCall, walkAdvanceCall, walkStartCall } from '../../src/store/ops-script-calls'
+import { deepPageRateCall } from '../../src/store/deep-page-rate'
 import {
   composeScript,
   helperClosure,
@@ -80,7 +81,8 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
     bytesPerBucket: 93,
     budgetBytes: 1_000,
     memoryPercent: 80,
-    dropped: ['w-b'],
+    idleMs: 60_000,
+    candidates: ['w-b'],
   }),
   sdqWalkAdvance: walkAdvanceCall(shard, {
     walk: 'w-a',
@@ -90,6 +92,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
     raise: [{ bucketNo: '3', bound: 2 }],
     forget: ['1'],
   }),
+  sdqDeepPageRate: deepPageRateCall(keys, 'caller', 20),
   sdqScannerAlive: scannerAliveCall(shard, 'run-a', 5_000),
   sdqScannerRetire: scannerRetireCall(shard, { owner: 'run-a', horizonMs: 70_000, startToken: 'job-1' }),
   sdqScanStartRelease: scanStartReleaseCall(shard, 'job-1', 1_000),
