@@ -10,6 +10,7 @@
 import { startRedis } from '../local/redis-server'
 import { loadConfig } from '../src/config'
 import { createEngine } from '../src/store/engine'
+import { cursorKeyOf } from '../src/store/cursor-key'
 import { encodePendingCursor } from '../src/store/pending-cursor'
 import { benchJob, jobId } from './data'
 import { inFlight, percentiles } from './stats'
@@ -128,7 +129,10 @@ async function main() {
     }
     rows.push({ name: `all ${walkTimes.length} pages of the walk`, ...walkAll, reads: NaN })
     // A cursor without a walk half way in (as after the walk expired, or an earlier page again): it rebuilds one.
-    const half = encodePendingCursor({ walk: null, dueMs: base + Math.floor(0.5 * 30 * DAY_MS), id: '-' })
+    const half = encodePendingCursor(
+      { walk: null, dueMs: base + Math.floor(0.5 * 30 * DAY_MS), id: '-' },
+      await cursorKeyOf(engine.redis, engine.keys),
+    )
     await measure('a page from a cursor whose walk is gone, half way in', () => ({ cursor: half }), REBUILD_SAMPLES)
     await measure('first page of "emails" (1 job in 10)', () => ({ queue: 'emails' }))
     console.log(`a walk's frontier: ${frontierBytes} bytes (MEMORY USAGE)`)

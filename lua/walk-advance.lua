@@ -9,8 +9,9 @@
   allow-oom: it grows nothing (members and a position that exist), and the walk's state stays right while Redis is full.
 
   KEYS[1] walks     ZSET    walk -> last used (ms, Redis's clock)
-  KEYS[2] frontier  ZSET    this walk's: bucket number -> lower bound of that bucket's next job
-  KEYS[3] at        STRING  this walk's position, "<page token>|<due ms>:<id>"
+  KEYS[2] reserved  HASH    walk -> bytes its frontier holds (lua/walk-start.lua): given back when the walk ends
+  KEYS[3] frontier  ZSET    this walk's: bucket number -> lower bound of that bucket's next job
+  KEYS[4] at        STRING  this walk's position, "<page token>|<due ms>:<id>"
 
   ARGV[1] walk     this walk's name
   ARGV[2] held     the position the page started from, as it read it
@@ -23,13 +24,14 @@
   Error codes: none.
   Helpers: nowMs
 ]]
-local walks, frontier, at = KEYS[1], KEYS[2], KEYS[3]
+local walks, reserved, frontier, at = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local walk, held, nextAt, ttlMs, raised = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 
 if redis.call('GET', at) ~= held or not redis.call('ZSCORE', walks, walk) then return 0 end
 if nextAt == '' then
   redis.call('DEL', frontier, at)
   redis.call('ZREM', walks, walk)
+  redis.call('HDEL', reserved, walk)
   return 1
 end
 -- In calls of up to 500 members (a page that read every bucket raises 16,384: one call each would be slow, one

@@ -231,6 +231,34 @@ export class StoreFullError extends DelayQueueError {
   }
 }
 
+/**
+ * GET /jobs: the caller has had its deep pages for now (src/store/deep-page-rate.ts). A 429 with Retry-After; nothing
+ * was read. Pages of a walk under way are not counted: only those that start one or read deep without one.
+ */
+export class DeepPagesLimitedError extends DelayQueueError {
+  readonly code = 'TooManyRequests'
+  constructor(readonly retryAfterSeconds: number) {
+    super(
+      'too many deep pages of GET /jobs from this caller (pages that start a walk deep in the queue): follow the ' +
+        `cursors of a walk under way, or retry in ${retryAfterSeconds} s`,
+    )
+  }
+}
+
+/**
+ * GET /jobs: a page deep in a queue needs a walk's frontier to stay within DEEP_PAGE_BUCKETS reads, and Redis has no
+ * room for one now (the walks' byte budget or 80% of maxmemory, src/store/pending-walk.ts). A 503: retry shortly.
+ */
+export class PendingPageBusyError extends DelayQueueError {
+  readonly code = 'ServiceUnavailable'
+  constructor() {
+    super(
+      'this page of GET /jobs is deep in the queue and Redis has no room for the walk state it needs now (walks ' +
+        'started by other pages hold it); nothing was changed, retry in a minute',
+    )
+  }
+}
+
 /** The one factory that turns a script's error code into an error. */
 export function scriptError(code: ScriptErrorCode, jobId: string, existing?: ExistingJob): DelayQueueError {
   switch (code) {

@@ -1,6 +1,7 @@
 // The one mapping from errors to HTTP answers: `{ "error": { "code", "message", "details"? } }`.
 // Anything that is not one of our own errors is a 500 whose body says nothing about its cause (it is logged).
 import {
+  DeepPagesLimitedError,
   DelayQueueError,
   IdempotencyKeyReusedError,
   JobExistsError,
@@ -21,6 +22,8 @@ const STATUS: Record<string, number> = {
   // An Idempotency-Key sent again with another request: well-formed, but not the write the key stands for.
   IdempotencyKeyReused: 422,
   UnsupportedMediaType: 415,
+  // Too many deep pages of GET /jobs from one caller (src/store/deep-page-rate.ts).
+  TooManyRequests: 429,
   ServiceUnavailable: 503,
   // The write may or may not survive a failover: retryable, like an outage, but its own code (src/store/replication.ts).
   ReplicationUnconfirmed: 503,
@@ -63,6 +66,9 @@ export function errorResponse(error: unknown, log: Log, requestId?: string): Api
       error: describe((error as Error).cause ?? error),
     })
     return json(status, { error: body }, { 'retry-after': status === 507 ? '30' : '1' })
+  }
+  if (error instanceof DeepPagesLimitedError) {
+    return json(status, { error: body }, { 'retry-after': String(error.retryAfterSeconds) })
   }
   // An insert of an existing id answers with the job that holds it (never its payload, nor a comparison with it).
   if (error instanceof JobExistsError) return json(status, { error: body, job: error.existing })

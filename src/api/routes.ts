@@ -57,7 +57,12 @@ export const routes: Record<RouteName, RouteHandler> = {
       throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
     return json(
       200,
-      await queue.listPending({ queue: query.queue, limit: Number(limit), cursor: query.cursor ?? null }),
+      await queue.listPending({
+        queue: query.queue,
+        limit: Number(limit),
+        cursor: query.cursor ?? null,
+        caller: callerOf(event),
+      }),
     )
   },
 
@@ -137,4 +142,16 @@ function idempotencyKeyOf(event: APIGatewayProxyEventV2): string | undefined {
 /** An answer given again for a write an earlier attempt with the same Idempotency-Key applied says so. */
 function replayedHeader(replayed: true | undefined): Record<string, string> {
   return replayed ? { 'idempotent-replayed': 'true' } : {}
+}
+
+/**
+ * Who calls, for the count of deep pages of GET /jobs (src/store/deep-page-rate.ts): the IAM principal API Gateway or
+ * the function URL authorized, else the source address (an API without authorization, the local stack).
+ */
+function callerOf(event: APIGatewayProxyEventV2): string | null {
+  const context = event.requestContext as { authorizer?: { iam?: { userArn?: string } }; http?: { sourceIp?: string } }
+  const arn = context?.authorizer?.iam?.userArn
+  if (arn) return `iam:${arn}`
+  const ip = context?.http?.sourceIp
+  return ip ? `ip:${ip}` : null
 }

@@ -9,7 +9,7 @@ import { validateJob, type JobInput } from './validation'
 import { ValidationError } from '../errors'
 import { queuesAsConfigured } from '../store/stats'
 import { decodePendingCursor } from '../store/pending-cursor'
-import type { PendingPage } from '../store/pending-page'
+import type { PendingPage, PendingQuery } from '../store/pending-page'
 import { scanStartOptions } from '../store/scan-start'
 import { lambdaInvoker, ScanStarter, type ScanInvoker } from './scan-starter'
 import { ScheduleStore } from '../store/schedule-store'
@@ -143,10 +143,10 @@ export class DelayQueue {
   }
 
   /**
-   * A page of pending jobs in due-time order, for one target queue or all (no payloads): `limit` 1-100 (default 50),
-   * `cursor` from the previous page. Throws ValidationError naming the field.
+   * A page of pending jobs in due-time order, one target queue or all (no payloads): `limit` 1-100 (default 50), `cursor`
+   * the previous page's, `caller` who asks (src/store/deep-page-rate.ts). Throws ValidationError naming the field.
    */
-  async listPending(options: { queue?: string; limit?: number; cursor?: string | null } = {}): Promise<PendingPage> {
+  async listPending(options: PendingQuery = {}): Promise<PendingPage> {
     const limit = options.limit ?? 50
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
       throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
@@ -157,9 +157,8 @@ export class DelayQueue {
         { path: 'queue', message: `must be one of the configured queues: ${known.join(', ')}` },
       ])
     }
-    // A bad cursor is refused before anything is read.
-    if (options.cursor) decodePendingCursor(options.cursor)
-    return this.store.listPending({ queue: options.queue, limit, cursor: options.cursor ?? null })
+    if (options.cursor) decodePendingCursor(options.cursor) // refused before anything is read
+    return this.store.listPending({ ...options, limit })
   }
 
   async stats(): Promise<QueueStats> {

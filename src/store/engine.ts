@@ -31,7 +31,9 @@ export function createEngine(
   const replication: ReplicationOptions = {
     replicas,
     timeoutMs: config.redis.waitTimeoutMs ?? 1_000,
-    ...(replicas === 'auto' ? { watch: replicaWatchOf(redis, keys, redisOptions.logger ?? defaultLog()) } : {}),
+    ...(replicas === 'auto'
+      ? { watch: replicaWatchOf(redis, keys, redisOptions.logger ?? defaultLog(), config.redis.waitTimeoutMs) }
+      : {}),
   }
   const store = new JobStore(redis, keys, scanStart, replication, config.dispatchReceiptTtlMs)
   return {

@@ -6,7 +6,7 @@ import { verifyLayout } from './layout'
 import { decodeDispatchError, type JobState } from './job-state'
 import type { NewJob } from './new-job'
 import { decodeRecord } from './record'
-import { readPendingPage, type PendingPage } from './pending-page'
+import { readPendingPage, type PendingPage, type PendingQuery } from './pending-page'
 import { decodeReceipt, receiptHours, type DispatchReceipt } from './receipt'
 import { replayedResult } from './replayed-write'
 import { guard } from './redis-errors'
@@ -152,7 +152,7 @@ export class JobStore {
   }
 
   /** A page of pending jobs in due-time order (src/store/pending-page.ts). */
-  async listPending(options: { queue?: string; limit: number; cursor?: string | null }): Promise<PendingPage> {
+  async listPending(options: PendingQuery & { limit: number }): Promise<PendingPage> {
     await this.ready()
     return guard(readPendingPage(this.redis, this.keys, options))
   }

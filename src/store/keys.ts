@@ -64,6 +64,11 @@ export class ShardKeys {
    * keep the MAX_WALKS used last (src/store/pending-walk.ts).
    */
   readonly pendingWalks: string
+  /**
+   * HASH walk -> bytes its frontier holds: what the shard's walks reserve against their budget, in the script that
+   * copies (lua/walk-start.lua), so that pages starting walks at once cannot all pass one check.
+   */
+  readonly pendingWalkBytes: string
 
   constructor(
     prefix: string,
@@ -84,6 +89,7 @@ export class ShardKeys {
     this.scanStart = `${this.tag}:scan-start`
     this.replicated = `${this.tag}:replicated`
     this.pendingWalks = `${this.tag}:walks`
+    this.pendingWalkBytes = `${this.tag}:walk-bytes`
   }
 
   bucket(bucketNo: number | string): string {
@@ -144,6 +150,8 @@ export class Keyspace {
   readonly runLogKey: string
   /** Which scan invocation runs now: the newest writes its name, older ones stop when they read it (src/scan/run/relay.ts). */
   readonly scanRelayKey: string
+  /** The key that signs the cursors of GET /jobs (src/store/cursor-key.ts): a STRING of 32 random bytes, base64. */
+  readonly cursorKey: string
 
   constructor(readonly options: KeyLayoutOptions) {
     if (!KEY_PREFIX_PATTERN.test(options.prefix)) throw new RangeError(`bad key prefix: ${options.prefix}`)
@@ -154,6 +162,15 @@ export class Keyspace {
     this.layout = `shards=${options.shards};buckets=${options.buckets}`
     this.runLogKey = `${this.shards[0]!.tag}:runs`
     this.scanRelayKey = `${this.shards[0]!.tag}:scan-relay`
+    this.cursorKey = `${this.shards[0]!.tag}:cursor-key`
+  }
+
+  /**
+   * A caller's count of deep pages of GET /jobs in the current minute (src/store/deep-page-rate.ts): a STRING counter
+   * that expires with its window. `caller` is a digest of the caller's identity (hex), never the identity itself.
+   */
+  deepPages(caller: string): string {
+    return `${this.shards[0]!.tag}:deep-pages:${caller}`
   }
 
   /**

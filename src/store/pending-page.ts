@@ -7,13 +7,31 @@
 // from the cursor on, until the next bucket's bound is after the page's last job. A page reads about as many buckets as
 // it shows jobs, wherever it is in the queue (docs/benchmarks.md measures it at 1M jobs). Heads of records only
 // (lua/record-heads.lua): payloads never cross.
+//
+// A page reads at most DEEP_PAGE_BUCKETS buckets of a shard. A walk's new frontier is a copy of the index, whose bounds
+// deep in a queue are all behind the cursor: its first pages would read every bucket. So a page that reaches the bound
+// shows only the jobs due before the first bucket it did not read (none of that bucket's can come earlier), perhaps
+// none, with a cursor; the buckets it read are raised in the frontier, and the next page goes on from there.
+import { PendingPageBusyError } from '../errors'
+import { cursorKeyOf } from './cursor-key'
+import { countDeepPage } from './deep-page-rate'
 import type { Keyspace, ShardKeys } from './keys'
-import { before, decodePendingCursor, type Due, encodePendingCursor, type PendingCursor } from './pending-cursor'
-import { advanceWalk, type BucketSeen, type Frontier, planWalk, SHALLOW_BUCKETS } from './pending-walk'
+import {
+  before,
+  decodePendingCursor,
+  type Due,
+  encodePendingCursor,
+  type PendingCursor,
+  signedWith,
+} from './pending-cursor'
+import { advanceWalk, type BucketSeen, type Frontier, planWalk, type WalkLimits } from './pending-walk'
 import { decodeRecord, RECORD_HEADER_LINES } from './record'
 import { readRecordHeads } from './record-heads'
 import type { ScriptedClient } from './scripts'
 import { isoTime } from '../iso-time'
+
+/** Buckets of one shard a page reads at most (a copy's first pages: 4 pages to warm a 16,384-bucket frontier). */
+export const DEEP_PAGE_BUCKETS = 4_096
 
 export interface PendingJob {
   id: string
@@ -22,6 +40,14 @@ export interface PendingJob {
   groupId?: string
   createdAt: string
   payloadBytes: number
+}
+
+/** What a page is asked for: `caller` is who asks (src/store/deep-page-rate.ts); null or left out for code. */
+export interface PendingQuery {
+  queue?: string
+  limit?: number
+  cursor?: string | null
+  caller?: string | null
 }
 
 export interface PendingPage {
@@ -38,6 +64,17 @@ interface ShardRead {
   shard: ShardKeys
   frontier: Frontier
   seen: Map<string, BucketSeen>
+  /** Buckets read so far by this page (at most its bound). */
+  reads: number
+  bound: number
+  /** The bound left buckets unread: jobs from the first of them on wait for the next page. */
+  cut?: boolean
+}
+
+/** The earliest rows of a shard, all due before `horizon`: the bound of the first bucket left unread (or Infinity). */
+interface Earliest {
+  rows: Due[]
+  horizon: number
 }
 
 /**
@@ -46,24 +83,44 @@ interface ShardRead {
  * hold jobs up to the `want`-th of those (B), and only from buckets whose next job is at most B, so only those are
  * read further, up to B. The first pass reads one job per bucket, the second at most `want` buckets.
  */
-async function shardEarliest(redis: ScriptedClient, part: ShardRead, after: Due | null, want: number) {
+async function shardEarliest(
+  redis: ScriptedClient,
+  part: ShardRead,
+  after: Due | null,
+  want: number,
+): Promise<Earliest> {
   const heads: { no: string; next: Due }[] = []
   const bound = () => (heads.length >= want ? heads[want - 1]!.next.dueMs : Infinity)
+  let horizon = Infinity
   for (let offset = 0, batch = Math.max(want, 16); ; offset += batch, batch *= 2) {
     const index = await redis.zrange(part.frontier.key, String(offset), String(offset + batch - 1), 'WITHSCORES')
     const buckets: { no: string; minMs: number }[] = []
     for (let i = 0; i < index.length; i += 2) buckets.push({ no: index[i]!, minMs: Number(index[i + 1]) })
-    const read = buckets.filter((b) => b.minMs <= bound())
+    let read = buckets.filter((b) => b.minMs <= bound())
+    // Room for the second pass (up to `want` buckets) is kept.
+    const room = Math.max(0, part.bound - want - part.reads)
+    if (read.length > room) {
+      read = read.slice(0, room)
+      horizon = buckets[room]!.minMs
+      part.cut = true
+    }
     const nexts = await readBuckets(redis, part, read, after, 1, '+inf')
     nexts.forEach((rows, i) => rows[0] && heads.push({ no: read[i]!.no, next: rows[0] }))
     heads.sort((x, y) => before(x.next, y.next))
     const last = buckets.at(-1)
-    if (buckets.length < batch || !last || last.minMs > bound()) break
+    if (horizon < Infinity || buckets.length < batch || !last || last.minMs > bound()) break
   }
-  const limit = heads[want - 1]?.next
-  const chosen = heads.filter((h) => !limit || before(h.next, limit) <= 0)
+  const limit = heads.filter((h) => h.next.dueMs < horizon)[want - 1]?.next
+  const chosen = heads.filter((h) => h.next.dueMs < horizon && (!limit || before(h.next, limit) <= 0))
   const rows = await readBuckets(redis, part, chosen, after, want, limit ? String(limit.dueMs) : '+inf')
-  return rows.flat().sort(before).slice(0, want)
+  return {
+    rows: rows
+      .flat()
+      .filter((r) => r.dueMs < horizon)
+      .sort(before)
+      .slice(0, want),
+    horizon,
+  }
 }
 
 /** Up to `want` rows after the cursor and due by `untilMs` of each bucket, in one pipeline; noted in `part.seen`. */
@@ -76,6 +133,7 @@ async function readBuckets(
   untilMs: string,
 ): Promise<Due[][]> {
   if (buckets.length === 0) return []
+  part.reads += buckets.length
   const pipe = redis.pipeline()
   const from = after ? String(after.dueMs) : '-inf'
   for (const b of buckets) {
@@ -121,33 +179,55 @@ async function bucketAfter(redis: ScriptedClient, bucket: string, rows: string[]
 export async function readPendingPage(
   redis: ScriptedClient,
   keys: Keyspace,
-  options: { queue?: string; limit: number; cursor?: string | null },
-  /** Buckets behind the cursor up to which a page reads the index as it is (tests lower it). */
-  shallowBuckets = SHALLOW_BUCKETS,
+  options: PendingQuery & { limit: number },
+  /** How deep a page reads the index as it is, what walks may hold, how many buckets a page reads (tests lower them). */
+  limits: WalkLimits = {},
 ): Promise<PendingPage> {
-  const cursor: PendingCursor | null = options.cursor ? decodePendingCursor(options.cursor) : null
-  const plan = await planWalk(redis, keys.shards, cursor, shallowBuckets)
+  const key = await cursorKeyOf(redis, keys)
+  const cursor: PendingCursor | null = options.cursor ? await signedCursor(redis, keys, options.cursor, key) : null
+  const countDeep = () => countDeepPage(redis, keys, options.caller ?? null, limits.deepPagesPerWindow)
+  const plan = await planWalk(redis, keys.shards, cursor, { ...limits, countDeep })
+  const bound = limits.pageBuckets ?? DEEP_PAGE_BUCKETS
   const parts = (frontiers: readonly Frontier[]): ShardRead[] =>
-    keys.shards.map((shard, n) => ({ shard, frontier: frontiers[n]!, seen: new Map() }))
+    keys.shards.map((shard, n) => ({ shard, frontier: frontiers[n]!, seen: new Map(), reads: 0, bound }))
   const read = parts(plan.frontiers)
-  let { jobs, last } = await collect(redis, read, cursor, options)
+  let { jobs, last, cut } = await collect(redis, read, cursor, options)
+  // The bound reached before the page could move on, on a shard read without a walk's frontier (deep, and no room for
+  // one): no later page would get further, so none is shown.
+  const stuck = cut && (last === null || (cursor !== null && before(last, cursor) === 0))
+  if (stuck && (last === null || read.some((p) => p.cut && p.frontier.held === undefined))) {
+    throw new PendingPageBusyError()
+  }
   const kept = await Promise.all(read.map((p) => advanceWalk(redis, p.shard, plan, p.frontier, p.seen, last)))
   if (!kept.every(Boolean)) {
     // A frontier changed while this page read it (another page of the walk moved it, or it was dropped or expired):
-    // the page may have skipped jobs. Read it again from the shards' indexes, right for any cursor (slower deep in a
-    // queue); the walk goes on from its cursor (its frontier, where that still holds for it, or a new one).
-    ;({ jobs, last } = await collect(redis, parts(keys.shards.map((s) => ({ key: s.index }))), cursor, options))
+    // the page may have skipped jobs. Read it again from the shards' indexes, right for any cursor (as deep as the
+    // bound lets it: perhaps none of its jobs, with the cursor to go on); the walk goes on from its cursor (its
+    // frontier, where that still holds for it, or a new one). It costs what a deep page costs: it is counted as one.
+    if (cursor) await countDeep()
+    const again = await collect(redis, parts(keys.shards.map((s) => ({ key: s.index }))), cursor, options)
+    jobs = again.jobs
+    last = again.cut ? (again.last ?? cursor) : again.last
   }
-  return { jobs, cursor: last ? encodePendingCursor({ ...last, walk: plan.walk }) : null }
+  return { jobs, cursor: last ? encodePendingCursor({ ...last, walk: plan.walk }, key) : null }
 }
 
-/** The page's jobs, and the last position it examined (null: the queue ends within this page). */
+/** The cursor, signed with the deployment's key (read again once when it does not match: the key was replaced). */
+async function signedCursor(redis: ScriptedClient, keys: Keyspace, cursor: string, key: Buffer) {
+  decodePendingCursor(cursor)
+  return decodePendingCursor(cursor, signedWith(cursor, key) ? key : await cursorKeyOf(redis, keys, true))
+}
+
+/**
+ * The page's jobs, and the last position it examined (null: the queue ends within this page); `cut` when a shard's
+ * bound of bucket reads ended the page before its limit (its last position is where the next page goes on).
+ */
 async function collect(
   redis: ScriptedClient,
   parts: readonly ShardRead[],
   cursor: Due | null,
   options: { queue?: string; limit: number },
-): Promise<{ jobs: PendingJob[]; last: Due | null }> {
+): Promise<{ jobs: PendingJob[]; last: Due | null; cut: boolean }> {
   let after: Due | null = cursor
   const jobs: PendingJob[] = []
   let examined = 0
@@ -155,11 +235,14 @@ async function collect(
   while (jobs.length < options.limit && examined < budget) {
     const want = Math.min(options.limit, budget - examined)
     const perShard = await Promise.all(parts.map((p) => shardEarliest(redis, p, after, want)))
+    // Only jobs before every shard's horizon are surely the earliest: a bucket left unread may hold one after them.
+    const horizon = Math.min(...perShard.map((e) => e.horizon))
+    const cut = horizon < Infinity
     const candidates = perShard
-      .flatMap((dues, n) => dues.map((d) => ({ ...d, shard: parts[n]!.shard })))
+      .flatMap((e, n) => e.rows.filter((d) => d.dueMs < horizon).map((d) => ({ ...d, shard: parts[n]!.shard })))
       .sort(before)
       .slice(0, want)
-    if (candidates.length === 0) return { jobs, last: null }
+    if (candidates.length === 0) return { jobs, last: cut ? after : null, cut }
     for (const { shard } of parts) {
       const mine = candidates.filter((c) => c.shard === shard)
       if (mine.length === 0) continue
@@ -188,7 +271,8 @@ async function collect(
       })
       if (jobs.length === options.limit) break
     }
-    if (candidates.length < want) return { jobs, last: null }
+    if (cut) return { jobs, last: after, cut }
+    if (candidates.length < want) return { jobs, last: null, cut }
   }
-  return { jobs, last: after }
+  return { jobs, last: after, cut: false }
 }

@@ -10,7 +10,9 @@
 // many buckets as it shows jobs, wherever it is. The frontier and its position expire WALK_TTL_MS after the walk's
 // last page (a copy of the index: ~93 bytes per due bucket, 1.5 MB per shard as shipped); a walk's last page deletes
 // them; at most MAX_WALKS walks keep one per shard (the least recently used are dropped: forged cursors cannot fill
-// Redis with frontiers), and none is made while Redis is above WALK_MEMORY_PERCENT of maxmemory.
+// Redis with frontiers). Their memory is reserved in the script that copies (lua/walk-start.lua), never by a check
+// before it: the shard's frontiers together hold at most WALK_BUDGET_BYTES, and no copy takes the node past
+// WALK_MEMORY_PERCENT of maxmemory, however many pages start walks at once. A page that finds no room reads the index.
 //
 // Why no job that stays put is skipped or shown twice: a bound is taken from the bucket's jobs when it is written,
 // and a bucket is always read from the cursor on, not from its bound, so every job that was there then is at or after
@@ -22,7 +24,6 @@
 // page again) starts a walk of its own under a new name: a live frontier is never overwritten.
 import { randomBytes } from 'node:crypto'
 import type { ShardKeys } from './keys'
-import { readMemory, type MemoryReading } from './memory'
 import { walkAdvanceCall, walkStartCall } from './ops-script-calls'
 import { before, type Due, newWalk, type PendingCursor } from './pending-cursor'
 import { runScript, type ScriptedClient } from './scripts'
@@ -34,13 +35,34 @@ export const SHALLOW_BUCKETS = 256
 /** Walks that keep a frontier at once, per shard (each ~93 bytes per due bucket): the oldest beyond are dropped. */
 export const MAX_WALKS = 16
 /**
- * No frontier is made while it would take a primary past this share of its maxmemory (what used_memory says, plus the
- * copy): near full, a page reads the index as it is (slower deep in a queue) rather than leave Redis full of
- * frontiers for ten minutes, when enqueues would be refused (507). The memory warning's default threshold.
+ * No frontier is made while it would take its node past this share of its maxmemory (used_memory, plus the copy, as
+ * the script that copies reads it): near full, a page reads the index as it is (slower deep in a queue) rather than
+ * leave Redis full of frontiers for ten minutes, when enqueues would be refused (507). The memory warning's default.
  */
 export const WALK_MEMORY_PERCENT = 80
+/**
+ * What the frontiers of one shard's walks hold together at most (8 MiB: five walks of a 16,384-bucket shard), so all
+ * walks of a deployment hold at most SHARDS times this. Reserved by the copy itself, so concurrent pages cannot pass it.
+ */
+export const WALK_BUDGET_BYTES = 8 * 1024 * 1024
+/** A walk unused this long gives its frontier up to a new walk when the budget has no room for both. */
+export const WALK_IDLE_MS = 60_000
 /** What a frontier costs per due bucket (MEMORY USAGE of a copy of a 16,384-bucket index: docs/benchmarks.md). */
-const FRONTIER_BYTES_PER_BUCKET = 93
+export const FRONTIER_BYTES_PER_BUCKET = 93
+
+/** How deep a walk reads the index as it is, and what its frontiers may hold (tests lower them). */
+export interface WalkLimits {
+  /** A cursor with at most this many of the shard's buckets starting before it reads the index as it is. */
+  shallowBuckets?: number
+  /** What the shard's frontiers hold together at most. */
+  budgetBytes?: number
+  /** Called once before a page starts a walk's frontier: a deep page, counted (src/store/deep-page-rate.ts). */
+  countDeep?: () => Promise<void>
+  /** Buckets of one shard a page reads at most (DEEP_PAGE_BUCKETS). */
+  pageBuckets?: number
+  /** Deep pages a caller may have per window (DEEP_PAGES_PER_WINDOW). */
+  deepPagesPerWindow?: number
+}
 
 export interface Frontier {
   /** The sorted set to read buckets from: the shard's index, or the walk's frontier. */
@@ -76,8 +98,9 @@ export async function planWalk(
   redis: ScriptedClient,
   shards: readonly ShardKeys[],
   cursor: PendingCursor | null,
-  shallowBuckets = SHALLOW_BUCKETS,
+  limits: WalkLimits = {},
 ): Promise<WalkPlan> {
+  const { shallowBuckets = SHALLOW_BUCKETS, budgetBytes = WALK_BUDGET_BYTES } = limits
   const token = randomBytes(6).toString('base64url')
   if (!cursor) return { walk: newWalk(), token, frontiers: shards.map((s) => ({ key: s.index })) }
   let walk = cursor.walk ?? newWalk()
@@ -85,17 +108,16 @@ export async function planWalk(
   // An earlier page again: that walk's frontier holds for its own position, not for this one. A walk of its own.
   const older = looks.some((l) => l.at && before(l.at, cursor) > 0)
   if (older) walk = newWalk()
-  let memory: Promise<MemoryReading[] | null> | undefined
+  // Bounds for a position are bounds for any later one too.
+  const keeps = looks.map((l) => !older && l.held !== null && l.at !== null)
+  if (looks.some((l, n) => !keeps[n] && l.behind > shallowBuckets)) await limits.countDeep?.()
   const frontiers = await Promise.all(
     shards.map(async (shard, n): Promise<Frontier> => {
-      const { held, at, behind, buckets } = looks[n]!
-      // Bounds for a position are bounds for any later one too.
-      if (!older && held && at) return { key: shard.pendingWalk(walk), held }
+      const { held, behind } = looks[n]!
+      if (keeps[n] && held) return { key: shard.pendingWalk(walk), held }
       if (behind <= shallowBuckets) return { key: shard.index }
-      memory ??= readMemory(redis).catch(() => null)
-      if (!hasRoom(await memory, buckets * FRONTIER_BYTES_PER_BUCKET)) return { key: shard.index }
       const position = positionText(token, cursor)
-      return (await startWalk(redis, shard, walk, position))
+      return (await startWalk(redis, shard, walk, position, budgetBytes))
         ? { key: shard.pendingWalk(walk), held: position }
         : { key: shard.index }
     }),
@@ -106,37 +128,40 @@ export async function planWalk(
 /** A shard's side of a walk: the position it holds (as read, and parsed), and how deep the cursor is. */
 async function look(redis: ScriptedClient, shard: ShardKeys, walk: string, cursor: Due) {
   const replies =
-    (await redis
-      .pipeline()
-      .get(shard.pendingWalkAt(walk))
-      .zcount(shard.index, '-inf', cursor.dueMs)
-      .zcard(shard.index)
-      .exec()) ?? []
+    (await redis.pipeline().get(shard.pendingWalkAt(walk)).zcount(shard.index, '-inf', cursor.dueMs).exec()) ?? []
   for (const [err] of replies) if (err) throw err
   const held = replies[0]?.[1] == null ? null : String(replies[0][1])
   return {
     held,
     at: held === null ? null : positionOf(held),
     behind: Number(replies[1]?.[1]),
-    buckets: Number(replies[2]?.[1]),
   }
 }
 
 /**
- * Whether a copy of `bytes` leaves every primary below WALK_MEMORY_PERCENT of its maxmemory (the shard's own is
- * among them). Without a reading (INFO refused by an ACL) it is made: at maxmemory the start is refused anyway.
+ * Makes the walk's frontier on the shard, dropping the least recently used walks beyond MAX_WALKS; false if not (no
+ * room, or another page of the walk made it meanwhile).
  */
-function hasRoom(readings: MemoryReading[] | null, bytes: number): boolean {
-  return (readings ?? []).every(
-    (r) => r.maxBytes === 0 || r.usedBytes + bytes < (r.maxBytes * WALK_MEMORY_PERCENT) / 100,
-  )
-}
-
-/** Makes the walk's frontier on the shard, dropping the least recently used walks beyond MAX_WALKS; false if not. */
-async function startWalk(redis: ScriptedClient, shard: ShardKeys, walk: string, position: string): Promise<boolean> {
-  // All but the MAX_WALKS - 1 used last: with this one, MAX_WALKS.
-  const dropped = await redis.zrange(shard.pendingWalks, '0', String(-MAX_WALKS))
-  const call = walkStartCall(shard, { walk, position, ttlMs: WALK_TTL_MS, maxWalks: MAX_WALKS, dropped })
+async function startWalk(
+  redis: ScriptedClient,
+  shard: ShardKeys,
+  walk: string,
+  position: string,
+  budgetBytes: number,
+): Promise<boolean> {
+  // The least recently used first: the script drops as many as the cap and the budget need.
+  const candidates = await redis.zrange(shard.pendingWalks, '0', String(2 * MAX_WALKS - 1))
+  const call = walkStartCall(shard, {
+    walk,
+    position,
+    ttlMs: WALK_TTL_MS,
+    maxWalks: MAX_WALKS,
+    bytesPerBucket: FRONTIER_BYTES_PER_BUCKET,
+    budgetBytes,
+    memoryPercent: WALK_MEMORY_PERCENT,
+    idleMs: WALK_IDLE_MS,
+    candidates,
+  })
   try {
     return (await runScript(redis, call)) === 1
   } catch (e) {
@@ -146,10 +171,18 @@ async function startWalk(redis: ScriptedClient, shard: ShardKeys, walk: string, 
   }
 }
 
+/** Buckets one walk-advance call updates at most: its arguments stay near 2,000 (a call of 32,700 took 26.5 ms). */
+export const ADVANCE_CHUNK = 1_000
+
+type Update = { bucketNo: string; bound: number } | { bucketNo: string; forget: true }
+
 /**
  * After a page: raise each bucket it read to its next job after `to` (the page's last position), or to `to` itself
  * when the page did not read that far; forget a bucket with nothing after it. `to` null: the walk ended. Resolves to
- * false when the frontier changed while the page read it (nothing is written then: read the page again without it).
+ * false when the frontier changed while the page read it (nothing more is written then: read the page again without
+ * it). More than ADVANCE_CHUNK buckets go in several calls: the first ones keep the position the page started from and
+ * raise buckets only to their next job after it (bounds for that position hold for any later one, whichever page
+ * moves it next), the last one moves the position and raises its buckets to what holds after `to`.
  */
 export async function advanceWalk(
   redis: ScriptedClient,
@@ -160,23 +193,46 @@ export async function advanceWalk(
   to: Due | null,
 ): Promise<boolean> {
   if (frontier.held === undefined) return true
-  const raise: { bucketNo: string; bound: number }[] = []
-  const forget: string[] = []
+  const afterTo: Update[] = []
+  const afterHeld: Update[] = []
   if (to) {
     for (const [bucketNo, s] of seen) {
-      const next = s.rows.filter((r) => before(r, to) > 0).sort(before)[0]
-      if (next) raise.push({ bucketNo, bound: next.dueMs })
-      else if (s.empty) forget.push(bucketNo)
-      else raise.push({ bucketNo, bound: to.dueMs })
+      const rows = [...s.rows].sort(before)
+      const next = rows.find((r) => before(r, to) > 0)
+      if (next) afterTo.push({ bucketNo, bound: next.dueMs })
+      else if (s.empty) afterTo.push({ bucketNo, forget: true })
+      else afterTo.push({ bucketNo, bound: to.dueMs })
+      // Every row a page reads is after the cursor: the first is the bucket's next job after the held position.
+      if (rows[0]) afterHeld.push({ bucketNo, bound: rows[0].dueMs })
+      else if (s.empty) afterHeld.push({ bucketNo, forget: true })
     }
   }
+  const last = afterTo.slice(0, ADVANCE_CHUNK)
+  const lastBuckets = new Set(last.map((u) => u.bucketNo))
+  const early = afterHeld.filter((u) => !lastBuckets.has(u.bucketNo))
+  for (let i = 0; i < early.length; i += ADVANCE_CHUNK) {
+    const chunk = early.slice(i, i + ADVANCE_CHUNK)
+    if (!(await advance(redis, shard, plan.walk, frontier.held, frontier.held, chunk))) return false
+  }
+  return advance(redis, shard, plan.walk, frontier.held, to ? positionText(plan.token, to) : '', last)
+}
+
+/** One lua/walk-advance.lua call: 1 when written, 0 when the walk no longer holds `held`. */
+async function advance(
+  redis: ScriptedClient,
+  shard: ShardKeys,
+  walk: string,
+  held: string,
+  next: string,
+  updates: readonly Update[],
+): Promise<boolean> {
   const call = walkAdvanceCall(shard, {
-    walk: plan.walk,
-    held: frontier.held,
-    next: to ? positionText(plan.token, to) : '',
+    walk,
+    held,
+    next,
     ttlMs: WALK_TTL_MS,
-    raise,
-    forget,
+    raise: updates.flatMap((u) => ('bound' in u ? [{ bucketNo: u.bucketNo, bound: u.bound }] : [])),
+    forget: updates.flatMap((u) => ('forget' in u ? [u.bucketNo] : [])),
   })
   return (await runScript(redis, call)) === 1
 }

@@ -4,6 +4,9 @@
 //
 // What each primary has is read with INFO replication (its `slaveN:...,state=online` lines) and kept for a few
 // seconds. The read goes in a pipeline with a key of the shard, so a Redis Cluster sends it to the shard's own master.
+// Where INFO is refused (an ACL without it, a managed service's restricted list), WAIT itself tells: `WAIT 1` for up
+// to WAIT_PROBE_MS answers 1 as soon as a replica online acknowledges (the primary asks its replicas at once), 0 when
+// none does. Reading "refused" as "no replica" made a replicated store refuse every write while its replica was online.
 //
 // Why a marker. "No replica online" means two different things: a single node that never had one, and a replicated
 // store whose replica is gone right now (a network blip, a replica restarting, a failover under way). Answering
@@ -21,6 +24,13 @@ import type { RedisClient } from './scripts'
 /** How long a primary's replica count is trusted. A replica that appears is waited for within this long. */
 export const REPLICA_REFRESH_MS = 5_000
 
+/**
+ * Longest WAIT that asks whether a replica is online where INFO is refused. A live replica answers within
+ * milliseconds; without one, a write waits this long once per REPLICA_REFRESH_MS (never longer than the write's own
+ * REDIS_WAIT_TIMEOUT_MS).
+ */
+export const WAIT_PROBE_MS = 200
+
 /** Replies of a Redis that does not let us run INFO (a managed service's restricted list, an ACL without it). */
 const INFO_REFUSED = /^(NOPERM|ERR unknown command|ERR unknown subcommand|ERR .*(not allowed|disabled|restricted))/i
 
@@ -36,12 +46,16 @@ export class ReplicaWatch {
   private readonly looking = new Map<ShardKeys, Promise<Seen>>()
   private warnedUnreplicated = false
   private infoRefusedLogged = false
+  /** What the last WAIT probe answered (INFO refused). */
+  private probed: number | undefined
 
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keyspace,
     private readonly log: Log,
     private readonly now: () => number = Date.now,
+    /** REDIS_WAIT_TIMEOUT_MS: a probe by WAIT never waits longer than a write would. */
+    private readonly waitTimeoutMs = 1_000,
   ) {
     // A new connection may be to another primary (a Sentinel failover, a Cluster promotion): look again.
     redis.on('ready', () => this.seen.clear())
@@ -105,7 +119,7 @@ export class ReplicaWatch {
     if (markerError) throw markerError
     let online: number
     if (!infoError) online = onlineReplicas(String(info))
-    else if (INFO_REFUSED.test(infoError.message)) online = this.infoRefused(infoError)
+    else if (INFO_REFUSED.test(infoError.message)) online = await this.waitProbe(shard, infoError)
     else throw infoError
     let replicated = Number(marked) > 0
     if (online > 0 && Number(marked) < markers.length) {
@@ -118,16 +132,33 @@ export class ReplicaWatch {
     return seen
   }
 
-  private infoRefused(error: Error): number {
+  /** INFO refused: 1 when a replica online acknowledges a WAIT within WAIT_PROBE_MS, 0 when none does. */
+  private async waitProbe(shard: ShardKeys, refusal: Error): Promise<number> {
+    const probeMs = Math.min(WAIT_PROBE_MS, this.waitTimeoutMs)
     if (!this.infoRefusedLogged) {
       this.infoRefusedLogged = true
-      this.log.error(
-        'REDIS_WAIT_REPLICAS=auto cannot tell whether the Redis primary has a replica: INFO replication was refused ' +
-          `(${error.message}). Writes are answered without waiting for one. Set REDIS_WAIT_REPLICAS=1 if the store ` +
-          'has a replica (writes then wait for it), or 0 if it has none or replicates by itself.',
+      this.log.warn(
+        `REDIS_WAIT_REPLICAS=auto: INFO replication was refused (${refusal.message}), so whether the Redis primary ` +
+          `has a replica online is asked with WAIT 1 (up to ${probeMs} ms, every ${REPLICA_REFRESH_MS / 1000} s): ` +
+          'writes wait for a replica when one answers, as with INFO. Set REDIS_WAIT_REPLICAS=1 if the store always ' +
+          'has a replica, or 0 if it has none or replicates by itself, to skip the probe.',
       )
     }
-    return 0
+    // In a pipeline with a key of the shard: a Redis Cluster sends the WAIT to the shard's own master.
+    const replies = (await this.redis.pipeline().exists(shard.replicated).wait(1, probeMs).exec()) ?? []
+    const [waitError, acked] = replies[1] ?? [new Error('no reply'), 0]
+    if (waitError) throw waitError
+    const online = Number(acked)
+    // Said when the answer changes, not on every probe.
+    if (online === this.probed) return online
+    this.probed = online
+    this.log.info(
+      online > 0
+        ? 'REDIS_WAIT_REPLICAS=auto: a replica acknowledged WAIT: API writes wait for one.'
+        : `REDIS_WAIT_REPLICAS=auto: no replica acknowledged WAIT within ${probeMs} ms.`,
+      { shardKey: shard.tag },
+    )
+    return online
   }
 }
 
@@ -139,10 +170,10 @@ export function onlineReplicas(info: string): number {
 const watches = new WeakMap<RedisClient, ReplicaWatch>()
 
 /** The one watch of a client: the job and schedule stores over the same connection share what it has seen. */
-export function replicaWatchOf(redis: RedisClient, keys: Keyspace, log: Log): ReplicaWatch {
+export function replicaWatchOf(redis: RedisClient, keys: Keyspace, log: Log, waitTimeoutMs?: number): ReplicaWatch {
   let watch = watches.get(redis)
   if (!watch) {
-    watch = new ReplicaWatch(redis, keys, log)
+    watch = new ReplicaWatch(redis, keys, log, Date.now, waitTimeoutMs)
     watches.set(redis, watch)
   }
   return watch

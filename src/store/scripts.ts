@@ -48,6 +48,7 @@ import scheduleDeleteLua from '../../lua/schedule-delete.lua'
 import schedulePutLua from '../../lua/schedule-put.lua'
 import walkAdvanceLua from '../../lua/walk-advance.lua'
 import walkStartLua from '../../lua/walk-start.lua'
+import deepPageRateLua from '../../lua/deep-page-rate.lua'
 
 export type RedisClient = Redis | Cluster
 
@@ -96,6 +97,7 @@ export const LUA_SCRIPTS = {
   sdqRecordHeads: recordHeadsLua,
   sdqWalkStart: walkStartLua,
   sdqWalkAdvance: walkAdvanceLua,
+  sdqDeepPageRate: deepPageRateLua,
   sdqScannerAlive: scannerAliveLua,
   sdqScannerRetire: scannerRetireLua,
   sdqScanStartRelease: scanStartReleaseLua,

@@ -4,9 +4,8 @@ import { DelayQueue } from '../../src/direct/delay-queue'
 import { loadConfig } from '../../src/config'
 import { ValidationError } from '../../src/errors'
 import { type PendingJob, readPendingPage } from '../../src/store/pending-page'
-import type { ScriptedClient } from '../../src/store/scripts'
 import { testStore } from '../support/engine'
-import { enqueueSpread, pager, walkOf } from '../support/pending-pages'
+import { countingBucketReads, enqueueSpread, pager, walkOf } from '../support/pending-pages'
 
 async function allPages(list: (cursor: string | null) => Promise<{ jobs: PendingJob[]; cursor: string | null }>) {
   const pages: PendingJob[][] = []
@@ -17,34 +16,6 @@ async function allPages(list: (cursor: string | null) => Promise<{ jobs: Pending
     cursor = page.cursor
   } while (cursor && pages.length < 100)
   return pages
-}
-
-/**
- * The client as readPendingPage sees it, counting the due buckets it reads (ZRANGE on a bucket, alone or in a
- * pipeline): a page's work in Redis, whatever the machine's speed.
- */
-function countingBucketReads(redis: ScriptedClient) {
-  const counter = { reads: 0 }
-  const count = (key: unknown) => {
-    if (/:due:/.test(String(key))) counter.reads++
-  }
-  const wrap = <T extends object>(target: T, onPipeline: boolean): T => {
-    const wrapped: T = new Proxy(target, {
-      get(t, prop) {
-        const value = Reflect.get(t, prop, t)
-        if (prop === 'zrange')
-          return (...args: unknown[]) => {
-            count(args[0])
-            const reply = (value as (...a: unknown[]) => unknown).apply(t, args)
-            return onPipeline ? wrapped : reply
-          }
-        if (prop === 'pipeline' && !onPipeline) return () => wrap((value as () => object).call(t), true)
-        return typeof value === 'function' ? value.bind(t) : value
-      },
-    })
-    return wrapped
-  }
-  return { client: wrap(redis, false), counter }
 }
 
 describe('pending jobs, page by page', () => {

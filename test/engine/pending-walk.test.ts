@@ -2,10 +2,11 @@
 // cap), a cursor of the same walk ending it, an earlier page of the same walk read again at the same time. Each page
 // still shows exactly the jobs it would alone, and every walk goes on to list each job once, in order.
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { encodePendingCursor } from '../../src/store/pending-cursor'
 import { readPendingPage } from '../../src/store/pending-page'
 import { testStore } from '../support/engine'
-import { enqueueSpread, idsToEnd, interleaved, pager, walkOf } from '../support/pending-pages'
+import { cursorAt, enqueueSpread, idsToEnd, interleaved, pager, walkOf } from '../support/pending-pages'
+
+type TestStore = ReturnType<typeof testStore>
 
 afterEach(() => {
   vi.useRealTimers()
@@ -18,8 +19,8 @@ describe('a walk whose frontier changes while a page reads it', () => {
       for (let w = 0; w < 16; w++) await page((await page(null)).cursor)
     },
     // a cursor of the same walk past the last job (forged): its empty page ends the walk, deleting the frontier
-    'a cursor of its walk ends it': async (page: ReturnType<typeof pager>, walk: string) => {
-      await page(encodePendingCursor({ walk, dueMs: 9e14, id: 'zz' }))
+    'a cursor of its walk ends it': async (page: ReturnType<typeof pager>, walk: string, t: TestStore) => {
+      await page(await cursorAt(t.redis, t.keys, { walk, dueMs: 9e14, id: 'zz' }))
     },
   }
   for (const [what, during] of Object.entries(meanwhile))
@@ -38,8 +39,13 @@ describe('a walk whose frontier changes while a page reads it', () => {
         }
         const walk = walkOf(cursor!)
         // act: page `pageNo`, whose frontier goes while it reads it; then the rest of the walk
-        const client = interleaved(t.redis, () => during(page, walk))
-        const hit = await readPendingPage(client, t.keys, { limit: 25, cursor }, 0)
+        const client = interleaved(t.redis, () => during(page, walk, t))
+        const hit = await readPendingPage(
+          client,
+          t.keys,
+          { limit: 25, cursor },
+          { shallowBuckets: 0, deepPagesPerWindow: 1e6 },
+        )
         seen.push(...hit.jobs.map((j) => j.id), ...(await idsToEnd(page, hit.cursor)))
         // assess: the page is whole (it was empty, with no cursor: the walk ended), and no job is skipped after it
         expect(hit.jobs.map((j) => j.id)).toEqual(expected.slice((pageNo - 1) * 25, pageNo * 25))
@@ -62,7 +68,12 @@ describe('two pages of one walk at once', () => {
     const client = interleaved(t.redis, async () => {
       p4 = await page(p3.cursor)
     })
-    const again = await readPendingPage(client, t.keys, { limit: 25, cursor: p2.cursor }, 0)
+    const again = await readPendingPage(
+      client,
+      t.keys,
+      { limit: 25, cursor: p2.cursor },
+      { shallowBuckets: 0, deepPagesPerWindow: 1e6 },
+    )
     const fromAgain = await idsToEnd(page, again.cursor)
     const fromP4 = await idsToEnd(page, p4.cursor)
     // assess: page 3 is what it was; page 4 follows page 3; each walk lists every job after its page once, in order

@@ -14,6 +14,7 @@ import {
 import { scheduleAckCall, scheduleDeleteCall, schedulePutCall } from '../../src/store/schedule-script-calls'
 import { cancelCall, enqueueCall, getCall, reviveCall } from '../../src/store/script-calls'
 import { recordHeadsCall, walkAdvanceCall, walkStartCall } from '../../src/store/ops-script-calls'
+import { deepPageRateCall } from '../../src/store/deep-page-rate'
 import {
   composeScript,
   helperClosure,
@@ -72,7 +73,17 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   sdqScheduleDelete: scheduleDeleteCall(at, 'job-1'),
   sdqRelayHandBack: relayHandBackCall(keys.scanRelayKey, 'run-b', 'run-a'),
   sdqRecordHeads: recordHeadsCall(shard.jobs, { headerLines: 4, previewBytes: 0, budgetBytes: 1, ids: ['job-1'] }),
-  sdqWalkStart: walkStartCall(shard, { walk: 'w-a', position: 't|1:job-1', ttlMs: 1, maxWalks: 2, dropped: ['w-b'] }),
+  sdqWalkStart: walkStartCall(shard, {
+    walk: 'w-a',
+    position: 't|1:job-1',
+    ttlMs: 1,
+    maxWalks: 2,
+    bytesPerBucket: 93,
+    budgetBytes: 1_000,
+    memoryPercent: 80,
+    idleMs: 60_000,
+    candidates: ['w-b'],
+  }),
   sdqWalkAdvance: walkAdvanceCall(shard, {
     walk: 'w-a',
     held: 't|1:job-1',
@@ -81,6 +92,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
     raise: [{ bucketNo: '3', bound: 2 }],
     forget: ['1'],
   }),
+  sdqDeepPageRate: deepPageRateCall(keys, 'caller', 20),
   sdqScannerAlive: scannerAliveCall(shard, 'run-a', 5_000),
   sdqScannerRetire: scannerRetireCall(shard, { owner: 'run-a', horizonMs: 70_000, startToken: 'job-1' }),
   sdqScanStartRelease: scanStartReleaseCall(shard, 'job-1', 1_000),

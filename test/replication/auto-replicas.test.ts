@@ -134,8 +134,40 @@ describe('REDIS_WAIT_REPLICAS=auto (the default)', () => {
     expect(log.lines.filter((l) => l.level === 'warn')).toEqual([])
   })
 
-  it('falls back to unreplicated writes, logging the setting to choose, where INFO is not allowed', async () => {
-    // prepare: a user that may do everything but INFO (a managed service's restricted command list)
+  it('decides with WAIT where INFO is not allowed: a replicated store with its replica online takes writes, and they are on the replica', async () => {
+    // prepare: a store seen with its replica by a user with INFO (its marker set), and a user that may do everything
+    // but INFO (a managed service's restricted command list) on the same keys
+    const replica = await replicaOf(primary)
+    const admin = new Redis(primary.url)
+    const direct = new Redis(replica.url)
+    cleanup.push(
+      async () => admin.disconnect(),
+      async () => direct.disconnect(),
+    )
+    await admin.call('ACL', 'SETUSER', 'noinfo', 'on', '>pw', '~*', '&*', '+@all', '-info')
+    const prefix = uniquePrefix('noinfo')
+    await engineOn(primary.url, recordingLog(), { KEY_PREFIX: prefix }).store.enqueue(job({ id: 'noinfo-0' }))
+    const log = recordingLog()
+    const engine = engineOn(`redis://noinfo:pw@127.0.0.1:${primary.port}`, log, { KEY_PREFIX: prefix })
+    // act
+    const created = await engine.store.enqueue(job({ id: 'noinfo-1' }))
+    const batch = await engine.store.enqueueMany([job({ id: 'noinfo-2' })])
+    // assess: answered, and on the replica when answered (they waited for it); the log says how it was decided, and
+    // nothing about writes going unreplicated
+    expect(created.status).toBe('created')
+    expect(batch.every((r) => !(r instanceof Error))).toBe(true)
+    expect(await direct.hexists(engine.keys.locate('noinfo-1').shard.jobs, 'noinfo-1')).toBe(1)
+    expect(await direct.hexists(engine.keys.locate('noinfo-2').shard.jobs, 'noinfo-2')).toBe(1)
+    const said = log.lines.map((l) => l.message).join('\n')
+    expect(said).toMatch(/INFO replication was refused.*asked with WAIT 1/)
+    expect(said).toMatch(/a replica acknowledged WAIT: API writes wait for one/)
+    expect(said).not.toMatch(/without waiting|without replication|never had a replica/)
+    expect(log.lines.filter((l) => l.level === 'error')).toEqual([])
+    await replica.stop()
+  })
+
+  it('decides with WAIT where INFO is not allowed: a single node is written unreplicated, and the log says so', async () => {
+    // prepare: the same user, on a primary without a replica, with keys that never had one
     const admin = new Redis(primary.url)
     cleanup.push(async () => admin.disconnect())
     await admin.call('ACL', 'SETUSER', 'noinfo', 'on', '>pw', '~*', '&*', '+@all', '-info')
@@ -144,12 +176,13 @@ describe('REDIS_WAIT_REPLICAS=auto (the default)', () => {
       KEY_PREFIX: uniquePrefix('noinfo'),
     })
     // act
-    const created = await engine.store.enqueue(job({ id: 'noinfo-1' }))
+    const created = await engine.store.enqueue(job({ id: 'noinfo-single-1' }))
     // assess
     expect(created.status).toBe('created')
-    const errors = log.lines.filter((l) => l.level === 'error')
-    expect(errors).toHaveLength(1)
-    expect(errors[0]!.message).toMatch(/INFO replication was refused.*REDIS_WAIT_REPLICAS=1.*or 0/)
+    const said = log.lines.map((l) => l.message).join('\n')
+    expect(said).toMatch(/INFO replication was refused.*REDIS_WAIT_REPLICAS=1.*or 0/)
+    expect(said).toMatch(/no replica acknowledged WAIT within 200 ms/)
+    expect(said).toMatch(/never had a replica: API writes are answered without replication/)
   })
 
   it('counts only replicas streaming now (state=online) in INFO replication', () => {

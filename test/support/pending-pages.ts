@@ -1,7 +1,10 @@
 // Helpers of the pending-page scenarios (test/engine/pending-page.test.ts, pending-walk.test.ts): jobs spread over
 // due times, pages of readPendingPage itself, and clients that count or interleave what a page reads.
+import { cursorKeyOf } from '../../src/store/cursor-key'
 import type { Keyspace } from '../../src/store/keys'
+import { encodePendingCursor, type PendingCursor } from '../../src/store/pending-cursor'
 import { readPendingPage } from '../../src/store/pending-page'
+import type { WalkLimits } from '../../src/store/pending-walk'
 import type { ScriptedClient } from '../../src/store/scripts'
 import type { testStore } from './engine'
 
@@ -23,9 +26,13 @@ export async function enqueueSpread(t: ReturnType<typeof testStore>, count: numb
   return [...jobs].sort((a, b) => a.atMs - b.atMs || (a.id < b.id ? -1 : 1)).map((j) => j.id)
 }
 
-/** Pages of readPendingPage itself (`shallow`: how many buckets behind the cursor it reads the index as is). */
-export function pager(redis: ScriptedClient, keys: Keyspace, limit: number, shallow?: number) {
-  return (cursor: string | null) => readPendingPage(redis, keys, { limit, cursor }, shallow)
+/**
+ * Pages of readPendingPage itself (`shallow`: how many buckets behind the cursor it reads the index as is), without
+ * the rate of deep pages (these scenarios start many walks from one caller; test/engine/deep-pages.test.ts has it).
+ */
+export function pager(redis: ScriptedClient, keys: Keyspace, limit: number, shallow?: number, limits: WalkLimits = {}) {
+  return (cursor: string | null) =>
+    readPendingPage(redis, keys, { limit, cursor }, { shallowBuckets: shallow, deepPagesPerWindow: 1e6, ...limits })
 }
 
 /** The ids of every page from `cursor` on, to the end (at most 1,000 pages). */
@@ -37,6 +44,11 @@ export async function idsToEnd(page: ReturnType<typeof pager>, cursor: string | 
     cursor = next.cursor
   }
   return ids
+}
+
+/** A cursor at `at`, signed as the store signs them: a position no page gave (forged by a test, not by a caller). */
+export async function cursorAt(redis: ScriptedClient, keys: Keyspace, at: PendingCursor): Promise<string> {
+  return encodePendingCursor(at, await cursorKeyOf(redis, keys))
 }
 
 /** The walk a cursor belongs to (its name in Redis). */
@@ -64,4 +76,40 @@ export function interleaved(redis: ScriptedClient, during: () => Promise<void>):
       return typeof value === 'function' ? value.bind(t) : value
     },
   }) as ScriptedClient
+}
+
+/**
+ * The client as readPendingPage sees it, counting the due buckets it reads (ZRANGE on a bucket, alone or in a
+ * pipeline; `buckets`: which, to clear between pages): a page's work in Redis, whatever the machine's speed; and the
+ * arguments of each walk-advance call.
+ */
+export function countingBucketReads(redis: ScriptedClient) {
+  const counter = { reads: 0, advanceArgs: [] as number[], buckets: new Set<string>() }
+  const count = (key: unknown) => {
+    if (!/:due:/.test(String(key))) return
+    counter.reads++
+    counter.buckets.add(String(key))
+  }
+  const wrap = <T extends object>(target: T, onPipeline: boolean): T => {
+    const wrapped: T = new Proxy(target, {
+      get(t, prop) {
+        const value = Reflect.get(t, prop, t)
+        if (prop === 'zrange')
+          return (...args: unknown[]) => {
+            count(args[0])
+            const reply = (value as (...a: unknown[]) => unknown).apply(t, args)
+            return onPipeline ? wrapped : reply
+          }
+        if (prop === 'sdqWalkAdvance' && !onPipeline)
+          return (...args: unknown[]) => {
+            counter.advanceArgs.push(args.length)
+            return (value as (...a: unknown[]) => unknown).apply(t, args)
+          }
+        if (prop === 'pipeline' && !onPipeline) return () => wrap((value as () => object).call(t), true)
+        return typeof value === 'function' ? value.bind(t) : value
+      },
+    })
+    return wrapped
+  }
+  return { client: wrap(redis, false), counter }
 }
