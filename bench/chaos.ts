@@ -54,6 +54,10 @@ async function main() {
   console.log(`\noperations: ${history.ops.length} (${JSON.stringify(outcomes)})`)
   console.log(`deliveries: ${history.deliveries.length}`)
   console.log(`faults: ${history.faults.length} ${JSON.stringify(byKind)}`)
+  // Sends SQS may have taken without answering (a loaded machine's timeouts among them), as the scanners reported them.
+  const environment: Record<string, number> = {}
+  for (const e of history.environment ?? []) environment[e.kind] = (environment[e.kind] ?? 0) + e.count
+  console.log(`unanswered sends: ${JSON.stringify(environment)}`)
   console.log(`history: ${out}\n`)
   console.log(formatVerdict(history, verdict))
   process.exit(verdict.valid ? 0 : 1)

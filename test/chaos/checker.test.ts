@@ -123,6 +123,38 @@ describe('the chaos checker', () => {
     expect(verdict.figures['duplicates-bounded'].redeliveries).toBe(1)
   })
 
+  it('allows one duplicate per job a scanner released after a send SQS may have taken, and not one more', () => {
+    // prepare: 3 jobs released as maybe sent (2 in one dispatch, 1 in another), no injected fault
+    const maybeSent = (count: number, at: number) => ({ kind: 'maybe-sent' as const, at, scanner: 's1', count })
+    const environment = [maybeSent(2, T0 + 500), maybeSent(1, T0 + 900)]
+    const sends = (n: number) => Array.from({ length: n }, (_, i) => ({ sentAt: T0 + 1_000 + i }))
+
+    // act + assess: 3 duplicates (4 sends of one version) are within the bound, 4 are not
+    const within = check(historyOf({ ops: [created()], deliveries: sends(4), environment }))
+    expect(within.valid).toBe(true)
+    expect(within.figures['duplicates-bounded']).toMatchObject({ duplicates: 3, bound: 3, unansweredSends: 3 })
+    const over = historyOf({ ops: [created()], deliveries: sends(5), environment })
+    expect(promisesBroken(over)).toEqual(['duplicates-bounded'])
+    expect(formatVerdict(over, check(over))).toMatch(/environment: s1 maybe-sent 3/)
+  })
+
+  it('allows one duplicate per entry of a send attempt SQS may have taken, counted apart from the jobs released', () => {
+    // prepare: the SDK's two attempts of one call timed out (5 entries each) and the call ended maybe sent, releasing
+    // the same 5 jobs: 10 copies may be in SQS, which the larger of the two counts covers (not their sum, 15)
+    const environment = [
+      { kind: 'unanswered' as const, at: T0 + 400, scanner: 's1', count: 5 },
+      { kind: 'unanswered' as const, at: T0 + 800, scanner: 's1', count: 5 },
+      { kind: 'maybe-sent' as const, at: T0 + 800, scanner: 's1', count: 5 },
+    ]
+    const sends = (n: number) => Array.from({ length: n }, (_, i) => ({ sentAt: T0 + 1_000 + i }))
+
+    // act + assess
+    expect(check(historyOf({ ops: [created()], deliveries: sends(11), environment })).valid).toBe(true)
+    expect(promisesBroken(historyOf({ ops: [created()], deliveries: sends(12), environment }))).toEqual([
+      'duplicates-bounded',
+    ])
+  })
+
   it('prints the seed and the slice of the history that breaks a promise', () => {
     const h = historyOf({
       ops: [created(), created({ id: 'other', token: 'o' })],

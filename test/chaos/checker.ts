@@ -4,7 +4,7 @@ import { checkDuplicates } from './check-duplicates'
 import { checkFifo } from './check-fifo'
 import { checkJobs } from './check-jobs'
 import { checkSchedules } from './check-schedules'
-import type { Delivery, Fault, History, Op } from './history'
+import type { Delivery, EnvironmentFault, Fault, History, Op } from './history'
 import { PROMISES, type PromiseName, type PromiseFigures, type Violation } from './violation'
 
 export interface Verdict {
@@ -44,6 +44,7 @@ export interface Slice {
   ops: Op[]
   deliveries: Delivery[]
   faults: Fault[]
+  environment: EnvironmentFault[]
 }
 
 /** The part of the history a violation is about: its ids' operations and deliveries, and the faults around them. */
@@ -54,7 +55,12 @@ export function sliceFor(h: History, v: Violation): Slice {
   const times = [...ops.flatMap((op) => [op.invokeAt, op.completeAt]), ...deliveries.map((d) => d.sentAt)]
   const from = Math.min(...times) - 5_000
   const to = Math.max(...times) + 5_000
-  return { ops, deliveries, faults: h.faults.filter((f) => f.start <= to && f.end >= from) }
+  return {
+    ops,
+    deliveries,
+    faults: h.faults.filter((f) => f.start <= to && f.end >= from),
+    environment: (h.environment ?? []).filter((e) => e.at >= from && e.at <= to),
+  }
 }
 
 /** A human report: figures per promise, then each violation with its slice (times relative to the run's start). */
@@ -86,8 +92,17 @@ export function formatVerdict(h: History, verdict: Verdict, maxViolations = 5): 
       )
     for (const f of s.faults)
       lines.push(`  fault ${f.kind} ${f.target ?? ''} ${t(f.start)}..${t(f.end)} ${f.detail ?? ''}`)
+    if (s.environment.length) lines.push(`  environment: ${environmentLine(s.environment, t)}`)
   }
   if (verdict.violations.length > maxViolations)
     lines.push(`  ... and ${verdict.violations.length - maxViolations} more`)
   return lines.join('\n')
+}
+
+/** Unanswered sends in a slice, summed per scanner and kind (a loaded run has thousands of them). */
+function environmentLine(list: EnvironmentFault[], t: (ms: number) => string): string {
+  const sums = new Map<string, number>()
+  for (const e of list) sums.set(`${e.scanner} ${e.kind}`, (sums.get(`${e.scanner} ${e.kind}`) ?? 0) + e.count)
+  const parts = [...sums].map(([key, n]) => `${key} ${n}`).join(', ')
+  return `${parts} (${t(list[0]!.at)}..${t(list.at(-1)!.at)})`
 }

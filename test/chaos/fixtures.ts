@@ -1,9 +1,14 @@
 // Hand-made histories for the checker's own tests: a builder that numbers operations and fills in defaults.
-import type { Delivery, Fault, History, Op } from './history'
+import type { Delivery, EnvironmentFault, Fault, History, Op } from './history'
 
 export const T0 = 1_800_000_000_000
 
-export function historyOf(parts: { ops?: Partial<Op>[]; deliveries?: Partial<Delivery>[]; faults?: Fault[] }): History {
+export function historyOf(parts: {
+  ops?: Partial<Op>[]
+  deliveries?: Partial<Delivery>[]
+  faults?: Fault[]
+  environment?: EnvironmentFault[]
+}): History {
   const ops = (parts.ops ?? []).map(
     (op, n): Op => ({
       n,
@@ -38,6 +43,7 @@ export function historyOf(parts: { ops?: Partial<Op>[]; deliveries?: Partial<Del
     ops,
     deliveries,
     faults: parts.faults ?? [],
+    environment: parts.environment ?? [],
   }
 }
 

@@ -86,6 +86,21 @@ export interface Fault {
   count?: number
 }
 
+/**
+ * What the environment did to the run that the nemesis did not inject, as the scanners printed it when it happened
+ * (test/faults/scanner-worker.ts). A slow machine makes sends time out: each SendMessageBatch attempt that may have
+ * reached SQS without a definite answer is `unanswered` (its entries), each job released after such a send is
+ * `maybe-sent`. Either can be one copy more of a job in SQS, never more than one per entry.
+ */
+export interface EnvironmentFault {
+  kind: 'unanswered' | 'maybe-sent'
+  /** The runner's clock when the line arrived (a skewed scanner's own clock is not the run's). */
+  at: number
+  scanner: string
+  /** Entries of the attempt (unanswered) or jobs released (maybe-sent). */
+  count: number
+}
+
 export interface RunSettings {
   claimBatchSize: number
   /** Leased-but-unsettled jobs per scanner: what one scanner death can send again. */
@@ -107,6 +122,8 @@ export interface History {
   ops: Op[]
   deliveries: Delivery[]
   faults: Fault[]
+  /** Absent in histories saved before it was recorded. */
+  environment?: EnvironmentFault[]
 }
 
 /** Writes that create a job version. */

@@ -45,6 +45,8 @@ export function bundled(name: string): Promise<string> {
 export async function startProcess(
   name: string,
   env: Record<string, string>,
+  /** Each JSON line it prints after its "ready" line, as it arrives (else its output is read and dropped). */
+  onLine?: (entry: Record<string, unknown>) => void,
 ): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
   const file = await bundled(name)
   const child = spawn(process.execPath, [file], {
@@ -53,16 +55,18 @@ export async function startProcess(
     stdio: ['ignore', 'pipe', 'ignore'],
   })
   try {
+    let out = ''
     const ready = await new Promise<Record<string, unknown>>((ok, fail) => {
-      let out = ''
       const timer = setTimeout(() => fail(new Error(`${name} not ready within 30 s`)), 30_000)
       child.stdout!.on('data', (d) => {
         if (out.length > 100_000) return
         out += d
-        const line = out.split('\n').find((l) => l.includes('"event":"ready"'))
-        if (line) {
+        const lines = out.split('\n')
+        const at = lines.findIndex((l, i) => i < lines.length - 1 && l.includes('"event":"ready"'))
+        if (at >= 0) {
           clearTimeout(timer)
-          ok(JSON.parse(line) as Record<string, unknown>)
+          out = lines.slice(at + 1).join('\n')
+          ok(JSON.parse(lines[at]!) as Record<string, unknown>)
         }
       })
       child.once('exit', (code, signal) => {
@@ -70,12 +74,32 @@ export async function startProcess(
         fail(new Error(`${name} exited (${code ?? signal}) before it was ready`))
       })
     })
-    // Keep reading its output (the pipe must not fill up), ignoring it.
+    // Keep reading its output (the pipe must not fill up): handed on line by line, or dropped.
     child.stdout!.removeAllListeners('data')
+    if (onLine) {
+      const take = (d: string | Buffer) => {
+        out += d
+        for (let at = out.indexOf('\n'); at >= 0; at = out.indexOf('\n')) {
+          const entry = parsed(out.slice(0, at))
+          out = out.slice(at + 1)
+          if (entry) onLine(entry)
+        }
+      }
+      take('')
+      child.stdout!.on('data', take)
+    }
     child.stdout!.resume()
     return { child, ready }
   } catch (e) {
     await stopChild(child)
     throw e
+  }
+}
+
+function parsed(line: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(line) as Record<string, unknown>
+  } catch {
+    return undefined // not one of its JSON lines
   }
 }

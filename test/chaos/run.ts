@@ -89,6 +89,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       ops: ops,
       deliveries: consumers.deliveries,
       faults: nemesis.faults.sort((a, b) => a.start - b.start),
+      environment: [...stage.environment],
     }
     return { history, verdict: check(history) }
   } finally {

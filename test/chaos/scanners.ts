@@ -3,6 +3,7 @@
 // nemesis. stopAll() ends every one of them, also after a failure.
 import type { ChildProcess } from 'node:child_process'
 import { stopChild } from '../../local/redis-server'
+import type { EnvironmentFault } from './history'
 import type { PrimaryProxy } from './primary-proxy'
 import { startProcess } from './processes'
 
@@ -14,11 +15,18 @@ export interface ChaosScanner {
   child?: ChildProcess
   /** Set while a fault owns it (killed, paused, restarting): other faults leave it alone. */
   busy: boolean
+  /** Where its sends that SQS may have taken without answering are recorded, as it prints them (shared by all). */
+  environment: EnvironmentFault[]
 }
 
 /** Starts (or restarts) the scanner's process; resolves once it is connected and scanning. */
 export async function startScanner(s: ChaosScanner, extraEnv: Record<string, string> = {}): Promise<void> {
-  s.child = (await startProcess('scanner-entry', { ...s.env, ...extraEnv })).child
+  const onLine = (line: Record<string, unknown>) => {
+    const count = Number(line.event === 'unanswered' ? line.entries : line.jobs)
+    if ((line.event === 'unanswered' || line.event === 'maybe-sent') && count > 0)
+      s.environment.push({ kind: line.event, at: Date.now(), scanner: s.name, count })
+  }
+  s.child = (await startProcess('scanner-entry', { ...s.env, ...extraEnv }, onLine)).child
 }
 
 export function kill9(s: ChaosScanner): Promise<void> {

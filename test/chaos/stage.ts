@@ -17,6 +17,7 @@ import { quiet } from './quiet'
 import { startPrimaryProxy, type PrimaryProxy } from './primary-proxy'
 import { startScanner, stopAll, type ChaosScanner } from './scanners'
 import { FIFO_QUEUE } from './fifo-lanes'
+import type { EnvironmentFault } from './history'
 
 /** Shortened timings so faults play out in seconds (the fault suite's); replication as by default (auto). */
 export const CHAOS_SETTINGS = {
@@ -50,6 +51,8 @@ export interface ChaosStage {
   apiProxy?: PrimaryProxy
   api: { url: string }
   scanners: ChaosScanner[]
+  /** The scanners' sends that SQS may have taken without answering, as they happen (history.environment). */
+  environment: EnvironmentFault[]
   /** For the runner's wait for the drain only (the checker never reads Redis). */
   monitor: Engine
   close(): Promise<void>
@@ -118,13 +121,14 @@ export async function startStage(scannerCount: number, workerMaxMs: number, clus
     steps.push(() => monitor.close())
 
     const scanners: ChaosScanner[] = []
+    const environment: EnvironmentFault[] = []
     steps.push(() => stopAll(scanners))
     for (let i = 0; i < scannerCount; i++) {
       const proxy = i === 0 || !setup ? undefined : await startPrimaryProxy(primary)
       if (proxy) steps.push(() => proxy.close())
       const env = { ...base, WORKER_MAX_MS: String(workerMaxMs), ...(proxy ? { REDIS_URL: proxy.url } : directEnv) }
       const via = proxy ? '' : setup ? '-sentinel' : ''
-      scanners.push({ name: `scanner-${i + 1}${via}`, ...(proxy ? { proxy } : {}), env, busy: false })
+      scanners.push({ name: `scanner-${i + 1}${via}`, ...(proxy ? { proxy } : {}), env, busy: false, environment })
     }
     await Promise.all(scanners.map((s) => startScanner(s)))
     return {
@@ -138,6 +142,7 @@ export async function startStage(scannerCount: number, workerMaxMs: number, clus
       ...(apiProxy ? { apiProxy } : {}),
       api,
       scanners,
+      environment,
       monitor,
       close,
     }

@@ -1,15 +1,24 @@
 // Jobs SQS refused on every attempt are listed with their error and can be put back on schedule.
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DeadSet } from '../../src/ops/dead-set'
 import { JobNotFoundError } from '../../src/errors'
 import { Leases } from '../../src/scan/claims/leases'
+import type { ShardKeys } from '../../src/store/keys'
 import { job, testStore } from '../support/engine'
 
-const t = testStore({ shards: 1, buckets: 4 })
-const leases = new Leases(t.redis, { leaseMs: 10_000, maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 })
-const dead = new DeadSet(t.redis, t.keys)
-const shard = t.keys.shards[0]!
-afterAll(() => t.close())
+// Each case its own keyspace, and its own dead jobs: what a failing case left (dead, or claimed and never settled)
+// must not show in the next case's lists, counts or claims.
+let t: ReturnType<typeof testStore>
+let leases: Leases
+let dead: DeadSet
+let shard: ShardKeys
+beforeEach(() => {
+  t = testStore({ shards: 1, buckets: 4 })
+  leases = new Leases(t.redis, { leaseMs: 10_000, maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 })
+  dead = new DeadSet(t.redis, t.keys)
+  shard = t.keys.shards[0]!
+})
+afterEach(() => t.close())
 
 async function killAll() {
   const r = await leases.claim(shard, await leases.seedHints(shard, 50), 50)
@@ -45,6 +54,9 @@ describe('dead set', () => {
   })
 
   it('revives a dead job unchanged, with fresh attempts, and it is claimed again when due', async () => {
+    // prepare: a job SQS refused on its only attempt
+    await t.store.enqueue(job({ id: 'd-a', queue: 'orders', payloadJson: '{"a":1}' }))
+    expect(await killAll()).toBe(1)
     // act
     const due = await dead.revive('d-a', 0)
     // assess

@@ -1,15 +1,22 @@
 // What the dashboard reads from Redis (one server, and Redis Cluster with several shards): counts per queue with
 // in-flight jobs split off, scheduled jobs by horizon, and the dead set.
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { OverviewReader } from '../../src/ops/dashboard/overview'
 import { Leases } from '../../src/scan/claims/leases'
 import { job, testStore } from '../support/engine'
 import { testQueue } from '../support/schedules'
 
-const t = testStore({ buckets: 16 })
-const leases = new Leases(t.redis, { leaseMs: 60_000, maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 })
-const reader = new OverviewReader(t.redis, t.keys, t.store)
-afterAll(() => t.close())
+// Each case its own keyspace: the overview counts and lists everything in it, so what a failing case left behind
+// would show in the next case's figures.
+let t: ReturnType<typeof testStore>
+let leases: Leases
+let reader: OverviewReader
+beforeEach(() => {
+  t = testStore({ buckets: 16 })
+  leases = new Leases(t.redis, { leaseMs: 60_000, maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 })
+  reader = new OverviewReader(t.redis, t.keys, t.store)
+})
+afterEach(() => t.close())
 
 const MIN = 60_000
 const HOUR = 60 * MIN
@@ -81,10 +88,9 @@ describe('dashboard overview', () => {
   })
 
   it('shows a configured queue that has no jobs yet with zeros, as /stats does', async () => {
-    // prepare: a store of its own, one configured queue used and one idle
-    const own = testStore({ buckets: 4 })
-    await own.store.enqueue(job({ id: 'ov-used', queue: 'orders', schedule: { delayMs: HOUR } }))
-    const configured = new OverviewReader(own.redis, own.keys, own.store, ['orders', 'idle'])
+    // prepare: one configured queue used and one idle
+    await t.store.enqueue(job({ id: 'ov-used', queue: 'orders', schedule: { delayMs: HOUR } }))
+    const configured = new OverviewReader(t.redis, t.keys, t.store, ['orders', 'idle'])
     // act
     const o = await configured.read()
     // assess
@@ -92,6 +98,5 @@ describe('dashboard overview', () => {
       orders: { pending: 1, inFlight: 0, dead: 0, dispatched: 0 },
       idle: { pending: 0, inFlight: 0, dead: 0, dispatched: 0 },
     })
-    await own.close()
   })
 })

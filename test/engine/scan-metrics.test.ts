@@ -1,6 +1,6 @@
 // The scan function's metrics, read back from the EMF lines a real run writes on stdout: names, units, dimensions and
 // values against what happened (jobs sent, their lateness, jobs dead-lettered, jobs still pending).
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest'
 import { loadConfig } from '../../src/config'
 import { readBacklog } from '../../src/scan/observe/backlog'
 import { createScanner } from '../../src/scan/create-scanner'
@@ -20,13 +20,16 @@ interface EmfLine {
   [field: string]: unknown
 }
 
-const t = testStore()
 const sqs = sqsClient()
+let t: ReturnType<typeof testStore>
 let engine: Engine
 let ordersUrl: string
 const quiet = { info() {}, warn() {}, error() {} }
 
-beforeAll(async () => {
+// Each case its own keyspace and queue: a scanner sends everything due in its keyspace, so jobs a failing case left
+// would be sent, counted and reported by the next case's scanner.
+beforeEach(async () => {
+  t = testStore()
   ordersUrl = (await createQueue(sqs, 'metrics-orders')).url
   const config = loadConfig({
     REDIS_URL: 'redis://unused',
@@ -38,11 +41,11 @@ beforeAll(async () => {
   })
   engine = { config, keys: t.keys, redis: t.redis, store: t.store, close: async () => {} }
 })
-afterAll(async () => {
-  sqs.destroy()
+afterEach(async () => {
+  vi.restoreAllMocks()
   await t.close()
 })
-afterEach(() => vi.restoreAllMocks())
+afterAll(() => sqs.destroy())
 
 /** Runs a scanner with metrics every 200 ms until `done`, collecting every EMF line it writes. */
 async function scanWithMetrics(done: () => Promise<boolean>) {

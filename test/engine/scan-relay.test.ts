@@ -251,8 +251,8 @@ describe.concurrent('scan relay', () => {
     const sentAfterMs = Date.now() - a.startedAt
     a.scanner.stop()
     await a.done
-    // assess: the job went at once, not after the take-over
-    expect(sentAfterMs).toBeLessThan(1_000)
+    // assess: the job went before the take-over could end (3 s), not after it (1 s was the machine's, not the design's)
+    expect(sentAfterMs).toBeLessThan(3_000)
     expect(await st.t.redis.get(st.t.keys.scanRelayKey)).toBe('run-a')
     await st.close()
   })
@@ -327,8 +327,9 @@ describe.concurrent('scan relay', () => {
     await until(async () => (await pendingCount(st.t.store)) === 0, 10_000)
     const sentAfterMs = Date.now() - a.startedAt
     const ended = await a.done
-    // assess: the job went at once, and the run still ended early, leaving no marker behind
-    expect(sentAfterMs).toBeLessThan(1_000)
+    // assess: the job went before the markers' writes could end (3 s), and the run still ended early, leaving no
+    // marker behind
+    expect(sentAfterMs).toBeLessThan(3_000)
     expect(ended.report).toMatchObject({ endedEarly: true })
     expect(await Promise.all(markers.map((k) => st.t.redis.exists(k)))).toEqual(markers.map(() => 0))
     await st.close()

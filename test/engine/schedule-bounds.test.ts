@@ -122,13 +122,23 @@ describe('the largest accepted times through every script', () => {
   it('an occurrence acknowledged with a successor at the time bound, and a release of a due one', async () => {
     // prepare: a due occurrence, claimed
     const { t, q, shard, stored, removeAndExpectNothingLeft } = stage()
+    // prepare: a due occurrence of each, claimed. A put that lands after `start` (a loaded machine: start is 100 ms
+    // ahead at least) has its first occurrence a period later, so the claim waits for the ones the answers name
     const start = Math.ceil((Date.now() + 100) / 1000) * 1000
-    await q.putSchedule('edge', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
-    await q.putSchedule('edge-refused', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
+    const putEdge = await q.putSchedule('edge', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start })
+    const putRefused = await q.putSchedule('edge-refused', {
+      queue: 'orders',
+      payload: 1,
+      everyMs: 1000,
+      startAt: start,
+    })
+    const edgeAt = Date.parse(putEdge.nextRunAt!)
+    const refusedAt = Date.parse(putRefused.nextRunAt!)
     const leases = new Leases(t.redis, { leaseMs: 30_000, maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 }, t.keys)
-    await eventually(async () => Date.now() >= start)
+    await eventually(async () => Date.now() >= Math.max(edgeAt, refusedAt))
     const claimed = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
-    const edge = claimed.jobs.find((j) => j.id === `edge@${start}`)!
+    expect(claimed.jobs.map((j) => j.id).sort()).toEqual([`edge-refused@${refusedAt}`, `edge@${edgeAt}`])
+    const edge = claimed.jobs.find((j) => j.id === `edge@${edgeAt}`)!
     // act: the ack names the bound as the next occurrence (what nextOccurrence can return at most)
     const acked = await runScript(
       t.redis,
@@ -137,7 +147,7 @@ describe('the largest accepted times through every script', () => {
           id: edge.id,
           token: edge.token,
           scheduleId: 'edge',
-          atMs: start,
+          atMs: edgeAt,
           version: 1, // created once
           nextAfterIt: MAX_SCHEDULE_TIME_MS,
           nextAfterNow: MAX_SCHEDULE_TIME_MS,

@@ -1,14 +1,22 @@
 // The stored encodings of a job's states, as the Lua scripts write them and src/store/job-state.ts reads them:
 // they are stored with the jobs, so a change here would strand jobs already in Redis.
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Leases } from '../../src/scan/claims/leases'
 import { decodeCounterField, decodeDispatchError, decodeLease } from '../../src/store/job-state'
+import type { ShardKeys } from '../../src/store/keys'
 import { job, testStore } from '../support/engine'
 
-const t = testStore({ shards: 1, buckets: 4 })
-const leases = new Leases(t.redis, { leaseMs: 60_000, maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 })
-const shard = t.keys.shards[0]!
-afterAll(() => t.close())
+// Each case its own keyspace: claims here take whatever is due or expired (no hints), and a job a failing case left
+// waiting for its retry, or leased for 1 ms, would be claimed again by the next case.
+let t: ReturnType<typeof testStore>
+let leases: Leases
+let shard: ShardKeys
+beforeEach(() => {
+  t = testStore({ shards: 1, buckets: 4 })
+  leases = new Leases(t.redis, { leaseMs: 60_000, maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 })
+  shard = t.keys.shards[0]!
+})
+afterEach(() => t.close())
 
 describe('stored formats', () => {
   it('keeps a lease as attempt:dueMs:token while it has no crash or fault, an empty token while waiting for a retry, and the error as JSON', async () => {
@@ -76,7 +84,10 @@ describe('stored formats', () => {
 
 describe('leases written before the crash and fault counters existed', () => {
   // Written the way the previous engine wrote them: "<attempt>:<dueMs>:<token>", the attempt counting every claim.
-  const counting = new Leases(t.redis, { leaseMs: 60_000, maxAttempts: 10, backoffBaseMs: 1, backoffMaxMs: 1 })
+  let counting: Leases
+  beforeEach(() => {
+    counting = new Leases(t.redis, { leaseMs: 60_000, maxAttempts: 10, backoffBaseMs: 1, backoffMaxMs: 1 })
+  })
   async function leasedByOldEngine(id: string, attempt: number, token: string, scoreMs: number): Promise<number> {
     const { dueMs } = await t.store.enqueue(job({ id, queue: 'fmt', schedule: { delayMs: 0 } }))
     // the old engine's claim: out of the due bucket, into inflight with its lease

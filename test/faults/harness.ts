@@ -126,6 +126,9 @@ export interface Worker {
   ready: Promise<void>
   /** Counted loop reports and log lines, for assertions and figures. */
   lines: Record<string, unknown>[]
+  /** Sends SQS may have taken without answering, as the worker reported them (summed, not kept as lines: a slow
+   * SQS makes many, and they must not crowd the loop reports out of `lines`). */
+  unanswered: { entries: number; maybeSentJobs: number }
   kill9(): Promise<void>
   stop(): Promise<void>
 }
@@ -139,6 +142,7 @@ export async function spawnScanner(env: Record<string, string>): Promise<Worker>
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const lines: Record<string, unknown>[] = []
+  const unanswered = { entries: 0, maybeSentJobs: 0 }
   let buffer = ''
   let onReady: () => void = () => {}
   const ready = new Promise<void>((ok, fail) => {
@@ -154,6 +158,8 @@ export async function spawnScanner(env: Record<string, string>): Promise<Worker>
       try {
         const entry = JSON.parse(line) as Record<string, unknown>
         if (entry.event === 'ready') onReady()
+        else if (entry.event === 'unanswered') unanswered.entries += Number(entry.entries)
+        else if (entry.event === 'maybe-sent') unanswered.maybeSentJobs += Number(entry.jobs)
         else if (lines.length < 10_000) lines.push(entry)
       } catch {
         // not ours
@@ -170,6 +176,7 @@ export async function spawnScanner(env: Record<string, string>): Promise<Worker>
     child,
     ready,
     lines,
+    unanswered,
     kill9: () =>
       exited()
         ? Promise.resolve()

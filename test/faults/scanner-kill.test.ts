@@ -1,6 +1,7 @@
 // Scenario: the scanner process dies (kill -9) at random moments while it moves a large run of jobs to SQS, and is
 // restarted each time. Nothing may be lost; a kill may cost at most the jobs that scanner had leased and not yet
-// settled (one claimed batch here: MAX_IN_FLIGHT = CLAIM_BATCH_SIZE), sent again after their lease expires.
+// settled (one claimed batch here: MAX_IN_FLIGHT = CLAIM_BATCH_SIZE), sent again after their lease expires. A send
+// that timed out (a loaded machine) may leave one copy more per entry: the workers report those, and the bound has them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   audit,
@@ -46,6 +47,7 @@ describe('scanner killed with -9 and restarted', () => {
 
       // act: kill at a random moment of each worker's life, restart at once
       let worker: Worker = await spawnScanner(stage.env)
+      const workers = [worker]
       let kills = 0
       const deadline = Date.now() + pick(60_000, 600_000)
       while (kills < KILLS && Date.now() < deadline) {
@@ -54,6 +56,7 @@ describe('scanner killed with -9 and restarted', () => {
         await worker.kill9()
         kills++
         worker = await spawnScanner(stage.env)
+        workers.push(worker)
       }
       const drained = await waitForDrain(stage.engine, pick(30_000, 180_000))
       await worker.stop()
@@ -61,6 +64,7 @@ describe('scanner killed with -9 and restarted', () => {
 
       // assess
       const result = await audit(stage, accepted)
+      const unanswered = workers.reduce((n, w) => n + w.unanswered.entries, 0)
       recordFigures({
         case: 'scanner-kill',
         scenario: 'one scanner process, kill -9 at random moments, restarted each time',
@@ -69,7 +73,8 @@ describe('scanner killed with -9 and restarted', () => {
         lost: result.lost.length,
         duplicated: result.duplicated,
         notes: {
-          duplicateBound: kills * BATCH,
+          duplicateBound: kills * BATCH + unanswered,
+          unansweredSends: unanswered,
           claimBatch: BATCH,
           leaseMs: 2000,
           dead: result.dead,
@@ -83,7 +88,7 @@ describe('scanner killed with -9 and restarted', () => {
       expect(result.stillInRedis).toBe(0)
       expect(result.dead).toBe(0)
       expect(result.distinct).toBe(JOBS)
-      expect(result.duplicated).toBeLessThanOrEqual(kills * BATCH)
+      expect(result.duplicated).toBeLessThanOrEqual(kills * BATCH + unanswered)
     },
     pick(120_000, 900_000),
   )

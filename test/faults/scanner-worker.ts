@@ -3,11 +3,16 @@
 // random moments. It runs scan loops back to back, like EventBridge invoking the scan function every minute.
 //   RUN_MS         length of one scan loop (default 60,000)
 //   MAX_IN_FLIGHT  leased-but-unsettled jobs per scanner (default: the engine's, 8 claims)
-// It prints one JSON line per event on stdout: {"event":"ready"} once subscribed, {"event":"loop",...} per loop.
+// It prints one JSON line per event on stdout: {"event":"ready"} once subscribed, {"event":"loop",...} per loop, and,
+// as they happen (a killed worker's last loop report is lost, these lines are not): {"event":"maybe-sent","jobs":n}
+// when jobs are released after a send SQS may have acted on without answering, {"event":"unanswered","entries":n}
+// per SendMessageBatch attempt that may have reached SQS without a definite answer (test/faults/unanswered-sends.ts).
 import { loadConfig } from '../../src/config'
 import { createEngine } from '../../src/store/engine'
 import { createScanner } from '../../src/scan/create-scanner'
 import { createSqsClient } from '../../src/sqs/sqs-client'
+import type { ScanObserver } from '../../src/scan/observe/run-tally'
+import { countUnansweredSends } from './unanswered-sends'
 
 const config = loadConfig()
 const engine = createEngine(config)
@@ -15,6 +20,16 @@ const sqs = createSqsClient(config)
 const runMs = Number(process.env.RUN_MS ?? 60_000)
 const maxInFlight = process.env.MAX_IN_FLIGHT ? Number(process.env.MAX_IN_FLIGHT) : undefined
 const say = (entry: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(entry)}\n`)
+countUnansweredSends(sqs, (entries) => say({ event: 'unanswered', entries }))
+const noop = () => undefined
+const observer: ScanObserver = {
+  sent: noop,
+  released: noop,
+  dead: noop,
+  redisError: noop,
+  slept: noop,
+  maybeSent: (jobs) => say({ event: 'maybe-sent', jobs }),
+}
 
 let stopping = false
 let current: { close(): Promise<void> } | undefined
@@ -31,6 +46,7 @@ async function main() {
   while (!stopping && Date.now() < deadline) {
     const s = createScanner(engine, sqs, {
       maxInFlight,
+      observer,
       logger: { info: log, warn: log, error: log },
     })
     current = s
