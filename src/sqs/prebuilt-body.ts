@@ -5,6 +5,7 @@
 // builds that JSON itself, hands the SDK a command with no entries (cheap to serialize: the headers, the target, the
 // endpoint from QueueUrl are the SDK's as before), and a middleware swaps the body in before the content length is
 // set and the request signed. The answer is the SDK's, deserialized as always.
+import { callFailed, watched } from './arrival'
 import {
   SendMessageBatchCommand,
   type SendMessageBatchRequestEntry,
@@ -65,12 +66,15 @@ export async function sendPrebuilt(
   const aborted = new Promise<never>((_, reject) => {
     abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true })
   })
+  // Its attempts are watched (src/sqs/arrival.ts): whether SQS may have taken a call that failed is judged on all of them.
+  const bounded = watched({ ...input, [ABORT_SIGNAL]: abort.signal })
   try {
-    const bounded = { ...input, [ABORT_SIGNAL]: abort.signal }
     return await Promise.race([sqs.send(new SendMessageBatchCommand(bounded)), aborted])
   } catch (e) {
     // The SDK's AbortError says "Request aborted"; the scanner's log says why.
-    throw abort.signal.aborted ? abort.signal.reason : e
+    const error = abort.signal.aborted ? abort.signal.reason : e
+    callFailed(bounded, error)
+    throw error
   } finally {
     clearTimeout(timer)
   }

@@ -3,6 +3,7 @@ import { SQSClient } from '@aws-sdk/client-sqs'
 import { Agent as HttpAgent } from 'node:http'
 import { Agent } from 'node:https'
 import type { Config } from '../config'
+import { watchAttempts } from './arrival'
 import { parsedBatchAnswers } from './batch-answer'
 import { oneSigner } from './one-signer'
 import { prebuiltBodies } from './prebuilt-body'
@@ -69,6 +70,7 @@ export function createSqsClient(
     cacheMiddleware: true,
   })
   prebuiltBodies(client)
+  watchAttempts(client)
   parsedBatchAnswers(client)
   oneSigner(client)
   // The SDK's logger middleware filters every input and output for its log line even with no logger set (its

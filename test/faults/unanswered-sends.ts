@@ -7,7 +7,7 @@
 // attempt itself (SQS_SDK_ATTEMPTS), so a call can end accepted after an attempt that SQS also carried out, and a call
 // that ends maybe sent can have left a copy per attempt.
 import type { SQSClient } from '@aws-sdk/client-sqs'
-import { mayHaveArrived } from '../../src/scan/dispatch/send-batch'
+import { attemptMayHaveArrived } from '../../src/sqs/arrival'
 import { batchEntries } from '../../src/sqs/prebuilt-body'
 
 /** Installs the count on a client; call before its first send (the client caches its handler). */
@@ -24,7 +24,7 @@ export function countUnansweredSends(sqs: SQSClient, report: (entries: number) =
         if (unnamed > 0) report(unnamed)
         return result
       } catch (e) {
-        if (mayHaveArrived(e)) report(entries())
+        if (attemptMayHaveArrived(e)) report(entries())
         throw e
       }
     },

@@ -2,6 +2,7 @@
 // fault, or failed for reasons that are not (network, throttling, server errors).
 import type { SQSClient } from '@aws-sdk/client-sqs'
 import { deduplicationId, JOB_ID_ATTRIBUTE } from '../../sqs/envelope'
+import { mayHaveArrived } from '../../sqs/arrival'
 import { SendTimeoutError, sendMessageBatchBody, sendPrebuilt } from '../../sqs/prebuilt-body'
 import { type FailedLines, groupOf, holdBackGroups, lineUp, type Lane, type QueuedSend, type SendResult } from './lane'
 import type { PaceChange, SendPace } from './send-pace'
@@ -98,32 +99,6 @@ function tellPace({ pace, slowed }: CallPace, e: unknown, sentAtMs: number): boo
   }
   if (err?.$metadata?.httpStatusCode !== undefined) pace.answered(sentAtMs)
   return false
-}
-
-/** Errors of a request that never left this machine, or found nobody listening: SQS cannot have taken it. */
-const NEVER_ARRIVED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'])
-
-/**
- * Whether SQS may have accepted a call that failed: yes after a timeout, a connection reset mid-request or a server
- * error (5xx): the request may have been carried out with only its answer lost. No when the call never reached SQS
- * (refused connection, name not found) or SQS answered that it refused it (4xx, throttling), and the SDK made no
- * attempt before that one: the error describes the last attempt only, and an earlier one that was retried (a reset
- * connection, a timeout) may have arrived. The chaos run saw it: a request SQS took while an outage cut its answer,
- * retried into a refused connection, was released as never sent, and a cancel then answered 204 for a job in SQS.
- */
-export function mayHaveArrived(e: unknown): boolean {
-  const err = e as {
-    code?: string
-    cause?: { code?: string }
-    $metadata?: { httpStatusCode?: number; attempts?: number }
-    name?: string
-  }
-  if ((err?.$metadata?.attempts ?? 1) > 1) return true
-  const code = err?.code ?? err?.cause?.code
-  if (code && NEVER_ARRIVED.has(code)) return false
-  const status = err?.$metadata?.httpStatusCode
-  if (status !== undefined && status >= 400 && status < 500) return false
-  return !/throttl/i.test(err?.name ?? '')
 }
 
 /**
