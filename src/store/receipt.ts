@@ -17,7 +17,7 @@
 // No request digest (the record keeps one with the token: lua/includes/requestDigest.lua): 5 bytes more would take a
 // keyed receipt past 64 bytes from a 7-character queue name on. A token sent again with another request once its job
 // was dispatched is told apart by its queue alone (lua/enqueue.lua); otherwise it is answered as the write it repeats.
-// (no payload), the message id's UUID as 22 characters of base64url. Compact on purpose: a receipt of a 20-character
+// The message id's UUID is kept as 22 characters of base64url, and no payload. Compact on purpose: a receipt of a 20-character
 // id is ~75 bytes of Redis memory (docs/sizing in docs/operations.md). The scanner encodes it (it holds every field
 // from the claim and the send), so the ack script only stores it.
 import { createHash } from 'node:crypto'

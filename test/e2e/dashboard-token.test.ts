@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { request } from 'node:http'
 import { resolve } from 'node:path'
-import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest'
 import { loadConfig } from '../../src/config'
 import { DelayQueue } from '../../src/direct/delay-queue'
 import { startDashboard, type Dashboard } from '../../src/ops/dashboard/server'
@@ -88,12 +88,12 @@ describe('dashboard beyond loopback', () => {
     for (const stream of [cli.stdout!, cli.stderr!]) stream.on('data', (c) => (output += c))
     const exited = once(cli, 'exit')
     // assess: it ends on its own, non-zero, saying why; it never printed an address it serves on
-    await vi.waitFor(() => expect(cli.exitCode ?? cli.signalCode).not.toBeNull(), { timeout: 20_000, interval: 100 })
+    // (it bundles and starts first: on a loaded machine that takes seconds, bounded by the case's own timeout)
     const [code] = await exited
     expect(code).not.toBe(0)
     expect(output).toContain('SDQ_DASHBOARD_TOKEN')
     expect(output).not.toContain('dashboard on')
-  }, 30_000)
+  }, 60_000)
 
   it('with a token, answers another address only with it: 401 without, the cookie from /?token= or a bearer', async (ctx) => {
     // prepare
