@@ -140,11 +140,20 @@ function scheduleOf(
     )
     return undefined
   }
+  // Epoch seconds given as runAt would read as a moment of January 1970 and run at once: no caller means a time in
+  // 1970-1973 (below 1e11 ms), so such a number is refused, naming the unit (0, "the epoch", still means now).
+  if (typeof raw.runAt === 'number' && atMs > 0 && atMs < SECONDS_LIKE_BELOW_MS) {
+    fail('runAt', `looks like epoch seconds: runAt takes epoch milliseconds (${atMs} s would be ${atMs * 1000})`)
+    return undefined
+  }
   // The caller's clock may be a little off: the horizon is a limit, not a precision tool.
   if (atMs > nowMs + horizonMs)
     fail('runAt', `must be within the ${days}-day horizon (before ${isoTime(nowMs + horizonMs)})`)
   return { atMs }
 }
+
+/** 1e11 ms is March 1973; epoch seconds stay below it until the year 5138. */
+const SECONDS_LIKE_BELOW_MS = 1e11
 
 const ISO =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/

@@ -86,7 +86,7 @@ describe('DelayQueueApiClient: a retried create exists once', () => {
         id: `own-past-${Date.now()}`,
         queue: 'orders',
         payload: 1,
-        runAt: 1_000,
+        runAt: 1_000_000_000_000,
       })
       const future = await writer(afterFirst('POST', '503')).schedule({
         queue: 'events.fifo',

@@ -174,6 +174,19 @@ describe('job input validation', () => {
     expect(parseIsoWithZone('2027-01-04T09:00:00+19:00')).toBeUndefined()
   })
 
+  it('refuses a runAt in epoch seconds, naming the unit, and still takes 0 and any millisecond time as given', () => {
+    expect(detailsOf({ queue: 'orders', payload: 1, runAt: 1_798_000_000 })).toEqual([
+      {
+        path: 'runAt',
+        message: 'looks like epoch seconds: runAt takes epoch milliseconds (1798000000 s would be 1798000000000)',
+      },
+    ])
+    expect(validateJob({ queue: 'orders', payload: 1, runAt: 0 }, config, { nowMs: NOW }).schedule).toEqual({ atMs: 0 })
+    expect(validateJob({ queue: 'orders', payload: 1, runAt: 1e11 }, config, { nowMs: NOW }).schedule).toEqual({
+      atMs: 1e11,
+    })
+  })
+
   it('takes at most one of delayMs and runAt', () => {
     expect(detailsOf({ queue: 'orders', payload: 1, delayMs: 5, runAt: NOW })).toEqual([
       { path: 'runAt', message: 'cannot be combined with delayMs: give one of them, or neither to run now' },
