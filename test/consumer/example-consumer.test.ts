@@ -33,4 +33,28 @@ describe('example consumer', () => {
     expect(received).toMatchObject({ jobId: id, queue: 'orders', attempt: 1 })
     expect(received!.latenessMs as number).toBeGreaterThanOrEqual(2_000)
   })
+
+  it('fails a job whose payload says "fail": true, and that job alone (the way to watch a retry and the DLQ)', async () => {
+    // prepare: two jobs in one batch, one asking to fail
+    vi.stubEnv('SQS_ENDPOINT', inject('sqsEndpoint'))
+    const { handler } = await import('../../functions/consumer')
+    const queue = await createQueue(unique('example-fail'))
+    const dueMs = Date.now()
+    for (const [id, payloadJson] of [
+      [`ok-${randomUUID()}`, '{"orderId":1}'],
+      [`fail-${randomUUID()}`, '{"orderId":2,"fail":true}'],
+    ] as const) {
+      await sendRaw(
+        queue.queueUrl,
+        messageBody({ id, queue: 'orders', payloadJson, dueMs, createdAtMs: dueMs }, dueMs),
+        id,
+      )
+    }
+    const event = await receiveEvent(queue.queueUrl, queue.queueArn, 2)
+    const failing = event.Records.find((r) => r.body.includes('"fail":true'))!
+    // act
+    const response = await handler(event, lambdaContext())
+    // assess
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: failing.messageId }])
+  })
 })
