@@ -3,8 +3,8 @@
 // the messages back at once (the DLQ still shows them, with its Redrive), and the bars get their widths under the
 // page's CSP. In headless Chromium where a page is involved.
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs'
-import { existsSync } from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
+import { HAVE_CHROMIUM, launchChromium, requireChromium } from '../support/chromium'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { loadConfig } from '../../src/config'
 import { DelayQueue } from '../../src/direct/delay-queue'
@@ -14,13 +14,7 @@ import { createEngine, type Engine } from '../../src/store/engine'
 import { uniquePrefix } from '../support/engine'
 import { approximateCount, createTargetWithDlq, sqsClient } from '../support/sqs'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const HAVE_CHROMIUM = existsSync(CHROMIUM)
-if (!HAVE_CHROMIUM) {
-  const why = `no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`
-  if (process.env.CI) throw new Error(`the dashboard's browser tests need Chromium: ${why}`)
-  console.warn(`skipping the dashboard DLQ panel's browser tests: ${why}`)
-}
+requireChromium("the dashboard DLQ panel's browser tests")
 
 const sqs = sqsClient()
 let engine: Engine
@@ -43,19 +37,7 @@ beforeAll(async () => {
   )
   queue = new DelayQueue(engine)
   dashboard = await startDashboard(engine)
-  if (HAVE_CHROMIUM)
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    })
+  if (HAVE_CHROMIUM) browser = await launchChromium([])
 }, 60_000)
 
 afterAll(async () => {

@@ -2,10 +2,10 @@
 // (a name rebound to 127.0.0.1 by an attacker's DNS is refused) and cannot be framed. Over HTTP with hand-set
 // headers, and in headless Chromium, where `attacker.test` resolves to 127.0.0.1 (--host-resolver-rules) like a
 // rebound name. The dashboard runs alone over the suite's redis-server.
-import { existsSync } from 'node:fs'
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
+import { HAVE_CHROMIUM, launchChromium, requireChromium } from '../support/chromium'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { DelayQueue } from '../../src/direct/delay-queue'
 import { loadConfig } from '../../src/config'
@@ -13,14 +13,7 @@ import { startDashboard, type Dashboard } from '../../src/ops/dashboard/server'
 import { createEngine, type Engine } from '../../src/store/engine'
 import { uniquePrefix } from '../support/engine'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-// Without Chromium the browser scenarios are skipped, saying how to get it; in CI a missing browser fails the run.
-const HAVE_CHROMIUM = existsSync(CHROMIUM)
-if (!HAVE_CHROMIUM) {
-  const why = `no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`
-  if (process.env.CI) throw new Error(`the dashboard's browser tests need Chromium: ${why}`)
-  console.warn(`skipping the dashboard guard's browser tests: ${why}`)
-}
+requireChromium("the dashboard guard's browser tests")
 
 let engine: Engine
 let dashboard: Dashboard
@@ -50,11 +43,7 @@ beforeAll(async () => {
   })
   await new Promise<void>((ok) => framer.listen(0, '127.0.0.1', ok))
   framerPort = (framer.address() as AddressInfo).port
-  if (HAVE_CHROMIUM)
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--host-resolver-rules=MAP attacker.test 127.0.0.1'],
-    })
+  if (HAVE_CHROMIUM) browser = await launchChromium(['--host-resolver-rules=MAP attacker.test 127.0.0.1'])
 }, 60_000)
 
 afterAll(async () => {

@@ -14,23 +14,16 @@ import {
 } from '@aws-sdk/client-sqs'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
+import type { Browser, Locator, Page } from 'playwright-core'
+import { HAVE_CHROMIUM, launchChromium, requireChromium } from '../support/chromium'
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished, vi } from 'vitest'
 import { startDevStack, type DevStack } from '../../local/dev-stack'
 import { localCredentials } from '../../local/sqs-endpoint'
 import { uniquePrefix } from '../support/engine'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-// `npm test` needs only Node and redis-server: without Chromium the browser scenarios are skipped, saying how to get it.
-// CI installs it (.ci/run), so there a missing browser fails the run instead of skipping.
-const HAVE_CHROMIUM = existsSync(CHROMIUM)
-if (!HAVE_CHROMIUM) {
-  const why = `no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`
-  if (process.env.CI) throw new Error(`the dashboard's browser tests need Chromium: ${why}`)
-  console.warn(`skipping the dashboard's browser tests: ${why}`)
-}
+requireChromium("the dashboard's browser tests")
 const ARTIFACTS = resolve(__dirname, '../artifacts')
 const SHOTS = process.env.SDQ_DOCS_SCREENSHOTS === '1' ? resolve(__dirname, '../../docs') : ARTIFACTS
 /** Where a screenshot named as under docs/ goes. */
@@ -55,7 +48,7 @@ beforeAll(async () => {
       onOutput: (line) => output.push(line),
       log: (line) => output.push(`[dev] ${line}`),
     }),
-    HAVE_CHROMIUM ? chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }) : undefined,
+    HAVE_CHROMIUM ? launchChromium() : undefined,
   ])
   if (!browser) return
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } })

@@ -2,21 +2,15 @@
 // read or change anything through the local API, serverless-offline's Lambda endpoint or the local SQS endpoint, and
 // a name rebound to 127.0.0.1 (DNS rebinding) is refused on every port. In headless Chromium, where `attacker.test`
 // resolves to 127.0.0.1 (--host-resolver-rules) like a rebound name, and over HTTP with hand-set headers.
-import { existsSync } from 'node:fs'
 import { createServer, request } from 'node:http'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
+import { HAVE_CHROMIUM, launchChromium, requireChromium } from '../support/chromium'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { devStackForFile } from '../support/dev-stack'
 import { uniquePrefix } from '../support/engine'
 import { listenOnLoopback, type LoopbackServer } from '../support/loopback-server'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const HAVE_CHROMIUM = existsSync(CHROMIUM)
-if (!HAVE_CHROMIUM) {
-  const why = `no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`
-  if (process.env.CI) throw new Error(`the dev stack's browser tests need Chromium: ${why}`)
-  console.warn(`skipping the dev stack's browser tests: ${why}`)
-}
+requireChromium("the dev stack's browser tests")
 
 // No scan ticks and no consumer: only the API and the Lambda endpoint are under test.
 const dev = devStackForFile({
@@ -35,20 +29,7 @@ beforeAll(async () => {
       res.end('<h1>another site</h1>')
     }),
   )
-  if (HAVE_CHROMIUM)
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--host-resolver-rules=MAP attacker.test 127.0.0.1',
-      ],
-    })
+  if (HAVE_CHROMIUM) browser = await launchChromium(['--host-resolver-rules=MAP attacker.test 127.0.0.1'])
 }, 60_000)
 
 afterAll(async () => {
