@@ -12,7 +12,7 @@ const credentials = { accessKeyId: 'AKIDLOCALTEST', secretAccessKey: 'local-secr
 /** A client whose every request is answered by `answer` (an API on no network at all), and the requests it made. */
 function clientAnswered(answer: () => Response) {
   const requests: string[] = []
-  const fetch = (async (url: URL | RequestInfo) => {
+  const fetch = (async (url: string | URL | Request) => {
     requests.push(String(url))
     return answer()
   }) as typeof globalThis.fetch

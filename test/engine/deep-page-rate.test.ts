@@ -13,7 +13,7 @@ describe('the deep-page count at the end of its window', () => {
     const t = testStore()
     const call = deepPageRateCall(t.keys, 'caller-at-the-edge', 20)
     await runScript(t.redis, deepPageRateCall(t.keys, 'another caller', 20))
-    const count = Object.values(call.keys)[0]!
+    const count = call.keys.count as string
     // act: the count and the script in one transaction (nothing runs between them)
     const multi = t.redis.multi().set(count, `${'0'.repeat(32 * 1024 * 1024)}1`, 'PX', 2)
     const replies = (await queueScript(multi as unknown as ScriptedPipeline, call).exec()) ?? []
