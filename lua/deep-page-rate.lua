@@ -20,8 +20,9 @@ local limit, windowMs = tonumber(ARGV[1]), tonumber(ARGV[2])
 
 local used = tonumber(redis.call('GET', count) or '0')
 local left = redis.call('PTTL', count)
--- A count without an expiry would refuse its caller for good: a new window.
-if left < 0 then used, left = 0, windowMs end
+-- A count without an expiry would refuse its caller for good, and one in its last millisecond (PTTL 0, or a count that
+-- expired while this script ran: the script still sees it) cannot be written with PX 0: a new window.
+if left <= 0 then used, left = 0, windowMs end
 if used >= limit then return { 0, left } end
 redis.call('SET', count, used + 1, 'PX', left)
 return { 1, left }

@@ -16,7 +16,7 @@
   ARGV[1] walk     this walk's name
   ARGV[2] held     the position the page started from, as it read it
   ARGV[3] next     the page's end, "<page token>|<due ms>:<id>"; "" when the walk ended (its keys are deleted)
-  ARGV[4] ttlMs    how long the position stands unused (the frontier and the list: a minute more)
+  ARGV[4] ttlMs    how long the position stands unused (the frontier, the list and the reservations: a minute more)
   ARGV[5] raised   how many (bound, bucket number) pairs come first in updates
   ARGV[6..] updates  the pairs, then the bucket numbers with nothing after the page's end (forgotten)
 
@@ -47,4 +47,7 @@ redis.call('PEXPIRE', frontier, ttlMs + 60000)
 redis.call('SET', at, nextAt, 'PX', ttlMs)
 redis.call('ZADD', walks, 'XX', nowMs(), walk)
 redis.call('PEXPIRE', walks, ttlMs + 60000)
+-- The reservations live as long as the walks they count: expired while walks go on, the next walk-start would count
+-- none of their bytes.
+redis.call('PEXPIRE', reserved, ttlMs + 60000)
 return 1

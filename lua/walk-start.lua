@@ -8,8 +8,9 @@
   keep the shard below maxWalks with this one, and no frontier is made while it holds maxWalks: the cap holds even
   while pages start walks at once. While the budget (below) has no room, walks unused for idleMs are dropped too.
   Memory is reserved here, in the step that copies, so that pages starting walks at once cannot all pass a check made
-  before any of them copied: the shard's walks together hold at most budgetBytes (each reserves its index's buckets
-  times bytesPerBucket, given back when it ends, is dropped or expires), and no copy takes this node's used_memory to
+  before any of them copied: the shard's walks together hold at most budgetBytes, or one walk's frontier when that
+  alone is more (each reserves its index's buckets times bytesPerBucket, given back when it ends, is dropped or
+  expires), and no copy takes this node's used_memory to
   memoryPercent of its maxmemory (read here with INFO; where an ACL refuses INFO, the budget alone holds). A write is
   never refused because of walks: they stop short of what enqueues need.
   "#!lua" without allow-oom: refused while Redis is at maxmemory (the page then reads the shard's index as it is).
@@ -66,7 +67,9 @@ for i = 9, #ARGV do
     others = others - 1
   end
 end
-if others >= maxWalks or held + bytes > budgetBytes then return 'full' end
+-- One walk is always let in (the memory check below still holds): a shard whose index alone is over the budget (more
+-- than ~90,000 buckets as shipped) would otherwise refuse every deep page for good.
+if others >= maxWalks or (held > 0 and held + bytes > budgetBytes) then return 'full' end
 if memoryPercent > 0 then
   local info = redis.pcall('INFO', 'memory')
   if type(info) == 'string' then

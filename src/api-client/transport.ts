@@ -1,8 +1,9 @@
 // One HTTP call of the API: JSON in and out, signed afresh for every attempt (SigV4 signatures carry the time), and
 // retried with backoff while the API answers 503 (its job store is unavailable, or a write was not confirmed by a
-// replica) or API Gateway throttles (429). A call that got no answer at all (connection reset, timeout) is retried
-// only when the caller says it is safe: a job write carrying its Idempotency-Key (src/api-client/own-job.ts), never a
-// cancel or a schedule delete, whose retry would report 404 for what the first attempt did.
+// replica) or API Gateway throttles (429), unless the answer asks for a longer wait than LONG_RETRY_AFTER_S. A call
+// that got no answer at all (connection reset, timeout) is retried only when the caller says it is safe: a job write
+// carrying its Idempotency-Key (src/api-client/own-job.ts), never a cancel or a schedule delete, whose retry would
+// report 404 for what the first attempt did.
 import { apiErrorOf } from './errors'
 import type { RequestSigner } from './signer'
 
@@ -18,6 +19,12 @@ export interface RetryPolicy {
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 200, maxDelayMs: 5_000 }
 
 const RETRIED = new Set([429, 503])
+/**
+ * A Retry-After over this many seconds is no passing refusal (a deep page of GET /jobs with no room for its walk: 60,
+ * a caller over its deep pages: to the end of its minute): thrown at once, since a retry within the policy's delays
+ * would be refused again (and a deep page retried spends another of the caller's allowance).
+ */
+export const LONG_RETRY_AFTER_S = 30
 
 export interface Transport {
   baseUrl: URL
@@ -90,12 +97,14 @@ export async function call(
         body: answer ? JSON.parse(answer) : undefined,
       }
     }
-    if (!RETRIED.has(res.status) || attempt >= t.retry.attempts) {
+    const retryAfter = res.headers.get('retry-after')
+    const longWait = retryAfter !== null && /^\d+$/.test(retryAfter) && Number(retryAfter) > LONG_RETRY_AFTER_S
+    if (!RETRIED.has(res.status) || attempt >= t.retry.attempts || longWait) {
       const error = apiErrorOf(res.status, answer)
       error.attempts = attempt
       throw error
     }
-    await sleep(retryDelayMs(t.retry, attempt, res.headers.get('retry-after')))
+    await sleep(retryDelayMs(t.retry, attempt, retryAfter))
   }
 }
 

@@ -6,6 +6,7 @@ import {
   IdempotencyKeyReusedError,
   JobExistsError,
   PayloadTooLargeError,
+  PendingPageBusyError,
   ValidationError,
   type ErrorDetail,
 } from '../errors'
@@ -60,6 +61,12 @@ export function errorResponse(error: unknown, log: Log, requestId?: string): Api
     return json(500, { error: { code: 'InternalError', message } })
   }
   const status = STATUS[body.code]!
+  // A deep page of GET /jobs with no room for its walk's state: nothing is down, and room comes back when walks go
+  // idle (a minute), not in a second: a quick retry would only spend another of the caller's deep pages.
+  if (error instanceof PendingPageBusyError) {
+    log.warn('deep page of GET /jobs refused: no room for its walk state', { requestId })
+    return json(status, { error: body }, { 'retry-after': '60' })
+  }
   if (status === 503 || status === 507) {
     log.warn(RETRY_LOG[body.code] ?? 'job store unavailable', {
       requestId,

@@ -6,6 +6,7 @@ import { validateJobId, validateScheduleId } from '../direct/id-rules'
 import { validateBatch } from '../direct/validation'
 import { validateWriteToken } from '../direct/write-token'
 import { parseJson, rawJsonBody } from './body'
+import { callerOf } from './caller'
 import { errorBody } from './error-response'
 import { BatchTooLargeError } from './errors'
 import { json, jobLocation, noContent, scheduleLocation, type ApiResponse } from './response'
@@ -142,16 +143,4 @@ function idempotencyKeyOf(event: APIGatewayProxyEventV2): string | undefined {
 /** An answer given again for a write an earlier attempt with the same Idempotency-Key applied says so. */
 function replayedHeader(replayed: true | undefined): Record<string, string> {
   return replayed ? { 'idempotent-replayed': 'true' } : {}
-}
-
-/**
- * Who calls, for the count of deep pages of GET /jobs (src/store/deep-page-rate.ts): the IAM principal API Gateway or
- * the function URL authorized, else the source address (an API without authorization, the local stack).
- */
-function callerOf(event: APIGatewayProxyEventV2): string | null {
-  const context = event.requestContext as { authorizer?: { iam?: { userArn?: string } }; http?: { sourceIp?: string } }
-  const arn = context?.authorizer?.iam?.userArn
-  if (arn) return `iam:${arn}`
-  const ip = context?.http?.sourceIp
-  return ip ? `ip:${ip}` : null
 }

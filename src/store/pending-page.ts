@@ -11,7 +11,9 @@
 // A page reads at most DEEP_PAGE_BUCKETS buckets of a shard. A walk's new frontier is a copy of the index, whose bounds
 // deep in a queue are all behind the cursor: its first pages would read every bucket. So a page that reaches the bound
 // shows only the jobs due before the first bucket it did not read (none of that bucket's can come earlier), perhaps
-// none, with a cursor; the buckets it read are raised in the frontier, and the next page goes on from there.
+// none, with a cursor; the buckets it read are raised in the frontier, and the next page goes on from there. Where the
+// bound falls among buckets whose bounds are one millisecond, the page reads all of those too: within a millisecond
+// jobs are ordered by id, which no bound tells, so a cut there could place none of them and no page would go on.
 import { PendingPageBusyError } from '../errors'
 import { cursorKeyOf } from './cursor-key'
 import { countDeepPage } from './deep-page-rate'
@@ -24,6 +26,7 @@ import {
   type PendingCursor,
   signedWith,
 } from './pending-cursor'
+import { tiedBuckets } from './frontier-ties'
 import { advanceWalk, type BucketSeen, type Frontier, planWalk, type WalkLimits } from './pending-walk'
 import { decodeRecord, RECORD_HEADER_LINES } from './record'
 import { readRecordHeads } from './record-heads'
@@ -99,16 +102,21 @@ async function shardEarliest(
     let read = buckets.filter((b) => b.minMs <= bound())
     // Room for the second pass (up to `want` buckets) is kept.
     const room = Math.max(0, part.bound - want - part.reads)
+    let ended = false
     if (read.length > room) {
-      read = read.slice(0, room)
-      horizon = buckets[room]!.minMs
-      part.cut = true
+      // Every bucket whose bound is the first one left out is read too: a job of that millisecond in any of them may
+      // come before those read (the order is by id within a millisecond), so a cut there could show none of them.
+      const tied = await tiedBuckets(redis, part.frontier.key, buckets[room]!.minMs, offset + room)
+      read = [...read.slice(0, room), ...tied.buckets]
+      horizon = tied.nextMs
+      part.cut = horizon < Infinity
+      ended = true
     }
     const nexts = await readBuckets(redis, part, read, after, 1, '+inf')
     nexts.forEach((rows, i) => rows[0] && heads.push({ no: read[i]!.no, next: rows[0] }))
     heads.sort((x, y) => before(x.next, y.next))
     const last = buckets.at(-1)
-    if (horizon < Infinity || buckets.length < batch || !last || last.minMs > bound()) break
+    if (ended || buckets.length < batch || !last || last.minMs > bound()) break
   }
   const limit = heads.filter((h) => h.next.dueMs < horizon)[want - 1]?.next
   const chosen = heads.filter((h) => h.next.dueMs < horizon && (!limit || before(h.next, limit) <= 0))

@@ -43,6 +43,7 @@ export const WALK_MEMORY_PERCENT = 80
 /**
  * What the frontiers of one shard's walks hold together at most (8 MiB: five walks of a 16,384-bucket shard), so all
  * walks of a deployment hold at most SHARDS times this. Reserved by the copy itself, so concurrent pages cannot pass it.
+ * One walk is always let in (within WALK_MEMORY_PERCENT): past ~90,000 buckets a shard has one deep walk at a time.
  */
 export const WALK_BUDGET_BYTES = 8 * 1024 * 1024
 /** A walk unused this long gives its frontier up to a new walk when the budget has no room for both. */

@@ -5,8 +5,10 @@
 // What each primary has is read with INFO replication (its `slaveN:...,state=online` lines) and kept for a few
 // seconds. The read goes in a pipeline with a key of the shard, so a Redis Cluster sends it to the shard's own master.
 // Where INFO is refused (an ACL without it, a managed service's restricted list), WAIT itself tells: `WAIT 1` for up
-// to WAIT_PROBE_MS answers 1 as soon as a replica online acknowledges (the primary asks its replicas at once), 0 when
-// none does. Reading "refused" as "no replica" made a replicated store refuse every write while its replica was online.
+// to WAIT_PROBE_MS (REDIS_WAIT_TIMEOUT_MS where the store is marked replicated, below) answers 1 as soon as a replica
+// online acknowledges (the primary asks its replicas at once), 0 when none does. Reading "refused" as "no replica" made
+// a replicated store refuse every write while its replica was online. Where WAIT is refused too, writes are answered
+// unreplicated (they could not wait for a replica anyway), with one error in the log.
 //
 // Why a marker. "No replica online" means two different things: a single node that never had one, and a replicated
 // store whose replica is gone right now (a network blip, a replica restarting, a failover under way). Answering
@@ -38,6 +40,8 @@ interface Seen {
   online: number
   /** The shard's `replicated` marker exists. */
   replicated: boolean
+  /** INFO and WAIT refused: nothing is known (said in the log once). */
+  unknown?: true
   at: number
 }
 
@@ -46,6 +50,7 @@ export class ReplicaWatch {
   private readonly looking = new Map<ShardKeys, Promise<Seen>>()
   private warnedUnreplicated = false
   private infoRefusedLogged = false
+  private waitRefusedLogged = false
   /** What the last WAIT probe answered (INFO refused). */
   private probed: number | undefined
 
@@ -70,6 +75,7 @@ export class ReplicaWatch {
     const cached = this.seen.get(shard)
     const seen = cached && this.now() - cached.at < REPLICA_REFRESH_MS ? cached : await this.look(shard)
     if (seen.online > 0) return 1
+    if (seen.unknown) return 0
     if (seen.replicated) throw new NoReplicaError()
     if (!this.warnedUnreplicated) {
       this.warnedUnreplicated = true
@@ -117,10 +123,17 @@ export class ReplicaWatch {
         .exec()) ?? []
     const [[markerError, marked], [infoError, info]] = [replies[0] ?? [null, 0], replies[1] ?? [null, '']]
     if (markerError) throw markerError
-    let online: number
+    let online: number | null
     if (!infoError) online = onlineReplicas(String(info))
-    else if (INFO_REFUSED.test(infoError.message)) online = await this.waitProbe(shard, infoError)
+    else if (INFO_REFUSED.test(infoError.message)) online = await this.waitProbe(shard, infoError, Number(marked) > 0)
     else throw infoError
+    if (online === null) {
+      // Neither INFO nor WAIT: no write can wait for a replica, so none is refused for want of one (the marker
+      // would refuse every write for good); they are answered unreplicated, as the log says.
+      const unknown: Seen = { online: 0, replicated: false, unknown: true, at: this.now() }
+      for (const s of group) this.seen.set(s, unknown)
+      return unknown
+    }
     let replicated = Number(marked) > 0
     if (online > 0 && Number(marked) < markers.length) {
       await this.redis.mset(...markers.flatMap((key) => [key, '1']))
@@ -132,9 +145,13 @@ export class ReplicaWatch {
     return seen
   }
 
-  /** INFO refused: 1 when a replica online acknowledges a WAIT within WAIT_PROBE_MS, 0 when none does. */
-  private async waitProbe(shard: ShardKeys, refusal: Error): Promise<number> {
-    const probeMs = Math.min(WAIT_PROBE_MS, this.waitTimeoutMs)
+  /**
+   * INFO refused: 1 when a replica online acknowledges a WAIT within WAIT_PROBE_MS, 0 when none does; null when WAIT
+   * is refused too. A store marked replicated waits as long as a write would (REDIS_WAIT_TIMEOUT_MS): a replica
+   * online but a few hundred ms behind would otherwise read as none, and every write be refused until the next look.
+   */
+  private async waitProbe(shard: ShardKeys, refusal: Error, replicated: boolean): Promise<number | null> {
+    const probeMs = replicated ? this.waitTimeoutMs : Math.min(WAIT_PROBE_MS, this.waitTimeoutMs)
     if (!this.infoRefusedLogged) {
       this.infoRefusedLogged = true
       this.log.warn(
@@ -147,6 +164,7 @@ export class ReplicaWatch {
     // In a pipeline with a key of the shard: a Redis Cluster sends the WAIT to the shard's own master.
     const replies = (await this.redis.pipeline().exists(shard.replicated).wait(1, probeMs).exec()) ?? []
     const [waitError, acked] = replies[1] ?? [new Error('no reply'), 0]
+    if (waitError && INFO_REFUSED.test(waitError.message)) return this.waitRefused(waitError)
     if (waitError) throw waitError
     const online = Number(acked)
     // Said when the answer changes, not on every probe.
@@ -159,6 +177,19 @@ export class ReplicaWatch {
       { shardKey: shard.tag },
     )
     return online
+  }
+
+  /** WAIT refused as well as INFO: nothing tells whether a replica is online, and no write can wait for one. */
+  private waitRefused(error: Error): null {
+    if (!this.waitRefusedLogged) {
+      this.waitRefusedLogged = true
+      this.log.error(
+        'REDIS_WAIT_REPLICAS=auto cannot tell whether the Redis primary has a replica: INFO replication and WAIT were ' +
+          `refused (${error.message}). Writes are answered without waiting for one. Set REDIS_WAIT_REPLICAS=1 if the ` +
+          'store has a replica (writes then need WAIT), or 0 if it has none or replicates by itself.',
+      )
+    }
+    return null
   }
 }
 

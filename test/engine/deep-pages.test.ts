@@ -113,3 +113,55 @@ describe('deep pages per caller', () => {
     await t.close()
   })
 })
+
+describe('jobs sharing one millisecond', () => {
+  /** `count` jobs t-<n> all due at one millisecond an hour from now, and their ids in page order (by id). */
+  async function enqueueTied(t: ReturnType<typeof testStore>, count: number) {
+    const atMs = Date.now() + 3_600_000
+    const ids = Array.from({ length: count }, (_, i) => `t-${i}`)
+    for (let i = 0; i < ids.length; i += 500) {
+      const batch = ids.slice(i, i + 500).map((id) => ({ id, queue: 'orders', payloadJson: '{}', schedule: { atMs } }))
+      for (const r of await t.store.enqueueMany(batch)) if (r instanceof Error) throw r
+    }
+    return { atMs, ids: ids.sort() }
+  }
+
+  /** The ids of the pages from `cursor` on (at most `pages` pages), and whether the last one ended the list. */
+  async function pagesFrom(page: ReturnType<typeof pager>, cursor: string | null, pages: number) {
+    const ids: string[] = []
+    for (let n = 0; n < pages; n++) {
+      const next = await page(cursor)
+      ids.push(...next.jobs.map((j) => j.id))
+      cursor = next.cursor
+      if (!cursor) return { ids, ended: true }
+    }
+    return { ids, ended: false }
+  }
+
+  it('pages from the first page through 3,000 jobs due in one millisecond over more buckets than a page reads', async () => {
+    // prepare: 3,000 jobs at one due time over 1,024 buckets; pages read at most 256 buckets per shard
+    const t = testStore({ shards: 1, buckets: 1_024 })
+    const { ids } = await enqueueTied(t, 3_000)
+    const page = pager(t.redis, t.keys, 50, undefined, { pageBuckets: 256 })
+    // act: every page from the first (read without a walk's state) to the end
+    const seen = await pagesFrom(page, null, 80)
+    // assess: every job once, in order, and the list ends
+    expect(seen.ended).toBe(true)
+    expect(seen.ids).toEqual(ids)
+    await t.close()
+  })
+
+  it('goes on from a cursor in the middle of the millisecond, on a walk started there, to the end', async () => {
+    // prepare: the same jobs; a cursor 1,500 jobs into the millisecond (a walk's state starts from it)
+    const t = testStore({ shards: 1, buckets: 1_024 })
+    const { atMs, ids } = await enqueueTied(t, 3_000)
+    const cursor = await cursorAt(t.redis, t.keys, { walk: null, dueMs: atMs, id: ids[1_499]! })
+    const page = pager(t.redis, t.keys, 50, undefined, { pageBuckets: 256 })
+    // act
+    const seen = await pagesFrom(page, cursor, 40)
+    // assess: every job after the cursor once, in order, and the list ends
+    expect(seen.ended).toBe(true)
+    expect(seen.ids).toEqual(ids.slice(1_500))
+    await t.close()
+  })
+})

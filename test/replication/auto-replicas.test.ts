@@ -185,6 +185,47 @@ describe('REDIS_WAIT_REPLICAS=auto (the default)', () => {
     expect(said).toMatch(/never had a replica: API writes are answered without replication/)
   })
 
+  it('answers writes unreplicated where INFO and WAIT are both refused, marked replicated or not, and the log says so', async () => {
+    // prepare: a user that may do everything but INFO and WAIT; keys marked replicated (a store that had a replica)
+    const admin = new Redis(primary.url)
+    cleanup.push(async () => admin.disconnect())
+    await admin.call('ACL', 'SETUSER', 'nowait', 'on', '>pw', '~*', '&*', '+@all', '-info', '-wait')
+    const log = recordingLog()
+    const engine = engineOn(`redis://nowait:pw@127.0.0.1:${primary.port}`, log, { KEY_PREFIX: uniquePrefix('nowait') })
+    await admin.mset(...engine.keys.shards.flatMap((s) => [s.replicated, '1']))
+    // act
+    const created = await engine.store.enqueue(job({ id: 'nowait-1' }))
+    const batch = await engine.store.enqueueMany([job({ id: 'nowait-2' })])
+    // assess: both answered (no 500, no 503), one error in the log saying what happens
+    expect(created.status).toBe('created')
+    expect(batch.every((r) => !(r instanceof Error))).toBe(true)
+    const errors = log.lines.filter((l) => l.level === 'error')
+    expect(errors).toHaveLength(1)
+    expect(errors[0]!.message).toMatch(/INFO replication and WAIT were refused.*answered without waiting/)
+  })
+
+  it('waits as long as a write would for a replica of a replicated store where INFO is refused (a replica 300 ms behind)', async () => {
+    // prepare: a store seen with its replica (marker set); a user without INFO; the replica frozen
+    const replica = await replicaOf(primary)
+    const admin = new Redis(primary.url)
+    cleanup.push(async () => admin.disconnect())
+    await admin.call('ACL', 'SETUSER', 'noinfo', 'on', '>pw', '~*', '&*', '+@all', '-info')
+    const prefix = uniquePrefix('behind')
+    await engineOn(primary.url, recordingLog(), { KEY_PREFIX: prefix }).store.enqueue(job({ id: 'behind-0' }))
+    const engine = engineOn(`redis://noinfo:pw@127.0.0.1:${primary.port}`, recordingLog(), { KEY_PREFIX: prefix })
+    replica.process.kill('SIGSTOP')
+    cleanup.push(async () => replica.process.kill('SIGCONT'))
+    // act: a write, whose probe waits on the frozen replica; the replica resumes 300 ms after the probe began
+    const outcome = engine.store.enqueue(job({ id: 'behind-1' })).catch((e: unknown) => e)
+    await eventually(async () => /cmd=wait/.test(String(await admin.call('CLIENT', 'LIST'))), 5_000)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    replica.process.kill('SIGCONT')
+    // assess: the write waited for the replica and is on it
+    const answered = await outcome
+    expect(answered).not.toBeInstanceOf(Error)
+    expect((answered as { status: string }).status).toBe('created')
+  })
+
   it('counts only replicas streaming now (state=online) in INFO replication', () => {
     const info = [
       '# Replication',
