@@ -65,6 +65,7 @@ export default defineConfig({
               'dispatch-window-edges',
               'dispatcher',
               'send-pace',
+              'deep-page-rate',
               'timeout-retry',
               'redis-clock',
               'redrive',
