@@ -1,6 +1,6 @@
 // `npm run dev`: the whole stack in one command (local/dev-stack.ts); Ctrl-C stops every process it started.
 // `npm run dev -- --no-example-consumer` leaves the target queues to another service's consumer (sdq-poll); the
-// stack's addresses are in .dev/env while it runs.
+// stack's addresses are in .dev/env while it runs. `--verbose` also prints serverless-offline's own start-up table.
 // Environment: REDIS_URL (use that Redis instead of a private one), PORT (API port, default 3000 when free),
 // LAMBDA_PORT (serverless-offline's Lambda endpoint, default 3002 when free), SQS_PORT (local SQS, default 9324
 // when free), DASHBOARD_PORT (the operator dashboard, default 3003 when free), SHOW_METRICS=1 (print the functions'
@@ -54,6 +54,7 @@ async function main() {
     portOr(process.env.DASHBOARD_PORT, 3003),
   ])
   const exampleConsumer = !process.argv.includes('--no-example-consumer')
+  const verbose = process.argv.includes('--verbose')
   const envFile = resolve('.dev/env')
   starting = startDevStack({
     redisUrl: process.env.REDIS_URL || undefined,
@@ -64,7 +65,10 @@ async function main() {
     exampleConsumer,
     envFile,
     // The functions' metric lines (EMF, several every 10 s) would bury their logs: the dashboard shows the figures.
-    onOutput: (line) => (showMetrics || !line.includes('{"_aws":')) && console.log(line),
+    // serverless-offline's own start-up table lists its internal routes (the API behind the gate, the Lambda
+    // endpoint's /2015-03-31/… invocations): the stack's banner below names the addresses to use.
+    onOutput: (line) =>
+      (showMetrics || !line.includes('{"_aws":')) && (verbose || !isOfflineBanner(line)) && console.log(line),
   })
   const stack = await starting
   if (stopping) return
@@ -105,3 +109,12 @@ main().catch((error) => {
   console.error('[dev] failed to start:', error instanceof Error ? error.message : error)
   process.exit(1)
 })
+
+/**
+ * A line of serverless-offline's start-up output: its internal routes and function names, the address of the API
+ * behind the gate (shown with --verbose).
+ */
+function isOfflineBanner(line: string): boolean {
+  if (line.trim() === '' || /^\s*[┌│└]/.test(line) || /^\s+\* \w+: serverless-delay-queue-/.test(line)) return true
+  return /^(Function names exposed|Offline \[http for lambda\]|Server ready:|Starting Offline|Scheduling \[)/.test(line)
+}
