@@ -8,6 +8,7 @@ import { createApiHandler } from '../../src/api/handler'
 import type { Log } from '../../src/logger'
 import type { ApiResponse } from '../../src/api/response'
 import { serveApi, type ApiServer } from '../support/api-server'
+import { expectDocumented } from './openapi-answers'
 import { uniquePrefix } from '../support/engine'
 import { apiEvent, lambdaContext, type EventOptions } from '../support/lambda'
 
@@ -46,8 +47,12 @@ export function testApi(env: Record<string, string> = {}, engine: Engine = creat
   return {
     engine,
     logs,
-    call: (event: APIGatewayProxyEventV2) =>
-      handler(event, lambdaContext({ name: 'sdq-test-api', requestId: 'test-request-id' })) as Promise<ApiResponse>,
+    // Every answer is checked against docs/openapi.yaml: a test fails when an answer is not documented.
+    call: async (event: APIGatewayProxyEventV2) =>
+      expectDocumented(
+        event,
+        (await handler(event, lambdaContext({ name: 'sdq-test-api', requestId: 'test-request-id' }))) as ApiResponse,
+      ),
     close: () => engine.close(),
   }
 }
