@@ -44,12 +44,15 @@ export function answerProblems(event: APIGatewayProxyEventV2, answer: ApiRespons
     if (answer.body) problems.push(`${where}: a body the document does not describe`)
     return problems
   }
-  const validate = ajv.getSchema(`openapi${schema.$ref}`)
-  if (!validate) return [...problems, `${where}: schema ${schema.$ref} not found`]
-  if (!validate(answer.body === undefined ? undefined : JSON.parse(answer.body))) {
-    problems.push(`${where}: body does not match ${schema.$ref}: ${ajv.errorsText(validate.errors)}`)
-  }
-  return problems
+  const body = answer.body === undefined ? undefined : JSON.parse(answer.body)
+  return [...problems, ...schemaProblems(schema.$ref!, body).map((p) => `${where}: body ${p}`)]
+}
+
+/** Why a value does not match a schema of the document ("#/components/schemas/Job"), or []. */
+export function schemaProblems(ref: string, value: unknown): string[] {
+  const validate = ajv.getSchema(`openapi${ref}`)
+  if (!validate) return [`schema ${ref} not found`]
+  return validate(value) ? [] : [`does not match ${ref}: ${ajv.errorsText(validate.errors)}`]
 }
 
 /** Throws when the answer does not match the document. */

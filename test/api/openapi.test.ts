@@ -7,7 +7,16 @@ import { describe, expect, it } from 'vitest'
 import { openApiDocument } from '../../tools/openapi/document'
 import { openApiYaml } from '../../tools/openapi/yaml'
 import { ROUTES } from '../../src/api/router'
-import { answerProblems } from './openapi-answers'
+import { answerProblems, schemaProblems } from './openapi-answers'
+
+interface MediaDoc {
+  schema: { $ref: string }
+  example?: unknown
+}
+interface OperationDoc {
+  requestBody?: { content: Record<string, MediaDoc> }
+  responses: Record<string, { content?: Record<string, MediaDoc> }>
+}
 import { request } from './api-helpers'
 
 const COMMITTED = join(__dirname, '../../docs/openapi.yaml')
@@ -31,6 +40,19 @@ describe('docs/openapi.yaml', () => {
       const [method, path] = key.split(' ') as [string, string]
       expect(paths[path]?.[method.toLowerCase()], key).toBeDefined()
     }
+  })
+
+  it('gives request and answer examples that match their own schemas', () => {
+    const document = openApiDocument() as { paths: Record<string, Record<string, OperationDoc>> }
+    const examples = Object.values(document.paths).flatMap((methods) =>
+      Object.values(methods).flatMap((op) => [
+        op.requestBody?.content['application/json'],
+        ...Object.values(op.responses).map((r) => r.content?.['application/json']),
+      ]),
+    )
+    const checked = examples.filter((e) => e?.example !== undefined)
+    expect(checked.length).toBeGreaterThan(20)
+    for (const e of checked) expect(schemaProblems(e!.schema.$ref, e!.example), e!.schema.$ref).toEqual([])
   })
 
   it.skipIf(!swaggerParser)('is a valid OpenAPI 3.1 document (swagger-parser)', async () => {
