@@ -20,7 +20,7 @@ const EVERY_RULE = `must be an integer from ${MIN_EVERY_MS} to ${MAX_EVERY_MS} (
 
 const time = z.union([z.string(), z.number()], { error: TIME_RULE }).optional()
 
-const inputSchema = z.strictObject({
+export const scheduleInputSchema = z.strictObject({
   queue: sharedFields.queue,
   payload: sharedFields.payload,
   cron: z.string({ error: 'must be a string: 5 cron fields, or 6 with seconds first' }).optional(),
@@ -38,14 +38,14 @@ const inputSchema = z.strictObject({
 })
 
 /** What callers send: see docs/api.md, "Recurring schedules" (the schema's type: the two cannot drift apart). */
-export type ScheduleInput = z.input<typeof inputSchema>
+export type ScheduleInput = z.input<typeof scheduleInputSchema>
 
 export type ScheduleValidationConfig = Pick<Config, 'queues' | 'maxMessageBytes'>
 
 /** Validate one schedule. Throws ValidationError naming every bad field, or PayloadTooLargeError. */
 export function validateSchedule(id: string, input: unknown, config: ScheduleValidationConfig): NewSchedule {
   validateScheduleId(id)
-  const parsed = inputSchema.safeParse(input)
+  const parsed = scheduleInputSchema.safeParse(input)
   if (!parsed.success) throw new ValidationError(parsed.error.issues.flatMap(toDetails))
   const raw = parsed.data
   const details: ErrorDetail[] = []

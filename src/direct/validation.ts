@@ -36,7 +36,7 @@ export const sharedFields = {
   groupId: z.string({ error: GROUP_ID_RULE }).regex(GROUP_ID_PATTERN, { error: GROUP_ID_RULE }).optional(),
 }
 
-const inputSchema = z.strictObject({
+export const jobInputSchema = z.strictObject({
   queue: sharedFields.queue,
   payload: sharedFields.payload,
   delayMs: z
@@ -53,13 +53,13 @@ const inputSchema = z.strictObject({
 })
 
 /** What callers send: the job input of docs/api.md (its type is the schema's, so the two cannot drift apart). */
-export type JobInput = z.input<typeof inputSchema>
+export type JobInput = z.input<typeof jobInputSchema>
 
-type RawJob = z.infer<typeof inputSchema>
+type RawJob = z.infer<typeof jobInputSchema>
 
 /** Validate one job. Throws ValidationError (400) naming every bad field, or PayloadTooLargeError (413). */
 export function validateJob(input: unknown, config: JobValidationConfig, options: ValidateOptions = {}): NewJob {
-  const parsed = inputSchema.safeParse(input)
+  const parsed = jobInputSchema.safeParse(input)
   if (!parsed.success) throw new ValidationError(parsed.error.issues.flatMap(toDetails))
   const raw: RawJob = parsed.data
   const details: ErrorDetail[] = []

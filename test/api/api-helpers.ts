@@ -1,6 +1,6 @@
 // Test helpers for the HTTP API: API Gateway (payload v2) events, a real engine on the test Redis with a key
 // prefix of its own, and a snapshot of everything that prefix holds in Redis.
-import type { APIGatewayProxyEventV2 } from 'aws-lambda'
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
 import { afterAll, beforeAll, inject } from 'vitest'
 import { loadConfig, type Config } from '../../src/config'
 import { createEngine, type Engine } from '../../src/store/engine'
@@ -8,6 +8,7 @@ import { createApiHandler } from '../../src/api/handler'
 import type { Log } from '../../src/logger'
 import type { ApiResponse } from '../../src/api/response'
 import { serveApi, type ApiServer } from '../support/api-server'
+import { expectDocumented } from './openapi-answers'
 import { uniquePrefix } from '../support/engine'
 import { apiEvent, lambdaContext, type EventOptions } from '../support/lambda'
 
@@ -46,8 +47,12 @@ export function testApi(env: Record<string, string> = {}, engine: Engine = creat
   return {
     engine,
     logs,
-    call: (event: APIGatewayProxyEventV2) =>
-      handler(event, lambdaContext({ name: 'sdq-test-api', requestId: 'test-request-id' })) as Promise<ApiResponse>,
+    // Every answer is checked against docs/openapi.yaml: a test fails when an answer is not documented.
+    call: async (event: APIGatewayProxyEventV2) =>
+      expectDocumented(
+        event,
+        (await handler(event, lambdaContext({ name: 'sdq-test-api', requestId: 'test-request-id' }))) as ApiResponse,
+      ),
     close: () => engine.close(),
   }
 }
@@ -61,7 +66,11 @@ export function servedApi(env: Record<string, string> = {}): { readonly engine: 
   const quiet: Log = { info: () => {}, warn: () => {}, error: () => {} }
   beforeAll(async () => {
     served.engine = createEngine(testConfig(env))
-    served.api = await serveApi(createApiHandler(served.engine, { logger: quiet }))
+    const handler = createApiHandler(served.engine, { logger: quiet })
+    // As testApi: an answer docs/openapi.yaml does not describe fails the request (a 500 from the test server).
+    served.api = await serveApi(async (event: APIGatewayProxyEventV2, context: Context) =>
+      expectDocumented(event, (await handler(event, context)) as ApiResponse),
+    )
   })
   afterAll(async () => {
     await served.api?.close()

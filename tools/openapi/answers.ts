@@ -1,0 +1,87 @@
+// The shapes of the API's answers, as zod schemas for the OpenAPI document (tools/openapi/document.ts). Requests are
+// described by the very schemas the API validates with; answers have TypeScript types only, so these restate them,
+// and test/api/openapi-answers.ts checks every answer the API tests receive against the document built from them.
+import { z } from 'zod'
+
+const time = z.string().meta({ description: 'ISO-8601 UTC time', example: '2027-01-04T09:00:00.000Z' })
+
+export const errorBody = z.object({
+  code: z.string().meta({ example: 'ValidationError' }),
+  message: z.string(),
+  details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+})
+
+export const job = z.object({
+  id: z.string(),
+  queue: z.string(),
+  runAt: time,
+  status: z.enum(['scheduled', 'dispatching', 'dead', 'dispatched']),
+  payload: z.unknown().optional(),
+  groupId: z.string().optional(),
+  createdAt: time.optional(),
+  attempts: z.number().int().optional(),
+  lastError: z.object({}).loose().optional(),
+  dueAt: time.optional(),
+  acceptedAt: time.optional(),
+  messageId: z.string().optional(),
+})
+
+export const errorAnswer = z.object({
+  error: errorBody,
+  job: job.optional().meta({ description: '409 Conflict: the job holding the id' }),
+})
+
+export const batchAnswer = z.object({
+  results: z.array(
+    z.union([
+      z.object({ id: z.string(), status: z.enum(['scheduled']) }).meta({ description: 'scheduled' }),
+      z.object({ error: errorBody, job: job.optional() }).meta({ description: 'refused; 409 ones show the job' }),
+    ]),
+  ),
+})
+
+export const batchRequest = z.object({ jobs: z.array(z.unknown()).max(100) })
+
+export const jobPage = z.object({
+  jobs: z.array(
+    z.object({
+      id: z.string(),
+      queue: z.string(),
+      runAt: time,
+      groupId: z.string().optional(),
+      createdAt: time,
+      payloadBytes: z.number().int(),
+    }),
+  ),
+  cursor: z.string().nullable().meta({ description: 'pass it back for the next page; null at the end' }),
+})
+
+const counts = z.object({ pending: z.number().int(), dead: z.number().int(), dispatched: z.number().int() }).loose()
+
+export const stats = z
+  .object({
+    queues: z.record(z.string(), counts),
+    inflight: z.number().int(),
+    dead: z.number().int(),
+    nextDueAt: time.nullable(),
+  })
+  .loose()
+
+export const schedule = z.object({
+  id: z.string(),
+  queue: z.string(),
+  payload: z.unknown(),
+  cron: z.string().optional(),
+  everyMs: z.number().int().optional(),
+  timezone: z.string(),
+  startAt: time.optional(),
+  endAt: time.optional(),
+  paused: z.boolean(),
+  groupId: z.string().optional(),
+  nextRunAt: time.nullable(),
+  lastRunAt: time.nullable(),
+  runs: z.number().int(),
+  createdAt: time,
+})
+
+export const schedulePage = z.object({ schedules: z.array(schedule), cursor: z.string().nullable() })
