@@ -1,4 +1,4 @@
-// Diagnostics behind docs/benchmarks.md's "why the third repetition is the fastest": not part of `npm run bench`.
+// Diagnostics of the burst's repetitions (why `npm run bench` warms up with untimed rounds): not part of `npm run bench`.
 //   node scripts/run-ts.mjs bench/burst-reps.ts [reps] [variant...]
 // Runs npm run bench's SQS section (one untimed raw run, one untimed burst, then repetitions of raw and burst in
 // alternating order) and prints, per phase: wall time and rate, CPU per message of each process (this one, fauxqs,

@@ -1,4 +1,4 @@
-// Diagnostics behind docs/benchmarks.md's "where the time goes": not part of `npm run bench`.
+// Diagnostics of where a benchmark's time goes (a per-call and per-job CPU breakdown): not part of `npm run bench`.
 //   node scripts/run-ts.mjs bench/profile.ts redis     Redis-side cost per call (INFO commandstats) of the bare
 //                                                      script vs the real enqueue script, and the client's share
 //   node scripts/run-ts.mjs bench/profile.ts sqs       raw SendMessageBatch rate, 5 times in a row (warm-up drift)

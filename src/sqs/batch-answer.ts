@@ -4,8 +4,8 @@
 // booleans only), so a successful answer is parsed natively; an error answer (status >= 300) and every other
 // operation go through the SDK's protocol unchanged, so its errors, their types and the retries they lead to stay the
 // SDK's. The body is read from Node's response stream by its own events: the SDK's stream collector pipes every
-// answer into a new Writable, and a capped scan worker spent 54 µs a job with it against 45 without (bench:burst-scale
-// A/B, docs/benchmarks.md). Any other body goes to the client's own stream collector. $metadata is the protocol's.
+// answer into a new Writable, and a capped scan worker spent 54 µs a job with it against 45 without (an A/B of
+// bench:burst-scale). Any other body goes to the client's own stream collector. $metadata is the protocol's.
 import type { SQSClient } from '@aws-sdk/client-sqs'
 import { Readable } from 'node:stream'
 
