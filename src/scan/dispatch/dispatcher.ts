@@ -7,7 +7,7 @@ import { messageBody, messageBytes } from '../../sqs/envelope'
 import { hashId } from '../../store/keys'
 import { type HeldBehind, heldBehind, type Lane, type SendResult, takeBatch } from './lane'
 import type { ClaimedJob } from '../claims/claimed-job'
-import { sendBatch } from './send-batch'
+import { type CallPace, sendBatch } from './send-batch'
 import { type PaceChange, SendPace } from './send-pace'
 import { SqsWarmUp } from './warm-up'
 
@@ -87,6 +87,7 @@ export class Dispatcher {
   private readonly warmUp: SqsWarmUp
   /** How many calls may be in flight, and how long each may take, from SQS's recent answers. */
   readonly pace: SendPace
+  private readonly callPace: CallPace
   /**
    * SendMessageBatch calls that carried jobs, since this dispatcher was made (SDK retries inside a call and the
    * warm-up, which carries none, not counted): what SQS bills, and with the jobs sent, the jobs per request.
@@ -100,6 +101,7 @@ export class Dispatcher {
       baseTimeoutMs: options.baseSendMs ?? options.maxSendMs,
       maxTimeoutMs: options.maxSendMs,
     })
+    this.callPace = { pace: this.pace, slowed: options.onSlowed }
   }
 
   /** Readies the connection to SQS for a job about to fall due, unless a send kept it warm (src/scan/dispatch/warm-up.ts). */
@@ -195,8 +197,7 @@ export class Dispatcher {
       this.active++
       this.requests++
       lane.busy = lane.fifo
-      const pace = { pace: this.pace, slowed: this.options.onSlowed }
-      void sendBatch(this.options.sqs, lane, batch, pace).finally(() => {
+      void sendBatch(this.options.sqs, lane, batch, this.callPace).finally(() => {
         this.warmUp.used()
         this.active--
         lane.busy = false

@@ -17,16 +17,9 @@ export interface CallPace {
 /**
  * The pace's timeout bounds the whole call (SDK attempts and the answer's body): a call past it ends as failed and
  * maybe sent (its jobs are released for a retry, marked "may have been accepted"), never as a lane stuck waiting for
- * it. `maxSendMs` instead: a fixed bound (tests).
+ * it.
  */
-export async function sendBatch(
-  sqs: SQSClient,
-  lane: Lane,
-  batch: QueuedSend[],
-  bound?: number | CallPace,
-): Promise<void> {
-  const paced = typeof bound === 'object' ? bound : undefined
-  const maxSendMs = paced ? paced.pace.timeoutMs : (bound as number | undefined)
+export async function sendBatch(sqs: SQSClient, lane: Lane, batch: QueuedSend[], paced: CallPace): Promise<void> {
   // The request's JSON is built here, not by the SDK's serializer (src/sqs/prebuilt-body.ts: CPU per message).
   const entries = batch.map(({ job, body }, i) => ({
     Id: `e${i}`,
@@ -48,10 +41,10 @@ export async function sendBatch(
       sqs,
       lane.queueUrl,
       sendMessageBatchBody(lane.queueUrl, entries, JOB_ID_ATTRIBUTE),
-      maxSendMs,
+      paced.pace.timeoutMs,
     )
     const acceptedAtMs = Date.now()
-    paced?.pace.answered(sentAtMs)
+    paced.pace.answered(sentAtMs)
     for (const ok of result.Successful ?? []) {
       answer(Number(ok.Id!.slice(1)), { sentAtMs, acceptedAtMs, messageId: ok.MessageId ?? '' })
     }
@@ -71,7 +64,7 @@ export async function sendBatch(
     const maybeSent = !jobsFault && mayHaveArrived(e)
     // A timed-out send is retried no sooner than SQS's answers take now (src/scan/claims/backoff.ts delayOf); one
     // that failed fast (a reset connection, a 5xx) at its backoff, as before: nothing says SQS is slow.
-    if (paced && tellPace(paced, e, sentAtMs) && maybeSent) holdMs = paced.pace.holdMs
+    if (tellPace(paced, e, sentAtMs) && maybeSent) holdMs = paced.pace.holdMs
     batch.forEach((_, i) => answer(i, { error, jobsFault, maybeSent }))
   }
   // Settled in claim order, so that a FIFO group's jobs not sent line up behind the first of them (lineUp).
