@@ -168,10 +168,11 @@ describe.concurrent('scan workers over real Redis and fauxqs', () => {
     )
     void runWorker(killed.scanner, Date.now() + 30_000).catch(() => {})
     await wasCut
-    // The run's own lease is longer than the killed worker's: its sends are bounded by half its lease (a send past
-    // that counts as maybe sent and goes again: a duplicate this test does not ask about), and 750 ms was too short
-    // for a loaded Cluster CI run (80 sent twice once); the killed worker's 1.5 s is what the run waits out.
-    const run = testScanner(t, { queues, claimBatchSize: 50, leaseMs: 6_000 })
+    // The run's own lease is longer than the killed worker's: its first sends may take a quarter of it before they
+    // time out (a send that times out counts as maybe sent and goes again: a duplicate this test does not ask about),
+    // and 1.5 s was too short for a loaded Cluster CI run with two busy loops beside it (80 sent twice); the killed
+    // worker's 1.5 s is what the run waits out, and nothing here waits for the run's lease.
+    const run = testScanner(t, { queues, claimBatchSize: 50, leaseMs: 20_000 })
     // act
     const report = await run.runUntil(async () => (await pendingCount(t.store)) === 0, 30_000)
     // assess: the worker did lease jobs, and every job reached SQS, once
