@@ -4,6 +4,7 @@
 import { sigV4Signer, regionOf } from './signer'
 import { DelayQueueApiError } from './errors'
 import { scheduleBatch } from './batch'
+import { cancelByTag, listByTag } from './tag-calls'
 import { withId } from './own-job'
 import { idempotencyHeader, newIdempotencyKey } from './idempotency-key'
 import { ReplayWindow } from './replays'
@@ -104,6 +105,16 @@ export class DelayQueueApiClient {
     if (options.limit !== undefined) query.set('limit', String(options.limit))
     const qs = query.size ? `?${query}` : ''
     return (await call(this.transport, 'GET', `/jobs${qs}`)).body
+  }
+
+  /** GET /jobs?tag=: a page of the jobs with a tag, in id order, with their status and tags. */
+  listByTag(tag: string, options: { limit?: number; cursor?: string | null } = {}): Promise<Api.TagPage> {
+    return listByTag(this.transport, tag, options)
+  }
+
+  /** DELETE /jobs?tag=, again until done: every job with the tag cancelled (or counted in flight). */
+  cancelByTag(tag: string): Promise<Api.TagCancelResult> {
+    return cancelByTag(this.transport, tag)
   }
 
   /** GET /stats: counts per target queue. */

@@ -7,6 +7,8 @@ export type {
   ScheduleInput,
   ScheduleListPage,
   ScheduleView,
+  TagCancelResult,
+  TagPage,
   WriteOptions,
 } from '../direct/delay-queue'
 export type { ExistingJob } from '../errors'

@@ -17,6 +17,9 @@ export interface RouteOptions {
   maxBatchBytes: number
 }
 
+/** How long one DELETE /jobs?tag= keeps starting steps (src/store/tag-cancel.ts). */
+export const CANCEL_BY_TAG_BUDGET_MS = 5_000
+
 export type RouteHandler = (
   queue: DelayQueue,
   event: APIGatewayProxyEventV2,
@@ -56,6 +59,12 @@ export const routes: Record<RouteName, RouteHandler> = {
     const limit = query.limit ?? '50'
     if (!/^\d{1,3}$/.test(limit))
       throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
+    if (query.tag !== undefined) {
+      if (query.queue !== undefined)
+        throw new ValidationError([{ path: 'queue', message: 'cannot be combined with tag' }])
+      const page = { limit: Number(limit), cursor: query.cursor || null }
+      return json(200, await queue.listByTag(query.tag, page))
+    }
     return json(
       200,
       await queue.listPending({
@@ -82,6 +91,14 @@ export const routes: Record<RouteName, RouteHandler> = {
   async deleteJob(queue, _event, id) {
     await queue.cancel(id!)
     return noContent()
+  },
+
+  async cancelByTag(queue, event) {
+    const query = event.queryStringParameters ?? {}
+    if (query.tag === undefined) throw new ValidationError([{ path: 'tag', message: 'is required' }])
+    // Within the API function's 10 s: what is left after the budget is answered as not done, for another call.
+    const result = await queue.cancelByTag(query.tag, { budgetMs: CANCEL_BY_TAG_BUDGET_MS })
+    return json(200, { tag: query.tag, ...result })
   },
 
   async stats(queue) {

@@ -19,8 +19,13 @@ import { RecurringSchedules } from './recurring-schedules'
 import { scheduleMany, type BatchItemResult } from './schedule-many'
 import { isoTime } from '../iso-time'
 import { validateWriteToken, type WriteOptions } from './write-token'
+import type { TagPage } from '../store/tag-page'
+import type { TagCancelOptions, TagCancelResult } from '../store/tag-cancel'
+import { cancelByTag, listByTag, type TagPageOptions } from './tag-actions'
+import { validateLimit, validateQueueFilter } from './page-rules'
 
 export type { BatchItemResult, JobInput, ScheduleInput, ScheduleListPage, ScheduleView, WriteOptions }
+export type { TagCancelOptions, TagCancelResult, TagPage }
 
 /** A job as stored, without its payload (answers to schedule / reschedule). */
 export interface ScheduledJob {
@@ -30,6 +35,7 @@ export interface ScheduledJob {
   runAt: string
   createdAt: string
   groupId?: string
+  tags?: string[]
   /** Set when an earlier attempt with the same idempotency key stored it: this answer is that attempt's. */
   replayed?: true
 }
@@ -147,18 +153,20 @@ export class DelayQueue {
    * the previous page's, `caller` who asks (src/store/deep-page-rate.ts). Throws ValidationError naming the field.
    */
   async listPending(options: PendingQuery = {}): Promise<PendingPage> {
-    const limit = options.limit ?? 50
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-      throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
-    }
-    if (options.queue !== undefined && !Object.hasOwn(this.config.queues, options.queue)) {
-      const known = Object.keys(this.config.queues).map((q) => JSON.stringify(q))
-      throw new ValidationError([
-        { path: 'queue', message: `must be one of the configured queues: ${known.join(', ')}` },
-      ])
-    }
+    const limit = validateLimit(options.limit ?? 50)
+    validateQueueFilter(this.config, options.queue)
     if (options.cursor) decodePendingCursor(options.cursor) // refused before anything is read
     return this.store.listPending({ ...options, limit })
+  }
+
+  /** The jobs with a tag (scheduled, being sent, dead), in id order, `limit` (1-100, default 50) a page. */
+  listByTag(tag: string, options: TagPageOptions = {}): Promise<TagPage> {
+    return listByTag(this.store, tag, options)
+  }
+
+  /** Cancel every job with a tag, in bounded steps: a job counted cancelled never reaches SQS; `budgetMs` to stop. */
+  cancelByTag(tag: string, options: TagCancelOptions = {}): Promise<TagCancelResult> {
+    return cancelByTag(this.store, tag, options)
   }
 
   async stats(): Promise<QueueStats> {
@@ -201,7 +209,10 @@ export class DelayQueue {
 }
 
 /** A write's answer: the job as this write stored it, or, for a replay, as the write it repeats stored it. */
-function scheduledAs(job: { id: string; queue: string; groupId?: string }, result: EnqueueResult): ScheduledJob {
+function scheduledAs(
+  job: { id: string; queue: string; groupId?: string; tags?: readonly string[] },
+  result: EnqueueResult,
+): ScheduledJob {
   const groupId = result.groupId ?? job.groupId
   return {
     id: job.id,
@@ -210,6 +221,7 @@ function scheduledAs(job: { id: string; queue: string; groupId?: string }, resul
     runAt: isoTime(result.dueMs),
     createdAt: isoTime(result.createdAtMs),
     ...(groupId ? { groupId } : {}),
+    ...(job.tags?.length && !result.replayed ? { tags: [...job.tags] } : {}),
     ...(result.replayed ? { replayed: true as const } : {}),
   }
 }

@@ -45,6 +45,7 @@ export interface JobView {
   status: JobStatus
   payload?: unknown
   groupId?: string
+  tags?: string[]
   createdAt?: string
   attempts?: number
   lastError?: DispatchError
@@ -249,6 +250,7 @@ function toView(id: string, state: JobState, record: string, score: number, atte
     status: state === 'retrying' ? 'scheduled' : state,
     payload: JSON.parse(job.payloadJson),
     ...(job.groupId ? { groupId: job.groupId } : {}),
+    ...(job.tags ? { tags: job.tags } : {}),
     createdAt: isoTime(job.createdAtMs),
   }
   if (lastError) {

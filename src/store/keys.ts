@@ -69,6 +69,12 @@ export class ShardKeys {
    * copies (lua/walk-start.lua), so that pages starting walks at once cannot all pass one check.
    */
   readonly pendingWalkBytes: string
+  /**
+   * The shard's tag index (src/store/tag-index.ts): a ZSET, all scored 0, of "<tag>\n<job id>" for each tag of each
+   * stored job of this shard, listed by tag with ZRANGE BYLEX. One key per shard: the scripts that forget a job (ack,
+   * cancel, replace) find its tags in its record and this key in KEYS, whatever the tags are.
+   */
+  readonly tags: string
 
   constructor(
     prefix: string,
@@ -90,6 +96,7 @@ export class ShardKeys {
     this.replicated = `${this.tag}:replicated`
     this.pendingWalks = `${this.tag}:walks`
     this.pendingWalkBytes = `${this.tag}:walk-bytes`
+    this.tags = `${this.tag}:tags`
   }
 
   bucket(bucketNo: number | string): string {

@@ -6,6 +6,8 @@ export interface NewJob {
   /** The payload as JSON text. */
   payloadJson: string
   groupId?: string
+  /** Its tags (src/direct/tag-rules.ts); absent or empty: none. */
+  tags?: readonly string[]
   /** Relative to Redis's clock, or absolute (epoch ms; the past means now). */
   schedule: { delayMs: number } | { atMs: number }
   /**

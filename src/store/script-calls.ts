@@ -50,6 +50,7 @@ export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: Enque
       ...jobSideKeys({ shard, bucket }),
       scanner: shard.scannerAlive,
       start: shard.scanStart,
+      tags: shard.tags,
       // Only a write with a token looks for a receipt carrying it.
       receipts: job.writeToken ? (job.receiptHours ?? []).map((h) => shard.receipts(h, receiptSlot(job.id))) : [],
     },
@@ -66,6 +67,7 @@ export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: Enque
       startHorizon: job.scanStart?.horizonMs ?? 0,
       startGuardMs: job.scanStart?.guardMs ?? 0,
       writeToken: job.writeToken ?? '',
+      tags: job.tags?.join('\n') ?? '',
     },
   }
 }
@@ -102,6 +104,7 @@ export function cancelCall({ shard, bucket, bucketNo }: JobLocation, id: string)
     keys: {
       ...jobSideKeys({ shard, bucket }),
       schedules: shard.schedules,
+      tags: shard.tags,
     },
     args: { id, bucketNo, scheduleId: parseOccurrenceId(id)?.scheduleId ?? '' },
   }

@@ -40,6 +40,8 @@ import maybeSent from '../../lua/includes/maybeSent.lua'
 import encodeRecord from '../../lua/includes/encodeRecord.lua'
 import encodeSchedule from '../../lua/includes/encodeSchedule.lua'
 import expireReceipts from '../../lua/includes/expireReceipts.lua'
+import recordTags from '../../lua/includes/recordTags.lua'
+import indexTags from '../../lua/includes/indexTags.lua'
 import keepReceipt from '../../lua/includes/keepReceipt.lua'
 import occurrenceId from '../../lua/includes/occurrenceId.lua'
 import parseOccurrenceId from '../../lua/includes/parseOccurrenceId.lua'
@@ -49,6 +51,7 @@ import schedulePutLua from '../../lua/schedule-put.lua'
 import walkAdvanceLua from '../../lua/walk-advance.lua'
 import walkStartLua from '../../lua/walk-start.lua'
 import deepPageRateLua from '../../lua/deep-page-rate.lua'
+import tagCancelLua from '../../lua/tag-cancel.lua'
 
 export type RedisClient = Redis | Cluster
 
@@ -79,6 +82,8 @@ export const LUA_HELPERS: Readonly<Record<string, string>> = {
   addOccurrence,
   keepReceipt,
   expireReceipts,
+  recordTags,
+  indexTags,
 }
 
 /** The scripts by command name, as written in lua/ (before their helpers are prepended). */
@@ -101,6 +106,7 @@ export const LUA_SCRIPTS = {
   sdqScannerAlive: scannerAliveLua,
   sdqScannerRetire: scannerRetireLua,
   sdqScanStartRelease: scanStartReleaseLua,
+  sdqTagCancel: tagCancelLua,
 } as const
 
 export type ScriptName = keyof typeof LUA_SCRIPTS

@@ -13,6 +13,7 @@ interface JobInputAsWritten {
   runAt?: string | number
   id?: string
   groupId?: string
+  tags?: string[]
 }
 
 /** ScheduleInput as it was declared by hand. */

@@ -15,6 +15,7 @@ import { scheduleAckCall, scheduleDeleteCall, schedulePutCall } from '../../src/
 import { cancelCall, enqueueCall, getCall, reviveCall } from '../../src/store/script-calls'
 import { recordHeadsCall, walkAdvanceCall, walkStartCall } from '../../src/store/ops-script-calls'
 import { deepPageRateCall } from '../../src/store/deep-page-rate'
+import { tagCancelCall } from '../../src/store/tag-cancel'
 import {
   composeScript,
   helperClosure,
@@ -40,6 +41,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   }),
   sdqGet: getCall(at, 'job-1', [1, 0]),
   sdqCancel: cancelCall(at, 'job-1'),
+  sdqTagCancel: tagCancelCall(keys, shard, 'order:1', ['job-1'], 10),
   sdqRevive: reviveCall(at, 'job-1', 0),
   sdqClaim: claimCall(shard, {
     limit: 10,
