@@ -19,7 +19,9 @@
 
   ARGV[1] id
   ARGV[2] bucketNo  the job's bucket number (its member in KEYS[2])
-  ARGV[3] mode      "insert" | "upsert"
+  ARGV[3] mode      "insert" | "upsert" | "extend" | "debounce" (src/store/upsert-modes.ts): upsert replaces a stored
+                    job; extend replaces all but its payload; debounce replaces it, its due time capped at its first
+                    write (its creation time) + maxWaitMs; a new id, or one dispatched since, is created by each
   ARGV[4] queue     queue name
   ARGV[5] groupId   "" for none
   ARGV[6] payload   JSON text
@@ -34,6 +36,7 @@
                     token in the job's dispatch receipt (src/store/receipt.ts)
   ARGV[13] tags     the job's tags, "\n"-separated ("" for none): kept in its record and indexed; a replace takes
                     the job out of the index under the tags it had
+  ARGV[14] maxWaitMs  debounce: how long after a job's first write it is due at the latest (0 in other modes)
 
   Returns on success: { 1 created | 2 replaced, dueMs, createdAtMs, version, startScanner }, startScanner 1 when
   the caller must start the scan function now (it holds this shard's start guard), else 0
@@ -63,10 +66,13 @@ local scanner, start, tagIndex = KEYS[9], KEYS[10], KEYS[11]
 local id, bucketNo, mode, queue, groupId, payload, kind, when, wake =
   ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8]), ARGV[9]
 local startHorizon, startGuardMs, writeToken, tags = tonumber(ARGV[10]), ARGV[11], ARGV[12], ARGV[13]
+local maxWait = tonumber(ARGV[14])
 
 local now = nowMs()
 -- What this write asks for, kept with its token: the same token with another request is not a retry of this one.
-local request = writeToken ~= '' and requestDigest(mode, queue, groupId, kind, ARGV[8], payload) or ''
+-- Tags and maxWait count only when sent: the digest of a write without them is what it always was.
+local asked = (tags ~= '' or maxWait > 0) and (payload .. '\n' .. tags .. '\n' .. maxWait) or payload
+local request = writeToken ~= '' and requestDigest(mode, queue, groupId, kind, ARGV[8], asked) or ''
 
 local due
 if kind == 'delay' then
@@ -74,6 +80,8 @@ if kind == 'delay' then
 else
   due = math.max(when, now)
 end
+-- Debounce: due maxWaitMs after the first write at the latest (a stored job's first write is its creation, below).
+if mode == 'debounce' then due = math.min(due, now + maxWait) end
 
 -- On-demand scan mode: 1 when this job is due before the next scheduled scan could take it, no scanner runs, and
 -- no other enqueue is starting one already (the guard is taken here, in the same atomic step).
@@ -155,8 +163,10 @@ if old then
   if lease and not waitsForRetry(lease) then return { -2 } end
   if maybeSent(errors, id) then return { -5 } end
   -- Replace: keep the creation time, bump the version (FIFO dedup ids change with it).
-  local oldQueue, oldCreatedAt, oldVersion = decodeRecord(old)
+  local oldQueue, oldCreatedAt, oldVersion, _, oldPayload = decodeRecord(old)
   createdAt, version = oldCreatedAt, oldVersion + 1
+  if mode == 'extend' then payload = oldPayload end
+  if mode == 'debounce' then due = math.max(math.min(due, oldCreatedAt + maxWait), now) end
   indexTags(tagIndex, 'ZREM', recordTags(old), id)
   if lease then
     redis.call('ZREM', inflight, id)

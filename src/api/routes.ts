@@ -30,7 +30,9 @@ export type RouteHandler = (
 export const routes: Record<RouteName, RouteHandler> = {
   async createJob(queue, event) {
     const idempotencyKey = idempotencyKeyOf(event)
-    const { replayed, ...job } = await queue.schedule(parseJson(rawJsonBody(event)), { idempotencyKey })
+    const { replayed, replaced, ...job } = await queue.schedule(parseJson(rawJsonBody(event)), { idempotencyKey })
+    // 200: the write went to the job stored under its id (onConflict replace, extend or debounce).
+    if (replaced) return json(200, job, replayedHeader(replayed))
     return json(201, job, { location: jobLocation(job.id), ...replayedHeader(replayed) })
   },
 

@@ -36,6 +36,8 @@ export interface ScheduledJob {
   createdAt: string
   groupId?: string
   tags?: string[]
+  /** schedule() with onConflict: set when the write went to a job stored under the id (replaced, extended, debounced). */
+  replaced?: true
   /** Set when an earlier attempt with the same idempotency key stored it: this answer is that attempt's. */
   replayed?: true
 }
@@ -105,7 +107,7 @@ export class DelayQueue {
     }
     const result = await this.store.enqueue(job)
     await this.starter?.afterEnqueue([result])
-    return scheduledAs(job, result)
+    return { ...scheduledAs(job, result), ...(result.status === 'replaced' ? { replaced: true as const } : {}) }
   }
 
   /**
@@ -153,10 +155,9 @@ export class DelayQueue {
    * the previous page's, `caller` who asks (src/store/deep-page-rate.ts). Throws ValidationError naming the field.
    */
   async listPending(options: PendingQuery = {}): Promise<PendingPage> {
-    const limit = validateLimit(options.limit ?? 50)
     validateQueueFilter(this.config, options.queue)
     if (options.cursor) decodePendingCursor(options.cursor) // refused before anything is read
-    return this.store.listPending({ ...options, limit })
+    return this.store.listPending({ ...options, limit: validateLimit(options.limit ?? 50) })
   }
 
   /** The jobs with a tag (scheduled, being sent, dead), in id order, `limit` (1-100, default 50) a page. */

@@ -9,6 +9,7 @@ import { PayloadTooLargeError, ValidationError, type ErrorDetail } from '../erro
 import { newJobId } from '../store/ids'
 import { JOB_ID_PATTERN, JOB_ID_RULE } from './id-rules'
 import { tagsSchema } from './tag-rules'
+import { ON_CONFLICT } from '../store/upsert-modes'
 import type { NewJob } from '../store/job-store'
 import { isoTime } from '../iso-time'
 
@@ -16,7 +17,8 @@ export const MAX_BATCH_JOBS = 100
 /** SQS's own MessageGroupId alphabet (printable ASCII, no space): anything else would be refused at dispatch. */
 const GROUP_ID_PATTERN = /^[\x21-\x7e]{1,128}$/
 const GROUP_ID_RULE = 'must be 1-128 printable ASCII characters without spaces (SQS MessageGroupId rules)'
-const FIELDS = ['queue', 'payload', 'delayMs', 'runAt', 'id', 'groupId', 'tags'] as const
+const ON_CONFLICT_RULE = `must be one of ${ON_CONFLICT.map((m) => `"${m}"`).join(', ')}`
+const FIELDS = ['queue', 'payload', 'delayMs', 'runAt', 'id', 'groupId', 'tags', 'onConflict', 'maxWaitMs'] as const
 
 export type JobValidationConfig = Pick<Config, 'queues' | 'maxHorizonMs' | 'maxMessageBytes'>
 
@@ -52,6 +54,12 @@ export const jobInputSchema = z.strictObject({
   id: z.string({ error: JOB_ID_RULE }).regex(JOB_ID_PATTERN, { error: JOB_ID_RULE }).optional(),
   groupId: sharedFields.groupId,
   tags: tagsSchema,
+  onConflict: z.enum(ON_CONFLICT, { error: ON_CONFLICT_RULE }).optional(),
+  maxWaitMs: z
+    .number({ error: 'must be an integer >= 1' })
+    .int({ error: 'must be an integer >= 1' })
+    .min(1, { error: 'must be an integer >= 1' })
+    .optional(),
 })
 
 /** What callers send: the job input of docs/api.md (its type is the schema's, so the two cannot drift apart). */
@@ -79,6 +87,7 @@ export function validateJob(input: unknown, config: JobValidationConfig, options
     fail('id', `must match the id in the path ("${options.id}") or be left out`)
   }
 
+  conflictRules(raw, config.maxHorizonMs, fail)
   const schedule = scheduleOf(raw, config.maxHorizonMs, options.nowMs ?? Date.now(), fail)
   const payloadJson = serializePayload(raw.payload, fail)
   if (details.length > 0) throw new ValidationError(details)
@@ -92,6 +101,8 @@ export function validateJob(input: unknown, config: JobValidationConfig, options
     payloadJson: payloadJson!,
     ...(raw.groupId ? { groupId: raw.groupId } : {}),
     ...(raw.tags?.length ? { tags: raw.tags } : {}),
+    ...(raw.onConflict ? { onConflict: raw.onConflict } : {}),
+    ...(raw.maxWaitMs !== undefined ? { maxWaitMs: raw.maxWaitMs } : {}),
     schedule: schedule!,
   }
 }
@@ -115,6 +126,15 @@ export function validateBatch(body: unknown): unknown[] {
     ])
   }
   return jobs
+}
+
+/** maxWaitMs goes with debounce, and only with it. */
+function conflictRules(raw: RawJob, horizonMs: number, fail: (path: string, message: string) => void): void {
+  if (raw.onConflict === 'debounce' && raw.maxWaitMs === undefined) fail('maxWaitMs', 'is required with debounce')
+  if (raw.onConflict !== 'debounce' && raw.maxWaitMs !== undefined) {
+    fail('maxWaitMs', 'is only allowed with onConflict "debounce"')
+  }
+  if (raw.maxWaitMs !== undefined && raw.maxWaitMs > horizonMs) fail('maxWaitMs', `must be at most ${horizonMs}`)
 }
 
 function scheduleOf(

@@ -14,6 +14,7 @@ import { readStats, type StoreStats } from './stats'
 import { writeScript, type ReplicationOptions } from './replication'
 import type { ScanStartOptions } from './scan-start'
 import { cancelCall, enqueueCall, getCall, type EnqueueReply } from './script-calls'
+import { enqueueMode } from './upsert-modes'
 import type { ScriptCall } from './scripts'
 import { rideOut } from './ride-out'
 import { runScript, type ScriptedClient } from './scripts'
@@ -196,7 +197,7 @@ export class JobStore {
   private enqueueCall(job: NewJob, mode: Mode) {
     return enqueueCall(this.keys.locate(job.id), {
       ...job,
-      mode,
+      mode: job.onConflict ? enqueueMode(job.onConflict) : mode,
       groupId: job.groupId ?? '',
       scanStart: this.scanStart,
       receiptHours: job.writeToken ? receiptHours(Date.now(), this.receiptTtlMs) : [],

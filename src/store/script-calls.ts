@@ -8,6 +8,7 @@ import { receiptSlot, type JobLocation } from './keys'
 import type { NewJob } from './new-job'
 import type { ScanStartOptions } from './scan-start'
 import type { ScriptCall } from './scripts'
+import type { EnqueueMode } from './upsert-modes'
 
 /**
  * lua/enqueue.lua: { 1 | 2, dueMs, createdAtMs, version, startScanner }; a write token applied before: { 3, dueMs,
@@ -18,7 +19,7 @@ export type EnqueueReply = [number, ...(number | string)[]]
 
 /** A NewJob as enqueue takes it: with the write's mode, and groupId "" for none. */
 export interface EnqueueParams extends Omit<NewJob, 'groupId'> {
-  mode: 'insert' | 'upsert'
+  mode: EnqueueMode
   groupId: string
   /** On-demand scan mode (src/store/scan-start.ts); absent: never ask for a scanner. */
   scanStart?: ScanStartOptions
@@ -68,6 +69,7 @@ export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: Enque
       startGuardMs: job.scanStart?.guardMs ?? 0,
       writeToken: job.writeToken ?? '',
       tags: job.tags?.join('\n') ?? '',
+      maxWaitMs: job.mode === 'debounce' ? (job.maxWaitMs ?? 0) : 0,
     },
   }
 }

@@ -14,6 +14,8 @@ interface JobInputAsWritten {
   id?: string
   groupId?: string
   tags?: string[]
+  onConflict?: 'reject' | 'replace' | 'extend' | 'debounce'
+  maxWaitMs?: number
 }
 
 /** ScheduleInput as it was declared by hand. */

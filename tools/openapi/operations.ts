@@ -82,8 +82,8 @@ const op = (name: RouteName, o: Omit<Operation, 'name'>): Operation => ({ name, 
 
 export const OPERATIONS: Record<RouteName, Operation> = {
   createJob: op('createJob', {
-    summary: 'Schedule a job',
-    statuses: [201, ...WRITE, 409, 422].sort(),
+    summary: 'Schedule a job (200: onConflict sent the write to the job stored under its id)',
+    statuses: [200, 201, ...WRITE, 409, 422].sort(),
     answer: 'Job',
     example: JOB,
     body: 'JobInput',
