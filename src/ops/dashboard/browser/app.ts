@@ -27,6 +27,8 @@ const dlqs = new DlqPanel(
 const pending = new PendingPanel(
   () => draw(),
   (id) => void lookUp(id),
+  api.pending,
+  (label, action) => act(label, action),
 )
 const root = document.getElementById('app')!
 root.replaceChildren() // the shell's "Loading…"

@@ -1,4 +1,6 @@
-// The pending-jobs panel: a page of jobs in due-time order (all target queues or one), paged with the API's cursor.
+// The pending-jobs panel: a page of jobs in due-time order (all target queues or one), paged with the API's cursor;
+// or, filtered by a tag, the jobs with that tag in id order, with a button that cancels them all once the reader
+// confirmed the count it shows.
 // Read when the panel opens, when the queue changes, and by its buttons; the live refresh re-reads the first page only
 // (a deeper page stays as read, so it does not move under the reader).
 import { html } from 'lit-html'
@@ -8,6 +10,10 @@ export const PAGE_SIZE = 20
 
 interface PanelState {
   queue: string
+  /** '' for none: then the queue filter applies. */
+  tag: string
+  /** What the last cancel by tag did. */
+  outcome?: string
   /** Cursors of the pages before the one shown (to go back), and the one shown ('' for the first). */
   trail: string[]
   page?: PendingPage
@@ -15,7 +21,7 @@ interface PanelState {
 }
 
 export class PendingPanel {
-  private readonly s: PanelState = { queue: '', trail: [''] }
+  private readonly s: PanelState = { queue: '', tag: '', trail: [''] }
   /** Loads asked for so far: an answer is shown only if no load was asked for after its own. */
   private asked = 0
 
@@ -23,6 +29,10 @@ export class PendingPanel {
     private readonly redraw: () => void,
     private readonly open: (id: string) => void,
     private readonly fetchPage: typeof api.pending = api.pending,
+    /** Runs an action and shows its outcome (the page's notice). */
+    private readonly act: (label: string, action: () => Promise<unknown>) => Promise<void> = async (_l, a) => {
+      await a()
+    },
   ) {}
 
   /** What the panel shows: the page of the last cursor asked for, or its error. */
@@ -44,7 +54,7 @@ export class PendingPanel {
     let page: PendingPage | undefined
     let error: string | undefined
     try {
-      page = await this.fetchPage(this.s.queue, this.s.trail.at(-1)!, PAGE_SIZE)
+      page = await this.fetchPage(this.s.queue, this.s.trail.at(-1)!, PAGE_SIZE, this.s.tag)
     } catch (e) {
       error = e instanceof Error ? e.message : String(e)
     }
@@ -58,6 +68,20 @@ export class PendingPanel {
   private openJob(e: Event, id: string) {
     e.preventDefault()
     this.open(id)
+  }
+
+  /** Cancel every job with the tag shown, after a confirmation that says how many hold it now. */
+  private async cancelTagged() {
+    const tag = this.s.tag
+    const { jobs } = await api.tagCount(tag)
+    // Typed without the DOM library, as below: tests load this file in Node.
+    const page = globalThis as unknown as { confirm: (text: string) => boolean }
+    if (!page.confirm(`Cancel all ${jobs} jobs tagged "${tag}"? A job being sent right now still goes out.`)) return
+    await this.act(`cancelled jobs tagged ${tag}`, async () => {
+      const r = await api.cancelTag(tag)
+      this.s.outcome = `${r.cancelled} cancelled${r.inFlight ? `, ${r.inFlight} in flight (not cancelled)` : ''}`
+    })
+    await this.go([''])
   }
 
   private go(trail: string[]) {
@@ -81,11 +105,23 @@ export class PendingPanel {
             ${queues.map((q) => html`<option value=${q} ?selected=${this.s.queue === q}>${q}</option>`)}
           </select>
         </label>
+        <label>tag
+          <input data-testid="pending-tag" placeholder="all" .value=${this.s.tag} @change=${(e: Event) => {
+            this.s.tag = (e.target as unknown as { value: string }).value.trim()
+            void this.go([''])
+          }} />
+        </label>
+        ${this.s.tag ? html`<button class="danger" @click=${() => void this.cancelTagged()}>Cancel all tagged</button>` : ''}
+        ${this.s.outcome ? html`<span data-testid="tag-outcome">${this.s.outcome}</span>` : ''}
         <button ?disabled=${trail.length === 1} @click=${this.first}>First page</button>
         <button ?disabled=${trail.length === 1} @click=${this.previous}>Previous page</button>
         <button ?disabled=${!page?.cursor} @click=${this.next}>Next page</button>
         <span class="muted" data-testid="pending-range">${
-          page ? (page.jobs.length ? `jobs ${first + 1}–${first + page.jobs.length} in due order` : 'none') : ''
+          page
+            ? page.jobs.length
+              ? `jobs ${first + 1}–${first + page.jobs.length} ${this.s.tag ? 'in id order' : 'in due order'}`
+              : 'none'
+            : ''
         }</span>
         ${error ? html`<span class="bad">${error}</span>` : ''}
       </div>
