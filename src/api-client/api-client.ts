@@ -50,7 +50,9 @@ export class DelayQueueApiClient {
     const job = withId(input)
     const headers = idempotencyHeader(options.idempotencyKey ?? newIdempotencyKey())
     const opts = { retryUnanswered: true, headers, onAnswer: this.replays.seen }
-    return (await call(this.transport, 'POST', '/jobs', job, opts)).body
+    const answer = await call(this.transport, 'POST', '/jobs', job, opts)
+    // 200: onConflict sent the write to the job stored under the id.
+    return answer.status === 200 ? { ...answer.body, replaced: true } : answer.body
   }
 
   /**

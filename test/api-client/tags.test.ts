@@ -1,5 +1,5 @@
-// The api-client's tag calls: listByTag pages GET /jobs?tag=, and cancelByTag calls DELETE /jobs?tag= until the API
-// answers done, adding up what each call cancelled.
+// The api-client's tag calls (listByTag pages GET /jobs?tag=; cancelByTag calls DELETE /jobs?tag= until the API
+// answers done, adding up what each call cancelled), and a debounced write answered as replaced.
 import { describe, expect, it } from 'vitest'
 import { DelayQueueApiClient } from '../../src/api-client'
 import { servedApi } from '../api/api-helpers'
@@ -28,5 +28,18 @@ describe('api-client tags', () => {
     expect([...first.jobs, ...second.jobs].map((j) => j.id)).toEqual(['ac-tag-0', 'ac-tag-1', 'ac-tag-2'])
     expect(result).toEqual({ cancelled: 3, inFlight: 0, done: true })
     expect((await c.listByTag('u:1')).jobs).toEqual([])
+  })
+
+  it('says when a debounced write went to the job stored under its id', async () => {
+    // prepare
+    const c = client()
+    const write = { id: 'ac-digest', queue: 'orders', payload: 1, delayMs: 60_000 }
+    // act
+    const first = await c.schedule({ ...write, onConflict: 'debounce', maxWaitMs: 90_000 })
+    const second = await c.schedule({ ...write, payload: 2, onConflict: 'debounce', maxWaitMs: 90_000 })
+    // assess
+    expect(first.replaced).toBeUndefined()
+    expect(second.replaced).toBe(true)
+    expect((await c.get('ac-digest'))?.payload).toBe(2)
   })
 })

@@ -4,6 +4,7 @@ import { checkDuplicates } from './check-duplicates'
 import { checkFifo } from './check-fifo'
 import { checkJobs } from './check-jobs'
 import { checkSchedules } from './check-schedules'
+import { checkTags } from './check-tags'
 import type { Delivery, EnvironmentFault, Fault, History, Op } from './history'
 import { PROMISES, type PromiseName, type PromiseFigures, type Violation } from './violation'
 
@@ -20,9 +21,17 @@ export function check(input: History): Verdict {
   const schedules = checkSchedules(h)
   const fifo = checkFifo(h)
   const duplicates = checkDuplicates(h)
-  const violations = [...jobs.violations, ...schedules.violations, ...fifo.violations, ...duplicates.violations]
+  const tags = checkTags(h)
+  const violations = [
+    ...jobs.violations,
+    ...tags.violations,
+    ...schedules.violations,
+    ...fifo.violations,
+    ...duplicates.violations,
+  ]
   const figures = {
     ...jobs.figures,
+    ...tags.figures,
     'schedule-series': schedules.figures,
     'fifo-order': fifo.figures,
     'duplicates-bounded': duplicates.figures,

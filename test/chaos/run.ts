@@ -12,6 +12,7 @@ import { startNemesis } from './nemesis'
 import { seeded } from './random'
 import { Recorder } from './recorder'
 import { scheduleLane } from './schedule-lanes'
+import { debounceLane, tagLane } from './tag-lanes'
 import { CHAOS_SETTINGS, startStage } from './stage'
 
 export interface ChaosOptions {
@@ -20,6 +21,10 @@ export interface ChaosOptions {
   jobLanes?: number
   scheduleLanes?: number
   fifoLanes?: number
+  /** Lanes that cancel by tag (test/chaos/tag-lanes.ts). */
+  tagLanes?: number
+  /** Lanes that write one id again and again with onConflict debounce. */
+  debounceLanes?: number
   /** A 3-master Redis Cluster with a replica each, instead of a primary with 2 replicas and Sentinel. */
   cluster?: boolean
   scanners?: number
@@ -58,10 +63,18 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     }
     const jobLanes = o.jobLanes ?? 6
     const scheduleLanes = o.scheduleLanes ?? 2
+    const fifoLanes = o.fifoLanes ?? 2
     const lanes = [
       ...Array.from({ length: jobLanes }, (_, i) => jobLane(`j${i}`, lane(i))),
       ...Array.from({ length: scheduleLanes }, (_, i) => scheduleLane(`s${i}`, lane(jobLanes + i))),
-      ...Array.from({ length: o.fifoLanes ?? 2 }, (_, i) => fifoLane(`f${i}`, lane(jobLanes + scheduleLanes + i))),
+      ...Array.from({ length: fifoLanes }, (_, i) => fifoLane(`f${i}`, lane(jobLanes + scheduleLanes + i))),
+      // Numbered after the others: the lanes above draw what they drew before these existed.
+      ...Array.from({ length: o.tagLanes ?? 1 }, (_, i) =>
+        tagLane(`g${i}`, lane(jobLanes + scheduleLanes + fifoLanes + i)),
+      ),
+      ...Array.from({ length: o.debounceLanes ?? 1 }, (_, i) =>
+        debounceLane(`d${i}`, lane(jobLanes + scheduleLanes + fifoLanes + 10 + i)),
+      ),
     ]
     const leaseMs = Number(CHAOS_SETTINGS.LEASE_MS)
     const nemesis = startNemesis({ stage, random, leaseMs }, running, log)

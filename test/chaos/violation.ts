@@ -5,6 +5,8 @@ export type PromiseName =
   | 'cancel-holds'
   | 'reschedule-holds'
   | 'create-once'
+  | 'tag-cancel-holds'
+  | 'debounce-quiet'
   | 'schedule-series'
   | 'fifo-order'
   | 'duplicates-bounded'
@@ -15,6 +17,8 @@ export const PROMISES: readonly PromiseName[] = [
   'cancel-holds',
   'reschedule-holds',
   'create-once',
+  'tag-cancel-holds',
+  'debounce-quiet',
   'schedule-series',
   'fifo-order',
   'duplicates-bounded',
