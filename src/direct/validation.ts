@@ -39,7 +39,10 @@ export const sharedFields = {
 
 export const jobInputSchema = z.strictObject({
   queue: sharedFields.queue,
-  payload: sharedFields.payload,
+  payload: sharedFields.payload.meta({
+    description:
+      'any JSON value; on an HTTP target queue (HTTP_TARGETS) the request to make: an HttpRequest (docs/http-targets.md)',
+  }),
   delayMs: z
     .number({ error: 'must be an integer >= 0' })
     .int({ error: 'must be an integer >= 0' })

@@ -30,13 +30,24 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
 
 export const httpRequestSchema = z.strictObject({
-  url: z.string({ error: 'must be a URL string' }).optional(),
-  method: z.enum(HTTP_METHODS, { error: `must be one of ${HTTP_METHODS.join(', ')}` }).optional(),
+  url: z
+    .string({ error: 'must be a URL string' })
+    .optional()
+    .meta({
+      description: 'https (http on the local stage only); default: the queue default; at most 2,048 characters',
+    }),
+  method: z
+    .enum(HTTP_METHODS, { error: `must be one of ${HTTP_METHODS.join(', ')}` })
+    .optional()
+    .meta({ description: 'default: the queue default, else POST' }),
   headers: z
     .record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be an object of strings' })
     .optional(),
   /** A string is sent as it is (text/plain unless a content-type header says otherwise); any other value as JSON. */
-  body: z.unknown().optional(),
+  body: z.unknown().optional().meta({
+    description:
+      'a string is sent as it is (text/plain unless content-type is given), any other JSON value as JSON; <= 256 KiB',
+  }),
   callbacks: z
     .strictObject({
       success: z.string({ error: 'must be a URL string' }).optional(),
