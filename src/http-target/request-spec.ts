@@ -30,12 +30,9 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
 
 export const httpRequestSchema = z.strictObject({
-  url: z
-    .string({ error: 'must be a URL string' })
-    .optional()
-    .meta({
-      description: 'https (http on the local stage only); default: the queue default; at most 2,048 characters',
-    }),
+  url: z.string({ error: 'must be a URL string' }).optional().meta({
+    description: 'https (http on the local stage only); default: the queue default; at most 2,048 characters',
+  }),
   method: z
     .enum(HTTP_METHODS, { error: `must be one of ${HTTP_METHODS.join(', ')}` })
     .optional()
