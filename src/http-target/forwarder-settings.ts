@@ -49,29 +49,35 @@ export function readForwarderSettings(env: Env = process.env): ForwarderSettings
   }
 }
 
+/**
+ * Real stages read SSM (WEBHOOK_SECRET_PARAMETER) or Secrets Manager (WEBHOOK_SECRET_ID), and refuse secrets in a
+ * setting or a file. The local stage reads nothing from AWS: WEBHOOK_SECRETS or WEBHOOK_SECRET_FILE, else unsigned.
+ */
 function secretSource(env: Env, local: boolean): SecretSource | undefined {
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1'
-  const given = [
-    ['WEBHOOK_SECRET_PARAMETER', env.WEBHOOK_SECRET_PARAMETER],
-    ['WEBHOOK_SECRET_ID', env.WEBHOOK_SECRET_ID],
-    ['WEBHOOK_SECRET_FILE', env.WEBHOOK_SECRET_FILE],
-    ['WEBHOOK_SECRETS', env.WEBHOOK_SECRETS],
-  ].filter(([, v]) => v) as [string, string][]
-  if (given.length > 1) {
-    throw new ConfigError(given[1]![0], `cannot be combined with ${given[0]![0]}: give one source of webhook secrets`)
+  const pick = (names: string[]) => {
+    const given = names.filter((n) => env[n])
+    if (given.length > 1) {
+      throw new ConfigError(given[1]!, `cannot be combined with ${given[0]}: give one source of webhook secrets`)
+    }
+    return given[0]
   }
-  const [name, value] = given[0] ?? []
-  if (!name || !value) return undefined
-  if ((name === 'WEBHOOK_SECRET_FILE' || name === 'WEBHOOK_SECRETS') && !local) {
+  const localName = pick(['WEBHOOK_SECRET_FILE', 'WEBHOOK_SECRETS'])
+  if (local) {
+    if (localName === 'WEBHOOK_SECRET_FILE') return { kind: 'file', path: env.WEBHOOK_SECRET_FILE! }
+    if (localName === 'WEBHOOK_SECRETS') return { kind: 'value', value: env.WEBHOOK_SECRETS! }
+    return undefined
+  }
+  if (localName) {
     throw new ConfigError(
-      name,
+      localName,
       'is for the local stage only: keep secrets in SSM (WEBHOOK_SECRET_PARAMETER) or Secrets Manager (WEBHOOK_SECRET_ID)',
     )
   }
-  if (name === 'WEBHOOK_SECRET_PARAMETER') return { kind: 'ssm', name: value, region }
-  if (name === 'WEBHOOK_SECRET_ID') return { kind: 'secretsmanager', id: value, region }
-  if (name === 'WEBHOOK_SECRET_FILE') return { kind: 'file', path: value }
-  return { kind: 'value', value }
+  const name = pick(['WEBHOOK_SECRET_PARAMETER', 'WEBHOOK_SECRET_ID'])
+  if (name === 'WEBHOOK_SECRET_PARAMETER') return { kind: 'ssm', name: env.WEBHOOK_SECRET_PARAMETER!, region }
+  if (name === 'WEBHOOK_SECRET_ID') return { kind: 'secretsmanager', id: env.WEBHOOK_SECRET_ID!, region }
+  return undefined
 }
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
