@@ -9,7 +9,15 @@ import { readDelivery } from '../../src/store/delivery-record'
 import { sqs } from '../consumer/queues'
 import { eventually } from '../support/eventually'
 import { approximateCount } from '../support/sqs'
-import { sendHttpJobs, startKit, type Kit } from './forwarder-kit'
+import { toRecord } from '../../tools/sdq-poll/sqs-poller'
+import { lambdaContext } from '../support/lambda'
+import { sendHttpJobs, startKit, TARGET, type Kit } from './forwarder-kit'
+import { messageBody } from '../../src/sqs/envelope'
+
+const jobBody = (id: string, payload: unknown) => {
+  const now = Date.now()
+  return messageBody({ id, queue: TARGET, payloadJson: JSON.stringify(payload), dueMs: now, createdAtMs: now }, now)
+}
 
 let kit: Kit
 beforeAll(async () => {
@@ -106,5 +114,33 @@ describe('the forwarder', () => {
     expect(second!.at - first!.at).toBeLessThan(10_000)
     await eventually(async () => (await recordOf('hang-1'))?.outcome === 'delivered')
     expect(await recordOf('hang-1')).toMatchObject({ status: 200, attempts: 2 })
+  })
+
+  it("bounds a call by the invocation's remaining time, not only by HTTP_TIMEOUT_MS", async () => {
+    // prepare: a 2.6 s invocation; HTTP_TIMEOUT_MS is 1 s here, so a longer one would show: use a forwarder of 20 s
+    const long = await startKit({ HTTP_TIMEOUT_MS: '20000' })
+    try {
+      const record = toRecord(
+        {
+          MessageId: 'm-deadline',
+          ReceiptHandle: 'rh-deadline',
+          Body: jobBody('deadline-1', { url: `${long.receiver.url}/hang` }),
+          Attributes: { ApproximateReceiveCount: '1' },
+        },
+        long.queue.queueArn,
+      )
+      const started = performance.now()
+      // act
+      const answer = await long.forwarder.handler({ Records: [record] }, lambdaContext({ budgetMs: 2_600 }))
+      const tookMs = performance.now() - started
+      // assess: cut at remaining - 1.5 s (about 1.1 s), reported failed before the invocation's end
+      expect(answer.batchItemFailures).toEqual([{ itemIdentifier: 'm-deadline' }])
+      expect(tookMs).toBeLessThan(2_500)
+      const kept = await readDelivery(long.engine.redis, long.engine.keys, 'deadline-1')
+      expect(kept).toMatchObject({ outcome: 'retrying', attempts: 1 })
+      expect(kept!.reason).toMatch(/^no complete answer within 1\d{3} ms$/)
+    } finally {
+      await long.close()
+    }
   })
 })
