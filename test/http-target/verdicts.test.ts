@@ -6,6 +6,7 @@ import { retryAfterSeconds, verdictOfAnswer, verdictOfError } from '../../src/ht
 import { callbackJob } from '../../src/http-target/callback-job'
 import { AddressRefusedError, DeliveryTimeoutError } from '../../src/http-target/errors'
 import { readHttpTargets } from '../../src/http-target/target-settings'
+import { createSender } from '../../src/http-target/send-request'
 import type { Job } from '../../src/consumer'
 
 const judge = addressPolicy()
@@ -98,5 +99,22 @@ describe('HTTP_TARGETS', () => {
     expect(readHttpTargets({ HTTP_TARGETS: '{"p":{"url":"http://a/"}}', DEPLOY_STAGE: 'local' }).local).toBe(true)
     expect(() => readHttpTargets({ HTTP_TARGETS: '{"p":{"timeout":1}}' })).toThrow(/unknown fields timeout/)
     expect(() => readHttpTargets({ HTTP_TARGETS: '{"p":' })).toThrow(/HTTP_TARGETS: is not valid JSON/)
+  })
+})
+
+describe('the connect timeout', () => {
+  it('cuts a connection whose name does not resolve in time (the lookup is part of connecting), without any traffic', async () => {
+    // prepare: a resolver that never answers
+    const sender = createSender(() => new Promise(() => undefined), addressPolicy())
+    const started = performance.now()
+    // act
+    const sent = sender.send(
+      { url: new URL('http://slow.test/'), method: 'POST', headers: {} },
+      { connectTimeoutMs: 300, totalTimeoutMs: 5_000 },
+    )
+    // assess
+    await expect(sent).rejects.toThrow(new DeliveryTimeoutError('connect', 300))
+    expect(performance.now() - started).toBeLessThan(2_000)
+    sender.close()
   })
 })
