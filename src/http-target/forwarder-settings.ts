@@ -75,8 +75,18 @@ function secretSource(env: Env, local: boolean): SecretSource | undefined {
     )
   }
   const name = pick(['WEBHOOK_SECRET_PARAMETER', 'WEBHOOK_SECRET_ID'])
-  if (name === 'WEBHOOK_SECRET_PARAMETER') return { kind: 'ssm', name: env.WEBHOOK_SECRET_PARAMETER!, region }
-  if (name === 'WEBHOOK_SECRET_ID') return { kind: 'secretsmanager', id: env.WEBHOOK_SECRET_ID!, region }
+  const endpoint = (setting: string) => (env[setting] ? { endpoint: env[setting] } : {})
+  if (name === 'WEBHOOK_SECRET_PARAMETER') {
+    return { kind: 'ssm', name: env.WEBHOOK_SECRET_PARAMETER!, region, ...endpoint('AWS_ENDPOINT_URL_SSM') }
+  }
+  if (name === 'WEBHOOK_SECRET_ID') {
+    return {
+      kind: 'secretsmanager',
+      id: env.WEBHOOK_SECRET_ID!,
+      region,
+      ...endpoint('AWS_ENDPOINT_URL_SECRETS_MANAGER'),
+    }
+  }
   return undefined
 }
 

@@ -2,10 +2,17 @@
 // several secrets at once for a rotation, and the secret loader's cache.
 import { randomBytes } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
-import { describe, expect, it } from 'vitest'
+import { createServer } from 'node:http'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { readForwarderSettings } from '../../src/http-target/forwarder-settings'
+import { listenOnLoopback } from '../support/loopback-server'
 import { secretLoader } from '../../src/http-target/secret-loader'
 import type { SecretSource } from '../../src/http-target/secret-source'
 import { signingKeys, webhookHeaders } from '../../src/http-target/webhook-signature'
+
+afterEach(() => {
+  vi.unstubAllEnvs()
+})
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`
 
@@ -84,5 +91,52 @@ describe('the secret loader', () => {
       },
     })
     await expect(loader.keys()).rejects.toThrow(/webhook secrets unavailable \(ssm\): AccessDenied/)
+  })
+})
+
+describe('secret sources on AWS', () => {
+  it('reads SSM (GetParameter, decrypted) and Secrets Manager (GetSecretValue) with SigV4-signed calls', async () => {
+    // prepare: a fake of both APIs on loopback (the SDK's endpoint override settings point at it)
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDTESTTEST')
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret-test')
+    vi.stubEnv('AWS_SESSION_TOKEN', '')
+    const [a, b] = [newSecret(), newSecret()]
+    const calls: { target: string; auth: string; body: unknown }[] = []
+    const server = await listenOnLoopback(
+      createServer((req, res) => {
+        let text = ''
+        req.on('data', (c) => (text += c))
+        req.on('end', () => {
+          const target = String(req.headers['x-amz-target'])
+          calls.push({ target, auth: String(req.headers.authorization), body: JSON.parse(text) })
+          const out = target === 'AmazonSSM.GetParameter' ? { Parameter: { Value: `${a}\n${b}` } } : { SecretString: a }
+          res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(out))
+        })
+      }),
+    )
+    try {
+      const env = {
+        DEPLOY_STAGE: 'prod',
+        AWS_REGION: 'eu-west-1',
+        AWS_ENDPOINT_URL_SSM: server.url,
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: server.url,
+      }
+      // act
+      const ssm = readForwarderSettings({ ...env, WEBHOOK_SECRET_PARAMETER: '/svc/prod/webhook-secrets' }).secretSource!
+      const sm = readForwarderSettings({ ...env, WEBHOOK_SECRET_ID: 'svc/webhooks' }).secretSource!
+      const fromSsm = await secretLoader({ source: ssm, cacheMs: 60_000 }).keys()
+      const fromSm = await secretLoader({ source: sm, cacheMs: 60_000 }).keys()
+      // assess
+      expect(fromSsm).toHaveLength(2)
+      expect(fromSm).toHaveLength(1)
+      expect(calls.map(({ target, body }) => ({ target, body }))).toEqual([
+        { target: 'AmazonSSM.GetParameter', body: { Name: '/svc/prod/webhook-secrets', WithDecryption: true } },
+        { target: 'secretsmanager.GetSecretValue', body: { SecretId: 'svc/webhooks' } },
+      ])
+      expect(calls[0]!.auth).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDTESTTEST\/\d{8}\/eu-west-1\/ssm\/aws4_request, /)
+      expect(calls[1]!.auth).toMatch(/\/eu-west-1\/secretsmanager\/aws4_request, /)
+    } finally {
+      await server.close()
+    }
   })
 })
