@@ -87,7 +87,8 @@ function call(request: OutgoingRequest, limits: SendLimits, agent: http.Agent): 
       const chunks: Buffer[] = []
       let read = 0
       res.on('data', (chunk: Buffer) => {
-        if (read < MAX_READ_BYTES) chunks.push(chunk)
+        // Only the excerpt is kept; the rest is read (up to the bound) so the socket can serve the next call.
+        if (read < EXCERPT_BYTES) chunks.push(chunk)
         read += chunk.length
         if (read >= MAX_READ_BYTES) {
           res.destroy()
