@@ -9,7 +9,7 @@ import { PayloadTooLargeError, ValidationError, type ErrorDetail } from '../erro
 import { newJobId } from '../store/ids'
 import { JOB_ID_PATTERN, JOB_ID_RULE } from './id-rules'
 import { tagsSchema } from './tag-rules'
-import { ON_CONFLICT } from '../store/upsert-modes'
+import { conflictFields, conflictRules } from './conflict-rules'
 import type { NewJob } from '../store/job-store'
 import { isoTime } from '../iso-time'
 import { checkHttpJob } from '../http-target/job-check'
@@ -18,7 +18,6 @@ export const MAX_BATCH_JOBS = 100
 /** SQS's own MessageGroupId alphabet (printable ASCII, no space): anything else would be refused at dispatch. */
 const GROUP_ID_PATTERN = /^[\x21-\x7e]{1,128}$/
 const GROUP_ID_RULE = 'must be 1-128 printable ASCII characters without spaces (SQS MessageGroupId rules)'
-const ON_CONFLICT_RULE = `must be one of ${ON_CONFLICT.map((m) => `"${m}"`).join(', ')}`
 const FIELDS = ['queue', 'payload', 'delayMs', 'runAt', 'id', 'groupId', 'tags', 'onConflict', 'maxWaitMs'] as const
 
 export type JobValidationConfig = Pick<Config, 'queues' | 'maxHorizonMs' | 'maxMessageBytes' | 'httpTargets'>
@@ -58,12 +57,7 @@ export const jobInputSchema = z.strictObject({
   id: z.string({ error: JOB_ID_RULE }).regex(JOB_ID_PATTERN, { error: JOB_ID_RULE }).optional(),
   groupId: sharedFields.groupId,
   tags: tagsSchema,
-  onConflict: z.enum(ON_CONFLICT, { error: ON_CONFLICT_RULE }).optional(),
-  maxWaitMs: z
-    .number({ error: 'must be an integer >= 1' })
-    .int({ error: 'must be an integer >= 1' })
-    .min(1, { error: 'must be an integer >= 1' })
-    .optional(),
+  ...conflictFields,
 })
 
 /** What callers send: the job input of docs/api.md (its type is the schema's, so the two cannot drift apart). */
@@ -131,15 +125,6 @@ export function validateBatch(body: unknown): unknown[] {
     ])
   }
   return jobs
-}
-
-/** maxWaitMs goes with debounce, and only with it. */
-function conflictRules(raw: RawJob, horizonMs: number, fail: (path: string, message: string) => void): void {
-  if (raw.onConflict === 'debounce' && raw.maxWaitMs === undefined) fail('maxWaitMs', 'is required with debounce')
-  if (raw.onConflict !== 'debounce' && raw.maxWaitMs !== undefined) {
-    fail('maxWaitMs', 'is only allowed with onConflict "debounce"')
-  }
-  if (raw.maxWaitMs !== undefined && raw.maxWaitMs > horizonMs) fail('maxWaitMs', `must be at most ${horizonMs}`)
 }
 
 function scheduleOf(
