@@ -496,6 +496,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
   it('puts IAM authorization on every API route', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties)
     expect(routes.map((r) => r.RouteKey).sort()).toEqual([
+      'DELETE /jobs',
       'DELETE /jobs/{id}',
       'DELETE /schedules/{id}',
       'GET /jobs',
