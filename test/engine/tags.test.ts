@@ -40,6 +40,9 @@ describe('tags on jobs', () => {
     expect(second.cursor).toBeNull()
     expect(first.jobs[0]).toMatchObject({ queue: 'orders', status: 'scheduled', tags: ['order:1', 'user=9'] })
     expect((await t.store.get('l-0'))?.tags).toEqual(['order:1', 'user=9'])
+    // the pending list counts the payload alone (as the tag page does), not the tags after it in the record
+    const pending = await t.store.listPending({ limit: 20 })
+    expect(pending.jobs.find((j) => j.id === 'l-0')?.payloadBytes).toBe(first.jobs[0]!.payloadBytes)
     expect((await t.store.get('l-plain'))?.tags).toBeUndefined()
     // cleanup
     await cancel('order:1')
