@@ -50,4 +50,20 @@ describe('tags through the API', () => {
       expect(bodyOf(answer).error.details[0].path).toBe(path)
     }
   })
+
+  it('tags the jobs of a batch like single ones', async () => {
+    // act
+    const jobs = ['b7-a', 'b7-b'].map((id) => ({
+      id,
+      queue: 'orders',
+      payload: 1,
+      delayMs: 600_000,
+      tags: ['batch:7'],
+    }))
+    const answer = await api.call(request('POST', '/jobs/batch', { body: { jobs } }))
+    // assess
+    expect(answer.statusCode).toBe(200)
+    const listed = bodyOf(await api.call(request('GET', '/jobs', { query: { tag: 'batch:7' } })))
+    expect(listed.jobs.map((j: { id: string }) => j.id)).toEqual(['b7-a', 'b7-b'])
+  })
 })

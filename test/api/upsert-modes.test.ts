@@ -33,4 +33,17 @@ describe('onConflict on POST /jobs', () => {
     }
     expect((await api.call(request('GET', '/jobs/bad-mode'))).statusCode).toBe(404)
   })
+
+  it('extends a job by PUT: the due time moves, the stored payload stays', async () => {
+    // prepare
+    await post({ id: 'ext-1', payload: { v: 'first' } })
+    // act
+    const body = { queue: 'orders', payload: { v: 'second' }, delayMs: 600_000, onConflict: 'extend' }
+    const extended = await api.call(request('PUT', '/jobs/ext-1', { body }))
+    // assess
+    expect(extended.statusCode).toBe(200)
+    const stored = bodyOf(await api.call(request('GET', '/jobs/ext-1')))
+    expect(stored.payload).toEqual({ v: 'first' })
+    expect(Date.parse(stored.runAt) - Date.now()).toBeGreaterThan(500_000)
+  })
 })
