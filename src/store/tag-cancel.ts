@@ -9,6 +9,7 @@
 // Jobs given the tag while the cancel runs are cancelled if their id comes after the step that is under way.
 import type { Keyspace, ShardKeys } from './keys'
 import { writeScript, type ReplicationOptions } from './replication'
+import { rideOut } from './ride-out'
 import type { ScriptCall, ScriptedClient } from './scripts'
 import { tagIds } from './tag-index'
 
@@ -88,7 +89,7 @@ export async function cancelByTag(
   let done = true
   await Promise.all(
     keys.shards.map(async (shard) => {
-      let ids = await tagIds(redis, shard, tag, null, step)
+      let ids = await rideOut(redis, () => tagIds(redis, shard, tag, null, step))
       while (ids.length > 0) {
         if (Date.now() >= stopAt) {
           done = false
