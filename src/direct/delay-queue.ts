@@ -19,8 +19,19 @@ import { RecurringSchedules } from './recurring-schedules'
 import { scheduleMany, type BatchItemResult } from './schedule-many'
 import { isoTime } from '../iso-time'
 import { validateWriteToken, type WriteOptions } from './write-token'
+import { Promoter, type PromoteDueResult } from '../store/promote'
+import { validateRunDue, type RunDueInput } from './run-now'
 
-export type { BatchItemResult, JobInput, ScheduleInput, ScheduleListPage, ScheduleView, WriteOptions }
+export type {
+  BatchItemResult,
+  JobInput,
+  PromoteDueResult,
+  RunDueInput,
+  ScheduleInput,
+  ScheduleListPage,
+  ScheduleView,
+  WriteOptions,
+}
 
 /** A job as stored, without its payload (answers to schedule / reschedule). */
 export interface ScheduledJob {
@@ -127,6 +138,25 @@ export class DelayQueue {
     const result = await this.store.upsert(job)
     await this.starter?.afterEnqueue([result])
     return { ...scheduledAs(job, result), created: result.status === 'created' }
+  }
+
+  /**
+   * Run a pending job now: its due time becomes now, nothing else changes. Throws JobNotFoundError, JobDispatchingError
+   * (a scanner holds it), or JobDeadError (the dead set's retry is its action).
+   */
+  async runNow(id: string): Promise<{ id: string; runAt: string; previousRunAt: string }> {
+    const p = await new Promoter(this.store).promote(validateJobRef(id))
+    return { id: p.id, runAt: isoTime(p.runAtMs), previousRunAt: isoTime(p.previousRunAtMs) }
+  }
+
+  /**
+   * Run now every pending job due before `before` (of one queue, or all), in bounded steps: `maxRuns` script runs
+   * (default: until done), then an answer with the `cursor` to go on from (null when done). Jobs scheduled behind
+   * the walk while it runs are left as they are.
+   */
+  runDue(input: RunDueInput | unknown, options: { maxRuns?: number } = {}): Promise<PromoteDueResult> {
+    const request = validateRunDue(input, this.config)
+    return new Promoter(this.store).promoteDue({ ...request, ...options })
   }
 
   /** Cancel a pending job. Throws JobNotFoundError, or JobDispatchingError when it is being handed to SQS. */
