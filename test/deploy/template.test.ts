@@ -473,6 +473,8 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       'GET /stats',
       'POST /jobs',
       'POST /jobs/batch',
+      'POST /jobs/run-due',
+      'POST /jobs/{id}/run',
       'POST /schedules/{id}/pause',
       'POST /schedules/{id}/resume',
       'PUT /jobs/{id}',
