@@ -50,6 +50,13 @@ export interface QueueStats extends StoreStats {
   queues: Record<string, QueueCounts>
 }
 
+/** Run now's answer: the job is due at `runAt` (now); it was due at `previousRunAt` (the same when due already). */
+export interface RunNowAnswer {
+  id: string
+  runAt: string
+  previousRunAt: string
+}
+
 /** The parts DelayQueue needs: what createEngine builds (or a test engine). */
 export type DelayQueueEngine = Pick<Engine, 'config' | 'store'> & { close?(): Promise<void> }
 
@@ -144,7 +151,7 @@ export class DelayQueue {
    * Run a pending job now: its due time becomes now, nothing else changes. Throws JobNotFoundError, JobDispatchingError
    * (a scanner holds it), or JobDeadError (the dead set's retry is its action).
    */
-  async runNow(id: string): Promise<{ id: string; runAt: string; previousRunAt: string }> {
+  async runNow(id: string): Promise<RunNowAnswer> {
     const p = await new Promoter(this.store).promote(validateJobRef(id))
     return { id: p.id, runAt: isoTime(p.runAtMs), previousRunAt: isoTime(p.previousRunAtMs) }
   }
