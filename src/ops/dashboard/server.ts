@@ -17,6 +17,8 @@ import { OverviewReader } from './overview'
 import { DlqReader } from './dlqs'
 import { PAGE_HTML } from './page'
 import { checkAction, checkHost, HttpError, loopbackHosts } from './request-guard'
+import { type Handler, idIn, readJson } from './request-parts'
+import { runRoutes } from './run-routes'
 import { checkBind, TokenGuard } from './token-guard'
 import { isoTime } from '../../iso-time'
 
@@ -42,8 +44,6 @@ const STATUS: Record<string, number> = {
   ConfigError: 500,
   ServiceUnavailable: 503,
 }
-
-type Handler = (req: IncomingMessage, match: RegExpMatchArray) => Promise<[number, unknown?]>
 
 export async function startDashboard(engine: Engine, options: DashboardOptions = {}): Promise<Dashboard> {
   const host = options.host ?? '127.0.0.1'
@@ -111,22 +111,6 @@ function pendingRoute(queue: DelayQueue): [string, RegExp, Handler] {
   ]
 }
 
-/**
- * The path segment `match[1]` (an id, or a queue's name: `field`), decoded and checked by `validate`; a malformed
- * %-escape is a 400 naming the field, not a URIError's 500.
- */
-function idIn(match: RegExpMatchArray, validate: (id: string) => string, field = 'id'): string {
-  let id: string
-  try {
-    id = decodeURIComponent(match[1]!)
-  } catch (e) {
-    if (e instanceof URIError)
-      throw new ValidationError([{ path: field, message: 'is not a valid URL-encoded path segment' }])
-    throw e
-  }
-  return validate(id)
-}
-
 /** Pause, resume and delete a recurring schedule: what `sdq schedules pause|resume|delete` do. */
 function scheduleRoutes(queue: DelayQueue): [string, RegExp, Handler][] {
   const id = (m: RegExpMatchArray) => idIn(m, validateScheduleId)
@@ -171,6 +155,7 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
     ['GET', /^\/api\/overview$/, async () => [200, await overview.read()]],
     pendingRoute(queue),
     ...scheduleRoutes(queue),
+    ...runRoutes(queue),
     [
       'GET',
       /^\/api\/jobs\/([^/]+)$/,
@@ -223,19 +208,6 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
       },
     ],
   ]
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  let text = ''
-  for await (const chunk of req) {
-    text += chunk
-    if (text.length > 10_000) throw new HttpError(413, 'body too large')
-  }
-  try {
-    return text ? JSON.parse(text) : {}
-  } catch {
-    throw new ValidationError([{ path: '', message: 'is not valid JSON' }])
-  }
 }
 
 function send(res: ServerResponse, status: number, body?: string, type?: string) {
