@@ -26,10 +26,11 @@ let queue: DelayQueue
 let dashboard: Dashboard
 let browser: Browser | undefined
 let orders: Awaited<ReturnType<typeof createTargetWithDlq>>
+let emails: Awaited<ReturnType<typeof createTargetWithDlq>>
 
 beforeAll(async () => {
   orders = await createTargetWithDlq(sqs, 'orders')
-  const emails = await createTargetWithDlq(sqs, 'emails')
+  emails = await createTargetWithDlq(sqs, 'emails')
   const digest = await createTargetWithDlq(sqs, 'digest')
   engine = createEngine(
     loadConfig({
@@ -200,6 +201,24 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard as an operator', () => {
       await shows(page.getByTestId('notice'), 'redrove the orders DLQ: 2 moved', 10_000)
       for (const id of ['dlq-kept-1', 'dlq-kept-2'])
         expect((await queue.get(id))?.createdAt).toBe(new Date(createdAtMs).toISOString())
+    })
+  }, 40_000)
+
+  it('redrives right after a peek: the peeked messages are back in the DLQ at once, not hidden for the peek', async () => {
+    // prepare: a message of an emails job in the emails DLQ
+    const body = messageBody({ id: 'peeked-1', queue: 'emails', payloadJson: '1', dueMs: 1, createdAtMs: 1 }, 0)
+    const jobId = { jobId: { DataType: 'String', StringValue: 'peeked-1' } }
+    await sqs.send(new SendMessageCommand({ QueueUrl: emails.dlq.url, MessageBody: body, MessageAttributes: jobId }))
+    await withPage('/', async (page) => {
+      const row = page.locator('[data-dlq="emails"]')
+      // act: peek, then Redrive at once
+      await page.getByRole('button', { name: 'Read the DLQs' }).click()
+      await row.locator('[data-dlq-job="peeked-1"]').waitFor({ timeout: 10_000 })
+      page.once('dialog', (d) => void d.accept())
+      await row.getByRole('button', { name: 'Redrive' }).click()
+      // assess: the peeked message moved
+      await shows(page.getByTestId('notice'), 'redrove the emails DLQ: 1 moved', 10_000)
+      expect((await queue.get('peeked-1'))?.queue).toBe('emails')
     })
   }, 40_000)
 })
