@@ -171,7 +171,10 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard as an operator', () => {
       await panel.getByPlaceholder('job id').fill('nobody-here')
       await panel.getByRole('button', { name: 'Look up' }).click()
       // assess: the error in the panel, not in the page's notice line
-      await shows(panel.getByTestId('lookup-error'), 'look-up failed: no pending job with id "nobody-here"')
+      await shows(
+        panel.getByTestId('lookup-error'),
+        'look-up of "nobody-here" failed: no pending job with id "nobody-here"',
+      )
       expect(await page.getByTestId('notice').count()).toBe(0)
       // act: a job that exists, run now from the panel
       await panel.getByPlaceholder('job id').fill('panel-run')

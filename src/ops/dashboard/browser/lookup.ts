@@ -33,7 +33,7 @@ export class LookupPanel {
     try {
       found = await api.getJob(id)
     } catch (e) {
-      error = `look-up failed: ${e instanceof Error ? e.message : String(e)}`
+      error = `look-up of "${id}" failed: ${e instanceof Error ? e.message : String(e)}`
     }
     if (mine !== this.asked) return
     this.found = found

@@ -12,13 +12,13 @@ const UNITS: [limitMs: number, unitMs: number, name: string][] = [
   [Number.POSITIVE_INFINITY, 86_400_000, 'd'],
 ]
 
-/** How far `at` is from `now`: "now" within a second, "in 3 min", "2 h ago" (whole units, rounded down). */
+/** How far `at` is from `now`: "now" within a second, "in 3 min", "2 h ago" (to the nearest whole unit). */
 export function relative(at: number | string, now: number): string {
   const delta = new Date(at).getTime() - now
   const size = Math.abs(delta)
   if (size < 1_000) return 'now'
   const [, unit, name] = UNITS.find(([limit]) => size < limit)!
-  const n = Math.floor(size / unit)
+  const n = Math.round(size / unit)
   return delta > 0 ? `in ${n} ${name}` : `${n} ${name} ago`
 }
 
