@@ -153,6 +153,8 @@ export class DelayQueue {
    */
   async runNow(id: string): Promise<RunNowAnswer> {
     const p = await new Promoter(this.store).promote(validateJobRef(id))
+    // On-demand scan mode: a job due now needs a running scanner, as a new job due now does.
+    if (p.runAtMs !== p.previousRunAtMs) await this.starter?.afterRunNow(`${p.id}@${p.runAtMs}`, { jobId: p.id })
     return { id: p.id, runAt: isoTime(p.runAtMs), previousRunAt: isoTime(p.previousRunAtMs) }
   }
 
@@ -161,9 +163,11 @@ export class DelayQueue {
    * (default: until done), then an answer with the `cursor` to go on from (null when done). Jobs scheduled behind
    * the walk while it runs are left as they are.
    */
-  runDue(input: RunDueInput | unknown, options: { maxRuns?: number } = {}): Promise<PromoteDueResult> {
+  async runDue(input: RunDueInput | unknown, options: { maxRuns?: number } = {}): Promise<PromoteDueResult> {
     const request = validateRunDue(input, this.config)
-    return new Promoter(this.store).promoteDue({ ...request, ...options })
+    const result = await new Promoter(this.store).promoteDue({ ...request, ...options })
+    if (result.promoted > 0) await this.starter?.afterRunNow(`run-due@${Date.now()}`, { runDue: result.promoted })
+    return result
   }
 
   /** Cancel a pending job. Throws JobNotFoundError, or JobDispatchingError when it is being handed to SQS. */

@@ -160,6 +160,9 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', () => {
     const moved = (await (await fetch(`${stack!.apiUrl}/jobs/${job.id}`)).json()) as { runAt: string }
     expect(Date.parse(moved.runAt) - Date.now()).toBeGreaterThan(100_000)
     expect(Date.parse(moved.runAt) - Date.now()).toBeLessThan(125_000)
+    // the API's run-now routes answer on the dev stack (serverless.yml's httpApi events)
+    const due = await post('/jobs/run-due', { before: Date.now(), queue: 'orders' })
+    expect(due).toEqual({ status: 200, body: { promoted: 0, cursor: null } })
     // act: cancel
     await page.getByTestId('job-actions').getByRole('button', { name: 'Cancel job' }).click()
     // assess
