@@ -19,14 +19,15 @@ import { RecurringSchedules } from './recurring-schedules'
 import { scheduleMany, type BatchItemResult } from './schedule-many'
 import { isoTime } from '../iso-time'
 import { validateWriteToken, type WriteOptions } from './write-token'
-import { Promoter, type PromoteDueResult } from '../store/promote'
-import { validateRunDue, type RunDueInput } from './run-now'
+import type { PromoteDueResult } from '../store/promote'
+import { runDue, runNow, type RunDueInput, type RunNowAnswer } from './run-now'
 
 export type {
   BatchItemResult,
   JobInput,
   PromoteDueResult,
   RunDueInput,
+  RunNowAnswer,
   ScheduleInput,
   ScheduleListPage,
   ScheduleView,
@@ -48,13 +49,6 @@ export interface ScheduledJob {
 export interface QueueStats extends StoreStats {
   /** Every configured queue (zeros included), plus any queue that still has jobs but is no longer configured. */
   queues: Record<string, QueueCounts>
-}
-
-/** Run now's answer: the job is due at `runAt` (now); it was due at `previousRunAt` (the same when due already). */
-export interface RunNowAnswer {
-  id: string
-  runAt: string
-  previousRunAt: string
 }
 
 /** The parts DelayQueue needs: what createEngine builds (or a test engine). */
@@ -147,27 +141,14 @@ export class DelayQueue {
     return { ...scheduledAs(job, result), created: result.status === 'created' }
   }
 
-  /**
-   * Run a pending job now: its due time becomes now, nothing else changes. Throws JobNotFoundError, JobDispatchingError
-   * (a scanner holds it), or JobDeadError (the dead set's retry is its action).
-   */
-  async runNow(id: string): Promise<RunNowAnswer> {
-    const p = await new Promoter(this.store).promote(validateJobRef(id))
-    // On-demand scan mode: a job due now needs a running scanner, as a new job due now does.
-    if (p.runAtMs !== p.previousRunAtMs) await this.starter?.afterRunNow(`${p.id}@${p.runAtMs}`, { jobId: p.id })
-    return { id: p.id, runAt: isoTime(p.runAtMs), previousRunAt: isoTime(p.previousRunAtMs) }
+  /** Run a pending job now: the same job, due now (409 while it is being sent; src/direct/run-now.ts). */
+  runNow(id: string): Promise<RunNowAnswer> {
+    return runNow(this.store, this.starter, id)
   }
 
-  /**
-   * Run now every pending job due before `before` (of one queue, or all), in bounded steps: `maxRuns` script runs
-   * (default: until done), then an answer with the `cursor` to go on from (null when done). Jobs scheduled behind
-   * the walk while it runs are left as they are.
-   */
-  async runDue(input: RunDueInput | unknown, options: { maxRuns?: number } = {}): Promise<PromoteDueResult> {
-    const request = validateRunDue(input, this.config)
-    const result = await new Promoter(this.store).promoteDue({ ...request, ...options })
-    if (result.promoted > 0) await this.starter?.afterRunNow(`run-due@${Date.now()}`, { runDue: result.promoted })
-    return result
+  /** Run now every pending job due before a time, a bounded share per call with a cursor (src/direct/run-now.ts). */
+  runDue(input: RunDueInput | unknown, options: { maxRuns?: number } = {}): Promise<PromoteDueResult> {
+    return runDue({ store: this.store, starter: this.starter, config: this.config }, input, options)
   }
 
   /** Cancel a pending job. Throws JobNotFoundError, or JobDispatchingError when it is being handed to SQS. */
@@ -188,18 +169,7 @@ export class DelayQueue {
    * the previous page's, `caller` who asks (src/store/deep-page-rate.ts). Throws ValidationError naming the field.
    */
   async listPending(options: PendingQuery = {}): Promise<PendingPage> {
-    const limit = options.limit ?? 50
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-      throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
-    }
-    if (options.queue !== undefined && !Object.hasOwn(this.config.queues, options.queue)) {
-      const known = Object.keys(this.config.queues).map((q) => JSON.stringify(q))
-      throw new ValidationError([
-        { path: 'queue', message: `must be one of the configured queues: ${known.join(', ')}` },
-      ])
-    }
-    if (options.cursor) decodePendingCursor(options.cursor) // refused before anything is read
-    return this.store.listPending({ ...options, limit })
+    return this.store.listPending(validPendingQuery(options, this.config))
   }
 
   async stats(): Promise<QueueStats> {
@@ -253,4 +223,18 @@ function scheduledAs(job: { id: string; queue: string; groupId?: string }, resul
     ...(groupId ? { groupId } : {}),
     ...(result.replayed ? { replayed: true as const } : {}),
   }
+}
+
+/** A pending-list query with its limit, checked before anything is read: ValidationError naming the field. */
+function validPendingQuery(options: PendingQuery, config: Config): PendingQuery & { limit: number } {
+  const limit = options.limit ?? 50
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+    throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
+  }
+  if (options.queue !== undefined && !Object.hasOwn(config.queues, options.queue)) {
+    const known = Object.keys(config.queues).map((q) => JSON.stringify(q))
+    throw new ValidationError([{ path: 'queue', message: `must be one of the configured queues: ${known.join(', ')}` }])
+  }
+  if (options.cursor) decodePendingCursor(options.cursor)
+  return { ...options, limit }
 }

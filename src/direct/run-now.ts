@@ -1,9 +1,45 @@
-// The input of "run now every pending job due before a time" (POST /jobs/run-due, DelayQueue.runDue, `sdq run-due`):
-// one schema, so the API and the direct class accept and refuse the same things.
+// Run now, for DelayQueue (and so the API, `sdq` and the dashboard): one job (runNow), or every pending job due before
+// a time (runDue, whose input schema is here: the API and the direct class accept and refuse the same things). The
+// store does the moving (src/store/promote.ts); in on-demand scan mode a scanner is started for what is due now.
 import { z } from 'zod'
 import type { Config } from '../config'
 import { ValidationError, type ErrorDetail } from '../errors'
+import type { JobStore } from '../store/job-store'
+import { Promoter, type PromoteDueResult } from '../store/promote'
+import { isoTime } from '../iso-time'
+import { validateJobRef } from './id-rules'
+import type { ScanStarter } from './scan-starter'
 import { parseIsoWithZone } from './validation'
+
+/** Run now's answer: the job is due at `runAt` (now); it was due at `previousRunAt` (the same when due already). */
+export interface RunNowAnswer {
+  id: string
+  runAt: string
+  previousRunAt: string
+}
+
+/** Throws JobNotFoundError, JobDispatchingError (a scanner holds it), or JobDeadError (the dead set retries it). */
+export async function runNow(store: JobStore, starter: ScanStarter | undefined, id: string): Promise<RunNowAnswer> {
+  const p = await new Promoter(store).promote(validateJobRef(id))
+  // On-demand scan mode: a job due now needs a running scanner, as a new job due now does.
+  if (p.runAtMs !== p.previousRunAtMs) await starter?.afterRunNow(`${p.id}@${p.runAtMs}`, { jobId: p.id })
+  return { id: p.id, runAt: isoTime(p.runAtMs), previousRunAt: isoTime(p.previousRunAtMs) }
+}
+
+/**
+ * `maxRuns` script runs (default: until done), then the answer with the `cursor` to go on from (null when done). Jobs
+ * scheduled behind the walk while it runs are left as they are. Throws ValidationError naming the field.
+ */
+export async function runDue(
+  on: { store: JobStore; starter?: ScanStarter; config: Pick<Config, 'queues'> },
+  input: unknown,
+  options: { maxRuns?: number } = {},
+): Promise<PromoteDueResult> {
+  const request = validateRunDue(input, on.config)
+  const result = await new Promoter(on.store).promoteDue({ ...request, ...options })
+  if (result.promoted > 0) await on.starter?.afterRunNow(`run-due@${Date.now()}`, { runDue: result.promoted })
+  return result
+}
 
 const BEFORE_RULE = 'must be an ISO-8601 time with a zone, or an integer epoch ms'
 const FIELDS = ['before', 'queue', 'cursor'] as const

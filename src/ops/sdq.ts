@@ -43,26 +43,29 @@ ${RUN_USAGE}
       request must then carry it (open /?token=<token> once, or send Authorization: Bearer <token>)
 ${SCHEDULE_USAGE}`
 
+/** The flags every command may take (each command reads its own). */
+const OPTIONS = {
+  queue: { type: 'string' },
+  limit: { type: 'string' },
+  'delay-ms': { type: 'string' },
+  all: { type: 'boolean' },
+  'dlq-url': { type: 'string' },
+  direct: { type: 'boolean' },
+  max: { type: 'string' },
+  cursor: { type: 'string' },
+  json: { type: 'string' },
+  file: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  before: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: {
-      queue: { type: 'string' },
-      limit: { type: 'string' },
-      'delay-ms': { type: 'string' },
-      all: { type: 'boolean' },
-      'dlq-url': { type: 'string' },
-      direct: { type: 'boolean' },
-      max: { type: 'string' },
-      cursor: { type: 'string' },
-      json: { type: 'string' },
-      file: { type: 'string' },
-      port: { type: 'string' },
-      host: { type: 'string' },
-      before: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options: OPTIONS,
   })
   const [command, sub, ...ids] = positionals
   if (values.help || !command) {

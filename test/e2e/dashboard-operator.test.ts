@@ -117,9 +117,10 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard as an operator', () => {
       await page.locator('[data-pending-id="linked-2"] a').click({ timeout: 5_000 })
       await shows(job.locator('code'), 'linked-2')
       expect(new URL(page.url()).hash).toBe('#job=linked-2')
-      await page.locator('section', { has: page.getByTestId('pending') }).screenshot({
-        path: resolve((mkdirSync(ARTIFACTS, { recursive: true }), ARTIFACTS), 'dashboard-operator-pending.png'),
-      })
+      mkdirSync(ARTIFACTS, { recursive: true })
+      await page
+        .locator('section', { has: page.getByTestId('pending') })
+        .screenshot({ path: resolve(ARTIFACTS, 'dashboard-operator-pending.png') })
     })
   }, 30_000)
 

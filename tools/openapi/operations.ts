@@ -124,7 +124,8 @@ export const OPERATIONS: Record<RouteName, Operation> = {
     example: { id: 'order-42:close', runAt: '2027-01-04T09:00:00.000Z', previousRunAt: '2027-01-05T09:00:00.000Z' },
   }),
   runDueJobs: op('runDueJobs', {
-    summary: 'Run now the pending jobs due before a time (of one queue, or all), in bounded steps: call again with the cursor until it is null',
+    summary:
+      'Run now the pending jobs due before a time (of one queue, or all), in bounded steps: call again with the cursor until it is null',
     statuses: [200, ...READ, 415].sort(),
     answer: 'RunDueAnswer',
     example: { promoted: 1200, cursor: null },
