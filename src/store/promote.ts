@@ -48,14 +48,19 @@ interface Position {
   skip: number
 }
 
+/** When promote moves a job: now (unless due already), a delay after Redis's clock, or a time. */
+export type MoveTo = { now: true } | { delayMs: number } | { atMs: number }
+
 export function promoteCall(
   { shard, bucket, bucketNo }: JobLocation,
   id: string,
+  to: MoveTo = { now: true },
 ): ScriptCall<(number | string)[] | number> {
+  const [kind, when] = 'delayMs' in to ? ['delay', to.delayMs] : 'atMs' in to ? ['at', to.atMs] : ['now', '']
   return {
     script: 'sdqPromote',
     keys: jobSideKeys({ shard, bucket }),
-    args: { id, bucketNo, wake: shard.wakeChannel },
+    args: { id, bucketNo, wake: shard.wakeChannel, kind, when },
   }
 }
 
@@ -91,11 +96,14 @@ export class Promoter {
     this.keys = store.keys
   }
 
-  /** Throws JobNotFoundError (404), JobDispatchingError (409: being sent), JobDeadError (409: revive it instead). */
-  async promote(id: string): Promise<Promoted> {
+  /**
+   * Run now (by default), or move to `to`: only the due time changes. Throws JobNotFoundError (404: also once it was
+   * dispatched; it is never created again), JobDispatchingError (409: being sent), JobDeadError (409: revive it).
+   */
+  async promote(id: string, to: MoveTo = { now: true }): Promise<Promoted> {
     await this.store.ready()
     const location = this.keys.locate(id)
-    const { reply, unconfirmed } = await this.write(location.shard, promoteCall(location, id))
+    const { reply, unconfirmed } = await this.write(location.shard, promoteCall(location, id, to))
     if (typeof reply === 'number' || !Array.isArray(reply)) throw scriptError(Number(reply) as ScriptErrorCode, id)
     const [code, now, before] = reply.map(Number) as [number, number, number?]
     if (code === 1 && unconfirmed) throw unconfirmed

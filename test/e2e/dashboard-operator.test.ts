@@ -13,6 +13,7 @@ import { DelayQueue } from '../../src/direct/delay-queue'
 import { startDashboard, type Dashboard } from '../../src/ops/dashboard/server'
 import { messageBody } from '../../src/sqs/envelope'
 import { createEngine, type Engine } from '../../src/store/engine'
+import { Leases } from '../../src/scan/claims/leases'
 import { HAVE_CHROMIUM, launchChromium, requireChromium } from '../support/chromium'
 import { uniquePrefix } from '../support/engine'
 import { createTargetWithDlq, sqsClient } from '../support/sqs'
@@ -72,6 +73,41 @@ const shows = (l: Locator, part: string | RegExp, timeout = 5_000) =>
     { timeout, interval: 100 },
   )
 const runAtMs = async (id: string) => Date.parse((await queue.get(id))!.runAt)
+
+describe('dashboard reschedule route', () => {
+  it('never sends a job twice when a scanner sends it while the reschedule is handled', async () => {
+    // prepare: a job due now; a scanner claims and sends it at the first read of it (the moment a read-then-replace
+    // reschedule would have read it as pending)
+    await queue.schedule({ id: 'race-1', queue: 'orders', payload: { n: 1 } })
+    const shard = engine.keys.locate('race-1').shard
+    const leases = new Leases(engine.redis, { leaseMs: 10_000, maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 })
+    const read = engine.store.get.bind(engine.store)
+    let sent = 0
+    engine.store.get = async (id: string) => {
+      const view = await read(id)
+      if (id === 'race-1' && sent === 0) {
+        const { jobs } = await leases.claim(shard, await leases.seedHints(shard, 50), 50)
+        const mine = jobs.filter((j) => j.id === 'race-1')
+        await leases.ack(shard, mine)
+        sent = mine.length || -1
+      }
+      return view
+    }
+    try {
+      // act
+      await fetch(`${dashboard.url}/api/jobs/race-1/reschedule`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: dashboard.url },
+        body: JSON.stringify({ delayMs: 60_000 }),
+      })
+    } finally {
+      engine.store.get = read
+    }
+    // assess: sent by the scanner, or scheduled again, never both
+    const after = await queue.get('race-1')
+    expect(Math.max(sent, 0) + (after?.status === 'scheduled' ? 1 : 0)).toBe(1)
+  })
+})
 
 describe.skipIf(!HAVE_CHROMIUM)('dashboard as an operator', () => {
   it('runs a pending row now, reschedules one and cancels one from their rows, each said in the notice', async () => {

@@ -17,7 +17,7 @@ import { OverviewReader } from './overview'
 import { DlqReader } from './dlqs'
 import { PAGE_HTML } from './page'
 import { checkAction, checkHost, HttpError, loopbackHosts } from './request-guard'
-import { type Handler, idIn, readJson } from './request-parts'
+import { type Handler, idIn } from './request-parts'
 import { runRoutes } from './run-routes'
 import { checkBind, TokenGuard } from './token-guard'
 import { isoTime } from '../../iso-time'
@@ -155,7 +155,7 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
     ['GET', /^\/api\/overview$/, async () => [200, await overview.read()]],
     pendingRoute(queue),
     ...scheduleRoutes(queue),
-    ...runRoutes(queue),
+    ...runRoutes(queue, engine.store),
     [
       'GET',
       /^\/api\/jobs\/([^/]+)$/,
@@ -171,27 +171,6 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
       async (_req, m) => {
         await queue.cancel(id(m))
         return [204]
-      },
-    ],
-    [
-      'POST',
-      /^\/api\/jobs\/([^/]+)\/reschedule$/,
-      async (req, m) => {
-        const when = (await readJson(req)) as { delayMs?: unknown; runAt?: unknown }
-        // A missing time would mean "now" to the job rules: from a cleared form field that fires a job by mistake.
-        if (when.delayMs === undefined && when.runAt === undefined) {
-          throw new ValidationError([{ path: 'delayMs', message: 'give delayMs or runAt: when the job should run' }])
-        }
-        const job = await queue.get(id(m))
-        // A dispatched job is only its receipt (no payload): it cannot be rescheduled from here.
-        if (!job || job.status === 'dispatched') throw new JobNotFoundError(id(m))
-        const { created: _, ...moved } = await queue.reschedule(id(m), {
-          queue: job.queue,
-          payload: job.payload,
-          ...(job.groupId ? { groupId: job.groupId } : {}),
-          ...(when.runAt !== undefined ? { runAt: when.runAt } : { delayMs: when.delayMs }),
-        })
-        return [200, moved]
       },
     ],
     [

@@ -90,9 +90,14 @@ export class LookupPanel {
 
   private actions(j: JobView) {
     return html`<form class="actions" data-testid="job-actions" @submit=${(e: Event) => this.reschedule(e, j.id)}>
-      ${j.status === 'scheduled' ? html`<button type="button" @click=${() => this.runNow(j.id)}>Run now</button>` : ''}
-      <label>run in <input name="seconds" type="number" min="0" value="60" size="6" /> s</label>
-      <button type="submit">Reschedule</button>
+      ${
+        // A dead job's way back is the dead set's Retry; one being sent or retried is the scanner's (409 here).
+        j.status === 'scheduled'
+          ? html`<button type="button" @click=${() => this.runNow(j.id)}>Run now</button>
+            <label>run in <input name="seconds" type="number" min="0" value="60" size="6" /> s</label>
+            <button type="submit">Reschedule</button>`
+          : ''
+      }
       <button type="button" class="danger" @click=${() => this.cancel(j.id)}>Cancel job</button>
     </form>`
   }
