@@ -224,21 +224,31 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard as an operator', () => {
     })
   }, 30_000)
 
-  it('redrives a DLQ saying how many moved, each job keeping its createdAt', async () => {
-    // prepare: two messages of orders jobs created a day ago, in the orders DLQ
+  it('redrives a DLQ saying how many moved, each job keeping its createdAt, and which one it refused, why', async () => {
+    // prepare: two messages of orders jobs created a day ago in the orders DLQ, and one naming the emails queue
     const createdAtMs = Date.now() - 24 * HOUR
-    for (const id of ['dlq-kept-1', 'dlq-kept-2']) {
-      const body = messageBody({ id, queue: 'orders', payloadJson: '{"n":1}', dueMs: createdAtMs, createdAtMs }, 0)
+    for (const [id, target] of [
+      ['dlq-kept-1', 'orders'],
+      ['dlq-kept-2', 'orders'],
+      ['dlq-stray', 'emails'],
+    ] as const) {
+      const body = messageBody({ id, queue: target, payloadJson: '{"n":1}', dueMs: createdAtMs, createdAtMs }, 0)
       await sqs.send(new SendMessageCommand({ QueueUrl: orders.dlq.url, MessageBody: body }))
     }
     await withPage('/', async (page) => {
       const row = page.locator('[data-dlq="orders"]')
-      await shows(row.locator('[data-field="depth"]'), '2', 10_000)
+      await shows(row.locator('[data-field="depth"]'), '3', 10_000)
       // act
       page.once('dialog', (d) => void d.accept())
       await row.getByRole('button', { name: 'Redrive' }).click()
-      // assess
-      await shows(page.getByTestId('notice'), 'redrove the orders DLQ: 2 moved', 10_000)
+      // assess: the count, and the refused one named with the reason, as a warning
+      const notice = page.getByTestId('notice')
+      await shows(
+        notice,
+        'redrove the orders DLQ: 2 moved, 1 refused (left in the DLQ: dlq-stray: names queue "emails"',
+        10_000,
+      )
+      expect(await notice.getAttribute('class')).toBe('notice bad')
       for (const id of ['dlq-kept-1', 'dlq-kept-2'])
         expect((await queue.get(id))?.createdAt).toBe(new Date(createdAtMs).toISOString())
     })
