@@ -161,7 +161,7 @@ describe('dashboard DLQ routes', () => {
 })
 
 describe('dashboard DLQ peek, given back', () => {
-  it('says so when SQS does not take a peeked message back, instead of the DLQ seeming to have fewer', async () => {
+  it('says so when SQS does not take a peeked message back: a redrive would not see it until the hold ends', async () => {
     // prepare: a DLQ with one message; SQS answers the give-back with a per-message failure (its handle is refused)
     const q = await createTargetWithDlq(sqs, 'giveback')
     await deadLetter(q.dlq.url, 'giveback-1', 'giveback')
