@@ -436,7 +436,10 @@ describe('dashboard server', () => {
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       REDIS_URL: stack!.redisUrl,
-      QUEUES: 'orders=http://127.0.0.1:9/orders,emails=http://127.0.0.1:9/emails',
+      // The stack's target queues by name (their URLs lead nowhere: no AWS settings here)
+      QUEUES: Object.keys(stack!.queues)
+        .map((name) => `${name}=http://127.0.0.1:9/${name}`)
+        .join(','),
     }
     env.KEY_PREFIX = prefix
     const cli = spawn(process.execPath, ['scripts/run-ts.mjs', 'src/ops/sdq.ts', 'dashboard', '--port', '0'], {
