@@ -26,7 +26,7 @@ export const ERRORS: Record<number, { code: string; description: string; example
   409: {
     code: 'Conflict',
     description:
-      'the id is taken (the body shows the job holding it), the job is being sent (Conflict), or SQS may have it (JobMaybeDispatched)',
+      'the id is taken (the body shows the job holding it), the job is being sent or (run now) is dead (Conflict), or SQS may have it (JobMaybeDispatched)',
     example: 'a job with id "order-42" exists already',
   },
   413: {
