@@ -166,6 +166,22 @@ export class Keyspace {
   }
 
   /**
+   * The Scheduler-compatible API (src/scheduler-api/definition-store.ts): one schedule group's Scheduler definitions
+   * (HASH name -> JSON) and their names (ZSET, all scored 0: listed by name), under the group's own hash tag so that
+   * both sit in one Cluster slot. The jobs and schedules those definitions stand for live on the shards as any other.
+   */
+  schedulerGroup(group: string): { definitions: string; names: string } {
+    const tag = `${this.options.prefix}{scheduler:${group}}`
+    return { definitions: `${tag}:definitions`, names: `${tag}:names` }
+  }
+
+  /** The Scheduler-compatible API's schedule groups: HASH name -> JSON and ZSET of names, under shard 0's tag. */
+  get schedulerGroups(): { definitions: string; names: string } {
+    const tag = this.shards[0]!.tag
+    return { definitions: `${tag}:scheduler-groups`, names: `${tag}:scheduler-group-names` }
+  }
+
+  /**
    * A caller's count of deep pages of GET /jobs in the current minute (src/store/deep-page-rate.ts): a STRING counter
    * that expires with its window. `caller` is a digest of the caller's identity (hex), never the identity itself.
    */
