@@ -1,0 +1,59 @@
+// The local endpoint takes any credentials, as AWS emulators do, but only requests signed with SigV4 for the
+// `scheduler` service: an unsigned request, or one signed for another service, is refused before anything runs.
+import { Hash } from '@smithy/core/serde'
+import { SignatureV4 } from '@smithy/signature-v4'
+import { ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startSchedulerStack } from './scheduler-stack'
+
+let stack: Awaited<ReturnType<typeof startSchedulerStack>>
+beforeAll(async () => {
+  stack = await startSchedulerStack()
+})
+afterAll(() => stack?.close())
+
+async function signedFetch(url: string, service: string) {
+  const u = new URL(url)
+  const signer = new SignatureV4({
+    service,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+    sha256: Hash.bind(null, 'sha256'),
+  })
+  const request = await signer.sign({
+    method: 'GET',
+    protocol: 'http:',
+    hostname: u.hostname,
+    port: Number(u.port),
+    path: u.pathname,
+    query: {},
+    headers: { host: u.host },
+  })
+  return fetch(url, { headers: request.headers })
+}
+
+describe('request signing on the local Scheduler endpoint', () => {
+  it('accepts the SDK with any credentials', async () => {
+    const other = new SchedulerClient({
+      endpoint: stack.server.url,
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'anything', secretAccessKey: 'at all' },
+    })
+    await expect(other.send(new ListSchedulesCommand({}))).resolves.toMatchObject({ Schedules: [] })
+    other.destroy()
+  })
+
+  it('refuses an unsigned request with 403', async () => {
+    const answer = await fetch(`${stack.server.url}/schedules`)
+    expect(answer.status).toBe(403)
+    expect(answer.headers.get('x-amzn-errortype')).toBe('UnrecognizedClientException')
+    expect(((await answer.json()) as { Message: string }).Message).toMatch(/not signed/)
+  })
+
+  it('refuses a request signed for another service with 403 naming the service it expects', async () => {
+    const answer = await signedFetch(`${stack.server.url}/schedules`, 'execute-api')
+    expect(answer.status).toBe(403)
+    expect(((await answer.json()) as { Message: string }).Message).toMatch(/'scheduler'/)
+    expect((await signedFetch(`${stack.server.url}/schedules`, 'scheduler')).status).toBe(200)
+  })
+})
