@@ -4,10 +4,6 @@ import { SchedulerValidationError } from './errors'
 
 const AT = /^at\((\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\)$/
 
-export function isAtExpression(expression: string): boolean {
-  return expression.startsWith('at(')
-}
-
 /** Throws a ValidationException naming the field for a bad zone. */
 export function checkTimezone(zone: string): void {
   try {

@@ -2,7 +2,7 @@
 // ListScheduleGroups, and their tags (in EventBridge Scheduler only groups carry tags). "default" always exists.
 import type { DefinitionStore } from './definition-store'
 import { SchedulerConflictError, SchedulerNotFoundError, SchedulerValidationError } from './errors'
-import type { OneTimeSchedules } from './one-time-schedules'
+import type { Schedules } from './schedules'
 import { checkName } from './schedule-input'
 
 export interface Tag {
@@ -24,7 +24,7 @@ export const DEFAULT_GROUP = 'default'
 export class ScheduleGroups {
   constructor(
     private readonly store: DefinitionStore,
-    private readonly schedules: OneTimeSchedules,
+    private readonly schedules: Schedules,
   ) {}
 
   private get docs() {

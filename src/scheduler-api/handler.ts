@@ -8,7 +8,7 @@ import { DefinitionStore } from './definition-store'
 import { type HttpAnswer, asSchedulerError, errorAnswer } from './error-answer'
 import { SchedulerInternalError, SchedulerValidationError } from './errors'
 import { ScheduleGroups } from './groups'
-import { OneTimeSchedules } from './one-time-schedules'
+import { Schedules } from './schedules'
 import { type Parts, runOperation } from './operations'
 import { checkSignature } from './signature'
 
@@ -30,7 +30,7 @@ export function createSchedulerHandler(
   options: SchedulerHandlerOptions = {},
 ): SchedulerHandler {
   const store = new DefinitionStore(...redisStore)
-  const schedules = new OneTimeSchedules(queue, store)
+  const schedules = new Schedules(queue, store)
   const parts: Parts = { store, schedules, groups: new ScheduleGroups(store, schedules) }
   const log = options.logger ?? defaultLog()
   const base = (options.basePath ?? '').replace(/\/$/, '')

@@ -3,7 +3,7 @@
 import type { DefinitionStore } from './definition-store'
 import { SchedulerValidationError } from './errors'
 import type { ScheduleGroups } from './groups'
-import type { OneTimeSchedules } from './one-time-schedules'
+import type { Schedules } from './schedules'
 import type { ScheduleDefinition } from './schedule-input'
 
 export interface ListQuery {
@@ -34,7 +34,7 @@ export function decodeToken(token: string): Position {
 
 export async function listSchedules(
   q: ListQuery,
-  deps: { store: DefinitionStore; groups: ScheduleGroups; schedules: OneTimeSchedules },
+  deps: { store: DefinitionStore; groups: ScheduleGroups; schedules: Schedules },
 ): Promise<{ items: ScheduleDefinition[]; next?: string }> {
   if (q.state !== undefined && q.state !== 'ENABLED' && q.state !== 'DISABLED') {
     throw new SchedulerValidationError('State must be ENABLED or DISABLED.')

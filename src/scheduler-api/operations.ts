@@ -3,7 +3,7 @@
 import { SchedulerNotFoundError, SchedulerValidationError } from './errors'
 import type { ScheduleGroups } from './groups'
 import { listSchedules } from './list-schedules'
-import type { OneTimeSchedules } from './one-time-schedules'
+import type { Schedules } from './schedules'
 import { checkName, readScheduleInput } from './schedule-input'
 import type { DefinitionStore } from './definition-store'
 import { type ArnScope, groupArn, groupOfArn, groupOutput, scheduleArn, scheduleOutput, scheduleSummary } from './wire'
@@ -20,7 +20,7 @@ export interface OperationRequest {
 
 export interface Parts {
   store: DefinitionStore
-  schedules: OneTimeSchedules
+  schedules: Schedules
   groups: ScheduleGroups
 }
 

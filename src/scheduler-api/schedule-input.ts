@@ -1,7 +1,8 @@
 // CreateSchedule / UpdateSchedule input as the SDK sends it (restJson1 body; dates are epoch seconds), checked as
 // EventBridge Scheduler checks it, into the definition we keep. A bad field is a ValidationException naming it.
 import { SchedulerValidationError } from './errors'
-import { atExpressionMs, checkTimezone, isAtExpression } from './at-expression'
+import { checkTimezone } from './at-expression'
+import { readExpression } from './expression'
 
 export const NAME_PATTERN = /^[0-9a-zA-Z_.-]{1,64}$/
 
@@ -110,8 +111,7 @@ export function readScheduleInput(name: string, body: Body, nowS: number): Sched
   const ScheduleExpression = optionalString(body, 'ScheduleExpression', 256) ?? fail('ScheduleExpression is required.')
   const zone = optionalString(body, 'ScheduleExpressionTimezone', 50)
   if (zone) checkTimezone(zone)
-  if (isAtExpression(ScheduleExpression)) atExpressionMs(ScheduleExpression, zone)
-  else fail(`Invalid ScheduleExpression "${ScheduleExpression}": only at(yyyy-mm-ddThh:mm:ss) is supported here.`)
+  readExpression(ScheduleExpression, zone)
   const definition: ScheduleDefinition = {
     Name: name,
     GroupName,
