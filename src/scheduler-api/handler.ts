@@ -13,7 +13,7 @@ import { type Parts, runOperation } from './operations'
 import { checkSignature } from './signature'
 
 export interface SchedulerHandlerOptions {
-  /** Where the API starts under its host (deployed behind a shared front door: "/scheduler"). Default: none. */
+  /** A path prefix the API may sit under (the HTTP API's "/scheduler"), taken off when present. Default: none. */
   basePath?: string
   /** The SigV4 service names a request may be signed for (default: "scheduler"). */
   acceptedServices?: readonly string[]
@@ -38,7 +38,7 @@ export function createSchedulerHandler(
     try {
       const headers = lowerCased(event.headers)
       const signed = checkSignature(headers, options.acceptedServices)
-      const path = event.rawPath.startsWith(base) ? event.rawPath.slice(base.length) : event.rawPath
+      const path = base && event.rawPath.startsWith(`${base}/`) ? event.rawPath.slice(base.length) : event.rawPath
       const output = await runOperation(
         {
           method: event.requestContext.http.method.toUpperCase(),

@@ -4,6 +4,9 @@ import { Hash } from '@smithy/core/serde'
 import { SignatureV4 } from '@smithy/signature-v4'
 import { ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { deployedOptions } from '../../src/scheduler-api/deployed'
+import { createSchedulerHandler } from '../../src/scheduler-api/handler'
+import { serveScheduler } from '../../src/scheduler-api/http-server'
 import { startSchedulerStack } from './scheduler-stack'
 
 let stack: Awaited<ReturnType<typeof startSchedulerStack>>
@@ -55,5 +58,28 @@ describe('request signing on the local Scheduler endpoint', () => {
     expect(answer.status).toBe(403)
     expect(((await answer.json()) as { Message: string }).Message).toMatch(/'scheduler'/)
     expect((await signedFetch(`${stack.server.url}/schedules`, 'scheduler')).status).toBe(200)
+  })
+
+  it('as deployed behind API Gateway (execute-api only), takes the SDK with endpoint and signingName changed, not without', async () => {
+    // API Gateway's IAM authorization checks the signature's service: only execute-api passes there.
+    const gateway = { ...deployedOptions, acceptedServices: ['execute-api'] }
+    const server = await serveScheduler(
+      createSchedulerHandler(stack.delayQueue, [stack.engine.redis, stack.engine.keys], gateway),
+    )
+    const config = {
+      endpoint: `${server.url}/scheduler`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+    }
+    const unchanged = new SchedulerClient(config)
+    await expect(unchanged.send(new ListSchedulesCommand({}))).rejects.toMatchObject({
+      $metadata: { httpStatusCode: 403 },
+    })
+    // The one extra line deployed (docs/scheduler-api.md): a client option the SDK reads, not in its config type.
+    const signed = new SchedulerClient({ ...config, ...{ signingName: 'execute-api' } })
+    await expect(signed.send(new ListSchedulesCommand({}))).resolves.toMatchObject({ Schedules: [] })
+    unchanged.destroy()
+    signed.destroy()
+    await server.close()
   })
 })
