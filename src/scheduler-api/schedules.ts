@@ -52,10 +52,10 @@ export class Schedules {
   }
 
   async delete(group: string, name: string): Promise<void> {
-    const schedules = this.store.schedules<ScheduleDefinition>(group)
-    if (!(await schedules.get(name))) throw new SchedulerNotFoundError(`Schedule ${name} does not exist.`)
+    // Read as GetSchedule reads it: one deleted after its completion is not found any more.
+    if (!(await this.get(group, name))) throw new SchedulerNotFoundError(`Schedule ${name} does not exist.`)
     await this.disarm(group, name)
-    await schedules.delete(name)
+    await this.store.schedules(group).delete(name)
   }
 
   /** Stops the schedule firing (a group being deleted calls this for each of its schedules). */
