@@ -513,12 +513,13 @@ describe('serverless package --param=scanMode=on-demand --param=apiEndpoint=func
     if (dir) rmSync(dir, { recursive: true, force: true })
   })
 
-  it('lets the API invoke the scan function, and nothing else, in on-demand mode', () => {
+  it('lets the API (and the Scheduler-compatible API) invoke the scan function, and nothing else, in on-demand mode', () => {
     const env = res.ApiLambdaFunction!.Properties.Environment.Variables
     expect(env.SCAN_MODE).toBe('on-demand')
     expect(env.SCAN_FUNCTION_NAME).toBe(res.ScanLambdaFunction!.Properties.FunctionName)
+    expect(res.SchedulerLambdaFunction!.Properties.Environment.Variables.SCAN_MODE).toBe('on-demand')
     expect(res.ApiStartsScanPolicy!.Properties).toMatchObject({
-      Roles: [{ Ref: 'ApiRole' }],
+      Roles: [{ Ref: 'ApiRole' }, { Ref: 'SchedulerRole' }],
       PolicyDocument: {
         Statement: [{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: getAtt('ScanLambdaFunction') }],
       },
