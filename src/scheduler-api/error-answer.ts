@@ -28,10 +28,21 @@ export function asSchedulerError(e: unknown): SchedulerApiError {
   if (e instanceof SchedulerApiError) return e
   if (e instanceof ValidationError || e instanceof PayloadTooLargeError) return new SchedulerValidationError(e.message)
   if (e instanceof JobExistsError || e instanceof JobDispatchingError) return new SchedulerConflictError(e.message)
-  if (e instanceof StoreFullError)
+  if (e instanceof StoreFullError || outOfMemory(e)) {
     return new SchedulerQuotaError("The queue's Redis is full: no schedule can be added now.")
+  }
   if (e instanceof DelayQueueError && e.code === 'TooManyRequests') return new SchedulerThrottlingError(e.message)
   return new SchedulerInternalError('The request could not be carried out: try again.')
+}
+
+/**
+ * Redis refused a write of the definitions (definition-store.ts) for want of memory: OOM, or, within MULTI, the
+ * EXECABORT that follows it (ioredis keeps the queued command's error in `previousErrors`).
+ */
+function outOfMemory(e: unknown): boolean {
+  if (!(e instanceof Error)) return false
+  const previous = (e as { previousErrors?: Error[] }).previousErrors ?? []
+  return [e, ...previous].some((x) => x.message?.startsWith('OOM'))
 }
 
 export function errorAnswer(error: SchedulerApiError): HttpAnswer {

@@ -13,7 +13,7 @@ import { uniquePrefix } from '../support/engine'
 import { testScanner } from '../support/scanner'
 import { createQueue, sqsClient } from '../support/sqs'
 
-export async function startSchedulerStack(options: { fifo?: boolean } = {}) {
+export async function startSchedulerStack(options: { fifo?: boolean; redisUrl?: string } = {}) {
   const sqs = sqsClient()
   const queue = await createQueue(sqs, options.fifo ? 'sched-target.fifo' : 'sched-target')
   const attributes = await sqs.send(
@@ -21,7 +21,7 @@ export async function startSchedulerStack(options: { fifo?: boolean } = {}) {
   )
   const queueArn = attributes.Attributes!.QueueArn!
   const config = loadConfig({
-    REDIS_URL: inject('redisUrl'),
+    REDIS_URL: options.redisUrl ?? inject('redisUrl'),
     QUEUES: JSON.stringify({ target: queue.url }),
     KEY_PREFIX: uniquePrefix('sched'),
     SHARDS: '2',
