@@ -20,9 +20,11 @@ export async function startSchedulerStack(options: { fifo?: boolean; redisUrl?: 
     new GetQueueAttributesCommand({ QueueUrl: queue.url, AttributeNames: ['QueueArn'] }),
   )
   const queueArn = attributes.Attributes!.QueueArn!
+  // A target's name says whether it is a FIFO queue, as in serverless.yml's targetQueues.
+  const targetName = options.fifo ? 'target.fifo' : 'target'
   const config = loadConfig({
     REDIS_URL: options.redisUrl ?? inject('redisUrl'),
-    QUEUES: JSON.stringify({ target: queue.url }),
+    QUEUES: JSON.stringify({ [targetName]: queue.url }),
     KEY_PREFIX: uniquePrefix('sched'),
     SHARDS: '2',
     DUE_BUCKETS: '8',
@@ -34,7 +36,7 @@ export async function startSchedulerStack(options: { fifo?: boolean; redisUrl?: 
   const handler = createSchedulerHandler(delayQueue, [engine.redis, engine.keys], { logger: silent })
   const server = await serveScheduler(handler)
   const client = new SchedulerClient({ endpoint: server.url, region: 'us-east-1', credentials: localCredentials })
-  const scanner = testScanner({ redis: engine.redis, keys: engine.keys }, { queues: { target: queue.url } })
+  const scanner = testScanner({ redis: engine.redis, keys: engine.keys }, { queues: { [targetName]: queue.url } })
   return {
     sqs,
     queue,
