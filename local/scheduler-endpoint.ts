@@ -2,7 +2,6 @@
 // (functions/scheduler.ts), served on loopback beside the dashboard, on the functions' settings (Redis, key prefix,
 // QUEUES), so that @aws-sdk/client-scheduler pointed at it schedules into the stack's queues.
 import { loadConfig } from '../src/config'
-import { DelayQueue } from '../src/direct/delay-queue'
 import { createSchedulerHandler } from '../src/scheduler-api/handler'
 import { serveScheduler } from '../src/scheduler-api/http-server'
 import { createEngine } from '../src/store/engine'
@@ -10,7 +9,7 @@ import { createEngine } from '../src/store/engine'
 export async function startSchedulerEndpoint(functionEnv: NodeJS.ProcessEnv, port = 0) {
   const engine = createEngine(loadConfig(functionEnv), { maxRetriesPerRequest: 1, commandTimeoutMs: 5_000 })
   try {
-    const handler = createSchedulerHandler(new DelayQueue(engine), [engine.redis, engine.keys])
+    const handler = createSchedulerHandler(engine)
     const server = await serveScheduler(handler, port)
     return {
       url: server.url,

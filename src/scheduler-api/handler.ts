@@ -2,7 +2,8 @@
 // the signature's scope, reads the restJson1 request, runs the operation, answers in restJson1. It translates and
 // validates; what it keeps lives in the engine's Redis (definition-store.ts) and the engine's jobs.
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
-import type { DelayQueue } from '../direct/delay-queue'
+import { DelayQueue } from '../direct/delay-queue'
+import type { Engine } from '../store/engine'
 import { defaultLog, type Log } from '../logger'
 import { DefinitionStore } from './definition-store'
 import { type HttpAnswer, asSchedulerError, errorAnswer } from './error-answer'
@@ -24,13 +25,10 @@ export interface SchedulerHandlerOptions {
 
 export type SchedulerHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<HttpAnswer>
 
-export function createSchedulerHandler(
-  queue: DelayQueue,
-  redisStore: ConstructorParameters<typeof DefinitionStore>,
-  options: SchedulerHandlerOptions = {},
-): SchedulerHandler {
-  const store = new DefinitionStore(...redisStore)
-  const schedules = new Schedules(queue, store)
+/** The handler over an engine (its Redis keeps the definitions; its jobs and schedules fire them). */
+export function createSchedulerHandler(engine: Engine, options: SchedulerHandlerOptions = {}): SchedulerHandler {
+  const store = new DefinitionStore(engine.redis, engine.keys)
+  const schedules = new Schedules(new DelayQueue(engine), store)
   const parts: Parts = { store, schedules, groups: new ScheduleGroups(store, schedules) }
   const log = options.logger ?? defaultLog()
   const base = (options.basePath ?? '').replace(/\/$/, '')

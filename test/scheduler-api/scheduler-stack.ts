@@ -33,7 +33,7 @@ export async function startSchedulerStack(options: { fifo?: boolean; redisUrl?: 
   const engine = createEngine(config)
   const delayQueue = new DelayQueue(engine)
   const silent = { info: () => undefined, warn: () => undefined, error: () => undefined }
-  const handler = createSchedulerHandler(delayQueue, [engine.redis, engine.keys], { logger: silent })
+  const handler = createSchedulerHandler(engine, { logger: silent })
   const server = await serveScheduler(handler)
   const client = new SchedulerClient({ endpoint: server.url, region: 'us-east-1', credentials: localCredentials })
   const scanner = testScanner({ redis: engine.redis, keys: engine.keys }, { queues: { [targetName]: queue.url } })

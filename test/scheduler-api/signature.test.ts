@@ -63,9 +63,7 @@ describe('request signing on the local Scheduler endpoint', () => {
   it('as deployed behind API Gateway (execute-api only), takes the SDK with endpoint and signingName changed, not without', async () => {
     // API Gateway's IAM authorization checks the signature's service: only execute-api passes there.
     const gateway = { ...deployedOptions, acceptedServices: ['execute-api'] }
-    const server = await serveScheduler(
-      createSchedulerHandler(stack.delayQueue, [stack.engine.redis, stack.engine.keys], gateway),
-    )
+    const server = await serveScheduler(createSchedulerHandler(stack.engine, gateway))
     const config = {
       endpoint: `${server.url}/scheduler`,
       region: 'us-east-1',
