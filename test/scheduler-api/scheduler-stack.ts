@@ -13,7 +13,14 @@ import { uniquePrefix } from '../support/engine'
 import { testScanner } from '../support/scanner'
 import { createQueue, sqsClient } from '../support/sqs'
 
-export async function startSchedulerStack(options: { fifo?: boolean; redisUrl?: string } = {}) {
+export interface SchedulerStackOptions {
+  fifo?: boolean
+  redisUrl?: string
+  /** Settings over the defaults (the Cluster test's REDIS_CLUSTER_NODES and SHARDS). */
+  env?: Record<string, string>
+}
+
+export async function startSchedulerStack(options: SchedulerStackOptions = {}) {
   const sqs = sqsClient()
   const queue = await createQueue(sqs, options.fifo ? 'sched-target.fifo' : 'sched-target')
   const attributes = await sqs.send(
@@ -29,6 +36,7 @@ export async function startSchedulerStack(options: { fifo?: boolean; redisUrl?: 
     SHARDS: '2',
     DUE_BUCKETS: '8',
     REDIS_WAIT_REPLICAS: '0',
+    ...options.env,
   })
   const engine = createEngine(config)
   const delayQueue = new DelayQueue(engine)
