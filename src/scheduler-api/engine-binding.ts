@@ -3,6 +3,7 @@
 // "<id>@<ms>"). Either way the payload is the Target's Input, delivered as the raw message body (src/sqs/raw-input.ts).
 import type { DelayQueue } from '../direct/delay-queue'
 import { JobDispatchingError, JobNotFoundError, ScheduleNotFoundError } from '../errors'
+import { inSchedulerTerms } from './engine-fields'
 import { SchedulerConflictError } from './errors'
 import { readExpression } from './expression'
 import { engineId } from './job-id'
@@ -27,22 +28,25 @@ export class EngineBinding {
     const group = groupId ? { groupId } : {}
     if (when.kind !== 'at') {
       await this.cancelJob(id)
-      await this.queue.putSchedule(id, {
-        queue: target,
-        payload,
-        ...(when.kind === 'cron' ? { cron: when.cron } : { everyMs: when.everyMs }),
-        timezone: def.ScheduleExpressionTimezone ?? 'UTC',
-        ...(def.StartDate !== undefined ? { startAt: Math.round(def.StartDate * 1000) } : {}),
-        ...(def.EndDate !== undefined ? { endAt: Math.round(def.EndDate * 1000) } : {}),
-        paused: def.State === 'DISABLED',
-        ...group,
-      })
+      const queue = this.queue
+      await inSchedulerTerms(() =>
+        queue.putSchedule(id, {
+          queue: target,
+          payload,
+          ...(when.kind === 'cron' ? { cron: when.cron } : { everyMs: when.everyMs }),
+          timezone: def.ScheduleExpressionTimezone ?? 'UTC',
+          ...(def.StartDate !== undefined ? { startAt: Math.round(def.StartDate * 1000) } : {}),
+          ...(def.EndDate !== undefined ? { endAt: Math.round(def.EndDate * 1000) } : {}),
+          paused: def.State === 'DISABLED',
+          ...group,
+        }),
+      )
       return
     }
     await this.deleteRecurring(id)
     if (def.State === 'DISABLED' || when.atMs < Date.now() - PAST_MS) return this.cancelJob(id)
     if (updating && (await this.firedAt(id, when.atMs))) return
-    await this.queue.reschedule(id, { queue: target, payload, runAt: when.atMs, ...group })
+    await inSchedulerTerms(() => this.queue.reschedule(id, { queue: target, payload, runAt: when.atMs, ...group }))
   }
 
   /** Nothing of the schedule is left to fire. */

@@ -46,5 +46,8 @@ describe('at() schedules into a FIFO queue', () => {
       }),
     )
     await expect(create).rejects.toBeInstanceOf(ValidationException)
+    await expect(create).rejects.toMatchObject({
+      message: expect.stringMatching(/^Target.SqsParameters.MessageGroupId: /),
+    })
   })
 })
