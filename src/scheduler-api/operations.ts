@@ -2,12 +2,11 @@
 // sends them (restJson1), each turned into calls on the schedules and groups and an output body.
 import { SchedulerNotFoundError, SchedulerValidationError } from './errors'
 import type { ScheduleGroups } from './groups'
-import { listSchedules } from './list-schedules'
+import { decodeToken, encodeToken, listSchedules } from './list-schedules'
 import type { Schedules } from './schedules'
 import { checkName, readScheduleInput } from './schedule-input'
 import type { DefinitionStore } from './definition-store'
 import { type ArnScope, groupArn, groupOfArn, groupOutput, scheduleArn, scheduleOutput, scheduleSummary } from './wire'
-import { decodeToken, encodeToken } from './list-schedules'
 
 export interface OperationRequest {
   method: string

@@ -8,6 +8,5 @@ export const SCHEDULER_JOB_PREFIX = 'scheduler:'
 /** The message body of a Scheduler-made job (its Input), or undefined for every other job (enveloped as always). */
 export function rawInputBody(id: string, payloadJson: string): string | undefined {
   if (!id.startsWith(SCHEDULER_JOB_PREFIX) || payloadJson.charCodeAt(0) !== 34) return undefined
-  const input = JSON.parse(payloadJson) as string
-  return input
+  return JSON.parse(payloadJson) as string
 }
