@@ -61,6 +61,9 @@ export class ScheduleGroups {
 
   /** "default" is stored the first time anyone asks for it (its CreationDate is then). */
   private async ensureDefault(): Promise<GroupDefinition> {
+    // Read first: reads (ListSchedules pages) must keep working when Redis is full and refuses every write.
+    const stored = await this.docs.get(DEFAULT_GROUP)
+    if (stored) return stored
     const nowS = Math.floor(Date.now() / 1000)
     const doc = { Name: DEFAULT_GROUP, State: 'ACTIVE', CreationDate: nowS, LastModificationDate: nowS, Tags: [] }
     return (await this.docs.create(DEFAULT_GROUP, doc as GroupDefinition)).doc

@@ -64,9 +64,11 @@ describe('Scheduler API errors as the SDK knows them', () => {
     }
   })
 
-  it('answers ServiceQuotaExceededException (402) when Redis is full, and stores nothing', async () => {
+  it('answers ServiceQuotaExceededException (402) when Redis is full, stores nothing, and still answers reads', async () => {
+    await stack.client.send(new ListSchedulesCommand({}))
     await capped.admin.config('SET', 'maxmemory', '1')
     try {
+      await expect(stack.client.send(new ListSchedulesCommand({}))).resolves.toMatchObject({ Schedules: [] })
       const create = stack.client.send(
         new CreateScheduleCommand({
           Name: 'no-room',
