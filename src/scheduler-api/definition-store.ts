@@ -1,8 +1,11 @@
 // Where the Scheduler-compatible API keeps what Scheduler has and our engine does not (a schedule's name and group,
 // its Target, ClientToken, dates, ActionAfterCompletion...): one JSON document per schedule and per group, in the
 // queue's Redis, keyed as src/store/keys.ts says. The job or schedule that fires lives in the engine (job-id.ts).
-import type { Keyspace } from '../store/keys'
+import type { Keyspace, SchedulerDocumentKeys } from '../store/keys'
 import type { ScriptedClient } from '../store/scripts'
+
+/** How long a delete's ClientToken is remembered: far longer than the SDK's retries of one call take. */
+const DELETE_TOKEN_TTL_S = 3600
 
 export interface NamedPage<T> {
   items: T[]
@@ -14,7 +17,7 @@ export interface NamedPage<T> {
 class NamedDocuments<T> {
   constructor(
     private readonly redis: ScriptedClient,
-    private readonly keys: { definitions: string; names: string },
+    private readonly keys: SchedulerDocumentKeys,
   ) {}
 
   /** Stores `doc` unless the name is taken; answers the document that holds the name afterwards. */
@@ -42,9 +45,17 @@ class NamedDocuments<T> {
       .exec()
   }
 
-  async delete(name: string): Promise<boolean> {
-    const result = await this.redis.multi().hdel(this.keys.definitions, name).zrem(this.keys.names, name).exec()
+  /** With the delete's ClientToken, remembers for a while what it deleted (deletedByToken). */
+  async delete(name: string, clientToken?: string): Promise<boolean> {
+    const multi = this.redis.multi().hdel(this.keys.definitions, name).zrem(this.keys.names, name)
+    if (clientToken) multi.set(this.keys.deletedBy(clientToken), name, 'EX', DELETE_TOKEN_TTL_S)
+    const result = await multi.exec()
     return result?.[0]?.[1] === 1
+  }
+
+  /** The name a delete with this ClientToken deleted (within DELETE_TOKEN_TTL_S), or null. */
+  deletedByToken(clientToken: string): Promise<string | null> {
+    return this.redis.get(this.keys.deletedBy(clientToken))
   }
 
   /** Up to `limit` documents after `after` (by name), whose names start with `prefix`. */

@@ -70,8 +70,10 @@ export class ScheduleGroups {
   }
 
   /** Deletes the group and every schedule in it (their pending jobs cancelled first). */
-  async delete(name: string): Promise<void> {
+  async delete(name: string, clientToken?: string): Promise<void> {
     if (name === DEFAULT_GROUP) throw new SchedulerValidationError('The default schedule group cannot be deleted.')
+    // A delete sent again with the ClientToken of one that succeeded answers as that one did.
+    if (clientToken && !(await this.docs.get(name)) && (await this.docs.deletedByToken(clientToken)) === name) return
     await this.get(name)
     const schedules = this.store.schedules(name)
     // A few at a time: a large group would take one round trip per schedule otherwise. A delete cut short (a
@@ -86,7 +88,7 @@ export class ScheduleGroups {
       )
     }
     await schedules.drop()
-    await this.docs.delete(name)
+    await this.docs.delete(name, clientToken)
   }
 
   /** Groups by name ("default" among them), after `after`. */

@@ -27,6 +27,15 @@ type Output = Record<string, unknown>
 
 const nowS = () => Math.floor(Date.now() / 1000)
 
+/** A delete's ClientToken (the SDK always sends one): 1-64 printable characters, as AWS takes it. */
+function clientToken(query: URLSearchParams): string | undefined {
+  const token = query.get('clientToken') ?? undefined
+  if (token !== undefined && !/^[\x21-\x7e]{1,64}$/.test(token)) {
+    throw new SchedulerValidationError('ClientToken must be 1-64 printable characters.')
+  }
+  return token
+}
+
 function maxResults(query: URLSearchParams): number {
   const raw = query.get('MaxResults')
   if (raw === null) return 100
@@ -46,7 +55,7 @@ async function scheduleOperation(r: OperationRequest, p: Parts, name: string): P
     return scheduleOutput(r.scope, def)
   }
   if (r.method === 'DELETE') {
-    await p.schedules.delete(group, checkName(name))
+    await p.schedules.delete(group, checkName(name), clientToken(r.query))
     return {}
   }
   const def = readScheduleInput(name, r.body, nowS())
@@ -59,7 +68,7 @@ async function scheduleOperation(r: OperationRequest, p: Parts, name: string): P
 async function groupOperation(r: OperationRequest, p: Parts, name: string): Promise<Output> {
   if (r.method === 'GET') return groupOutput(r.scope, await p.groups.get(name))
   if (r.method === 'DELETE') {
-    await p.groups.delete(name)
+    await p.groups.delete(name, clientToken(r.query))
     return {}
   }
   await p.groups.create(name, r.body.Tags, r.body.ClientToken as string | undefined, nowS())

@@ -51,11 +51,16 @@ export class Schedules {
     await this.store.schedules(def.GroupName).replace(def.Name, { ...def, CreationDate: current.CreationDate })
   }
 
-  async delete(group: string, name: string): Promise<void> {
+  /** A delete sent again with the ClientToken of one that succeeded answers as that one did. */
+  async delete(group: string, name: string, clientToken?: string): Promise<void> {
+    const schedules = this.store.schedules<ScheduleDefinition>(group)
     // Read as GetSchedule reads it: one deleted after its completion is not found any more.
-    if (!(await this.get(group, name))) throw new SchedulerNotFoundError(`Schedule ${name} does not exist.`)
+    if (!(await this.get(group, name))) {
+      if (clientToken && (await schedules.deletedByToken(clientToken)) === name) return
+      throw new SchedulerNotFoundError(`Schedule ${name} does not exist.`)
+    }
     await this.disarm(group, name)
-    await this.store.schedules(group).delete(name)
+    await schedules.delete(name, clientToken)
   }
 
   /** Stops the schedule firing (a group being deleted calls this for each of its schedules). */

@@ -71,7 +71,9 @@ describe('schedule groups and listing', () => {
     await create('b', 'doomed')
     expect(await stack.delayQueue.get('scheduler:doomed:a')).toMatchObject({ status: 'scheduled' })
 
-    await stack.client.send(new DeleteScheduleGroupCommand({ Name: 'doomed' }))
+    await stack.client.send(new DeleteScheduleGroupCommand({ Name: 'doomed', ClientToken: 'gone-1' }))
+    // Sent again with the same token (a retry whose first answer was lost): answered as the first.
+    await stack.client.send(new DeleteScheduleGroupCommand({ Name: 'doomed', ClientToken: 'gone-1' }))
 
     expect(await stack.delayQueue.get('scheduler:doomed:a')).toBeNull()
     expect(await stack.delayQueue.get('scheduler:doomed:b')).toBeNull()
@@ -81,6 +83,9 @@ describe('schedule groups and listing', () => {
     await expect(stack.client.send(new GetScheduleGroupCommand({ Name: 'doomed' }))).rejects.toBeInstanceOf(
       ResourceNotFoundException,
     )
+    await expect(
+      stack.client.send(new DeleteScheduleGroupCommand({ Name: 'doomed', ClientToken: 'gone-2' })),
+    ).rejects.toBeInstanceOf(ResourceNotFoundException)
   })
 
   it('pages through 260 schedules in name order, and filters by group, name prefix and state', async () => {

@@ -90,6 +90,23 @@ describe('one-time schedules through @aws-sdk/client-scheduler', () => {
     await expect(other).rejects.toMatchObject({ $metadata: { httpStatusCode: 409 } })
   })
 
+  it('answers a delete sent again with the same ClientToken as the first, and one with another token with ResourceNotFoundException', async () => {
+    const input = {
+      Name: 'deleted-twice',
+      ScheduleExpression: inAnHour(),
+      FlexibleTimeWindow: { Mode: 'OFF' as const },
+    }
+    await stack.client.send(new CreateScheduleCommand({ ...input, Target: stack.target('x') }))
+    await stack.client.send(new DeleteScheduleCommand({ Name: 'deleted-twice', ClientToken: 'delete-1' }))
+    // The first answer was lost, say: the SDK's retry sends the same request, token included.
+    await expect(
+      stack.client.send(new DeleteScheduleCommand({ Name: 'deleted-twice', ClientToken: 'delete-1' })),
+    ).resolves.toBeDefined()
+    await expect(
+      stack.client.send(new DeleteScheduleCommand({ Name: 'deleted-twice', ClientToken: 'delete-2' })),
+    ).rejects.toBeInstanceOf(ResourceNotFoundException)
+  })
+
   it('refuses bad input with ValidationException (400) naming the field, and stores nothing', async () => {
     const base = {
       ScheduleExpression: inAnHour(),
