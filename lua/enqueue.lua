@@ -34,9 +34,12 @@
   ARGV[12] writeToken  the write token (Idempotency-Key: one per logical call, the same on each of its attempts), "" for
                     none; kept in the record with the digest of this request (requestDigest), and a digest of the
                     token in the job's dispatch receipt (src/store/receipt.ts)
-  ARGV[13] tags     the job's tags, "\n"-separated ("" for none): kept in its record and indexed; a replace takes
+  ARGV[13] createdAtMs  "" for now; else the creation time a new job keeps (a DLQ redrive keeps the original one). It is
+                    a new incarnation all the same: its version is this write's time (ms), so the FIFO deduplication id
+                    (id, version, createdAt: src/sqs/envelope.ts) differs from every earlier delivery's
+  ARGV[14] tags     the job's tags, "\n"-separated ("" for none): kept in its record and indexed; a replace takes
                     the job out of the index under the tags it had
-  ARGV[14] maxWaitMs  debounce: how long after a job's first write it is due at the latest (0 in other modes)
+  ARGV[15] maxWaitMs  debounce: how long after a job's first write it is due at the latest (0 in other modes)
 
   Returns on success: { 1 created | 2 replaced, dueMs, createdAtMs, version, startScanner }, startScanner 1 when
   the caller must start the scan function now (it holds this shard's start guard), else 0
@@ -65,10 +68,12 @@ local jobs, index, bucket, inflight, leases, errors, dead, counts =
 local scanner, start, tagIndex = KEYS[9], KEYS[10], KEYS[11]
 local id, bucketNo, mode, queue, groupId, payload, kind, when, wake =
   ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8]), ARGV[9]
-local startHorizon, startGuardMs, writeToken, tags = tonumber(ARGV[10]), ARGV[11], ARGV[12], ARGV[13]
-local maxWait = tonumber(ARGV[14])
+local startHorizon, startGuardMs, writeToken, tags = tonumber(ARGV[10]), ARGV[11], ARGV[12], ARGV[14]
+local maxWait = tonumber(ARGV[15])
 
 local now = nowMs()
+local born, firstVersion = now, 0
+if ARGV[13] ~= '' then born, firstVersion = tonumber(ARGV[13]), now end
 -- What this write asks for, kept with its token: the same token with another request is not a retry of this one.
 -- Tags and maxWait count only when sent: the digest of a write without them is what it always was.
 local asked = (tags ~= '' or maxWait > 0) and (payload .. '\n' .. tags .. '\n' .. maxWait) or payload
@@ -137,16 +142,16 @@ end
 -- Insert of a new id, the common case, in as few calls as possible: HSETNX both checks and writes; the index only
 -- changes when this job is its bucket's new earliest (ZADD LT), and only then can it be the shard's earliest.
 if mode == 'insert' then
-  if redis.call('HSETNX', jobs, id, encodeRecord(queue, now, 0, groupId, payload, writeToken, request, tags)) == 1 then
+  if redis.call('HSETNX', jobs, id, encodeRecord(queue, born, firstVersion, groupId, payload, writeToken, request, tags)) == 1 then
     redis.call('ZADD', bucket, due, id)
     indexTags(tagIndex, 'ZADD', tags, id)
     countBy(counts, queue, 'pending', 1)
     if redis.call('ZADD', index, 'LT', 'CH', due, bucketNo) == 1 then wakeIfEarliest(index, wake, bucketNo, due) end
-    return { 1, due, now, 0, startScanner() }
+    return { 1, due, born, firstVersion, startScanner() }
   end
 end
 
-local createdAt, version = now, 0
+local createdAt, version = born, firstVersion
 local old = redis.call('HGET', jobs, id)
 if old then
   local dueScore = redis.call('ZSCORE', bucket, id)

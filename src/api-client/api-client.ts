@@ -4,7 +4,8 @@
 import { sigV4Signer, regionOf } from './signer'
 import { DelayQueueApiError } from './errors'
 import { scheduleBatch } from './batch'
-import { cancelByTag, listByTag } from './tag-calls'
+import { cancelByTag } from './tag-calls'
+import { pageQuery, type PageOptions } from './page-query'
 import { withId } from './own-job'
 import { idempotencyHeader, newIdempotencyKey } from './idempotency-key'
 import { ReplayWindow } from './replays'
@@ -51,8 +52,7 @@ export class DelayQueueApiClient {
     const headers = idempotencyHeader(options.idempotencyKey ?? newIdempotencyKey())
     const opts = { retryUnanswered: true, headers, onAnswer: this.replays.seen }
     const answer = await call(this.transport, 'POST', '/jobs', job, opts)
-    // 200: onConflict sent the write to the job stored under the id.
-    return answer.status === 200 ? { ...answer.body, replaced: true } : answer.body
+    return answer.status === 200 ? { ...answer.body, replaced: true } : answer.body // 200: onConflict replaced
   }
 
   /**
@@ -91,6 +91,22 @@ export class DelayQueueApiClient {
     await call(this.transport, 'DELETE', jobPath(id))
   }
 
+  /**
+   * POST /jobs/{id}/run: the pending job due now, otherwise unchanged. Sent again when unanswered (a second run of a
+   * job due now changes nothing). Throws NotFound, or JobConflictError while it is being sent or when it is dead.
+   */
+  async runNow(id: string): Promise<Api.RunNowAnswer> {
+    return (await call(this.transport, 'POST', `${jobPath(id)}/run`, undefined, { retryUnanswered: true })).body
+  }
+
+  /**
+   * POST /jobs/run-due: the pending jobs due before `before` (of `queue`, or all) due now, a bounded share per call:
+   * call again with the answer's cursor until it is null. Sent again when unanswered (what was moved stays moved).
+   */
+  async runDue(input: Api.RunDueInput): Promise<Api.PromoteDueResult> {
+    return (await call(this.transport, 'POST', '/jobs/run-due', input, { retryUnanswered: true })).body
+  }
+
   /** GET /jobs/{id}: the stored job, a dispatched one's receipt (status "dispatched"), or null (unknown or expired). */
   async get(id: string): Promise<Api.JobView | null> {
     const answer = await call(this.transport, 'GET', jobPath(id), undefined, { allow: [404], retryUnanswered: true })
@@ -98,20 +114,13 @@ export class DelayQueueApiClient {
   }
 
   /** GET /jobs: a page of pending jobs in due-time order (one queue or all), from `cursor` (the last page's). */
-  async listPending(
-    options: { queue?: string; limit?: number; cursor?: string | null } = {},
-  ): Promise<Api.PendingPage> {
-    const query = new URLSearchParams()
-    if (options.queue) query.set('queue', options.queue)
-    if (options.cursor) query.set('cursor', options.cursor)
-    if (options.limit !== undefined) query.set('limit', String(options.limit))
-    const qs = query.size ? `?${query}` : ''
-    return (await call(this.transport, 'GET', `/jobs${qs}`)).body
+  async listPending(options: PageOptions & { queue?: string } = {}): Promise<Api.PendingPage> {
+    return (await call(this.transport, 'GET', `/jobs${pageQuery(options)}`)).body
   }
 
   /** GET /jobs?tag=: a page of the jobs with a tag, in id order, with their status and tags. */
-  listByTag(tag: string, options: { limit?: number; cursor?: string | null } = {}): Promise<Api.TagPage> {
-    return listByTag(this.transport, tag, options)
+  async listByTag(tag: string, options: PageOptions = {}): Promise<Api.TagPage> {
+    return (await call(this.transport, 'GET', `/jobs${pageQuery({ ...options, tag })}`)).body
   }
 
   /** DELETE /jobs?tag=, again until done: every job with the tag cancelled (or counted in flight). */
@@ -140,12 +149,8 @@ export class DelayQueueApiClient {
   }
 
   /** GET /schedules: `limit` (1-100, default 50) at a time, by id; pass the returned cursor back for the next page. */
-  async listSchedules(options: { cursor?: string | null; limit?: number } = {}): Promise<Api.ScheduleListPage> {
-    const query = new URLSearchParams()
-    if (options.cursor) query.set('cursor', options.cursor)
-    if (options.limit !== undefined) query.set('limit', String(options.limit))
-    const qs = query.size ? `?${query}` : ''
-    return (await call(this.transport, 'GET', `/schedules${qs}`)).body
+  async listSchedules(options: PageOptions = {}): Promise<Api.ScheduleListPage> {
+    return (await call(this.transport, 'GET', `/schedules${pageQuery(options)}`)).body
   }
 
   /** DELETE /schedules/{id}: no occurrence is created after this returns. Throws DelayQueueApiError NotFound. */

@@ -19,6 +19,8 @@ export type RouteName =
   | 'deleteSchedule'
   | 'pauseSchedule'
   | 'resumeSchedule'
+  | 'runJob'
+  | 'runDueJobs'
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
@@ -27,8 +29,10 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 const PATHS: Record<string, Partial<Record<Method, RouteName>>> = {
   '/jobs': { GET: 'listJobs', POST: 'createJob', DELETE: 'cancelByTag' },
   '/jobs/batch': { POST: 'createBatch' },
+  '/jobs/run-due': { POST: 'runDueJobs' },
   '/stats': { GET: 'stats' },
   '/jobs/{id}': { GET: 'getJob', PUT: 'putJob', DELETE: 'deleteJob' },
+  '/jobs/{id}/run': { POST: 'runJob' },
   '/schedules': { GET: 'listSchedules' },
   '/schedules/{id}': { GET: 'getSchedule', PUT: 'putSchedule', DELETE: 'deleteSchedule' },
   '/schedules/{id}/pause': { POST: 'pauseSchedule' },

@@ -19,6 +19,8 @@ export interface RouteOptions {
 
 /** How long one DELETE /jobs?tag= keeps starting steps (src/store/tag-cancel.ts). */
 export const CANCEL_BY_TAG_BUDGET_MS = 5_000
+/** Script runs of one POST /jobs/run-due (each reads at most 500 jobs and 256 due buckets of one shard). */
+export const RUN_DUE_RUNS_PER_REQUEST = 64
 
 export type RouteHandler = (
   queue: DelayQueue,
@@ -101,6 +103,15 @@ export const routes: Record<RouteName, RouteHandler> = {
     // Within the API function's 10 s: what is left after the budget is answered as not done, for another call.
     const result = await queue.cancelByTag(query.tag, { budgetMs: CANCEL_BY_TAG_BUDGET_MS })
     return json(200, { tag: query.tag, ...result })
+  },
+
+  async runJob(queue, _event, id) {
+    return json(200, await queue.runNow(id!))
+  },
+
+  async runDueJobs(queue, event) {
+    // Bounded per request (RUN_DUE_RUNS_PER_REQUEST): a larger backlog answers with a cursor to call again with.
+    return json(200, await queue.runDue(parseJson(rawJsonBody(event)), { maxRuns: RUN_DUE_RUNS_PER_REQUEST }))
   },
 
   async stats(queue) {

@@ -19,13 +19,27 @@ import { RecurringSchedules } from './recurring-schedules'
 import { scheduleMany, type BatchItemResult } from './schedule-many'
 import { isoTime } from '../iso-time'
 import { validateWriteToken, type WriteOptions } from './write-token'
+import type { PromoteDueResult } from '../store/promote'
+import { runDue, runNow, type RunDueInput, type RunNowAnswer } from './run-now'
 import type { TagPage } from '../store/tag-page'
 import type { TagCancelOptions, TagCancelResult } from '../store/tag-cancel'
 import { cancelByTag, listByTag, type TagPageOptions } from './tag-actions'
 import { validateLimit, validateQueueFilter } from './page-rules'
 
-export type { BatchItemResult, JobInput, ScheduleInput, ScheduleListPage, ScheduleView, WriteOptions }
-export type { TagCancelOptions, TagCancelResult, TagPage }
+export type {
+  BatchItemResult,
+  JobInput,
+  PromoteDueResult,
+  RunDueInput,
+  RunNowAnswer,
+  ScheduleInput,
+  ScheduleListPage,
+  ScheduleView,
+  TagCancelOptions,
+  TagCancelResult,
+  TagPage,
+  WriteOptions,
+}
 
 /** A job as stored, without its payload (answers to schedule / reschedule). */
 export interface ScheduledJob {
@@ -71,20 +85,13 @@ export class DelayQueue {
 
   /** From a Config (connects to Redis; call close() when done), or from an engine built elsewhere. */
   constructor(source: Config | DelayQueueEngine, redisOptions: ConnectOptions = {}, options: DelayQueueOptions = {}) {
-    // A given invoker can start the scanner even when SCAN_FUNCTION_NAME is not set.
-    const canStart = options.scanInvoker ? true : undefined
+    const canStart = options.scanInvoker ? true : undefined // a given invoker starts scans without SCAN_FUNCTION_NAME
     const engine = 'store' in source ? source : createEngine(source, redisOptions, scanStartOptions(source, canStart))
     this.engine = engine
     this.owned = !('store' in source)
     this.store = engine.store
     this.config = engine.config
-    // Only on-demand mode builds an invoker: the Lambda SDK client is not even loaded otherwise.
-    const { scanMode, scanFunctionName } = this.config
-    if (scanMode === 'on-demand') {
-      const invoker =
-        options.scanInvoker ?? (scanFunctionName ? lambdaInvoker(this.config, scanFunctionName) : undefined)
-      if (invoker) this.starter = new ScanStarter(this.store, invoker, this.config.onDemandHorizonMs)
-    }
+    this.starter = scanStarterFor(this.store, this.config, options.scanInvoker)
     const schedules = new ScheduleStore(engine.store.redis, engine.store.keys, engine.store.replication)
     this.recurring = new RecurringSchedules(schedules, this.config, this.starter)
   }
@@ -137,6 +144,16 @@ export class DelayQueue {
     return { ...scheduledAs(job, result), created: result.status === 'created' }
   }
 
+  /** Run a pending job now: the same job, due now (409 while it is being sent; src/direct/run-now.ts). */
+  runNow(id: string): Promise<RunNowAnswer> {
+    return runNow(this.store, this.starter, id)
+  }
+
+  /** Run now every pending job due before a time, a bounded share per call with a cursor (src/direct/run-now.ts). */
+  runDue(input: RunDueInput | unknown, options: { maxRuns?: number } = {}): Promise<PromoteDueResult> {
+    return runDue({ store: this.store, starter: this.starter, config: this.config }, input, options)
+  }
+
   /** Cancel a pending job. Throws JobNotFoundError, or JobDispatchingError when it is being handed to SQS. */
   async cancel(id: string): Promise<void> {
     await this.store.cancel(validateJobRef(id))
@@ -155,9 +172,7 @@ export class DelayQueue {
    * the previous page's, `caller` who asks (src/store/deep-page-rate.ts). Throws ValidationError naming the field.
    */
   async listPending(options: PendingQuery = {}): Promise<PendingPage> {
-    validateQueueFilter(this.config, options.queue)
-    if (options.cursor) decodePendingCursor(options.cursor) // refused before anything is read
-    return this.store.listPending({ ...options, limit: validateLimit(options.limit ?? 50) })
+    return this.store.listPending(validPendingQuery(options, this.config))
   }
 
   /** The jobs with a tag (scheduled, being sent, dead), in id order, `limit` (1-100, default 50) a page. */
@@ -209,6 +224,16 @@ export class DelayQueue {
   }
 }
 
+/**
+ * On-demand scan mode only: what starts the scan function for a job due soon. Only on-demand mode builds an invoker:
+ * the Lambda SDK client is not even loaded otherwise.
+ */
+function scanStarterFor(store: JobStore, config: Config, given?: ScanInvoker): ScanStarter | undefined {
+  if (config.scanMode !== 'on-demand') return undefined
+  const invoker = given ?? (config.scanFunctionName ? lambdaInvoker(config, config.scanFunctionName) : undefined)
+  return invoker ? new ScanStarter(store, invoker, config.onDemandHorizonMs) : undefined
+}
+
 /** A write's answer: the job as this write stored it, or, for a replay, as the write it repeats stored it. */
 function scheduledAs(
   job: { id: string; queue: string; groupId?: string; tags?: readonly string[] },
@@ -225,4 +250,12 @@ function scheduledAs(
     ...(job.tags?.length && !result.replayed ? { tags: [...job.tags] } : {}),
     ...(result.replayed ? { replayed: true as const } : {}),
   }
+}
+
+/** A pending-list query with its limit, checked before anything is read: ValidationError naming the field. */
+function validPendingQuery(options: PendingQuery, config: Config): PendingQuery & { limit: number } {
+  const limit = validateLimit(options.limit ?? 50)
+  validateQueueFilter(config, options.queue)
+  if (options.cursor) decodePendingCursor(options.cursor)
+  return { ...options, limit }
 }

@@ -68,6 +68,7 @@ export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: Enque
       startHorizon: job.scanStart?.horizonMs ?? 0,
       startGuardMs: job.scanStart?.guardMs ?? 0,
       writeToken: job.writeToken ?? '',
+      createdAtMs: job.createdAtMs ?? '',
       tags: job.tags?.join('\n') ?? '',
       maxWaitMs: job.mode === 'debounce' ? (job.maxWaitMs ?? 0) : 0,
     },

@@ -102,6 +102,13 @@ export const api = {
   tagCount: (tag: string) => call<{ jobs: number }>('GET', `/api/tags/count?${new URLSearchParams({ tag })}`),
   cancelTag: (tag: string) => call<TagCancelAnswer>('DELETE', `/api/pending?${new URLSearchParams({ tag })}`),
   cancel: (id: string) => call<void>('DELETE', job(id)),
+  runNow: (id: string) => call<{ id: string; runAt: string; previousRunAt: string }>('POST', `${job(id)}/run`, {}),
+  runDue: (before: string, queue: string, cursor: string | null) =>
+    call<{ promoted: number; cursor: string | null }>('POST', '/api/run-due', {
+      before,
+      ...(queue ? { queue } : {}),
+      ...(cursor ? { cursor } : {}),
+    }),
   reschedule: (id: string, delayMs: number) => call<JobView>('POST', `${job(id)}/reschedule`, { delayMs }),
   retryDead: (id: string) =>
     call<{ id: string; runAt: string }>('POST', `/api/dead/${encodeURIComponent(id)}/retry`, {}),
@@ -111,6 +118,10 @@ export const api = {
   dlqs: () => call<DlqReport>('GET', '/api/dlqs'),
   peekDlqs: () => call<DlqReport>('POST', '/api/dlqs/peek', {}),
   redriveDlq: (queue: string) =>
-    call<{ moved: number; skipped: unknown[] }>('POST', `/api/dlqs/${encodeURIComponent(queue)}/redrive`, {}),
+    call<{ moved: number; skipped: { jobId?: string; reason: string }[] }>(
+      'POST',
+      `/api/dlqs/${encodeURIComponent(queue)}/redrive`,
+      {},
+    ),
   deleteDead: (id: string) => call<void>('DELETE', `/api/dead/${encodeURIComponent(id)}`),
 }
