@@ -34,6 +34,8 @@ export interface TagCancelOptions {
   budgetMs?: number
   /** Called after each step with the totals so far. */
   onProgress?: (progress: TagCancelProgress) => void
+  /** The clock the budget is measured on (tests pass a fake one). Default Date.now. */
+  now?: () => number
 }
 
 /** lua/tag-cancel.lua: [cancelled, inFlight, ...next ids]. */
@@ -84,14 +86,15 @@ export async function cancelByTag(
   options: TagCancelOptions = {},
 ): Promise<TagCancelResult> {
   const step = options.stepJobs ?? TAG_CANCEL_STEP_JOBS
-  const stopAt = options.budgetMs === undefined ? Infinity : Date.now() + options.budgetMs
+  const now = options.now ?? Date.now
+  const stopAt = options.budgetMs === undefined ? Infinity : now() + options.budgetMs
   const total: TagCancelProgress = { cancelled: 0, inFlight: 0 }
   let done = true
   await Promise.all(
     keys.shards.map(async (shard) => {
       let ids = await rideOut(redis, () => tagIds(redis, shard, tag, null, step))
       while (ids.length > 0) {
-        if (Date.now() >= stopAt) {
+        if (now() >= stopAt) {
           done = false
           return
         }

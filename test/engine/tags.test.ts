@@ -110,4 +110,30 @@ describe('tags on jobs', () => {
     await leases.ack(home, claimed)
     expect(await indexed('bulk')).toBe(0)
   })
+
+  it('stops starting steps when its budget runs out, reports each step, and goes on where it stopped', async () => {
+    // prepare: one shard, so that steps follow one another on one clock; 10 jobs, steps of 4
+    const one = testStore({ shards: 1, buckets: 4 })
+    try {
+      for (let i = 0; i < 10; i++)
+        await one.store.enqueue(job({ id: `s-${i}`, tags: ['slow'], schedule: { delayMs: 60_000 } }))
+      let clock = 0
+      const steps: number[] = []
+      const options = { stepJobs: 4, onProgress: (p: { cancelled: number }) => steps.push(p.cancelled) }
+      // act: a budget of 2 ticks of a clock that ticks once a look: one step, then out of time
+      const first = await cancelByTag(one.redis, one.keys, noReplicas, 'slow', {
+        ...options,
+        budgetMs: 2,
+        now: () => clock++,
+      })
+      const rest = await cancelByTag(one.redis, one.keys, noReplicas, 'slow', options)
+      // assess
+      expect(first).toEqual({ cancelled: 4, inFlight: 0, done: false })
+      expect(rest).toEqual({ cancelled: 6, inFlight: 0, done: true })
+      expect(steps).toEqual([4, 4, 6])
+      expect(await tagCount(one.redis, one.keys.shards[0]!, 'slow')).toBe(0)
+    } finally {
+      await one.close()
+    }
+  })
 })
