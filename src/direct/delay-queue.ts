@@ -4,7 +4,7 @@ import { loadConfig, type Config } from '../config'
 import { createEngine, type Engine } from '../store/engine'
 import type { ConnectOptions } from '../store/redis'
 import type { EnqueueResult, JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
-import { refuseReservedId, validateJobId, validateJobRef } from './id-rules'
+import { validateJobId, validateJobRef, writableId } from './id-rules'
 import { validateJob, type JobInput } from './validation'
 import { ValidationError } from '../errors'
 import { queuesAsConfigured } from '../store/stats'
@@ -63,7 +63,7 @@ export interface DelayQueueOptions {
   scanInvoker?: ScanInvoker
   /**
    * The Scheduler-compatible API's own queue (src/scheduler-api/handler.ts): it may write the ids starting with
-   * "scheduler:" that every other caller is refused (src/direct/id-rules.ts, refuseReservedId).
+   * "scheduler:" that every other caller is refused (src/direct/id-rules.ts, writableId).
    */
   schedulerFrontDoor?: boolean
 }
@@ -77,8 +77,7 @@ export class DelayQueue {
   private readonly owned: boolean
   /** On-demand scan mode only. */
   private readonly starter?: ScanStarter
-  /** Whether ids starting with "scheduler:" may be written (the Scheduler-compatible API only). */
-  private readonly schedulerFrontDoor: boolean
+  private readonly writable: (id: string) => string
 
   /** From a Config (connects to Redis; call close() when done), or from an engine built elsewhere. */
   constructor(source: Config | DelayQueueEngine, redisOptions: ConnectOptions = {}, options: DelayQueueOptions = {}) {
@@ -89,7 +88,7 @@ export class DelayQueue {
     this.owned = !('store' in source)
     this.store = engine.store
     this.config = engine.config
-    this.schedulerFrontDoor = options.schedulerFrontDoor === true
+    this.writable = (id) => writableId(id, options.schedulerFrontDoor)
     // Only on-demand mode builds an invoker: the Lambda SDK client is not even loaded otherwise.
     const { scanMode, scanFunctionName } = this.config
     if (scanMode === 'on-demand') {
@@ -98,7 +97,7 @@ export class DelayQueue {
       if (invoker) this.starter = new ScanStarter(this.store, invoker, this.config.onDemandHorizonMs)
     }
     const schedules = new ScheduleStore(engine.store.redis, engine.store.keys, engine.store.replication)
-    this.recurring = new RecurringSchedules(schedules, this.config, this.starter)
+    this.recurring = new RecurringSchedules(schedules, this.config, this.starter, this.writable)
   }
 
   /** From the environment (REDIS_URL, QUEUES, ...: see src/config.ts). */
@@ -190,14 +189,8 @@ export class DelayQueue {
    * Create or replace a recurring schedule. Its next occurrence is a pending job ("<id>@<epoch ms>") at once; a
    * replace moves it to the new rule's next time.
    */
-  async putSchedule(id: string, input: ScheduleInput | unknown): Promise<ScheduleView & { created: boolean }> {
-    if (typeof id === 'string') this.writable(id)
+  putSchedule(id: string, input: ScheduleInput | unknown): Promise<ScheduleView & { created: boolean }> {
     return this.recurring.put(id, input)
-  }
-
-  /** An id this queue may write: one starting with "scheduler:" only from the Scheduler-compatible API. */
-  private writable(id: string): string {
-    return this.schedulerFrontDoor ? id : refuseReservedId(id)
   }
 
   getSchedule(id: string): Promise<ScheduleView | null> {

@@ -52,8 +52,10 @@ export function validateScheduleId(id: unknown): string {
  */
 export const RESERVED_ID_RULE = `must not start with "${SCHEDULER_JOB_PREFIX}" (reserved for the Scheduler-compatible API)`
 
-/** A job or schedule id to write: 400 when it is one of the Scheduler-compatible API's. */
-export function refuseReservedId(id: string, path = 'id'): string {
-  if (id.startsWith(SCHEDULER_JOB_PREFIX)) throw new ValidationError([{ path, message: RESERVED_ID_RULE }])
+/** A job or schedule id to write: 400 when it is one of the Scheduler-compatible API's, unless that API writes it. */
+export function writableId(id: string, schedulerFrontDoor = false): string {
+  if (!schedulerFrontDoor && id.startsWith(SCHEDULER_JOB_PREFIX)) {
+    throw new ValidationError([{ path: 'id', message: RESERVED_ID_RULE }])
+  }
   return id
 }
