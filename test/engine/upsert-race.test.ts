@@ -16,11 +16,13 @@ afterAll(async () => {
   sqs.destroy()
   await t.close()
 })
+/** The payloads SQS got for `id`, sorted: a standard queue keeps no order. */
 const payloads = (messages: Message[], id: string) =>
   messages
     .map((m) => JSON.parse(m.Body!))
     .filter((b) => b.id === id)
     .map((b) => b.payload)
+    .sort()
 
 describe('each onConflict mode racing the dispatch at the due time', () => {
   it.each(['reject', 'replace', 'extend', 'debounce'] as const)('%s', async (onConflict: OnConflict) => {
@@ -52,7 +54,7 @@ describe('each onConflict mode racing the dispatch at the due time', () => {
     for (const { id, answer } of outcomes) {
       const expected =
         answer === 'created'
-          ? ['old', 'new']
+          ? ['new', 'old']
           : answer === 'replaced'
             ? [onConflict === 'extend' ? 'old' : 'new']
             : ['old']
