@@ -30,8 +30,10 @@ describe('each onConflict mode racing the dispatch at the due time', () => {
     const { url } = await createQueue(sqs, `race-${onConflict}`)
     const s = testScanner(t, { queues: { rq: url }, pollIntervalMs: 50 })
     const outcomes: { id: string; answer: string }[] = []
+    // Done once every write was answered and, read after that, nothing is pending: a stats read from before the last
+    // write would miss the incarnation that write created.
     const run = s.runUntil(
-      async () => (await t.store.stats()).queues.rq?.pending === 0 && outcomes.length === 6,
+      async () => outcomes.length === 6 && (await t.store.stats()).queues.rq?.pending === 0,
       30_000,
     )
     for (let i = 0; i < 6; i++) {
