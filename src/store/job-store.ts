@@ -5,7 +5,7 @@ import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'
 import { decodeDispatchError, type JobState } from './job-state'
 import type { NewJob } from './new-job'
-import { decodeRecord } from './record'
+import { decodeRecord, groupLine } from './record'
 import { readPendingPage, type PendingPage, type PendingQuery } from './pending-page'
 import { decodeReceipt, receiptHours, type DispatchReceipt } from './receipt'
 import { replayedResult } from './replayed-write'
@@ -45,6 +45,8 @@ export interface JobView {
   status: JobStatus
   payload?: unknown
   groupId?: string
+  /** Its flow key (docs/flow-control.md). */
+  flowKey?: string
   createdAt?: string
   attempts?: number
   lastError?: DispatchError
@@ -196,7 +198,7 @@ export class JobStore {
     return enqueueCall(this.keys.locate(job.id), {
       ...job,
       mode,
-      groupId: job.groupId ?? '',
+      groupId: groupLine(job.groupId, job.flowKey),
       scanStart: this.scanStart,
       receiptHours: job.writeToken ? receiptHours(Date.now(), this.receiptTtlMs) : [],
     })
@@ -249,6 +251,7 @@ function toView(id: string, state: JobState, record: string, score: number, atte
     status: state === 'retrying' ? 'scheduled' : state,
     payload: JSON.parse(job.payloadJson),
     ...(job.groupId ? { groupId: job.groupId } : {}),
+    ...(job.flowKey ? { flowKey: job.flowKey } : {}),
     createdAt: isoTime(job.createdAtMs),
   }
   if (lastError) {

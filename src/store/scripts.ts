@@ -49,6 +49,9 @@ import schedulePutLua from '../../lua/schedule-put.lua'
 import walkAdvanceLua from '../../lua/walk-advance.lua'
 import walkStartLua from '../../lua/walk-start.lua'
 import deepPageRateLua from '../../lua/deep-page-rate.lua'
+import flowHoldLua from '../../lua/flow-hold.lua'
+import flowResumeLua from '../../lua/flow-resume.lua'
+import flowTakeLua from '../../lua/flow-take.lua'
 
 export type RedisClient = Redis | Cluster
 
@@ -101,6 +104,9 @@ export const LUA_SCRIPTS = {
   sdqScannerAlive: scannerAliveLua,
   sdqScannerRetire: scannerRetireLua,
   sdqScanStartRelease: scanStartReleaseLua,
+  sdqFlowTake: flowTakeLua,
+  sdqFlowHold: flowHoldLua,
+  sdqFlowResume: flowResumeLua,
 } as const
 
 export type ScriptName = keyof typeof LUA_SCRIPTS

@@ -51,4 +51,6 @@ export interface ClaimResult {
   /** Buckets to bring to the next claim. */
   hints: string[]
   jobs: ClaimedJob[]
+  /** The flow settings' version on the shard (src/flow/flow-settings.ts): the scanner reads them again when it moves. */
+  flowEpoch?: string
 }

@@ -37,6 +37,7 @@ import type { MemoryWatch } from '../observe/memory-watch'
 import { defaultLog, type Log } from '../../logger'
 import { FifoHold } from './fifo-hold'
 import { WorkWatch } from './work-watch'
+import type { FlowGate } from '../../flow/flow-gate'
 
 export interface ScannerOptions {
   leases: Leases
@@ -66,6 +67,8 @@ export interface ScannerOptions {
   onSent?: (job: ClaimedJob, acceptedAtMs: number, lateMs: number) => void
   /** Called with each claim's result (the fan-out's measure of the backlog: src/scan/run/fan-out.ts). */
   onClaimed?: (shard: number, result: ClaimResult) => void
+  /** Flow control (pauses, rates: src/flow/flow-gate.ts); absent: every claimed job is sent. */
+  flow?: FlowGate
 }
 
 /** Long enough to meet the next claim of a stream of ~10+ jobs a second, short against any lease. */
@@ -82,6 +85,8 @@ async function claimStep(shard: ShardState, o: ScannerOptions, clock: RedisClock
   const sentAt = Date.now()
   const result = await o.leases.claim(shard.keys, shard.hints, o.claimBatchSize, shard.fullBy)
   clock.observe(result.redisNowMs, sentAt, Date.now())
+  // The settings moved (a pause answered, a rate changed): this claim's jobs are judged by the new ones.
+  if (o.flow?.stale(result.flowEpoch)) await o.flow.reload()
   return result
 }
 
@@ -211,7 +216,10 @@ export class Scanner {
   /** Sends jobs (of any shards) and settles their leases; runs alongside the next claims. */
   private deliver(jobs: ClaimedJob[]): void {
     const task = (async () => {
-      const { sent, refused } = await this.options.dispatcher.dispatch(jobs, this.clock.toRedis(Date.now()))
+      // Jobs held for flow control are settled by the gate: they wait in Redis, pending.
+      const { flow } = this.options
+      const ready = flow ? await flow.pass(jobs) : jobs
+      const { sent, refused } = await this.options.dispatcher.dispatch(ready, this.clock.toRedis(Date.now()))
       recordSent(sent, this.clock, this.latency, this.options)
       this.tally.sent(sent.length, refused)
       // A claim's jobs are of one shard; FIFO jobs freed by another shard's claim may be of several.

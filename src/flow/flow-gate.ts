@@ -1,0 +1,150 @@
+// The scanner's flow control (docs/flow-control.md): between a claim and its sends, the jobs of a paused queue or
+// flow key are held (pending, listed, in due order: lua/flow-hold.lua) and those of a rate-limited one leave when
+// its token bucket, in Redis on Redis's clock, allows (lua/flow-take.lua); the rest are held until the time the
+// bucket gave them, which keeps them in the order they asked. A FIFO group whose job is held holds its later jobs
+// behind it. Jobs without a flow key, of queues without a setting, pass without a Redis call.
+import { isFifoQueue } from '../queues'
+import type { ClaimedJob } from '../scan/claims/claimed-job'
+import type { Keyspace } from '../store/keys'
+import type { ScriptedClient } from '../store/scripts'
+import { type FlowHold, holdJobs } from './flow-hold'
+import { NO_FLOW_SETTINGS, type FlowSettings, readFlowSettings } from './flow-settings'
+import { takeFlowTokens } from './flow-take'
+
+/** How long a job held for a pause waits before a scanner looks at it again (a resume brings it forward at once). */
+export const PAUSE_RECHECK_MS = 300_000
+
+export interface FlowObserver {
+  /** A job held for a pause of `name`. */
+  paused?(queue: string, name: string): void
+  /** A job held for the rate of `name`, to leave `lateMs` after its due time. */
+  rateHeld?(queue: string, name: string, lateMs: number): void
+}
+
+export interface FlowGateOptions {
+  redis: ScriptedClient
+  keys: Keyspace
+  observer?: FlowObserver
+  recheckMs?: number
+}
+
+/** What holds a FIFO group back: a pause (its name), or a rate's send time (Redis ms) with the jobs lined up behind. */
+interface Block {
+  /** The held job: it does not wait behind itself when it comes back. */
+  jobId: string
+  pausedName?: string
+  atMs?: number
+  place: number
+  /** Local ms: the group stops waiting then (the held job came back for its time, or was rechecked). */
+  untilMs: number
+}
+
+type Verdict = { pausedName: string } | { rateName: string } | null
+
+export class FlowGate {
+  private settings: FlowSettings = NO_FLOW_SETTINGS
+  private loaded = false
+  private readonly blocked = new Map<string, Block>()
+
+  constructor(private readonly o: FlowGateOptions) {}
+
+  /** Whether a claim's epoch says the settings changed since they were read (or they never were). */
+  stale(epoch: string | undefined): boolean {
+    return !this.loaded || (epoch !== undefined && epoch !== this.settings.epoch)
+  }
+
+  async reload(): Promise<void> {
+    this.settings = await readFlowSettings(this.o.redis, this.o.keys)
+    this.loaded = true
+    // A resume or a new rate: groups held under the old settings are decided again when their jobs come back.
+    this.blocked.clear()
+  }
+
+  /** The jobs that may be sent now, in their order; the others are held in Redis (settled: the caller forgets them). */
+  async pass(jobs: readonly ClaimedJob[]): Promise<ClaimedJob[]> {
+    const { paused, rates } = this.settings
+    if (paused.size === 0 && rates.size === 0 && this.blocked.size === 0) return jobs as ClaimedJob[]
+    const verdicts = jobs.map((job) => this.verdict(job))
+    const sendAt = await this.askRates(jobs, verdicts)
+    const now = Date.now()
+    const send: ClaimedJob[] = []
+    const holds = new Map<number, FlowHold[]>()
+    const hold = (h: FlowHold) => (holds.get(h.job.shard) ?? holds.set(h.job.shard, []).get(h.job.shard)!).push(h)
+    jobs.forEach((job, i) => {
+      const group = isFifoQueue(job.queue) && job.groupId ? `${job.queue}#${job.groupId}` : undefined
+      const block = group ? this.blocked.get(group) : undefined
+      if (block && block.untilMs > now && block.jobId !== job.id) {
+        block.place++
+        if (block.pausedName) hold({ job, pausedName: block.pausedName })
+        else hold({ job, atMs: block.atMs! + block.place })
+        return
+      }
+      const v = verdicts[i]
+      if (v && 'pausedName' in v) {
+        hold({ job, pausedName: v.pausedName })
+        this.o.observer?.paused?.(job.queue, v.pausedName)
+        if (group) this.blocked.set(group, { jobId: job.id, pausedName: v.pausedName, place: 0, untilMs: now + this.recheckMs })
+        return
+      }
+      const at = sendAt.get(job)
+      if (at) {
+        hold({ job, atMs: at.atMs })
+        this.o.observer?.rateHeld?.(job.queue, at.name, at.atMs - job.dueMs)
+        // Until it comes back for its time: the jobs held behind it come back after it.
+        if (group) this.blocked.set(group, { jobId: job.id, atMs: at.atMs, place: 0, untilMs: now + at.atMs - at.nowMs })
+        return
+      }
+      send.push(job)
+    })
+    for (const [group, block] of this.blocked) if (block.untilMs <= now) this.blocked.delete(group)
+    await Promise.all(
+      [...holds].map(([n, list]) =>
+        holdJobs(this.o.redis, this.o.keys.shards[n]!, this.settings.epoch, this.recheckMs, list),
+      ),
+    )
+    return send
+  }
+
+  private get recheckMs(): number {
+    return this.o.recheckMs ?? PAUSE_RECHECK_MS
+  }
+
+  /** A pause of the job's queue or key, else the rate that applies to it (its key's, else its queue's), else none. */
+  private verdict(job: ClaimedJob): Verdict {
+    const { paused, rates } = this.settings
+    const queueName = `q:${job.queue}`
+    const keyName = job.flowKey ? `k:${job.flowKey}` : undefined
+    if (paused.has(queueName)) return { pausedName: queueName }
+    if (keyName && paused.has(keyName)) return { pausedName: keyName }
+    if (keyName && rates.has(keyName)) return { rateName: keyName }
+    if (rates.has(queueName)) return { rateName: queueName }
+    return null
+  }
+
+  /** Each rate-limited job's send time, when it may not leave now: one bucket call per name, in parallel. */
+  private async askRates(jobs: readonly ClaimedJob[], verdicts: Verdict[]) {
+    const byName = new Map<string, ClaimedJob[]>()
+    jobs.forEach((job, i) => {
+      const v = verdicts[i]
+      if (v && 'rateName' in v) (byName.get(v.rateName) ?? byName.set(v.rateName, []).get(v.rateName)!).push(job)
+    })
+    const sendAt = new Map<ClaimedJob, { atMs: number; nowMs: number; name: string }>()
+    await Promise.all(
+      [...byName].map(async ([name, list]) => {
+        const rate = this.settings.rates.get(name)!
+        const r = await takeFlowTokens(
+          this.o.redis,
+          this.o.keys,
+          name,
+          rate,
+          list.map((j) => j.id),
+        )
+        list.forEach((job, i) => {
+          const at = r.sendAtMs[i]!
+          if (at > 0) sendAt.set(job, { atMs: at, nowMs: r.redisNowMs, name })
+        })
+      }),
+    )
+    return sendAt
+  }
+}

@@ -1,0 +1,86 @@
+// Flow control's settings (docs/flow-control.md): which queues and flow keys are paused, and their rates. Kept in
+// Redis (one HASH, Keyspace.flowSettingsKey), so every scan worker of every deployment shares them and they outlive
+// scanner crashes and failovers. Each change bumps the settings' epoch and writes it on every shard: the next claim of
+// any shard returns it (lua/claim.lua), and a scanner holding an older one reads the settings again before it sends.
+import type { Keyspace } from '../store/keys'
+import { guard } from '../store/redis-errors'
+import type { RedisClient, ScriptedClient } from '../store/scripts'
+import { type FlowRate, type FlowTarget, flowName, flowTarget } from './flow-names'
+import { releaseHeld } from './flow-resume'
+
+/** The settings as a scanner reads them: names ("q:<queue>", "k:<flow key>") paused, and their rates. */
+export interface FlowSettings {
+  epoch: string
+  paused: ReadonlySet<string>
+  rates: ReadonlyMap<string, FlowRate>
+}
+
+export const NO_FLOW_SETTINGS: FlowSettings = { epoch: '0', paused: new Set(), rates: new Map() }
+
+/** One target's settings, as the API lists them. */
+export type FlowEntry = FlowTarget & { paused: boolean; rate?: number; burst?: number }
+
+/** Reads every setting (one HGETALL of a small hash). */
+export async function readFlowSettings(redis: RedisClient, keys: Keyspace): Promise<FlowSettings> {
+  const fields = await guard(redis.hgetall(keys.flowSettingsKey))
+  const paused = new Set<string>()
+  const rates = new Map<string, FlowRate>()
+  for (const [field, value] of Object.entries(fields)) {
+    if (field.startsWith('p:')) paused.add(field.slice(2))
+    else if (field.startsWith('r:')) {
+      const [rate, burst] = value.split('/').map(Number)
+      if (rate! > 0 && burst! >= 1) rates.set(field.slice(2), { rate: rate!, burst: burst! })
+    }
+  }
+  return { epoch: fields.epoch ?? '0', paused, rates }
+}
+
+/** The settings per target, for GET /flow and `sdq flow`. */
+export function flowEntries(settings: FlowSettings): FlowEntry[] {
+  const names = new Set([...settings.paused, ...settings.rates.keys()])
+  return [...names].sort().flatMap((name) => {
+    const target = flowTarget(name)
+    if (!target) return []
+    const rate = settings.rates.get(name)
+    return [{ ...target, paused: settings.paused.has(name), ...(rate ? rate : {}) }]
+  })
+}
+
+/** Writes one field (or removes it), bumps the epoch, and tells every shard. */
+async function change(redis: RedisClient, keys: Keyspace, field: string, value: string | null): Promise<void> {
+  const tx = redis.multi()
+  if (value === null) tx.hdel(keys.flowSettingsKey, field)
+  else tx.hset(keys.flowSettingsKey, field, value)
+  tx.hincrby(keys.flowSettingsKey, 'epoch', 1)
+  const replies = await guard(tx.exec())
+  const epoch = String(replies?.[1]?.[1] ?? '')
+  if (!epoch) throw new Error('flow settings change was not applied')
+  // Claims begun after these writes return the new epoch: their scanners read the settings again before sending.
+  await guard(Promise.all(keys.shards.map((s) => redis.set(s.flowEpoch, epoch))))
+}
+
+/** Pauses a queue or a flow key: from when this resolves, the jobs claimed are held, pending, in due order. */
+export async function pauseFlow(redis: RedisClient, keys: Keyspace, target: FlowTarget): Promise<void> {
+  await change(redis, keys, `p:${flowName(target)}`, '1')
+}
+
+/**
+ * Resumes a queue or a flow key: the jobs held for its pause leave in due order (at its rate, if it has one). Safe to
+ * repeat: a resume that stopped half way (its caller died) is finished by the next, or by the held jobs' recheck.
+ * Returns how many held jobs it put back.
+ */
+export async function resumeFlow(redis: ScriptedClient, keys: Keyspace, target: FlowTarget): Promise<number> {
+  const name = flowName(target)
+  await change(redis, keys, `p:${name}`, null)
+  return releaseHeld(redis, keys, name)
+}
+
+/** Sets (or with null, removes) the rate of a queue or a flow key. */
+export async function setFlowRate(
+  redis: RedisClient,
+  keys: Keyspace,
+  target: FlowTarget,
+  rate: FlowRate | null,
+): Promise<void> {
+  await change(redis, keys, `r:${flowName(target)}`, rate ? `${rate.rate}/${rate.burst}` : null)
+}
