@@ -7,8 +7,8 @@
   KEYS[3] epoch     STRING  the flow settings' version on this shard (lua/claim.lua returns it)
   KEYS[4..] held    ZSET  id -> place in due order (ms): the jobs held for a pause of one name, per shard
 
-  ARGV[1] epoch      the settings' version the caller decided by: a pause held under another version is not held
-                     (it may have been resumed since): the job is taken again at once and decided anew
+  ARGV[1] epoch      the settings' version the caller decided by: a job of a pause decided by an older version than
+                     this shard's is not held (it may have been resumed since): it is taken again at once, decided anew
   ARGV[2] recheckMs  how long a job held for a pause waits before it is looked at again (a resume brings it forward)
   ARGV[3..] quintets: id, claim token, held (the index in KEYS of its pause's held set, or 0 for a rate's time),
                      at (Redis ms the job may leave: a rate's send time; ignored for a pause), orderMs (its place in
@@ -27,7 +27,8 @@ local inflight, leases, epochKey = KEYS[1], KEYS[2], KEYS[3]
 local epoch, recheck = ARGV[1], tonumber(ARGV[2])
 
 local now = nowMs()
-local current = redis.call('GET', epochKey) or '0'
+local current = tonumber(redis.call('GET', epochKey) or '0')
+local decidedBy = tonumber(epoch)
 local held, retaken = 0, 0
 for i = 3, #ARGV, 5 do
   local id, token, heldAt, at, orderAt = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4]
@@ -36,7 +37,7 @@ for i = 3, #ARGV, 5 do
     local attempt, due, recoveries, faults = decodeLease(lease)
     local untilMs = at
     if heldAt > 0 then
-      if current ~= epoch then
+      if current > decidedBy then
         untilMs = orderAt
         retaken = retaken + 1
       else

@@ -25,7 +25,12 @@ export function flowHoldCall(shard: ShardKeys, epoch: string, recheckMs: number,
   }
   const call: ScriptCall<FlowHoldReply> = {
     script: 'sdqFlowHold',
-    keys: { inflight: shard.inflight, leases: shard.leases, epoch: shard.flowEpoch, held: names.map((n) => shard.held(n)) },
+    keys: {
+      inflight: shard.inflight,
+      leases: shard.leases,
+      epoch: shard.flowEpoch,
+      held: names.map((n) => shard.held(n)),
+    },
     args: { epoch, recheckMs, quintets },
   }
   return call

@@ -46,8 +46,17 @@ export function flowEntries(settings: FlowSettings): FlowEntry[] {
   })
 }
 
-/** Writes one field (or removes it), bumps the epoch, and tells every shard. */
-async function change(redis: RedisClient, keys: Keyspace, field: string, value: string | null): Promise<void> {
+/**
+ * Writes one field (or removes it) and bumps the epoch; tells every shard unless `announce` is false (a resume tells
+ * each shard once its held jobs are back: lua/flow-resume.lua). Returns the new epoch.
+ */
+async function change(
+  redis: RedisClient,
+  keys: Keyspace,
+  field: string,
+  value: string | null,
+  announce = true,
+): Promise<string> {
   const tx = redis.multi()
   if (value === null) tx.hdel(keys.flowSettingsKey, field)
   else tx.hset(keys.flowSettingsKey, field, value)
@@ -56,7 +65,8 @@ async function change(redis: RedisClient, keys: Keyspace, field: string, value: 
   const epoch = String(replies?.[1]?.[1] ?? '')
   if (!epoch) throw new Error('flow settings change was not applied')
   // Claims begun after these writes return the new epoch: their scanners read the settings again before sending.
-  await guard(Promise.all(keys.shards.map((s) => redis.set(s.flowEpoch, epoch))))
+  if (announce) await guard(Promise.all(keys.shards.map((s) => redis.set(s.flowEpoch, epoch))))
+  return epoch
 }
 
 /** Pauses a queue or a flow key: from when this resolves, the jobs claimed are held, pending, in due order. */
@@ -71,8 +81,8 @@ export async function pauseFlow(redis: RedisClient, keys: Keyspace, target: Flow
  */
 export async function resumeFlow(redis: ScriptedClient, keys: Keyspace, target: FlowTarget): Promise<number> {
   const name = flowName(target)
-  await change(redis, keys, `p:${name}`, null)
-  return releaseHeld(redis, keys, name)
+  const epoch = await change(redis, keys, `p:${name}`, null, false)
+  return releaseHeld(redis, keys, name, epoch)
 }
 
 /** Sets (or with null, removes) the rate of a queue or a flow key. */

@@ -112,7 +112,11 @@ export function buildScanner(
     pollIntervalMs: settings.pollIntervalMs,
     dispatchWindowMs: settings.dispatchWindowMs,
     claimBatchSize: settings.claimBatchSize,
-    flow: new FlowGate({ redis: parts.redis, keys: parts.keys, ...(hooks.observer ? { observer: hooks.observer } : {}) }),
+    flow: new FlowGate({
+      redis: parts.redis,
+      keys: parts.keys,
+      ...(hooks.observer ? { observer: hooks.observer } : {}),
+    }),
     ...hooks,
   })
   return { scanner, leases, dispatcher, memoryWatch }

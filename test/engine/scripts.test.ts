@@ -101,7 +101,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   sdqScanStartRelease: scanStartReleaseCall(shard, 'job-1', 1_000),
   sdqFlowTake: flowTakeCall(keys, 'k:mail', { rate: 50, burst: 5 }, ['job-1']),
   sdqFlowHold: flowHoldCall(shard, '3', 60_000, []),
-  sdqFlowResume: flowResumeCall(shard, 'q:q'),
+  sdqFlowResume: flowResumeCall(shard, 'q:q', '4'),
   sdqScheduleAck: scheduleAckCall(shard, [
     {
       id: 'job-1@1',

@@ -102,6 +102,12 @@ function recordSent(sent: readonly SentJob[], clock: RedisClock, latency: Dispat
   }
 }
 
+/** Sends the jobs flow control lets go now (src/flow/flow-gate.ts); it holds the others in Redis, pending, settled. */
+async function dispatchGated(o: ScannerOptions, fifo: FifoHold, jobs: ClaimedJob[], dispatchedAtMs: number) {
+  const ready = o.flow ? await o.flow.pass(jobs, (n, atMs) => fifo.holding(n, atMs)) : jobs
+  return o.dispatcher.dispatch(ready, dispatchedAtMs)
+}
+
 export class Scanner {
   private readonly clock = new RedisClock()
   private readonly latency = new DispatchLatency()
@@ -134,7 +140,7 @@ export class Scanner {
     this.work.reset()
     this.shards = this.options.keys.shards.map((keys) => ({ keys, hints: [], sleepingUntil: 0 }))
     this.acks = new AckHold(this.options.leases, this.shards, this.options.ackHoldMs ?? DEFAULT_ACK_HOLD_MS)
-    this.fifo = new FifoHold(this.shards, this.inFlight)
+    this.fifo = new FifoHold(this.shards, this.inFlight, this.options.flow)
     const { subscriber } = this.options
     const unsubscribe = await subscribeWakes(subscriber, this.shards, this.clock, this.logger, this.windowMs)
     this.options.memoryWatch?.start()
@@ -216,10 +222,7 @@ export class Scanner {
   /** Sends jobs (of any shards) and settles their leases; runs alongside the next claims. */
   private deliver(jobs: ClaimedJob[]): void {
     const task = (async () => {
-      // Jobs held for flow control are settled by the gate: they wait in Redis, pending.
-      const { flow } = this.options
-      const ready = flow ? await flow.pass(jobs) : jobs
-      const { sent, refused } = await this.options.dispatcher.dispatch(ready, this.clock.toRedis(Date.now()))
+      const { sent, refused } = await dispatchGated(this.options, this.fifo, jobs, this.clock.toRedis(Date.now()))
       recordSent(sent, this.clock, this.latency, this.options)
       this.tally.sent(sent.length, refused)
       // A claim's jobs are of one shard; FIFO jobs freed by another shard's claim may be of several.
