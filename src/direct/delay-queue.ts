@@ -3,6 +3,7 @@
 import { loadConfig, type Config } from '../config'
 import { createEngine, type Engine } from '../store/engine'
 import type { ConnectOptions } from '../store/redis'
+import { FlowControl } from './flow-control'
 import type { EnqueueResult, JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
 import { validateJobId, validateJobRef } from './id-rules'
 import { validateJob, type JobInput } from './validation'
@@ -60,6 +61,7 @@ export class DelayQueue {
   private readonly owned: boolean
   /** On-demand scan mode only. */
   private readonly starter?: ScanStarter
+  readonly flow: FlowControl // pause, resume and rates of queues and flow keys (docs/flow-control.md)
 
   /** From a Config (connects to Redis; call close() when done), or from an engine built elsewhere. */
   constructor(source: Config | DelayQueueEngine, redisOptions: ConnectOptions = {}, options: DelayQueueOptions = {}) {
@@ -79,6 +81,7 @@ export class DelayQueue {
     }
     const schedules = new ScheduleStore(engine.store.redis, engine.store.keys, engine.store.replication)
     this.recurring = new RecurringSchedules(schedules, this.config, this.starter)
+    this.flow = new FlowControl(engine.store, this.config)
   }
 
   /** From the environment (REDIS_URL, QUEUES, ...: see src/config.ts). */

@@ -18,11 +18,19 @@ export const MAX_BURST = 100_000
 export const RATE_RULE = `must be a number of jobs per second > 0 and <= ${MAX_RATE}`
 export const BURST_RULE = `must be an integer >= 1 and <= ${MAX_BURST}`
 
-export const rateSchema = z.strictObject({
+const PAUSED_RULE = 'must be true (pause) or false (resume)'
+
+/** A change of one queue's or key's settings (PUT /flow/queues/{queue}, /flow/keys/{key}): what it leaves out stays. */
+export const flowSettingInputSchema = z.strictObject({
+  paused: z.boolean({ error: PAUSED_RULE }).optional(),
+  /** Jobs per second; null removes the rate. */
   rate: z
-    .number({ error: (i) => (i.input === undefined ? 'is required' : RATE_RULE) })
+    .number({ error: `${RATE_RULE}, or null to remove it` })
     .gt(0, { error: RATE_RULE })
-    .max(MAX_RATE, { error: RATE_RULE }),
+    .max(MAX_RATE, { error: RATE_RULE })
+    .nullable()
+    .optional(),
+  /** Jobs that may leave at once after a quiet spell; with a rate only. Default: a tenth of a second's worth. */
   burst: z
     .number({ error: BURST_RULE })
     .int({ error: BURST_RULE })
@@ -30,6 +38,13 @@ export const rateSchema = z.strictObject({
     .max(MAX_BURST, { error: BURST_RULE })
     .optional(),
 })
+
+export type FlowSettingInput = z.input<typeof flowSettingInputSchema>
+
+/** The burst a rate gets when none is given: 100 ms worth of jobs, at least 1. */
+export function defaultBurst(rate: number): number {
+  return Math.max(1, Math.round(rate / 10))
+}
 
 export interface FlowRate {
   /** Jobs per second. */

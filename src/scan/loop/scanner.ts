@@ -82,6 +82,8 @@ const DEFAULT_ACK_HOLD_MS = 100
 async function claimStep(shard: ShardState, o: ScannerOptions, clock: RedisClock): Promise<ClaimResult> {
   await verifyLayout(o.leases.redis, o.keys)
   if (shard.hints.length === 0) shard.hints = await o.leases.seedHints(shard.keys, o.claimBatchSize)
+  // Read before the first claim, not after it: a wake signal that came meanwhile would find the shard awake.
+  if (o.flow?.stale(undefined)) await o.flow.reload()
   const sentAt = Date.now()
   const result = await o.leases.claim(shard.keys, shard.hints, o.claimBatchSize, shard.fullBy)
   clock.observe(result.redisNowMs, sentAt, Date.now())
