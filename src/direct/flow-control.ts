@@ -52,11 +52,11 @@ export class FlowControl {
       )
     }
     const { paused, rate, burst } = parsed.data
-    if (paused === undefined && rate === undefined) {
-      throw new ValidationError([{ path: '', message: 'must set "paused", "rate" or both' }])
-    }
     if (burst !== undefined && (rate === undefined || rate === null)) {
       throw new ValidationError([{ path: 'burst', message: 'is only allowed with a rate' }])
+    }
+    if (paused === undefined && rate === undefined) {
+      throw new ValidationError([{ path: '', message: 'must set "paused", "rate" or both' }])
     }
     const { redis, keys } = this.store
     // The rate first: a resume sends the held jobs at the new one.

@@ -466,6 +466,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     expect(routes.map((r) => r.RouteKey).sort()).toEqual([
       'DELETE /jobs/{id}',
       'DELETE /schedules/{id}',
+      'GET /flow',
       'GET /jobs',
       'GET /jobs/{id}',
       'GET /schedules',
@@ -475,6 +476,8 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       'POST /jobs/batch',
       'POST /schedules/{id}/pause',
       'POST /schedules/{id}/resume',
+      'PUT /flow/keys/{id}',
+      'PUT /flow/queues/{id}',
       'PUT /jobs/{id}',
       'PUT /schedules/{id}',
     ])
