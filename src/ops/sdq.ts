@@ -11,6 +11,7 @@
 //   job <id>                                  one job: pending, dead, or dispatched (its receipt)
 //   stats                                     counts per target queue
 //   schedules list|get|put|pause|resume|delete  recurring schedules (src/ops/schedule-commands.ts)
+//   flow list|pause|resume|rate               pause a queue or a flow key, give it a rate (src/ops/flow-commands.ts)
 //   dashboard [--port N] [--host H]           the operator dashboard over REDIS_URL (default 127.0.0.1:3003); no AWS;
 //                                             a --host beyond loopback needs SDQ_DASHBOARD_TOKEN (docs/operations.md)
 import { parseArgs } from 'node:util'
@@ -25,6 +26,7 @@ import { SCHEDULE_USAGE, scheduleCommand } from './schedule-commands'
 import { startDashboard } from './dashboard/server'
 import { JOB_USAGE, JobCommandError, jobCommand } from './job-commands'
 import { isoTime } from '../iso-time'
+import { FLOW_USAGE, FlowCommandError, flowCommand } from './flow-commands'
 
 const USAGE = `usage:
   sdq dead list [--queue Q] [--limit N]
@@ -37,7 +39,8 @@ ${JOB_USAGE}
   sdq dashboard [--port N] [--host H]
       --host other than loopback (0.0.0.0, a LAN address) only with SDQ_DASHBOARD_TOKEN set (32+ characters): every
       request must then carry it (open /?token=<token> once, or send Authorization: Bearer <token>)
-${SCHEDULE_USAGE}`
+${SCHEDULE_USAGE}
+${FLOW_USAGE}`
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -56,6 +59,8 @@ async function main(argv: string[]): Promise<number> {
       file: { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string' },
+      key: { type: 'string' },
+      burst: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -100,6 +105,9 @@ async function main(argv: string[]): Promise<number> {
         file: values.file,
       }
       for (const line of await scheduleCommand(new DelayQueue(engine), sub, ids[0], flags)) print(line)
+    } else if (command === 'flow') {
+      const flags = { queue: values.queue, key: values.key, burst: number('burst', values.burst) }
+      for (const line of await flowCommand(new DelayQueue(engine), sub, ids[0], flags)) print(line)
     } else if (command === 'redrive') {
       if (!values['dlq-url']) throw new UsageError('--dlq-url is required')
       const report = await redriveCommand(engine, {
@@ -181,13 +189,13 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e) => {
     console.error(
-      e instanceof UsageError || e instanceof JobCommandError
+      e instanceof UsageError || e instanceof JobCommandError || e instanceof FlowCommandError
         ? `${e.message}\n${USAGE}`
         : e instanceof DelayQueueError
           ? e.message
           : e,
     )
-    process.exit(e instanceof UsageError || e instanceof JobCommandError ? 2 : 1)
+    process.exit(e instanceof UsageError || e instanceof JobCommandError || e instanceof FlowCommandError ? 2 : 1)
   },
 )
 
