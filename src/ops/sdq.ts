@@ -42,28 +42,27 @@ ${JOB_USAGE}
 ${SCHEDULE_USAGE}
 ${FLOW_USAGE}`
 
+/** The flags every command shares (parseArgs). */
+const OPTIONS = {
+  queue: { type: 'string' },
+  limit: { type: 'string' },
+  'delay-ms': { type: 'string' },
+  all: { type: 'boolean' },
+  'dlq-url': { type: 'string' },
+  direct: { type: 'boolean' },
+  max: { type: 'string' },
+  cursor: { type: 'string' },
+  json: { type: 'string' },
+  file: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  key: { type: 'string' },
+  burst: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      queue: { type: 'string' },
-      limit: { type: 'string' },
-      'delay-ms': { type: 'string' },
-      all: { type: 'boolean' },
-      'dlq-url': { type: 'string' },
-      direct: { type: 'boolean' },
-      max: { type: 'string' },
-      cursor: { type: 'string' },
-      json: { type: 'string' },
-      file: { type: 'string' },
-      port: { type: 'string' },
-      host: { type: 'string' },
-      key: { type: 'string' },
-      burst: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  })
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS })
   const [command, sub, ...ids] = positionals
   if (values.help || !command) {
     console.log(USAGE)
@@ -107,7 +106,7 @@ async function main(argv: string[]): Promise<number> {
       for (const line of await scheduleCommand(new DelayQueue(engine), sub, ids[0], flags)) print(line)
     } else if (command === 'flow') {
       const flags = { queue: values.queue, key: values.key, burst: number('burst', values.burst) }
-      for (const line of await flowCommand(new DelayQueue(engine), sub, ids[0], flags)) print(line)
+      printLines(await flowCommand(new DelayQueue(engine), sub, ids[0], flags))
     } else if (command === 'redrive') {
       if (!values['dlq-url']) throw new UsageError('--dlq-url is required')
       const report = await redriveCommand(engine, {
@@ -183,6 +182,10 @@ const REFUSED_EXIT_CODE = 3
 
 function print(value: unknown) {
   console.log(JSON.stringify(value))
+}
+
+function printLines(values: readonly unknown[]) {
+  for (const value of values) print(value)
 }
 
 main(process.argv.slice(2)).then(
