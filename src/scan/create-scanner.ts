@@ -115,7 +115,7 @@ export function buildScanner(
     flow: new FlowGate({
       redis: parts.redis,
       keys: parts.keys,
-      ...(hooks.observer ? { observer: hooks.observer } : {}),
+      ...(hooks.observer?.flow ? { observer: hooks.observer.flow } : {}),
     }),
     ...hooks,
   })

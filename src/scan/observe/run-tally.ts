@@ -5,8 +5,10 @@ import type { Log } from '../../logger'
 import type { LatenessParts } from './latency'
 import type { FlowObserver } from '../../flow/flow-gate'
 
-/** What the scanner reports as it goes (src/scan/observe/metrics.ts turns it into metrics), flow control's holds included. */
-export interface ScanObserver extends FlowObserver {
+/** What the scanner reports as it goes (src/scan/observe/metrics.ts turns it into metrics). */
+export interface ScanObserver {
+  /** Jobs held by flow control (src/flow/flow-gate.ts). */
+  flow?: FlowObserver
   sent(queue: string, lateMs: number): void
   /** Refused by SQS, back for a retry with backoff. */
   released(queue: string, count: number): void
