@@ -1,7 +1,12 @@
 // Flow control's metrics per window (docs/operations.md): how many jobs a rate held and how late the latest of them
 // will leave, and how many a pause held. Published with the scan function's other metrics (src/scan/observe/metrics.ts).
-import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics'
+import { MetricUnit } from '@aws-lambda-powertools/metrics'
 import type { FlowObserver } from './flow-gate'
+
+/** Where the figures go: a Powertools Metrics (or anything with its addMetric). */
+export interface MetricSink {
+  addMetric(name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number): unknown
+}
 
 export class FlowTally implements FlowObserver {
   private rateHeldCount = 0
@@ -18,7 +23,7 @@ export class FlowTally implements FlowObserver {
   }
 
   /** Adds the window's figures (only those that happened: an idle window publishes none) and starts the next. */
-  addTo(metrics: Pick<Metrics, 'addMetric'>): void {
+  addTo(metrics: MetricSink): void {
     if (this.rateHeldCount) {
       metrics.addMetric('FlowRateHeld', MetricUnit.Count, this.rateHeldCount)
       metrics.addMetric('FlowRateLatenessMax', MetricUnit.Milliseconds, this.rateLateMaxMs)

@@ -15,7 +15,7 @@ describe('flow control metrics', () => {
     tally.rateHeld('emails', 'k:mail', 400)
     tally.rateHeld('emails', 'k:mail', 2_600)
     tally.rateHeld('orders', 'q:orders', 90)
-    tally.paused('orders', 'q:orders')
+    tally.paused()
     const first = sink()
     const second = sink()
     // act
