@@ -81,6 +81,14 @@ export class FlowGate {
     this.blocked.clear()
   }
 
+  /**
+   * A claim's jobs that flow control has nothing to say about (no pause, no rate, no FIFO group held), which go at
+   * once, and the others, for pass(): jobs of other keys do not wait for a limited key's calls to Redis.
+   */
+  split(jobs: readonly ClaimedJob[]): { free: ClaimedJob[]; gated: ClaimedJob[] } {
+    return splitJobs(this.settings, this.blocked, jobs)
+  }
+
   /** The jobs that may be sent now, in their order; the others are held in Redis (settled: the caller forgets them). */
   async pass(jobs: readonly ClaimedJob[], onFifoHold?: OnFifoHold): Promise<ClaimedJob[]> {
     const { paused, rates } = this.settings
@@ -138,6 +146,25 @@ export class FlowGate {
   private get recheckMs(): number {
     return this.o.recheckMs ?? PAUSE_RECHECK_MS
   }
+}
+
+/** FlowGate.split: FIFO jobs are free only when no job of their group in this claim is gated, nor the group held. */
+function splitJobs(settings: FlowSettings, blocked: ReadonlyMap<string, Block>, jobs: readonly ClaimedJob[]) {
+  const free: ClaimedJob[] = []
+  const gated: ClaimedJob[] = []
+  if (settings.paused.size === 0 && settings.rates.size === 0 && blocked.size === 0) return { free: [...jobs], gated }
+  const verdicts = jobs.map((job) => verdictOf(settings, job))
+  const groupOf = (job: ClaimedJob) => (isFifoQueue(job.queue) ? `${job.queue}#${job.groupId ?? job.id}` : undefined)
+  const held = new Set(blocked.keys())
+  jobs.forEach((job, i) => {
+    const group = groupOf(job)
+    if (verdicts[i] && group) held.add(group)
+  })
+  jobs.forEach((job, i) => {
+    const group = groupOf(job)
+    ;(verdicts[i] || (group && held.has(group)) ? gated : free).push(job)
+  })
+  return { free, gated }
 }
 
 /** A pause of the job's queue or key, else the rate that applies to it (its key's, else its queue's), else none. */

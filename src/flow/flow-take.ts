@@ -9,10 +9,10 @@ import type { FlowRate } from './flow-names'
 export type FlowTakeReply = number[]
 
 export function flowTakeCall(keys: Keyspace, name: string, rate: FlowRate, ids: readonly string[]) {
-  const { tat, slots } = keys.rateShard(name).rateBucket(name)
+  const { tat, slots, sent } = keys.rateShard(name).rateBucket(name)
   const call: ScriptCall<FlowTakeReply> = {
     script: 'sdqFlowTake',
-    keys: { tat, slots },
+    keys: { tat, slots, sent },
     args: { rate: rate.rate, burst: rate.burst, ids },
   }
   return call

@@ -108,11 +108,15 @@ export class ShardKeys {
 
   /**
    * Flow control: the token bucket of a rate-limited flow name ("q:<queue>" or "k:<flow key>"): a STRING, its
-   * theoretical arrival time (ms), and the send times it gave held jobs (a ZSET id -> ms), on the shard the name
-   * hashes to (Keyspace.rateShard; lua/flow-take.lua).
+   * theoretical arrival time (ms), the send times it gave held jobs (a ZSET id -> ms), and the bucket of the jobs let
+   * go (a STRING, its theoretical arrival time), on the shard the name hashes to (Keyspace.rateShard; lua/flow-take.lua).
    */
-  rateBucket(name: string): { tat: string; slots: string } {
-    return { tat: `${this.tag}:rate:${name}`, slots: `${this.tag}:rate-slots:${name}` }
+  rateBucket(name: string): { tat: string; slots: string; sent: string } {
+    return {
+      tat: `${this.tag}:rate:${name}`,
+      slots: `${this.tag}:rate-slots:${name}`,
+      sent: `${this.tag}:rate-sent:${name}`,
+    }
   }
 
   bucket(bucketNo: number | string): string {

@@ -9,6 +9,16 @@ afterAll(() => t.close())
 
 const ids = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag}-${i}`)
 
+/** Waits until Redis's clock reads `ms` or later. */
+async function sleepUntilRedis(ms: number) {
+  for (;;) {
+    const [s, us] = await t.redis.time()
+    const now = Number(s) * 1000 + Math.floor(Number(us) / 1000)
+    if (now >= ms) return
+    await new Promise((r) => setTimeout(r, ms - now))
+  }
+}
+
 describe('a flow key token bucket', () => {
   it('lets a burst leave at once and gives the rest send times one interval apart, in the order asked', async () => {
     // prepare: 10 jobs a second (100 ms apart), bursts of 4; a fresh key
@@ -39,11 +49,27 @@ describe('a flow key token bucket', () => {
     const rate = { rate: 5, burst: 1 }
     const held = await takeFlowTokens(t.redis, t.keys, 'k:reserved', rate, ['d-0', 'd-1'])
     expect(held.sendAtMs[1]).toBeGreaterThan(0)
+    await sleepUntilRedis(held.sendAtMs[1]!)
     // act: it asks again (a scanner took it again at its time)
     const back = await takeFlowTokens(t.redis, t.keys, 'k:reserved', rate, ['d-1', 'd-2'])
     // assess: it leaves; the next job gets the time after it
     expect(back.sendAtMs[0]).toBe(0)
     expect(back.sendAtMs[1]).toBe(held.sendAtMs[1]! + 200)
+  })
+
+  it('holds jobs that come back late together to the rate: only a burst leaves at once', async () => {
+    // prepare: 20/s in bursts of 2; 6 jobs given times 50 ms apart, that all come back together 400 ms later (their
+    // scanner was slow)
+    const rate = { rate: 20, burst: 2 }
+    const given = await takeFlowTokens(t.redis, t.keys, 'k:late', rate, ids('l', 6))
+    await sleepUntilRedis(given.sendAtMs[5]! + 150)
+    // act
+    const back = await takeFlowTokens(t.redis, t.keys, 'k:late', rate, ids('l', 6).slice(2))
+    // assess: of the 4 that come back, 2 leave (the burst), the others are held again 50 ms apart after them
+    expect(back.sendAtMs.slice(0, 2)).toEqual([0, 0])
+    const again = back.sendAtMs.slice(2)
+    expect(again[0]).toBeGreaterThan(back.redisNowMs)
+    expect(again[1]! - again[0]!).toBe(50)
   })
 
   it('gives a job whose time lapsed long ago (held for a pause since) a new time', async () => {

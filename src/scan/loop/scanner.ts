@@ -104,10 +104,20 @@ function recordSent(sent: readonly SentJob[], clock: RedisClock, latency: Dispat
   }
 }
 
-/** Sends the jobs flow control lets go now (src/flow/flow-gate.ts); it holds the others in Redis, pending, settled. */
-async function dispatchGated(o: ScannerOptions, fifo: FifoHold, jobs: ClaimedJob[], dispatchedAtMs: number) {
-  const ready = o.flow ? await o.flow.pass(jobs, (n, atMs) => fifo.holding(n, atMs)) : jobs
-  return o.dispatcher.dispatch(ready, dispatchedAtMs)
+/**
+ * Sends the jobs flow control lets go (src/flow/flow-gate.ts): those it has nothing to say about at once, the others
+ * once it has decided (it holds the rest in Redis, pending, settled).
+ */
+async function dispatchGated(o: ScannerOptions, fifo: FifoHold, jobs: ClaimedJob[], redisNow: () => number) {
+  if (!o.flow) return o.dispatcher.dispatch(jobs, redisNow())
+  const { free, gated } = o.flow.split(jobs)
+  const later = gated.length
+    ? o.flow.pass(gated, (n, atMs) => fifo.holding(n, atMs)).then((ready) => o.dispatcher.dispatch(ready, redisNow()))
+    : undefined
+  const now = await o.dispatcher.dispatch(free, redisNow())
+  if (!later) return now
+  const rest = await later
+  return { sent: [...now.sent, ...rest.sent], refused: [...now.refused, ...rest.refused] }
 }
 
 export class Scanner {
@@ -224,7 +234,7 @@ export class Scanner {
   /** Sends jobs (of any shards) and settles their leases; runs alongside the next claims. */
   private deliver(jobs: ClaimedJob[]): void {
     const task = (async () => {
-      const { sent, refused } = await dispatchGated(this.options, this.fifo, jobs, this.clock.toRedis(Date.now()))
+      const { sent, refused } = await dispatchGated(this.options, this.fifo, jobs, () => this.redisNow())
       recordSent(sent, this.clock, this.latency, this.options)
       this.tally.sent(sent.length, refused)
       // A claim's jobs are of one shard; FIFO jobs freed by another shard's claim may be of several.
