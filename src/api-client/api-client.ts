@@ -7,6 +7,7 @@ import { scheduleBatch } from './batch'
 import { withId } from './own-job'
 import { idempotencyHeader, newIdempotencyKey } from './idempotency-key'
 import { ReplayWindow } from './replays'
+import { ApiFlowControl } from './flow'
 import { call, DEFAULT_RETRY, type Transport } from './transport'
 // The shapes the API takes and answers, named once, in types.ts (which re-exports the shared ones as they are).
 import type * as Api from './types'
@@ -15,6 +16,7 @@ export class DelayQueueApiClient {
   private readonly transport: Transport
   /** What this client's earlier write answers said of the API's replays (src/api-client/replays.ts). */
   private readonly replays = new ReplayWindow()
+  readonly flow: ApiFlowControl // pause, resume and rates of queues and flow keys (docs/flow-control.md)
 
   constructor(options: Api.ApiClientOptions) {
     const baseUrl = new URL(options.url)
@@ -25,6 +27,7 @@ export class DelayQueueApiClient {
       fetch: options.fetch ?? globalThis.fetch,
       timeoutMs: options.timeoutMs ?? 10_000,
     }
+    this.flow = new ApiFlowControl(this.transport)
   }
 
   /** From the environment: DELAY_QUEUE_API_URL (and AWS_REGION when the URL does not name a region). */
