@@ -17,9 +17,11 @@ import {
   flowEntries,
   pauseFlow,
   readFlowSettings,
+  readHeld,
   resumeFlow,
   setFlowRate,
 } from '../flow/flow-settings'
+import { isoTime } from '../iso-time'
 import type { JobStore } from '../store/job-store'
 
 /** One target's settings after a change; `resumed`: the held jobs a resume put back to leave. */
@@ -81,6 +83,19 @@ export class FlowControl {
   /** Sets a rate (burst default: a tenth of a second's worth), or with null removes it. */
   setRate(target: FlowTarget, rate: FlowRate | { rate: number; burst?: number } | null): Promise<FlowChange> {
     return this.change(target, rate === null ? { rate: null } : rate)
+  }
+
+  /**
+   * The due jobs a pause of `target` holds, earliest first (`limit` 1-1,000, default 100): held jobs have left the
+   * due list of GET /jobs (they wait, pending, for the resume); GET /jobs/{id} shows each.
+   */
+  async held(target: FlowTarget, limit = 100): Promise<{ id: string; runAt: string }[]> {
+    this.checkTarget(target)
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1_000) {
+      throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 1000' }])
+    }
+    const held = await readHeld(this.store.redis, this.store.keys, target, limit)
+    return held.map((h) => ({ id: h.id, runAt: isoTime(h.dueMs) }))
   }
 
   private checkTarget(target: FlowTarget): void {

@@ -21,6 +21,14 @@ export const PAUSE_RECHECK_MS = 300_000
  */
 const RESUME_CATCH_UP_MS = 2_000
 
+/**
+ * How long a rate's token stays good: a job let go by its key's bucket that has not started its send by then is given
+ * back (not sent, asked for again: src/scan/dispatch/lane.ts), so a slow SQS or a busy scanner cannot gather a
+ * limited key's jobs and let them go together. Over any span, a key's sends start no faster than burst + rate x
+ * (span + this).
+ */
+export const TOKEN_FRESH_MS = 100
+
 /** A FIFO job of shard `shard` is held until `atMs` at the soonest; returns what to call once the hold has answered. */
 export type OnFifoHold = (shard: number, atMs: number) => () => void
 
@@ -125,6 +133,7 @@ export class FlowGate {
           this.blocked.set(group, { jobId: job.id, atMs: at.atMs, place: 0, untilMs: now + at.atMs - at.nowMs })
         return
       }
+      if (v && 'rateName' in v) job.sendBy = Date.now() + TOKEN_FRESH_MS
       send.push(job)
     })
     for (const [group, block] of this.blocked) if (block.untilMs <= now) this.blocked.delete(group)

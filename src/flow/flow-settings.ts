@@ -94,3 +94,21 @@ export async function setFlowRate(
 ): Promise<void> {
   await change(redis, keys, `r:${flowName(target)}`, rate ? `${rate.rate}/${rate.burst}` : null)
 }
+
+/** A job held for a pause: its id and its place in due order (ms). */
+export interface HeldJob {
+  id: string
+  dueMs: number
+}
+
+/** The jobs held for the pause of `target`, earliest first, `limit` at most (ZRANGE of each shard's held set). */
+export async function readHeld(redis: RedisClient, keys: Keyspace, target: FlowTarget, limit: number) {
+  const name = flowName(target)
+  const perShard = await guard(
+    Promise.all(keys.shards.map((s) => redis.zrange(s.held(name), '0', String(limit - 1), 'WITHSCORES'))),
+  )
+  const held: HeldJob[] = []
+  for (const flat of perShard)
+    for (let i = 0; i < flat.length; i += 2) held.push({ id: flat[i]!, dueMs: Number(flat[i + 1]) })
+  return held.sort((a, b) => a.dueMs - b.dueMs || (a.id < b.id ? -1 : 1)).slice(0, limit)
+}

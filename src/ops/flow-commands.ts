@@ -4,6 +4,7 @@ import type { FlowTarget } from '../flow/flow-names'
 
 export const FLOW_USAGE = `  sdq flow list
   sdq flow pause --queue Q | --key K
+  sdq flow held --queue Q | --key K [--limit N]  the due jobs the pause holds, earliest first
   sdq flow resume --queue Q | --key K           held jobs leave in due order (at the rate, if one is set)
   sdq flow rate --queue Q | --key K <jobs/s> [--burst N] | off`
 
@@ -11,6 +12,7 @@ export interface FlowFlags {
   queue?: string
   key?: string
   burst?: number
+  limit?: number
 }
 
 /** A usage mistake: sdq prints the usage with it. */
@@ -24,8 +26,10 @@ export async function flowCommand(
   flags: FlowFlags,
 ): Promise<unknown[]> {
   if (sub === 'list') return queue.flow.list()
-  if (sub !== 'pause' && sub !== 'resume' && sub !== 'rate') throw new FlowCommandError(`unknown flow command: ${sub}`)
+  if (!['pause', 'resume', 'rate', 'held'].includes(sub ?? ''))
+    throw new FlowCommandError(`unknown flow command: ${sub}`)
   const target = targetOf(flags)
+  if (sub === 'held') return queue.flow.held(target, flags.limit)
   if (sub === 'pause') return [await queue.flow.pause(target)]
   if (sub === 'resume') return [await queue.flow.resume(target)]
   if (arg === 'off') return [await queue.flow.setRate(target, null)]

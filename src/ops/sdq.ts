@@ -105,7 +105,12 @@ async function main(argv: string[]): Promise<number> {
       }
       for (const line of await scheduleCommand(new DelayQueue(engine), sub, ids[0], flags)) print(line)
     } else if (command === 'flow') {
-      const flags = { queue: values.queue, key: values.key, burst: number('burst', values.burst) }
+      const flags = {
+        queue: values.queue,
+        key: values.key,
+        burst: number('burst', values.burst),
+        limit: number('limit', values.limit),
+      }
       printLines(await flowCommand(new DelayQueue(engine), sub, ids[0], flags))
     } else if (command === 'redrive') {
       if (!values['dlq-url']) throw new UsageError('--dlq-url is required')

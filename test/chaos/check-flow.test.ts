@@ -64,9 +64,10 @@ describe('the chaos checker on flow control', () => {
   })
 
   it('catches a limited key going over its rate by more than a burst, and not over it by a burst', () => {
-    // prepare: 10/s, burst 2: 3 jobs in the first 50 ms is one too many; 2 at once then 1 each 100 ms is fine
+    // prepare: 10/s, burst 2 (with 110 ms of slack: the clock tolerance and a token's 100 ms): 4 jobs in the first
+    // 50 ms is one too many; 2 at once then 1 each 100 ms is fine
     const rate = flowOp({ kind: 'rate', flowKey: 'r', rate: 10, burst: 2, invokeAt: T0 - 100 })
-    const over = historyOf({ ops: jobsOf('r', 3), deliveries: sentAt('r', [1_000, 1_020, 1_050]), flow: [rate] })
+    const over = historyOf({ ops: jobsOf('r', 4), deliveries: sentAt('r', [1_000, 1_020, 1_040, 1_050]), flow: [rate] })
     const kept = historyOf({ ops: jobsOf('r', 3), deliveries: sentAt('r', [1_000, 1_000, 1_100]), flow: [rate] })
     // act / assess
     expect(promisesBroken(over)).toEqual(['rate-bounded'])

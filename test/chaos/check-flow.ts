@@ -3,10 +3,12 @@
 //   lease: a job already in a SendMessageBatch when the pause answered may still land, and a lane never starts a send
 //   its lease would not outlast) until the resume was called. A pause whose answer was lost holds nothing against
 //   the system; a resume whose answer was lost ends the pause when it was called.
-// - rate-bounded: a limited key's jobs reach SQS no faster than burst + rate x span over any span, with the run's
-//   clock tolerance on each span (SentTimestamp is SQS's clock; the bucket runs on Redis's), while the rate holds:
-//   from the rate's answer on. Only each job's first message counts: the copies a lost answer or a killed scanner
+// - rate-bounded: a limited key's jobs reach SQS no faster than burst + rate x span over any span, while the rate
+//   holds (from the rate's answer on), with on each span the run's clock tolerance (SentTimestamp is SQS's clock; the
+//   bucket runs on Redis's) and the time a token stays good (TOKEN_FRESH_MS: a send starts within it of its token, or
+//   the job asks again). Only each job's first message counts: the copies a lost answer or a killed scanner
 //   can add are what duplicates-bounded judges, and they are not a faster rate of jobs.
+import { TOKEN_FRESH_MS } from '../../src/flow/flow-gate'
 import { groupBy, type Delivery, type FlowOp, type History } from './history'
 import type { PromiseFigures, Violation } from './violation'
 
@@ -64,7 +66,7 @@ function checkRate(h: History, flowOps: Map<string, FlowOp[]>, byKey: Map<string
         .sort((a, b) => a.sentAt - b.sentAt)
       figures.keys!++
       figures.checked += sends.length
-      const worst = worstSpan(sends, set.rate!, set.burst ?? 1, h.settings.toleranceMs)
+      const worst = worstSpan(sends, set.rate!, set.burst ?? 1, h.settings.toleranceMs + TOKEN_FRESH_MS)
       if (worst) {
         violations.push({
           promise: 'rate-bounded',

@@ -2,6 +2,7 @@
 // listed while it lasts and its resume sends the rest in due order; a rate-limited key leaves at its rate while other
 // keys' jobs go on time. Runs on one Redis and, in the "cluster" project, on the Redis Cluster.
 import { afterAll, describe, expect, it } from 'vitest'
+import { FlowControl } from '../../src/direct/flow-control'
 import { pauseFlow, resumeFlow, setFlowRate } from '../../src/flow/flow-settings'
 import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
 import { groupJob, job, testStore } from '../support/engine'
@@ -56,6 +57,10 @@ describe.concurrent('flow control in the scan loop', () => {
     const pendingWhilePaused = await pendingCount(t.store)
     const lastId = 'evt-119'
     const heldView = await t.store.get(lastId)
+    const listed = await new FlowControl(t.store, { queues: { 'events.fifo': q.url } }).held(
+      { queue: 'events.fifo' },
+      1000,
+    )
     await resumeFlow(t.redis, t.keys, { queue: 'events.fifo' })
     await until(async () => (await pendingCount(t.store)) === 0, 20_000, 'every job is sent')
     s.scanner.stop()
@@ -65,6 +70,9 @@ describe.concurrent('flow control in the scan loop', () => {
     expect(pendingWhilePaused).toBeGreaterThan(0)
     expect(pendingWhilePaused).toBe(120 - sent.filter((x) => x.job.claimedAtMs <= pausedAtRedisMs).length)
     expect(heldView?.status).toBe('scheduled')
+    expect(listed.map((h) => h.id)).toEqual(
+      Array.from({ length: 120 }, (_, i) => `evt-${i}`).slice(120 - pendingWhilePaused),
+    )
     // nothing early, nothing lost, the group's order kept
     expect(sent.every((x) => x.job.claimedAtMs >= dueOf.get(x.job.id)!)).toBe(true)
     const arrived = (await drainInOrder(sqs, q.url)).map((m) => JSON.parse(m.Body!).payload as number)
