@@ -74,6 +74,22 @@ describe('the chaos checker on flow control', () => {
     expect(check(kept).valid).toBe(true)
   })
 
+  it('counts a burst over the rate right after an SQS fault apart, as the SDK retries of several sends landing together', () => {
+    // prepare: as above, 4 jobs in 50 ms; SQS dropped answers a second before
+    const rate = flowOp({ kind: 'rate', flowKey: 'r', rate: 10, burst: 2, invokeAt: T0 - 100 })
+    const h = historyOf({
+      ops: jobsOf('r', 4),
+      deliveries: sentAt('r', [1_000, 1_020, 1_040, 1_050]),
+      flow: [rate],
+      faults: [{ kind: 'sqs-drop-answers', start: T0, end: T0 + 80 }],
+    })
+    // act
+    const verdict = check(h)
+    // assess
+    expect(verdict.figures['rate-bounded'].violations).toBe(0)
+    expect(verdict.figures['rate-bounded'].excusedFault).toBe(1)
+  })
+
   it('counts a job once: a second copy of it is not a faster rate', () => {
     const rate = flowOp({ kind: 'rate', flowKey: 'r', rate: 10, burst: 1, invokeAt: T0 - 100 })
     const h = historyOf({

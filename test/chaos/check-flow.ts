@@ -6,7 +6,10 @@
 // - rate-bounded: a limited key's jobs reach SQS no faster than burst + rate x span over any span, while the rate
 //   holds (from the rate's answer on), with on each span the run's clock tolerance (SentTimestamp is SQS's clock; the
 //   bucket runs on Redis's) and the time a token stays good (TOKEN_FRESH_MS: a send starts within it of its token, or
-//   the job asks again). Only each job's first message counts: the copies a lost answer or a killed scanner
+//   the job asks again). Except after an SQS fault: a SendMessageBatch call whose attempt failed is retried by the
+//   SDK within the call, and the retries of several calls (their tokens each fresh when the call started) can land
+//   together once SQS answers again. A span with an SQS fault, or a send the scanners reported unanswered, in the
+//   lease before it or during it is counted apart (excusedFault), as FIFO inversions after a fault are. Only each job's first message counts: the copies a lost answer or a killed scanner
 //   can add are what duplicates-bounded judges, and they are not a faster rate of jobs.
 import { TOKEN_FRESH_MS } from '../../src/flow/flow-gate'
 import { groupBy, type Delivery, type FlowOp, type History } from './history'
@@ -54,8 +57,15 @@ function checkPaused(h: History, flowOps: Map<string, FlowOp[]>, byKey: Map<stri
 }
 
 function checkRate(h: History, flowOps: Map<string, FlowOp[]>, byKey: Map<string, Delivery[]>) {
-  const figures: PromiseFigures = { checked: 0, violations: 0, keys: 0 }
+  const figures: PromiseFigures = { checked: 0, violations: 0, keys: 0, excusedFault: 0 }
   const violations: Violation[] = []
+  // When SQS may have held sends back: its faults, and the sends the scanners saw go unanswered.
+  const sqsTrouble = [
+    ...h.faults.filter((f) => f.kind.startsWith('sqs-')).map((f) => [f.start, f.end] as const),
+    ...(h.environment ?? []).filter((e) => e.kind === 'unanswered').map((e) => [e.at, e.at] as const),
+  ]
+  const troubled = (from: number, to: number) =>
+    sqsTrouble.some(([start, end]) => start <= to && end >= from - h.settings.leaseMs)
   for (const [key, ops] of flowOps) {
     // The rate set last with an answer, and from when; a key whose rate changed later is judged up to the change.
     const rates = ops.filter((op) => op.kind === 'rate' && op.outcome === 'ok' && op.rate)
@@ -66,8 +76,9 @@ function checkRate(h: History, flowOps: Map<string, FlowOp[]>, byKey: Map<string
         .sort((a, b) => a.sentAt - b.sentAt)
       figures.keys!++
       figures.checked += sends.length
-      const worst = worstSpan(sends, set.rate!, set.burst ?? 1, h.settings.toleranceMs + TOKEN_FRESH_MS)
-      if (worst) {
+      const worst = worstSpan(sends, set.rate!, set.burst ?? 1, h.settings.toleranceMs + TOKEN_FRESH_MS, troubled)
+      if (worst?.excused) figures.excusedFault!++
+      else if (worst) {
         violations.push({
           promise: 'rate-bounded',
           message: `flow key ${key} limited to ${set.rate}/s (burst ${set.burst ?? 1}): ${worst.count} jobs reached SQS within ${worst.spanMs} ms`,
@@ -79,17 +90,29 @@ function checkRate(h: History, flowOps: Map<string, FlowOp[]>, byKey: Map<string
   return { violations, figures }
 }
 
-/** The span of sends most over burst + rate x (span + tolerance), if any is over. */
-function worstSpan(sends: readonly Delivery[], rate: number, burst: number, toleranceMs: number) {
-  let worst: { excess: number; count: number; spanMs: number; ids: string[] } | undefined
+/**
+ * The span of sends most over burst + rate x (span + tolerance), if any is over: the worst one SQS trouble does not
+ * explain, else the worst one (excused).
+ */
+function worstSpan(
+  sends: readonly Delivery[],
+  rate: number,
+  burst: number,
+  toleranceMs: number,
+  troubled: (from: number, to: number) => boolean,
+) {
+  let worst: { excess: number; count: number; spanMs: number; ids: string[]; excused: boolean } | undefined
   for (let i = 0; i < sends.length; i++) {
     for (let j = i; j < sends.length; j++) {
       const spanMs = sends[j]!.sentAt - sends[i]!.sentAt
       // Spans past 10 s: a burst that breaks the promise breaks it in a shorter span too.
       if (spanMs > 10_000) break
       const excess = j - i + 1 - (burst + (rate * (spanMs + toleranceMs)) / 1000)
-      if (excess > 0 && (!worst || excess > worst.excess)) {
-        worst = { excess, count: j - i + 1, spanMs, ids: sends.slice(i, j + 1).map((d) => d.jobId) }
+      if (excess <= 0) continue
+      const excused = troubled(sends[i]!.sentAt, sends[j]!.sentAt)
+      // An unexcused span outranks every excused one.
+      if (!worst || (worst.excused && !excused) || (worst.excused === excused && excess > worst.excess)) {
+        worst = { excess, count: j - i + 1, spanMs, ids: sends.slice(i, j + 1).map((d) => d.jobId), excused }
       }
     }
   }
