@@ -19,14 +19,7 @@ export class DelayQueueApiClient {
   readonly flow: ApiFlowControl // pause, resume and rates of queues and flow keys (docs/flow-control.md)
 
   constructor(options: Api.ApiClientOptions) {
-    const baseUrl = new URL(options.url)
-    this.transport = {
-      baseUrl,
-      sign: sigV4Signer(options.region ?? regionOf(baseUrl), options.credentials),
-      retry: { ...DEFAULT_RETRY, ...options.retry },
-      fetch: options.fetch ?? globalThis.fetch,
-      timeoutMs: options.timeoutMs ?? 10_000,
-    }
+    this.transport = transportOf(options)
     this.flow = new ApiFlowControl(this.transport)
   }
 
@@ -89,6 +82,22 @@ export class DelayQueueApiClient {
   /** DELETE /jobs/{id}. Throws DelayQueueApiError NotFound, or JobConflictError when it is being handed to SQS. */
   async cancel(id: string): Promise<void> {
     await call(this.transport, 'DELETE', jobPath(id))
+  }
+
+  /**
+   * POST /jobs/{id}/run: the pending job due now, otherwise unchanged. Sent again when unanswered (a second run of a
+   * job due now changes nothing). Throws NotFound, or JobConflictError while it is being sent or when it is dead.
+   */
+  async runNow(id: string): Promise<Api.RunNowAnswer> {
+    return (await call(this.transport, 'POST', `${jobPath(id)}/run`, undefined, { retryUnanswered: true })).body
+  }
+
+  /**
+   * POST /jobs/run-due: the pending jobs due before `before` (of `queue`, or all) due now, a bounded share per call:
+   * call again with the answer's cursor until it is null. Sent again when unanswered (what was moved stays moved).
+   */
+  async runDue(input: Api.RunDueInput): Promise<Api.PromoteDueResult> {
+    return (await call(this.transport, 'POST', '/jobs/run-due', input, { retryUnanswered: true })).body
   }
 
   /** GET /jobs/{id}: the stored job, a dispatched one's receipt (status "dispatched"), or null (unknown or expired). */
@@ -156,6 +165,18 @@ function idRequired(): DelayQueueApiError {
   ])
   error.attempts = 0
   return error
+}
+
+/** How every call is made: the base URL, signed with SigV4 for the region, the retry policy and timeout. */
+function transportOf(options: Api.ApiClientOptions): Transport {
+  const baseUrl = new URL(options.url)
+  return {
+    baseUrl,
+    sign: sigV4Signer(options.region ?? regionOf(baseUrl), options.credentials),
+    retry: { ...DEFAULT_RETRY, ...options.retry },
+    fetch: options.fetch ?? globalThis.fetch,
+    timeoutMs: options.timeoutMs ?? 10_000,
+  }
 }
 
 const jobPath = (id: string) => `/jobs/${encodeURIComponent(id)}`

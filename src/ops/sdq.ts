@@ -9,6 +9,8 @@
 //                                             exit code 3 when messages were refused (left in the DLQ)
 //   pending [--queue Q] [--limit N] [--cursor C]  pending jobs in due-time order, a page at a time (no payloads)
 //   job <id>                                  one job: pending, dead, or dispatched (its receipt)
+//   run <id>...                               pending jobs due now (src/ops/run-commands.ts)
+//   run-due --before T [--queue Q] [--cursor C]  every pending job due before T due now, step by step
 //   stats                                     counts per target queue
 //   schedules list|get|put|pause|resume|delete  recurring schedules (src/ops/schedule-commands.ts)
 //   flow list|pause|resume|rate               pause a queue or a flow key, give it a rate (src/ops/flow-commands.ts)
@@ -27,6 +29,7 @@ import { startDashboard } from './dashboard/server'
 import { JOB_USAGE, JobCommandError, jobCommand } from './job-commands'
 import { isoTime } from '../iso-time'
 import { FLOW_USAGE, FlowCommandError, flowCommand } from './flow-commands'
+import { RUN_USAGE, RunCommandError, runCommand } from './run-commands'
 
 const USAGE = `usage:
   sdq dead list [--queue Q] [--limit N]
@@ -35,6 +38,7 @@ const USAGE = `usage:
       to the queue whose DLQ it reads (or --queue Q, which also takes bodies naming another queue); every
       message passes the API's job rules; refused ones stay in the DLQ, listed under "skipped" (exit code 3)
 ${JOB_USAGE}
+${RUN_USAGE}
   sdq stats
   sdq dashboard [--port N] [--host H]
       --host other than loopback (0.0.0.0, a LAN address) only with SDQ_DASHBOARD_TOKEN set (32+ characters): every
@@ -42,7 +46,7 @@ ${JOB_USAGE}
 ${SCHEDULE_USAGE}
 ${FLOW_USAGE}`
 
-/** The flags every command shares (parseArgs). */
+/** The flags every command may take (each command reads its own). */
 const OPTIONS = {
   queue: { type: 'string' },
   limit: { type: 'string' },
@@ -56,6 +60,7 @@ const OPTIONS = {
   file: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
+  before: { type: 'string' },
   key: { type: 'string' },
   burst: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -82,6 +87,15 @@ async function main(argv: string[]): Promise<number> {
     } else if (command === 'pending' || command === 'job') {
       const flags = { queue: values.queue, limit: number('limit', values.limit), cursor: values.cursor }
       for (const line of await jobCommand(new DelayQueue(engine), command, sub, flags)) print(line)
+    } else if (command === 'run' || command === 'run-due') {
+      const flags = { before: values.before, queue: values.queue, cursor: values.cursor }
+      await runCommand(
+        new DelayQueue(engine),
+        command,
+        [sub, ...ids].filter((x) => x !== undefined),
+        flags,
+        print,
+      )
     } else if (command === 'dashboard') {
       // From the environment, not a flag: a command line is visible to every user of the machine (ps).
       const token = process.env.SDQ_DASHBOARD_TOKEN || undefined
@@ -185,6 +199,16 @@ class UsageError extends Error {}
 /** `redrive` left messages in the DLQ (the report lists why); 1 is an error, 2 a usage error. */
 const REFUSED_EXIT_CODE = 3
 
+/** A usage mistake: the usage is printed with it, exit code 2. */
+function isUsage(e: unknown): e is Error {
+  return (
+    e instanceof UsageError ||
+    e instanceof JobCommandError ||
+    e instanceof RunCommandError ||
+    e instanceof FlowCommandError
+  )
+}
+
 function print(value: unknown) {
   console.log(JSON.stringify(value))
 }
@@ -196,14 +220,8 @@ function printLines(values: readonly unknown[]) {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e) => {
-    console.error(
-      e instanceof UsageError || e instanceof JobCommandError || e instanceof FlowCommandError
-        ? `${e.message}\n${USAGE}`
-        : e instanceof DelayQueueError
-          ? e.message
-          : e,
-    )
-    process.exit(e instanceof UsageError || e instanceof JobCommandError || e instanceof FlowCommandError ? 2 : 1)
+    console.error(isUsage(e) ? `${e.message}\n${USAGE}` : e instanceof DelayQueueError ? e.message : e)
+    process.exit(isUsage(e) ? 2 : 1)
   },
 )
 

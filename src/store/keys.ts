@@ -143,6 +143,11 @@ export class ShardKeys {
   receipts(hour: number, slot: number): string {
     return `${this.tag}:receipts:${hour}:${slot}`
   }
+
+  /** The HTTP forwarder's outcome for a job of an HTTP target queue (src/store/delivery-record.ts): expiring JSON. */
+  delivery(id: string): string {
+    return `${this.tag}:delivery:${id}`
+  }
 }
 
 /** Receipts are kept in hourly hashes: they expire in bulk, an hour's worth at a time. */
@@ -159,6 +164,25 @@ export const RECEIPT_SLOTS = 1024
 /** The hash among a shard-hour's RECEIPT_SLOTS that holds this job id's receipt. */
 export function receiptSlot(id: string): number {
   return Math.floor(hashId(id) / 7) % RECEIPT_SLOTS
+}
+
+/**
+ * The Scheduler-compatible API's keys for one kind of document (a group's schedules, or the groups): the HASH and the
+ * ZSET of names, and per delete that sent a ClientToken a STRING (the name it deleted, expiring) so that the same
+ * delete sent again answers as the first did.
+ */
+export interface SchedulerDocumentKeys {
+  definitions: string
+  names: string
+  deletedBy(clientToken: string): string
+}
+
+function schedulerDocumentKeys(tag: string, definitions: string, names: string): SchedulerDocumentKeys {
+  return {
+    definitions: `${tag}:${definitions}`,
+    names: `${tag}:${names}`,
+    deletedBy: (clientToken) => `${tag}:${definitions}-deleted-by:${clientToken}`,
+  }
 }
 
 export interface JobLocation {
@@ -201,6 +225,20 @@ export class Keyspace {
   /** The shard that holds a flow name's token bucket: the name's hash spreads buckets over a Cluster's masters. */
   rateShard(name: string): ShardKeys {
     return this.shards[hashId(`flow:${name}`) % this.options.shards]!
+  }
+
+  /**
+   * The Scheduler-compatible API (src/scheduler-api/definition-store.ts): one schedule group's Scheduler definitions
+   * (HASH name -> JSON) and their names (ZSET, all scored 0: listed by name), under the group's own hash tag so that
+   * both sit in one Cluster slot. The jobs and schedules those definitions stand for live on the shards as any other.
+   */
+  schedulerGroup(group: string): SchedulerDocumentKeys {
+    return schedulerDocumentKeys(`${this.options.prefix}{scheduler:${group}}`, 'definitions', 'names')
+  }
+
+  /** The Scheduler-compatible API's schedule groups: HASH name -> JSON and ZSET of names, under shard 0's tag. */
+  get schedulerGroups(): SchedulerDocumentKeys {
+    return schedulerDocumentKeys(this.shards[0]!.tag, 'scheduler-groups', 'scheduler-group-names')
   }
 
   /**

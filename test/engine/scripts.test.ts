@@ -18,6 +18,7 @@ import { deepPageRateCall } from '../../src/store/deep-page-rate'
 import { flowHoldCall } from '../../src/flow/flow-hold'
 import { flowResumeCall } from '../../src/flow/flow-resume'
 import { flowTakeCall } from '../../src/flow/flow-take'
+import { promoteCall, promoteDueCall } from '../../src/store/promote'
 import {
   composeScript,
   helperClosure,
@@ -44,6 +45,8 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   sdqGet: getCall(at, 'job-1', [1, 0]),
   sdqCancel: cancelCall(at, 'job-1'),
   sdqRevive: reviveCall(at, 'job-1', 0),
+  sdqPromote: promoteCall(at, 'job-1'),
+  sdqPromoteDue: promoteDueCall(shard, { bucket: 1, skip: 0 }, 3, { beforeMs: 5, queue: '' }),
   sdqClaim: claimCall(shard, {
     limit: 10,
     leaseMs: 1000,

@@ -25,6 +25,17 @@ export const job = z.object({
   dueAt: time.optional(),
   acceptedAt: time.optional(),
   messageId: z.string().optional(),
+  delivery: z
+    .object({
+      outcome: z.enum(['delivered', 'retrying', 'dead-lettered']),
+      status: z.number().int().optional(),
+      excerpt: z.string().optional(),
+      attempts: z.number().int(),
+      reason: z.string().optional(),
+      at: time,
+    })
+    .optional()
+    .meta({ description: 'HTTP target queues: what the forwarder calls got (docs/http-targets.md)' }),
 })
 
 export const errorAnswer = z.object({
@@ -97,3 +108,17 @@ export const flowEntry = z.object({
 })
 
 export const flowSettings = z.object({ settings: z.array(flowEntry) })
+
+export const runAnswer = z.object({
+  id: z.string(),
+  runAt: time.meta({ description: 'now: when the job is due' }),
+  previousRunAt: time.meta({ description: 'when it was due before (equal to runAt when it was due already)' }),
+})
+
+export const runDueAnswer = z.object({
+  promoted: z.number().int().meta({ description: 'jobs made due now by this call' }),
+  cursor: z
+    .string()
+    .nullable()
+    .meta({ description: 'where this call stopped: call again with it to go on; null when every shard was walked' }),
+})
