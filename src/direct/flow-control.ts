@@ -29,7 +29,7 @@ export type FlowChange = FlowEntry & { resumed?: number }
 
 export class FlowControl {
   constructor(
-    private readonly store: Pick<JobStore, 'redis' | 'keys'>,
+    private readonly store: Pick<JobStore, 'redis' | 'keys' | 'replication'>,
     private readonly config: Pick<Config, 'queues'>,
   ) {}
 
@@ -60,14 +60,15 @@ export class FlowControl {
     if (paused === undefined && rate === undefined) {
       throw new ValidationError([{ path: '', message: 'must set "paused", "rate" or both' }])
     }
-    const { redis, keys } = this.store
+    const { redis, keys, replication } = this.store
     // The rate first: a resume sends the held jobs at the new one.
     if (rate !== undefined) {
-      await setFlowRate(redis, keys, target, rate === null ? null : { rate, burst: burst ?? defaultBurst(rate) })
+      const limit = rate === null ? null : { rate, burst: burst ?? defaultBurst(rate) }
+      await setFlowRate(redis, keys, target, limit, { replication })
     }
     let resumed: number | undefined
-    if (paused === true) await pauseFlow(redis, keys, target)
-    if (paused === false) resumed = await resumeFlow(redis, keys, target)
+    if (paused === true) await pauseFlow(redis, keys, target, { replication })
+    if (paused === false) resumed = await resumeFlow(redis, keys, target, { replication })
     const entry = (await this.list()).find((e) => sameTarget(e, target)) ?? { ...target, paused: false }
     return { ...entry, ...(resumed === undefined ? {} : { resumed }) }
   }

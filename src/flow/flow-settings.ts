@@ -7,6 +7,8 @@ import { guard } from '../store/redis-errors'
 import type { RedisClient, ScriptedClient } from '../store/scripts'
 import { type FlowRate, type FlowTarget, flowName, flowTarget } from './flow-names'
 import { releaseHeld } from './flow-resume'
+import { announceEpoch, writeSetting } from './flow-set'
+import type { ReplicationOptions } from '../store/replication'
 
 /** The settings as a scanner reads them: names ("q:<queue>", "k:<flow key>") paused, and their rates. */
 export interface FlowSettings {
@@ -48,30 +50,35 @@ export function flowEntries(settings: FlowSettings): FlowEntry[] {
 
 /**
  * Writes one field (or removes it) and bumps the epoch; tells every shard unless `announce` is false (a resume tells
- * each shard once its held jobs are back: lua/flow-resume.lua). Returns the new epoch.
+ * each shard once its held jobs are back: lua/flow-resume.lua). Each write confirmed by replicas as `replication`
+ * asks (the store's: REDIS_WAIT_REPLICAS). Returns the new epoch.
  */
 async function change(
-  redis: RedisClient,
+  redis: ScriptedClient,
   keys: Keyspace,
   field: string,
   value: string | null,
-  announce = true,
+  o: ChangeOptions & { announce?: boolean } = {},
 ): Promise<string> {
-  const tx = redis.multi()
-  if (value === null) tx.hdel(keys.flowSettingsKey, field)
-  else tx.hset(keys.flowSettingsKey, field, value)
-  tx.hincrby(keys.flowSettingsKey, 'epoch', 1)
-  const replies = await guard(tx.exec())
-  const epoch = String(replies?.[1]?.[1] ?? '')
-  if (!epoch) throw new Error('flow settings change was not applied')
+  const epoch = await writeSetting(redis, keys, field, value, o.replication)
   // Claims begun after these writes return the new epoch: their scanners read the settings again before sending.
-  if (announce) await guard(Promise.all(keys.shards.map((s) => redis.set(s.flowEpoch, epoch))))
+  if (o.announce !== false) await announceEpoch(redis, keys, epoch, o.replication)
   return epoch
 }
 
+export interface ChangeOptions {
+  /** Replicas that confirm each write (the store's replication); absent: none waited for. */
+  replication?: ReplicationOptions
+}
+
 /** Pauses a queue or a flow key: from when this resolves, the jobs claimed are held, pending, in due order. */
-export async function pauseFlow(redis: RedisClient, keys: Keyspace, target: FlowTarget): Promise<void> {
-  await change(redis, keys, `p:${flowName(target)}`, '1')
+export async function pauseFlow(
+  redis: ScriptedClient,
+  keys: Keyspace,
+  target: FlowTarget,
+  o: ChangeOptions = {},
+): Promise<void> {
+  await change(redis, keys, `p:${flowName(target)}`, '1', o)
 }
 
 /**
@@ -79,20 +86,26 @@ export async function pauseFlow(redis: RedisClient, keys: Keyspace, target: Flow
  * repeat: a resume that stopped half way (its caller died) is finished by the next, or by the held jobs' recheck.
  * Returns how many held jobs it put back.
  */
-export async function resumeFlow(redis: ScriptedClient, keys: Keyspace, target: FlowTarget): Promise<number> {
+export async function resumeFlow(
+  redis: ScriptedClient,
+  keys: Keyspace,
+  target: FlowTarget,
+  o: ChangeOptions = {},
+): Promise<number> {
   const name = flowName(target)
-  const epoch = await change(redis, keys, `p:${name}`, null, false)
+  const epoch = await change(redis, keys, `p:${name}`, null, { ...o, announce: false })
   return releaseHeld(redis, keys, name, epoch)
 }
 
 /** Sets (or with null, removes) the rate of a queue or a flow key. */
 export async function setFlowRate(
-  redis: RedisClient,
+  redis: ScriptedClient,
   keys: Keyspace,
   target: FlowTarget,
   rate: FlowRate | null,
+  o: ChangeOptions = {},
 ): Promise<void> {
-  await change(redis, keys, `r:${flowName(target)}`, rate ? `${rate.rate}/${rate.burst}` : null)
+  await change(redis, keys, `r:${flowName(target)}`, rate ? `${rate.rate}/${rate.burst}` : null, o)
 }
 
 /** A job held for a pause: its id and its place in due order (ms). */

@@ -17,6 +17,7 @@ import { recordHeadsCall, walkAdvanceCall, walkStartCall } from '../../src/store
 import { deepPageRateCall } from '../../src/store/deep-page-rate'
 import { flowHoldCall } from '../../src/flow/flow-hold'
 import { flowResumeCall } from '../../src/flow/flow-resume'
+import { flowEpochCall, flowSetCall } from '../../src/flow/flow-set'
 import { flowTakeCall } from '../../src/flow/flow-take'
 import { promoteCall, promoteDueCall } from '../../src/store/promote'
 import {
@@ -105,6 +106,8 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   sdqFlowTake: flowTakeCall(keys, 'k:mail', { rate: 50, burst: 5 }, ['job-1']),
   sdqFlowHold: flowHoldCall(shard, '3', 60_000, []),
   sdqFlowResume: flowResumeCall(shard, 'q:q', '4'),
+  sdqFlowSet: flowSetCall(keys, 'p:q:q', '1'),
+  sdqFlowEpoch: flowEpochCall(shard, '4'),
   sdqScheduleAck: scheduleAckCall(shard, [
     {
       id: 'job-1@1',
