@@ -5,7 +5,7 @@ import { createEngine, type Engine } from '../store/engine'
 import type { ConnectOptions } from '../store/redis'
 import { FlowControl } from './flow-control'
 import type { EnqueueResult, JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
-import { validateJobId, validateJobRef } from './id-rules'
+import { validateJobId, validateJobRef, writableId } from './id-rules'
 import { validateJob, type JobInput } from './validation'
 import { ValidationError } from '../errors'
 import { queuesAsConfigured } from '../store/stats'
@@ -62,6 +62,19 @@ export interface DelayQueueOptions {
    * next scheduled scan (up to a minute late).
    */
   scanInvoker?: ScanInvoker
+  /**
+   * The Scheduler-compatible API's own queue (src/scheduler-api/handler.ts): it may write the ids starting with
+   * "scheduler:" that every other caller is refused (src/direct/id-rules.ts, writableId).
+   */
+  schedulerFrontDoor?: boolean
+}
+
+/** On-demand scan mode: what starts the scanner. Only that mode builds an invoker (else the Lambda SDK is not loaded). */
+function scanStarterFor(config: Config, store: JobStore, scanInvoker: DelayQueueOptions['scanInvoker']) {
+  if (config.scanMode !== 'on-demand') return undefined
+  const { scanFunctionName } = config
+  const invoker = scanInvoker ?? (scanFunctionName ? lambdaInvoker(config, scanFunctionName) : undefined)
+  return invoker ? new ScanStarter(store, invoker, config.onDemandHorizonMs) : undefined
 }
 
 export class DelayQueue {
@@ -74,6 +87,7 @@ export class DelayQueue {
   /** On-demand scan mode only. */
   private readonly starter?: ScanStarter
   readonly flow: FlowControl // pause, resume and rates of queues and flow keys (docs/flow-control.md)
+  private readonly writable: (id: string) => string
 
   /** From a Config (connects to Redis; call close() when done), or from an engine built elsewhere. */
   constructor(source: Config | DelayQueueEngine, redisOptions: ConnectOptions = {}, options: DelayQueueOptions = {}) {
@@ -84,15 +98,10 @@ export class DelayQueue {
     this.owned = !('store' in source)
     this.store = engine.store
     this.config = engine.config
-    // Only on-demand mode builds an invoker: the Lambda SDK client is not even loaded otherwise.
-    const { scanMode, scanFunctionName } = this.config
-    if (scanMode === 'on-demand') {
-      const invoker =
-        options.scanInvoker ?? (scanFunctionName ? lambdaInvoker(this.config, scanFunctionName) : undefined)
-      if (invoker) this.starter = new ScanStarter(this.store, invoker, this.config.onDemandHorizonMs)
-    }
+    this.writable = (id) => writableId(id, options.schedulerFrontDoor)
+    this.starter = scanStarterFor(this.config, this.store, options.scanInvoker)
     const schedules = new ScheduleStore(engine.store.redis, engine.store.keys, engine.store.replication)
-    this.recurring = new RecurringSchedules(schedules, this.config, this.starter)
+    this.recurring = new RecurringSchedules(schedules, this.config, this.starter, this.writable)
     this.flow = new FlowControl(engine.store, this.config)
   }
 
@@ -108,6 +117,7 @@ export class DelayQueue {
   async schedule(input: JobInput | unknown, options: WriteOptions = {}): Promise<ScheduledJob> {
     const writeToken = validateWriteToken(options.idempotencyKey, 'idempotencyKey')
     const job = { ...validateJob(input, this.config), writeToken }
+    this.writable(job.id)
     // The token is kept with the job under its id: a create sent again without one would get another id.
     if (writeToken && (input as JobInput).id === undefined) {
       throw new ValidationError([{ path: 'id', message: 'is required with an idempotency key' }])
@@ -138,7 +148,7 @@ export class DelayQueue {
     options: WriteOptions = {},
   ): Promise<ScheduledJob & { created: boolean }> {
     const writeToken = validateWriteToken(options.idempotencyKey, 'idempotencyKey')
-    const job = { ...validateJob(input, this.config, { id: validateJobId(id) }), writeToken }
+    const job = { ...validateJob(input, this.config, { id: this.writable(validateJobId(id)) }), writeToken }
     const result = await this.store.upsert(job)
     await this.starter?.afterEnqueue([result])
     return { ...scheduledAs(job, result), created: result.status === 'created' }
