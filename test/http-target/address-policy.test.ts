@@ -19,6 +19,7 @@ const SAMPLES: Record<string, string[]> = {
   '240.0.0.0/4': ['255.255.255.255'],
   '::/128': ['::'],
   '::1/128': ['::1', '0:0:0:0:0:0:0:1'],
+  '64:ff9b:1::/48': ['64:ff9b:1::a9fe:a9fe'],
   'fc00::/7': ['fc00::1', 'fd12:3456::1'],
   'fe80::/10': ['fe80::1', 'febf::1'],
   'fec0::/10': ['fec0::1'],
@@ -51,6 +52,28 @@ describe('the default address policy', () => {
       '::127.0.0.1',
     ]) {
       expect(judge(address), address).toMatchObject({ allowed: false })
+    }
+  })
+
+  it.each([
+    ['IPv4-compatible', 'http://[::127.0.0.1]/', '127.0.0.0/8'],
+    ['IPv4-compatible, in hex', 'http://[::a9fe:a9fe]/', '169.254.0.0/16'],
+    ['IPv4-translated (SIIT)', 'http://[::ffff:0:127.0.0.1]/', '127.0.0.0/8'],
+    ['6to4', 'http://[2002:a9fe:a9fe::1]/', '169.254.0.0/16'],
+    ['6to4, prefix only', 'http://[2002:0a00:0001::]/', '10.0.0.0/8'],
+  ])('refuses a blocked IPv4 address inside a URL as %s, in the form the URL parser gives it', (_, text, cidr) => {
+    // prepare: the host as the sender sees it (WHATWG URL rewrites [::127.0.0.1] to [::7f00:1])
+    const host = new URL(text).hostname.replace(/^\[|\]$/g, '')
+    // act
+    const verdict = judge(host)
+    // assess
+    expect(verdict, host).toMatchObject({ allowed: false })
+    expect((verdict as { reason: string }).reason).toContain(cidr)
+  })
+
+  it('allows public IPv4 addresses inside IPv6 as their IPv4 address is allowed', () => {
+    for (const address of ['::808:808', '2002:808:808::1', '64:ff9b::808:808']) {
+      expect(judge(address), address).toEqual({ allowed: true })
     }
   })
 
