@@ -15,8 +15,14 @@ type Env = Record<string, string | undefined>
 /** Stages that never run in AWS. */
 const LOCAL_STAGES = new Set(['local'])
 
+/**
+ * A stage is only a name: `sls deploy --stage local` puts a "local" stage in AWS. The Lambda runtime gives itself away
+ * (AWS_LAMBDA_RUNTIME_API, AWS_EXECUTION_ENV; serverless-offline sets neither), and there the local allowances
+ * (http, loopback, secrets in a setting, unsigned calls) never apply.
+ */
 export function isLocalStage(env: Env): boolean {
-  return LOCAL_STAGES.has(env.DEPLOY_STAGE ?? '') || env.IS_OFFLINE === 'true'
+  const inLambda = Boolean(env.AWS_LAMBDA_RUNTIME_API || env.AWS_EXECUTION_ENV?.startsWith('AWS_Lambda_'))
+  return !inLambda && (LOCAL_STAGES.has(env.DEPLOY_STAGE ?? '') || env.IS_OFFLINE === 'true')
 }
 
 /**

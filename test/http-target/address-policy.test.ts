@@ -109,6 +109,27 @@ describe('allowances', () => {
     expect(addressPolicy()('127.0.0.1')).toMatchObject({ allowed: false })
   })
 
+  it.each([
+    ['the Lambda runtime API', { AWS_LAMBDA_RUNTIME_API: '127.0.0.1:9001' }],
+    ['the Lambda execution environment', { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x' }],
+  ])('treats a stage named "local" that runs in AWS (%s) as a real stage', (_, lambda) => {
+    // prepare: `sls deploy --stage local`, as the template passes the stage and the settings
+    const env = { DEPLOY_STAGE: 'local', HTTP_TARGETS: 'webhooks', ...lambda }
+    // act / assess: no loopback, no secret in a setting, no unsigned calls, https only
+    expect(() => readForwarderSettings({ ...env, HTTP_ALLOW_LOOPBACK: 'true' })).toThrow(/HTTP_ALLOW_LOOPBACK/)
+    expect(() => readForwarderSettings({ ...env, WEBHOOK_SECRETS: 'whsec_x' })).toThrow(/WEBHOOK_SECRETS/)
+    expect(readForwarderSettings({ ...env, WEBHOOK_SECRET_PARAMETER: '/p' }).secretSource).toMatchObject({
+      kind: 'ssm',
+    })
+    expect(readForwarderSettings(env).targets.local).toBe(false)
+    // serverless-offline (npm run dev) sets neither: still local there
+    expect(
+      readForwarderSettings({ DEPLOY_STAGE: 'local', IS_OFFLINE: 'true', HTTP_ALLOW_LOOPBACK: 'true' }),
+    ).toMatchObject({
+      allowLoopback: true,
+    })
+  })
+
   it('refuses the loopback setting, a file or plain-text secret on a real stage, and a bad CIDR, naming the setting', () => {
     expect(() => readForwarderSettings({ HTTP_ALLOW_LOOPBACK: 'true', DEPLOY_STAGE: 'prod' })).toThrow(
       /HTTP_ALLOW_LOOPBACK/,
