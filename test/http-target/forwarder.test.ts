@@ -116,6 +116,52 @@ describe('the forwarder', () => {
     expect(await recordOf('hang-1')).toMatchObject({ status: 200, attempts: 2 })
   })
 
+  it('calls the receiver once when SQS delivers a message again after its success, again for a job re-created under its id', async () => {
+    // prepare: one message, received twice (a lost delete, a visibility that ran out, a scanner re-send)
+    const body = jobBody('again-1', { url: url('/ok') })
+    const receive = (n: number) =>
+      toRecord(
+        {
+          MessageId: 'm-again',
+          ReceiptHandle: `rh-again-${n}`,
+          Body: body,
+          Attributes: { ApproximateReceiveCount: String(n) },
+        },
+        kit.queue.queueArn,
+      )
+    // act
+    const first = await kit.forwarder.handler({ Records: [receive(1)] }, lambdaContext({ budgetMs: 30_000 }))
+    const second = await kit.forwarder.handler({ Records: [receive(2)] }, lambdaContext({ budgetMs: 30_000 }))
+    // assess: both acknowledged, one call
+    expect(first.batchItemFailures).toEqual([])
+    expect(second.batchItemFailures).toEqual([])
+    expect(deliveriesOf('again-1')).toHaveLength(1)
+    expect(await recordOf('again-1')).toEqual(expect.objectContaining({ outcome: 'delivered', attempts: 1 }))
+    expect(await recordOf('again-1')).not.toHaveProperty('of')
+    // a job created again later under the same id is another job: called
+    const later = Date.now() + 60_000
+    const recreated = toRecord(
+      {
+        MessageId: 'm-again-2',
+        ReceiptHandle: 'rh-again-new',
+        Body: messageBody(
+          {
+            id: 'again-1',
+            queue: TARGET,
+            payloadJson: JSON.stringify({ url: url('/ok') }),
+            dueMs: later,
+            createdAtMs: later,
+          },
+          later,
+        ),
+        Attributes: { ApproximateReceiveCount: '1' },
+      },
+      kit.queue.queueArn,
+    )
+    await kit.forwarder.handler({ Records: [recreated] }, lambdaContext({ budgetMs: 30_000 }))
+    expect(deliveriesOf('again-1')).toHaveLength(2)
+  })
+
   it("bounds a call by the invocation's remaining time, not only by HTTP_TIMEOUT_MS", async () => {
     // prepare: a 2.6 s invocation; HTTP_TIMEOUT_MS is 1 s here, so a longer one would show: use a forwarder of 20 s
     const long = await startKit({ HTTP_TIMEOUT_MS: '20000' })
