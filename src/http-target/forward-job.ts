@@ -7,7 +7,7 @@ import { withinMs } from '../consumer/deadline'
 import type { DeliveryRecord, KeptDelivery } from '../store/delivery-record'
 import { addressPolicy } from './address-policy'
 import { verdictOfAnswer, verdictOfError, type Verdict } from './answer-verdict'
-import { callbackJob, type CallbackJob } from './callback-job'
+import { callbackJob, isCallbackId, type CallbackJob } from './callback-job'
 import type { ForwarderSettings } from './forwarder-settings'
 import { checkHttpRequest, type ResolvedRequest } from './request-spec'
 import type { SecretLoader } from './secret-loader'
@@ -68,8 +68,10 @@ function buildRequest(
   settings: ForwarderSettings,
   job: Job<unknown>,
 ): { request: ResolvedRequest } | { problem: string } {
-  const defaults = settings.targets.queues[job.queue]
-  if (!defaults) return { problem: `queue "${job.queue}" is not an HTTP target queue (HTTP_TARGETS)` }
+  const queueDefaults = settings.targets.queues[job.queue]
+  if (!queueDefaults) return { problem: `queue "${job.queue}" is not an HTTP target queue (HTTP_TARGETS)` }
+  const { headers: _, ...withoutHeaders } = queueDefaults
+  const defaults = isCallbackId(job.id) ? withoutHeaders : queueDefaults
   const problems: string[] = []
   const request = checkHttpRequest(job.payload, defaults, { httpsOnly: !settings.targets.local }, (p, m) =>
     problems.push(`${p}: ${m}`),
