@@ -77,10 +77,15 @@ function call(request: OutgoingRequest, limits: SendLimits, agent: http.Agent): 
         reject(error)
       } else resolve(answer!)
     }
-    const total = setTimeout(
-      () => finish(new DeliveryTimeoutError('total', limits.totalTimeoutMs)),
-      limits.totalTimeoutMs,
-    )
+    // Once the status came, the receiver has answered: a body that never ends, or breaks off, does not turn a 200 into
+    // a retry (and a second delivery). The socket is dropped, its body unread.
+    let answered: (() => HttpAnswer) | undefined
+    const failed = (e: Error) => (answered ? finish(null, answered()) : finish(e))
+    const total = setTimeout(() => {
+      if (!answered) return finish(new DeliveryTimeoutError('total', limits.totalTimeoutMs))
+      finish(null, answered())
+      req.destroy()
+    }, limits.totalTimeoutMs)
     let connect: NodeJS.Timeout | undefined
     const headers = { ...request.headers, ...(request.body ? { 'content-length': String(request.body.length) } : {}) }
     const req = lib.request(request.url, { method: request.method, headers, agent }, (res) => {
@@ -95,12 +100,14 @@ function call(request: OutgoingRequest, limits: SendLimits, agent: http.Agent): 
           done()
         }
       })
-      const done = () => {
-        const excerpt = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8')
-        finish(null, { status: res.statusCode ?? 0, headers: res.headers, excerpt })
-      }
+      answered = () => ({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8'),
+      })
+      const done = () => finish(null, answered!())
       res.on('end', done)
-      res.on('error', (e) => finish(e))
+      res.on('error', failed)
     })
     req.on('socket', (socket) => {
       // A reused keep-alive socket is connected already.
@@ -112,7 +119,7 @@ function call(request: OutgoingRequest, limits: SendLimits, agent: http.Agent): 
         socket.once('connect', () => clearTimeout(connect))
       }
     })
-    req.on('error', (e) => finish(e))
+    req.on('error', failed)
     req.end(request.body)
   })
 }
