@@ -36,6 +36,20 @@ describe('what an answer means', () => {
     expect(verdictOfAnswer(answer(429, { 'retry-after': '30' }), judge, NOW)).toMatchObject({ afterSeconds: 30 })
   })
 
+  it("reports a redirect's Location without its credentials, query or fragment (they can carry tokens)", () => {
+    // prepare: a login redirect carrying a code and a password
+    const location = 'https://user:pa55@login.example.com/oauth/cb?code=SECRET-CODE&state=s#token=SECRET-FRAGMENT'
+    // act
+    const verdict = verdictOfAnswer(answer(302, { location }), judge, NOW)
+    // assess
+    expect(verdict).toMatchObject({
+      kind: 'dead-letter',
+      reason: 'redirect not followed (Location: https://login.example.com/oauth/cb)',
+    })
+    const relative = verdictOfAnswer(answer(303, { location: '/signin?session=SECRET' }), judge, NOW)
+    expect(relative).toMatchObject({ reason: 'redirect not followed (Location: /signin)' })
+  })
+
   it('retries timeouts and connection errors, and dead-letters refused addresses', () => {
     expect(verdictOfError(new DeliveryTimeoutError('connect', 3000))).toEqual({
       kind: 'retry',
