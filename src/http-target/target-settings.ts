@@ -1,7 +1,7 @@
 // HTTP_TARGETS: which target queues are HTTP target queues, with each one's defaults (URL, method, headers), and
 // whether this is a real stage (https only). Read by the API (to check jobs at enqueue) and by the forwarder.
 import { ConfigError } from '../errors'
-import { HTTP_METHODS, type HttpDefaults, type HttpMethod } from './request-spec'
+import { checkHttpRequest, HTTP_METHODS, type HttpDefaults, type HttpMethod } from './request-spec'
 
 export interface HttpTargets {
   /** Target name -> its defaults; a name listed here takes HTTP request payloads. */
@@ -75,6 +75,19 @@ function readDefaults(name: string, value: unknown, local: boolean): HttpDefault
     }
     out.headers = headers as Record<string, string>
   }
+  // The rules a job's own url and headers meet (no Host, no line breaks, no credentials in the URL): a default that
+  // breaks one would refuse every job of the queue, so the deployment stops here instead, naming it.
+  const problems: string[] = []
+  checkHttpRequest(
+    {},
+    out,
+    { httpsOnly: !local },
+    (path, message) => {
+      if (path !== `${name}.url` || out.url !== undefined) problems.push(`${path} ${message}`)
+    },
+    name,
+  )
+  if (problems.length) throw new ConfigError('HTTP_TARGETS', problems.join('; '))
   return out
 }
 

@@ -114,6 +114,18 @@ describe('HTTP_TARGETS', () => {
     expect(() => readHttpTargets({ HTTP_TARGETS: '{"p":{"timeout":1}}' })).toThrow(/unknown fields timeout/)
     expect(() => readHttpTargets({ HTTP_TARGETS: '{"p":' })).toThrow(/HTTP_TARGETS: is not valid JSON/)
   })
+
+  it('refuses, at start, default headers and URLs that every job of the queue would be refused for', () => {
+    const read = (defaults: unknown) => () => readHttpTargets({ HTTP_TARGETS: JSON.stringify({ p: defaults }) })
+    expect(read({ headers: { Host: 'internal.example' } })).toThrow(
+      /HTTP_TARGETS: p\.headers\.Host is set by the forwarder/,
+    )
+    expect(read({ headers: { 'x-a': 'a\r\nx-injected: 1' } })).toThrow(/p\.headers\.x-a must not hold line breaks/)
+    expect(read({ headers: { 'Proxy-Authorization': 'x' } })).toThrow(/p\.headers\.Proxy-Authorization/)
+    expect(read({ url: 'https://user:pw@partner.example.com/' })).toThrow(/p\.url must not carry credentials/)
+    expect(read({ url: 'https://partner.example.com/', headers: { authorization: 'Bearer x' } })).not.toThrow()
+    expect(read({})).not.toThrow()
+  })
 })
 
 describe('the connect timeout', () => {
