@@ -21,6 +21,31 @@ export interface ForwarderSettings {
 
 type Env = Record<string, string | undefined>
 
+/**
+ * Ranges an allowance may not open (the allow-list is judged before the blocked ranges): loopback, where the Lambda
+ * runtime API listens, has its own setting refused outside the local stage; link-local holds the metadata and the
+ * platform's services, which no receiver needs. `0.0.0.0/0` or `::/0` would open both (::/0 covers IPv4 too).
+ */
+const NEVER_ALLOWED = [
+  { cidr: '127.0.0.0/8', name: 'loopback', rule: 'use HTTP_ALLOW_LOOPBACK (local stage only)' },
+  { cidr: '::1/128', name: 'loopback', rule: 'use HTTP_ALLOW_LOOPBACK (local stage only)' },
+  { cidr: '169.254.0.0/16', name: 'link-local', rule: 'never allowed' },
+  { cidr: 'fe80::/10', name: 'link-local', rule: 'never allowed' },
+].map((r) => {
+  const list = new BlockList()
+  addCidr(list, r.cidr)
+  return { ...r, list }
+})
+
+/** CIDR ranges nest or are apart: they overlap when one holds the other's first address, or the given address. */
+function overlaps(list: BlockList, cidr: string, range: { cidr: string; list: BlockList }): boolean {
+  const at = (text: string) => {
+    const address = text.split('/')[0]!.trim()
+    return [address, address.includes(':') ? 'ipv6' : 'ipv4'] as const
+  }
+  return list.check(...at(range.cidr)) || range.list.check(...at(cidr))
+}
+
 export function readForwarderSettings(env: Env = process.env): ForwarderSettings {
   const targets = readHttpTargets(env)
   const allowLoopback = env.HTTP_ALLOW_LOOPBACK === 'true'
@@ -32,11 +57,14 @@ export function readForwarderSettings(env: Env = process.env): ForwarderSettings
     .map((s) => s.trim())
     .filter(Boolean)
   for (const cidr of allowCidrs) {
+    const list = new BlockList()
     try {
-      addCidr(new BlockList(), cidr)
+      addCidr(list, cidr)
     } catch (e) {
       throw new ConfigError('HTTP_ALLOW_CIDRS', (e as Error).message)
     }
+    const hit = NEVER_ALLOWED.find((r) => overlaps(list, cidr, r))
+    if (hit) throw new ConfigError('HTTP_ALLOW_CIDRS', `"${cidr}" covers ${hit.cidr} (${hit.name}): ${hit.rule}`)
   }
   return {
     targets,

@@ -130,6 +130,29 @@ describe('allowances', () => {
     })
   })
 
+  it.each([
+    ['0.0.0.0/0', 'loopback'],
+    ['::/0', 'loopback'],
+    ['127.0.0.0/8', 'loopback'],
+    ['127.5.0.0/16', 'loopback'],
+    ['::ffff:7f00:0/104', 'loopback'],
+    ['::1/128', 'loopback'],
+    ['169.254.169.254/32', 'link-local'],
+    ['169.0.0.0/8', 'link-local'],
+    ['fe80::/64', 'link-local'],
+  ])('refuses an allowance (%s) that would reach %s, which no setting of a real stage may open', (cidr, what) => {
+    expect(() => readForwarderSettings({ HTTP_ALLOW_CIDRS: `10.20.0.0/16, ${cidr}` })).toThrow(
+      new RegExp(`HTTP_ALLOW_CIDRS: "${cidr.replaceAll('.', '\\.').replaceAll('/', '\\/')}" covers \\S+ \\(${what}\\)`),
+    )
+  })
+
+  it('accepts allowances of private ranges beside loopback and link-local', () => {
+    const settings = readForwarderSettings({
+      HTTP_ALLOW_CIDRS: '10.0.0.0/8,172.16.0.0/12,fd00::/8,126.0.0.0/8,169.255.0.0/16',
+    })
+    expect(settings.allowCidrs).toHaveLength(5)
+  })
+
   it('refuses the loopback setting, a file or plain-text secret on a real stage, and a bad CIDR, naming the setting', () => {
     expect(() => readForwarderSettings({ HTTP_ALLOW_LOOPBACK: 'true', DEPLOY_STAGE: 'prod' })).toThrow(
       /HTTP_ALLOW_LOOPBACK/,
