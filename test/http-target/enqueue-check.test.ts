@@ -49,7 +49,7 @@ describe('HTTP jobs at enqueue', () => {
       'a header with a line break',
       { url: 'https://h.example.com/', headers: { 'x-a': 'a\r\nx-b: c' } },
       'payload.headers.x-a',
-      'must not hold line breaks or control characters',
+      'must hold only printable Latin-1 characters (no line breaks or control characters)',
     ],
     [
       'an unknown method',
@@ -83,6 +83,18 @@ describe('HTTP jobs at enqueue', () => {
       { url: 'https://h.example.com/', timeout: 5 },
       'payload',
       'has unknown fields timeout (known: url, method, headers, body, callbacks)',
+    ],
+    [
+      'an unknown field of callbacks',
+      { url: 'https://h.example.com/', callbacks: { succes: 'https://h.example.com/s' } },
+      'payload.callbacks',
+      'has unknown fields succes (known: success, failure)',
+    ],
+    [
+      'a header value beyond Latin-1 (HTTP cannot carry it)',
+      { url: 'https://h.example.com/', headers: { 'x-label': 'ok ✓' } },
+      'payload.headers.x-label',
+      'must hold only printable Latin-1 characters (no line breaks or control characters)',
     ],
     [
       'a payload that is not an object',
