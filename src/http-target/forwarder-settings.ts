@@ -14,7 +14,7 @@ export interface ForwarderSettings {
   allowLoopback: boolean
   connectTimeoutMs: number
   timeoutMs: number
-  /** None: deliveries go unsigned (the docs say why that is a bad idea outside a local run). */
+  /** None (the local stage only): deliveries go unsigned. */
   secretSource?: SecretSource
   secretCacheMs: number
 }
@@ -79,7 +79,8 @@ export function readForwarderSettings(env: Env = process.env): ForwarderSettings
 
 /**
  * Real stages read SSM (WEBHOOK_SECRET_PARAMETER) or Secrets Manager (WEBHOOK_SECRET_ID), and refuse secrets in a
- * setting or a file. The local stage reads nothing from AWS: WEBHOOK_SECRETS or WEBHOOK_SECRET_FILE, else unsigned.
+ * setting or a file, and refuse to start with neither. The local stage reads nothing from AWS: WEBHOOK_SECRETS or
+ * WEBHOOK_SECRET_FILE, else unsigned.
  */
 function secretSource(env: Env, local: boolean): SecretSource | undefined {
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1'
@@ -115,7 +116,11 @@ function secretSource(env: Env, local: boolean): SecretSource | undefined {
       ...endpoint('AWS_ENDPOINT_URL_SECRETS_MANAGER'),
     }
   }
-  return undefined
+  // Receivers of a real stage verify every request: a forwarder that forgot its secret must not call them unsigned.
+  throw new ConfigError(
+    'WEBHOOK_SECRET_PARAMETER',
+    'or WEBHOOK_SECRET_ID is required outside the local stage: deliveries there are always signed',
+  )
 }
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {

@@ -92,6 +92,9 @@ describe('the default address policy', () => {
   })
 })
 
+/** A real stage's settings need a source of webhook secrets. */
+const SIGNED = { WEBHOOK_SECRET_PARAMETER: '/svc/prod/webhook-secrets' }
+
 describe('allowances', () => {
   it('allows a deployment-listed private range and nothing beside it', () => {
     const judge = addressPolicy({ allow: ['10.1.0.0/16', 'fd00:1::/32'] })
@@ -121,7 +124,7 @@ describe('allowances', () => {
     expect(readForwarderSettings({ ...env, WEBHOOK_SECRET_PARAMETER: '/p' }).secretSource).toMatchObject({
       kind: 'ssm',
     })
-    expect(readForwarderSettings(env).targets.local).toBe(false)
+    expect(readForwarderSettings({ ...env, WEBHOOK_SECRET_ID: 's' }).targets.local).toBe(false)
     // serverless-offline (npm run dev) sets neither: still local there
     expect(
       readForwarderSettings({ DEPLOY_STAGE: 'local', IS_OFFLINE: 'true', HTTP_ALLOW_LOOPBACK: 'true' }),
@@ -141,13 +144,14 @@ describe('allowances', () => {
     ['169.0.0.0/8', 'link-local'],
     ['fe80::/64', 'link-local'],
   ])('refuses an allowance (%s) that would reach %s, which no setting of a real stage may open', (cidr, what) => {
-    expect(() => readForwarderSettings({ HTTP_ALLOW_CIDRS: `10.20.0.0/16, ${cidr}` })).toThrow(
+    expect(() => readForwarderSettings({ ...SIGNED, HTTP_ALLOW_CIDRS: `10.20.0.0/16, ${cidr}` })).toThrow(
       new RegExp(`HTTP_ALLOW_CIDRS: "${cidr.replaceAll('.', '\\.').replaceAll('/', '\\/')}" covers \\S+ \\(${what}\\)`),
     )
   })
 
   it('accepts allowances of private ranges beside loopback and link-local', () => {
     const settings = readForwarderSettings({
+      ...SIGNED,
       HTTP_ALLOW_CIDRS: '10.0.0.0/8,172.16.0.0/12,fd00::/8,126.0.0.0/8,169.255.0.0/16',
     })
     expect(settings.allowCidrs).toHaveLength(5)
@@ -159,7 +163,7 @@ describe('allowances', () => {
     )
     expect(() => readForwarderSettings({ HTTP_ALLOW_LOOPBACK: 'true' })).toThrow(/HTTP_ALLOW_LOOPBACK/)
     expect(readForwarderSettings({ HTTP_ALLOW_LOOPBACK: 'true', DEPLOY_STAGE: 'local' }).allowLoopback).toBe(true)
-    expect(readForwarderSettings({}).allowLoopback).toBe(false)
+    expect(readForwarderSettings(SIGNED).allowLoopback).toBe(false)
     expect(() => readForwarderSettings({ WEBHOOK_SECRETS: 'whsec_x', DEPLOY_STAGE: 'prod' })).toThrow(/WEBHOOK_SECRETS/)
     expect(() => readForwarderSettings({ WEBHOOK_SECRET_FILE: '/tmp/s', DEPLOY_STAGE: 'prod' })).toThrow(
       /WEBHOOK_SECRET_FILE/,
@@ -171,7 +175,18 @@ describe('allowances', () => {
       name: '/svc/prod/whsec',
       region: 'eu-west-1',
     })
-    expect(() => readForwarderSettings({ HTTP_ALLOW_CIDRS: '10.0.0.0/33' })).toThrow(/HTTP_ALLOW_CIDRS/)
-    expect(() => readForwarderSettings({ HTTP_TIMEOUT_MS: '0' })).toThrow(/HTTP_TIMEOUT_MS/)
+    expect(() => readForwarderSettings({ ...SIGNED, HTTP_ALLOW_CIDRS: '10.0.0.0/33' })).toThrow(/HTTP_ALLOW_CIDRS/)
+    expect(() => readForwarderSettings({ ...SIGNED, HTTP_TIMEOUT_MS: '0' })).toThrow(/HTTP_TIMEOUT_MS/)
+  })
+
+  it('refuses to start on a real stage without a source of webhook secrets: deliveries there are always signed', () => {
+    expect(() => readForwarderSettings({ DEPLOY_STAGE: 'prod', HTTP_TARGETS: 'webhooks' })).toThrow(
+      /WEBHOOK_SECRET_PARAMETER: or WEBHOOK_SECRET_ID is required outside the local stage/,
+    )
+    expect(() => readForwarderSettings({ DEPLOY_STAGE: 'prod', WEBHOOK_SECRET_PARAMETER: '' })).toThrow(
+      /WEBHOOK_SECRET_PARAMETER/,
+    )
+    // the local stage may run unsigned (npm run dev without a secret)
+    expect(readForwarderSettings({ DEPLOY_STAGE: 'local' }).secretSource).toBeUndefined()
   })
 })
