@@ -48,9 +48,11 @@ export function addressPolicy(options: AddressPolicyOptions = {}): (address: str
   return (address) => {
     const family = isIP(address)
     if (family === 0) return { allowed: false, reason: `${address} is not an IP address` }
+    // A zone id (fe80::1%eth0) only names the interface: the address is what is judged.
+    const bare = family === 6 ? address.split('%')[0]! : address
     // An IPv4 address inside IPv6 (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::a.b.c.d) is judged as that IPv4 address.
-    const v4 = family === 6 ? embeddedIpv4(address) : address
-    const [ip, type] = v4 ? [v4, 'ipv4' as const] : [address, 'ipv6' as const]
+    const v4 = family === 6 ? embeddedIpv4(bare) : address
+    const [ip, type] = v4 ? [v4, 'ipv4' as const] : [bare, 'ipv6' as const]
     if (allowed.check(ip, type)) return { allowed: true }
     const hit = blocked.find((r) => r.list.check(ip, type))
     return hit ? { allowed: false, reason: `${address} is in ${hit.cidr} (${hit.name})` } : { allowed: true }

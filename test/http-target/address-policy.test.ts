@@ -71,6 +71,18 @@ describe('the default address policy', () => {
     expect((verdict as { reason: string }).reason).toContain(cidr)
   })
 
+  it('judges an address with a zone id (fe80::1%eth0, as a resolver may give it) by its address', () => {
+    for (const address of [
+      '::7f00:1%lo',
+      '::127.0.0.1%lo',
+      '64:ff9b::a9fe:a9fe%2',
+      '::ffff:0:7f00:1%1',
+      'fe80::1%eth0',
+    ]) {
+      expect(judge(address), address).toMatchObject({ allowed: false })
+    }
+  })
+
   it('allows public IPv4 addresses inside IPv6 as their IPv4 address is allowed', () => {
     for (const address of ['::808:808', '2002:808:808::1', '64:ff9b::808:808']) {
       expect(judge(address), address).toEqual({ allowed: true })
