@@ -119,6 +119,25 @@ describe('HTTP jobs at enqueue', () => {
     expect(await redisSnapshot(real.engine)).toEqual(before)
   })
 
+  it('refuses a recurring schedule on an HTTP target queue whose request is bad, as a job, changing nothing', async () => {
+    // prepare
+    const before = await redisSnapshot(real.engine)
+    const put = (payload: unknown) =>
+      real.call(request('PUT', '/schedules/hourly-ping', { body: { queue: 'emails', everyMs: 3_600_000, payload } }))
+    // act
+    const res = await put({ url: 'http://h.example.com/', headers: { Host: 'internal' } })
+    // assess: every occurrence would have been dead-lettered
+    expect(res.statusCode).toBe(400)
+    expect(bodyOf(res).error.details).toEqual(
+      expect.arrayContaining([
+        { path: 'payload.url', message: 'must use https' },
+        { path: 'payload.headers.Host', message: 'is set by the forwarder and cannot be given' },
+      ]),
+    )
+    expect(await redisSnapshot(real.engine)).toEqual(before)
+    expect((await put({ url: 'https://h.example.com/ping' })).statusCode).toBeLessThan(300)
+  })
+
   it('schedules a valid request, and one that takes its URL from the queue default', async () => {
     const res = await post(real, {
       url: 'https://hooks.example.com/a',
