@@ -63,6 +63,13 @@ export function createSender(resolve: Resolver, judge: (address: string) => Addr
   }
 }
 
+/**
+ * Runs a timeout's decision after the I/O that is already waiting: when the event loop was stalled (a cold start, a
+ * small Lambda's share of a CPU), timers run before the sockets are read, and an answer that came in time would be
+ * taken for a timeout, and the job called again. Each decision looks again whether it still applies.
+ */
+const lastLook = (decide: () => void) => () => void setImmediate(decide)
+
 function call(request: OutgoingRequest, limits: SendLimits, agent: http.Agent): Promise<HttpAnswer> {
   const lib = request.url.protocol === 'https:' ? https : http
   return new Promise<HttpAnswer>((resolve, reject) => {
@@ -81,11 +88,15 @@ function call(request: OutgoingRequest, limits: SendLimits, agent: http.Agent): 
     // a retry (and a second delivery). The socket is dropped, its body unread.
     let answered: (() => HttpAnswer) | undefined
     const failed = (e: Error) => (answered ? finish(null, answered()) : finish(e))
-    const total = setTimeout(() => {
-      if (!answered) return finish(new DeliveryTimeoutError('total', limits.totalTimeoutMs))
-      finish(null, answered())
-      req.destroy()
-    }, limits.totalTimeoutMs)
+    const total = setTimeout(
+      lastLook(() => {
+        if (settled) return
+        if (!answered) return finish(new DeliveryTimeoutError('total', limits.totalTimeoutMs))
+        finish(null, answered())
+        req.destroy()
+      }),
+      limits.totalTimeoutMs,
+    )
     let connect: NodeJS.Timeout | undefined
     const headers = { ...request.headers, ...(request.body ? { 'content-length': String(request.body.length) } : {}) }
     const req = lib.request(request.url, { method: request.method, headers, agent }, (res) => {
@@ -113,7 +124,7 @@ function call(request: OutgoingRequest, limits: SendLimits, agent: http.Agent): 
       // A reused keep-alive socket is connected already.
       if (socket.connecting) {
         connect = setTimeout(
-          () => finish(new DeliveryTimeoutError('connect', limits.connectTimeoutMs)),
+          lastLook(() => socket.connecting && finish(new DeliveryTimeoutError('connect', limits.connectTimeoutMs))),
           limits.connectTimeoutMs,
         )
         socket.once('connect', () => clearTimeout(connect))

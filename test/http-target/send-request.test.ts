@@ -2,6 +2,8 @@
 // 200 and then never ends its body has taken the delivery; cutting it as a timeout would retry it and deliver twice.
 // A receiver on loopback, reached through a resolver of the test's own.
 import { createServer } from 'node:http'
+import { once } from 'node:events'
+import { Worker } from 'node:worker_threads'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addressPolicy } from '../../src/http-target/address-policy'
 import { DeliveryTimeoutError } from '../../src/http-target/errors'
@@ -53,5 +55,43 @@ describe('an answer cut short', () => {
       s.send({ url, method: 'POST', headers: {} }, { connectTimeoutMs: 300, totalTimeoutMs: 500 }),
     ).rejects.toThrow(new DeliveryTimeoutError('total', 500))
     s.close()
+  })
+})
+
+// A receiver in a worker thread: it keeps answering while the test's own thread is stalled (Atomics.wait: blocked, no
+// CPU spent). It says when a request arrived, and answers 50 ms later.
+const WORKER = `
+  const { parentPort } = require('node:worker_threads')
+  const server = require('node:http').createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      parentPort.postMessage('arrived')
+      setTimeout(() => res.end('taken'), 50)
+    })
+  })
+  server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port))
+`
+
+describe('an answer after a stalled event loop', () => {
+  it('is read before the timeout is decided: an answer that came in time is not a timeout (and a second delivery)', async () => {
+    // prepare: a 300 ms call; this thread stalls 1 s right after the request arrived, and the answer comes meanwhile
+    const worker = new Worker(WORKER, { eval: true })
+    try {
+      const [port] = (await once(worker, 'message')) as [number]
+      const s = sender()
+      const arrived = once(worker, 'message')
+      // act
+      const sent = s.send(
+        { url: new URL(`http://hooks.test:${port}/`), method: 'POST', headers: {} },
+        { connectTimeoutMs: 300, totalTimeoutMs: 300 },
+      )
+      await arrived
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1_000)
+      // assess
+      await expect(sent).resolves.toMatchObject({ status: 200, excerpt: 'taken' })
+      s.close()
+    } finally {
+      await worker.terminate()
+    }
   })
 })
