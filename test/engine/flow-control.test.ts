@@ -118,8 +118,9 @@ describe.concurrent('flow control in the scan loop', () => {
     expect(rest).toHaveLength(100)
     expect(excessOverRate(mail, 50, 5, 250)).toBeLessThanOrEqual(0)
     expect(Math.max(...mail) - Math.min(...mail)).toBeGreaterThanOrEqual(((150 - 5) / 50) * 1000 * 0.95)
-    // the other jobs were not held behind the key: all of them left within the first second
-    expect(Math.max(...rest.map((x) => x.acceptedAtMs)) - due).toBeLessThan(1_000)
+    // the other jobs were not held behind the key (its last job leaves ~2.9 s after the due time): all of them left
+    // within 2 s (room for a loaded machine's late claims and sends)
+    expect(Math.max(...rest.map((x) => x.acceptedAtMs)) - due).toBeLessThan(2_000)
     await s.close()
     await t.close()
   })
