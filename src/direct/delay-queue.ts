@@ -3,6 +3,7 @@
 import { loadConfig, type Config } from '../config'
 import { createEngine, type Engine } from '../store/engine'
 import type { ConnectOptions } from '../store/redis'
+import { FlowControl } from './flow-control'
 import type { EnqueueResult, JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
 import { validateJobId, validateJobRef, writableId } from './id-rules'
 import { validateJob, type JobInput } from './validation'
@@ -78,6 +79,14 @@ export interface DelayQueueOptions {
   schedulerFrontDoor?: boolean
 }
 
+/** On-demand scan mode: what starts the scanner. Only that mode builds an invoker (else the Lambda SDK is not loaded). */
+function scanStarterFor(config: Config, store: JobStore, scanInvoker: DelayQueueOptions['scanInvoker']) {
+  if (config.scanMode !== 'on-demand') return undefined
+  const { scanFunctionName } = config
+  const invoker = scanInvoker ?? (scanFunctionName ? lambdaInvoker(config, scanFunctionName) : undefined)
+  return invoker ? new ScanStarter(store, invoker, config.onDemandHorizonMs) : undefined
+}
+
 export class DelayQueue {
   readonly config: Config
   private readonly store: JobStore
@@ -87,6 +96,7 @@ export class DelayQueue {
   private readonly owned: boolean
   /** On-demand scan mode only. */
   private readonly starter?: ScanStarter
+  readonly flow: FlowControl // pause, resume and rates of queues and flow keys (docs/flow-control.md)
   private readonly writable: (id: string) => string
 
   /** From a Config (connects to Redis; call close() when done), or from an engine built elsewhere. */
@@ -98,9 +108,10 @@ export class DelayQueue {
     this.store = engine.store
     this.config = engine.config
     this.writable = (id) => writableId(id, options.schedulerFrontDoor)
-    this.starter = scanStarterFor(this.store, this.config, options.scanInvoker)
+    this.starter = scanStarterFor(this.config, this.store, options.scanInvoker)
     const schedules = new ScheduleStore(engine.store.redis, engine.store.keys, engine.store.replication)
     this.recurring = new RecurringSchedules(schedules, this.config, this.starter, this.writable)
+    this.flow = new FlowControl(engine.store, this.config)
   }
 
   /** From the environment (REDIS_URL, QUEUES, ...: see src/config.ts). */
@@ -180,15 +191,9 @@ export class DelayQueue {
     return this.store.listPending(validPendingQuery(options, this.config))
   }
 
-  /** The jobs with a tag (scheduled, being sent, dead), in id order, `limit` (1-100, default 50) a page. */
-  listByTag(tag: string, options: TagPageOptions = {}): Promise<TagPage> {
-    return listByTag(this.store, tag, options)
-  }
-
-  /** Cancel every job with a tag, in bounded steps: a job counted cancelled never reaches SQS; `budgetMs` to stop. */
-  cancelByTag(tag: string, options: TagCancelOptions = {}): Promise<TagCancelResult> {
-    return cancelByTag(this.store, tag, options)
-  }
+  /** The jobs with a tag, a page at a time; cancel them all, in bounded steps (src/direct/tag-actions.ts). */
+  readonly listByTag = (tag: string, options: TagPageOptions = {}) => listByTag(this.store, tag, options)
+  readonly cancelByTag = (tag: string, options: TagCancelOptions = {}) => cancelByTag(this.store, tag, options)
 
   async stats(): Promise<QueueStats> {
     const stats = await this.store.stats()
@@ -234,16 +239,6 @@ function requireIdWithKey(input: unknown, writeToken: string | undefined): void 
   if (writeToken && (input as JobInput).id === undefined) {
     throw new ValidationError([{ path: 'id', message: 'is required with an idempotency key' }])
   }
-}
-
-/**
- * On-demand scan mode only: what starts the scan function for a job due soon. Only on-demand mode builds an invoker:
- * the Lambda SDK client is not even loaded otherwise.
- */
-function scanStarterFor(store: JobStore, config: Config, given?: ScanInvoker): ScanStarter | undefined {
-  if (config.scanMode !== 'on-demand') return undefined
-  const invoker = given ?? (config.scanFunctionName ? lambdaInvoker(config, config.scanFunctionName) : undefined)
-  return invoker ? new ScanStarter(store, invoker, config.onDemandHorizonMs) : undefined
 }
 
 /** A write's answer: the job as this write stored it, or, for a replay, as the write it repeats stored it. */

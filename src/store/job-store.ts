@@ -5,7 +5,7 @@ import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'
 import { decodeDispatchError, type JobState } from './job-state'
 import type { NewJob } from './new-job'
-import { decodeRecord } from './record'
+import { decodeRecord, groupLine } from './record'
 import { readPendingPage, type PendingPage, type PendingQuery } from './pending-page'
 import { decodeReceipt, receiptHours, type DispatchReceipt } from './receipt'
 import { readDelivery, type DeliveryRecord } from './delivery-record'
@@ -48,6 +48,8 @@ export interface JobView {
   payload?: unknown
   groupId?: string
   tags?: string[]
+  /** Its flow key (docs/flow-control.md). */
+  flowKey?: string
   createdAt?: string
   attempts?: number
   lastError?: DispatchError
@@ -204,7 +206,7 @@ export class JobStore {
     return enqueueCall(this.keys.locate(job.id), {
       ...job,
       mode: job.onConflict ? enqueueMode(job.onConflict) : mode,
-      groupId: job.groupId ?? '',
+      groupId: groupLine(job.groupId, job.flowKey),
       scanStart: this.scanStart,
       receiptHours: job.writeToken ? receiptHours(Date.now(), this.receiptTtlMs) : [],
     })
@@ -258,6 +260,7 @@ function toView(id: string, state: JobState, record: string, score: number, atte
     payload: JSON.parse(job.payloadJson),
     ...(job.groupId ? { groupId: job.groupId } : {}),
     ...(job.tags ? { tags: job.tags } : {}),
+    ...(job.flowKey ? { flowKey: job.flowKey } : {}),
     createdAt: isoTime(job.createdAtMs),
   }
   if (lastError) {

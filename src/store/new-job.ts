@@ -14,6 +14,8 @@ export interface NewJob {
   maxWaitMs?: number
   /** Its tags (src/direct/tag-rules.ts); absent or empty: none. */
   tags?: readonly string[]
+  /** Its flow key (docs/flow-control.md); absent: none, and no byte stored for it. */
+  flowKey?: string
   /** Relative to Redis's clock, or absolute (epoch ms; the past means now). */
   schedule: { delayMs: number } | { atMs: number }
   /**

@@ -5,7 +5,8 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs'
 import { check, type Verdict } from './checker'
 import { earliestDue } from './check-jobs'
 import { startConsumers } from './consumers'
-import type { History, Op } from './history'
+import { flowLane } from './flow-lanes'
+import type { FlowOp, History, Op } from './history'
 import { apiClient, jobLane } from './job-lanes'
 import { fifoLane } from './fifo-lanes'
 import { startNemesis } from './nemesis'
@@ -21,6 +22,8 @@ export interface ChaosOptions {
   jobLanes?: number
   scheduleLanes?: number
   fifoLanes?: number
+  /** Lanes of flow control: a rate-limited key, and a key paused and resumed (test/chaos/flow-lanes.ts). */
+  flowLanes?: number
   /** Lanes that cancel by tag (test/chaos/tag-lanes.ts). */
   tagLanes?: number
   /** Lanes that write one id again and again with onConflict debounce. */
@@ -55,6 +58,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     const running = () => Date.now() < endAt && !o.signal?.aborted
     const random = seeded(o.seed)
     const ops: Op[] = []
+    const flow: FlowOp[] = []
     /** Each lane its own client, so that an operation's HTTP attempts can be counted. */
     const lane = (n: number) => {
       let requests = 0
@@ -68,12 +72,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       ...Array.from({ length: jobLanes }, (_, i) => jobLane(`j${i}`, lane(i))),
       ...Array.from({ length: scheduleLanes }, (_, i) => scheduleLane(`s${i}`, lane(jobLanes + i))),
       ...Array.from({ length: fifoLanes }, (_, i) => fifoLane(`f${i}`, lane(jobLanes + scheduleLanes + i))),
+      // One lane at most: its operator pauses and resumes one key, and rates another.
+      ...(o.flowLanes === 0 ? [] : [flowLane('r0', lane(jobLanes + scheduleLanes + fifoLanes), flow)]),
       // Numbered after the others: the lanes above draw what they drew before these existed.
       ...Array.from({ length: o.tagLanes ?? 1 }, (_, i) =>
-        tagLane(`g${i}`, lane(jobLanes + scheduleLanes + fifoLanes + i)),
+        tagLane(`g${i}`, lane(jobLanes + scheduleLanes + fifoLanes + 20 + i)),
       ),
       ...Array.from({ length: o.debounceLanes ?? 1 }, (_, i) =>
-        debounceLane(`d${i}`, lane(jobLanes + scheduleLanes + fifoLanes + 10 + i)),
+        debounceLane(`d${i}`, lane(jobLanes + scheduleLanes + fifoLanes + 30 + i)),
       ),
     ]
     const leaseMs = Number(CHAOS_SETTINGS.LEASE_MS)
@@ -103,6 +109,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       deliveries: consumers.deliveries,
       faults: nemesis.faults.sort((a, b) => a.start - b.start),
       environment: [...stage.environment],
+      flow,
     }
     return { history, verdict: check(history) }
   } finally {

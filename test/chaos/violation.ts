@@ -10,6 +10,8 @@ export type PromiseName =
   | 'schedule-series'
   | 'fifo-order'
   | 'duplicates-bounded'
+  | 'paused-held'
+  | 'rate-bounded'
 
 export const PROMISES: readonly PromiseName[] = [
   'acknowledged-delivered',
@@ -22,6 +24,8 @@ export const PROMISES: readonly PromiseName[] = [
   'schedule-series',
   'fifo-order',
   'duplicates-bounded',
+  'paused-held',
+  'rate-bounded',
 ]
 
 export interface Violation {

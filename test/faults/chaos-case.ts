@@ -23,6 +23,8 @@ export async function expectChaosRunKeepsEveryPromise(cluster: boolean): Promise
   expect(history.faults.length, report).toBeGreaterThanOrEqual(6)
   expect(verdict.figures['acknowledged-delivered'].checked, report).toBeGreaterThan(100)
   expect(verdict.figures['fifo-order'].checked, report).toBeGreaterThan(50)
+  expect(verdict.figures['rate-bounded'].checked, report).toBeGreaterThan(50)
+  expect(verdict.figures['paused-held'].pauses, report).toBeGreaterThan(0)
   // one seed's Sentinel run: 26 cancels by tag and 21 debounced versions judged
   expect(verdict.figures['tag-cancel-holds'].checked, report).toBeGreaterThan(5)
   expect(verdict.figures['debounce-quiet'].checked, report).toBeGreaterThan(5)
