@@ -36,7 +36,7 @@ describe('400 ValidationError', () => {
       {
         path: 'delay',
         message:
-          'is not a known field; known: queue, payload, delayMs, runAt, id, groupId, tags, onConflict, maxWaitMs',
+          'is not a known field; known: queue, payload, delayMs, runAt, id, groupId, flowKey, tags, onConflict, maxWaitMs',
       },
     ])
   })
