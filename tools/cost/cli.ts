@@ -116,7 +116,9 @@ function printLines(lines: { item: string; usd: number; quantity: string }[]) {
 function printReport(r: CostReport & { params: string[] }, compare: { jobs: number; report: CostReport }[]) {
   const d = r.decided
   const u = r.usage
-  console.log(`template: ${r.template}${r.params.length ? ` (packaged with --param ${r.params.join(' --param ')})` : ''} (prices ${r.prices})`)
+  console.log(
+    `template: ${r.template}${r.params.length ? ` (packaged with --param ${r.params.join(' --param ')})` : ''} (prices ${r.prices})`,
+  )
   console.log(
     `  decided by it: scan ${d.scan.mode}, ${d.scan.memoryMb} MB, ${d.scan.ticksPerHour} ticks an hour, dispatch window ${d.scan.dispatchWindowMs} ms, receipts ${d.scan.receiptTtlHours} h; API through ${d.api.frontDoor === 'functionUrl' ? 'a Function URL' : 'an HTTP API'} (${d.api.memoryMb} MB${d.api.platformLogs ? '' : ', no START/END/REPORT lines'}); ${d.targetQueues} target queues, ${d.deadLetterQueues} DLQs, ${d.consumers.length} SQS consumer(s); ${d.alarms} alarms, ${d.dashboards} dashboard(s), ${d.logGroups.length} log groups (${[...new Set(d.logGroups.map((g) => g.retentionDays))].join('/')} days); egress ${d.egress}${d.vpcEndpoints.length ? ` (${d.vpcEndpoints.join(', ')} endpoints)` : ''}`,
   )
@@ -147,7 +149,9 @@ total at this usage:           ${usd(r.totalUsdPerMonth)} a month, consumer side
     console.log(`\n| system (jobs a month) | ${compare.map((c) => `${c.jobs / 1e6}M`).join(' | ')} |`)
     console.log(`|---|${compare.map(() => '---:').join('|')}|`)
     const cell = (v: number, jobs: number) => `${usd(v)} (${usd((v / jobs) * 1e6)}/M)`
-    console.log(`| ours (this template, Redis included) | ${compare.map((c) => cell(c.report.totalUsdPerMonth - c.report.consumer.lines.reduce((a, l) => a + l.usd, 0), c.jobs)).join(' | ')} |`)
+    console.log(
+      `| ours (this template, Redis included) | ${compare.map((c) => cell(c.report.totalUsdPerMonth - c.report.consumer.lines.reduce((a, l) => a + l.usd, 0), c.jobs)).join(' | ')} |`,
+    )
     for (const p of r.peers)
       console.log(
         `| ${p.system} | ${compare.map((c) => cell(c.report.peers.find((q) => q.system === p.system)!.usdPerMonth, c.jobs)).join(' | ')} |`,
@@ -168,7 +172,10 @@ async function main() {
   const report = { ...priceTemplate(facts, o.usage, m, perJob), params: o.params }
   if (o.json) return console.log(JSON.stringify(report, null, 2))
   const compare = o.compare
-    ? [1e6, 10e6, 100e6].map((jobs) => ({ jobs, report: priceTemplate(facts, { ...o.usage, jobsPerMonth: jobs }, m, perJob) }))
+    ? [1e6, 10e6, 100e6].map((jobs) => ({
+        jobs,
+        report: priceTemplate(facts, { ...o.usage, jobsPerMonth: jobs }, m, perJob),
+      }))
     : []
   printReport(report, compare)
   console.log(`\nprices: ${Object.values(PRICES).length} list prices dated ${PRICES_DATE} (tools/cost/prices.ts)`)

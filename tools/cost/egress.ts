@@ -32,7 +32,8 @@ export function egressLines(s: EgressInput): { item: string; quantity: string; u
     return [
       {
         item: "Egress: the VPC's own route to SQS and Lambda",
-        quantity: 'endpoints or a NAT gateway the template does not create: not priced (createEndpoints=true prices them)',
+        quantity:
+          'endpoints or a NAT gateway the template does not create: not priced (createEndpoints=true prices them)',
         usd: 0,
       },
     ]

@@ -90,4 +90,3 @@ export async function measured(root = process.cwd()): Promise<Measured> {
     observability: await measureObservability(r.onDemand.continuousInvocationS, 512),
   }
 }
-

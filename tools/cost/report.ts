@@ -84,8 +84,9 @@ function consumerBlock(t: TemplateFacts, u: Usage, jobs: number, logBytesPerJob:
         {
           jobsPerMonth: jobs,
           queuesUsed: u.queuesUsed ?? t.targetQueues,
-          retentionDays: t.logGroups.find((g) => g.logicalId.startsWith(c.logicalId.replace(/LambdaFunction$/, '')))
-            ?.retentionDays ?? 14,
+          retentionDays:
+            t.logGroups.find((g) => g.logicalId.startsWith(c.logicalId.replace(/LambdaFunction$/, '')))
+              ?.retentionDays ?? 14,
         },
       ).lines,
   )
@@ -161,7 +162,10 @@ export function priceTemplate(t: TemplateFacts, u: Usage, m: Measured, consumerL
       lines: consumer.map((l) => ({ ...l, usd: round(l.usd) })),
     },
     peers: alternatives(jobs, { waitHours: u.waitHours }).map((p) => {
-      const at = crossover(ours, (n) => alternatives(n, { waitHours: u.waitHours }).find((a) => a.system === p.system)!.usd)
+      const at = crossover(
+        ours,
+        (n) => alternatives(n, { waitHours: u.waitHours }).find((a) => a.system === p.system)!.usd,
+      )
       return {
         system: p.system,
         usdPerMonth: round(p.usd, 2),
