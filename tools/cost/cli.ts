@@ -8,24 +8,30 @@ import { consumerLogBytesPerJob } from './consumer'
 import { packageTemplate } from './package'
 import { PRICES, PRICES_DATE, VALKEY_NODES, type Price } from './prices'
 import { measured } from './read-measured'
-import { type CostReport, DEFAULT_USAGE, priceTemplate, type Usage } from './report'
-import { readTemplate } from './template'
+import { CONFIGURATIONS } from './configurations'
+import { assumptionsMarkdown, billMarkdown, compareMarkdown, configurationsMarkdown, headline, type Report, usd } from './markdown'
+import { DEFAULT_USAGE, priceTemplate, type Usage } from './report'
+import { readTemplate, type TemplateFacts } from './template'
 
-const USAGE = `usage: npm run cost -- [--template FILE | --param NAME=VALUE ...] [--json]
+const USAGE = `usage: npm run cost -- [--template FILE | --param NAME=VALUE ... [--config FILE]]
+  [--json | --markdown | --headline | --compare | --configurations | --prices | --assumptions]
   [--jobs-per-month N] [--enqueue single|batch|direct] [--payload-bytes B] [--wait-hours H] [--queues-used N]
-  [--redis auto|serverless|<node type>] [--replica true|false] [--azs N] [--free-tier] [--compare] [--prices]`
+  [--redis auto|serverless|<node type>] [--replica true|false] [--azs N] [--free-tier]`
 class UsageError extends Error {}
+
+const OUTPUTS = ['json', 'markdown', 'headline', 'compare', 'configurations', 'prices', 'assumptions'] as const
+type Output = (typeof OUTPUTS)[number] | 'text'
 
 interface Options {
   usage: Usage
   template?: string
+  /** Another serverless.yml in the service folder to package (osls --config). */
+  config?: string
   params: string[]
-  json: boolean
-  compare: boolean
-  prices: boolean
+  output: Output
 }
 
-const FLAGS = new Set(['json', 'compare', 'prices', 'free-tier'])
+const FLAGS = new Set<string>([...OUTPUTS, 'free-tier'])
 
 export function parseArgs(argv: string[]): Options {
   const args = new Map<string, string>()
@@ -73,19 +79,21 @@ export function parseArgs(argv: string[]): Options {
       freeTier: get('free-tier') !== undefined,
     },
     template: get('template'),
+    config: get('config'),
     params,
-    json: get('json') !== undefined,
-    compare: get('compare') !== undefined,
-    prices: get('prices') !== undefined,
+    output: 'text',
   }
+  const outputs = OUTPUTS.filter((o) => get(o) !== undefined)
+  if (outputs.length > 1) throw new UsageError(`one output at a time: ${outputs.map((o) => `--${o}`).join(', ')}`)
+  options.output = outputs[0] ?? 'text'
   const unknown = [...args.keys()].find((name) => !read.has(name))
   if (unknown) throw new UsageError(`unknown option --${unknown}`)
-  if (options.template && params.length) throw new UsageError('--param packages the service: not with --template')
+  if (options.template && (params.length || options.config))
+    throw new UsageError('--param and --config package the service: not with --template')
   if (options.usage.jobsPerMonth === 0) throw new UsageError('--jobs-per-month must be above 0 (idle is priced too)')
   return options
 }
 
-const usd = (n: number): string => (n < 0 ? `-${usd(-n)}` : n < 0.01 && n > 0 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`)
 
 /** The price table as docs/cost.md shows it. */
 function printPrices() {
@@ -113,7 +121,7 @@ function printLines(lines: { item: string; usd: number; quantity: string }[]) {
   for (const l of lines) console.log(`  ${l.item.padEnd(width)}  ${usd(l.usd).padStart(9)}   ${l.quantity}`)
 }
 
-function printReport(r: CostReport & { params: string[] }, compare: { jobs: number; report: CostReport }[]) {
+function printReport(r: Report) {
   const d = r.decided
   const u = r.usage
   console.log(
@@ -145,39 +153,43 @@ total at this usage:           ${usd(r.totalUsdPerMonth)} a month, consumer side
     console.log(
       `  ${p.system.padEnd(44)} ${usd(p.usdPerMonth).padStart(10)}  (${usd(p.perMillionUsd)}/M; ours cheaper ${p.oursCheaperAboveJobsPerMonth === null ? 'nowhere between 10K and 10B' : `above ${(p.oursCheaperAboveJobsPerMonth / 1e6).toPrecision(3)}M`} jobs a month)  ${p.how}`,
     )
-  if (compare.length) {
-    console.log(`\n| system (jobs a month) | ${compare.map((c) => `${c.jobs / 1e6}M`).join(' | ')} |`)
-    console.log(`|---|${compare.map(() => '---:').join('|')}|`)
-    const cell = (v: number, jobs: number) => `${usd(v)} (${usd((v / jobs) * 1e6)}/M)`
-    console.log(
-      `| ours (this template, Redis included) | ${compare.map((c) => cell(c.report.totalUsdPerMonth - c.report.consumer.lines.reduce((a, l) => a + l.usd, 0), c.jobs)).join(' | ')} |`,
-    )
-    for (const p of r.peers)
-      console.log(
-        `| ${p.system} | ${compare.map((c) => cell(c.report.peers.find((q) => q.system === p.system)!.usdPerMonth, c.jobs)).join(' | ')} |`,
-      )
-  }
+}
+
+async function factsOf(o: Options, params: string[]): Promise<TemplateFacts> {
+  const root = process.cwd()
+  const file = o.template ? resolve(o.template) : await packageTemplate(root, params, o.config)
+  return { ...readTemplate(file), file: relative(root, file) }
+}
+
+async function reportOf(facts: TemplateFacts, params: string[], usage: Usage): Promise<Report> {
+  const logBytes = await consumerLogBytesPerJob()
+  return { ...priceTemplate(facts, usage, await measured(), logBytes.toolkit + logBytes.example), params }
 }
 
 async function main() {
   const o = parseArgs(process.argv.slice(2))
-  if (o.prices) return printPrices()
-  const root = process.cwd()
-  const file = o.template ? resolve(o.template) : await packageTemplate(root, o.params)
-  const facts = readTemplate(file)
-  facts.file = relative(root, file)
-  const m = await measured(root)
-  const logBytes = await consumerLogBytesPerJob()
-  const perJob = logBytes.toolkit + logBytes.example
-  const report = { ...priceTemplate(facts, o.usage, m, perJob), params: o.params }
-  if (o.json) return console.log(JSON.stringify(report, null, 2))
-  const compare = o.compare
-    ? [1e6, 10e6, 100e6].map((jobs) => ({
-        jobs,
-        report: priceTemplate(facts, { ...o.usage, jobsPerMonth: jobs }, m, perJob),
-      }))
-    : []
-  printReport(report, compare)
+  if (o.output === 'prices') return printPrices()
+  if (o.output === 'assumptions') return console.log(assumptionsMarkdown())
+  if (o.output === 'configurations') {
+    const reports: Report[] = []
+    for (const configuration of CONFIGURATIONS) {
+      const params = [...configuration, ...o.params]
+      reports.push(await reportOf(await factsOf(o, params), params, o.usage))
+    }
+    return console.log(configurationsMarkdown(reports))
+  }
+  const facts = await factsOf(o, o.params)
+  const report = await reportOf(facts, o.params, o.usage)
+  if (o.output === 'json') return console.log(JSON.stringify(report, null, 2))
+  if (o.output === 'headline') return console.log(headline(report))
+  if (o.output === 'markdown') return console.log(billMarkdown(report))
+  if (o.output === 'compare') {
+    const rows = []
+    for (const jobs of [1e6, 10e6, 100e6])
+      rows.push({ jobs, report: await reportOf(facts, o.params, { ...o.usage, jobsPerMonth: jobs }) })
+    return console.log(compareMarkdown(rows))
+  }
+  printReport(report)
   console.log(`\nprices: ${Object.values(PRICES).length} list prices dated ${PRICES_DATE} (tools/cost/prices.ts)`)
 }
 

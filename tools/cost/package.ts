@@ -8,14 +8,17 @@ import { dirname, join, resolve } from 'node:path'
 
 export const TEMPLATE_NAME = 'cloudformation-template-update-stack.json'
 
-/** `.serverless/` for the defaults (where `serverless package` writes), `.serverless/cost-<params>/` otherwise. */
-export function packagedPath(root: string, params: string[]): string {
-  const slug = params.map((p) => p.replace(/[^A-Za-z0-9=.-]/g, '_')).join(',')
-  return resolve(root, '.serverless', ...(params.length ? [`cost-${slug}`] : []))
+/**
+ * `.serverless/` for the defaults (where `serverless package` writes), `.serverless-cost/<params>/` otherwise (not
+ * inside `.serverless/`: osls copies that folder's contents into the --package folder).
+ */
+export function packagedPath(root: string, params: string[], config?: string): string {
+  const slug = [...(config ? [config] : []), ...params].map((p) => p.replace(/[^A-Za-z0-9=.-]/g, '_')).join(',')
+  return slug ? resolve(root, '.serverless-cost', slug) : resolve(root, '.serverless')
 }
 
-export async function packageTemplate(root: string, params: string[]): Promise<string> {
-  const out = packagedPath(root, params)
+export async function packageTemplate(root: string, params: string[], config?: string): Promise<string> {
+  const out = packagedPath(root, params, config)
   const workFolder = `.esbuild/cost-${randomBytes(4).toString('hex')}`
   const env = { ...process.env, SDQ_ESBUILD_WORK_FOLDER: workFolder, FORCE_COLOR: '0' }
   const args = [
@@ -25,6 +28,7 @@ export async function packageTemplate(root: string, params: string[]): Promise<s
     'prod',
     '--package',
     out,
+    ...(config ? ['--config', config] : []),
     ...params.map((p) => `--param=${p}`),
   ]
   try {
@@ -56,7 +60,9 @@ async function oneAtATime<T>(root: string, work: () => Promise<T>): Promise<T> {
       break
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-      if (!alive(Number(readFileSync(lock, 'utf8')))) rmSync(lock, { force: true })
+      const holder = readFileSync(lock, 'utf8')
+      // An empty lock is one being written: its holder is alive.
+      if (holder && !alive(Number(holder))) rmSync(lock, { force: true })
       else await new Promise((r) => setTimeout(r, 200))
     }
   }
