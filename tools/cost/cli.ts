@@ -9,7 +9,15 @@ import { packageTemplate } from './package'
 import { PRICES, PRICES_DATE, VALKEY_NODES, type Price } from './prices'
 import { measured } from './read-measured'
 import { CONFIGURATIONS } from './configurations'
-import { assumptionsMarkdown, billMarkdown, compareMarkdown, configurationsMarkdown, headline, type Report, usd } from './markdown'
+import {
+  assumptionsMarkdown,
+  billMarkdown,
+  compareMarkdown,
+  configurationsMarkdown,
+  headline,
+  type Report,
+  usd,
+} from './markdown'
 import { DEFAULT_USAGE, priceTemplate, type Usage } from './report'
 import { readTemplate, type TemplateFacts } from './template'
 
@@ -93,7 +101,6 @@ export function parseArgs(argv: string[]): Options {
   if (options.usage.jobsPerMonth === 0) throw new UsageError('--jobs-per-month must be above 0 (idle is priced too)')
   return options
 }
-
 
 /** The price table as docs/cost.md shows it. */
 function printPrices() {

@@ -24,6 +24,6 @@ async function main() {
 }
 
 main().catch((e) => {
-    console.error(`cost:docs: ${e instanceof Error ? e.message : e}`)
-    process.exit(2)
-  })
+  console.error(`cost:docs: ${e instanceof Error ? e.message : e}`)
+  process.exit(2)
+})

@@ -69,7 +69,8 @@ export function billMarkdown(r: Report): string {
     `| per extra million jobs, all-in without Redis | ${usd(r.perExtraMillionJobsUsd)} |`,
     `| the same with the consumer side | ${usd(r.perExtraMillionJobsWithConsumerUsd)} |`,
     ...r.redisOptions.map(
-      (o) => `| Redis: ${o.option}, a month at ${millions(u.jobsPerMonth)} / idle | ${usd(o.usdPerMonth)} / ${usd(o.idleUsdPerMonth)} |`,
+      (o) =>
+        `| Redis: ${o.option}, a month at ${millions(u.jobsPerMonth)} / idle | ${usd(o.usdPerMonth)} / ${usd(o.idleUsdPerMonth)} |`,
     ),
     `| total at ${millions(u.jobsPerMonth)} jobs a month, cheapest Redis, consumer side included | ${usd(r.totalUsdPerMonth)} |`,
   ].join('\n')
@@ -109,13 +110,33 @@ export function configurationsMarkdown(reports: Report[]): string {
 /** What the model assumes rather than measures or reads (tools/cost/model.ts ASSUMED, tools/cost/consumer.ts). */
 export function assumptionsMarkdown(): string {
   const rows: [string, number | string, string][] = [
-    ['ASSUMED.redisRttMs', ASSUMED.redisRttMs, 'ms a round trip Lambda <-> Redis; an enqueue is 1, with the WAIT for a replica 3'],
-    ['ASSUMED.redisBytesPerJobBesidesPayload', ASSUMED.redisBytesPerJobBesidesPayload, 'bytes a job moves Lambda <-> Redis besides its payload twice (cross-AZ line)'],
+    [
+      'ASSUMED.redisRttMs',
+      ASSUMED.redisRttMs,
+      'ms a round trip Lambda <-> Redis; an enqueue is 1, with the WAIT for a replica 3',
+    ],
+    [
+      'ASSUMED.redisBytesPerJobBesidesPayload',
+      ASSUMED.redisBytesPerJobBesidesPayload,
+      'bytes a job moves Lambda <-> Redis besides its payload twice (cross-AZ line)',
+    ],
     ['ASSUMED.ecpuPerJob', ASSUMED.ecpuPerJob, 'ECPUs a job costs on ElastiCache Serverless (enqueue, claim, ack)'],
     ['ASSUMED.tickWaitS', ASSUMED.tickWaitS, 's an on-demand scan waits for a job due over a minute after its enqueue'],
     ['ASSUMED.messageBytes', ASSUMED.messageBytes, 'bytes of an SQS message on the wire (endpoint per-GB charges)'],
-    ['CONSUMER_ASSUMED.idlePollers', CONSUMER_ASSUMED.idlePollers, "pollers of an SQS event source mapping on an empty queue, each a 20 s long poll"],
-    ['CONSUMER_ASSUMED.toolkitMsPerInvocation', CONSUMER_ASSUMED.toolkitMsPerInvocation, 'billed ms of a consumer invocation whose business code does nothing'],
+    [
+      'CONSUMER_ASSUMED.idlePollers',
+      CONSUMER_ASSUMED.idlePollers,
+      'pollers of an SQS event source mapping on an empty queue, each a 20 s long poll',
+    ],
+    [
+      'CONSUMER_ASSUMED.toolkitMsPerInvocation',
+      CONSUMER_ASSUMED.toolkitMsPerInvocation,
+      'billed ms of a consumer invocation whose business code does nothing',
+    ],
   ]
-  return ['| assumption | value | meaning |', '|---|---:|---|', ...rows.map(([n, v, m]) => `| \`${n}\` | ${v} | ${m} |`)].join('\n')
+  return [
+    '| assumption | value | meaning |',
+    '|---|---:|---|',
+    ...rows.map(([n, v, m]) => `| \`${n}\` | ${v} | ${m} |`),
+  ].join('\n')
 }

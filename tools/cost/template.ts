@@ -98,7 +98,11 @@ export function readTemplate(file: string): TemplateFacts {
     queues.map(([, q]) => q.Properties.RedrivePolicy?.deadLetterTargetArn?.['Fn::GetAtt']?.[0]).filter(Boolean),
   )
   const consumers = ofType(t, 'AWS::Lambda::EventSourceMapping')
-    .filter(([, m]) => JSON.stringify(m.Properties.EventSourceArn).includes('Queue'))
+    .filter(([, m]) => {
+      const source = m.Properties.EventSourceArn
+      const id = source?.['Fn::GetAtt']?.[0]
+      return id ? t.Resources[id]?.Type === 'AWS::SQS::Queue' : JSON.stringify(source).includes(':sqs:')
+    })
     .map(([, m]): ConsumerFacts => {
       const fn = functionFacts(t, m.Properties.FunctionName['Fn::GetAtt'][0])
       return {
