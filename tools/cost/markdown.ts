@@ -45,7 +45,7 @@ export function billMarkdown(r: Report): string {
   const u = r.usage
   return [
     `\`${commandOf(r.params)}\`: ${d.api.frontDoor === 'functionUrl' ? 'a Function URL' : 'an HTTP API'} front door, ` +
-      `a ${d.scan.mode} scan of ${d.scan.memoryMb} MB (${d.scan.ticksPerHour} ticks an hour, dispatch window ` +
+      `${d.scan.mode === 'on-demand' ? 'an' : 'a'} ${d.scan.mode} scan of ${d.scan.memoryMb} MB (${d.scan.ticksPerHour} ticks an hour, dispatch window ` +
       `${d.scan.dispatchWindowMs} ms), ${d.targetQueues} target queues, ${d.alarms} alarms, ${d.dashboards} ` +
       `dashboard(s), logs kept ${[...new Set(d.logGroups.map((g) => g.retentionDays))].join('/')} days, egress ` +
       `${d.egress}; ${u.jobsPerMonth.toLocaleString('en-US')} jobs a month waiting ${u.waitHours} h, ${u.payloadBytes} B ` +
