@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { blocksOf, driftsOf, FIGURE_FILES, firstDifference, toolRunner } from '../../tools/cost/docs'
+import { blocksOf, driftsOf, FIGURE_FILES, firstDifference, strayFigures, toolRunner } from '../../tools/cost/docs'
 
 const root = resolve(__dirname, '../..')
 const texts = FIGURE_FILES.map((file) => ({ file, text: readFileSync(resolve(root, file), 'utf8') }))
@@ -26,6 +26,13 @@ describe('the cost figures of the docs', () => {
     // assess
     expect(drifts.map(firstDifference)).toEqual([])
   }, 300_000)
+
+  it('are all in blocks: no dollar figure of README.md or docs/cost.md is typed outside one', () => {
+    expect(texts.flatMap(({ file, text }) => strayFigures(text).map((f) => `${file}: ${f}`))).toEqual([])
+    expect(strayFigures('idle: $3.00 a month\n<!-- cost: --headline -->\n$1.20\n<!-- /cost -->')).toEqual([
+      'idle: $3.00 a month',
+    ])
+  })
 
   it('fail the check when a figure is edited by hand', async () => {
     const cost = texts.find((t) => t.file === 'docs/cost.md')!

@@ -29,6 +29,11 @@ export function rewritten(text: string, printed: Map<string, string>): string {
   })
 }
 
+/** Dollar figures of `text` outside its cost blocks: figures nobody recomputes, which the check could not see. */
+export function strayFigures(text: string): string[] {
+  return [...text.replace(BLOCK, '').matchAll(/.{0,40}\$\d[\d,.]*.{0,20}/g)].map((m) => m[0])
+}
+
 export function blocksOf(file: string, text: string): Block[] {
   return [...text.matchAll(BLOCK)].map((m) => ({ file, args: m[1]!.trim(), text: m[2]!.trim() }))
 }
