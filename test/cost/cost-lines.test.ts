@@ -33,7 +33,13 @@ describe('the lines of a template', () => {
   })
 
   it("bills the consumer's idle polling, a receive and a delete per batch, and its log lines per job", () => {
-    const consumer = { logicalId: 'ConsumerLambdaFunction', memoryMb: 256, batchSize: 10, platformLogs: true }
+    const consumer = {
+      logicalId: 'ConsumerLambdaFunction',
+      handler: 'functions/consumer.handler',
+      memoryMb: 256,
+      batchSize: 10,
+      platformLogs: true,
+    }
     const usage = { jobsPerMonth: 20e6, queuesUsed: 2, retentionDays: 14 }
     const { lines } = consumerLines({ ...consumer, batchingWindowS: 0, logBytesPerJob: 600 }, usage)
     const windowed = consumerLines({ ...consumer, batchingWindowS: 1, logBytesPerJob: 600 }, usage).lines

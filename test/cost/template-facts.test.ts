@@ -48,7 +48,7 @@ describe('the facts of a template', () => {
           DISPATCH_RECEIPT_TTL_MS: '3600000',
           AWS_USE_DUALSTACK_ENDPOINT: 'true',
         }),
-        Other: fn(128),
+        Other: fn(128, {}, { Handler: 'other.handler' }),
         Front: fn(256, {}, { LoggingConfig: { LogFormat: 'JSON', SystemLogLevel: 'WARN' } }),
         FrontUrl: { Type: 'AWS::Lambda::Url', Properties: { AuthType: 'AWS_IAM', TargetFunctionArn: getAtt('Front') } },
         Q: { Type: 'AWS::SQS::Queue', Properties: { RedrivePolicy: { deadLetterTargetArn: getAtt('QDlq') } } },
@@ -83,7 +83,14 @@ describe('the facts of a template', () => {
       platformLogs: false,
     })
     expect(facts.consumers).toEqual([
-      { logicalId: 'Other', memoryMb: 128, batchSize: 5, batchingWindowS: 0, platformLogs: true },
+      {
+        logicalId: 'Other',
+        handler: 'other.handler',
+        memoryMb: 128,
+        batchSize: 5,
+        batchingWindowS: 0,
+        platformLogs: true,
+      },
     ])
     expect([facts.targetQueues, facts.deadLetterQueues]).toEqual([1, 1])
     expect(facts.alarms).toBe(3) // one metric, and metric math over two

@@ -169,8 +169,7 @@ async function factsOf(o: Options, params: string[]): Promise<TemplateFacts> {
 }
 
 async function reportOf(facts: TemplateFacts, params: string[], usage: Usage): Promise<Report> {
-  const logBytes = await consumerLogBytesPerJob()
-  return { ...priceTemplate(facts, usage, await measured(), logBytes.toolkit + logBytes.example), params }
+  return { ...priceTemplate(facts, usage, await measured(), await consumerLogBytesPerJob()), params }
 }
 
 async function main() {

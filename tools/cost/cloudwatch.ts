@@ -109,7 +109,9 @@ export function cloudWatchLines(c: CloudWatchInput, o: Observability) {
     },
     {
       item: 'CloudWatch dashboard',
-      quantity: c.dashboard ? '1 dashboard (serverless param dashboard=true)' : 'none (serverless param dashboard=false)',
+      quantity: c.dashboard
+        ? '1 dashboard (serverless param dashboard=true)'
+        : 'none (serverless param dashboard=false)',
       usd: c.dashboard ? PRICES.cloudWatchDashboardMonth.usd : 0,
     },
     {

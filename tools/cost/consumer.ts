@@ -32,6 +32,9 @@ export interface ConsumerLine {
   usd: number
 }
 
+/** The example consumer's handler: it logs 'job received' per job besides the toolkit's line. */
+export const EXAMPLE_CONSUMER_HANDLER = 'functions/consumer.handler'
+
 /** Bytes CloudWatch Logs ingests per job from the toolkit's 'job done' line and the example's 'job received' line. */
 export async function consumerLogBytesPerJob(): Promise<{ toolkit: number; example: number }> {
   const logger = new Logger({ serviceName: 'serverless-delay-queue-prod' })

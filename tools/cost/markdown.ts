@@ -33,7 +33,8 @@ export function headline(r: Report): string {
   return (
     `**${usd(r.idleWithoutRedisUsdPerMonth)} a month idle** without Redis and **${usd(r.perExtraMillionJobsUsd)} per ` +
     `extra million jobs** all-in at ${millions(r.usage.jobsPerMonth)} jobs a month (logs included; ` +
-    `${usd(r.perExtraMillionJobsWithConsumerUsd)} with the example consumer's side), plus Redis: ` +
+    `${usd(r.perExtraMillionJobsWithConsumerUsd)} with the consumer side of its ${r.decided.consumers.length} SQS-triggered ` +
+    `function${r.decided.consumers.length === 1 ? '' : 's'}), plus Redis: ` +
     `${usd(r.redisUsdPerMonth)} a month at that volume (${redis.option}), ${usd(serverless.idleUsdPerMonth)} idle on ` +
     `ElastiCache Serverless (\`${commandOf(r.params)}\`, prices ${r.prices})`
   )
@@ -55,7 +56,7 @@ export function billMarkdown(r: Report): string {
     '',
     ...table(r.bill),
     '',
-    'The consumer side (the example consumer on the first queue, around its business code):',
+    `The consumer side (${r.decided.consumers.map((c) => c.logicalId.replace(/LambdaFunction$/, '')).join(', ')}: the template's SQS-triggered functions, around their own work):`,
     '',
     ...table(r.consumer.lines),
     '',

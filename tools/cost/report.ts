@@ -2,7 +2,7 @@
 // the flags give, through the model (tools/cost/model.ts) into one report: the month's bill at the usage, the idle
 // month, the cost of each extra million jobs, Redis (the cheapest replicated option, and ElastiCache Serverless),
 // the consumer side as its own block, and the peers at the same usage. `npm run cost` prints it, `--json` as is.
-import { type ConsumerLine, consumerLines } from './consumer'
+import { type ConsumerLine, consumerLines, EXAMPLE_CONSUMER_HANDLER } from './consumer'
 import { bill, type EnqueuePath, type Line, type Measured, recommendedScanMemoryMb, type Scenario } from './model'
 import { alternatives, crossover } from './peers'
 import { PRICES_DATE } from './prices'
@@ -76,11 +76,17 @@ export function scenarioOf(t: TemplateFacts, u: Usage, jobs: number, redis = u.r
   }
 }
 
-function consumerBlock(t: TemplateFacts, u: Usage, jobs: number, logBytesPerJob: number): ConsumerLine[] {
+/** Log bytes a job costs a consumer: the toolkit's line, and the example's own where it is the example. */
+export interface ConsumerLogBytes {
+  toolkit: number
+  example: number
+}
+
+function consumerBlock(t: TemplateFacts, u: Usage, jobs: number, log: ConsumerLogBytes): ConsumerLine[] {
   return t.consumers.flatMap(
     (c) =>
       consumerLines(
-        { ...c, logBytesPerJob },
+        { ...c, logBytesPerJob: log.toolkit + (c.handler === EXAMPLE_CONSUMER_HANDLER ? log.example : 0) },
         {
           jobsPerMonth: jobs,
           queuesUsed: u.queuesUsed ?? t.targetQueues,
@@ -92,7 +98,7 @@ function consumerBlock(t: TemplateFacts, u: Usage, jobs: number, logBytesPerJob:
   )
 }
 
-export function priceTemplate(t: TemplateFacts, u: Usage, m: Measured, consumerLogBytesPerJob: number) {
+export function priceTemplate(t: TemplateFacts, u: Usage, m: Measured, consumerLogBytesPerJob: ConsumerLogBytes) {
   const jobs = u.jobsPerMonth
   if (jobs <= 0) throw new Error('--jobs-per-month must be above 0 (the idle month is priced anyway)')
   const atUsage = bill(scenarioOf(t, u, jobs), m)

@@ -21,6 +21,8 @@ export interface FunctionFacts {
 
 export interface ConsumerFacts {
   logicalId: string
+  /** Its Handler (`functions/consumer.handler`: the example consumer). */
+  handler: string
   memoryMb: number
   batchSize: number
   /** MaximumBatchingWindowInSeconds of its event source mapping (0: Lambda invokes as soon as it has messages). */
@@ -107,6 +109,7 @@ export function readTemplate(file: string): TemplateFacts {
       const fn = functionFacts(t, m.Properties.FunctionName['Fn::GetAtt'][0])
       return {
         logicalId: fn.logicalId,
+        handler: String(t.Resources[fn.logicalId].Properties.Handler ?? ''),
         memoryMb: fn.memoryMb,
         batchSize: Number(m.Properties.BatchSize ?? 10),
         batchingWindowS: Number(m.Properties.MaximumBatchingWindowInSeconds ?? 0),
