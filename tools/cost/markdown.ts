@@ -28,14 +28,14 @@ function table(rows: { item: string; usd: number; quantity: string }[]): string[
 
 /** One sentence: the default template's figures (the README's cost line). */
 export function headline(r: Report): string {
-  const redis = r.redisOptions[0]!
+  const cheapest = [...r.redisOptions.slice(0, 2)].sort((a, b) => a.usdPerMonth - b.usdPerMonth)[0]!
   const serverless = r.redisOptions[1]!
   return (
     `**${usd(r.idleWithoutRedisUsdPerMonth)} a month idle** without Redis and **${usd(r.perExtraMillionJobsUsd)} per ` +
     `extra million jobs** all-in at ${millions(r.usage.jobsPerMonth)} jobs a month (logs included; ` +
     `${usd(r.perExtraMillionJobsWithConsumerUsd)} with the consumer side of its ${r.decided.consumers.length} SQS-triggered ` +
     `function${r.decided.consumers.length === 1 ? '' : 's'}), plus Redis: ` +
-    `${usd(r.redisUsdPerMonth)} a month at that volume (${redis.option}), ${usd(serverless.idleUsdPerMonth)} idle on ` +
+    `${usd(r.redisUsdPerMonth)} a month at that volume (${cheapest.option}), ${usd(serverless.idleUsdPerMonth)} idle on ` +
     `ElastiCache Serverless (\`${commandOf(r.params)}\`, prices ${r.prices})`
   )
 }
@@ -71,7 +71,7 @@ export function billMarkdown(r: Report): string {
     `| the same with the consumer side | ${usd(r.perExtraMillionJobsWithConsumerUsd)} |`,
     ...r.redisOptions.map(
       (o) =>
-        `| Redis: ${o.option}, a month at ${millions(u.jobsPerMonth)} / idle | ${usd(o.usdPerMonth)} / ${usd(o.idleUsdPerMonth)} |`,
+        `| Redis at ${millions(u.jobsPerMonth)}: ${o.option} / idle: ${o.idleOption} | ${usd(o.usdPerMonth)} / ${usd(o.idleUsdPerMonth)} |`,
     ),
     `| total at ${millions(u.jobsPerMonth)} jobs a month, cheapest Redis, consumer side included | ${usd(r.totalUsdPerMonth)} |`,
   ].join('\n')

@@ -36,7 +36,8 @@ export interface Scenario {
   receiptTtlHours?: number
   /** DISPATCH_WINDOW_MS: how long a due job may wait for the ones due after it, to share their SQS request. */
   windowMs: number
-  redis: 'auto' | 'serverless' | string
+  /** `auto`: the cheaper of ElastiCache Serverless and the smallest node that fits; `node`: that node; or a type. */
+  redis: 'auto' | 'serverless' | 'node' | string
   egress: Egress
   /** With egress 'endpoints' or 'nat': AZs, one endpoint or NAT gateway in each (0: the VPC already has them). */
   endpointAzs: number
@@ -254,6 +255,11 @@ function redisLines(s: Scenario, m: Measured, activeScanS: number): Line[] {
     ]
   }
   if (s.redis === 'serverless') return serverless()
+  if (s.redis === 'node') {
+    const lines = node()
+    if (!lines) throw new Error(`no node type in the price table holds ${(bytes / 2 ** 30).toFixed(2)} GiB`)
+    return lines
+  }
   if (s.redis !== 'auto') {
     const lines = node(s.redis)
     if (!lines) throw new Error(`unknown node type ${s.redis}: ${VALKEY_NODES.map((n) => n.type).join(', ')}`)

@@ -110,13 +110,16 @@ export function priceTemplate(t: TemplateFacts, u: Usage, m: Measured, consumerL
   const millions = jobs / 1e6
   const perMillion = (delivery(atUsage) - delivery(idle)) / millions
   const consumerPerMillion = (sum(consumer) - sum(consumerIdle)) / millions
-  const redisOption = (redis: string, replica = u.replica) => {
-    const s = (n: number) => ({ ...scenarioOf(t, { ...u, replica }, n, redis) })
-    const lines = bill(s(jobs), m).filter(isRedis)
+  /** One Redis option at the usage and idle: the smallest node that fits (with or without a replica), or Serverless. */
+  const redisOption = (redis: 'node' | 'serverless', replica: boolean) => {
+    const at = (n: number) => bill(scenarioOf(t, { ...u, replica }, n, redis), m).filter(isRedis)
+    const [busy, quiet] = [at(jobs), at(0)]
+    const name = (lines: Line[]) => lines.map((l) => l.item.replace(/^Redis: /, '')).join(' + ')
     return {
-      option: lines.map((l) => l.item.replace(/^Redis: /, '')).join(' + '),
-      idleUsdPerMonth: round(redisAt(bill(s(0), m)), 2),
-      usdPerMonth: round(sum(lines), 2),
+      option: name(busy),
+      usdPerMonth: round(sum(busy), 2),
+      idleOption: name(quiet),
+      idleUsdPerMonth: round(sum(quiet), 2),
     }
   }
   const total = sum(atUsage) + sum(consumer)
@@ -159,7 +162,7 @@ export function priceTemplate(t: TemplateFacts, u: Usage, m: Measured, consumerL
     perExtraMillionJobsUsd: round(perMillion, 3),
     perExtraMillionJobsWithConsumerUsd: round(perMillion + consumerPerMillion, 3),
     totalUsdPerMonth: round(total, 2),
-    redisOptions: [redisOption('auto', true), redisOption('serverless'), redisOption('auto', false)],
+    redisOptions: [redisOption('node', true), redisOption('serverless', true), redisOption('node', false)],
     bill: atUsage.map((l) => ({ ...l, usd: round(l.usd) })),
     idleBill: idle.map((l) => ({ ...l, usd: round(l.usd) })),
     consumer: {
