@@ -72,6 +72,15 @@ describe('npm run cost', () => {
     )
     expect(line(defaults.consumer.lines, 'Consumer: SQS trigger polling')!.quantity).toMatch(/^657,000 requests/)
     expect(usdOf(defaults.bill, 'Cross-AZ transfer')).toBeGreaterThan(0)
+    // Redis: each option at the usage and idle as the same kind; the cheapest replicated one is the figure
+    expect(defaults.redisOptions.map((o: Json) => o.idleOption)).toEqual([
+      'cache.t4g.micro Valkey primary + replica in another AZ',
+      expect.stringMatching(/^ElastiCache Serverless/),
+      'cache.t4g.micro Valkey node (one, no replica)',
+    ])
+    expect(defaults.redisUsdPerMonth).toBe(
+      Math.min(...defaults.redisOptions.slice(0, 2).map((o: Json) => o.usdPerMonth)),
+    )
   })
 
   it('reads what the template decides from --template: scan memory, dashboards, the API log lines', async () => {

@@ -125,6 +125,7 @@ describe('the facts of a template', () => {
       logicalId: 'ApiLambdaFunction',
       frontDoor: 'httpApi',
       accessLog: true,
+      accessLogFormat: '{}',
       platformLogs: true,
     })
     expect(facts.scan).toMatchObject({ mode: 'continuous', windowMs: 0, receiptTtlHours: 24, ticksPerHour: 1 })

@@ -5,6 +5,7 @@
 // bench/results.json, the prices from tools/cost/prices.ts. `--json` prints the report as one JSON object.
 import { relative, resolve } from 'node:path'
 import { consumerLogBytesPerJob } from './consumer'
+import { accessLogBytes } from './metrics'
 import { packageTemplate } from './package'
 import { PRICES, PRICES_DATE, VALKEY_NODES, type Price } from './prices'
 import { measured } from './read-measured'
@@ -169,7 +170,13 @@ async function factsOf(o: Options, params: string[]): Promise<TemplateFacts> {
 }
 
 async function reportOf(facts: TemplateFacts, params: string[], usage: Usage): Promise<Report> {
-  return { ...priceTemplate(facts, usage, await measured(), await consumerLogBytesPerJob()), params }
+  const m = await measured()
+  // The access log line in the template's own format, when it has one.
+  const format = facts.api.accessLogFormat
+  const observability = format
+    ? { ...m.observability, accessLogBytes: accessLogBytes(undefined, format) }
+    : m.observability
+  return { ...priceTemplate(facts, usage, { ...m, observability }, await consumerLogBytesPerJob()), params }
 }
 
 async function main() {

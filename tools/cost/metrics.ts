@@ -132,13 +132,11 @@ export function lambdaPlatformLogBytes(durationMs: number, memoryMb: number): nu
 }
 
 /**
- * One HTTP API access log line: serverless.yml's format with each $context variable filled in with a value of its
- * usual length (an IAM caller, a POST /jobs answered 201).
+ * One HTTP API access log line in `format` (the stage's AccessLogSettings.Format, read from the template; by default
+ * serverless.yml's), each $context variable filled in with a value of its usual length (an IAM caller, a POST /jobs
+ * answered 201).
  */
-export function accessLogBytes(root = process.cwd()): number {
-  const yml = readFileSync(resolve(root, 'serverless.yml'), 'utf8')
-  const format = yml.match(/^\s+format: '(\{"requestId".*\})'$/m)?.[1]
-  if (!format) throw new Error('serverless.yml: no HTTP API access log format found (provider.logs.httpApi.format)')
+export function accessLogBytes(root = process.cwd(), format = accessLogFormatOf(root)): number {
   const values: Record<string, string> = {
     requestId: 'Jd3kZgFMIAMEVbA=',
     'identity.sourceIp': '203.0.113.45',
@@ -153,6 +151,13 @@ export function accessLogBytes(root = process.cwd()): number {
   }
   const line = format.replace(/\$context\.([\w.]+)/g, (_, name: string) => values[name] ?? '-')
   return Buffer.byteLength(`${line}\n`) + LOG_EVENT_OVERHEAD_BYTES
+}
+
+function accessLogFormatOf(root: string): string {
+  const yml = readFileSync(resolve(root, 'serverless.yml'), 'utf8')
+  const format = yml.match(/^\s+format: '(\{"requestId".*\})'$/m)?.[1]
+  if (!format) throw new Error('serverless.yml: no HTTP API access log format found (provider.logs.httpApi.format)')
+  return format
 }
 
 /** Everything the CloudWatch lines of the model need, measured from the code. */

@@ -33,7 +33,7 @@ export interface ConsumerFacts {
 export interface TemplateFacts {
   file: string
   scan: FunctionFacts & { mode: ScanMode; windowMs: number; receiptTtlHours: number; ticksPerHour: number }
-  api: FunctionFacts & { frontDoor: 'httpApi' | 'functionUrl'; accessLog: boolean }
+  api: FunctionFacts & { frontDoor: 'httpApi' | 'functionUrl'; accessLog: boolean; accessLogFormat?: string }
   /** Lambda functions fed by SQS event source mappings (the example consumer in the default template). */
   consumers: ConsumerFacts[]
   targetQueues: number
@@ -133,6 +133,9 @@ export function readTemplate(file: string): TemplateFacts {
       ...functionFacts(t, apiFn),
       frontDoor: urls.length ? 'functionUrl' : 'httpApi',
       accessLog: Boolean(stage?.Properties.AccessLogSettings),
+      ...(stage?.Properties.AccessLogSettings?.Format
+        ? { accessLogFormat: String(stage.Properties.AccessLogSettings.Format) }
+        : {}),
     },
     consumers,
     targetQueues: queues.filter(([id]) => !dlqIds.has(id)).length,
