@@ -83,12 +83,14 @@ describe('npm run cost', () => {
     )
   })
 
-  it('reads what the template decides from --template: scan memory, dashboards, the API log lines', async () => {
-    // prepare: the default template with a 1,024 MB scan, a dashboard, and Lambda's lines kept for the API
+  it('reads what the template decides from --template: scan memory, dashboards, the log lines', async () => {
+    // prepare: the default template with a 1,024 MB scan, a dashboard, Lambda's lines kept for the API, dropped for
+    // the scan
     const template = JSON.parse(readFileSync(defaults.template, 'utf8'))
     template.Resources.ScanLambdaFunction.Properties.MemorySize = 1024
     template.Resources.ExtraDashboard = { Type: 'AWS::CloudWatch::Dashboard', Properties: {} }
     delete template.Resources.ApiLambdaFunction.Properties.LoggingConfig
+    template.Resources.ScanLambdaFunction.Properties.LoggingConfig = { LogFormat: 'JSON', SystemLogLevel: 'WARN' }
     const file = join(dir, 'changed.json')
     writeFileSync(file, JSON.stringify(template))
     // act
@@ -102,6 +104,7 @@ describe('npm run cost', () => {
     expect(usdOf(changed.bill, 'CloudWatch dashboard')).toBe(3)
     expect(usdOf(defaults.bill, 'CloudWatch Logs: API')).toBe(0)
     expect(usdOf(changed.bill, 'CloudWatch Logs: API')).toBeGreaterThan(10)
+    expect(usdOf(changed.bill, 'CloudWatch Logs: scan')).toBeLessThan(usdOf(defaults.bill, 'CloudWatch Logs: scan'))
     expect(changed.idleWithoutRedisUsdPerMonth - defaults.idleWithoutRedisUsdPerMonth).toBeCloseTo(3, 1)
   }, 60_000)
 })

@@ -53,6 +53,8 @@ export interface CloudWatchInput {
   apiAccessLog: boolean
   /** Lambda's START/END/REPORT lines for each API request (a SystemLogLevel of WARN drops them). Default true. */
   apiPlatformLogs?: boolean
+  /** Lambda's START/END/REPORT lines for each scan invocation. Default true. */
+  scanPlatformLogs?: boolean
   /** The template's count (metrics alarms read); default 4 + one per queue. */
   alarms?: number
   /** Days the log groups keep what they ingest (0: forever, priced as a year's worth). */
@@ -85,7 +87,8 @@ export function cloudWatchLines(c: CloudWatchInput, o: Observability) {
   // A window every 10 s of a run and one when it ends; each run's end line and Lambda's own lines.
   const windows = c.scanInvocations + c.scanSeconds / METRICS_WINDOW_S
   const runLine = o.runLineIdleBytes + sentHours * (o.runLineBusyBytes - o.runLineIdleBytes)
-  const scanBytes = windows * windowBytes + c.scanInvocations * (runLine + o.platformBytes)
+  const scanPlatform = c.scanPlatformLogs === false ? 0 : o.platformBytes
+  const scanBytes = windows * windowBytes + c.scanInvocations * (runLine + scanPlatform)
   const apiLineBytes = (c.apiPlatformLogs === false ? 0 : o.platformBytes) + (c.apiAccessLog ? o.accessLogBytes : 0)
   const apiBytes = c.apiRequests * apiLineBytes
   const alarms = c.alarms ?? alarmsFor(c.queues)
@@ -116,7 +119,7 @@ export function cloudWatchLines(c: CloudWatchInput, o: Observability) {
     },
     {
       item: 'CloudWatch Logs: scan function',
-      quantity: `${(scanBytes / 1e9).toFixed(3)} GB (${Math.round(windows).toLocaleString('en-US')} windows x ${kb(windowBytes)} + ${Math.round(c.scanInvocations).toLocaleString('en-US')} runs x ${kb(runLine + o.platformBytes)})`,
+      quantity: `${(scanBytes / 1e9).toFixed(3)} GB (${Math.round(windows).toLocaleString('en-US')} windows x ${kb(windowBytes)} + ${Math.round(c.scanInvocations).toLocaleString('en-US')} runs x ${kb(runLine + scanPlatform)})`,
       usd: (scanBytes / 1e9) * PRICES.logsIngestGb.usd,
     },
   ]

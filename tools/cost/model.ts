@@ -55,6 +55,8 @@ export interface Scenario {
   alarms?: number
   /** Whether each API request writes an HTTP API access log line. Default: on the API Gateway paths. */
   apiAccessLog?: boolean
+  /** Whether Lambda writes its START/END/REPORT lines for the scan function. Default true. */
+  scanPlatformLogs?: boolean
   /** Whether Lambda writes its START/END/REPORT lines for the API function (SystemLogLevel WARN drops them). */
   apiPlatformLogs?: boolean
   /** Target queues the jobs spread over (a SendMessageBatch goes to one queue). Default: all of `queues`. */
@@ -341,6 +343,7 @@ export function bill(s: Scenario, m: Measured): Line[] {
       apiRequests: requests,
       apiAccessLog: s.apiAccessLog ?? (s.enqueue === 'api' || s.enqueue === 'batch'),
       apiPlatformLogs: s.apiPlatformLogs ?? true,
+      scanPlatformLogs: s.scanPlatformLogs ?? true,
       alarms: s.alarms,
       retentionDays: s.logRetentionDays ?? 14,
     },

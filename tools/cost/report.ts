@@ -70,6 +70,7 @@ export function scenarioOf(t: TemplateFacts, u: Usage, jobs: number, redis = u.r
     alarms: t.alarms,
     apiAccessLog: t.api.frontDoor === 'httpApi' && t.api.accessLog,
     apiPlatformLogs: t.api.platformLogs,
+    scanPlatformLogs: t.scan.platformLogs,
     azs: u.azs,
     logRetentionDays: retention === 365 ? 0 : retention,
     ...(t.egress === 'endpoints' ? { vpcEndpoints: t.vpcEndpoints } : {}),
