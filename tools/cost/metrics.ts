@@ -52,14 +52,16 @@ export async function measureWindow(workload: Workload): Promise<MetricsMeasured
   const waiting = Array.from({ length: workload.pendingQueues ?? 0 }, (_, i) => `later-${i + 1}`)
   let cpu = 0
   let wall = 0
+  const now = Date.now()
   const metrics = new ScanMetrics({
     serviceName: 'serverless-delay-queue-prod',
     loops: 1,
     readBacklog: async () => ({
       pending: Object.fromEntries([...queues, ...waiting].map((q) => [q, 1_000_000])),
-      earliestDueMs: queues.length ? Date.now() - 12 : waiting.length ? Date.now() + 60_000 : null,
+      earliestDueMs: queues.length ? now - 12 : waiting.length ? now + 60_000 : null,
     }),
-    redisNow: () => Date.now(),
+    // One instant for the whole window: the figures (and the bytes that print them) do not depend on timing.
+    redisNow: () => now,
     readMemory: () => ({ node: 'primary', usedBytes: 3e8, maxBytes: 1e9, percent: 30, policy: 'noeviction' }),
     takeSqsRequests: () => (queues.length ? 40 : 0),
     cpuShare: new CpuShareMeter(512, { cpuMs: () => (cpu += 1_500), wallMs: () => (wall += METRICS_INTERVAL_MS) }),
