@@ -4,7 +4,7 @@ import { loadConfig, type Config } from '../config'
 import { createEngine, type Engine } from '../store/engine'
 import type { ConnectOptions } from '../store/redis'
 import type { EnqueueResult, JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
-import { validateJobId, validateJobRef } from './id-rules'
+import { validateJobId, validateJobRef, writableId } from './id-rules'
 import { validateJob, type JobInput } from './validation'
 import { ValidationError } from '../errors'
 import { queuesAsConfigured } from '../store/stats'
@@ -19,8 +19,20 @@ import { RecurringSchedules } from './recurring-schedules'
 import { scheduleMany, type BatchItemResult } from './schedule-many'
 import { isoTime } from '../iso-time'
 import { validateWriteToken, type WriteOptions } from './write-token'
+import type { PromoteDueResult } from '../store/promote'
+import { runDue, runNow, type RunDueInput, type RunNowAnswer } from './run-now'
 
-export type { BatchItemResult, JobInput, ScheduleInput, ScheduleListPage, ScheduleView, WriteOptions }
+export type {
+  BatchItemResult,
+  JobInput,
+  PromoteDueResult,
+  RunDueInput,
+  RunNowAnswer,
+  ScheduleInput,
+  ScheduleListPage,
+  ScheduleView,
+  WriteOptions,
+}
 
 /** A job as stored, without its payload (answers to schedule / reschedule). */
 export interface ScheduledJob {
@@ -49,6 +61,11 @@ export interface DelayQueueOptions {
    * next scheduled scan (up to a minute late).
    */
   scanInvoker?: ScanInvoker
+  /**
+   * The Scheduler-compatible API's own queue (src/scheduler-api/handler.ts): it may write the ids starting with
+   * "scheduler:" that every other caller is refused (src/direct/id-rules.ts, writableId).
+   */
+  schedulerFrontDoor?: boolean
 }
 
 export class DelayQueue {
@@ -60,6 +77,7 @@ export class DelayQueue {
   private readonly owned: boolean
   /** On-demand scan mode only. */
   private readonly starter?: ScanStarter
+  private readonly writable: (id: string) => string
 
   /** From a Config (connects to Redis; call close() when done), or from an engine built elsewhere. */
   constructor(source: Config | DelayQueueEngine, redisOptions: ConnectOptions = {}, options: DelayQueueOptions = {}) {
@@ -70,6 +88,7 @@ export class DelayQueue {
     this.owned = !('store' in source)
     this.store = engine.store
     this.config = engine.config
+    this.writable = (id) => writableId(id, options.schedulerFrontDoor)
     // Only on-demand mode builds an invoker: the Lambda SDK client is not even loaded otherwise.
     const { scanMode, scanFunctionName } = this.config
     if (scanMode === 'on-demand') {
@@ -78,7 +97,7 @@ export class DelayQueue {
       if (invoker) this.starter = new ScanStarter(this.store, invoker, this.config.onDemandHorizonMs)
     }
     const schedules = new ScheduleStore(engine.store.redis, engine.store.keys, engine.store.replication)
-    this.recurring = new RecurringSchedules(schedules, this.config, this.starter)
+    this.recurring = new RecurringSchedules(schedules, this.config, this.starter, this.writable)
   }
 
   /** From the environment (REDIS_URL, QUEUES, ...: see src/config.ts). */
@@ -93,6 +112,7 @@ export class DelayQueue {
   async schedule(input: JobInput | unknown, options: WriteOptions = {}): Promise<ScheduledJob> {
     const writeToken = validateWriteToken(options.idempotencyKey, 'idempotencyKey')
     const job = { ...validateJob(input, this.config), writeToken }
+    this.writable(job.id)
     // The token is kept with the job under its id: a create sent again without one would get another id.
     if (writeToken && (input as JobInput).id === undefined) {
       throw new ValidationError([{ path: 'id', message: 'is required with an idempotency key' }])
@@ -123,10 +143,20 @@ export class DelayQueue {
     options: WriteOptions = {},
   ): Promise<ScheduledJob & { created: boolean }> {
     const writeToken = validateWriteToken(options.idempotencyKey, 'idempotencyKey')
-    const job = { ...validateJob(input, this.config, { id: validateJobId(id) }), writeToken }
+    const job = { ...validateJob(input, this.config, { id: this.writable(validateJobId(id)) }), writeToken }
     const result = await this.store.upsert(job)
     await this.starter?.afterEnqueue([result])
     return { ...scheduledAs(job, result), created: result.status === 'created' }
+  }
+
+  /** Run a pending job now: the same job, due now (409 while it is being sent; src/direct/run-now.ts). */
+  runNow(id: string): Promise<RunNowAnswer> {
+    return runNow(this.store, this.starter, id)
+  }
+
+  /** Run now every pending job due before a time, a bounded share per call with a cursor (src/direct/run-now.ts). */
+  runDue(input: RunDueInput | unknown, options: { maxRuns?: number } = {}): Promise<PromoteDueResult> {
+    return runDue({ store: this.store, starter: this.starter, config: this.config }, input, options)
   }
 
   /** Cancel a pending job. Throws JobNotFoundError, or JobDispatchingError when it is being handed to SQS. */
@@ -147,18 +177,7 @@ export class DelayQueue {
    * the previous page's, `caller` who asks (src/store/deep-page-rate.ts). Throws ValidationError naming the field.
    */
   async listPending(options: PendingQuery = {}): Promise<PendingPage> {
-    const limit = options.limit ?? 50
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-      throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
-    }
-    if (options.queue !== undefined && !Object.hasOwn(this.config.queues, options.queue)) {
-      const known = Object.keys(this.config.queues).map((q) => JSON.stringify(q))
-      throw new ValidationError([
-        { path: 'queue', message: `must be one of the configured queues: ${known.join(', ')}` },
-      ])
-    }
-    if (options.cursor) decodePendingCursor(options.cursor) // refused before anything is read
-    return this.store.listPending({ ...options, limit })
+    return this.store.listPending(validPendingQuery(options, this.config))
   }
 
   async stats(): Promise<QueueStats> {
@@ -212,4 +231,18 @@ function scheduledAs(job: { id: string; queue: string; groupId?: string }, resul
     ...(groupId ? { groupId } : {}),
     ...(result.replayed ? { replayed: true as const } : {}),
   }
+}
+
+/** A pending-list query with its limit, checked before anything is read: ValidationError naming the field. */
+function validPendingQuery(options: PendingQuery, config: Config): PendingQuery & { limit: number } {
+  const limit = options.limit ?? 50
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+    throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
+  }
+  if (options.queue !== undefined && !Object.hasOwn(config.queues, options.queue)) {
+    const known = Object.keys(config.queues).map((q) => JSON.stringify(q))
+    throw new ValidationError([{ path: 'queue', message: `must be one of the configured queues: ${known.join(', ')}` }])
+  }
+  if (options.cursor) decodePendingCursor(options.cursor)
+  return { ...options, limit }
 }

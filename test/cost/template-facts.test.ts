@@ -25,7 +25,7 @@ function write(name: string, template: unknown): string {
 }
 
 describe('the facts of a template', () => {
-  it('takes the scan from the enabled rule, the API from its Function URL, and counts what bills', () => {
+  it('takes the scan from the enabled rule, the API from its Function URL (by its handler), and counts what bills', () => {
     // prepare
     const file = write('url.json', {
       Parameters: { Memory: { Type: 'Number', Default: 384 } },
@@ -49,7 +49,14 @@ describe('the facts of a template', () => {
           AWS_USE_DUALSTACK_ENDPOINT: 'true',
         }),
         Other: fn(128, {}, { Handler: 'other.handler' }),
-        Front: fn(256, {}, { LoggingConfig: { LogFormat: 'JSON', SystemLogLevel: 'WARN' } }),
+        // another function with a URL of its own, listed first (the Scheduler-compatible API's)
+        Side: fn(128, {}, { Handler: 'functions/scheduler.handler' }),
+        SideUrl: { Type: 'AWS::Lambda::Url', Properties: { AuthType: 'AWS_IAM', TargetFunctionArn: getAtt('Side') } },
+        Front: fn(
+          256,
+          {},
+          { Handler: 'functions/api.handler', LoggingConfig: { LogFormat: 'JSON', SystemLogLevel: 'WARN' } },
+        ),
         FrontUrl: { Type: 'AWS::Lambda::Url', Properties: { AuthType: 'AWS_IAM', TargetFunctionArn: getAtt('Front') } },
         Q: { Type: 'AWS::SQS::Queue', Properties: { RedrivePolicy: { deadLetterTargetArn: getAtt('QDlq') } } },
         QDlq: { Type: 'AWS::SQS::Queue', Properties: {} },

@@ -49,6 +49,9 @@ export interface TemplateFacts {
   vpcEndpoints: string[]
 }
 
+/** The delay queue's API handler (serverless.yml `functions.api`). */
+const API_HANDLER = 'functions/api.handler'
+
 const ofType = (t: Json, type: string) =>
   Object.entries<Json>(t.Resources ?? {}).filter(([, r]) => r.Type === type && !r.Condition)
 
@@ -90,9 +93,12 @@ export function readTemplate(file: string): TemplateFacts {
   const scan = functionFacts(t, scanId)
   const urls = ofType(t, 'AWS::Lambda::Url')
   const integrations = ofType(t, 'AWS::ApiGatewayV2::Integration')
-  const apiFn = urls.length
-    ? urls[0]![1].Properties.TargetFunctionArn['Fn::GetAtt'][0]
-    : JSON.stringify(integrations[0]?.[1].Properties.IntegrationUri ?? '').match(/"(\w+LambdaFunction)"/)?.[1]
+  // Other functions may have a URL or routes too (the Scheduler-compatible API): the API is the one whose handler is
+  // functions/api.handler, else the first.
+  const targets = urls.length
+    ? urls.map(([, u]) => String(u.Properties.TargetFunctionArn['Fn::GetAtt'][0]))
+    : integrations.flatMap(([, i]) => JSON.stringify(i.Properties.IntegrationUri ?? '').match(/"(\w+)"/)?.[1] ?? [])
+  const apiFn = targets.find((id) => t.Resources[id]?.Properties?.Handler === API_HANDLER) ?? targets[0]
   if (!apiFn) throw new Error(`${file}: no API function (neither a Function URL nor an HTTP API integration)`)
   const stage = ofType(t, 'AWS::ApiGatewayV2::Stage')[0]?.[1]
   const queues = ofType(t, 'AWS::SQS::Queue')
