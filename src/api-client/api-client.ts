@@ -11,6 +11,9 @@ import { call, DEFAULT_RETRY, type Transport } from './transport'
 // The shapes the API takes and answers, named once, in types.ts (which re-exports the shared ones as they are).
 import type * as Api from './types'
 
+const NO_URL =
+  'DELAY_QUEUE_API_URL is not set (the stack exports it as <service>-<stage>-ApiFunctionUrl, or -HttpApiUrl with apiEndpoint=httpApi)'
+
 export class DelayQueueApiClient {
   private readonly transport: Transport
   /** What this client's earlier write answers said of the API's replays (src/api-client/replays.ts). */
@@ -33,10 +36,7 @@ export class DelayQueueApiClient {
     options: Omit<Api.ApiClientOptions, 'url'> = {},
   ): DelayQueueApiClient {
     const url = env.DELAY_QUEUE_API_URL
-    if (!url)
-      throw new Error(
-        'DELAY_QUEUE_API_URL is not set (the stack exports it as <service>-<stage>-ApiFunctionUrl, or -HttpApiUrl with apiEndpoint=httpApi)',
-      )
+    if (!url) throw new Error(NO_URL)
     return new DelayQueueApiClient({ region: options.region ?? regionOf(new URL(url), env), ...options, url })
   }
 
