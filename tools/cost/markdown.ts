@@ -3,7 +3,7 @@
 // one differs from what `npm run cost -- ARGS` prints now.
 import { CONSUMER_ASSUMED } from './consumer'
 import { ASSUMED } from './model'
-import type { CostReport } from './report'
+import { type CostReport, DEFAULT_USAGE, type Usage } from './report'
 
 export const usd = (n: number): string =>
   n < 0 ? `-${usd(-n)}` : n < 0.01 && n > 0 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`
@@ -16,6 +16,22 @@ export type Report = CostReport & { params: string[] }
 export function commandOf(params: string[], extra: string[] = []): string {
   const args = [...params.map((p) => `--param ${p}`), ...extra]
   return `npm run cost${args.length ? ` -- ${args.join(' ')}` : ''}`
+}
+
+/** The usage flags a report was priced with, where they differ from the defaults (jobs a month aside). */
+function usageArgs(u: Usage): string[] {
+  const flags: [keyof Usage, string][] = [
+    ['enqueue', 'enqueue'],
+    ['payloadBytes', 'payload-bytes'],
+    ['waitHours', 'wait-hours'],
+    ['queuesUsed', 'queues-used'],
+    ['redis', 'redis'],
+    ['replica', 'replica'],
+    ['azs', 'azs'],
+  ]
+  return flags.flatMap(([key, flag]) =>
+    u[key] !== undefined && u[key] !== DEFAULT_USAGE[key] ? [`--${flag} ${u[key]}`] : [],
+  )
 }
 
 function table(rows: { item: string; usd: number; quantity: string }[]): string[] {
@@ -83,7 +99,7 @@ export function compareMarkdown(rows: { jobs: number; report: Report }[]): strin
   const first = rows[0]!.report
   const ours = (r: Report) => r.totalUsdPerMonth - sum(r.consumer.lines)
   return [
-    `\`${commandOf(first.params, ['--compare'])}\`, jobs waiting ${first.usage.waitHours} h:`,
+    `\`${commandOf(first.params, [...usageArgs(first.usage), '--compare'])}\`, jobs waiting ${first.usage.waitHours} h:`,
     '',
     `| system (jobs a month) | ${rows.map((c) => millions(c.jobs)).join(' | ')} | ours cheaper above |`,
     `|---|${rows.map(() => '---:').join('|')}|---:|`,
