@@ -170,7 +170,7 @@ export function scanSeconds(s: Scenario, m: Measured): { seconds: number; starts
   return {
     seconds,
     starts,
-    note: `${fmtInt(TICKS)} ticks x ${(m.emptyTickActiveS * 1000).toFixed(1)} ms + jobs x ${Math.min(perJobS, gapS).toFixed(2)} s, capped at continuous`,
+    note: `${fmtInt(TICKS)} ticks x ${(m.emptyTickActiveS * 1000).toFixed(1)} ms${s.jobsPerMonth ? ` + jobs x ${Math.min(perJobS, gapS).toFixed(2)} s, capped at continuous` : ''}`,
   }
 }
 
