@@ -507,6 +507,7 @@ describe('serverless package --stage prod --param=apiEndpoint=httpApi --param=sc
       'ANY /scheduler/{proxy+}',
       'DELETE /jobs/{id}',
       'DELETE /schedules/{id}',
+      'GET /flow',
       'GET /jobs',
       'GET /jobs/{id}',
       'GET /schedules',
@@ -518,6 +519,8 @@ describe('serverless package --stage prod --param=apiEndpoint=httpApi --param=sc
       'POST /jobs/{id}/run',
       'POST /schedules/{id}/pause',
       'POST /schedules/{id}/resume',
+      'PUT /flow/keys/{id}',
+      'PUT /flow/queues/{id}',
       'PUT /jobs/{id}',
       'PUT /schedules/{id}',
     ])
