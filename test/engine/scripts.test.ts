@@ -16,6 +16,7 @@ import { cancelCall, enqueueCall, getCall, reviveCall } from '../../src/store/sc
 import { recordHeadsCall, walkAdvanceCall, walkStartCall } from '../../src/store/ops-script-calls'
 import { deepPageRateCall } from '../../src/store/deep-page-rate'
 import { promoteCall, promoteDueCall } from '../../src/store/promote'
+import { lockReleaseCall } from '../../src/scheduler-api/schedule-lock'
 import {
   composeScript,
   helperClosure,
@@ -74,6 +75,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
     second: 2,
   }),
   sdqScheduleDelete: scheduleDeleteCall(at, 'job-1'),
+  sdqSchedulerLockRelease: lockReleaseCall(keys.schedulerGroup('g').lock('s'), 't'),
   sdqRelayHandBack: relayHandBackCall(keys.scanRelayKey, 'run-b', 'run-a'),
   sdqRecordHeads: recordHeadsCall(shard.jobs, { headerLines: 4, previewBytes: 0, budgetBytes: 1, ids: ['job-1'] }),
   sdqWalkStart: walkStartCall(shard, {
