@@ -6,6 +6,7 @@ import {
   ConflictException,
   CreateScheduleCommand,
   CreateScheduleGroupCommand,
+  DeleteScheduleCommand,
   DeleteScheduleGroupCommand,
   GetScheduleCommand,
   GetScheduleGroupCommand,
@@ -16,6 +17,7 @@ import {
 } from '@aws-sdk/client-scheduler'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { localCredentials } from '../../local/sqs-endpoint'
+import { JobMaybeDispatchedError } from '../../src/errors'
 import { DefinitionStore } from '../../src/scheduler-api/definition-store'
 import type { ScheduleDefinition } from '../../src/scheduler-api/schedule-input'
 import { atExpression, interceptedEngine, type JobWriteHook, startSchedulerStack } from './scheduler-stack'
@@ -179,6 +181,23 @@ describe('a definition and its job agree', () => {
     // assess
     const sides = await bothSides('half-made')
     expect(sides.definition).toEqual({ input: 'y', expression })
+    expect(sides.job).toEqual(sides.definition)
+  })
+
+  it('after a DeleteSchedule that met its job in a send that may have reached SQS: ConflictException, and both stay', async () => {
+    // prepare: a schedule whose job the engine answers as maybe sent (a send that failed in a way SQS may have taken)
+    await stack.client.send(new CreateScheduleCommand(schedule('maybe-sent', hourFromNow(1), 'z')))
+    hook = async (kind, write) => {
+      if (kind === 'cancel') throw new JobMaybeDispatchedError('scheduler:default:maybe-sent')
+      return write()
+    }
+    // act
+    const deleted = await stack.client.send(new DeleteScheduleCommand({ Name: 'maybe-sent' })).catch((e: unknown) => e)
+    hook = undefined
+    // assess: told to try again (not an InternalServerException the SDK retries in vain); nothing changed
+    expect(deleted).toBeInstanceOf(ConflictException)
+    const sides = await bothSides('maybe-sent')
+    expect(sides.definition?.input).toBe('z')
     expect(sides.job).toEqual(sides.definition)
   })
 })
