@@ -24,10 +24,15 @@ import { atExpression, interceptedEngine, type JobWriteHook, startSchedulerStack
 
 /** What the next job writes meet; none: they pass. */
 let hook: JobWriteHook | undefined
+/** Set: the next write of definitions (a MULTI/EXEC pipeline) fails before it reaches Redis. */
+let failNextDefinitionWrite = false
 let stack: Awaited<ReturnType<typeof startSchedulerStack>>
 beforeAll(async () => {
   stack = await startSchedulerStack({
-    apiEngine: (engine) => interceptedEngine(engine, (kind, write) => (hook ? hook(kind, write) : write())),
+    apiEngine: (engine) => ({
+      ...interceptedEngine(engine, (kind, write) => (hook ? hook(kind, write) : write())),
+      redis: failingDefinitionWrites(engine.redis),
+    }),
   })
 })
 afterAll(() => stack?.close())
@@ -59,6 +64,26 @@ function holdNextJobWrite(when: 'before' | 'after') {
     return result
   }
   return { reached: reached.promise, release: () => release.resolve() }
+}
+
+/** The client the definitions are written with, whose next pipeline fails when failNextDefinitionWrite says so. */
+function failingDefinitionWrites<R extends object>(redis: R): R {
+  return new Proxy(redis, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown
+      if (typeof value !== 'function') return value
+      const method = (value as (...a: unknown[]) => unknown).bind(target)
+      if (prop !== 'pipeline') return method
+      return (...args: unknown[]) => {
+        const pipeline = method(...args) as { exec: () => Promise<unknown> }
+        if (failNextDefinitionWrite) {
+          failNextDefinitionWrite = false
+          pipeline.exec = () => Promise.reject(new Error('Connection is closed.'))
+        }
+        return pipeline
+      }
+    },
+  })
 }
 
 const hourFromNow = (hours: number) => atExpression(Math.ceil(Date.now() / 1000) * 1000 + hours * 3_600_000)
@@ -198,6 +223,30 @@ describe('a definition and its job agree', () => {
     expect(deleted).toBeInstanceOf(ConflictException)
     const sides = await bothSides('maybe-sent')
     expect(sides.definition?.input).toBe('z')
+    expect(sides.job).toEqual(sides.definition)
+  })
+
+  it('after an UpdateSchedule whose definition write failed: the job is put back as the definition still says', async () => {
+    // prepare: a schedule; the update's job write will pass, its definition write will fail
+    const before = hourFromNow(1)
+    await stack.client.send(new CreateScheduleCommand(schedule('kept', before, 'old')))
+    const once = new SchedulerClient({
+      endpoint: stack.server.url,
+      region: 'us-east-1',
+      credentials: localCredentials,
+      maxAttempts: 1,
+    })
+    failNextDefinitionWrite = true
+    // act
+    const update = await once
+      .send(new UpdateScheduleCommand(schedule('kept', hourFromNow(2), 'new')))
+      .catch((e: unknown) => e)
+    once.destroy()
+    failNextDefinitionWrite = false
+    // assess: the caller was told to retry; definition and job are both still the old schedule
+    expect(update).toBeInstanceOf(InternalServerException)
+    const sides = await bothSides('kept')
+    expect(sides.definition).toEqual({ input: 'old', expression: before })
     expect(sides.job).toEqual(sides.definition)
   })
 })
