@@ -30,6 +30,8 @@ export class Schedules {
     const target = targetQueueOf(def.Target.Arn, this.queue.config.queues)
     const schedules = this.docs(def.GroupName)
     await schedules.hold(def.Name, async () => {
+      // A schedule that completed with ActionAfterCompletion DELETE is gone on AWS: its name is free again.
+      await this.storedOrGone(def.GroupName, def.Name)
       const { created, doc } = await schedules.create(def.Name, def)
       if (!created) {
         if (doc.ClientToken === undefined || doc.ClientToken !== def.ClientToken) {
