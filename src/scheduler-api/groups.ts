@@ -85,8 +85,11 @@ export class ScheduleGroups {
     if (name === DEFAULT_GROUP) throw new SchedulerValidationError('The default schedule group cannot be deleted.')
     // A delete sent again with the ClientToken of one that succeeded answers as that one did.
     if (clientToken && !(await this.docs.get(name)) && (await this.docs.deletedByToken(clientToken)) === name) return
-    const group = await this.get(name)
-    if (group.State !== 'DELETING') await this.save({ ...group, State: 'DELETING' })
+    // Under the group's lock: a tag written beside it must not put the group back ACTIVE.
+    await this.docs.hold(name, async () => {
+      const group = await this.get(name)
+      if (group.State !== 'DELETING') await this.save({ ...group, State: 'DELETING' })
+    })
     const schedules = this.store.schedules(name)
     // A few at a time: a large group would take one round trip per schedule otherwise. A delete cut short (a
     // timeout) leaves the group DELETING with its remaining schedules; sent again, it carries on.
@@ -106,18 +109,25 @@ export class ScheduleGroups {
     return this.docs.page(after, prefix, limit)
   }
 
+  /** Tags are a change of the group's document: under its lock, and not while the group is being deleted. */
   async tag(name: string, tags: unknown, nowS: number): Promise<void> {
-    const group = await this.get(name)
-    const byKey = new Map(group.Tags.map((t) => [t.Key, t.Value]))
-    for (const t of readTags(tags)) byKey.set(t.Key, t.Value)
-    if (byKey.size > 200) throw new SchedulerValidationError('A resource can carry at most 200 tags.')
-    await this.save({ ...group, Tags: [...byKey].map(([Key, Value]) => ({ Key, Value })), LastModificationDate: nowS })
+    const added = readTags(tags)
+    await this.docs.hold(name, async () => {
+      const group = await this.open(name)
+      const byKey = new Map(group.Tags.map((t) => [t.Key, t.Value]))
+      for (const t of added) byKey.set(t.Key, t.Value)
+      if (byKey.size > 200) throw new SchedulerValidationError('A resource can carry at most 200 tags.')
+      const Tags = [...byKey].map(([Key, Value]) => ({ Key, Value }))
+      await this.save({ ...group, Tags, LastModificationDate: nowS })
+    })
   }
 
   async untag(name: string, keys: readonly string[], nowS: number): Promise<void> {
-    const group = await this.get(name)
     const drop = new Set(keys)
-    await this.save({ ...group, Tags: group.Tags.filter((t) => !drop.has(t.Key)), LastModificationDate: nowS })
+    await this.docs.hold(name, async () => {
+      const group = await this.open(name)
+      await this.save({ ...group, Tags: group.Tags.filter((t) => !drop.has(t.Key)), LastModificationDate: nowS })
+    })
   }
 
   private save(group: GroupDefinition): Promise<void> {

@@ -11,8 +11,10 @@ import {
   GetScheduleCommand,
   GetScheduleGroupCommand,
   InternalServerException,
+  ListScheduleGroupsCommand,
   ResourceNotFoundException,
   SchedulerClient,
+  TagResourceCommand,
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -24,8 +26,8 @@ import { atExpression, interceptedEngine, type JobWriteHook, startSchedulerStack
 
 /** What the next job writes meet; none: they pass. */
 let hook: JobWriteHook | undefined
-/** Set: the next write of definitions (a MULTI/EXEC pipeline) fails before it reaches Redis. */
-let failNextDefinitionWrite = false
+/** What the next write of definitions (a MULTI/EXEC pipeline) meets; none: it passes. */
+let definitionHook: ((exec: () => Promise<unknown>) => Promise<unknown>) | undefined
 let stack: Awaited<ReturnType<typeof startSchedulerStack>>
 beforeAll(async () => {
   stack = await startSchedulerStack({
@@ -66,7 +68,7 @@ function holdNextJobWrite(when: 'before' | 'after') {
   return { reached: reached.promise, release: () => release.resolve() }
 }
 
-/** The client the definitions are written with, whose next pipeline fails when failNextDefinitionWrite says so. */
+/** The client the definitions are written with: its next pipeline's exec passes through definitionHook. */
 function failingDefinitionWrites<R extends object>(redis: R): R {
   return new Proxy(redis, {
     get(target, prop) {
@@ -76,9 +78,11 @@ function failingDefinitionWrites<R extends object>(redis: R): R {
       if (prop !== 'pipeline') return method
       return (...args: unknown[]) => {
         const pipeline = method(...args) as { exec: () => Promise<unknown> }
-        if (failNextDefinitionWrite) {
-          failNextDefinitionWrite = false
-          pipeline.exec = () => Promise.reject(new Error('Connection is closed.'))
+        const hooked = definitionHook
+        if (hooked) {
+          definitionHook = undefined
+          const exec = pipeline.exec.bind(pipeline)
+          pipeline.exec = () => hooked(exec)
         }
         return pipeline
       }
@@ -236,17 +240,44 @@ describe('a definition and its job agree', () => {
       credentials: localCredentials,
       maxAttempts: 1,
     })
-    failNextDefinitionWrite = true
+    definitionHook = () => Promise.reject(new Error('Connection is closed.'))
     // act
     const update = await once
       .send(new UpdateScheduleCommand(schedule('kept', hourFromNow(2), 'new')))
       .catch((e: unknown) => e)
     once.destroy()
-    failNextDefinitionWrite = false
+    definitionHook = undefined
     // assess: the caller was told to retry; definition and job are both still the old schedule
     expect(update).toBeInstanceOf(InternalServerException)
     const sides = await bothSides('kept')
     expect(sides.definition).toEqual({ input: 'old', expression: before })
     expect(sides.job).toEqual(sides.definition)
+  })
+
+  it('after a TagResource that ran while its group was being deleted: the group does not come back', async () => {
+    // prepare: a group; the tag's write of the group is held once it has read it
+    const { ScheduleGroupArn } = await stack.client.send(new CreateScheduleGroupCommand({ Name: 'tagged' }))
+    const reached = deferred()
+    const release = deferred()
+    definitionHook = async (exec) => {
+      reached.resolve()
+      await release.promise
+      return exec()
+    }
+    // act: the tag is held; the group's delete runs; the tag goes on once the delete has its answer
+    const tag = stack.client
+      .send(new TagResourceCommand({ ResourceArn: ScheduleGroupArn, Tags: [{ Key: 'k', Value: 'v' }] }))
+      .catch((e: unknown) => e)
+    await reached.promise
+    const deleted = await stack.client.send(new DeleteScheduleGroupCommand({ Name: 'tagged' })).catch((e: unknown) => e)
+    release.resolve()
+    await tag
+    // assess: the delete, sent again after a ConflictException as a caller does, leaves no group
+    if (deleted instanceof Error) {
+      expect(deleted).toBeInstanceOf(ConflictException)
+      await stack.client.send(new DeleteScheduleGroupCommand({ Name: 'tagged' }))
+    }
+    const groups = await stack.client.send(new ListScheduleGroupsCommand({ NamePrefix: 'tagged' }))
+    expect(groups.ScheduleGroups).toEqual([])
   })
 })
