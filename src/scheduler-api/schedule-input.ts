@@ -141,7 +141,8 @@ export function readScheduleInput(name: string, body: Body, nowS: number): Sched
   if (start !== undefined) definition.StartDate = start
   if (end !== undefined) definition.EndDate = end
   if (start !== undefined && end !== undefined && end <= start) fail('EndDate must be after StartDate.')
-  const description = optionalString(body, 'Description', 512)
+  // 0-512 characters on AWS: an empty Description is one.
+  const description = body.Description === '' ? '' : optionalString(body, 'Description', 512)
   if (description !== undefined) definition.Description = description
   const token = optionalString(body, 'ClientToken', 64)
   if (token !== undefined) definition.ClientToken = token

@@ -125,6 +125,21 @@ describe('one-time schedules through @aws-sdk/client-scheduler', () => {
     expect(refused).toMatchObject({ message: expect.stringMatching(/^Target.Input /) })
   })
 
+  it('takes an empty Description, as AWS does (0-512 characters)', async () => {
+    await stack.client.send(
+      new CreateScheduleCommand({
+        Name: 'no-description',
+        ScheduleExpression: inAnHour(),
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: stack.target('x'),
+        Description: '',
+      }),
+    )
+    expect(await stack.client.send(new GetScheduleCommand({ Name: 'no-description' }))).toMatchObject({
+      Description: '',
+    })
+  })
+
   it('refuses bad input with ValidationException (400) naming the field, and stores nothing', async () => {
     const base = {
       ScheduleExpression: inAnHour(),
