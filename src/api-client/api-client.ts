@@ -7,6 +7,7 @@ import { scheduleBatch } from './batch'
 import { withId } from './own-job'
 import { idempotencyHeader, newIdempotencyKey } from './idempotency-key'
 import { ReplayWindow } from './replays'
+import { ApiFlowControl } from './flow'
 import { call, DEFAULT_RETRY, type Transport } from './transport'
 // The shapes the API takes and answers, named once, in types.ts (which re-exports the shared ones as they are).
 import type * as Api from './types'
@@ -15,16 +16,11 @@ export class DelayQueueApiClient {
   private readonly transport: Transport
   /** What this client's earlier write answers said of the API's replays (src/api-client/replays.ts). */
   private readonly replays = new ReplayWindow()
+  readonly flow: ApiFlowControl // pause, resume and rates of queues and flow keys (docs/flow-control.md)
 
   constructor(options: Api.ApiClientOptions) {
-    const baseUrl = new URL(options.url)
-    this.transport = {
-      baseUrl,
-      sign: sigV4Signer(options.region ?? regionOf(baseUrl), options.credentials),
-      retry: { ...DEFAULT_RETRY, ...options.retry },
-      fetch: options.fetch ?? globalThis.fetch,
-      timeoutMs: options.timeoutMs ?? 10_000,
-    }
+    this.transport = transportOf(options)
+    this.flow = new ApiFlowControl(this.transport)
   }
 
   /** From the environment: DELAY_QUEUE_API_URL (and AWS_REGION when the URL does not name a region). */
@@ -169,6 +165,18 @@ function idRequired(): DelayQueueApiError {
   ])
   error.attempts = 0
   return error
+}
+
+/** How every call is made: the base URL, signed with SigV4 for the region, the retry policy and timeout. */
+function transportOf(options: Api.ApiClientOptions): Transport {
+  const baseUrl = new URL(options.url)
+  return {
+    baseUrl,
+    sign: sigV4Signer(options.region ?? regionOf(baseUrl), options.credentials),
+    retry: { ...DEFAULT_RETRY, ...options.retry },
+    fetch: options.fetch ?? globalThis.fetch,
+    timeoutMs: options.timeoutMs ?? 10_000,
+  }
 }
 
 const jobPath = (id: string) => `/jobs/${encodeURIComponent(id)}`

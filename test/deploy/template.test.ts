@@ -504,6 +504,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       'ANY /scheduler/{proxy+}',
       'DELETE /jobs/{id}',
       'DELETE /schedules/{id}',
+      'GET /flow',
       'GET /jobs',
       'GET /jobs/{id}',
       'GET /schedules',
@@ -515,6 +516,8 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       'POST /jobs/{id}/run',
       'POST /schedules/{id}/pause',
       'POST /schedules/{id}/resume',
+      'PUT /flow/keys/{id}',
+      'PUT /flow/queues/{id}',
       'PUT /jobs/{id}',
       'PUT /schedules/{id}',
     ])
