@@ -22,18 +22,29 @@ import { localCredentials } from '../../local/sqs-endpoint'
 import { JobMaybeDispatchedError } from '../../src/errors'
 import { DefinitionStore } from '../../src/scheduler-api/definition-store'
 import type { ScheduleDefinition } from '../../src/scheduler-api/schedule-input'
-import { atExpression, interceptedEngine, type JobWriteHook, startSchedulerStack } from './scheduler-stack'
+import {
+  atExpression,
+  type DefinitionWriteHook,
+  interceptedDefinitionWrites,
+  interceptedEngine,
+  type JobWriteHook,
+  startSchedulerStack,
+} from './scheduler-stack'
 
 /** What the next job writes meet; none: they pass. */
 let hook: JobWriteHook | undefined
 /** What the next write of definitions (a MULTI/EXEC pipeline) meets; none: it passes. */
-let definitionHook: ((exec: () => Promise<unknown>) => Promise<unknown>) | undefined
+let definitionHook: DefinitionWriteHook | undefined
 let stack: Awaited<ReturnType<typeof startSchedulerStack>>
 beforeAll(async () => {
   stack = await startSchedulerStack({
     apiEngine: (engine) => ({
       ...interceptedEngine(engine, (kind, write) => (hook ? hook(kind, write) : write())),
-      redis: failingDefinitionWrites(engine.redis),
+      redis: interceptedDefinitionWrites(engine.redis, () => {
+        const hook = definitionHook
+        definitionHook = undefined
+        return hook
+      }),
     }),
   })
 })
@@ -66,28 +77,6 @@ function holdNextJobWrite(when: 'before' | 'after') {
     return result
   }
   return { reached: reached.promise, release: () => release.resolve() }
-}
-
-/** The client the definitions are written with: its next pipeline's exec passes through definitionHook. */
-function failingDefinitionWrites<R extends object>(redis: R): R {
-  return new Proxy(redis, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target) as unknown
-      if (typeof value !== 'function') return value
-      const method = (value as (...a: unknown[]) => unknown).bind(target)
-      if (prop !== 'pipeline') return method
-      return (...args: unknown[]) => {
-        const pipeline = method(...args) as { exec: () => Promise<unknown> }
-        const hooked = definitionHook
-        if (hooked) {
-          definitionHook = undefined
-          const exec = pipeline.exec.bind(pipeline)
-          pipeline.exec = () => hooked(exec)
-        }
-        return pipeline
-      }
-    },
-  })
 }
 
 const hourFromNow = (hours: number) => atExpression(Math.ceil(Date.now() / 1000) * 1000 + hours * 3_600_000)

@@ -89,3 +89,33 @@ export function interceptedEngine(engine: Engine, hook: JobWriteHook): Engine {
   })
   return { ...engine, store }
 }
+
+/** What one write of definitions (a MULTI/EXEC pipeline) meets: `exec` is the real one. */
+export type DefinitionWriteHook = (exec: () => Promise<unknown>) => Promise<unknown>
+
+/**
+ * The client the Scheduler API writes its definitions with: each pipeline's exec passes through the hook `take`
+ * hands out for it (take clears it: a hook meets one write), or runs as is.
+ */
+export function interceptedDefinitionWrites<R extends object>(
+  redis: R,
+  take: () => DefinitionWriteHook | undefined,
+): R {
+  return new Proxy(redis, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown
+      if (typeof value !== 'function') return value
+      const method = (value as (...a: unknown[]) => unknown).bind(target)
+      if (prop !== 'pipeline') return method
+      return (...args: unknown[]) => {
+        const pipeline = method(...args) as { exec: () => Promise<unknown> }
+        const hook = take()
+        if (hook) {
+          const exec = pipeline.exec.bind(pipeline)
+          pipeline.exec = () => hook(exec)
+        }
+        return pipeline
+      }
+    },
+  })
+}
