@@ -175,13 +175,15 @@ export function receiptSlot(id: string): number {
 
 /**
  * The Scheduler-compatible API's keys for one kind of document (a group's schedules, or the groups): the HASH and the
- * ZSET of names, and per delete that sent a ClientToken a STRING (the name it deleted, expiring) so that the same
- * delete sent again answers as the first did.
+ * ZSET of names, per delete that sent a ClientToken a STRING (the name it deleted, expiring) so that the same
+ * delete sent again answers as the first did, and per document being changed a lock (one change at a time).
  */
 export interface SchedulerDocumentKeys {
   definitions: string
   names: string
   deletedBy(clientToken: string): string
+  /** STRING, expiring: the token of the change under way of the document of that name (schedule-lock.ts). */
+  lock(name: string): string
 }
 
 function schedulerDocumentKeys(tag: string, definitions: string, names: string): SchedulerDocumentKeys {
@@ -189,6 +191,7 @@ function schedulerDocumentKeys(tag: string, definitions: string, names: string):
     definitions: `${tag}:${definitions}`,
     names: `${tag}:${names}`,
     deletedBy: (clientToken) => `${tag}:${definitions}-deleted-by:${clientToken}`,
+    lock: (name) => `${tag}:${definitions}-lock:${name}`,
   }
 }
 

@@ -28,6 +28,7 @@ import wakeIfEarliest from '../../lua/includes/wakeIfEarliest.lua'
 import relayHandBackLua from '../../lua/relay-hand-back.lua'
 import releaseLua from '../../lua/release.lua'
 import scanStartReleaseLua from '../../lua/scan-start-release.lua'
+import schedulerLockReleaseLua from '../../lua/scheduler-lock-release.lua'
 import scannerAliveLua from '../../lua/scanner-alive.lua'
 import scannerRetireLua from '../../lua/scanner-retire.lua'
 import reviveLua from '../../lua/revive.lua'
@@ -116,6 +117,7 @@ export const LUA_SCRIPTS = {
   sdqScannerRetire: scannerRetireLua,
   sdqScanStartRelease: scanStartReleaseLua,
   sdqTagCancel: tagCancelLua,
+  sdqSchedulerLockRelease: schedulerLockReleaseLua,
   sdqFlowTake: flowTakeLua,
   sdqFlowHold: flowHoldLua,
   sdqFlowResume: flowResumeLua,

@@ -21,6 +21,7 @@ import { flowEpochCall, flowSetCall } from '../../src/flow/flow-set'
 import { flowTakeCall } from '../../src/flow/flow-take'
 import { promoteCall, promoteDueCall } from '../../src/store/promote'
 import { tagCancelCall } from '../../src/store/tag-cancel'
+import { lockReleaseCall } from '../../src/scheduler-api/schedule-lock'
 import {
   composeScript,
   helperClosure,
@@ -80,6 +81,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
     second: 2,
   }),
   sdqScheduleDelete: scheduleDeleteCall(at, 'job-1'),
+  sdqSchedulerLockRelease: lockReleaseCall(keys.schedulerGroup('g').lock('s'), 't'),
   sdqRelayHandBack: relayHandBackCall(keys.scanRelayKey, 'run-b', 'run-a'),
   sdqRecordHeads: recordHeadsCall(shard.jobs, { headerLines: 4, previewBytes: 0, budgetBytes: 1, ids: ['job-1'] }),
   sdqWalkStart: walkStartCall(shard, {
