@@ -8,6 +8,7 @@ import type { ClaimedJob } from '../scan/claims/claimed-job'
 import type { Keyspace } from '../store/keys'
 import type { ScriptedClient } from '../store/scripts'
 import { type FlowHold, holdJobs } from './flow-hold'
+import type { FlowRate } from './flow-names'
 import { NO_FLOW_SETTINGS, type FlowSettings, readFlowSettings } from './flow-settings'
 import { takeFlowTokens } from './flow-take'
 
@@ -28,6 +29,14 @@ const RESUME_CATCH_UP_MS = 2_000
  * (span + this).
  */
 export const TOKEN_FRESH_MS = 100
+
+/**
+ * How much later than the bucket's time a rate-held job may come back so that it comes back with others: a key's
+ * held jobs are given times shared by up to 10 (one SendMessageBatch), when the rate's interval and burst allow.
+ * One job a time would cost each job its own wake-up and claim in every scanner, its own bucket call and its own SQS
+ * request: at 500/s, 500 of each a second, which crowd out the claims and sends of every other key.
+ */
+export const HELD_GROUP_MS = 25
 
 /** A FIFO job of shard `shard` is held until `atMs` at the soonest; returns what to call once the hold has answered. */
 export type OnFifoHold = (shard: number, atMs: number) => () => void
@@ -208,9 +217,23 @@ async function askRates(o: FlowGateOptions, settings: FlowSettings, jobs: readon
       )
       list.forEach((job, i) => {
         const at = r.sendAtMs[i]!
-        if (at > 0) sendAt.set(job, { atMs: at, nowMs: r.redisNowMs, name })
+        if (at > 0) sendAt.set(job, { atMs: groupedTime(at, rate), nowMs: r.redisNowMs, name })
       })
     }),
   )
   return sendAt
+}
+
+/**
+ * The time a job the bucket gave `atMs` comes back: the end of its cell of the grid of `size` intervals (Redis ms,
+ * the same for every scanner), so the jobs given times in one cell come back together, in one claim. Less than
+ * HELD_GROUP_MS later, and no more jobs than the burst: the sends' bucket lets the whole group go at once
+ * (lua/flow-take.lua), and the rate holds as before.
+ */
+export function groupedTime(atMs: number, rate: FlowRate): number {
+  const interval = 1000 / rate.rate
+  const size = Math.min(10, rate.burst, Math.floor(HELD_GROUP_MS / interval))
+  if (size <= 1) return atMs
+  const cell = size * interval
+  return Math.ceil(Math.ceil(atMs / cell) * cell)
 }
