@@ -50,7 +50,7 @@ export const runDueInputSchema = z.strictObject({
   /** Only this queue's jobs. */
   queue: z.string({ error: 'must be a string naming a configured queue' }).optional(),
   /** Where the previous answer stopped (its `cursor`). */
-  cursor: z.string({ error: 'must be the cursor of the previous answer' }).max(40).optional(),
+  cursor: z.string({ error: 'must be the cursor of the previous answer' }).max(160).optional(),
 })
 
 export type RunDueInput = z.input<typeof runDueInputSchema>
