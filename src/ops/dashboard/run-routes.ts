@@ -21,7 +21,10 @@ export function runRoutes(queue: DelayQueue, store: JobStore): [string, RegExp, 
     [
       'POST',
       /^\/api\/run-due$/,
-      async (req) => [200, await queue.runDue(await readJson(req), { maxRuns: RUNS_PER_REQUEST })],
+      async (req) => {
+        const input = await withinOnRedisClock(await readJson(req), store, queue.config.maxHorizonMs)
+        return [200, { ...(await queue.runDue(input, { maxRuns: RUNS_PER_REQUEST })), before: input.before }]
+      },
     ],
     [
       'POST',
@@ -33,6 +36,21 @@ export function runRoutes(queue: DelayQueue, store: JobStore): [string, RegExp, 
       },
     ],
   ]
+}
+
+/**
+ * The page asks for the jobs due within `withinMs` (its minutes): counted here from Redis's clock, which the due times
+ * are on, not from the browser's, which may be hours off (it would run jobs the operator did not ask to run). The
+ * answer carries the `before` this made, and the page's next steps send it back with the cursor.
+ */
+async function withinOnRedisClock(body: unknown, store: JobStore, maxMs: number): Promise<Record<string, unknown>> {
+  const { withinMs, ...rest } = (body ?? {}) as Record<string, unknown>
+  if (withinMs === undefined) return rest
+  if (!Number.isSafeInteger(withinMs) || (withinMs as number) < 1 || (withinMs as number) > maxMs) {
+    throw new ValidationError([{ path: 'withinMs', message: `must be an integer of ms from 1 to ${maxMs}` }])
+  }
+  const [seconds, micros] = await store.redis.time()
+  return { ...rest, before: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) + (withinMs as number) }
 }
 
 /** The new time, held to the job rules (delayMs or runAt, within the horizon), named as they name it. */
