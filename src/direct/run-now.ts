@@ -21,8 +21,9 @@ export interface RunNowAnswer {
 /** Throws JobNotFoundError, JobDispatchingError (a scanner holds it), or JobDeadError (the dead set retries it). */
 export async function runNow(store: JobStore, starter: ScanStarter | undefined, id: string): Promise<RunNowAnswer> {
   const p = await new Promoter(store).promote(validateJobRef(id))
-  // On-demand scan mode: a job due now needs a running scanner, as a new job due now does.
-  if (p.runAtMs !== p.previousRunAtMs) await starter?.afterRunNow(`${p.id}@${p.runAtMs}`, { jobId: p.id })
+  // On-demand scan mode: a job due now needs a running scanner, as a new job due now does. Also one that was due
+  // already: its own start may have given up, or this is a retry of a run now whose answer (and start) was lost.
+  await starter?.afterRunNow(`${p.id}@${p.runAtMs}`, { jobId: p.id })
   return { id: p.id, runAt: isoTime(p.runAtMs), previousRunAt: isoTime(p.previousRunAtMs) }
 }
 

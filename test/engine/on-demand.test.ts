@@ -188,6 +188,22 @@ describe.concurrent('on-demand scan mode', () => {
     await t.close()
   })
 
+  it('starts a scanner for a run now of a job due already while none runs (an earlier start failed, or its answer was lost)', async () => {
+    // prepare: a job due now stored without asking for a start (as after a start that gave up), no scanner
+    const { t, fn, queue } = await onDemandStage('od-run-due-job')
+    await t.store.enqueue({ id: 'overdue', queue: 'orders', payloadJson: '1', schedule: { delayMs: 0 } })
+    expect(await aliveMarker(t)).toBe(0)
+    // act: the operator runs it now (nothing to move: it is due)
+    const answer = await queue.runNow('overdue')
+    // assess: unchanged, and a scanner started that sends it
+    expect(answer.runAt).toBe(answer.previousRunAt)
+    await eventually(() => fn.sent.length >= 1, 10_000)
+    await fn.settled()
+    expect(fn.invocations).toHaveLength(1)
+    expect(fn.sent.map((s) => s.id)).toEqual(['overdue'])
+    await t.close()
+  })
+
   it('keeps a scheduled run going while a job is due within the horizon, and ends it after the job and a linger', async () => {
     // prepare: one job due in 1.5 s, one in two hours; nothing asks for a start (plain store)
     const { t, scanFunction } = await plainStage('od-tick')
