@@ -330,6 +330,21 @@ describe('DLQ redrive keeps the creation time', () => {
     await t.close()
   })
 
+  it('keeps no creation time later than now (a message body that names one in the future)', async () => {
+    // prepare: a message whose createdAt is in 2100
+    const t = testStore()
+    const { target, dlq } = await createTargetWithDlq(sqs, 'orders')
+    const future = Date.parse('2100-01-01T00:00:00Z')
+    await sqs.send(new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: sent('future-1', 'orders', future).body }))
+    const config = { queues: { orders: target.url }, ...LIMITS }
+    // act
+    const report = await redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: schedule(t.store, 60_000) })
+    // assess: created at the redrive (Redis's clock), not in the future
+    expect(report).toMatchObject({ moved: 1, skipped: [] })
+    expect(Date.parse((await t.store.get('future-1'))!.createdAt)).toBeLessThanOrEqual(Date.now())
+    await t.close()
+  })
+
   it('delivers a FIFO job redriven at once with its old createdAt: not a duplicate of its first delivery', async () => {
     // prepare: the scanner's first delivery a minute ago (its deduplication id is in SQS's 5-minute window), received
     // and given up on by the consumer: the message is in the DLQ
