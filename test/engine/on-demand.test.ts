@@ -204,6 +204,21 @@ describe.concurrent('on-demand scan mode', () => {
     await t.close()
   })
 
+  it('starts a scanner for a job moved to a time within the horizon (the dashboard’s reschedule) when none runs', async () => {
+    // prepare: a job due in an hour (beyond the horizon: nothing started for it)
+    const { t, fn, queue } = await onDemandStage('od-move')
+    await queue.schedule({ id: 'moved', queue: 'orders', payload: 1, delayMs: 3_600_000 })
+    expect(fn.invocations).toHaveLength(0)
+    // act: moved to half a second from now
+    await queue.runNow('moved', { delayMs: 500 })
+    // assess: a start, and the job sent
+    await eventually(() => fn.sent.length >= 1, 10_000)
+    await fn.settled()
+    expect(fn.invocations).toHaveLength(1)
+    expect(fn.sent.map((s) => s.id)).toEqual(['moved'])
+    await t.close()
+  })
+
   it('keeps a scheduled run going while a job is due within the horizon, and ends it after the job and a linger', async () => {
     // prepare: one job due in 1.5 s, one in two hours; nothing asks for a start (plain store)
     const { t, scanFunction } = await plainStage('od-tick')

@@ -341,7 +341,7 @@ describe('DLQ redrive keeps the creation time', () => {
     const report = await redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: schedule(t.store, 60_000) })
     // assess: created at the redrive (Redis's clock), not in the future
     expect(report).toMatchObject({ moved: 1, skipped: [] })
-    expect(Date.parse((await t.store.get('future-1'))!.createdAt)).toBeLessThanOrEqual(Date.now())
+    expect(Date.parse((await t.store.get('future-1'))!.createdAt!)).toBeLessThanOrEqual(Date.now())
     await t.close()
   })
 

@@ -8,7 +8,6 @@ import { validateJobRef } from '../../direct/id-rules'
 import { validateJob } from '../../direct/validation'
 import { ValidationError } from '../../errors'
 import type { JobStore } from '../../store/job-store'
-import { Promoter } from '../../store/promote'
 import { type Handler, idIn, readJson } from './request-parts'
 
 /** Script runs of one run-due request (each reads at most 500 jobs of one shard): the page asks again with the cursor. */
@@ -31,7 +30,7 @@ export function runRoutes(queue: DelayQueue, store: JobStore): [string, RegExp, 
       /^\/api\/jobs\/([^/]+)\/reschedule$/,
       async (req, m) => {
         const to = when(await readJson(req), queue)
-        await new Promoter(store).promote(id(m), to)
+        await queue.runNow(id(m), to)
         return [200, await queue.get(id(m))]
       },
     ],
