@@ -255,6 +255,25 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard as an operator', () => {
     })
   }, 30_000)
 
+  it('asks before the look-up panel cancels a job (a shared #job= link opens it one click from Cancel)', async () => {
+    // prepare: a job, opened from its link
+    await queue.schedule({ id: 'linked-cancel', queue: 'orders', payload: 1, delayMs: HOUR })
+    await withPage('/#job=linked-cancel', async (page) => {
+      const actions = page.getByTestId('lookup').getByTestId('job-actions')
+      await actions.waitFor({ timeout: 5_000 })
+      // act: Cancel job, and the operator says no
+      const asked: string[] = []
+      page.once('dialog', (d) => {
+        asked.push(d.message())
+        void d.dismiss()
+      })
+      await actions.getByRole('button', { name: 'Cancel job' }).click()
+      // assess: asked, and the job is still scheduled
+      await vi.waitFor(() => expect(asked).toEqual(['Cancel job linked-cancel?']), { timeout: 5_000 })
+      expect((await queue.get('linked-cancel'))?.status).toBe('scheduled')
+    })
+  }, 30_000)
+
   it('redrives a DLQ saying how many moved, each job keeping its createdAt, and which one it refused, why', async () => {
     // prepare: two messages of orders jobs created a day ago in the orders DLQ, and one naming the emails queue
     const createdAtMs = Date.now() - 24 * HOUR
