@@ -28,6 +28,7 @@ import wakeIfEarliest from '../../lua/includes/wakeIfEarliest.lua'
 import relayHandBackLua from '../../lua/relay-hand-back.lua'
 import releaseLua from '../../lua/release.lua'
 import scanStartReleaseLua from '../../lua/scan-start-release.lua'
+import schedulerLockReleaseLua from '../../lua/scheduler-lock-release.lua'
 import scannerAliveLua from '../../lua/scanner-alive.lua'
 import scannerRetireLua from '../../lua/scanner-retire.lua'
 import reviveLua from '../../lua/revive.lua'
@@ -51,6 +52,11 @@ import schedulePutLua from '../../lua/schedule-put.lua'
 import walkAdvanceLua from '../../lua/walk-advance.lua'
 import walkStartLua from '../../lua/walk-start.lua'
 import deepPageRateLua from '../../lua/deep-page-rate.lua'
+import flowEpochLua from '../../lua/flow-epoch.lua'
+import flowHoldLua from '../../lua/flow-hold.lua'
+import flowSetLua from '../../lua/flow-set.lua'
+import flowResumeLua from '../../lua/flow-resume.lua'
+import flowTakeLua from '../../lua/flow-take.lua'
 
 export type RedisClient = Redis | Cluster
 
@@ -105,6 +111,12 @@ export const LUA_SCRIPTS = {
   sdqScannerAlive: scannerAliveLua,
   sdqScannerRetire: scannerRetireLua,
   sdqScanStartRelease: scanStartReleaseLua,
+  sdqSchedulerLockRelease: schedulerLockReleaseLua,
+  sdqFlowTake: flowTakeLua,
+  sdqFlowHold: flowHoldLua,
+  sdqFlowResume: flowResumeLua,
+  sdqFlowSet: flowSetLua,
+  sdqFlowEpoch: flowEpochLua,
 } as const
 
 export type ScriptName = keyof typeof LUA_SCRIPTS
