@@ -48,7 +48,10 @@ export async function runDue(
 ): Promise<PromoteDueResult> {
   const request = validateRunDue(input, on.config)
   const result = await new Promoter(on.store).promoteDue({ ...request, ...options })
-  if (result.promoted > 0) await on.starter?.afterRunNow(`run-due@${Date.now()}`, { runDue: result.promoted })
+  // At the walk's end also with nothing moved: a retry of a run-due whose answer (and start) was lost finds its jobs
+  // due already, and they would wait for a scheduled run. At most one start: none while a scanner runs.
+  if (result.promoted > 0 || result.cursor === null)
+    await on.starter?.afterRunNow(`run-due@${Date.now()}`, { runDue: result.promoted })
   return result
 }
 

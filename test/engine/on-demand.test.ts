@@ -219,6 +219,21 @@ describe.concurrent('on-demand scan mode', () => {
     await t.close()
   })
 
+  it('starts a scanner at the end of a run-due that found the jobs due already while none runs (a retry of one whose answer was lost)', async () => {
+    // prepare: a job due now stored without asking for a start (as after the first attempt's start was lost)
+    const { t, fn, queue } = await onDemandStage('od-run-due-again')
+    await t.store.enqueue({ id: 'due-again', queue: 'orders', payloadJson: '1', schedule: { delayMs: 0 } })
+    // act: the run-due, which has nothing left to move
+    const answer = await queue.runDue({ before: Date.now() + 3_600_000 })
+    // assess: a start, and the job sent
+    expect(answer).toEqual({ promoted: 0, cursor: null })
+    await eventually(() => fn.sent.length >= 1, 10_000)
+    await fn.settled()
+    expect(fn.invocations).toHaveLength(1)
+    expect(fn.sent.map((s) => s.id)).toEqual(['due-again'])
+    await t.close()
+  })
+
   it('keeps a scheduled run going while a job is due within the horizon, and ends it after the job and a linger', async () => {
     // prepare: one job due in 1.5 s, one in two hours; nothing asks for a start (plain store)
     const { t, scanFunction } = await plainStage('od-tick')
