@@ -70,6 +70,12 @@ export class ShardKeys {
    */
   readonly pendingWalkBytes: string
   /**
+   * The shard's tag index (src/store/tag-index.ts): a ZSET, all scored 0, of "<tag>\n<job id>" for each tag of each
+   * stored job of this shard, listed by tag with ZRANGE BYLEX. One key per shard: the scripts that forget a job (ack,
+   * cancel, replace) find its tags in its record and this key in KEYS, whatever the tags are.
+   */
+  readonly tags: string
+  /**
    * Flow control (docs/flow-control.md): a STRING naming the version of the flow settings, written on every shard by
    * each change, so a claim (lua/claim.lua) tells its scanner in its own slot when to read the settings again.
    */
@@ -95,6 +101,7 @@ export class ShardKeys {
     this.replicated = `${this.tag}:replicated`
     this.pendingWalks = `${this.tag}:walks`
     this.pendingWalkBytes = `${this.tag}:walk-bytes`
+    this.tags = `${this.tag}:tags`
     this.flowEpoch = `${this.tag}:flow-epoch`
   }
 

@@ -20,6 +20,7 @@ import { flowResumeCall } from '../../src/flow/flow-resume'
 import { flowEpochCall, flowSetCall } from '../../src/flow/flow-set'
 import { flowTakeCall } from '../../src/flow/flow-take'
 import { promoteCall, promoteDueCall } from '../../src/store/promote'
+import { tagCancelCall } from '../../src/store/tag-cancel'
 import { lockReleaseCall } from '../../src/scheduler-api/schedule-lock'
 import {
   composeScript,
@@ -46,6 +47,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   }),
   sdqGet: getCall(at, 'job-1', [1, 0]),
   sdqCancel: cancelCall(at, 'job-1'),
+  sdqTagCancel: tagCancelCall(keys, shard, 'order:1', ['job-1'], 10),
   sdqRevive: reviveCall(at, 'job-1', 0),
   sdqPromote: promoteCall(at, 'job-1'),
   sdqPromoteDue: promoteDueCall(shard, { bucket: 1, from: 0, after: '' }, 3, { beforeMs: 5, queue: '' }),
