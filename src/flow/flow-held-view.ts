@@ -24,13 +24,13 @@ export async function withHeldReason(
   const shard = keys.locate(view.id).shard
   const targets: FlowTarget[] = [{ queue: view.queue }, ...(view.flowKey ? [{ flowKey: view.flowKey }] : [])]
   const names = targets.map(flowName)
-  // Held jobs wait in the inflight set; a job in its due bucket is merely scheduled, whatever sets name it.
-  const [waiting, ...places] = await Promise.all([
-    redis.zscore(shard.inflight, view.id),
+  // Held jobs wait in the inflight set; a job in its due bucket is merely scheduled, whatever sets name it (and costs
+  // this one read).
+  if ((await redis.zscore(shard.inflight, view.id)) === null) return view
+  const places = await Promise.all([
     ...names.map((name) => redis.zscore(shard.held(name), view.id)),
     ...names.map((name) => redis.zscore(keys.rateShard(name).rateBucket(name).slots, view.id)),
   ])
-  if (waiting === null) return view
   const paused = names.findIndex((_, i) => places[i] !== null)
   if (paused >= 0)
     return { ...view, held: { reason: 'paused', ...targetOf(names[paused]!), dueAt: isoTime(Number(places[paused])) } }
