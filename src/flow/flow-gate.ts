@@ -23,10 +23,10 @@ export const PAUSE_RECHECK_MS = 300_000
 const RESUME_CATCH_UP_MS = 2_000
 
 /**
- * How long a rate's token stays good: a job let go by its key's bucket that has not started its send by then is given
- * back (not sent, asked for again: src/scan/dispatch/lane.ts), so a slow SQS or a busy scanner cannot gather a
- * limited key's jobs and let them go together. Over any span, a key's sends start no faster than burst + rate x
- * (span + this).
+ * How long a rate's token stays good, counted from when the scanner asked the bucket: a job let go by its key's bucket
+ * that has not started its send by then is given back (not sent, asked for again: src/scan/dispatch/lane.ts), so a
+ * slow SQS or a busy scanner cannot gather a limited key's jobs and let them go together. Over any span, a key's
+ * sends start no faster than burst + rate x (span + this).
  */
 export const TOKEN_FRESH_MS = 100
 
@@ -111,6 +111,9 @@ export class FlowGate {
     const { paused, rates } = this.settings
     if (paused.size === 0 && rates.size === 0 && this.blocked.size === 0) return jobs as ClaimedJob[]
     const verdicts = jobs.map((job) => verdictOf(this.settings, job))
+    // A token's freshness counts from before the ask: the bucket gave it after this, and a scanner that stalls before
+    // it reads the answer has spent that time of it too (else late readers would send with tokens given long before).
+    const askedAt = Date.now()
     const sendAt = await askRates(this.o, this.settings, jobs, verdicts)
     const now = Date.now()
     const send: ClaimedJob[] = []
@@ -142,7 +145,7 @@ export class FlowGate {
           this.blocked.set(group, { jobId: job.id, atMs: at.atMs, place: 0, untilMs: now + at.atMs - at.nowMs })
         return
       }
-      if (v && 'rateName' in v) job.sendBy = Date.now() + TOKEN_FRESH_MS
+      if (v && 'rateName' in v) job.sendBy = askedAt + TOKEN_FRESH_MS
       send.push(job)
     })
     for (const [group, block] of this.blocked) if (block.untilMs <= now) this.blocked.delete(group)
