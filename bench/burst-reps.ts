@@ -20,7 +20,7 @@ import { benchJob, jobId } from './data'
 import { flush, info, processCpuSeconds, startBenchEnv, type BenchEnv } from './env'
 import { runMain } from './main'
 import { measureRawSqs } from './raw-sqs'
-import { inFlight, median, sleep } from './stats'
+import { inFlight, median, sleep } from '../devkit/stats'
 
 const args = process.argv.slice(2)
 const reps = Number(args.find((a) => /^\d+$/.test(a)) ?? 3)

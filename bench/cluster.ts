@@ -16,7 +16,7 @@ import { startRedisCluster, type LocalRedisCluster } from '../local/redis-cluste
 import { localCredentials, startSqsProcess } from '../local/sqs-endpoint'
 import { jobId, PAYLOAD_JSON, TARGET } from './data'
 import { runMain } from './main'
-import { inFlight, median, sleep } from './stats'
+import { inFlight, median, sleep } from '../devkit/stats'
 import { fmt, printTable, type Row } from './table'
 
 const quick = process.argv.includes('--quick')

@@ -17,7 +17,7 @@ import { join } from 'node:path'
 import { type Arrivals, benchJob, dueOffsets, jobId, PAYLOAD_JSON, TARGET } from './data'
 import { flush, type BenchEnv } from './env'
 import { scanParts, startScanning } from './scanning'
-import { inFlight, median, percentiles, sleep } from './stats'
+import { inFlight, median, percentiles, sleep } from '../devkit/stats'
 
 export interface CpuResult {
   drainJobs: number

@@ -19,7 +19,7 @@ import { createEngine } from '../src/store/engine'
 import type { NewJob } from '../src/store/job-store'
 import { jobId, PAYLOAD_JSON } from './data'
 import { runMain } from './main'
-import { inFlight, percentiles, sleep } from './stats'
+import { inFlight, percentiles, sleep } from '../devkit/stats'
 import { printTable } from './table'
 
 const quick = process.argv.includes('--quick')

@@ -13,7 +13,7 @@ import { JOB_ID_ATTRIBUTE, messageBody } from '../src/sqs/envelope'
 import { localCredentials, startSqsProcess } from '../local/sqs-endpoint'
 import { startSqsPoller } from '../tools/sdq-poll/sqs-poller'
 import { localContext } from '../tools/sdq-poll/handler-loader'
-import { percentiles } from './stats'
+import { percentiles } from '../devkit/stats'
 
 const JOBS = Number(process.argv[2] ?? 5_000)
 

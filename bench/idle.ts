@@ -7,7 +7,7 @@ import { createSqsClient } from '../src/sqs/sqs-client'
 import { benchJob, jobId } from './data'
 import { commandCalls, flush, info, type BenchEnv } from './env'
 import { startScanning } from './scanning'
-import { sleep } from './stats'
+import { sleep } from '../devkit/stats'
 
 export interface IdleResult {
   commandsPerSec: number

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { LambdaCgroup, type CgroupFigures } from './cgroup'
 import type { BenchEnv } from './env'
-import { sleep } from './stats'
+import { sleep } from '../devkit/stats'
 
 /**
  * Runs in the child: load the handler, invoke it ROUNDS times (each until DEADLINE), write the reports to RESULT_FILE.

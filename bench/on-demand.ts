@@ -31,7 +31,7 @@ import { Keyspace } from '../src/store/keys'
 import { SqsWarmUp } from '../src/scan/dispatch/warm-up'
 import { createSqsClient } from '../src/sqs/sqs-client'
 import { connectRedis } from '../src/store/redis'
-import { percentiles, median, sleep } from './stats'
+import { percentiles, median, sleep } from '../devkit/stats'
 import { runMain } from './main'
 import { until } from './until'
 

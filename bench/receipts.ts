@@ -17,7 +17,7 @@ import type { NewJob } from '../src/store/job-store'
 import { benchJob, jobId, PAYLOAD_JSON, TARGET } from './data'
 import { flush, startBenchEnv, type BenchEnv } from './env'
 import { scanParts, startScanning } from './scanning'
-import { inFlight, median, sleep } from './stats'
+import { inFlight, median, sleep } from '../devkit/stats'
 import { runMain } from './main'
 
 const quick = process.argv.includes('--quick')

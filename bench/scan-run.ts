@@ -8,7 +8,7 @@ import { createScanner } from '../src/scan/create-scanner'
 import type { JobStore } from '../src/store/job-store'
 import type { BenchEnv } from './env'
 import { scanParts } from './scanning'
-import { sleep } from './stats'
+import { sleep } from '../devkit/stats'
 
 export interface ScanRun {
   /** ms, one per job SQS accepted. */

@@ -17,7 +17,7 @@ import { createEngine } from '../src/store/engine'
 import { info, startBenchEnv } from './env'
 import { runMain } from './main'
 import { scanParts, startScanning } from './scanning'
-import { inFlight, percentiles, sleep } from './stats'
+import { inFlight, percentiles, sleep } from '../devkit/stats'
 import { fmt, printTable } from './table'
 
 const quick = process.argv.includes('--quick')

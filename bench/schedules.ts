@@ -13,7 +13,7 @@ import type { ScheduleSpec } from '../src/store/schedule-record'
 import { ScheduleStore } from '../src/store/schedule-store'
 import { PAYLOAD_JSON, TARGET, benchJob, jobId } from './data'
 import { flush, info, startBenchEnv, usedMemory, type BenchEnv } from './env'
-import { inFlight, median, sleep } from './stats'
+import { inFlight, median, sleep } from '../devkit/stats'
 import { fmt, printTable, type Row } from './table'
 import { runMain } from './main'
 

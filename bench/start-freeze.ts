@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net'
 import { lambdaInvoker } from '../src/direct/lambda-invoker'
 import { START_TIMINGS } from '../src/direct/scan-starter'
 import { runMain } from './main'
-import { sleep } from './stats'
+import { sleep } from '../devkit/stats'
 
 const SAMPLES = 20
 const ANSWER_AFTER_MS = 100
