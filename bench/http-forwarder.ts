@@ -3,6 +3,7 @@
 // per job, over a steady stream. SQS is fauxqs and the receiver answers 200 at once on loopback (the one setting that
 // allows loopback, local stage only), so what is measured is the forwarder's own work, not a network.
 // Usage: npm run bench:http-forwarder [-- <jobs, default 5000>]
+import { sleep } from '../devkit/sleep'
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import { Logger } from '@aws-lambda-powertools/logger'
@@ -72,9 +73,9 @@ async function main() {
         }),
       }),
     )
-    await new Promise((r) => setTimeout(r, 5))
+    await sleep(5)
   }
-  while (samples.length < JOBS && performance.now() - started < 120_000) await new Promise((r) => setTimeout(r, 50))
+  while (samples.length < JOBS && performance.now() - started < 120_000) await sleep(50)
   await Promise.all(pollers.map((p) => p.stop()))
   forwarder.sender.close()
   receiver.close()

@@ -12,6 +12,7 @@
 // 4. A run started by an enqueue meets a tick: how long it scans beside the tick's run.
 // 5. The retire race: a tick's run that finds nothing due ends while a job due in 2 s is posted at a random moment
 //    of the tick's invoke; how often two scans ran, and for how long side by side (their `scan finished` spans).
+import { sleep } from '../devkit/sleep'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { startDevStack } from '../local/dev-stack'
@@ -21,7 +22,7 @@ import { Keyspace } from '../src/store/keys'
 import { connectRedis } from '../src/store/redis'
 import { runMain } from './main'
 import { until } from './until'
-import { percentiles, sleep } from '../devkit/stats'
+import { percentiles } from '../devkit/stats'
 
 const quick = process.argv.includes('--quick')
 const N = quick ? { latency: 20, trials: 10, meets: 3, race: 10 } : { latency: 100, trials: 100, meets: 10, race: 30 }

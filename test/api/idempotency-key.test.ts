@@ -2,6 +2,7 @@
 // option: a write sent again with the key of one that was applied changes nothing and gets that one's answer, marked
 // `idempotent-replayed: true`; a key sent again with another request is a 422 naming it; a key that breaks the rule is
 // a 400 naming it, and nothing is stored.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, it } from 'vitest'
 import { DelayQueue } from '../../src/direct/delay-queue'
 import { Leases } from '../../src/scan/claims/leases'
@@ -21,7 +22,7 @@ describe('Idempotency-Key on PUT /jobs/{id}', () => {
     const body = { queue: 'orders', payload: 2, delayMs: 120_000 }
     const first = await api.call(request('PUT', `/jobs/${id}`, { body, headers }))
     // act: the same PUT later (applied again, its delay would count from now and move the job)
-    await new Promise((r) => setTimeout(r, 20))
+    await sleep(20)
     const again = await api.call(request('PUT', `/jobs/${id}`, { body, headers }))
     // assess
     expect(first.statusCode).toBe(200)
