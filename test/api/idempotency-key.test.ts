@@ -254,22 +254,6 @@ describe('Idempotency-Key sent again with another request', () => {
     expect(bodyOf(replay)).toMatchObject({ id, queue: 'orders' })
     expect(bodyOf(view)).toMatchObject({ status: 'dispatched', queue: 'orders' })
   })
-
-  it('answers a DelayQueue replay with the queue and group stored, never the ones sent again', async () => {
-    // prepare: a record written before requests were digested carries none, and counts as any request of its key
-    const queue = new DelayQueue(api.engine)
-    const id = `idem-direct-queue-${Date.now()}`
-    const options = { idempotencyKey: key(12) }
-    await queue.schedule({ id, queue: 'orders', payload: 1 }, options)
-    const { shard } = api.engine.keys.locate(id)
-    const record = (await api.engine.redis.hget(shard.jobs, id))!
-    await api.engine.redis.hset(shard.jobs, id, record.replace(/^(.*\n.*\n\d+:[^.\n]*)\.[0-9a-f]{8}/, '$1'))
-    // act
-    const again = await queue.schedule({ id, queue: 'events.fifo', groupId: 'g', payload: 1 }, options)
-    // assess
-    expect(again).toMatchObject({ id, queue: 'orders', replayed: true })
-    expect(again).not.toHaveProperty('groupId')
-  })
 })
 
 describe('DelayQueue: the idempotencyKey option', () => {
