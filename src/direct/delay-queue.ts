@@ -20,7 +20,7 @@ import { RecurringSchedules } from './recurring-schedules'
 import { scheduleMany, type BatchItemResult } from './schedule-many'
 import { isoTime } from '../iso-time'
 import { validateWriteToken, type WriteOptions } from './write-token'
-import type { PromoteDueResult } from '../store/promote'
+import type { MoveTo, PromoteDueResult } from '../store/promote'
 import { runDue, runNow, type RunDueInput, type RunNowAnswer } from './run-now'
 import type { TagPage } from '../store/tag-page'
 import type { TagCancelOptions, TagCancelResult } from '../store/tag-cancel'
@@ -160,9 +160,9 @@ export class DelayQueue {
     return { ...scheduledAs(job, result), created: result.status === 'created' }
   }
 
-  /** Run a pending job now: the same job, due now (409 while it is being sent; src/direct/run-now.ts). */
-  runNow(id: string): Promise<RunNowAnswer> {
-    return runNow(this.store, this.starter, id)
+  /** Run a pending job now, or at `to`: the same job, only its due time moves (409 while it is being sent). */
+  runNow(id: string, to?: MoveTo): Promise<RunNowAnswer> {
+    return runNow(this.store, this.starter, id, to)
   }
 
   /** Run now every pending job due before a time, a bounded share per call with a cursor (src/direct/run-now.ts). */
