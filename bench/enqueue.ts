@@ -1,7 +1,7 @@
 // Library enqueue rate: JobStore.enqueueMany (one pipeline of the real enqueue script per call), batches of 100,
 // several batches in flight, the way an application or the batch API route would load jobs. Jobs are built
 // before the clock starts: we time the library and Redis, not the bench's object building.
-import { connectRedis } from '../src/store/redis'
+import { connectRedis } from '../src/store/redis/redis'
 import { Keyspace } from '../src/store/keys'
 import { JobStore, type NewJob } from '../src/store/job-store'
 import { benchJob, jobId } from './data'

@@ -1,7 +1,7 @@
 // Bytes per pending job: used_memory growth over N jobs (200-byte payload, 20-char ids, due times spread over 30
 // days, shipped DUE_BUCKETS), loaded fast through the real enqueue script (enqueueMany pipelines of 1,000).
 // Compare with raw-redis.ts's bare sorted set + hash, which is what a naive design stores.
-import { connectRedis } from '../src/store/redis'
+import { connectRedis } from '../src/store/redis/redis'
 import { Keyspace } from '../src/store/keys'
 import { JobStore } from '../src/store/job-store'
 import { benchJob, jobId } from './data'

@@ -46,7 +46,7 @@ import { claimCall } from '../src/store/scan-script-calls'
 import { percentiles } from '../devkit/stats'
 import { benchJob, jobId } from './data'
 import { Keyspace } from '../src/store/keys'
-import { connectRedis } from '../src/store/redis'
+import { connectRedis } from '../src/store/redis/redis'
 import { JobStore } from '../src/store/job-store'
 
 async function commandUsec(env: BenchEnv): Promise<Record<string, { calls: number; usec: number }>> {

@@ -3,7 +3,7 @@
 // (MEMORY USAGE of each shard's index key) rather than the tags kept in each record. Tags as an application would
 // set them: "order:<n>" shared by 3 jobs (an order's reminder, timeout and follow-up), "user:<n>" by 30, "tenant:<n>"
 // by a tenth of all jobs. 0 tags is the reference: a job without tags has no entry and no bytes in its record.
-import { connectRedis } from '../src/store/redis'
+import { connectRedis } from '../src/store/redis/redis'
 import { Keyspace } from '../src/store/keys'
 import { JobStore } from '../src/store/job-store'
 import { benchJob, jobId } from './data'

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs'
 import { ConfigError } from './errors'
 import { parseQueues } from './queues'
 import { readHttpTargets, type HttpTargets } from './http-target/target-settings'
-import { warnOnCleartextPassword } from './redis-cleartext'
-import type { RedisSettings } from './redis-settings'
+import { warnOnCleartextPassword } from './store/redis/redis-cleartext'
+import type { RedisSettings } from './store/redis/redis-settings'
 import { KEY_PREFIX_PATTERN } from './store/keys'
 
 export interface Config {
@@ -126,7 +126,7 @@ function readRedis(env: Env, int: IntReader): Config['redis'] {
   }
 }
 
-/** REDIS_WAIT_REPLICAS: `auto` when unset (src/store/replica-watch.ts), else a whole number of replicas. */
+/** REDIS_WAIT_REPLICAS: `auto` when unset (src/store/redis/replica-watch.ts), else a whole number of replicas. */
 function readWaitReplicas(env: Env, int: IntReader): number | 'auto' {
   const raw = env.REDIS_WAIT_REPLICAS?.trim()
   if (!raw || raw === 'auto') return 'auto'

@@ -2,7 +2,7 @@
 // The HTTP API (src/api/) is built on this class, so both accept and refuse exactly the same input.
 import { loadConfig, type Config } from '../config'
 import { createEngine, type Engine } from '../store/engine'
-import type { ConnectOptions } from '../store/redis'
+import type { ConnectOptions } from '../store/redis/redis'
 import { FlowControl } from './flow-control'
 import { type HeldReason, withHeldReason } from '../flow/flow-held-view'
 import type { EnqueueResult, JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'

@@ -3,11 +3,11 @@
 // boundary in biome.jsonc: `npm run lint` fails on it).
 import type { Config } from '../config'
 import { Keyspace } from './keys'
-import { closeRedis, connectRedis, type ConnectOptions } from './redis'
+import { closeRedis, connectRedis, type ConnectOptions } from './redis/redis'
 import { JobStore } from './job-store'
 import { defaultLog } from '../logger'
-import { replicaWatchOf } from './replica-watch'
-import type { ReplicationOptions } from './replication'
+import { replicaWatchOf } from './redis/replica-watch'
+import type { ReplicationOptions } from './redis/replication'
 import { scanStartOptions, type ScanStartOptions } from './scan-start'
 
 export interface Engine {

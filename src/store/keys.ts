@@ -56,7 +56,7 @@ export class ShardKeys {
   readonly scanStart: string
   /**
    * "This shard's primary has had a replica": set (for good) the first time one is seen. From then on, with
-   * REDIS_WAIT_REPLICAS=auto, API writes are refused while the primary has none (src/store/replica-watch.ts).
+   * REDIS_WAIT_REPLICAS=auto, API writes are refused while the primary has none (src/store/redis/replica-watch.ts).
    */
   readonly replicated: string
   /**

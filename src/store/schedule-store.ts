@@ -4,10 +4,10 @@ import { ScriptErrorCode, scheduleScriptError } from '../errors'
 import { nextOccurrence } from '../schedule/recurrence'
 import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'
-import { guard } from './redis-errors'
+import { guard } from './redis/redis-errors'
 import { readRecordHeads } from './record-heads'
 import { decodeScheduleRecord, SCHEDULE_HEADER_LINES, type ScheduleSpec, type StoredSchedule } from './schedule-record'
-import { writeScript, type ReplicationOptions } from './replication'
+import { writeScript, type ReplicationOptions } from './redis/replication'
 import { scheduleDeleteCall, schedulePutCall } from './schedule-script-calls'
 import type { ScriptedClient } from './scripts'
 
@@ -32,7 +32,7 @@ export class ScheduleStore {
   constructor(
     readonly redis: ScriptedClient,
     readonly keys: Keyspace,
-    /** Replicas that confirm each put and delete (REDIS_WAIT_REPLICAS), as for jobs: src/store/replication.ts. */
+    /** Replicas that confirm each put and delete (REDIS_WAIT_REPLICAS), as for jobs: src/store/redis/replication.ts. */
     readonly replication: ReplicationOptions = { replicas: 0, timeoutMs: 1_000 },
   ) {}
 

@@ -8,8 +8,8 @@
 // connection) and is called again goes on with what is left; jobs found in flight are found again, and counted again.
 // Jobs given the tag while the cancel runs are cancelled if their id comes after the step that is under way.
 import type { Keyspace, ShardKeys } from './keys'
-import { writeScript, type ReplicationOptions } from './replication'
-import { rideOut } from './ride-out'
+import { writeScript, type ReplicationOptions } from './redis/replication'
+import { rideOut } from './redis/ride-out'
 import type { ScriptCall, ScriptedClient } from './scripts'
 import { tagIds } from './tag-index'
 

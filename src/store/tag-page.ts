@@ -4,7 +4,7 @@
 // snapshot of a moving queue, as the pending list is: a job sent or cancelled between the two reads is left out.
 import type { PendingJob } from './pending-page'
 import { decodeRecord } from './record'
-import { rideOut } from './ride-out'
+import { rideOut } from './redis/ride-out'
 import { getCall } from './script-calls'
 import { runScript } from './scripts'
 import type { JobStore } from './job-store'

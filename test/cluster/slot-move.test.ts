@@ -1,6 +1,6 @@
 // A slot half-way through a migration (some of a shard's keys moved, some not) refuses every script that touches
 // both with TRYAGAIN until the last key has moved. ioredis retries that for ~1.6 s and gives up ("Too many Cluster
-// redirections"); claims, acks and enqueues ride it out for longer (src/store/ride-out.ts) and go through once the
+// redirections"); claims, acks and enqueues ride it out for longer (src/store/redis/ride-out.ts) and go through once the
 // move is over. Real parts: a 3-master Redis Cluster of its own (the test holds a slot half-moved).
 import { sleep } from '../../devkit/sleep'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -8,7 +8,7 @@ import { startRedisCluster, type ClusterNode, type LocalRedisCluster } from '../
 import { Leases } from '../../src/scan/claims/leases'
 import { Keyspace } from '../../src/store/keys'
 import { JobStore } from '../../src/store/job-store'
-import { closeRedis, connectRedis } from '../../src/store/redis'
+import { closeRedis, connectRedis } from '../../src/store/redis/redis'
 import { job, uniquePrefix } from '../support/engine'
 
 let cluster: LocalRedisCluster

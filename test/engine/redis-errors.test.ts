@@ -3,10 +3,10 @@ import { sleep } from '../../devkit/sleep'
 import { describe, expect, it } from 'vitest'
 import { freePort } from '../../local/ports'
 import { Keyspace } from '../../src/store/keys'
-import { connectRedis } from '../../src/store/redis'
+import { connectRedis } from '../../src/store/redis/redis'
 import { JobStore } from '../../src/store/job-store'
 import { StoreUnavailableError } from '../../src/errors'
-import { guard } from '../../src/store/redis-errors'
+import { guard } from '../../src/store/redis/redis-errors'
 
 function recorder(into: Record<string, unknown>[]) {
   const push = (_message: string, ...extra: Record<string, unknown>[]) => void into.push(Object.assign({}, ...extra))

@@ -6,7 +6,7 @@ import { cappedRedisForFile } from '../support/capped-redis'
 import { JobStore } from '../../src/store/job-store'
 import { Keyspace } from '../../src/store/keys'
 import { WALK_MEMORY_PERCENT } from '../../src/store/pending-walk'
-import { connectRedis } from '../../src/store/redis'
+import { connectRedis } from '../../src/store/redis/redis'
 import { uniquePrefix } from '../support/engine'
 import { enqueueSpread, idsToEnd, pager } from '../support/pending-pages'
 

@@ -2,7 +2,7 @@
 import { inject } from 'vitest'
 import { randomBytes } from 'node:crypto'
 import { Keyspace } from '../../src/store/keys'
-import { connectRedis } from '../../src/store/redis'
+import { connectRedis } from '../../src/store/redis/redis'
 import { JobStore, type NewJob } from '../../src/store/job-store'
 
 export function uniquePrefix(name = 't'): string {

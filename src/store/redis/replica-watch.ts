@@ -18,10 +18,10 @@
 // online refuses API writes with a 503 before writing anything (NoReplicaError: nothing stored, retry), until a
 // replica is back. A shard that never had one is written unreplicated, with one warning in the log. An operator who
 // removes the replicas for good deletes the markers (docs/operations.md) or sets REDIS_WAIT_REPLICAS=0.
-import { NoReplicaError } from '../errors'
-import type { Log } from '../logger'
-import type { Keyspace, ShardKeys } from './keys'
-import type { RedisClient } from './scripts'
+import { NoReplicaError } from '../../errors'
+import type { Log } from '../../logger'
+import type { Keyspace, ShardKeys } from '../keys'
+import type { RedisClient } from '../scripts'
 
 /** How long a primary's replica count is trusted. A replica that appears is waited for within this long. */
 export const REPLICA_REFRESH_MS = 5_000
