@@ -4,6 +4,7 @@
 import { connectRedis } from '../src/store/redis/redis'
 import { Keyspace } from '../src/store/keys'
 import { JobStore, type NewJob } from '../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../src/store/redis/replication'
 import { benchJob, jobId } from './data'
 import { flush, type BenchEnv } from './env'
 import { inFlight } from '../devkit/stats'
@@ -18,6 +19,8 @@ export async function measureEnqueue(env: BenchEnv, jobs: number, rep: number): 
   const store = new JobStore(
     redis,
     new Keyspace({ prefix: config.keyPrefix, shards: config.shards, buckets: config.dueBuckets }),
+    undefined,
+    NO_REPLICA_WAIT,
   )
   try {
     await store.enqueue(benchJob(`warm-${rep}`, { delayMs: 3_600_000 })) // loads the script (EVAL on NOSCRIPT)

@@ -6,6 +6,7 @@
 import { connectRedis } from '../src/store/redis/redis'
 import { Keyspace } from '../src/store/keys'
 import { JobStore } from '../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../src/store/redis/replication'
 import { benchJob, jobId } from './data'
 import { flush, usedMemory, type BenchEnv } from './env'
 import { inFlight } from '../devkit/stats'
@@ -29,7 +30,7 @@ async function measure(env: BenchEnv, jobs: number, tags: number): Promise<TagMe
   const config = env.config('http://127.0.0.1/unused')
   const redis = connectRedis(config.redis)
   const keys = new Keyspace({ prefix: config.keyPrefix, shards: config.shards, buckets: config.dueBuckets })
-  const store = new JobStore(redis, keys)
+  const store = new JobStore(redis, keys, undefined, NO_REPLICA_WAIT)
   try {
     await redis.script('LOAD', 'return 1')
     const before = await usedMemory(env.admin)

@@ -4,11 +4,11 @@ import { ConfigError } from './errors'
 import { parseQueues } from './queues'
 import { readHttpTargets, type HttpTargets } from './http-target/target-settings'
 import { warnOnCleartextPassword } from './store/redis/redis-cleartext'
-import type { RedisSettings } from './store/redis/redis-settings'
+import type { RedisSettings, ReplicaWaitSettings } from './store/redis/redis-settings'
 import { KEY_PREFIX_PATTERN } from './store/keys'
 
 export interface Config {
-  redis: RedisSettings
+  redis: RedisSettings & ReplicaWaitSettings
   /** used_memory above this share of maxmemory is warned about (percent). */
   memoryWarnPercent: number
   /** Target name -> SQS queue URL. Names ending in `.fifo` are FIFO queues. */
@@ -122,6 +122,7 @@ function readRedis(env: Env, int: IntReader): Config['redis'] {
     ...(sentinels?.length ? { sentinels, sentinelMaster } : {}),
     tlsCa,
     waitReplicas: readWaitReplicas(env, int),
+    // The one place the replication defaults are set: the engine and the stores take them as given.
     waitTimeoutMs: int('REDIS_WAIT_TIMEOUT_MS', 1_000, 1, 60_000),
   }
 }

@@ -116,7 +116,7 @@ export class DefinitionStore {
     private readonly redis: ScriptedClient,
     private readonly keys: Keyspace,
     /** REDIS_WAIT_REPLICAS as the engine applies it (Engine.replication). */
-    private readonly replication: ReplicationOptions = { replicas: 0, timeoutMs: 1_000 },
+    private readonly replication: ReplicationOptions,
   ) {}
 
   /** The schedules of one group. */

@@ -91,9 +91,9 @@ export class JobStore {
     readonly redis: ScriptedClient,
     readonly keys: Keyspace,
     /** On-demand scan mode: when the enqueue script should ask for a scanner (src/store/scan-start.ts). */
-    private readonly scanStart?: ScanStartOptions,
-    /** Replicas that confirm each write before it is answered (REDIS_WAIT_REPLICAS); none by default. */
-    readonly replication: ReplicationOptions = { replicas: 0, timeoutMs: 1_000 },
+    private readonly scanStart: ScanStartOptions | undefined,
+    /** Replicas that confirm each write before it is answered (REDIS_WAIT_REPLICAS, as the engine applies it). */
+    readonly replication: ReplicationOptions,
     /** DISPATCH_RECEIPT_TTL_MS: how far back get() looks for a dispatched job's receipt; 0: not at all. */
     readonly receiptTtlMs = 0,
   ) {}

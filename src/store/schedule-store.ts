@@ -33,7 +33,7 @@ export class ScheduleStore {
     readonly redis: ScriptedClient,
     readonly keys: Keyspace,
     /** Replicas that confirm each put and delete (REDIS_WAIT_REPLICAS), as for jobs: src/store/redis/replication.ts. */
-    readonly replication: ReplicationOptions = { replicas: 0, timeoutMs: 1_000 },
+    readonly replication: ReplicationOptions,
   ) {}
 
   /** Create or replace. With `expectedVersion`, only over that version (ScheduleChangedError otherwise). */

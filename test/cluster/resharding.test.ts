@@ -65,7 +65,7 @@ describe('resharding', () => {
     const store = new JobStore(redis, keys, undefined, {
       replicas: 'auto',
       timeoutMs: 2_000,
-      watch: replicaWatchOf(redis, keys, defaultLog()),
+      watch: replicaWatchOf(redis, keys, defaultLog(), 2_000),
     })
     const q = await createQueue(sqs, 'reshard')
     const scanner = testScanner({ redis, keys }, { queues: { orders: q.url }, claimBatchSize: 50 })

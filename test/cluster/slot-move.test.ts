@@ -8,6 +8,7 @@ import { startRedisCluster, type ClusterNode, type LocalRedisCluster } from '../
 import { Leases } from '../../src/scan/claims/leases'
 import { Keyspace } from '../../src/store/keys'
 import { JobStore } from '../../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
 import { closeRedis, connectRedis } from '../../src/store/redis/redis'
 import { job, uniquePrefix } from '../support/engine'
 
@@ -56,7 +57,7 @@ describe('a slot half-way through a migration', () => {
     // prepare: 40 due jobs on one shard (one slot), and a second master to move it to
     const redis = connectRedis({ clusterNodes: cluster.addresses })
     const keys = new Keyspace({ prefix: uniquePrefix('mv'), shards: 1, buckets: 4 })
-    const store = new JobStore(redis, keys)
+    const store = new JobStore(redis, keys, undefined, NO_REPLICA_WAIT)
     const leases = new Leases(redis, { leaseMs: 60_000, maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 10 })
     const shard = keys.shards[0]!
     await store.enqueueMany(Array.from({ length: 40 }, (_, i) => job({ id: `due-${i}`, schedule: { delayMs: 0 } })))

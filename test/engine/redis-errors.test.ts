@@ -5,6 +5,7 @@ import { freePort } from '../../local/ports'
 import { Keyspace } from '../../src/store/keys'
 import { connectRedis } from '../../src/store/redis/redis'
 import { JobStore } from '../../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
 import { StoreUnavailableError } from '../../src/errors'
 import { guard } from '../../src/store/redis/redis-errors'
 
@@ -21,7 +22,12 @@ describe('redis connection errors', () => {
       { url: `redis://127.0.0.1:${await freePort()}` },
       { maxRetriesPerRequest: 1, logger: recorder(reports) },
     )
-    const store = new JobStore(redis, new Keyspace({ prefix: 'down', shards: 1, buckets: 1 }))
+    const store = new JobStore(
+      redis,
+      new Keyspace({ prefix: 'down', shards: 1, buckets: 1 }),
+      undefined,
+      NO_REPLICA_WAIT,
+    )
     // act: a second of reconnect attempts (every 50-1000 ms)
     const error = await store.get('x').catch((e) => e)
     await sleep(1_000)

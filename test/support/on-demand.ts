@@ -9,6 +9,7 @@ import { runOnDemand, type OnDemandReport } from '../../src/scan/run/on-demand'
 import { Presence } from '../../src/scan/run/presence'
 import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
 import { JobStore } from '../../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
 import { SCAN_START_GUARD_MS } from '../../src/store/scan-start'
 import { listenOnLoopback } from '../../devkit/loopback-server'
 import { testScanner } from './scanner'
@@ -89,10 +90,15 @@ export function onDemandQueue(t: TestStore, queues: Record<string, string>, invo
       .join(','),
     SCAN_MODE: mode,
   })
-  const store = new JobStore(t.redis, t.keys, {
-    horizonMs: mode === 'on-demand' ? config.onDemandHorizonMs : 0,
-    guardMs: SCAN_START_GUARD_MS,
-  })
+  const store = new JobStore(
+    t.redis,
+    t.keys,
+    {
+      horizonMs: mode === 'on-demand' ? config.onDemandHorizonMs : 0,
+      guardMs: SCAN_START_GUARD_MS,
+    },
+    NO_REPLICA_WAIT,
+  )
   return new DelayQueue({ config, store }, {}, { scanInvoker: invoker })
 }
 

@@ -59,7 +59,7 @@ export class OverviewReader {
     private readonly configured?: readonly string[],
   ) {
     this.deadSet = new DeadSet(redis, keys)
-    this.schedules = new ScheduleStore(redis, keys)
+    this.schedules = new ScheduleStore(redis, keys, store.replication)
   }
 
   async read(options: { deadLimit?: number; windows?: number } = {}): Promise<Overview> {

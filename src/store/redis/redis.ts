@@ -1,6 +1,6 @@
 // Redis connections from configuration: one node (redis:// or rediss://) or a Redis Cluster.
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
-import type { Config } from '../../config'
+import type { RedisSettings } from './redis-settings'
 import { defaultLog, type Log } from '../../logger'
 import { describeConnectionError } from './redis-errors'
 import { withScripts, type RedisClient, type ScriptedClient } from '../scripts'
@@ -14,7 +14,7 @@ export interface ConnectOptions {
   maxRetriesPerRequest?: number
 }
 
-export function connectRedis(config: Config['redis'], options: ConnectOptions = {}): ScriptedClient {
+export function connectRedis(config: RedisSettings, options: ConnectOptions = {}): ScriptedClient {
   const common: RedisOptions = {
     commandTimeout: options.commandTimeoutMs,
     maxRetriesPerRequest: options.maxRetriesPerRequest ?? 2,

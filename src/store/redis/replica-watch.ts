@@ -58,9 +58,9 @@ export class ReplicaWatch {
     private readonly redis: RedisClient,
     private readonly keys: Keyspace,
     private readonly log: Log,
-    private readonly now: () => number = Date.now,
     /** REDIS_WAIT_TIMEOUT_MS: a probe by WAIT never waits longer than a write would. */
-    private readonly waitTimeoutMs = 1_000,
+    private readonly waitTimeoutMs: number,
+    private readonly now: () => number = Date.now,
   ) {
     // A new connection may be to another primary (a Sentinel failover, a Cluster promotion): look again.
     redis.on('ready', () => this.seen.clear())
@@ -201,10 +201,10 @@ export function onlineReplicas(info: string): number {
 const watches = new WeakMap<RedisClient, ReplicaWatch>()
 
 /** The one watch of a client: the job and schedule stores over the same connection share what it has seen. */
-export function replicaWatchOf(redis: RedisClient, keys: Keyspace, log: Log, waitTimeoutMs?: number): ReplicaWatch {
+export function replicaWatchOf(redis: RedisClient, keys: Keyspace, log: Log, waitTimeoutMs: number): ReplicaWatch {
   let watch = watches.get(redis)
   if (!watch) {
-    watch = new ReplicaWatch(redis, keys, log, Date.now, waitTimeoutMs)
+    watch = new ReplicaWatch(redis, keys, log, waitTimeoutMs)
     watches.set(redis, watch)
   }
   return watch

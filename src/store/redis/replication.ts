@@ -26,6 +26,9 @@ import {
   type ScriptedPipeline,
 } from '../scripts'
 
+/** Writes answered as soon as the primary has them: a choice a caller states (tests, benches), never a default. */
+export const NO_REPLICA_WAIT: ReplicationOptions = { replicas: 0, timeoutMs: 1_000 }
+
 export interface ReplicationOptions {
   /**
    * Replicas that must confirm a write; 0 answers as soon as the primary has it. `auto`: one when the primary has a
