@@ -3,7 +3,7 @@
 import type { Config } from '../config'
 import { ScheduleChangedError, ScheduleNotFoundError } from '../errors'
 import type { ScheduleStore } from '../store/schedule-store'
-import type { ScanStarter } from './scan-starter'
+import type { ScanStarter } from '../on-demand/start/scan-starter'
 import { validateScheduleId, writableId } from './id-rules'
 import { validateSchedule, type ScheduleInput } from './schedule-validation'
 import { scheduleView, type ScheduleListPage, type ScheduleView } from './schedule-view'

@@ -8,7 +8,7 @@ import type { JobStore } from '../store/job-store'
 import { type MoveTo, Promoter, type PromoteDueResult } from '../store/promote'
 import { isoTime } from '../iso-time'
 import { validateJobRef } from './id-rules'
-import type { ScanStarter } from './scan-starter'
+import type { ScanStarter } from '../on-demand/start/scan-starter'
 import { parseIsoWithZone } from './validation'
 
 /** Run now's answer: the job is due at `runAt` (now); it was due at `previousRunAt` (the same when due already). */

@@ -1,8 +1,8 @@
 // Where the Scheduler-compatible API keeps what Scheduler has and our engine does not (a schedule's name and group,
 // its Target, ClientToken, dates, ActionAfterCompletion...): one JSON document per schedule and per group, in the
 // queue's Redis, keyed as src/store/keys.ts says. The job or schedule that fires lives in the engine (job-id.ts).
-// Writes wait for replicas as the engine's do (REDIS_WAIT_REPLICAS, src/store/redis/replicated-transaction.ts): a failover
-// must not keep a schedule's job and lose its definition.
+// Writes wait for replicas as the engine's do (REDIS_WAIT_REPLICAS, src/store/redis/replicated-transaction.ts): a
+// failover must not keep a schedule's job and lose its definition.
 import type { Keyspace, SchedulerDocumentKeys, ShardKeys } from '../store/keys'
 import {
   replicatedTransaction,

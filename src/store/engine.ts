@@ -8,7 +8,7 @@ import { JobStore } from './job-store'
 import { defaultLog } from '../logger'
 import { replicaWatchOf } from './redis/replica-watch'
 import type { ReplicationOptions } from './redis/replication'
-import { scanStartOptions, type ScanStartOptions } from './scan-start'
+import { scanStartOptions, type ScanStartOptions } from '../on-demand/start/scan-start'
 
 export interface Engine {
   config: Config

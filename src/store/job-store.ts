@@ -13,7 +13,7 @@ import { replayedResult } from './replayed-write'
 import { guard } from './redis/redis-errors'
 import { readStats, type StoreStats } from './stats'
 import { writeScript, type ReplicationOptions } from './redis/replication'
-import type { ScanStartOptions } from './scan-start'
+import type { ScanStartOptions } from '../on-demand/start/scan-start'
 import { cancelCall, enqueueCall, getCall, type EnqueueReply } from './script-calls'
 import { enqueueMode } from './upsert-modes'
 import type { ScriptCall } from './scripts'
@@ -90,7 +90,7 @@ export class JobStore {
   constructor(
     readonly redis: ScriptedClient,
     readonly keys: Keyspace,
-    /** On-demand scan mode: when the enqueue script should ask for a scanner (src/store/scan-start.ts). */
+    /** On-demand scan mode: when the enqueue script should ask for a scanner (src/on-demand/start/scan-start.ts). */
     private readonly scanStart: ScanStartOptions | undefined,
     /** Replicas that confirm each write before it is answered (REDIS_WAIT_REPLICAS, as the engine applies it). */
     readonly replication: ReplicationOptions,

@@ -48,8 +48,9 @@ export class ShardKeys {
   /** Pub/sub channel (not a key) the enqueue script publishes to when a job becomes the shard's earliest. */
   readonly wakeChannel: string
   /**
-   * On-demand scan mode (src/scan/run/presence.ts): "a scanner is running", a string with an expiry that the scanner
-   * refreshes on every shard while it runs, so that the enqueue script of any shard can read it in its own slot.
+   * On-demand scan mode (src/on-demand/run/presence.ts): "a scanner is running", a string with an expiry that the
+   * scanner refreshes on every shard while it runs, so that the enqueue script of any shard can read it in its own
+   * slot.
    */
   readonly scannerAlive: string
   /** On-demand scan mode: "a scanner is being started", set NX with an expiry: one start at a time. */

@@ -6,7 +6,7 @@ import { parseOccurrenceId } from '../schedule/occurrence-id'
 import type { JobState } from './job-state'
 import { receiptSlot, type JobLocation } from './keys'
 import type { NewJob } from './new-job'
-import type { ScanStartOptions } from './scan-start'
+import type { ScanStartOptions } from '../on-demand/start/scan-start'
 import type { ScriptCall } from './scripts'
 import type { EnqueueMode } from './upsert-modes'
 
@@ -21,7 +21,7 @@ export type EnqueueReply = [number, ...(number | string)[]]
 export interface EnqueueParams extends Omit<NewJob, 'groupId'> {
   mode: EnqueueMode
   groupId: string
-  /** On-demand scan mode (src/store/scan-start.ts); absent: never ask for a scanner. */
+  /** On-demand scan mode (src/on-demand/start/scan-start.ts); absent: never ask for a scanner. */
   scanStart?: ScanStartOptions
   /** With a write token: the hours whose receipt hashes may hold this id's receipt, newest first (receiptHours). */
   receiptHours?: readonly number[]

@@ -1,7 +1,7 @@
 // A slot half-way through a migration (some of a shard's keys moved, some not) refuses every script that touches
 // both with TRYAGAIN until the last key has moved. ioredis retries that for ~1.6 s and gives up ("Too many Cluster
-// redirections"); claims, acks and enqueues ride it out for longer (src/store/redis/ride-out.ts) and go through once the
-// move is over. Real parts: a 3-master Redis Cluster of its own (the test holds a slot half-moved).
+// redirections"); claims, acks and enqueues ride it out for longer (src/store/redis/ride-out.ts) and go through once
+// the move is over. Real parts: a 3-master Redis Cluster of its own (the test holds a slot half-moved).
 import { sleep } from '../../devkit/sleep'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedisCluster, type ClusterNode, type LocalRedisCluster } from '../../local/redis-cluster'

@@ -7,7 +7,7 @@ import { FanOut, type ScanWorkerEvent, scanWorkerOf } from '../../src/scan/run/f
 import type { ClaimResult } from '../../src/scan/claims/claimed-job'
 import { runWorker, type WorkerReport } from '../../src/scan/run/worker'
 import { connectRedis } from '../../src/store/redis/redis'
-import { scanStartOf } from '../../src/store/scan-start'
+import { scanStartOf } from '../../src/on-demand/start/scan-start'
 import { expectWholeNumberSetting } from '../support/config-setting'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'

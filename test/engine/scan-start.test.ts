@@ -2,10 +2,10 @@
 // hangs, a start that fails or gets lost is tried again (not guarded away), and a start guard goes only for its own
 // start.
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { lambdaInvoker, ScanStarter } from '../../src/direct/scan-starter'
+import { lambdaInvoker, ScanStarter } from '../../src/on-demand/start/scan-starter'
 import { JobStore } from '../../src/store/job-store'
 import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
-import { releaseScanStart, SCAN_START_GUARD_MS } from '../../src/store/scan-start'
+import { releaseScanStart, SCAN_START_GUARD_MS } from '../../src/on-demand/start/scan-start'
 import { job, testStore } from '../support/engine'
 import { eventually } from '../support/eventually'
 import {
