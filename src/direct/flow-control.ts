@@ -21,7 +21,7 @@ import {
   resumeFlow,
   setFlowRate,
 } from '../flow/flow-settings'
-import { isoTime } from '../iso-time'
+import { isoTime } from '../shared/iso-time'
 import type { JobStore } from '../store/job-store'
 
 /** One target's settings after a change; `resumed`: the held jobs a resume put back to leave. */

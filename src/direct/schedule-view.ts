@@ -1,6 +1,6 @@
 // A stored schedule as callers see it: the input (times as ISO) plus nextRunAt, lastRunAt, runs and createdAt.
 import type { StoredSchedule } from '../store/schedule-record'
-import { isoTime } from '../iso-time'
+import { isoTime } from '../shared/iso-time'
 
 export interface ScheduleView {
   id: string

@@ -1,7 +1,7 @@
 // Why a pending job waits past its due time under flow control, for its view (GET /jobs/{id}): a held job has left
 // the due list (it waits in the inflight set, like a retry: lua/flow-hold.lua), so without this it looks like any job
 // scheduled later. Read only, a few ZSCOREs, and only for a job whose view says scheduled.
-import { isoTime } from '../iso-time'
+import { isoTime } from '../shared/iso-time'
 import type { JobView } from '../store/job-store'
 import type { Keyspace } from '../store/keys'
 import type { ScriptedClient } from '../store/scripts'

@@ -13,7 +13,7 @@ import { reviveCall } from '../store/script-calls'
 import { runScript, type ScriptedClient } from '../store/scripts'
 import type { DispatchError } from '../store/job-store'
 import { guard } from '../store/redis/redis-errors'
-import { isoTime } from '../iso-time'
+import { isoTime } from '../shared/iso-time'
 
 export interface DeadJob {
   id: string

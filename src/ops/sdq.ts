@@ -27,7 +27,7 @@ import { DelayQueue } from '../direct/delay-queue'
 import { SCHEDULE_USAGE, scheduleCommand } from './schedule-commands'
 import { startDashboard } from './dashboard/server'
 import { JOB_USAGE, JobCommandError, jobCommand } from './job-commands'
-import { isoTime } from '../iso-time'
+import { isoTime } from '../shared/iso-time'
 import { FLOW_USAGE, FlowCommandError, flowCommand } from './flow-commands'
 import { RUN_USAGE, RunCommandError, runCommand } from './run-commands'
 

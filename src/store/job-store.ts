@@ -20,7 +20,7 @@ import type { ScriptCall } from './scripts'
 import { rideOut } from './redis/ride-out'
 import { runScript, type ScriptedClient } from './scripts'
 import { writePerShard } from './redis/shard-writes'
-import { isoTime } from '../iso-time'
+import { isoTime } from '../shared/iso-time'
 
 export type { NewJob } from './new-job'
 

@@ -9,7 +9,7 @@ import { getCall } from './script-calls'
 import { runScript } from './scripts'
 import type { JobStore } from './job-store'
 import { tagIds } from './tag-index'
-import { isoTime } from '../iso-time'
+import { isoTime } from '../shared/iso-time'
 
 /** A pending list's row, with the job's status (a retry due counts as scheduled) and its tags. */
 export interface TaggedJob extends PendingJob {

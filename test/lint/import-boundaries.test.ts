@@ -1,7 +1,7 @@
 // The import boundaries in biome.jsonc (the API side, on-demand starting with it, never loads the scan side or the
 // SQS SDK; the consumer toolkit never loads the store, ioredis, the scan side, the API side or on-demand starting)
-// fire on a forbidden import, and stay quiet on the imports those folders do need. Biome lints probe files in a temporary copy of the layout, with the repo's own
-// biome.jsonc, so the tree itself is never touched.
+// fire on a forbidden import, and stay quiet on the imports those folders do need. Biome lints probe files in a
+// temporary copy of the layout, with the repo's own biome.jsonc, so the tree itself is never touched.
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -15,7 +15,7 @@ import { ScheduleStore } from '../../store/schedule-store'
 import { queuesAsConfigured } from '../../store/stats'
 import type { ScriptedClient } from '../../store/scripts'
 import { DeadSet, type DeadJobHead } from '../dead-set'
-import { isoTime } from '../../iso-time'
+import { isoTime } from '../../shared/iso-time'
 import type { DueTimeline, QueueRow, ScheduleRow } from './overview-rows'
 
 export type { DueTimeline, QueueRow, ScheduleRow }
