@@ -1,6 +1,6 @@
 // The job store: what the API (and any application that enqueues directly) does to jobs in Redis.
 // Scanner-side operations (claim / ack / release) live in src/scan/claims/leases.ts.
-import { DelayQueueError, ScriptErrorCode, scriptError, type ExistingJob } from '../errors'
+import { DelayQueueError, type ScriptErrorCode, scriptError, type ExistingJob } from '../errors'
 import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'
 import { decodeDispatchError, type JobState } from './job-state'
@@ -14,7 +14,7 @@ import { guard } from './redis/redis-errors'
 import { readStats, type StoreStats } from './stats'
 import { writeScript, type ReplicationOptions } from './redis/replication'
 import type { ScanStartOptions } from '../on-demand/start/scan-start'
-import { cancelCall, enqueueCall, getCall, type EnqueueReply } from './script-calls'
+import { cancelCall, decodeEnqueue, enqueueCall, EnqueueStatus, getCall, type EnqueueReply } from './script-calls'
 import { enqueueMode } from './upsert-modes'
 import type { ScriptCall } from './scripts'
 import { rideOut } from './redis/ride-out'
@@ -214,21 +214,22 @@ export class JobStore {
 
   private enqueueReply(job: NewJob, reply: unknown): EnqueueResult {
     const { id } = job
-    const r = reply as EnqueueReply
-    const code = Number(r[0])
-    if (code === ScriptErrorCode.JobExists) {
-      const [, state, record, score] = r as [number, JobState, string, string]
-      throw scriptError(code, id, existingJob(id, state, record, Number(score)))
+    const d = decodeEnqueue(reply as EnqueueReply)
+    if (d.status === 'refused') {
+      const { code, existing: e } = d
+      throw scriptError(code, id, e ? existingJob(id, e.state, e.record, e.score) : undefined)
     }
-    if (code < 0) throw scriptError(code as ScriptErrorCode, id)
-    if (code === 3 || code === 4) return replayedResult(id, r)
+    if (d.status === EnqueueStatus.ReplayedStored || d.status === EnqueueStatus.ReplayedDispatched) {
+      return replayedResult(id, d)
+    }
+    const { dueMs, createdAtMs, version, startScanner } = d
     return {
       id,
-      status: code === 1 ? 'created' : 'replaced',
-      dueMs: Number(r[1]),
-      createdAtMs: Number(r[2]),
-      version: Number(r[3]),
-      startScanner: Number(r[4]) === 1,
+      status: d.status === EnqueueStatus.Created ? 'created' : 'replaced',
+      dueMs,
+      createdAtMs,
+      version,
+      startScanner,
     }
   }
 }
