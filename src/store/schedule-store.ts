@@ -53,6 +53,7 @@ export class ScheduleStore {
       first,
       second,
       expectedVersion,
+      tags: spec.tags,
     })
     const { reply, unconfirmed } = await writeScript(this.redis, this.replication, this.keys.locate(id).shard, call)
     const [code, version, pending, runs, lastRun, createdAt] = reply.map(Number) as number[]

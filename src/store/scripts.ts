@@ -87,11 +87,11 @@ export const LUA_HELPERS: Readonly<Record<string, string>> = {
   encodeSchedule,
   maybeSent,
   dropUnleased,
+  recordTags,
+  indexTags,
   addOccurrence,
   keepReceipt,
   expireReceipts,
-  recordTags,
-  indexTags,
 }
 
 /** The scripts by command name, as written in lua/ (before their helpers are prepended). */

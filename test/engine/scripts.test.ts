@@ -206,10 +206,10 @@ describe('script calls', () => {
     ])
     // assess
     const flat = Object.values(call.keys).flat()
-    expect(flat.slice(7)).toEqual([shard.bucket(3), shard.bucket(1)])
+    expect(flat.slice(8)).toEqual([shard.bucket(3), shard.bucket(1)])
     const groups = call.args.occurrences as (string | number)[]
-    expect([groups[8], groups[19], groups[30]]).toEqual([8, 9, 8])
-    expect(groups.slice(11, 22)).toEqual(['b@1', 't', 'b', 1, 1, -1, -1, 1, 9, 0, ''])
+    expect([groups[8], groups[19], groups[30]]).toEqual([9, 10, 9])
+    expect(groups.slice(11, 22)).toEqual(['b@1', 't', 'b', 1, 1, -1, -1, 1, 10, 0, ''])
   })
 
   it("puts an occurrence ack's receipt hashes in KEYS after its buckets, and points each occurrence at its hash", () => {
@@ -224,10 +224,10 @@ describe('script calls', () => {
       0,
       { ttlMs: 60_000, nowMs: 7_200_000 },
     )
-    // assess: KEYS[8] the bucket, then the hour's hashes of each id; each group names its hash by its KEYS index
+    // assess: KEYS[9] the bucket, then the hour's hashes of each id; each group names its hash by its KEYS index
     const flat = Object.values(call.keys).flat()
     const hashes = [...new Set(['a@1', 'a@2'].map((id) => shard.receipts(2, receiptSlot(id))))]
-    expect(flat.slice(7)).toEqual([shard.bucket(3), ...hashes])
+    expect(flat.slice(8)).toEqual([shard.bucket(3), ...hashes])
     const groups = call.args.occurrences as (string | number)[]
     expect(flat[Number(groups[9]) - 1]).toBe(shard.receipts(2, receiptSlot('a@1')))
     expect(flat[Number(groups[20]) - 1]).toBe(shard.receipts(2, receiptSlot('a@2')))

@@ -75,6 +75,9 @@ export const tagCancelAnswer = z.object({
   tag: z.string(),
   cancelled: z.number().int().meta({ description: 'jobs cancelled: none of them reaches SQS' }),
   inFlight: z.number().int().meta({ description: 'jobs being handed to SQS (or maybe in it): not cancelled' }),
+  recurring: z.number().int().meta({
+    description: 'pending occurrences of recurring schedules: left, the series goes on (delete the schedule)',
+  }),
   done: z.boolean().meta({ description: 'false: the time budget ran out; call again to cancel the rest' }),
 })
 
@@ -100,6 +103,7 @@ export const schedule = z.object({
   endAt: time.optional(),
   paused: z.boolean(),
   groupId: z.string().optional(),
+  tags: z.array(z.string()).optional(),
   nextRunAt: time.nullable(),
   lastRunAt: time.nullable(),
   runs: z.number().int(),

@@ -123,7 +123,7 @@ export const OPERATIONS: Record<RouteName, Operation> = {
     summary: 'Cancel every job with a tag; done false: call again for the rest',
     statuses: [200, ...READ].sort(),
     answer: 'TagCancelAnswer',
-    example: { tag: 'order:42', cancelled: 3, inFlight: 0, done: true },
+    example: { tag: 'order:42', cancelled: 3, inFlight: 0, recurring: 0, done: true },
     query: [{ ...TAG, required: true, description: 'the tag' }],
   }),
   runJob: op('runJob', {

@@ -73,6 +73,8 @@ export interface TagCancelAnswer {
   tag: string
   cancelled: number
   inFlight: number
+  /** Pending occurrences of recurring schedules: left, their series goes on. */
+  recurring?: number
 }
 
 export class ApiError extends Error {}

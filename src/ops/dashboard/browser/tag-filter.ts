@@ -29,7 +29,8 @@ export class TagFilter {
     if (!page.confirm(`Cancel all ${jobs} jobs tagged "${tag}"? A job being sent right now still goes out.`)) return
     await this.act(`cancelled jobs tagged ${tag}`, async () => {
       const r = await api.cancelTag(tag)
-      this.outcome = `${r.cancelled} cancelled${r.inFlight ? `, ${r.inFlight} in flight (not cancelled)` : ''}`
+      const recurring = r.recurring ? `, ${r.recurring} of recurring schedules left (delete the schedule)` : ''
+      this.outcome = `${r.cancelled} cancelled${r.inFlight ? `, ${r.inFlight} in flight (not cancelled)` : ''}${recurring}`
     })
     this.changed()
   }

@@ -1,0 +1,108 @@
+// Tags on recurring schedules: each occurrence carries its schedule's tags, so a tag lists the pending occurrences;
+// the index follows the series (ack, replace, delete); a cancel by tag leaves a pending occurrence in place and says
+// so, because removing it would end the series (only an occurrence's ack creates the next one).
+import { describe, expect, it } from 'vitest'
+import { Leases } from '../../src/scan/claims/leases'
+import { cancelByTag } from '../../src/store/tag-cancel'
+import { tagCount } from '../../src/store/tag-index'
+import { readTagPage } from '../../src/store/tag-page'
+import { job, testStore } from '../support/engine'
+import { eventually } from '../support/eventually'
+import { occurrencesOf, testQueue } from '../support/schedules'
+
+const HOUR = 3_600_000
+const noReplicas = { replicas: 0, timeoutMs: 1_000 }
+
+type TestStore = ReturnType<typeof testStore>
+/** Jobs the index holds under these tags, over every shard. */
+async function indexed(t: TestStore, ...tags: string[]) {
+  let n = 0
+  for (const shard of t.keys.shards) for (const tag of tags) n += await tagCount(t.redis, shard, tag)
+  return n
+}
+const tagged = async (t: TestStore, tag: string) =>
+  (await readTagPage(t.store, tag, { limit: 10, cursor: null })).jobs.map((j) => j.id)
+
+describe('tags on recurring schedules', () => {
+  it('gives each occurrence the schedule tags, listed by tag, moved by a replace and gone with a delete', async () => {
+    // prepare
+    const t = testStore()
+    const q = testQueue(t)
+    // act
+    const s = await q.putSchedule('nudge', { queue: 'orders', payload: 1, everyMs: HOUR, tags: ['user:7', 'nudges'] })
+    // assess
+    const id = `nudge@${Date.parse(s.nextRunAt!)}`
+    expect(s.tags).toEqual(['user:7', 'nudges'])
+    expect((await q.getSchedule('nudge'))?.tags).toEqual(['user:7', 'nudges'])
+    expect(await tagged(t, 'user:7')).toEqual([id])
+    expect((await q.get(id))?.tags).toEqual(['user:7', 'nudges'])
+    // act: replaced with other tags (the pending occurrence is placed again)
+    const r = await q.putSchedule('nudge', { queue: 'orders', payload: 2, everyMs: HOUR, tags: ['user:8'] })
+    // assess
+    expect(await tagged(t, 'user:7')).toEqual([])
+    expect(await tagged(t, 'user:8')).toEqual([`nudge@${Date.parse(r.nextRunAt!)}`])
+    // act: deleted
+    await q.deleteSchedule('nudge')
+    // assess
+    expect(await indexed(t, 'user:7', 'user:8', 'nudges')).toBe(0)
+    await t.close()
+  })
+
+  it('refuses a bad tag on a schedule with a 400-style error naming the field, and stores nothing', async () => {
+    const t = testStore()
+    const q = testQueue(t)
+    const error = await q
+      .putSchedule('bad', { queue: 'orders', payload: 1, everyMs: HOUR, tags: ['no spaces'] })
+      .catch((e) => e)
+    expect(error.details).toEqual([{ path: 'tags.0', message: expect.stringContaining('1-64 characters') }])
+    expect(await q.getSchedule('bad')).toBeNull()
+    await t.close()
+  })
+
+  it('hands the tags on at each ack: the acked occurrence leaves the index, its successor enters it', async () => {
+    // prepare: a schedule every second, its first occurrence due and claimed as a scanner would
+    const t = testStore({ shards: 1 })
+    const q = testQueue(t)
+    const start = Math.ceil((Date.now() + 100) / 1000) * 1000
+    await q.putSchedule('tick', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start, tags: ['ticks'] })
+    const leases = new Leases(t.redis, { leaseMs: 30_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 }, t.keys)
+    const shard = t.keys.shards[0]!
+    await eventually(async () => Date.now() >= start)
+    const claimed = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
+    expect(claimed.jobs.map((j) => j.id)).toEqual([`tick@${start}`])
+    // act
+    await leases.ack(shard, claimed.jobs)
+    // assess
+    const next = (await occurrencesOf(t, 'tick'))[0]!
+    expect(next).not.toBe(`tick@${start}`)
+    expect(await tagged(t, 'ticks')).toEqual([next])
+    expect(await indexed(t, 'ticks')).toBe(1)
+    await t.close()
+  })
+
+  it('cancel by tag cancels the jobs but leaves a pending occurrence, counted as recurring: the series goes on', async () => {
+    // prepare: two jobs and a schedule of one order
+    const t = testStore()
+    const q = testQueue(t)
+    await t.store.enqueue(job({ id: 'o-pay', tags: ['order:5'], schedule: { delayMs: 60_000 } }))
+    await t.store.enqueue(job({ id: 'o-ship', tags: ['order:5'], schedule: { delayMs: 60_000 } }))
+    const s = await q.putSchedule('o-remind', { queue: 'orders', payload: 1, everyMs: HOUR, tags: ['order:5'] })
+    const occurrence = `o-remind@${Date.parse(s.nextRunAt!)}`
+    // act
+    const result = await cancelByTag(t.redis, t.keys, noReplicas, 'order:5', { stepJobs: 2 })
+    // assess
+    expect(result).toEqual({ cancelled: 2, inFlight: 0, recurring: 1, done: true })
+    expect(await occurrencesOf(t, 'o-remind')).toEqual([occurrence])
+    expect(await tagged(t, 'order:5')).toEqual([occurrence])
+    // act: the schedule deleted, as the answer tells; a second cancel finds nothing
+    await q.deleteSchedule('o-remind')
+    expect(await cancelByTag(t.redis, t.keys, noReplicas, 'order:5')).toEqual({
+      cancelled: 0,
+      inFlight: 0,
+      recurring: 0,
+      done: true,
+    })
+    expect(await indexed(t, 'order:5')).toBe(0)
+    await t.close()
+  })
+})
