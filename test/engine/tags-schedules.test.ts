@@ -80,6 +80,29 @@ describe('tags on recurring schedules', () => {
     await t.close()
   })
 
+  it('forgets the entries of an occurrence retired after a replace (refused by SQS, its schedule moved on)', async () => {
+    // prepare: the first occurrence claimed, then the schedule replaced with another tag while it is being sent
+    const t = testStore({ shards: 1 })
+    const q = testQueue(t)
+    const start = Math.ceil((Date.now() + 100) / 1000) * 1000
+    await q.putSchedule('swap', { queue: 'orders', payload: 1, everyMs: 1000, startAt: start, tags: ['old'] })
+    const leases = new Leases(t.redis, { leaseMs: 30_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 }, t.keys)
+    const shard = t.keys.shards[0]!
+    await eventually(async () => Date.now() >= start)
+    const claimed = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
+    await q.putSchedule('swap', { queue: 'orders', payload: 2, everyMs: HOUR, tags: ['new'] })
+    // act: SQS refuses the old occurrence
+    const released = await leases.release(
+      shard,
+      claimed.jobs.map((j) => ({ id: j.id, token: j.token, error: 'refused' })),
+    )
+    // assess
+    expect(released.retired).toBe(1)
+    expect(await indexed(t, 'old')).toBe(0)
+    expect(await indexed(t, 'new')).toBe(1)
+    await t.close()
+  })
+
   it('cancel by tag cancels the jobs but leaves a pending occurrence, counted as recurring: the series goes on', async () => {
     // prepare: two jobs and a schedule of one order
     const t = testStore()
