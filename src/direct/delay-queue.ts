@@ -21,7 +21,7 @@ import { scheduleMany, type BatchItemResult } from './schedule-many'
 import { isoTime } from '../iso-time'
 import { validateWriteToken, type WriteOptions } from './write-token'
 import type { PromoteDueResult } from '../store/promote'
-import { runDue, runNow, type RunDueInput, type RunNowAnswer } from './run-now'
+import { runDue, runNow, type RunDueInput, type RunDueResult, type RunNowAnswer } from './run-now'
 import type { TagPage } from '../store/tag-page'
 import type { TagCancelOptions, TagCancelResult } from '../store/tag-cancel'
 import { cancelByTag, listByTag, type TagPageOptions } from './tag-actions'
@@ -32,6 +32,7 @@ export type {
   JobInput,
   PromoteDueResult,
   RunDueInput,
+  RunDueResult,
   RunNowAnswer,
   ScheduleInput,
   ScheduleListPage,
@@ -165,8 +166,11 @@ export class DelayQueue {
     return runNow(this.store, this.starter, id)
   }
 
-  /** Run now every pending job due before a time, a bounded share per call with a cursor (src/direct/run-now.ts). */
-  runDue(input: RunDueInput | unknown, options: { maxRuns?: number } = {}): Promise<PromoteDueResult> {
+  /**
+   * Run now every pending job due before a time, or with a tag (due before a time, or all), a bounded share per call
+   * with a cursor (src/direct/run-now.ts).
+   */
+  runDue(input: RunDueInput | unknown, options: { maxRuns?: number } = {}): Promise<RunDueResult> {
     return runDue({ store: this.store, starter: this.starter, config: this.config }, input, options)
   }
 

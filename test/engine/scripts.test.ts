@@ -21,6 +21,7 @@ import { flowEpochCall, flowSetCall } from '../../src/flow/flow-set'
 import { flowTakeCall } from '../../src/flow/flow-take'
 import { promoteCall, promoteDueCall } from '../../src/store/promote'
 import { tagCancelCall } from '../../src/store/tag-cancel'
+import { tagPromoteCall } from '../../src/store/tag-promote'
 import { lockReleaseCall } from '../../src/scheduler-api/schedule-lock'
 import {
   composeScript,
@@ -48,6 +49,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   sdqGet: getCall(at, 'job-1', [1, 0]),
   sdqCancel: cancelCall(at, 'job-1'),
   sdqTagCancel: tagCancelCall(keys, shard, 'order:1', ['job-1'], 10),
+  sdqTagPromote: tagPromoteCall(keys, shard, 'order:1', ['job-1'], { beforeMs: 5, next: 10 }),
   sdqRevive: reviveCall(at, 'job-1', 0),
   sdqPromote: promoteCall(at, 'job-1'),
   sdqPromoteDue: promoteDueCall(shard, { bucket: 1, skip: 0 }, 3, { beforeMs: 5, queue: '' }),

@@ -131,6 +131,9 @@ export const runAnswer = z.object({
 
 export const runDueAnswer = z.object({
   promoted: z.number().int().meta({ description: 'jobs made due now by this call' }),
+  inFlight: z.number().int().optional().meta({
+    description: 'with tag only: jobs of the tag being handed to SQS (or waiting for a dispatch retry), not moved',
+  }),
   cursor: z
     .string()
     .nullable()

@@ -134,7 +134,7 @@ export const OPERATIONS: Record<RouteName, Operation> = {
   }),
   runDueJobs: op('runDueJobs', {
     summary:
-      'Run now the pending jobs due before a time (of one queue, or all), in bounded steps: call again with the cursor until it is null',
+      'Run now the pending jobs due before a time (of one queue, or all) or with a tag (due before a time, or all), in bounded steps: call again with the cursor until it is null',
     statuses: [200, ...READ, 415].sort(),
     answer: 'RunDueAnswer',
     example: { promoted: 1200, cursor: null },

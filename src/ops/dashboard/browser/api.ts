@@ -111,6 +111,11 @@ export const api = {
       ...(queue ? { queue } : {}),
       ...(cursor ? { cursor } : {}),
     }),
+  runTag: (tag: string, cursor: string | null) =>
+    call<{ promoted: number; inFlight?: number; cursor: string | null }>('POST', '/api/run-due', {
+      tag,
+      ...(cursor ? { cursor } : {}),
+    }),
   reschedule: (id: string, delayMs: number) => call<JobView>('POST', `${job(id)}/reschedule`, { delayMs }),
   retryDead: (id: string) =>
     call<{ id: string; runAt: string }>('POST', `/api/dead/${encodeURIComponent(id)}/retry`, {}),
