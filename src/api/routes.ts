@@ -161,6 +161,10 @@ export const routes: Record<RouteName, RouteHandler> = {
   async putKeyFlow(queue, event, id) {
     return json(200, await queue.flow.change({ flowKey: id! }, parseJson(rawJsonBody(event))))
   },
+
+  async putTagFlow(queue, event, id) {
+    return json(200, await queue.flow.change({ tag: id! }, parseJson(rawJsonBody(event))))
+  },
 }
 
 /** GET of a job or a schedule: 200 with its view, or its 404. */

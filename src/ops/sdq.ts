@@ -14,7 +14,7 @@
 //   run-due --tag T [--before T] [--cursor C]    every pending job with the tag (due before T) due now
 //   stats                                     counts per target queue
 //   schedules list|get|put|pause|resume|delete  recurring schedules (src/ops/schedule-commands.ts)
-//   flow list|pause|resume|rate               pause a queue or a flow key, give it a rate (src/ops/flow-commands.ts)
+//   flow list|pause|resume|rate               pause a queue, a flow key or a tag, give a rate (src/ops/flow-commands.ts)
 //   dashboard [--port N] [--host H]           the operator dashboard over REDIS_URL (default 127.0.0.1:3003); no AWS;
 //                                             a --host beyond loopback needs SDQ_DASHBOARD_TOKEN (docs/operations.md)
 import { parseArgs } from 'node:util'
@@ -124,6 +124,7 @@ async function main(argv: string[]): Promise<number> {
       const flags = {
         queue: values.queue,
         key: values.key,
+        tag: values.tag,
         burst: number('burst', values.burst),
         limit: number('limit', values.limit),
       }

@@ -115,6 +115,7 @@ export const schedulePage = z.object({ schedules: z.array(schedule), cursor: z.s
 export const flowEntry = z.object({
   queue: z.string().optional().meta({ description: 'the target queue this setting is for' }),
   flowKey: z.string().optional().meta({ description: 'the flow key this setting is for' }),
+  tag: z.string().optional().meta({ description: 'the tag this setting is for (pause only)' }),
   paused: z.boolean(),
   rate: z.number().optional().meta({ description: 'jobs per second' }),
   burst: z.number().int().optional().meta({ description: 'jobs that may leave at once after a quiet spell' }),

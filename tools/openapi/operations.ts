@@ -172,7 +172,7 @@ export const OPERATIONS: Record<RouteName, Operation> = {
     answer: 'Schedule',
   }),
   listFlow: op('listFlow', {
-    summary: 'Flow control: the queues and flow keys paused or given a rate',
+    summary: 'Flow control: the queues, flow keys and tags paused or given a rate',
     statuses: [200, 500, 503],
     answer: 'FlowSettings',
   }),
@@ -191,5 +191,13 @@ export const OPERATIONS: Record<RouteName, Operation> = {
     example: { flowKey: 'mail-provider', paused: false, rate: 50, burst: 5 },
     body: 'FlowSettingInput',
     bodyExample: { rate: 50, burst: 5 },
+  }),
+  putTagFlow: op('putTagFlow', {
+    summary: 'Pause or resume the jobs with a tag (no rate)',
+    statuses: [200, ...WRITE].sort(),
+    answer: 'FlowEntry',
+    example: { tag: 'order:42', paused: true },
+    body: 'FlowSettingInput',
+    bodyExample: { paused: true },
   }),
 }
