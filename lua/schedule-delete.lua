@@ -6,6 +6,7 @@
   KEYS[2] scheduleIds  ZSET  schedule id -> 0
   KEYS[3..10] jobs, index, bucket, inflight, leases, errors, dead, counts: the job side around the schedule's bucket
   KEYS[11] tags        ZSET  the shard's tag index: the removed occurrence's entries go with it (indexTags)
+  KEYS[12] scheduleTags ZSET "<tag>\n<schedule id>" -> 0: the schedule's entries go
 
   ARGV[1] id        schedule id
   ARGV[2] bucketNo  the schedule's bucket number
@@ -28,7 +29,10 @@ local old = redis.call('HGET', k.schedules, sid)
 if not old then return 0 end
 redis.call('HDEL', k.schedules, sid)
 redis.call('ZREM', k.scheduleIds, sid)
-local _, pending = decodeSchedule(old)
+local _, pending, _, _, _, rest = decodeSchedule(old)
+-- The spec (the line before the payload) is JSON; its tags, when it has some, name the entries to take out.
+local tags = cjson.decode(string.match(rest, '^[^\n]*')).tags
+if type(tags) == 'table' then indexTags(KEYS[12], 'ZREM', table.concat(tags, '\n'), sid) end
 if pending ~= '' then
   local id = occurrenceId(sid, pending)
   local record = redis.call('HGET', k.jobs, id)

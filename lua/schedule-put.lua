@@ -7,6 +7,7 @@
   KEYS[3..10] jobs, index, bucket, inflight, leases, errors, dead, counts: the job side around the schedule's bucket
               (all its occurrences live in that bucket)
   KEYS[11] tags        ZSET  the shard's tag index: the occurrence carries the schedule's tags (indexTags)
+  KEYS[12] scheduleTags ZSET "<tag>\n<schedule id>" -> 0 for each tag of each schedule: the old tags' go, the new come
 
   ARGV[1]  id        schedule id
   ARGV[2]  bucketNo  the schedule's bucket number (its member in index)
@@ -43,9 +44,12 @@ local version, runs, lastRun, createdAt = 1, '0', '', now
 local old = redis.call('HGET', k.schedules, sid)
 if expected ~= '' and not old then return { 0 } end
 if old then
-  local oldVersion, oldPending, oldRuns, oldLast, oldCreated = decodeSchedule(old)
+  local oldVersion, oldPending, oldRuns, oldLast, oldCreated, oldRest = decodeSchedule(old)
   if expected ~= '' and oldVersion ~= expected then return { -4 } end
   version = tonumber(oldVersion) + 1
+  -- The spec (the line before the payload) is JSON; its tags, when it has some, name the entries to take out.
+  local oldTags = cjson.decode(string.match(oldRest, '^[^\n]*')).tags
+  if type(oldTags) == 'table' then indexTags(KEYS[12], 'ZREM', table.concat(oldTags, '\n'), sid) end
   runs, lastRun, createdAt = oldRuns, oldLast, tonumber(oldCreated)
   if oldPending ~= '' then
     local oldId = occurrenceId(sid, oldPending)
@@ -66,4 +70,5 @@ end
 
 redis.call('HSET', k.schedules, sid, encodeSchedule(version, pending, runs, lastRun, createdAt, spec .. '\n' .. payload))
 redis.call('ZADD', k.scheduleIds, 0, sid)
+indexTags(KEYS[12], 'ZADD', tags, sid)
 return { old and 2 or 1, version, tonumber(pending) or -1, tonumber(runs), tonumber(lastRun) or -1, createdAt }

@@ -149,7 +149,7 @@ export class DelayQueueApiClient {
   }
 
   /** GET /schedules: `limit` (1-100, default 50) at a time, by id; pass the returned cursor back for the next page. */
-  async listSchedules(options: PageOptions = {}): Promise<Api.ScheduleListPage> {
+  async listSchedules(options: PageOptions & { tag?: string } = {}): Promise<Api.ScheduleListPage> {
     return (await call(this.transport, 'GET', `/schedules${pageQuery(options)}`)).body
   }
 

@@ -217,7 +217,7 @@ export class DelayQueue {
   }
 
   /** Schedules in id order, `limit` (1-100) at a time; pass the returned cursor back for the next page. */
-  listSchedules(options: { cursor?: string | null; limit?: number } = {}): Promise<ScheduleListPage> {
+  listSchedules(options: { cursor?: string | null; limit?: number; tag?: string } = {}): Promise<ScheduleListPage> {
     return this.recurring.list(options)
   }
 

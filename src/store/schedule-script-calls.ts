@@ -12,6 +12,7 @@ function scheduleKeys({ shard, bucket }: JobLocation) {
     scheduleIds: shard.scheduleIds,
     ...jobSideKeys({ shard, bucket }),
     tags: shard.tags,
+    scheduleTags: shard.scheduleTags,
   }
 }
 

@@ -85,6 +85,8 @@ describe('tags through the API', () => {
     expect(listed.jobs.map((j: { id: string }) => j.id)).toEqual([occurrence, 'o9-close'].sort())
     expect(cancelled).toEqual({ tag: 'order:9', cancelled: 1, inFlight: 0, recurring: 1, done: true })
     expect((await api.call(request('GET', `/jobs/${encodeURIComponent(occurrence)}`))).statusCode).toBe(200)
+    const schedules = bodyOf(await api.call(request('GET', '/schedules', { query: { tag: 'order:9' } })))
+    expect(schedules).toMatchObject({ schedules: [{ id: 'o9-remind', tags: ['order:9'] }], cursor: null })
     await api.call(request('DELETE', '/schedules/o9-remind'))
   })
 

@@ -48,6 +48,36 @@ describe('tags on recurring schedules', () => {
     await t.close()
   })
 
+  it('lists the schedules with a tag in id order over every shard, page by page, and follows a replace and a delete', async () => {
+    // prepare: 5 schedules of user 3 (one of them paused: no occurrence), one of user 4
+    const t = testStore()
+    const q = testQueue(t)
+    const every = { queue: 'orders', payload: 1, everyMs: HOUR }
+    for (const id of ['u3-a', 'u3-b', 'u3-c', 'u3-d']) await q.putSchedule(id, { ...every, tags: ['user:3'] })
+    await q.putSchedule('u3-paused', { ...every, tags: ['user:3', 'digest'], paused: true })
+    await q.putSchedule('u4-a', { ...every, tags: ['user:4'] })
+    const ids = (p: { schedules: { id: string }[] }) => p.schedules.map((s) => s.id)
+    // act
+    const first = await q.listSchedules({ tag: 'user:3', limit: 3 })
+    const second = await q.listSchedules({ tag: 'user:3', limit: 3, cursor: first.cursor })
+    // assess
+    expect(ids(first)).toEqual(['u3-a', 'u3-b', 'u3-c'])
+    expect(ids(second)).toEqual(['u3-d', 'u3-paused'])
+    expect(second.cursor).toBeNull()
+    expect(second.schedules[1]).toMatchObject({ paused: true, tags: ['user:3', 'digest'] })
+    // act: one replaced without the tag, one deleted
+    await q.putSchedule('u3-a', { ...every, tags: ['user:4'] })
+    await q.deleteSchedule('u3-b')
+    // assess
+    expect(ids(await q.listSchedules({ tag: 'user:3' }))).toEqual(['u3-c', 'u3-d', 'u3-paused'])
+    expect(ids(await q.listSchedules({ tag: 'user:4' }))).toEqual(['u3-a', 'u4-a'])
+    let entries = 0 // the deleted schedule's entry went with it (a list would skip it, but it would stay)
+    for (const shard of t.keys.shards) entries += await t.redis.zlexcount(shard.scheduleTags, '[user:3\n', '(user:3\v')
+    expect(entries).toBe(3)
+    await expect(q.listSchedules({ tag: 'a b' })).rejects.toThrow(/1-64 characters/)
+    await t.close()
+  })
+
   it('refuses a bad tag on a schedule with a 400-style error naming the field, and stores nothing', async () => {
     const t = testStore()
     const q = testQueue(t)

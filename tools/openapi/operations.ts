@@ -146,7 +146,10 @@ export const OPERATIONS: Record<RouteName, Operation> = {
     summary: 'List recurring schedules',
     statuses: [200, ...READ],
     answer: 'SchedulePage',
-    query: page('from the previous page'),
+    query: [
+      ...page('from the previous page'),
+      { ...TAG, required: false, description: 'only the schedules with this tag, in id order' },
+    ],
   }),
   getSchedule: op('getSchedule', {
     summary: 'Look up a schedule',
