@@ -34,7 +34,8 @@
   ARGV[12] writeToken  the write token (Idempotency-Key: one per logical call, the same on each of its attempts), "" for
                     none; kept in the record with the digest of this request (requestDigest), and a digest of the
                     token in the job's dispatch receipt (src/store/receipt.ts)
-  ARGV[13] createdAtMs  "" for now; else the creation time a new job keeps (a DLQ redrive keeps the original one). It is
+  ARGV[13] createdAtMs  "" for now; else the creation time a new job keeps (a DLQ redrive keeps the original one; now
+                    when that is later). It is
                     a new incarnation all the same: its version is this write's time (ms), so the FIFO deduplication id
                     (id, version, createdAt: src/sqs/envelope.ts) differs from every earlier delivery's
   ARGV[14] tags     the job's tags, "\n"-separated ("" for none): kept in its record and indexed; a replace takes
@@ -73,7 +74,8 @@ local maxWait = tonumber(ARGV[15])
 
 local now = nowMs()
 local born, firstVersion = now, 0
-if ARGV[13] ~= '' then born, firstVersion = tonumber(ARGV[13]), now end
+-- Never later than now: the time comes from a message body (a redrive), and a job is not created in the future.
+if ARGV[13] ~= '' then born, firstVersion = math.min(tonumber(ARGV[13]), now), now end
 -- What this write asks for, kept with its token: the same token with another request is not a retry of this one.
 -- Tags and maxWait count only when sent: the digest of a write without them is what it always was.
 local asked = (tags ~= '' or maxWait > 0) and (payload .. '\n' .. tags .. '\n' .. maxWait) or payload
@@ -104,8 +106,7 @@ if writeToken ~= '' then
   if stored then
     local storedQueue, storedAt, storedVersion, storedGroup, _, storedToken, storedRequest = decodeRecord(stored)
     if storedToken == writeToken then
-      -- A record written before requests were digested carries none: it cannot be told apart, and counts as this one.
-      if storedRequest ~= '' and storedRequest ~= request then return { -6 } end
+      if storedRequest ~= request then return { -6 } end
       redis.call('HSET', jobs, id, stored)
       local storedDue = redis.call('ZSCORE', bucket, id)
       if not storedDue then

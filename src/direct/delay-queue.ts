@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '../config'
 import { createEngine, type Engine } from '../store/engine'
 import type { ConnectOptions } from '../store/redis'
 import { FlowControl } from './flow-control'
+import { type HeldReason, withHeldReason } from '../flow/flow-held-view'
 import type { EnqueueResult, JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
 import { validateJobId, validateJobRef, writableId } from './id-rules'
 import { validateJob, type JobInput } from './validation'
@@ -20,7 +21,7 @@ import { RecurringSchedules } from './recurring-schedules'
 import { scheduleMany, type BatchItemResult } from './schedule-many'
 import { isoTime } from '../iso-time'
 import { validateWriteToken, type WriteOptions } from './write-token'
-import type { PromoteDueResult } from '../store/promote'
+import type { MoveTo, PromoteDueResult } from '../store/promote'
 import { runDue, runNow, type RunDueInput, type RunDueResult, type RunNowAnswer } from './run-now'
 import type { TagPage } from '../store/tag-page'
 import type { TagCancelOptions, TagCancelResult } from '../store/tag-cancel'
@@ -161,15 +162,12 @@ export class DelayQueue {
     return { ...scheduledAs(job, result), created: result.status === 'created' }
   }
 
-  /** Run a pending job now: the same job, due now (409 while it is being sent; src/direct/run-now.ts). */
-  runNow(id: string): Promise<RunNowAnswer> {
-    return runNow(this.store, this.starter, id)
+  /** Run a pending job now, or at `to`: the same job, only its due time moves (409 while it is being sent). */
+  runNow(id: string, to?: MoveTo): Promise<RunNowAnswer> {
+    return runNow(this.store, this.starter, id, to)
   }
 
-  /**
-   * Run now every pending job due before a time, or with a tag (due before a time, or all), a bounded share per call
-   * with a cursor (src/direct/run-now.ts).
-   */
+  /** Run now the pending jobs due before a time or with a tag, a share per call with a cursor (direct/run-now.ts). */
   runDue(input: RunDueInput | unknown, options: { maxRuns?: number } = {}): Promise<RunDueResult> {
     return runDue({ store: this.store, starter: this.starter, config: this.config }, input, options)
   }
@@ -183,8 +181,10 @@ export class DelayQueue {
    * A stored job (pending or dead), a dispatched one's receipt (status "dispatched", DISPATCH_RECEIPT_TTL_MS), or null
    * (never existed, cancelled, or dispatched longer ago).
    */
-  async get(id: string): Promise<JobView | null> {
-    return this.store.get(validateJobRef(id))
+  async get(id: string): Promise<(JobView & { held?: HeldReason }) | null> {
+    const view = await this.store.get(validateJobRef(id))
+    // A job flow control holds says so (`held`): it has left the due list of listPending.
+    return view && withHeldReason(this.store.redis, this.store.keys, view)
   }
 
   /**

@@ -9,6 +9,7 @@ import { pauseFlow } from '../../src/flow/flow-settings'
 import { claimedJob } from '../support/claimed-job'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
+import { testQueue } from '../support/schedules'
 import { createQueue, sqsClient } from '../support/sqs'
 
 const sqs = sqsClient()
@@ -48,6 +49,7 @@ describe('pause and resume by tag', () => {
     const whilePaused = [...sent].sort()
     const held = (await flow.held({ tag: 'order:5' })).map((h) => h.id).sort()
     const pendingWhilePaused = await pendingCount(t.store)
+    const heldView = await testQueue(t, { tq: q.url }).get('held-0')
     // act: resume, and scan until nothing is pending
     const resumed = await flow.resume({ tag: 'order:5' })
     await s.runUntil(async () => (await pendingCount(t.store)) === 0)
@@ -56,6 +58,7 @@ describe('pause and resume by tag', () => {
     expect(whilePaused).toEqual(['free-0', 'free-1', 'free-2'])
     expect(held).toEqual(['held-0', 'held-1', 'held-2'])
     expect(pendingWhilePaused).toBe(3)
+    expect(heldView).toMatchObject({ status: 'scheduled', held: { reason: 'paused', tag: 'order:5' } })
     expect(resumed).toMatchObject({ tag: 'order:5', paused: false, resumed: 3 })
     expect(sent.sort()).toEqual(['free-0', 'free-1', 'free-2', 'held-0', 'held-1', 'held-2'])
     await t.close()

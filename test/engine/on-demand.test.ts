@@ -1,5 +1,6 @@
 // On-demand scan mode against real Redis and SQS: enqueues start a scanner when nothing runs, one at a time; the
 // scanner ends once nothing is due soon; a dead scanner's marker expires and the next enqueue replaces it.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Leases } from '../../src/scan/claims/leases'
 import { runOnDemand } from '../../src/scan/run/on-demand'
@@ -110,7 +111,7 @@ describe.concurrent('on-demand scan mode', () => {
     let n = 0
     while (fn.invocations.length === 0 && Date.now() - diedAt < ALIVE_TTL_MS + 3_000) {
       await queue.schedule({ id: `after-${++n}`, queue: 'orders', payload: n })
-      await new Promise((r) => setTimeout(r, 200))
+      await sleep(200)
     }
     await eventually(async () => (await pendingCount(t.store)) === 0, 15_000)
     await fn.settled()
@@ -185,6 +186,52 @@ describe.concurrent('on-demand scan mode', () => {
     // assess: a start each time, both jobs sent
     expect(fn.invocations).toHaveLength(2)
     expect(fn.sent.map((s) => s.id)).toEqual(['later-1', 'later-2'])
+    await t.close()
+  })
+
+  it('starts a scanner for a run now of a job due already while none runs (an earlier start failed, or its answer was lost)', async () => {
+    // prepare: a job due now stored without asking for a start (as after a start that gave up), no scanner
+    const { t, fn, queue } = await onDemandStage('od-run-due-job')
+    await t.store.enqueue({ id: 'overdue', queue: 'orders', payloadJson: '1', schedule: { delayMs: 0 } })
+    expect(await aliveMarker(t)).toBe(0)
+    // act: the operator runs it now (nothing to move: it is due)
+    const answer = await queue.runNow('overdue')
+    // assess: unchanged, and a scanner started that sends it
+    expect(answer.runAt).toBe(answer.previousRunAt)
+    await eventually(() => fn.sent.length >= 1, 10_000)
+    await fn.settled()
+    expect(fn.invocations).toHaveLength(1)
+    expect(fn.sent.map((s) => s.id)).toEqual(['overdue'])
+    await t.close()
+  })
+
+  it('starts a scanner for a job moved to a time within the horizon (the dashboard’s reschedule) when none runs', async () => {
+    // prepare: a job due in an hour (beyond the horizon: nothing started for it)
+    const { t, fn, queue } = await onDemandStage('od-move')
+    await queue.schedule({ id: 'moved', queue: 'orders', payload: 1, delayMs: 3_600_000 })
+    expect(fn.invocations).toHaveLength(0)
+    // act: moved to half a second from now
+    await queue.runNow('moved', { delayMs: 500 })
+    // assess: a start, and the job sent
+    await eventually(() => fn.sent.length >= 1, 10_000)
+    await fn.settled()
+    expect(fn.invocations).toHaveLength(1)
+    expect(fn.sent.map((s) => s.id)).toEqual(['moved'])
+    await t.close()
+  })
+
+  it('starts a scanner at the end of a run-due that found the jobs due already while none runs (a retry of one whose answer was lost)', async () => {
+    // prepare: a job due now stored without asking for a start (as after the first attempt's start was lost)
+    const { t, fn, queue } = await onDemandStage('od-run-due-again')
+    await t.store.enqueue({ id: 'due-again', queue: 'orders', payloadJson: '1', schedule: { delayMs: 0 } })
+    // act: the run-due, which has nothing left to move
+    const answer = await queue.runDue({ before: Date.now() + 3_600_000 })
+    // assess: a start, and the job sent
+    expect(answer).toEqual({ promoted: 0, cursor: null })
+    await eventually(() => fn.sent.length >= 1, 10_000)
+    await fn.settled()
+    expect(fn.invocations).toHaveLength(1)
+    expect(fn.sent.map((s) => s.id)).toEqual(['due-again'])
     await t.close()
   })
 

@@ -52,7 +52,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   sdqTagPromote: tagPromoteCall(keys, shard, 'order:1', ['job-1'], { beforeMs: 5, next: 10 }),
   sdqRevive: reviveCall(at, 'job-1', 0),
   sdqPromote: promoteCall(at, 'job-1'),
-  sdqPromoteDue: promoteDueCall(shard, { bucket: 1, skip: 0 }, 3, { beforeMs: 5, queue: '' }),
+  sdqPromoteDue: promoteDueCall(shard, { bucket: 1, from: 0, after: '' }, 3, { beforeMs: 5, queue: '' }),
   sdqClaim: claimCall(shard, {
     limit: 10,
     leaseMs: 1000,

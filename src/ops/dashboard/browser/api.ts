@@ -105,9 +105,10 @@ export const api = {
   cancelTag: (tag: string) => call<TagCancelAnswer>('DELETE', `/api/pending?${new URLSearchParams({ tag })}`),
   cancel: (id: string) => call<void>('DELETE', job(id)),
   runNow: (id: string) => call<{ id: string; runAt: string; previousRunAt: string }>('POST', `${job(id)}/run`, {}),
-  runDue: (before: string, queue: string, cursor: string | null) =>
-    call<{ promoted: number; cursor: string | null }>('POST', '/api/run-due', {
-      before,
+  /** The first step sends `withinMs` (counted on Redis's clock), the next ones the `before` it answered. */
+  runDue: (when: { withinMs: number } | { before: number }, queue: string, cursor: string | null) =>
+    call<{ promoted: number; cursor: string | null; before: number }>('POST', '/api/run-due', {
+      ...when,
       ...(queue ? { queue } : {}),
       ...(cursor ? { cursor } : {}),
     }),
