@@ -10,7 +10,7 @@ export async function cancelByTag(t: Transport, tag: string): Promise<Api.TagCan
     const { body } = await call(t, 'DELETE', `/jobs?${new URLSearchParams({ tag })}`)
     total.cancelled += body.cancelled
     total.inFlight += body.inFlight
-    total.recurring += body.recurring
+    total.recurring += body.recurring ?? 0 // a server from before schedule tags does not send it
     if (body.done) return { ...total, done: true }
   }
 }
