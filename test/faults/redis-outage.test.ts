@@ -127,7 +127,8 @@ describe(`Redis unreachable for ${OUTAGE_MS / 1000} s`, () => {
         expect(d.ms).toBeLessThan(8_000)
       }
       expect(during.filter((d) => d.retryAfter !== undefined).length).toBeGreaterThan(0)
-      expect(recoveredMs).toBeGreaterThanOrEqual(0)
+      // -1 means no write was accepted within 15 s of Redis coming back
+      expect(recoveredMs).not.toBe(-1)
       expect(report.errors).toBeGreaterThan(0)
       expect(report.dispatched).toBeGreaterThan(0)
       expect(drained).toBe(true)

@@ -15,23 +15,33 @@ function tsFiles(dir: string): string[] {
   })
 }
 
-/** Each top-level class of a file, with its length in lines. */
-function classSizes(path: string): { name: string; lines: number }[] {
-  const lines = readFileSync(path, 'utf8').split('\n')
+/** Each top-level class of a text, with its length in lines; a class whose end is not found counts as endless. */
+function classSizes(text: string, file: string): { name: string; lines: number }[] {
+  const lines = text.split('\n')
   const sizes: { name: string; lines: number }[] = []
   lines.forEach((line, start) => {
     const declared = /^(?:export )?(?:default )?(?:abstract )?class (\w+)/.exec(line)
     if (!declared) return
     const end = lines.findIndex((l, i) => i > start && l.startsWith('}'))
-    sizes.push({ name: `${relative(src, path)} ${declared[1]}`, lines: end - start + 1 })
+    sizes.push({ name: `${file} ${declared[1]}`, lines: end === -1 ? Number.POSITIVE_INFINITY : end - start + 1 })
   })
   return sizes
 }
 
+const sizesOf = (path: string) => classSizes(readFileSync(path, 'utf8'), relative(src, path))
+
 describe('class size', () => {
+  it('counts a class whose closing brace it cannot find as over the limit', () => {
+    // prepare: a class indented so that no `}` closes it at the start of a line
+    const text = ['export class Open {', '  a = 1', '  }', ''].join('\n')
+    // act / assess
+    expect(classSizes(text, 'x.ts')).toEqual([{ name: 'x.ts Open', lines: Number.POSITIVE_INFINITY }])
+    expect(classSizes('class Closed {\n  a = 1\n}\n', 'y.ts')).toEqual([{ name: 'y.ts Closed', lines: 3 }])
+  })
+
   it(`keeps every class in src/ within ${MAX_CLASS_LINES} lines`, () => {
     // prepare / act
-    const sizes = tsFiles(src).flatMap(classSizes)
+    const sizes = tsFiles(src).flatMap(sizesOf)
     // assess: the measure sees the large classes at all, and none is over
     expect(sizes.map((s) => s.name)).toEqual(
       expect.arrayContaining([

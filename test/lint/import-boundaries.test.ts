@@ -54,7 +54,24 @@ const allowed = {
       "export { SQSClient } from '@aws-sdk/client-sqs'\n",
   },
 } satisfies Record<string, Probe>
-const probes = [...refusedProbes.map((r) => r.probe), ...Object.values(allowed)]
+// two modules that load each other at run time, and two whose cycle is made of type-only imports (erased by the build)
+const cycle = {
+  runtime: [
+    { file: 'src/scan/probe-cycle-a.ts', source: "import { b } from './probe-cycle-b'\nexport const a = () => b\n" },
+    { file: 'src/scan/probe-cycle-b.ts', source: "import { a } from './probe-cycle-a'\nexport const b = () => a\n" },
+  ],
+  typeOnly: [
+    {
+      file: 'src/scan/probe-types-a.ts',
+      source: "import type { B } from './probe-types-b'\nexport type A = { b?: B }\n",
+    },
+    {
+      file: 'src/scan/probe-types-b.ts',
+      source: "import type { A } from './probe-types-a'\nexport type B = { a?: A }\n",
+    },
+  ],
+} satisfies Record<string, Probe[]>
+const probes = [...refusedProbes.map((r) => r.probe), ...Object.values(allowed), ...cycle.runtime, ...cycle.typeOnly]
 
 let root: string
 let findings: { rule: string; file: string; message: string }[]
@@ -104,5 +121,12 @@ describe('import boundaries', () => {
   it('lets the API side use the client and the message envelope, and the consumer the SQS client and SDK', () => {
     expect(findingsIn(allowed.api)).toEqual([])
     expect(findingsIn(allowed.consumer)).toEqual([])
+  })
+
+  it('refuses a runtime import cycle, and lets type-only imports refer to each other', () => {
+    for (const probe of cycle.runtime) {
+      expect(findingsIn(probe)).toEqual([expect.objectContaining({ rule: 'lint/suspicious/noImportCycles' })])
+    }
+    for (const probe of cycle.typeOnly) expect(findingsIn(probe)).toEqual([])
   })
 })
