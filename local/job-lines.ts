@@ -9,11 +9,15 @@ interface ConsumerLogLine {
   attempt?: number
   latenessMs?: number
   durationMs?: number
+  retryInSeconds?: number
+  maxReceiveCount?: number
   messageId?: string
   error?: { message?: string } | string
 }
 
-const OUTCOMES = new Set(['job received', 'job done', 'job failed'])
+import { LAST_ATTEMPT } from '../src/consumer/record-handler'
+
+const OUTCOMES = new Set(['job received', 'job done', 'job failed', LAST_ATTEMPT])
 
 /**
  * The line to print for one line of output: a short line for a job's outcome, `null` for a consumer line the outcome
@@ -21,7 +25,7 @@ const OUTCOMES = new Set(['job received', 'job done', 'job failed'])
  */
 export function jobOutcomeLine(line: string): string | null | undefined {
   const start = line.indexOf('{"level"')
-  if (start < 0 || !line.includes('"message":"job ')) return undefined
+  if (start < 0 || !/"message":"(job |last attempt)/.test(line)) return undefined
   let entry: ConsumerLogLine
   try {
     entry = JSON.parse(line.slice(start)) as ConsumerLogLine
@@ -32,9 +36,13 @@ export function jobOutcomeLine(line: string): string | null | undefined {
   if (entry.message === 'job received') return null
   const where = `${entry.jobId} on ${entry.queue ?? '?'}`
   const attempt = entry.attempt && entry.attempt > 1 ? `, attempt ${entry.attempt}` : ''
-  if (entry.message === 'job failed') {
+  if (entry.message !== 'job done') {
     const reason = typeof entry.error === 'string' ? entry.error : (entry.error?.message ?? 'no message')
-    return `[job] ${where} FAILED${attempt}: ${reason} (retried after a backoff, up to maxReceiveCount receives, then moved to the DLQ)`
+    const next =
+      entry.message === LAST_ATTEMPT
+        ? `the last of ${entry.maxReceiveCount ?? 'maxReceiveCount'} receives: SQS moves it to the DLQ`
+        : `retried in ${entry.retryInSeconds ?? '?'} s`
+    return `[job] ${where} FAILED${attempt}: ${reason} (${next})`
   }
   const late = entry.latenessMs === undefined ? '' : `, ${entry.latenessMs} ms after its due time`
   const took = entry.durationMs === undefined ? '' : `, ran ${entry.durationMs} ms`

@@ -19,14 +19,23 @@ describe('the dev terminal’s job lines', () => {
 
   it('turns a job failed into one line with the attempt and the error’s message, and drops job received', () => {
     // prepare
-    const failed = `{"level":"ERROR","message":"job failed",${common},"jobId":"try-dlq","queue":"orders","attempt":3,"latenessMs":9,"messageId":"m-2","error":{"name":"Error","location":"functions/consumer.ts:15","message":"the payload asked this example consumer to fail (\\"fail\\": true)","stack":"Error: ..."}}`
+    const failed = `{"level":"ERROR","message":"job failed",${common},"jobId":"try-dlq","queue":"orders","attempt":3,"latenessMs":9,"messageId":"m-2","retryInSeconds":20,"error":{"name":"Error","location":"functions/consumer.ts:15","message":"the payload asked this example consumer to fail (\\"fail\\": true)","stack":"Error: ..."}}`
     const received = `{"level":"INFO","message":"job received",${common},"jobId":"try-dlq","queue":"orders","attempt":3}`
     // act / assess
     expect(jobOutcomeLine(failed)).toBe(
       '[job] try-dlq on orders FAILED, attempt 3: the payload asked this example consumer to fail ("fail": true) ' +
-        '(retried after a backoff, up to maxReceiveCount receives, then moved to the DLQ)',
+        '(retried in 20 s)',
     )
     expect(jobOutcomeLine(received)).toBeNull()
+  })
+
+  it('says when a failure was the last attempt, after which SQS moves the message to the DLQ', () => {
+    // prepare
+    const last = `{"level":"ERROR","message":"last attempt: to the DLQ",${common},"jobId":"try-dlq","queue":"orders","attempt":5,"maxReceiveCount":5,"error":{"name":"Error","message":"boom"}}`
+    // act / assess
+    expect(jobOutcomeLine(last)).toBe(
+      '[job] try-dlq on orders FAILED, attempt 5: boom (the last of 5 receives: SQS moves it to the DLQ)',
+    )
   })
 
   it('leaves every other line as it is: the scan’s report, the API’s requests, text that is not JSON', () => {
