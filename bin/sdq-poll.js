@@ -4,6 +4,7 @@
 // the way the project's own npm scripts run TypeScript (scripts/run-ts.mjs), so `npx sdq-poll` works without a build.
 const { existsSync } = require('node:fs')
 const { join } = require('node:path')
+const { pathToFileURL } = require('node:url')
 
 const root = join(__dirname, '..')
 const source = join(root, 'tools', 'sdq-poll', 'sdq-poll.ts')
@@ -18,7 +19,7 @@ if (!existsSync(source)) {
 }
 
 async function runFromSource() {
-  const { bundle } = await import(join(root, 'scripts', 'run-ts.mjs'))
+  const { bundle } = await import(pathToFileURL(join(root, 'scripts', 'run-ts.mjs')).href)
   const { spawn } = require('node:child_process')
   const outfile = await bundle(source, join(root, '.build'))
   const child = spawn(process.execPath, ['--enable-source-maps', outfile, ...process.argv.slice(2)], {
