@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs'
 import { ConfigError } from './errors'
 import { parseQueues } from './queues'
+import { readHttpTargets, type HttpTargets } from './http-target/target-settings'
 import { warnOnCleartextPassword } from './redis-cleartext'
 import type { RedisSettings } from './redis-settings'
 import { KEY_PREFIX_PATTERN } from './store/keys'
@@ -12,6 +13,8 @@ export interface Config {
   memoryWarnPercent: number
   /** Target name -> SQS queue URL. Names ending in `.fifo` are FIFO queues. */
   queues: Record<string, string>
+  /** HTTP_TARGETS: the target queues whose jobs are HTTP requests, and their defaults (src/http-target/). */
+  httpTargets?: HttpTargets
   keyPrefix: string
   shards: number
   /** Due buckets per shard (see src/store/keys.ts). */
@@ -67,6 +70,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     redis,
     queues: parseQueues(env.QUEUES),
+    httpTargets: readHttpTargets(env),
     ...readEndpoints(env),
     ...readKeyspace(env, int),
     ...readApiLimits(int),

@@ -52,6 +52,8 @@ export interface BatchRun<Payload> {
    * time, then kept. */
   maxReceiveCount: () => Promise<number | null | undefined>
   maxVisibility: number
+  /** The queue the batch came from (an Error when its ARN names none). */
+  target: QueueTarget | Error
 }
 
 /** The plan for one failed record; records its visibility for the settle step. */
@@ -60,6 +62,7 @@ export async function planFailure(
   messageId: string,
   attempt: number,
   kind: FailureKind,
+  notBeforeSeconds?: number,
 ): Promise<RetryPlan & { maxReceiveCount: number | null | undefined }> {
   const { settings } = run
   const maxReceiveCount = await run.maxReceiveCount()
@@ -70,6 +73,7 @@ export async function planFailure(
     malformedRetrySeconds: settings.malformedRetrySeconds,
     maxReceiveCount,
     maxVisibility: run.maxVisibility,
+    notBeforeSeconds,
   })
   if (plan.seconds !== undefined) run.retryIn.set(messageId, plan.seconds)
   return { ...plan, maxReceiveCount }

@@ -37,3 +37,21 @@ export class RedisTimeoutError extends DelayQueueError {
     super(`Redis did not answer within ${timeoutMs} ms`)
   }
 }
+
+/** Thrown by the business code: this attempt failed, and the next one must wait at least `afterSeconds` (a
+ * `Retry-After` the called service gave). The toolkit hides the record for the longer of that and its backoff. */
+export class RetryLaterError extends DelayQueueError {
+  readonly code = 'RetryLater'
+  constructor(
+    message: string,
+    readonly afterSeconds: number,
+  ) {
+    super(message)
+  }
+}
+
+/** Thrown by the business code: no retry can succeed (a 400 from the called service). The toolkit moves the record to
+ * its queue's DLQ now instead of spending the remaining receives; without a DLQ it is an ordinary failure. */
+export class DeadLetterNowError extends DelayQueueError {
+  readonly code = 'DeadLetterNow'
+}

@@ -11,7 +11,7 @@ export type {
   JobHandlerOptions,
 } from './types'
 export type { BackoffPolicy } from './backoff'
-export { DeadlineError, MalformedMessageError, RedisTimeoutError } from './errors'
+export { DeadLetterNowError, DeadlineError, MalformedMessageError, RedisTimeoutError, RetryLaterError } from './errors'
 export type { PayloadIssue } from './issues'
 export type {
   PayloadGuard,

@@ -39,6 +39,7 @@ export async function processJobBatch<Payload>(
     retryIn: new Map(),
     maxReceiveCount: once(() => maxReceiveCount(settings, target, deadline.settleLeftMs())),
     maxVisibility: maxVisibilitySeconds(deadline.budgetSeconds),
+    target,
   }
   try {
     const handleRecord = recordHandler(run)

@@ -4,7 +4,8 @@ import type { SQSRecord } from 'aws-lambda'
 import { JOB_ID_ATTRIBUTE } from '../sqs/envelope'
 import { planFailure, type BatchRun } from './batch-run'
 import { deliveryAttempt, jobLogKeys, toJob } from './delivery'
-import { DeadlineError, MalformedMessageError } from './errors'
+import { moveToDeadLetterQueue } from './dead-letter-now'
+import { DeadLetterNowError, DeadlineError, MalformedMessageError, RetryLaterError } from './errors'
 import { parseJobMessage } from './parse-message'
 import type { Job } from './types'
 
@@ -70,7 +71,15 @@ async function runJob<Payload>(run: BatchRun<Payload>, job: Job<Payload>, record
       })
       return undefined
     }
-    const plan = await planFailure(run as BatchRun<unknown>, record.messageId, job.attempt, 'failed')
+    if (
+      error instanceof DeadLetterNowError &&
+      (await moveToDeadLetterQueue(run as BatchRun<unknown>, record, error.message))
+    ) {
+      logger.error('no retry can succeed: moved to the DLQ now', { ...keys, error })
+      return undefined
+    }
+    const notBefore = error instanceof RetryLaterError ? error.afterSeconds : undefined
+    const plan = await planFailure(run as BatchRun<unknown>, record.messageId, job.attempt, 'failed', notBefore)
     const extra = { ...keys, ...retryIn(plan), ...(settings.logPayload ? { payload: job.payload } : {}) }
     if (plan.lastAttempt) {
       logger.error(LAST_ATTEMPT, { ...extra, maxReceiveCount: plan.maxReceiveCount, error: error as Error })

@@ -10,7 +10,7 @@ const KEEP_MS = 10 * 60_000
 /** A failed read is not retried by every invocation (each would wait for it again). */
 const KEEP_FAILURE_MS = 60_000
 
-type Entry = { value: number | null; until: number } | { failed: string; until: number }
+type Entry = { value: number | null; dlqArn?: string; until: number } | { failed: string; until: number }
 const known = new Map<string, Entry>()
 const pending = new Map<string, Promise<Entry>>()
 
@@ -25,6 +25,28 @@ export async function maxReceiveCountOf(
   onFailure: (reason: string) => void,
   now = Date.now,
 ): Promise<number | null | undefined> {
+  const entry = await policyOf(sqs, queueUrl, timeoutMs, onFailure, now)
+  return 'failed' in entry ? undefined : entry.value
+}
+
+/** The ARN of the queue's DLQ from the same (kept) read; undefined without one or when it could not be read. */
+export async function deadLetterArnOf(
+  sqs: SQSClient,
+  queueUrl: string,
+  timeoutMs: number,
+  onFailure: (reason: string) => void,
+): Promise<string | undefined> {
+  const entry = await policyOf(sqs, queueUrl, timeoutMs, onFailure, Date.now)
+  return 'failed' in entry ? undefined : entry.dlqArn
+}
+
+async function policyOf(
+  sqs: SQSClient,
+  queueUrl: string,
+  timeoutMs: number,
+  onFailure: (reason: string) => void,
+  now: () => number,
+): Promise<Entry> {
   let entry = known.get(queueUrl)
   if (!entry || entry.until <= now()) {
     let read = pending.get(queueUrl)
@@ -39,7 +61,7 @@ export async function maxReceiveCountOf(
     }
     entry = await read
   }
-  return 'failed' in entry ? undefined : entry.value
+  return entry
 }
 
 async function readPolicy(sqs: SQSClient, queueUrl: string, timeoutMs: number, now: () => number): Promise<Entry> {
@@ -50,8 +72,10 @@ async function readPolicy(sqs: SQSClient, queueUrl: string, timeoutMs: number, n
       }),
     )
     const policy = out.Attributes?.RedrivePolicy
-    const count = policy ? Number((JSON.parse(policy) as { maxReceiveCount?: unknown }).maxReceiveCount) : Number.NaN
-    return { value: Number.isInteger(count) && count >= 1 ? count : null, until: now() + KEEP_MS }
+    const parsed = policy ? (JSON.parse(policy) as { maxReceiveCount?: unknown; deadLetterTargetArn?: unknown }) : {}
+    const count = Number(parsed.maxReceiveCount)
+    const dlqArn = typeof parsed.deadLetterTargetArn === 'string' ? parsed.deadLetterTargetArn : undefined
+    return { value: Number.isInteger(count) && count >= 1 ? count : null, dlqArn, until: now() + KEEP_MS }
   } catch (error) {
     return { failed: error instanceof Error ? error.message : String(error), until: now() + KEEP_FAILURE_MS }
   }

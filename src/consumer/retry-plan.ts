@@ -24,6 +24,8 @@ export interface RetryPlanInput {
   maxReceiveCount: number | null | undefined
   maxVisibility: number
   random?: () => number
+  /** The business code asked for at least this long (RetryLaterError: a Retry-After). */
+  notBeforeSeconds?: number
 }
 
 export interface RetryPlan {
@@ -38,7 +40,13 @@ export function retryPlan(input: RetryPlanInput): RetryPlan {
   if (typeof maxReceiveCount === 'number' && attempt >= maxReceiveCount) return { seconds: 0, lastAttempt: true }
   if (input.kind === 'malformed')
     return { seconds: Math.min(input.malformedRetrySeconds, input.maxVisibility), lastAttempt: false }
-  if (!input.backoff) return { lastAttempt: false }
-  const seconds = Math.min(backoffSeconds(attempt, input.backoff, input.random), input.maxVisibility)
+  const asked = input.notBeforeSeconds === undefined ? undefined : Math.ceil(Math.max(0, input.notBeforeSeconds))
+  if (!input.backoff) {
+    return asked === undefined
+      ? { lastAttempt: false }
+      : { seconds: Math.min(asked, input.maxVisibility), lastAttempt: false }
+  }
+  const backoff = backoffSeconds(attempt, input.backoff, input.random)
+  const seconds = Math.min(Math.max(backoff, asked ?? 0), input.maxVisibility)
   return { seconds, lastAttempt: false }
 }

@@ -10,6 +10,7 @@ import { newJobId } from '../store/ids'
 import { JOB_ID_PATTERN, JOB_ID_RULE } from './id-rules'
 import type { NewJob } from '../store/job-store'
 import { isoTime } from '../iso-time'
+import { checkHttpJob } from '../http-target/job-check'
 
 export const MAX_BATCH_JOBS = 100
 /** SQS's own MessageGroupId alphabet (printable ASCII, no space): anything else would be refused at dispatch. */
@@ -17,7 +18,7 @@ const GROUP_ID_PATTERN = /^[\x21-\x7e]{1,128}$/
 const GROUP_ID_RULE = 'must be 1-128 printable ASCII characters without spaces (SQS MessageGroupId rules)'
 const FIELDS = ['queue', 'payload', 'delayMs', 'runAt', 'id', 'groupId'] as const
 
-export type JobValidationConfig = Pick<Config, 'queues' | 'maxHorizonMs' | 'maxMessageBytes'>
+export type JobValidationConfig = Pick<Config, 'queues' | 'maxHorizonMs' | 'maxMessageBytes' | 'httpTargets'>
 
 export interface ValidateOptions {
   /** The id from the URL (PUT /jobs/{id}, reschedule): a body id must match it. */
@@ -38,7 +39,10 @@ export const sharedFields = {
 
 export const jobInputSchema = z.strictObject({
   queue: sharedFields.queue,
-  payload: sharedFields.payload,
+  payload: sharedFields.payload.meta({
+    description:
+      'any JSON value; on an HTTP target queue (HTTP_TARGETS) the request to make: an HttpRequest (docs/http-targets.md)',
+  }),
   delayMs: z
     .number({ error: 'must be an integer >= 0' })
     .int({ error: 'must be an integer >= 0' })
@@ -78,6 +82,7 @@ export function validateJob(input: unknown, config: JobValidationConfig, options
   }
 
   const schedule = scheduleOf(raw, config.maxHorizonMs, options.nowMs ?? Date.now(), fail)
+  checkHttpJob(raw.queue, raw.payload, config.httpTargets, fail)
   const payloadJson = serializePayload(raw.payload, fail)
   if (details.length > 0) throw new ValidationError(details)
 

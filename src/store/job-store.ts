@@ -8,6 +8,7 @@ import type { NewJob } from './new-job'
 import { decodeRecord } from './record'
 import { readPendingPage, type PendingPage, type PendingQuery } from './pending-page'
 import { decodeReceipt, receiptHours, type DispatchReceipt } from './receipt'
+import { readDelivery, type DeliveryRecord } from './delivery-record'
 import { replayedResult } from './replayed-write'
 import { guard } from './redis-errors'
 import { readStats, type StoreStats } from './stats'
@@ -54,6 +55,8 @@ export interface JobView {
   acceptedAt?: string
   /** Dispatched: the SQS message id. */
   messageId?: string
+  /** Dispatched to an HTTP target queue: what the forwarder's calls got (src/store/delivery-record.ts). */
+  delivery?: DeliveryRecord
 }
 
 export interface EnqueueResult {
@@ -146,7 +149,10 @@ export class JobStore {
     const call = getCall(this.keys.locate(id), id, receiptHours(Date.now(), this.receiptTtlMs))
     const reply = await guard(rideOut(this.redis, () => runScript(this.redis, call)))
     if (!reply) return null
-    if (reply[0] === 'dispatched') return dispatchedView(id, decodeReceipt(reply[1]))
+    if (reply[0] === 'dispatched') {
+      const delivery = await guard(readDelivery(this.redis, this.keys, id))
+      return { ...dispatchedView(id, decodeReceipt(reply[1])), ...(delivery ? { delivery } : {}) }
+    }
     const [state, record, score, attempt, lastError] = reply
     return toView(id, state, record, Number(score), Number(attempt), lastError)
   }

@@ -116,6 +116,11 @@ export class ShardKeys {
   receipts(hour: number, slot: number): string {
     return `${this.tag}:receipts:${hour}:${slot}`
   }
+
+  /** The HTTP forwarder's outcome for a job of an HTTP target queue (src/store/delivery-record.ts): expiring JSON. */
+  delivery(id: string): string {
+    return `${this.tag}:delivery:${id}`
+  }
 }
 
 /** Receipts are kept in hourly hashes: they expire in bulk, an hour's worth at a time. */

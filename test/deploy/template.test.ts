@@ -132,7 +132,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
   it('runs every function on nodejs24.x, each with a role of its own and the VPC from SSM', () => {
     const functions = ofType('AWS::Lambda::Function').map(([, r]) => r.Properties)
     expect(functions.map((f) => f.FunctionName).sort()).toEqual(
-      ['api', 'consumer', 'scan'].map((k) => `serverless-delay-queue-prod-${k}`),
+      ['api', 'consumer', 'forwarder', 'scan'].map((k) => `serverless-delay-queue-prod-${k}`),
     )
     for (const f of functions) {
       expect(f.Runtime).toBe('nodejs24.x')
@@ -143,7 +143,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       expect(f.Environment.Variables.AWS_USE_DUALSTACK_ENDPOINT).toBe('false')
     }
     expect(new Set(functions.map((f) => f.Role['Fn::GetAtt'][0]))).toEqual(
-      new Set(['ApiRole', 'ScanRole', 'ConsumerRole']),
+      new Set(['ApiRole', 'ScanRole', 'ConsumerRole', 'ForwarderRole']),
     )
     expect(resources.IamRoleLambdaExecution).toBeUndefined() // no shared role holding everyone's rights
     expect(template.Parameters.SubnetIds.Type).toBe('AWS::SSM::Parameter::Value<List<AWS::EC2::Subnet::Id>>')
@@ -156,7 +156,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     })
     expect(fn('api').Environment.Variables.REDIS_URL).toEqual({ Ref: 'RedisUrl' })
     // What Lambda uses to manage a VPC function's network interfaces (AWS's list, as in AWSLambdaVPCAccessExecutionRole)
-    for (const role of ['ApiRole', 'ScanRole', 'ConsumerRole'])
+    for (const role of ['ApiRole', 'ScanRole', 'ConsumerRole', 'ForwarderRole'])
       expect(actionsOn('ec2:', role).sort()).toEqual([
         'ec2:AssignPrivateIpAddresses',
         'ec2:CreateNetworkInterface',
@@ -243,7 +243,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
 
   it('creates a queue and a DLQ per target, with redrive, 1 MiB messages and 6 x the consumer timeout', () => {
     const queues = queuesOf(fn('scan').Environment.Variables)
-    expect([...queues.keys()]).toEqual(['orders', 'emails'])
+    expect([...queues.keys()]).toEqual(['orders', 'emails', 'webhooks'])
     const consumerTimeout = fn('consumer').Timeout
     for (const [name, logicalId] of queues) {
       const q = resources[logicalId]!.Properties
@@ -262,7 +262,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
 
   it('keeps every queue and DLQ when the stack deletes or replaces it, and refuses requests to them without TLS', () => {
     const queueIds = ofType('AWS::SQS::Queue').map(([id]) => id)
-    expect(queueIds).toHaveLength(4)
+    expect(queueIds).toHaveLength(6)
     for (const id of queueIds) {
       // a renamed target or `serverless remove` leaves the queue with its messages
       expect(resources[id]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' })
@@ -325,8 +325,9 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     expect(actionsOn('lambda:', 'ScanRole')).toEqual([])
     expect(fn('scan').Environment.Variables.SCAN_MAX_WORKERS).toBe('4')
 
-    const [, mapping] = ofType('AWS::Lambda::EventSourceMapping')[0]!
-    expect(mapping.Properties.FunctionName).toEqual(getAtt('ConsumerLambdaFunction'))
+    const [, mapping] = ofType('AWS::Lambda::EventSourceMapping').find(
+      ([, m]) => m.Properties.FunctionName['Fn::GetAtt'][0] === 'ConsumerLambdaFunction',
+    )!
     expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures'])
     const consumed = mapping.Properties.EventSourceArn
     expect(consumed).toEqual(getAtt(targets[0]!))
@@ -350,6 +351,37 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       const logs = statements(role!).find((s) => asList<string>(s.Action).includes('logs:PutLogEvents'))!
       expect(logs.Resource).toEqual(getAtt(group!))
     }
+  })
+
+  it('lets the HTTP forwarder read its own queue, copy to its DLQ only, read its secret, and nothing else', () => {
+    const [, mapping] = ofType('AWS::Lambda::EventSourceMapping').find(
+      ([, m]) => m.Properties.FunctionName['Fn::GetAtt'][0] === 'ForwarderLambdaFunction',
+    )!
+    expect(mapping.Properties.EventSourceArn).toEqual(getAtt('TargetQueueWebhooks'))
+    expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures'])
+    const sqsStatements = statements('ForwarderRole').filter((s) =>
+      asList<string>(s.Action).some((a) => a.startsWith('sqs:')),
+    )
+    expect(sqsStatements.map((s) => [asList<string>(s.Action).sort(), s.Resource])).toEqual([
+      [
+        ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'],
+        getAtt('TargetQueueWebhooks'),
+      ],
+      [['sqs:SendMessage'], getAtt('TargetQueueWebhooksDlq')],
+    ])
+    expect(actionsOn('ssm:', 'ForwarderRole')).toEqual(['ssm:GetParameter'])
+    expect(actionsOn('lambda:', 'ForwarderRole')).toEqual([])
+    const env = fn('forwarder').Environment.Variables
+    expect(env).toMatchObject({
+      WEBHOOK_SECRET_PARAMETER: '/serverless-delay-queue/prod/webhook-secrets',
+      WEBHOOK_SECRETS: '',
+      HTTP_ALLOW_LOOPBACK: 'false',
+      DEPLOY_STAGE: 'prod',
+      HTTP_TARGETS: 'webhooks',
+    })
+    expect(fn('api').Environment.Variables).toMatchObject({ HTTP_TARGETS: 'webhooks', DEPLOY_STAGE: 'prod' })
+    const logs = statements('ForwarderRole').find((s) => asList<string>(s.Action).includes('logs:PutLogEvents'))!
+    expect(logs.Resource).toEqual(getAtt('ForwarderLogGroup'))
   })
 
   it('alarms on late, dead-lettered and DLQ-ed jobs, a nearly full Redis and scan errors, notifying the optional topic', () => {
@@ -386,7 +418,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     const dlqs = ofType('AWS::SQS::Queue')
       .filter(([, q]) => q.Properties.Tags.some((t: Json) => t.Value === 'dlq'))
       .map(([id]) => id)
-    expect(dlqs).toHaveLength(2)
+    expect(dlqs).toHaveLength(3)
     for (const dlq of dlqs) {
       expect(alarms[`${dlq}Alarm`]).toMatchObject({
         Namespace: 'AWS/SQS',
@@ -522,7 +554,7 @@ describe('serverless package --param=scanMode=on-demand --param=apiEndpoint=func
 
   it('reaches SQS and Lambda over IPv6 (dual-stack ENIs and the SDK on dual-stack endpoints) with egress=ipv6', () => {
     const functions = Object.values(res).filter((r) => r.Type === 'AWS::Lambda::Function')
-    expect(functions).toHaveLength(3)
+    expect(functions).toHaveLength(4)
     for (const f of functions) {
       expect(f.Properties.VpcConfig.Ipv6AllowedForDualStack).toBe(true)
       expect(f.Properties.Environment.Variables.AWS_USE_DUALSTACK_ENDPOINT).toBe('true')

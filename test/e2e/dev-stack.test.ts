@@ -41,7 +41,7 @@ const sqs = () => sqsClient(dev.stack.sqsEndpoint)
 describe('npm run dev: the local stack', () => {
   it('creates every target queue of serverless.yml with its DLQ and redrive policy', async () => {
     const client = sqs()
-    expect(Object.keys(dev.stack.queues)).toEqual(['orders', 'emails'])
+    expect(Object.keys(dev.stack.queues)).toEqual(['orders', 'emails', 'webhooks'])
     for (const [name, url] of Object.entries(dev.stack.queues)) {
       const { Attributes } = await client.send(
         new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }),

@@ -24,6 +24,17 @@ export const job = z.object({
   dueAt: time.optional(),
   acceptedAt: time.optional(),
   messageId: z.string().optional(),
+  delivery: z
+    .object({
+      outcome: z.enum(['delivered', 'retrying', 'dead-lettered']),
+      status: z.number().int().optional(),
+      excerpt: z.string().optional(),
+      attempts: z.number().int(),
+      reason: z.string().optional(),
+      at: time,
+    })
+    .optional()
+    .meta({ description: 'HTTP target queues: what the forwarder calls got (docs/http-targets.md)' }),
 })
 
 export const errorAnswer = z.object({

@@ -1,0 +1,40 @@
+// What the HTTP forwarder's calls got, kept beside the job's dispatch receipt and shown with it (GET /jobs/{id}):
+// the last answer's status and a bounded excerpt of its body, how many calls were made, and how it ended. One small
+// JSON string per job of an HTTP target queue, written after every call (the last one wins), expiring with the
+// receipt retention: the receipt itself stays the compact record the ack writes (src/store/receipt.ts).
+import type { Keyspace } from './keys'
+import type { RedisClient } from './scripts'
+
+export interface DeliveryRecord {
+  /** delivered: a 2xx; retrying: the call failed and SQS brings the job back; dead-lettered: in the DLQ, not retried. */
+  outcome: 'delivered' | 'retrying' | 'dead-lettered'
+  /** The last call's HTTP status; absent when no answer came (timeout, refused address, connection error). */
+  status?: number
+  /** The first bytes of the last answer's body (src/http-target/send-request.ts: EXCERPT_BYTES). */
+  excerpt?: string
+  /** Calls made so far (the SQS receive count of the last one). */
+  attempts: number
+  /** Why it failed, when it did. */
+  reason?: string
+  /** When the last call ended (ISO). */
+  at: string
+}
+
+export async function recordDelivery(
+  redis: RedisClient,
+  keys: Keyspace,
+  id: string,
+  record: DeliveryRecord,
+  ttlMs: number,
+): Promise<void> {
+  await redis.set(keys.locate(id).shard.delivery(id), JSON.stringify(record), 'PX', Math.max(1, ttlMs))
+}
+
+export async function readDelivery(
+  redis: RedisClient,
+  keys: Keyspace,
+  id: string,
+): Promise<DeliveryRecord | undefined> {
+  const text = await redis.get(keys.locate(id).shard.delivery(id))
+  return text ? (JSON.parse(text) as DeliveryRecord) : undefined
+}

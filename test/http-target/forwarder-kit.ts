@@ -1,0 +1,117 @@
+// The forwarder under test: a Standard Webhooks secret, the receiver on loopback, an HTTP target queue with a DLQ on
+// fauxqs, the forwarder behind the local event source mapping (the pollers), and a Redis engine for its records.
+import { randomBytes, randomUUID } from 'node:crypto'
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs'
+import { Logger } from '@aws-lambda-powertools/logger'
+import { inject } from 'vitest'
+import { loadConfig } from '../../src/config'
+import { DelayQueue } from '../../src/direct/delay-queue'
+import { createForwarder, type ForwarderOptions } from '../../src/http-target/create-forwarder'
+import { readForwarderSettings } from '../../src/http-target/forwarder-settings'
+import { JOB_ID_ATTRIBUTE, messageBody } from '../../src/sqs/envelope'
+import { createEngine, type Engine } from '../../src/store/engine'
+import { startSqsPoller, type SqsPoller } from '../../tools/sdq-poll/sqs-poller'
+import { uniquePrefix } from '../support/engine'
+import { lambdaContext } from '../support/lambda'
+import { queueWithDlq, sqs } from '../consumer/queues'
+import { startReceiver, type Receiver } from './receiver'
+
+export const TARGET = 'hooks'
+
+export interface Kit {
+  secret: string
+  receiver: Receiver
+  queue: Awaited<ReturnType<typeof queueWithDlq>>
+  engine: Engine
+  forwarder: ReturnType<typeof createForwarder>
+  /** Starts `n` pollers feeding the forwarder; stopped by close(). */
+  poll(n?: number): void
+  close(): Promise<void>
+}
+
+export async function startKit(env: Record<string, string> = {}, options: ForwarderOptions = {}): Promise<Kit> {
+  const secret = `whsec_${randomBytes(32).toString('base64')}`
+  const receiver = await startReceiver(secret)
+  // Visibility beyond the handler's time, as the template sets it (6 x the function timeout): only the toolkit's
+  // retry delays bring a message back early.
+  const queue = await queueWithDlq(`hooks-${randomUUID().slice(0, 8)}`, 3, { VisibilityTimeout: '60' })
+  const settingsEnv = {
+    DEPLOY_STAGE: 'local',
+    HTTP_ALLOW_LOOPBACK: 'true',
+    HTTP_TARGETS: TARGET,
+    WEBHOOK_SECRETS: secret,
+    HTTP_TIMEOUT_MS: '1000',
+    ...env,
+  }
+  const engine = createEngine(
+    loadConfig({
+      REDIS_URL: inject('redisUrl'),
+      QUEUES: JSON.stringify({ [TARGET]: queue.queueUrl }),
+      KEY_PREFIX: uniquePrefix('http'),
+      ...settingsEnv,
+    }),
+  )
+  const forwarder = createForwarder({
+    settings: readForwarderSettings(settingsEnv),
+    engine,
+    queue: new DelayQueue(engine),
+    sqs,
+    logger: new Logger({ logLevel: 'SILENT' }),
+    backoff: { baseSeconds: 1, jitter: false },
+    concurrency: 10,
+    ...options,
+  })
+  const pollers: SqsPoller[] = []
+  return {
+    secret,
+    receiver,
+    queue,
+    engine,
+    forwarder,
+    poll: (n = 1) => {
+      for (let i = 0; i < n; i++) {
+        pollers.push(
+          startSqsPoller({
+            sqs,
+            ...queue,
+            waitTimeSeconds: 1,
+            onError: () => undefined,
+            invoke: (event) => forwarder.handler(event, lambdaContext({ budgetMs: 30_000 })),
+          }),
+        )
+      }
+    },
+    close: async () => {
+      await Promise.all(pollers.map((p) => p.stop()))
+      forwarder.sender.close()
+      await receiver.close()
+      await engine.close()
+    },
+  }
+}
+
+/** Messages as the scanner sends them for jobs of the HTTP target queue, ten per SendMessageBatch. */
+export async function sendHttpJobs(queueUrl: string, jobs: { id: string; payload: unknown }[]): Promise<void> {
+  const now = Date.now()
+  const batches: (typeof jobs)[] = []
+  for (let i = 0; i < jobs.length; i += 10) batches.push(jobs.slice(i, i + 10))
+  for (let i = 0; i < batches.length; i += 20) {
+    await Promise.all(
+      batches.slice(i, i + 20).map((batch) =>
+        sqs.send(
+          new SendMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: batch.map((j, n) => ({
+              Id: String(n),
+              MessageBody: messageBody(
+                { id: j.id, queue: TARGET, payloadJson: JSON.stringify(j.payload), dueMs: now, createdAtMs: now },
+                now,
+              ),
+              MessageAttributes: { [JOB_ID_ATTRIBUTE]: { DataType: 'String', StringValue: j.id } },
+            })),
+          }),
+        ),
+      ),
+    )
+  }
+}
