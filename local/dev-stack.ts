@@ -21,6 +21,7 @@ import { removeDevEnv, writeDevEnv } from '../tools/sdq-poll/dev-env'
 import { loadConfig } from '../src/config'
 import { startDashboard } from '../src/ops/dashboard/server'
 import { createEngine } from '../src/store/engine'
+import { startSchedulerEndpoint } from './scheduler-endpoint'
 
 export interface DevStackOptions {
   /** The repository (serverless.yml). Default: the current directory. */
@@ -42,6 +43,8 @@ export interface DevStackOptions {
   envFile?: string
   /** The dashboard's port; 0 or undefined: a free one. */
   dashboardPort?: number
+  /** The Scheduler-compatible API's port; 0 or undefined: a free one. */
+  schedulerPort?: number
   /** Extra settings for the functions (any name of docs/settings.md). */
   env?: NodeJS.ProcessEnv
   /** serverless-offline's and the handlers' output, line by line (default: stdout). */
@@ -63,6 +66,8 @@ export interface DevStack {
   sqsEndpoint: string
   /** The operator dashboard (src/ops/dashboard/) over the stack's Redis. */
   dashboardUrl: string
+  /** The Scheduler-compatible API (@aws-sdk/client-scheduler's `endpoint`). */
+  schedulerUrl: string
   redisUrl: string
   /** Target name -> local queue URL (what the functions get as QUEUES). */
   queues: Record<string, string>
@@ -173,6 +178,9 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     stops.push(() => dashboardEngine.close())
     const dashboard = await startDashboard(dashboardEngine, { port: options.dashboardPort ?? 0 })
     stops.push(() => dashboard.close())
+    const scheduler = await startSchedulerEndpoint(functionEnv, options.schedulerPort ?? 0)
+    stops.push(() => scheduler.close())
+    log(`scheduler API ${scheduler.url}`)
 
     // The event source mappings: one poller per consumer function.
     const client = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: localCredentials })
@@ -202,6 +210,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       const envFile = options.envFile
       writeDevEnv(envFile, {
         DELAY_QUEUE_API_URL: gate.url,
+        SCHEDULER_ENDPOINT: scheduler.url,
         REDIS_URL: redisUrl,
         QUEUES: Object.entries(queues)
           .map(([name, url]) => `${name}=${url}`)
@@ -221,6 +230,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       lambdaUrl: offline.lambdaUrl,
       sqsEndpoint: sqs.endpoint,
       dashboardUrl: dashboard.url,
+      schedulerUrl: scheduler.url,
       redisUrl,
       queues,
       deadLetterQueues,

@@ -31,6 +31,9 @@
   ARGV[12] writeToken  the write token (Idempotency-Key: one per logical call, the same on each of its attempts), "" for
                     none; kept in the record with the digest of this request (requestDigest), and a digest of the
                     token in the job's dispatch receipt (src/store/receipt.ts)
+  ARGV[13] createdAtMs  "" for now; else the creation time a new job keeps (a DLQ redrive keeps the original one). It is
+                    a new incarnation all the same: its version is this write's time (ms), so the FIFO deduplication id
+                    (id, version, createdAt: src/sqs/envelope.ts) differs from every earlier delivery's
 
   Returns on success: { 1 created | 2 replaced, dueMs, createdAtMs, version, startScanner }, startScanner 1 when
   the caller must start the scan function now (it holds this shard's start guard), else 0
@@ -62,6 +65,8 @@ local id, bucketNo, mode, queue, groupId, payload, kind, when, wake =
 local startHorizon, startGuardMs, writeToken = tonumber(ARGV[10]), ARGV[11], ARGV[12]
 
 local now = nowMs()
+local born, firstVersion = now, 0
+if ARGV[13] ~= '' then born, firstVersion = tonumber(ARGV[13]), now end
 -- What this write asks for, kept with its token: the same token with another request is not a retry of this one.
 local request = writeToken ~= '' and requestDigest(mode, queue, groupId, kind, ARGV[8], payload) or ''
 
@@ -126,15 +131,15 @@ end
 -- Insert of a new id, the common case, in as few calls as possible: HSETNX both checks and writes; the index only
 -- changes when this job is its bucket's new earliest (ZADD LT), and only then can it be the shard's earliest.
 if mode == 'insert' then
-  if redis.call('HSETNX', jobs, id, encodeRecord(queue, now, 0, groupId, payload, writeToken, request)) == 1 then
+  if redis.call('HSETNX', jobs, id, encodeRecord(queue, born, firstVersion, groupId, payload, writeToken, request)) == 1 then
     redis.call('ZADD', bucket, due, id)
     countBy(counts, queue, 'pending', 1)
     if redis.call('ZADD', index, 'LT', 'CH', due, bucketNo) == 1 then wakeIfEarliest(index, wake, bucketNo, due) end
-    return { 1, due, now, 0, startScanner() }
+    return { 1, due, born, firstVersion, startScanner() }
   end
 end
 
-local createdAt, version = now, 0
+local createdAt, version = born, firstVersion
 local old = redis.call('HGET', jobs, id)
 if old then
   local dueScore = redis.call('ZSCORE', bucket, id)

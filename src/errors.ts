@@ -15,6 +15,7 @@ export enum ScriptErrorCode {
   OccurrenceOfSchedule = -3,
   JobMaybeDispatched = -5,
   IdempotencyKeyReused = -6,
+  JobDead = -7,
   ScheduleNotFound = JobNotFound,
   ScheduleChanged = -4,
 }
@@ -97,6 +98,14 @@ export class JobDispatchingError extends DelayQueueError {
   readonly code = 'Conflict'
   constructor(readonly jobId: string) {
     super(`job "${jobId}" is being handed to SQS right now; it can no longer be changed or cancelled`)
+  }
+}
+
+/** Run now of a job in the dead set: SQS refused it on every attempt; the dead set's retry is its action. */
+export class JobDeadError extends DelayQueueError {
+  readonly code = 'Conflict'
+  constructor(readonly jobId: string) {
+    super(`job "${jobId}" is in the dead set (SQS refused it on every attempt): retry it from there instead`)
   }
 }
 
@@ -273,6 +282,8 @@ export function scriptError(code: ScriptErrorCode, jobId: string, existing?: Exi
       return new JobMaybeDispatchedError(jobId)
     case ScriptErrorCode.IdempotencyKeyReused:
       return new IdempotencyKeyReusedError(jobId)
+    case ScriptErrorCode.JobDead:
+      return new JobDeadError(jobId)
     case ScriptErrorCode.OccurrenceOfSchedule: {
       const occurrence = parseOccurrenceId(jobId)
       if (!occurrence) throw new Error('OccurrenceOfSchedule needs an occurrence id')

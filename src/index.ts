@@ -20,6 +20,7 @@ export type { JobMessage } from './sqs/envelope'
 export {
   ConfigError,
   DelayQueueError,
+  JobDeadError,
   JobDispatchingError,
   JobMaybeDispatchedError,
   IdempotencyKeyReusedError,

@@ -88,6 +88,22 @@ export class DelayQueueApiClient {
     await call(this.transport, 'DELETE', jobPath(id))
   }
 
+  /**
+   * POST /jobs/{id}/run: the pending job due now, otherwise unchanged. Sent again when unanswered (a second run of a
+   * job due now changes nothing). Throws NotFound, or JobConflictError while it is being sent or when it is dead.
+   */
+  async runNow(id: string): Promise<Api.RunNowAnswer> {
+    return (await call(this.transport, 'POST', `${jobPath(id)}/run`, undefined, { retryUnanswered: true })).body
+  }
+
+  /**
+   * POST /jobs/run-due: the pending jobs due before `before` (of `queue`, or all) due now, a bounded share per call:
+   * call again with the answer's cursor until it is null. Sent again when unanswered (what was moved stays moved).
+   */
+  async runDue(input: Api.RunDueInput): Promise<Api.PromoteDueResult> {
+    return (await call(this.transport, 'POST', '/jobs/run-due', input, { retryUnanswered: true })).body
+  }
+
   /** GET /jobs/{id}: the stored job, a dispatched one's receipt (status "dispatched"), or null (unknown or expired). */
   async get(id: string): Promise<Api.JobView | null> {
     const answer = await call(this.transport, 'GET', jobPath(id), undefined, { allow: [404], retryUnanswered: true })

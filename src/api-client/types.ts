@@ -2,7 +2,10 @@
 // Re-exported as they are: the API takes and answers the same shapes as DelayQueue.
 export type {
   JobInput,
+  PromoteDueResult,
   QueueStats,
+  RunDueInput,
+  RunNowAnswer,
   ScheduledJob,
   ScheduleInput,
   ScheduleListPage,

@@ -18,6 +18,8 @@ export type RouteName =
   | 'deleteSchedule'
   | 'pauseSchedule'
   | 'resumeSchedule'
+  | 'runJob'
+  | 'runDueJobs'
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
@@ -26,8 +28,10 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 const PATHS: Record<string, Partial<Record<Method, RouteName>>> = {
   '/jobs': { GET: 'listJobs', POST: 'createJob' },
   '/jobs/batch': { POST: 'createBatch' },
+  '/jobs/run-due': { POST: 'runDueJobs' },
   '/stats': { GET: 'stats' },
   '/jobs/{id}': { GET: 'getJob', PUT: 'putJob', DELETE: 'deleteJob' },
+  '/jobs/{id}/run': { POST: 'runJob' },
   '/schedules': { GET: 'listSchedules' },
   '/schedules/{id}': { GET: 'getSchedule', PUT: 'putSchedule', DELETE: 'deleteSchedule' },
   '/schedules/{id}/pause': { POST: 'pauseSchedule' },

@@ -17,6 +17,9 @@ export interface RouteOptions {
   maxBatchBytes: number
 }
 
+/** Script runs of one POST /jobs/run-due (each reads at most 500 jobs and 256 due buckets of one shard). */
+export const RUN_DUE_RUNS_PER_REQUEST = 64
+
 export type RouteHandler = (
   queue: DelayQueue,
   event: APIGatewayProxyEventV2,
@@ -82,6 +85,15 @@ export const routes: Record<RouteName, RouteHandler> = {
   async deleteJob(queue, _event, id) {
     await queue.cancel(id!)
     return noContent()
+  },
+
+  async runJob(queue, _event, id) {
+    return json(200, await queue.runNow(id!))
+  },
+
+  async runDueJobs(queue, event) {
+    // Bounded per request (RUN_DUE_RUNS_PER_REQUEST): a larger backlog answers with a cursor to call again with.
+    return json(200, await queue.runDue(parseJson(rawJsonBody(event)), { maxRuns: RUN_DUE_RUNS_PER_REQUEST }))
   },
 
   async stats(queue) {

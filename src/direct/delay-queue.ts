@@ -19,8 +19,20 @@ import { RecurringSchedules } from './recurring-schedules'
 import { scheduleMany, type BatchItemResult } from './schedule-many'
 import { isoTime } from '../iso-time'
 import { validateWriteToken, type WriteOptions } from './write-token'
+import type { PromoteDueResult } from '../store/promote'
+import { runDue, runNow, type RunDueInput, type RunNowAnswer } from './run-now'
 
-export type { BatchItemResult, JobInput, ScheduleInput, ScheduleListPage, ScheduleView, WriteOptions }
+export type {
+  BatchItemResult,
+  JobInput,
+  PromoteDueResult,
+  RunDueInput,
+  RunNowAnswer,
+  ScheduleInput,
+  ScheduleListPage,
+  ScheduleView,
+  WriteOptions,
+}
 
 /** A job as stored, without its payload (answers to schedule / reschedule). */
 export interface ScheduledJob {
@@ -129,6 +141,16 @@ export class DelayQueue {
     return { ...scheduledAs(job, result), created: result.status === 'created' }
   }
 
+  /** Run a pending job now: the same job, due now (409 while it is being sent; src/direct/run-now.ts). */
+  runNow(id: string): Promise<RunNowAnswer> {
+    return runNow(this.store, this.starter, id)
+  }
+
+  /** Run now every pending job due before a time, a bounded share per call with a cursor (src/direct/run-now.ts). */
+  runDue(input: RunDueInput | unknown, options: { maxRuns?: number } = {}): Promise<PromoteDueResult> {
+    return runDue({ store: this.store, starter: this.starter, config: this.config }, input, options)
+  }
+
   /** Cancel a pending job. Throws JobNotFoundError, or JobDispatchingError when it is being handed to SQS. */
   async cancel(id: string): Promise<void> {
     await this.store.cancel(validateJobRef(id))
@@ -147,18 +169,7 @@ export class DelayQueue {
    * the previous page's, `caller` who asks (src/store/deep-page-rate.ts). Throws ValidationError naming the field.
    */
   async listPending(options: PendingQuery = {}): Promise<PendingPage> {
-    const limit = options.limit ?? 50
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-      throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
-    }
-    if (options.queue !== undefined && !Object.hasOwn(this.config.queues, options.queue)) {
-      const known = Object.keys(this.config.queues).map((q) => JSON.stringify(q))
-      throw new ValidationError([
-        { path: 'queue', message: `must be one of the configured queues: ${known.join(', ')}` },
-      ])
-    }
-    if (options.cursor) decodePendingCursor(options.cursor) // refused before anything is read
-    return this.store.listPending({ ...options, limit })
+    return this.store.listPending(validPendingQuery(options, this.config))
   }
 
   async stats(): Promise<QueueStats> {
@@ -212,4 +223,18 @@ function scheduledAs(job: { id: string; queue: string; groupId?: string }, resul
     ...(groupId ? { groupId } : {}),
     ...(result.replayed ? { replayed: true as const } : {}),
   }
+}
+
+/** A pending-list query with its limit, checked before anything is read: ValidationError naming the field. */
+function validPendingQuery(options: PendingQuery, config: Config): PendingQuery & { limit: number } {
+  const limit = options.limit ?? 50
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+    throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
+  }
+  if (options.queue !== undefined && !Object.hasOwn(config.queues, options.queue)) {
+    const known = Object.keys(config.queues).map((q) => JSON.stringify(q))
+    throw new ValidationError([{ path: 'queue', message: `must be one of the configured queues: ${known.join(', ')}` }])
+  }
+  if (options.cursor) decodePendingCursor(options.cursor)
+  return { ...options, limit }
 }

@@ -90,15 +90,23 @@ export class ScanStarter {
   /** After a schedule was created, replaced or resumed: starts a scanner if its next occurrence is due soon. */
   async afterSchedule(id: string, nextRunMs: number | null): Promise<void> {
     if (nextRunMs === null || nextRunMs >= Date.now() + this.horizonMs) return
+    await this.startUnlessAlive(occurrenceId(id, nextRunMs), { scheduleId: id })
+  }
+
+  /** After run now made jobs due now (`token`: names this start, e.g. "<job id>@<ms>"): starts a scanner unless one runs. */
+  afterRunNow(token: string, subject: Record<string, unknown>): Promise<void> {
+    return this.startUnlessAlive(token, subject)
+  }
+
+  private async startUnlessAlive(token: string, subject: Record<string, unknown>): Promise<void> {
     const { redis, keys } = this.store
-    const token = occurrenceId(id, nextRunMs)
     try {
       if (!(await takeScanStartUnlessAlive(redis, keys, token))) return
     } catch (error) {
-      this.logger.warn('scan start guard failed', { scheduleId: id, error: String(error) })
+      this.logger.warn('scan start guard failed', { ...subject, error: String(error) })
       return
     }
-    await this.launch(token, 0, { scheduleId: id })
+    await this.launch(token, 0, subject)
   }
 
   /** Resolves once every start begun so far has ended (a scanner is up, or the start gave up). */

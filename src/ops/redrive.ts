@@ -191,7 +191,13 @@ function validated(
     // A group id equal to the job id is SQS's default for the job: leave it out, as the job had it.
     ...(groupId !== undefined && groupId !== id ? { groupId } : {}),
   }
-  return validateJob(input, options.config, { id })
+  const job = validateJob(input, options.config, { id })
+  // Scheduled again, it is the same job to its owner: it keeps the creation time its message carries (the scanner
+  // writes it), as a new incarnation all the same (lua/enqueue.lua: a FIFO deduplication id of its own).
+  const createdAtMs = typeof body.createdAt === 'string' ? Date.parse(body.createdAt) : Number.NaN
+  if (options.mode.kind === 'schedule' && Number.isSafeInteger(createdAtMs) && createdAtMs > 0)
+    job.createdAtMs = createdAtMs
+  return job
 }
 
 /** An occurrence re-created as a job would run its schedule's series twice: it goes back with --direct only. */

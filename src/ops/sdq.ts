@@ -9,6 +9,8 @@
 //                                             exit code 3 when messages were refused (left in the DLQ)
 //   pending [--queue Q] [--limit N] [--cursor C]  pending jobs in due-time order, a page at a time (no payloads)
 //   job <id>                                  one job: pending, dead, or dispatched (its receipt)
+//   run <id>...                               pending jobs due now (src/ops/run-commands.ts)
+//   run-due --before T [--queue Q] [--cursor C]  every pending job due before T due now, step by step
 //   stats                                     counts per target queue
 //   schedules list|get|put|pause|resume|delete  recurring schedules (src/ops/schedule-commands.ts)
 //   dashboard [--port N] [--host H]           the operator dashboard over REDIS_URL (default 127.0.0.1:3003); no AWS;
@@ -25,6 +27,7 @@ import { SCHEDULE_USAGE, scheduleCommand } from './schedule-commands'
 import { startDashboard } from './dashboard/server'
 import { JOB_USAGE, JobCommandError, jobCommand } from './job-commands'
 import { isoTime } from '../iso-time'
+import { RUN_USAGE, RunCommandError, runCommand } from './run-commands'
 
 const USAGE = `usage:
   sdq dead list [--queue Q] [--limit N]
@@ -33,31 +36,36 @@ const USAGE = `usage:
       to the queue whose DLQ it reads (or --queue Q, which also takes bodies naming another queue); every
       message passes the API's job rules; refused ones stay in the DLQ, listed under "skipped" (exit code 3)
 ${JOB_USAGE}
+${RUN_USAGE}
   sdq stats
   sdq dashboard [--port N] [--host H]
       --host other than loopback (0.0.0.0, a LAN address) only with SDQ_DASHBOARD_TOKEN set (32+ characters): every
       request must then carry it (open /?token=<token> once, or send Authorization: Bearer <token>)
 ${SCHEDULE_USAGE}`
 
+/** The flags every command may take (each command reads its own). */
+const OPTIONS = {
+  queue: { type: 'string' },
+  limit: { type: 'string' },
+  'delay-ms': { type: 'string' },
+  all: { type: 'boolean' },
+  'dlq-url': { type: 'string' },
+  direct: { type: 'boolean' },
+  max: { type: 'string' },
+  cursor: { type: 'string' },
+  json: { type: 'string' },
+  file: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  before: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: {
-      queue: { type: 'string' },
-      limit: { type: 'string' },
-      'delay-ms': { type: 'string' },
-      all: { type: 'boolean' },
-      'dlq-url': { type: 'string' },
-      direct: { type: 'boolean' },
-      max: { type: 'string' },
-      cursor: { type: 'string' },
-      json: { type: 'string' },
-      file: { type: 'string' },
-      port: { type: 'string' },
-      host: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options: OPTIONS,
   })
   const [command, sub, ...ids] = positionals
   if (values.help || !command) {
@@ -78,6 +86,15 @@ async function main(argv: string[]): Promise<number> {
     } else if (command === 'pending' || command === 'job') {
       const flags = { queue: values.queue, limit: number('limit', values.limit), cursor: values.cursor }
       for (const line of await jobCommand(new DelayQueue(engine), command, sub, flags)) print(line)
+    } else if (command === 'run' || command === 'run-due') {
+      const flags = { before: values.before, queue: values.queue, cursor: values.cursor }
+      await runCommand(
+        new DelayQueue(engine),
+        command,
+        [sub, ...ids].filter((x) => x !== undefined),
+        flags,
+        print,
+      )
     } else if (command === 'dashboard') {
       // From the environment, not a flag: a command line is visible to every user of the machine (ps).
       const token = process.env.SDQ_DASHBOARD_TOKEN || undefined
@@ -181,13 +198,13 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e) => {
     console.error(
-      e instanceof UsageError || e instanceof JobCommandError
+      e instanceof UsageError || e instanceof JobCommandError || e instanceof RunCommandError
         ? `${e.message}\n${USAGE}`
         : e instanceof DelayQueueError
           ? e.message
           : e,
     )
-    process.exit(e instanceof UsageError || e instanceof JobCommandError ? 2 : 1)
+    process.exit(e instanceof UsageError || e instanceof JobCommandError || e instanceof RunCommandError ? 2 : 1)
   },
 )
 

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto'
 import { parseOccurrenceId } from '../schedule/occurrence-id'
 import { isoTime } from '../iso-time'
+import { rawInputBody } from './raw-input'
 
 export interface JobMessage<Payload = unknown> {
   id: string
@@ -34,6 +35,8 @@ export interface EnvelopeSource {
 
 /** The body, built around the stored payload text (never re-parsed: it was validated JSON when accepted). */
 export function messageBody(job: EnvelopeSource, dispatchedAtMs: number): string {
+  const raw = rawInputBody(job.id, job.payloadJson)
+  if (raw !== undefined) return raw
   const occurrence = parseOccurrenceId(job.id)
   return (
     `{"id":${JSON.stringify(job.id)},"queue":${JSON.stringify(job.queue)},"payload":${job.payloadJson},` +

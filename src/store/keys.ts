@@ -139,6 +139,25 @@ export function receiptSlot(id: string): number {
   return Math.floor(hashId(id) / 7) % RECEIPT_SLOTS
 }
 
+/**
+ * The Scheduler-compatible API's keys for one kind of document (a group's schedules, or the groups): the HASH and the
+ * ZSET of names, and per delete that sent a ClientToken a STRING (the name it deleted, expiring) so that the same
+ * delete sent again answers as the first did.
+ */
+export interface SchedulerDocumentKeys {
+  definitions: string
+  names: string
+  deletedBy(clientToken: string): string
+}
+
+function schedulerDocumentKeys(tag: string, definitions: string, names: string): SchedulerDocumentKeys {
+  return {
+    definitions: `${tag}:${definitions}`,
+    names: `${tag}:${names}`,
+    deletedBy: (clientToken) => `${tag}:${definitions}-deleted-by:${clientToken}`,
+  }
+}
+
 export interface JobLocation {
   shard: ShardKeys
   bucketNo: number
@@ -168,6 +187,20 @@ export class Keyspace {
     this.runLogKey = `${this.shards[0]!.tag}:runs`
     this.scanRelayKey = `${this.shards[0]!.tag}:scan-relay`
     this.cursorKey = `${this.shards[0]!.tag}:cursor-key`
+  }
+
+  /**
+   * The Scheduler-compatible API (src/scheduler-api/definition-store.ts): one schedule group's Scheduler definitions
+   * (HASH name -> JSON) and their names (ZSET, all scored 0: listed by name), under the group's own hash tag so that
+   * both sit in one Cluster slot. The jobs and schedules those definitions stand for live on the shards as any other.
+   */
+  schedulerGroup(group: string): SchedulerDocumentKeys {
+    return schedulerDocumentKeys(`${this.options.prefix}{scheduler:${group}}`, 'definitions', 'names')
+  }
+
+  /** The Scheduler-compatible API's schedule groups: HASH name -> JSON and ZSET of names, under shard 0's tag. */
+  get schedulerGroups(): SchedulerDocumentKeys {
+    return schedulerDocumentKeys(this.shards[0]!.tag, 'scheduler-groups', 'scheduler-group-names')
   }
 
   /**

@@ -13,4 +13,6 @@ export interface NewJob {
    * attempt after one that was applied changes nothing and answers as that one did. Absent: none (nothing stored).
    */
   writeToken?: string
+  /** A creation time to keep (a DLQ redrive keeps the job's original one); absent: now. */
+  createdAtMs?: number
 }

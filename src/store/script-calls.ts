@@ -66,6 +66,7 @@ export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: Enque
       startHorizon: job.scanStart?.horizonMs ?? 0,
       startGuardMs: job.scanStart?.guardMs ?? 0,
       writeToken: job.writeToken ?? '',
+      createdAtMs: job.createdAtMs ?? '',
     },
   }
 }

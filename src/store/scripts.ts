@@ -31,6 +31,8 @@ import scanStartReleaseLua from '../../lua/scan-start-release.lua'
 import scannerAliveLua from '../../lua/scanner-alive.lua'
 import scannerRetireLua from '../../lua/scanner-retire.lua'
 import reviveLua from '../../lua/revive.lua'
+import promoteLua from '../../lua/promote.lua'
+import promoteDueLua from '../../lua/promote-due.lua'
 import addOccurrence from '../../lua/includes/addOccurrence.lua'
 import base36 from '../../lua/includes/base36.lua'
 import decodeRecord from '../../lua/includes/decodeRecord.lua'
@@ -90,6 +92,8 @@ export const LUA_SCRIPTS = {
   sdqAck: ackLua,
   sdqRelease: releaseLua,
   sdqRevive: reviveLua,
+  sdqPromote: promoteLua,
+  sdqPromoteDue: promoteDueLua,
   sdqSchedulePut: schedulePutLua,
   sdqScheduleDelete: scheduleDeleteLua,
   sdqScheduleAck: scheduleAckLua,

@@ -125,7 +125,8 @@ describe('the combinations differ where the parameters say', () => {
   it('packages a Function URL instead of the HTTP API, and a FIFO queue pair with its alarm', () => {
     const [defaults, options, fifo] = names.map((n) => templates.get(n)!)
     expect(byType(defaults!, 'AWS::ApiGatewayV2::Api')).toHaveLength(1)
-    expect(byType(options!, 'AWS::Lambda::Url')).toHaveLength(1)
+    // The API's URL and the Scheduler-compatible API's own (docs/scheduler-api.md).
+    expect(byType(options!, 'AWS::Lambda::Url')).toHaveLength(2)
     expect(byType(options!, 'AWS::ApiGatewayV2::Api')).toHaveLength(0)
     expect(options!.Parameters.AlarmTopicArn.Default).toBe(TOPIC)
     const fifoQueues = byType(fifo!, 'AWS::SQS::Queue').filter((q) => q.Properties.FifoQueue === true)

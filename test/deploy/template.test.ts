@@ -132,7 +132,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
   it('runs every function on nodejs24.x, each with a role of its own and the VPC from SSM', () => {
     const functions = ofType('AWS::Lambda::Function').map(([, r]) => r.Properties)
     expect(functions.map((f) => f.FunctionName).sort()).toEqual(
-      ['api', 'consumer', 'forwarder', 'scan'].map((k) => `serverless-delay-queue-prod-${k}`),
+      ['api', 'consumer', 'forwarder', 'scan', 'scheduler'].map((k) => `serverless-delay-queue-prod-${k}`),
     )
     for (const f of functions) {
       expect(f.Runtime).toBe('nodejs24.x')
@@ -143,7 +143,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       expect(f.Environment.Variables.AWS_USE_DUALSTACK_ENDPOINT).toBe('false')
     }
     expect(new Set(functions.map((f) => f.Role['Fn::GetAtt'][0]))).toEqual(
-      new Set(['ApiRole', 'ScanRole', 'ConsumerRole', 'ForwarderRole']),
+      new Set(['ApiRole', 'ScanRole', 'ConsumerRole', 'ForwarderRole', 'SchedulerRole']),
     )
     expect(resources.IamRoleLambdaExecution).toBeUndefined() // no shared role holding everyone's rights
     expect(template.Parameters.SubnetIds.Type).toBe('AWS::SSM::Parameter::Value<List<AWS::EC2::Subnet::Id>>')
@@ -156,7 +156,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
     })
     expect(fn('api').Environment.Variables.REDIS_URL).toEqual({ Ref: 'RedisUrl' })
     // What Lambda uses to manage a VPC function's network interfaces (AWS's list, as in AWSLambdaVPCAccessExecutionRole)
-    for (const role of ['ApiRole', 'ScanRole', 'ConsumerRole', 'ForwarderRole'])
+    for (const role of ['ApiRole', 'ScanRole', 'ConsumerRole', 'ForwarderRole', 'SchedulerRole'])
       expect(actionsOn('ec2:', role).sort()).toEqual([
         'ec2:AssignPrivateIpAddresses',
         'ec2:CreateNetworkInterface',
@@ -294,6 +294,10 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       Object.values<Json>(template.Outputs).find((o) => o.Export?.Name === `serverless-delay-queue-prod-${name}`)?.Value
     expect(exported('HttpApiId')).toEqual({ Ref: 'HttpApi' })
     expect(JSON.stringify(exported('HttpApiUrl'))).toContain('execute-api')
+    // The Scheduler-compatible API: the HTTP API's address under /scheduler (docs/scheduler-api.md).
+    expect(exported('SchedulerApiUrl')['Fn::Join'][1]).toEqual(
+      expect.arrayContaining([{ Ref: 'HttpApi' }, '.execute-api.', '/scheduler']),
+    )
     for (const [, logicalId] of queuesOf(fn('scan').Environment.Variables)) {
       const dlqId = resources[logicalId]!.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0]
       expect(exported(`${logicalId}Url`)).toEqual({ Ref: logicalId })
@@ -496,6 +500,8 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
   it('puts IAM authorization on every API route', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties)
     expect(routes.map((r) => r.RouteKey).sort()).toEqual([
+      // The Scheduler-compatible API's own base URL (docs/scheduler-api.md), behind the same authorizer.
+      'ANY /scheduler/{proxy+}',
       'DELETE /jobs/{id}',
       'DELETE /schedules/{id}',
       'GET /jobs',
@@ -505,6 +511,8 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       'GET /stats',
       'POST /jobs',
       'POST /jobs/batch',
+      'POST /jobs/run-due',
+      'POST /jobs/{id}/run',
       'POST /schedules/{id}/pause',
       'POST /schedules/{id}/resume',
       'PUT /jobs/{id}',
@@ -539,12 +547,13 @@ describe('serverless package --param=scanMode=on-demand --param=apiEndpoint=func
     if (dir) rmSync(dir, { recursive: true, force: true })
   })
 
-  it('lets the API invoke the scan function, and nothing else, in on-demand mode', () => {
+  it('lets the API (and the Scheduler-compatible API) invoke the scan function, and nothing else, in on-demand mode', () => {
     const env = res.ApiLambdaFunction!.Properties.Environment.Variables
     expect(env.SCAN_MODE).toBe('on-demand')
     expect(env.SCAN_FUNCTION_NAME).toBe(res.ScanLambdaFunction!.Properties.FunctionName)
+    expect(res.SchedulerLambdaFunction!.Properties.Environment.Variables.SCAN_MODE).toBe('on-demand')
     expect(res.ApiStartsScanPolicy!.Properties).toMatchObject({
-      Roles: [{ Ref: 'ApiRole' }],
+      Roles: [{ Ref: 'ApiRole' }, { Ref: 'SchedulerRole' }],
       PolicyDocument: {
         Statement: [{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: getAtt('ScanLambdaFunction') }],
       },
@@ -554,7 +563,7 @@ describe('serverless package --param=scanMode=on-demand --param=apiEndpoint=func
 
   it('reaches SQS and Lambda over IPv6 (dual-stack ENIs and the SDK on dual-stack endpoints) with egress=ipv6', () => {
     const functions = Object.values(res).filter((r) => r.Type === 'AWS::Lambda::Function')
-    expect(functions).toHaveLength(4)
+    expect(functions).toHaveLength(5)
     for (const f of functions) {
       expect(f.Properties.VpcConfig.Ipv6AllowedForDualStack).toBe(true)
       expect(f.Properties.Environment.Variables.AWS_USE_DUALSTACK_ENDPOINT).toBe('true')
@@ -565,6 +574,10 @@ describe('serverless package --param=scanMode=on-demand --param=apiEndpoint=func
     const urls = Object.values(res).filter((r) => r.Type === 'AWS::Lambda::Url')
     expect(urls).toEqual([
       { Type: 'AWS::Lambda::Url', Properties: { AuthType: 'AWS_IAM', TargetFunctionArn: getAtt('ApiLambdaFunction') } },
+      {
+        Type: 'AWS::Lambda::Url',
+        Properties: { AuthType: 'AWS_IAM', TargetFunctionArn: getAtt('SchedulerLambdaFunction') },
+      },
     ])
     expect(Object.values(res).filter((r) => r.Type.startsWith('AWS::ApiGatewayV2::'))).toEqual([])
     // Its address is exported in place of the HTTP API's.
@@ -573,6 +586,10 @@ describe('serverless package --param=scanMode=on-demand --param=apiEndpoint=func
       Export: { Name: 'serverless-delay-queue-prod-ApiFunctionUrl' },
     })
     expect(outputs.HttpApiUrl).toBeUndefined()
+    expect(outputs.SchedulerApiUrl).toMatchObject({
+      Value: { 'Fn::GetAtt': ['SchedulerLambdaFunctionUrl', 'FunctionUrl'] },
+      Export: { Name: 'serverless-delay-queue-prod-SchedulerApiUrl' },
+    })
   })
 })
 

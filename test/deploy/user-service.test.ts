@@ -179,11 +179,12 @@ describe('both stacks, packaged offline', () => {
     for (const name of imports) expect(exports).toContain(name)
   })
 
-  it('attaches closeOrder to the orders queue with partial batch failures, its role able to delay retries', () => {
+  it('attaches closeOrder to the orders queue with partial batch failures and a concurrency limit, its role able to delay retries', () => {
     const resources = Object.values<Record<string, any>>(userService.Resources)
     const mapping = resources.find((r) => r.Type === 'AWS::Lambda::EventSourceMapping')!.Properties
     expect(mapping.EventSourceArn).toEqual({ 'Fn::ImportValue': 'serverless-delay-queue-prod-TargetQueueOrdersArn' })
     expect(mapping.FunctionResponseTypes).toEqual(['ReportBatchItemFailures'])
+    expect(mapping.ScalingConfig).toEqual({ MaximumConcurrency: 5 })
     const statements = userService.Resources.IamRoleLambdaExecution.Properties.Policies.flatMap(
       (p: any) => p.PolicyDocument.Statement,
     )

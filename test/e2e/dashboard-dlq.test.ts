@@ -2,12 +2,18 @@
 // holds messages to the rule `sdq redrive` holds them to, a GET reads depths without receiving anything, a peek gives
 // the messages back at once (the DLQ still shows them, with its Redrive), and the bars get their widths under the
 // page's CSP. In headless Chromium where a page is involved.
-import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs'
+import {
+  ChangeMessageVisibilityBatchCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs'
 import type { Browser } from 'playwright-core'
 import { HAVE_CHROMIUM, launchChromium, requireChromium } from '../support/chromium'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { loadConfig } from '../../src/config'
 import { DelayQueue } from '../../src/direct/delay-queue'
+import { DlqReader } from '../../src/ops/dashboard/dlqs'
 import { startDashboard, type Dashboard } from '../../src/ops/dashboard/server'
 import { messageBody } from '../../src/sqs/envelope'
 import { createEngine, type Engine } from '../../src/store/engine'
@@ -151,6 +157,37 @@ describe('dashboard DLQ routes', () => {
     // assess
     expect(img.status).toBe(404)
     expect(foreign.status).toBe(415)
+  })
+})
+
+describe('dashboard DLQ peek, given back', () => {
+  it('says so when SQS does not take a peeked message back: a redrive would not see it until the hold ends', async () => {
+    // prepare: a DLQ with one message; SQS answers the give-back with a per-message failure (its handle is refused)
+    const q = await createTargetWithDlq(sqs, 'giveback')
+    await deadLetter(q.dlq.url, 'giveback-1', 'giveback')
+    const refusing = {
+      send: (command: unknown) =>
+        command instanceof ChangeMessageVisibilityBatchCommand
+          ? sqs.send(
+              new ChangeMessageVisibilityBatchCommand({
+                ...command.input,
+                Entries: command.input.Entries!.map((e) => ({ ...e, ReceiptHandle: 'not-a-receipt-handle' })),
+              }),
+            )
+          : sqs.send(command as never),
+      destroy: () => undefined,
+    } as unknown as SQSClient
+    const config = { ...engine.config, queues: { giveback: q.target.url } }
+    const reader = new DlqReader(config, engine.store, refusing)
+    // act
+    const report = await reader.peek()
+    // assess: the message is listed, and the panel says it is held
+    expect(report).toMatchObject({
+      available: true,
+      dlqs: [{ queue: 'giveback', messages: [expect.objectContaining({ jobId: 'giveback-1' })] }],
+    })
+    const [view] = (report as Extract<typeof report, { available: true }>).dlqs
+    expect(view!.error).toBe('1 peeked message(s) not given back: hidden for up to 30 s')
   })
 })
 

@@ -169,6 +169,25 @@ describe.concurrent('on-demand scan mode', () => {
     await t.close()
   })
 
+  it('starts a scanner for a job run now, and for jobs run now by a run-due, when none runs', async () => {
+    // prepare: jobs due in an hour (beyond the horizon: nothing started for them)
+    const { t, fn, queue } = await onDemandStage('od-run-now')
+    await queue.schedule({ id: 'later-1', queue: 'orders', payload: 1, delayMs: 3_600_000 })
+    await queue.schedule({ id: 'later-2', queue: 'orders', payload: 2, delayMs: 3_600_000 })
+    expect(fn.invocations).toHaveLength(0)
+    // act: one run now; once that scanner ended, the other by a run-due
+    await queue.runNow('later-1')
+    await eventually(() => fn.sent.length >= 1, 10_000)
+    await fn.settled()
+    await queue.runDue({ before: Date.now() + 7_200_000 })
+    await eventually(() => fn.sent.length >= 2, 10_000)
+    await fn.settled()
+    // assess: a start each time, both jobs sent
+    expect(fn.invocations).toHaveLength(2)
+    expect(fn.sent.map((s) => s.id)).toEqual(['later-1', 'later-2'])
+    await t.close()
+  })
+
   it('keeps a scheduled run going while a job is due within the horizon, and ends it after the job and a linger', async () => {
     // prepare: one job due in 1.5 s, one in two hours; nothing asks for a start (plain store)
     const { t, scanFunction } = await plainStage('od-tick')

@@ -277,6 +277,64 @@ describe('DLQ redrive of FIFO queues', () => {
   })
 })
 
+describe('DLQ redrive keeps the creation time', () => {
+  /** A message as the scanner sent job `id` created at `createdAtMs`: the body, and its FIFO deduplication id. */
+  function sent(id: string, queue: string, createdAtMs: number) {
+    const body = messageBody({ id, queue, payloadJson: '{"k":1}', dueMs: createdAtMs, createdAtMs }, createdAtMs)
+    return { body, dedup: deduplicationId(id, 0, createdAtMs) }
+  }
+
+  it('schedules the job again with the createdAt its message carries', async () => {
+    // prepare: a job created an hour ago, in the DLQ
+    const t = testStore()
+    const { target, dlq } = await createTargetWithDlq(sqs, 'orders')
+    const createdAtMs = Date.now() - 3_600_000
+    await sqs.send(
+      new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: sent('kept-1', 'orders', createdAtMs).body }),
+    )
+    const config = { queues: { orders: target.url }, ...LIMITS }
+    // act
+    const report = await redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: schedule(t.store, 60_000) })
+    // assess
+    expect(report).toMatchObject({ moved: 1, skipped: [] })
+    expect((await t.store.get('kept-1'))?.createdAt).toBe(new Date(createdAtMs).toISOString())
+    await t.close()
+  })
+
+  it('delivers a FIFO job redriven at once with its old createdAt: not a duplicate of its first delivery', async () => {
+    // prepare: the scanner's first delivery a minute ago (its deduplication id is in SQS's 5-minute window), received
+    // and given up on by the consumer: the message is in the DLQ
+    const t = testStore()
+    const { target, dlq } = await createTargetWithDlq(sqs, 'digest.fifo')
+    const config = { queues: { 'digest.fifo': target.url }, ...LIMITS }
+    const first = sent('kept-fifo', 'digest.fifo', Date.now() - 60_000)
+    const group = { MessageGroupId: 'kept-fifo' }
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: target.url,
+        MessageBody: first.body,
+        MessageDeduplicationId: first.dedup,
+        ...group,
+      }),
+    )
+    const [delivered] = await receiveAll(sqs, target.url)
+    await sqs.send(new DeleteMessageCommand({ QueueUrl: target.url, ReceiptHandle: delivered!.ReceiptHandle! }))
+    await sqs.send(
+      new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: first.body, MessageDeduplicationId: 'dlq-1', ...group }),
+    )
+    // act: redriven due now, and dispatched by a scanner
+    const report = await redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: schedule(t.store, 0) })
+    const s = testScanner(t, { queues: config.queues })
+    await s.runUntil(async () => (await pendingCount(t.store)) === 0, 5_000)
+    // assess: it arrived again, with its old creation time
+    expect(report).toMatchObject({ moved: 1, skipped: [] })
+    const again = await receiveAll(sqs, target.url)
+    expect(again.map((m) => JSON.parse(m.Body!).createdAt)).toEqual([JSON.parse(first.body).createdAt])
+    await s.close()
+    await t.close()
+  })
+})
+
 describe('which queue a DLQ belongs to', () => {
   it('maps a DLQ URL back to its target queue by the stack naming, FIFO included', () => {
     const queues = {

@@ -15,6 +15,7 @@ import { scheduleAckCall, scheduleDeleteCall, schedulePutCall } from '../../src/
 import { cancelCall, enqueueCall, getCall, reviveCall } from '../../src/store/script-calls'
 import { recordHeadsCall, walkAdvanceCall, walkStartCall } from '../../src/store/ops-script-calls'
 import { deepPageRateCall } from '../../src/store/deep-page-rate'
+import { promoteCall, promoteDueCall } from '../../src/store/promote'
 import {
   composeScript,
   helperClosure,
@@ -41,6 +42,8 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   sdqGet: getCall(at, 'job-1', [1, 0]),
   sdqCancel: cancelCall(at, 'job-1'),
   sdqRevive: reviveCall(at, 'job-1', 0),
+  sdqPromote: promoteCall(at, 'job-1'),
+  sdqPromoteDue: promoteDueCall(shard, { bucket: 1, skip: 0 }, 3, { beforeMs: 5, queue: '' }),
   sdqClaim: claimCall(shard, {
     limit: 10,
     leaseMs: 1000,

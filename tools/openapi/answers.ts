@@ -96,3 +96,17 @@ export const schedule = z.object({
 })
 
 export const schedulePage = z.object({ schedules: z.array(schedule), cursor: z.string().nullable() })
+
+export const runAnswer = z.object({
+  id: z.string(),
+  runAt: time.meta({ description: 'now: when the job is due' }),
+  previousRunAt: time.meta({ description: 'when it was due before (equal to runAt when it was due already)' }),
+})
+
+export const runDueAnswer = z.object({
+  promoted: z.number().int().meta({ description: 'jobs made due now by this call' }),
+  cursor: z
+    .string()
+    .nullable()
+    .meta({ description: 'where this call stopped: call again with it to go on; null when every shard was walked' }),
+})

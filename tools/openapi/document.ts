@@ -4,6 +4,7 @@
 import { z } from 'zod'
 import { scheduleInputSchema } from '../../src/direct/schedule-validation'
 import { jobInputSchema } from '../../src/direct/validation'
+import { runDueInputSchema } from '../../src/direct/run-now'
 import { httpRequestSchema } from '../../src/http-target/request-spec'
 import { ROUTES, type RouteName } from '../../src/api/router'
 import * as answers from './answers'
@@ -12,6 +13,7 @@ import { ERRORS, OPERATIONS, type Operation } from './operations'
 const registry = z.registry<{ id: string }>()
 registry.add(jobInputSchema, { id: 'JobInput' })
 registry.add(scheduleInputSchema, { id: 'ScheduleInput' })
+registry.add(runDueInputSchema, { id: 'RunDueInput' })
 registry.add(httpRequestSchema, { id: 'HttpRequest' })
 for (const [name, schema] of Object.entries(answers))
   registry.add(schema, { id: name[0]!.toUpperCase() + name.slice(1) })

@@ -26,7 +26,7 @@ export const ERRORS: Record<number, { code: string; description: string; example
   409: {
     code: 'Conflict',
     description:
-      'the id is taken (the body shows the job holding it), the job is being sent (Conflict), or SQS may have it (JobMaybeDispatched)',
+      'the id is taken (the body shows the job holding it), the job is being sent or (run now) is dead (Conflict), or SQS may have it (JobMaybeDispatched)',
     example: 'a job with id "order-42" exists already',
   },
   413: {
@@ -117,6 +117,21 @@ export const OPERATIONS: Record<RouteName, Operation> = {
     jobWrite: true,
   }),
   deleteJob: op('deleteJob', { summary: 'Cancel a job', statuses: [204, ...READ, 404, 409].sort() }),
+  runJob: op('runJob', {
+    summary: 'Run a pending job now (the same job, due now); 409 while it is being sent, or when it is dead',
+    statuses: [200, ...READ, 404, 409].sort(),
+    answer: 'RunAnswer',
+    example: { id: 'order-42:close', runAt: '2027-01-04T09:00:00.000Z', previousRunAt: '2027-01-05T09:00:00.000Z' },
+  }),
+  runDueJobs: op('runDueJobs', {
+    summary:
+      'Run now the pending jobs due before a time (of one queue, or all), in bounded steps: call again with the cursor until it is null',
+    statuses: [200, ...READ, 415].sort(),
+    answer: 'RunDueAnswer',
+    example: { promoted: 1200, cursor: null },
+    body: 'RunDueInput',
+    bodyExample: { before: '2027-01-04T12:00:00Z', queue: 'orders' },
+  }),
   stats: op('stats', { summary: 'Counts per queue', statuses: [200, 500, 503], answer: 'Stats' }),
   listSchedules: op('listSchedules', {
     summary: 'List recurring schedules',

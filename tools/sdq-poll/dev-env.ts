@@ -6,6 +6,8 @@ import { dirname } from 'node:path'
 export interface DevEnv {
   /** The HTTP API (what the api-client takes as its url). */
   DELAY_QUEUE_API_URL: string
+  /** The Scheduler-compatible API: @aws-sdk/client-scheduler's `endpoint`. */
+  SCHEDULER_ENDPOINT?: string
   REDIS_URL: string
   /** Target name -> local queue URL, as the functions get it: `orders=http://...,emails=http://...`. */
   QUEUES: string

@@ -86,7 +86,11 @@ export class DlqReader {
   constructor(
     private readonly config: Config,
     private readonly store: JobStore,
-  ) {}
+    /** Default: one built from the config when first needed. */
+    sqs?: SQSClient,
+  ) {
+    this.sqs = sqs
+  }
 
   /** Each DLQ's depth, from its attributes: no message is received. */
   read(): Promise<DlqReport> {
@@ -158,7 +162,9 @@ export class DlqReader {
             MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp'],
           }),
         )
-        await this.giveBack(dlqUrl, Messages)
+        const kept = await this.giveBack(dlqUrl, Messages)
+        // Said, not hidden: those stay out of the depth's visible part and of a redrive until the hold ends.
+        if (kept) view.error = `${kept} peeked message(s) not given back: hidden for up to ${PEEK_HOLD_SECONDS} s`
         view.messages = Messages.map(peeked)
         const oldest = Math.min(...view.messages.map((m) => Date.parse(m.sentAt)))
         view.oldestSentAt = Number.isFinite(oldest) ? isoTime(oldest) : null
@@ -169,15 +175,19 @@ export class DlqReader {
     return view
   }
 
-  /** Peeked messages visible again at once, for the DLQ's consumer and a redrive (per-message failures: 30 s later). */
-  private async giveBack(dlqUrl: string, messages: Message[]): Promise<void> {
-    if (messages.length === 0) return
-    await this.client().send(
+  /**
+   * Peeked messages visible again at once, for the DLQ's consumer and a redrive; answers how many SQS did not take
+   * back (visible again when the hold ends).
+   */
+  private async giveBack(dlqUrl: string, messages: Message[]): Promise<number> {
+    if (messages.length === 0) return 0
+    const { Failed = [] } = await this.client().send(
       new ChangeMessageVisibilityBatchCommand({
         QueueUrl: dlqUrl,
         Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle!, VisibilityTimeout: 0 })),
       }),
     )
+    return Failed.length
   }
 }
 

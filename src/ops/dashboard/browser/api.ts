@@ -81,6 +81,13 @@ export const api = {
   pending: (queue: string, cursor: string, limit: number) =>
     call<PendingPage>('GET', `/api/pending?${new URLSearchParams({ queue, cursor, limit: String(limit) })}`),
   cancel: (id: string) => call<void>('DELETE', job(id)),
+  runNow: (id: string) => call<{ id: string; runAt: string; previousRunAt: string }>('POST', `${job(id)}/run`, {}),
+  runDue: (before: string, queue: string, cursor: string | null) =>
+    call<{ promoted: number; cursor: string | null }>('POST', '/api/run-due', {
+      before,
+      ...(queue ? { queue } : {}),
+      ...(cursor ? { cursor } : {}),
+    }),
   reschedule: (id: string, delayMs: number) => call<JobView>('POST', `${job(id)}/reschedule`, { delayMs }),
   retryDead: (id: string) =>
     call<{ id: string; runAt: string }>('POST', `/api/dead/${encodeURIComponent(id)}/retry`, {}),
@@ -90,6 +97,10 @@ export const api = {
   dlqs: () => call<DlqReport>('GET', '/api/dlqs'),
   peekDlqs: () => call<DlqReport>('POST', '/api/dlqs/peek', {}),
   redriveDlq: (queue: string) =>
-    call<{ moved: number; skipped: unknown[] }>('POST', `/api/dlqs/${encodeURIComponent(queue)}/redrive`, {}),
+    call<{ moved: number; skipped: { jobId?: string; reason: string }[] }>(
+      'POST',
+      `/api/dlqs/${encodeURIComponent(queue)}/redrive`,
+      {},
+    ),
   deleteDead: (id: string) => call<void>('DELETE', `/api/dead/${encodeURIComponent(id)}`),
 }

@@ -26,9 +26,16 @@ export class DlqPanel {
 
   private async redrive(queue: string) {
     if (!confirm(`Move every message of the ${queue} DLQ back into the delay queue, due now?`)) return
+    // Says how many moved (each keeps its createdAt), and what was refused and why: those stay in the DLQ.
     await this.act(`redrove the ${queue} DLQ`, async () => {
       const r = await api.redriveDlq(queue)
-      if (r.skipped.length) throw new Error(`${r.moved} moved, ${r.skipped.length} refused (left in the DLQ)`)
+      const refused = r.skipped.map((s) => `${s.jobId ?? '(no job id)'}: ${s.reason}`).join('; ')
+      return r.skipped.length
+        ? {
+            notice: `redrove the ${queue} DLQ: ${r.moved} moved, ${r.skipped.length} refused (left in the DLQ: ${refused})`,
+            bad: true,
+          }
+        : { notice: `redrove the ${queue} DLQ: ${r.moved} moved` }
     })
     await this.load()
   }

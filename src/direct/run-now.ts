@@ -1,0 +1,90 @@
+// Run now, for DelayQueue (and so the API, `sdq` and the dashboard): one job (runNow), or every pending job due before
+// a time (runDue, whose input schema is here: the API and the direct class accept and refuse the same things). The
+// store does the moving (src/store/promote.ts); in on-demand scan mode a scanner is started for what is due now.
+import { z } from 'zod'
+import type { Config } from '../config'
+import { ValidationError, type ErrorDetail } from '../errors'
+import type { JobStore } from '../store/job-store'
+import { Promoter, type PromoteDueResult } from '../store/promote'
+import { isoTime } from '../iso-time'
+import { validateJobRef } from './id-rules'
+import type { ScanStarter } from './scan-starter'
+import { parseIsoWithZone } from './validation'
+
+/** Run now's answer: the job is due at `runAt` (now); it was due at `previousRunAt` (the same when due already). */
+export interface RunNowAnswer {
+  id: string
+  runAt: string
+  previousRunAt: string
+}
+
+/** Throws JobNotFoundError, JobDispatchingError (a scanner holds it), or JobDeadError (the dead set retries it). */
+export async function runNow(store: JobStore, starter: ScanStarter | undefined, id: string): Promise<RunNowAnswer> {
+  const p = await new Promoter(store).promote(validateJobRef(id))
+  // On-demand scan mode: a job due now needs a running scanner, as a new job due now does.
+  if (p.runAtMs !== p.previousRunAtMs) await starter?.afterRunNow(`${p.id}@${p.runAtMs}`, { jobId: p.id })
+  return { id: p.id, runAt: isoTime(p.runAtMs), previousRunAt: isoTime(p.previousRunAtMs) }
+}
+
+/**
+ * `maxRuns` script runs (default: until done), then the answer with the `cursor` to go on from (null when done). Jobs
+ * scheduled behind the walk while it runs are left as they are. Throws ValidationError naming the field.
+ */
+export async function runDue(
+  on: { store: JobStore; starter?: ScanStarter; config: Pick<Config, 'queues'> },
+  input: unknown,
+  options: { maxRuns?: number } = {},
+): Promise<PromoteDueResult> {
+  const request = validateRunDue(input, on.config)
+  const result = await new Promoter(on.store).promoteDue({ ...request, ...options })
+  if (result.promoted > 0) await on.starter?.afterRunNow(`run-due@${Date.now()}`, { runDue: result.promoted })
+  return result
+}
+
+const BEFORE_RULE = 'must be an ISO-8601 time with a zone, or an integer epoch ms'
+const FIELDS = ['before', 'queue', 'cursor'] as const
+
+export const runDueInputSchema = z.strictObject({
+  /** Jobs due before this time (exclusive): ISO-8601 with a zone, or epoch ms. */
+  before: z.union([z.string(), z.number()], { error: (i) => (i.input === undefined ? 'is required' : BEFORE_RULE) }),
+  /** Only this queue's jobs. */
+  queue: z.string({ error: 'must be a string naming a configured queue' }).optional(),
+  /** Where the previous answer stopped (its `cursor`). */
+  cursor: z.string({ error: 'must be the cursor of the previous answer' }).max(40).optional(),
+})
+
+export type RunDueInput = z.input<typeof runDueInputSchema>
+
+export interface RunDueRequest {
+  beforeMs: number
+  queue?: string
+  cursor?: string
+}
+
+/** Throws ValidationError naming each bad field. */
+export function validateRunDue(input: unknown, config: Pick<Config, 'queues'>): RunDueRequest {
+  const parsed = runDueInputSchema.safeParse(input)
+  if (!parsed.success) throw new ValidationError(parsed.error.issues.flatMap(details))
+  const { before, queue, cursor } = parsed.data
+  const beforeMs = typeof before === 'number' ? before : parseIsoWithZone(before)
+  const fails: ErrorDetail[] = []
+  if (beforeMs === undefined || !Number.isSafeInteger(beforeMs) || beforeMs < 0) {
+    fails.push({ path: 'before', message: BEFORE_RULE })
+  }
+  if (queue !== undefined && !Object.hasOwn(config.queues, queue)) {
+    const known = Object.keys(config.queues).map((q) => JSON.stringify(q))
+    fails.push({ path: 'queue', message: `must be one of the configured queues: ${known.join(', ')}` })
+  }
+  if (fails.length) throw new ValidationError(fails)
+  return { beforeMs: beforeMs!, ...(queue !== undefined ? { queue } : {}), ...(cursor ? { cursor } : {}) }
+}
+
+function details(issue: z.core.$ZodIssue): ErrorDetail[] {
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.slice(0, 5).map((key) => ({
+      path: key.length > 64 ? `${key.slice(0, 64)}...` : key,
+      message: `is not a known field; known: ${FIELDS.join(', ')}`,
+    }))
+  }
+  return [{ path: issue.path.map(String).join('.'), message: issue.message }]
+}

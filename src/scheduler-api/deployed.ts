@@ -1,0 +1,12 @@
+// How the deployed `scheduler` function (functions/scheduler.ts) is reached: under /scheduler on the HTTP API, or at
+// the root of a Function URL of its own. IAM authorization there has verified the signature before the function
+// runs, for the service that front door checks: execute-api (HTTP API) or lambda (Function URL). A client signs for
+// that service with one extra line, `signingName` (docs/scheduler-api.md); `scheduler` stays accepted for local use.
+import type { SchedulerHandlerOptions } from './handler'
+
+export const DEPLOYED_BASE_PATH = '/scheduler'
+
+export const deployedOptions: Pick<SchedulerHandlerOptions, 'basePath' | 'acceptedServices'> = {
+  basePath: DEPLOYED_BASE_PATH,
+  acceptedServices: ['execute-api', 'lambda', 'scheduler'],
+}

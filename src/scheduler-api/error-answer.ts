@@ -1,0 +1,54 @@
+// Any failure as the restJson1 error the SDK turns into its exception class: the type in x-amzn-ErrorType, the
+// message in the body's "Message", AWS's status. Our engine's errors become the Scheduler exception that fits; anything
+// unexpected is an InternalServerException that leaks nothing (the SDK retries those).
+import {
+  DelayQueueError,
+  JobDispatchingError,
+  JobExistsError,
+  PayloadTooLargeError,
+  StoreFullError,
+  ValidationError,
+} from '../errors'
+import {
+  SchedulerApiError,
+  SchedulerConflictError,
+  SchedulerInternalError,
+  SchedulerQuotaError,
+  SchedulerThrottlingError,
+  SchedulerValidationError,
+} from './errors'
+
+export interface HttpAnswer {
+  statusCode: number
+  headers: Record<string, string>
+  body: string
+}
+
+export function asSchedulerError(e: unknown): SchedulerApiError {
+  if (e instanceof SchedulerApiError) return e
+  if (e instanceof ValidationError || e instanceof PayloadTooLargeError) return new SchedulerValidationError(e.message)
+  if (e instanceof JobExistsError || e instanceof JobDispatchingError) return new SchedulerConflictError(e.message)
+  if (e instanceof StoreFullError || outOfMemory(e)) {
+    return new SchedulerQuotaError("The queue's Redis is full: no schedule can be added now.")
+  }
+  if (e instanceof DelayQueueError && e.code === 'TooManyRequests') return new SchedulerThrottlingError(e.message)
+  return new SchedulerInternalError('The request could not be carried out: try again.')
+}
+
+/**
+ * Redis refused a write of the definitions (definition-store.ts) for want of memory: OOM, or, within MULTI, the
+ * EXECABORT that follows it (ioredis keeps the queued command's error in `previousErrors`).
+ */
+function outOfMemory(e: unknown): boolean {
+  if (!(e instanceof Error)) return false
+  const previous = (e as { previousErrors?: Error[] }).previousErrors ?? []
+  return [e, ...previous].some((x) => x.message?.startsWith('OOM'))
+}
+
+export function errorAnswer(error: SchedulerApiError): HttpAnswer {
+  return {
+    statusCode: error.status,
+    headers: { 'content-type': 'application/json', 'x-amzn-errortype': error.type },
+    body: JSON.stringify({ Message: error.message }),
+  }
+}

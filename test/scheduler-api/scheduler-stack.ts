@@ -1,0 +1,72 @@
+// The Scheduler-compatible API on the test Redis and fauxqs: a target queue, the handler served on loopback, the
+// unmodified SDK client pointed at it (only `endpoint` and dummy credentials set), and a scanner that fires its jobs.
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs'
+import { SchedulerClient } from '@aws-sdk/client-scheduler'
+import { inject } from 'vitest'
+import { localCredentials } from '../../local/sqs-endpoint'
+import { loadConfig } from '../../src/config'
+import { DelayQueue } from '../../src/direct/delay-queue'
+import { createSchedulerHandler } from '../../src/scheduler-api/handler'
+import { serveScheduler } from '../../src/scheduler-api/http-server'
+import { createEngine } from '../../src/store/engine'
+import { uniquePrefix } from '../support/engine'
+import { testScanner } from '../support/scanner'
+import { createQueue, sqsClient } from '../support/sqs'
+
+export interface SchedulerStackOptions {
+  fifo?: boolean
+  redisUrl?: string
+  /** Settings over the defaults (the Cluster test's REDIS_CLUSTER_NODES and SHARDS). */
+  env?: Record<string, string>
+}
+
+export async function startSchedulerStack(options: SchedulerStackOptions = {}) {
+  const sqs = sqsClient()
+  const queue = await createQueue(sqs, options.fifo ? 'sched-target.fifo' : 'sched-target')
+  const attributes = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queue.url, AttributeNames: ['QueueArn'] }),
+  )
+  const queueArn = attributes.Attributes!.QueueArn!
+  // A target's name says whether it is a FIFO queue, as in serverless.yml's targetQueues.
+  const targetName = options.fifo ? 'target.fifo' : 'target'
+  const config = loadConfig({
+    REDIS_URL: options.redisUrl ?? inject('redisUrl'),
+    QUEUES: JSON.stringify({ [targetName]: queue.url }),
+    KEY_PREFIX: uniquePrefix('sched'),
+    SHARDS: '2',
+    DUE_BUCKETS: '8',
+    REDIS_WAIT_REPLICAS: '0',
+    ...options.env,
+  })
+  const engine = createEngine(config)
+  const delayQueue = new DelayQueue(engine)
+  const silent = { info: () => undefined, warn: () => undefined, error: () => undefined }
+  const handler = createSchedulerHandler(engine, { logger: silent })
+  const server = await serveScheduler(handler)
+  const client = new SchedulerClient({ endpoint: server.url, region: 'us-east-1', credentials: localCredentials })
+  const scanner = testScanner({ redis: engine.redis, keys: engine.keys }, { queues: { [targetName]: queue.url } })
+  return {
+    sqs,
+    queue,
+    queueArn,
+    engine,
+    delayQueue,
+    server,
+    client,
+    scanner,
+    /** Target fields every test repeats: the queue by ARN, a role that is accepted and ignored. */
+    target: (input: string) => ({ Arn: queueArn, RoleArn: 'arn:aws:iam::000000000000:role/scheduler', Input: input }),
+    async close() {
+      client.destroy()
+      await scanner.close()
+      await server.close()
+      await engine.close()
+      sqs.destroy()
+    },
+  }
+}
+
+/** at(...) of an epoch ms, in UTC, to the second (EventBridge Scheduler's form). */
+export function atExpression(ms: number): string {
+  return `at(${new Date(ms).toISOString().slice(0, 19)})`
+}
