@@ -4,7 +4,7 @@ import { loadConfig, type Config } from '../config'
 import { createEngine, type Engine } from '../store/engine'
 import type { ConnectOptions } from '../store/redis'
 import type { EnqueueResult, JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
-import { validateJobId, validateJobRef } from './id-rules'
+import { validateJobId, validateJobRef, writableId } from './id-rules'
 import { validateJob, type JobInput } from './validation'
 import { ValidationError } from '../errors'
 import { queuesAsConfigured } from '../store/stats'
@@ -61,6 +61,11 @@ export interface DelayQueueOptions {
    * next scheduled scan (up to a minute late).
    */
   scanInvoker?: ScanInvoker
+  /**
+   * The Scheduler-compatible API's own queue (src/scheduler-api/handler.ts): it may write the ids starting with
+   * "scheduler:" that every other caller is refused (src/direct/id-rules.ts, writableId).
+   */
+  schedulerFrontDoor?: boolean
 }
 
 export class DelayQueue {
@@ -72,6 +77,7 @@ export class DelayQueue {
   private readonly owned: boolean
   /** On-demand scan mode only. */
   private readonly starter?: ScanStarter
+  private readonly writable: (id: string) => string
 
   /** From a Config (connects to Redis; call close() when done), or from an engine built elsewhere. */
   constructor(source: Config | DelayQueueEngine, redisOptions: ConnectOptions = {}, options: DelayQueueOptions = {}) {
@@ -82,6 +88,7 @@ export class DelayQueue {
     this.owned = !('store' in source)
     this.store = engine.store
     this.config = engine.config
+    this.writable = (id) => writableId(id, options.schedulerFrontDoor)
     // Only on-demand mode builds an invoker: the Lambda SDK client is not even loaded otherwise.
     const { scanMode, scanFunctionName } = this.config
     if (scanMode === 'on-demand') {
@@ -90,7 +97,7 @@ export class DelayQueue {
       if (invoker) this.starter = new ScanStarter(this.store, invoker, this.config.onDemandHorizonMs)
     }
     const schedules = new ScheduleStore(engine.store.redis, engine.store.keys, engine.store.replication)
-    this.recurring = new RecurringSchedules(schedules, this.config, this.starter)
+    this.recurring = new RecurringSchedules(schedules, this.config, this.starter, this.writable)
   }
 
   /** From the environment (REDIS_URL, QUEUES, ...: see src/config.ts). */
@@ -105,6 +112,7 @@ export class DelayQueue {
   async schedule(input: JobInput | unknown, options: WriteOptions = {}): Promise<ScheduledJob> {
     const writeToken = validateWriteToken(options.idempotencyKey, 'idempotencyKey')
     const job = { ...validateJob(input, this.config), writeToken }
+    this.writable(job.id)
     // The token is kept with the job under its id: a create sent again without one would get another id.
     if (writeToken && (input as JobInput).id === undefined) {
       throw new ValidationError([{ path: 'id', message: 'is required with an idempotency key' }])
@@ -135,7 +143,7 @@ export class DelayQueue {
     options: WriteOptions = {},
   ): Promise<ScheduledJob & { created: boolean }> {
     const writeToken = validateWriteToken(options.idempotencyKey, 'idempotencyKey')
-    const job = { ...validateJob(input, this.config, { id: validateJobId(id) }), writeToken }
+    const job = { ...validateJob(input, this.config, { id: this.writable(validateJobId(id)) }), writeToken }
     const result = await this.store.upsert(job)
     await this.starter?.afterEnqueue([result])
     return { ...scheduledAs(job, result), created: result.status === 'created' }

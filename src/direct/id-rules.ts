@@ -2,6 +2,7 @@
 // ("<schedule id>@<epoch ms>": src/schedule/occurrence-id.ts). Every id a caller hands in is checked here.
 import { ValidationError } from '../errors'
 import { OCCURRENCE_SEPARATOR } from '../schedule/occurrence-id'
+import { SCHEDULER_JOB_PREFIX } from '../sqs/raw-input'
 
 /** The alphabet of every id: no "@" (it starts an occurrence's time), nothing a key or a URL would need to escape. */
 const ID_CHAR = '[A-Za-z0-9_.:-]'
@@ -42,5 +43,19 @@ export function validateJobRef(id: unknown, path = 'id'): string {
 export function validateScheduleId(id: unknown): string {
   if (typeof id !== 'string' || !SCHEDULE_ID_PATTERN.test(id))
     throw new ValidationError([{ path: 'id', message: SCHEDULE_ID_RULE }])
+  return id
+}
+
+/**
+ * Ids the Scheduler-compatible API gives the jobs and schedules it makes (src/scheduler-api/job-id.ts). Anyone else
+ * writing one would overwrite a Scheduler schedule's job, or make one that delivers its payload as a Scheduler Input.
+ */
+export const RESERVED_ID_RULE = `must not start with "${SCHEDULER_JOB_PREFIX}" (reserved for the Scheduler-compatible API)`
+
+/** A job or schedule id to write: 400 when it is one of the Scheduler-compatible API's, unless that API writes it. */
+export function writableId(id: string, schedulerFrontDoor = false): string {
+  if (!schedulerFrontDoor && id.startsWith(SCHEDULER_JOB_PREFIX)) {
+    throw new ValidationError([{ path: 'id', message: RESERVED_ID_RULE }])
+  }
   return id
 }

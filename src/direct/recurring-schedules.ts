@@ -4,7 +4,7 @@ import type { Config } from '../config'
 import { ScheduleChangedError, ScheduleNotFoundError } from '../errors'
 import type { ScheduleStore } from '../store/schedule-store'
 import type { ScanStarter } from './scan-starter'
-import { validateScheduleId } from './id-rules'
+import { validateScheduleId, writableId } from './id-rules'
 import { validateSchedule, type ScheduleInput } from './schedule-validation'
 import { scheduleView, type ScheduleListPage, type ScheduleView } from './schedule-view'
 
@@ -14,10 +14,14 @@ export class RecurringSchedules {
     private readonly config: Config,
     /** On-demand scan mode only. */
     private readonly starter?: ScanStarter,
+    /** Refuses the ids reserved for the Scheduler-compatible API (src/direct/id-rules.ts, writableId). */
+    private readonly writable: (id: string) => string = writableId,
   ) {}
 
   async put(id: string, input: ScheduleInput | unknown): Promise<ScheduleView & { created: boolean }> {
-    const { created, schedule } = await this.store.put(validateSchedule(id, input, this.config))
+    const valid = validateSchedule(id, input, this.config)
+    this.writable(id)
+    const { created, schedule } = await this.store.put(valid)
     await this.starter?.afterSchedule(id, schedule.pendingMs)
     return { ...scheduleView(id, schedule), created }
   }

@@ -4,6 +4,7 @@ import type { Config } from '../config'
 import { DelayQueueError, ValidationError } from '../errors'
 import type { JobStore } from '../store/job-store'
 import type { ScanStarter } from './scan-starter'
+import { writableId } from './id-rules'
 import { validateJob } from './validation'
 
 /** `replayed`: an earlier attempt with the same idempotency key stored it (nothing changed now). */
@@ -45,6 +46,8 @@ async function scheduleChunk(
   inputs.forEach((input, index) => {
     try {
       const job = validateJob(input, config)
+      // The Scheduler-compatible API writes one job at a time: no batch may write its ids.
+      writableId(job.id)
       // As for one job: the key is kept under the id, and a job without one would get a new id on each attempt.
       if (writeToken && (input as { id?: unknown }).id === undefined) {
         throw new ValidationError([{ path: 'id', message: 'is required with an idempotency key' }])

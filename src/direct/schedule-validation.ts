@@ -8,6 +8,7 @@ import { occurrenceId } from '../schedule/occurrence-id'
 import { cronProblems, isTimeZone, nextOccurrence } from '../schedule/recurrence'
 import { MAX_EVERY_MS, MAX_SCHEDULE_TIME_ISO, MAX_SCHEDULE_TIME_MS } from '../schedule/time-bounds'
 import { expectedMessageBytes } from '../sqs/envelope'
+import { checkHttpJob } from '../http-target/job-check'
 import type { NewSchedule } from '../store/schedule-store'
 import { validateScheduleId } from './id-rules'
 import { parseIsoWithZone, serializePayload, sharedFields } from './validation'
@@ -40,7 +41,7 @@ export const scheduleInputSchema = z.strictObject({
 /** What callers send: see docs/schedules.md, "Input" (the schema's type: the two cannot drift apart). */
 export type ScheduleInput = z.input<typeof scheduleInputSchema>
 
-export type ScheduleValidationConfig = Pick<Config, 'queues' | 'maxMessageBytes'>
+export type ScheduleValidationConfig = Pick<Config, 'queues' | 'maxMessageBytes'> & Partial<Pick<Config, 'httpTargets'>>
 
 /** Validate one schedule. Throws ValidationError naming every bad field, or PayloadTooLargeError. */
 export function validateSchedule(id: string, input: unknown, config: ScheduleValidationConfig): NewSchedule {
@@ -69,6 +70,8 @@ export function validateSchedule(id: string, input: unknown, config: ScheduleVal
   const endAtMs = timeOf('endAt', raw.endAt, fail)
   if (startAtMs !== undefined && endAtMs !== undefined && endAtMs < startAtMs)
     fail('endAt', 'must not be before startAt')
+  // Each occurrence is a job of the queue: on an HTTP target queue, a request the forwarder could not make is a 400 now.
+  checkHttpJob(raw.queue, raw.payload, config.httpTargets, fail)
   const payloadJson = serializePayload(raw.payload, fail)
   if (details.length === 0 && raw.cron !== undefined && startAtMs !== undefined) {
     // A rule whose first run after startAt lies beyond the time bound would be stored with nothing to run, ever.

@@ -1,6 +1,7 @@
 // Which addresses a delivery may connect to. By default none that reach inside: loopback, link-local (the instance
 // metadata address 169.254.169.254 included), private and shared ranges, and their IPv6 equivalents, IPv4-mapped
-// and NAT64 forms included (::ffff:127.0.0.1 is 127.0.0.1). Checked on the address a connection will use, after DNS.
+// NAT64, IPv4-compatible, IPv4-translated and 6to4 forms included (::ffff:127.0.0.1 is 127.0.0.1, and so is ::7f00:1,
+// which a URL's [::127.0.0.1] becomes). Checked on the address a connection will use, after DNS.
 import { BlockList, isIP } from 'node:net'
 
 /** The ranges refused by default, with the name a refusal reports. */
@@ -18,6 +19,7 @@ export const BLOCKED_RANGES: readonly { cidr: string; name: string }[] = [
   { cidr: '240.0.0.0/4', name: 'reserved' },
   { cidr: '::/128', name: 'unspecified' },
   { cidr: '::1/128', name: 'loopback' },
+  { cidr: '64:ff9b:1::/48', name: 'NAT64 local use' },
   { cidr: 'fc00::/7', name: 'unique local (private)' },
   { cidr: 'fe80::/10', name: 'link-local' },
   { cidr: 'fec0::/10', name: 'site-local (deprecated, private)' },
@@ -46,9 +48,11 @@ export function addressPolicy(options: AddressPolicyOptions = {}): (address: str
   return (address) => {
     const family = isIP(address)
     if (family === 0) return { allowed: false, reason: `${address} is not an IP address` }
+    // A zone id (fe80::1%eth0) only names the interface: the address is what is judged.
+    const bare = family === 6 ? address.split('%')[0]! : address
     // An IPv4 address inside IPv6 (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::a.b.c.d) is judged as that IPv4 address.
-    const v4 = family === 6 ? embeddedIpv4(address) : address
-    const [ip, type] = v4 ? [v4, 'ipv4' as const] : [address, 'ipv6' as const]
+    const v4 = family === 6 ? embeddedIpv4(bare) : address
+    const [ip, type] = v4 ? [v4, 'ipv4' as const] : [bare, 'ipv6' as const]
     if (allowed.check(ip, type)) return { allowed: true }
     const hit = blocked.find((r) => r.list.check(ip, type))
     return hit ? { allowed: false, reason: `${address} is in ${hit.cidr} (${hit.name})` } : { allowed: true }
@@ -64,11 +68,18 @@ export function addCidr(list: BlockList, cidr: string): void {
   list.addSubnet(m[1]!, bits, family === 4 ? 'ipv4' : 'ipv6')
 }
 
+// Prefixes whose last 32 bits are an IPv4 address: mapped, translated (SIIT), NAT64 and IPv4-compatible (::/96, which
+// the URL parser writes in hex: [::127.0.0.1] is ::7f00:1). 6to4 (2002::/16) carries it right after the prefix.
+const V4_PREFIX = '(?:::ffff:|::ffff:0:|64:ff9b::|::)'
+const V4_DOTTED = new RegExp(`^${V4_PREFIX}(\\d+\\.\\d+\\.\\d+\\.\\d+)$`)
+const V4_HEX = new RegExp(`^${V4_PREFIX}([0-9a-f]{1,4}):([0-9a-f]{1,4})$`)
+const V4_6TO4 = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4})(?::|$)/
+
 function embeddedIpv4(address: string): string | undefined {
   const lower = address.toLowerCase()
-  const dotted = /^(?:::ffff:|64:ff9b::|::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower)
+  const dotted = V4_DOTTED.exec(lower)
   if (dotted) return dotted[1]
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower)
+  const hex = V4_HEX.exec(lower) ?? V4_6TO4.exec(lower)
   if (!hex) return undefined
   const hi = Number.parseInt(hex[1]!, 16)
   const lo = Number.parseInt(hex[2]!, 16)

@@ -59,16 +59,22 @@ function header(answer: HttpAnswer, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v
 }
 
-/** Says where a redirect pointed, and whether the guard would have refused it (169.254.169.254: the metadata). */
+/**
+ * Says where a redirect pointed, and whether the guard would have refused it (169.254.169.254: the metadata). The
+ * reason goes to the record, the DLQ attribute, logs and the failure callback: the Location's user info, query and
+ * fragment (a login's code, a signed URL's token) are left out.
+ */
 function redirectNote(location: string, judge: (address: string) => AddressVerdict): string {
   if (!location) return ''
-  let host = ''
+  let url: URL
   try {
-    host = new URL(location).hostname.replace(/^\[|\]$/g, '')
+    url = new URL(location)
   } catch {
-    return ` (Location: ${location.slice(0, 200)})`
+    return ` (Location: ${location.split(/[?#]/)[0]!.slice(0, 200)})`
   }
+  const host = url.hostname.replace(/^\[|\]$/g, '')
   const verdict: AddressVerdict = isIP(host) ? judge(host) : { allowed: true }
   const refused = verdict.allowed ? '' : `; its address is refused: ${verdict.reason}`
-  return ` (Location: ${location.slice(0, 200)}${refused})`
+  const shown = url.protocol === 'http:' || url.protocol === 'https:' ? `${url.origin}${url.pathname}` : url.protocol
+  return ` (Location: ${shown.slice(0, 200)}${refused})`
 }

@@ -21,6 +21,16 @@ export interface CallbackBody {
   reason?: string
 }
 
+const CALLBACK_ID = /:cb-(?:success|failure)$/
+
+/**
+ * A callback goes where the job's creator said, not to the queue's target: the queue's default headers (a partner's
+ * credentials, its content-type) are not sent with it. Known by its id (a job named so by hand is treated alike).
+ */
+export function isCallbackId(id: string): boolean {
+  return CALLBACK_ID.test(id)
+}
+
 export function callbackJob(
   job: Job<unknown>,
   kind: 'success' | 'failure',

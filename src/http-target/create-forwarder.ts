@@ -7,7 +7,7 @@ import { jobHandler, type JobBatchHandler } from '../consumer'
 import { JobExistsError } from '../errors'
 import type { DelayQueue } from '../direct/delay-queue'
 import type { Engine } from '../store/engine'
-import { recordDelivery } from '../store/delivery-record'
+import { readKeptDelivery, recordDelivery } from '../store/delivery-record'
 import { addressPolicy } from './address-policy'
 import { forwardJob, type ForwarderDeps } from './forward-job'
 import { readForwarderSettings, type ForwarderSettings } from './forwarder-settings'
@@ -57,7 +57,10 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
       : {}),
     maxReceiveCount,
     ...(engine && ttlMs > 0
-      ? { record: (id, record) => recordDelivery(engine.redis, engine.keys, id, record, ttlMs) }
+      ? {
+          record: (id, record) => recordDelivery(engine.redis, engine.keys, id, record, ttlMs),
+          recorded: (id) => readKeptDelivery(engine.redis, engine.keys, id),
+        }
       : {}),
     ...(queue
       ? {

@@ -3,10 +3,11 @@
 // (SQS brings it back after the backoff or the Retry-After, whichever is longer), DeadLetterNowError (to the DLQ now).
 // Each call's result is recorded beside the job's dispatch receipt; callbacks follow the final outcome.
 import { DeadLetterNowError, RetryLaterError, type Job, type JobContext } from '../consumer'
-import type { DeliveryRecord } from '../store/delivery-record'
+import { withinMs } from '../consumer/deadline'
+import type { DeliveryRecord, KeptDelivery } from '../store/delivery-record'
 import { addressPolicy } from './address-policy'
 import { verdictOfAnswer, verdictOfError, type Verdict } from './answer-verdict'
-import { callbackJob, type CallbackJob } from './callback-job'
+import { callbackJob, isCallbackId, type CallbackJob } from './callback-job'
 import type { ForwarderSettings } from './forwarder-settings'
 import { checkHttpRequest, type ResolvedRequest } from './request-spec'
 import type { SecretLoader } from './secret-loader'
@@ -24,7 +25,9 @@ export interface ForwarderDeps {
   /** The queue's maxReceiveCount: a retryable failure on that attempt is final (SQS moves the job to the DLQ). */
   maxReceiveCount?: number
   /** Keeps the outcome beside the receipt (Redis); absent: not kept. */
-  record?: (id: string, record: DeliveryRecord) => Promise<void>
+  record?: (id: string, record: KeptDelivery) => Promise<void>
+  /** Reads what `record` kept (Redis): a copy of a job delivered already is not called again. */
+  recorded?: (id: string) => Promise<KeptDelivery | undefined>
   /** Creates a callback job (Redis); absent: callbacks are not sent. */
   enqueue?: (job: CallbackJob) => Promise<void>
   now?: () => number
@@ -37,6 +40,10 @@ export function forwardJob(deps: ForwarderDeps) {
   const judge = addressPolicy({ allow: deps.settings.allowCidrs, allowLoopback: deps.settings.allowLoopback })
   const ctxOf = { deps, now, judge }
   return async (job: Job<unknown>, ctx: JobContext): Promise<void> => {
+    if (await deliveredBefore(deps, job, ctx)) {
+      ctx.logger.info('duplicate delivery: job already delivered, not called again')
+      return
+    }
     const built = buildRequest(deps.settings, job)
     const verdict: Verdict =
       'request' in built ? await call(ctxOf, built.request, job, ctx) : { kind: 'dead-letter', reason: built.problem }
@@ -61,8 +68,10 @@ function buildRequest(
   settings: ForwarderSettings,
   job: Job<unknown>,
 ): { request: ResolvedRequest } | { problem: string } {
-  const defaults = settings.targets.queues[job.queue]
-  if (!defaults) return { problem: `queue "${job.queue}" is not an HTTP target queue (HTTP_TARGETS)` }
+  const queueDefaults = settings.targets.queues[job.queue]
+  if (!queueDefaults) return { problem: `queue "${job.queue}" is not an HTTP target queue (HTTP_TARGETS)` }
+  const { headers: _, ...withoutHeaders } = queueDefaults
+  const defaults = isCallbackId(job.id) ? withoutHeaders : queueDefaults
   const problems: string[] = []
   const request = checkHttpRequest(job.payload, defaults, { httpsOnly: !settings.targets.local }, (p, m) =>
     problems.push(`${p}: ${m}`),
@@ -94,6 +103,28 @@ async function call(w: Wiring, request: ResolvedRequest, job: Job<unknown>, ctx:
   }
 }
 
+/** Which dispatch of an id a record is about: a job re-created later under the same id is called again. */
+const dispatchOf = (job: Job<unknown>) => `${job.runAt} ${job.createdAt}`
+
+/** Bound of the look at the record: Redis down must not hold deliveries. */
+const RECORD_READ_MS = 1_000
+
+/**
+ * SQS delivers at least once (a lost delete, a visibility that ran out, the scanner re-sending a job whose ack was
+ * lost): a copy of a job whose call got a 2xx is acknowledged without a second call or callback. When the record cannot
+ * be read, the call is made: a duplicate is better than a lost delivery.
+ */
+async function deliveredBefore(deps: ForwarderDeps, job: Job<unknown>, ctx: JobContext): Promise<boolean> {
+  if (!deps.recorded) return false
+  try {
+    const kept = await withinMs(RECORD_READ_MS, () => deps.recorded!(job.id))
+    return kept?.outcome === 'delivered' && kept.of === dispatchOf(job)
+  } catch (error) {
+    ctx.logger.warn('delivery record not read: calling', { error })
+    return false
+  }
+}
+
 /** A Redis failure here must not undo a delivery: logged, and the job's outcome stands. */
 async function keep(
   w: Wiring,
@@ -103,7 +134,8 @@ async function keep(
   outcome: DeliveryRecord['outcome'],
 ) {
   if (!w.deps.record) return
-  const record: DeliveryRecord = {
+  const record: KeptDelivery = {
+    of: dispatchOf(job),
     outcome,
     ...(verdict.status === undefined ? {} : { status: verdict.status }),
     ...(verdict.excerpt ? { excerpt: verdict.excerpt } : {}),

@@ -14,12 +14,37 @@ export interface ForwarderSettings {
   allowLoopback: boolean
   connectTimeoutMs: number
   timeoutMs: number
-  /** None: deliveries go unsigned (the docs say why that is a bad idea outside a local run). */
+  /** None (the local stage only): deliveries go unsigned. */
   secretSource?: SecretSource
   secretCacheMs: number
 }
 
 type Env = Record<string, string | undefined>
+
+/**
+ * Ranges an allowance may not open (the allow-list is judged before the blocked ranges): loopback, where the Lambda
+ * runtime API listens, has its own setting refused outside the local stage; link-local holds the metadata and the
+ * platform's services, which no receiver needs. `0.0.0.0/0` or `::/0` would open both (::/0 covers IPv4 too).
+ */
+const NEVER_ALLOWED = [
+  { cidr: '127.0.0.0/8', name: 'loopback', rule: 'use HTTP_ALLOW_LOOPBACK (local stage only)' },
+  { cidr: '::1/128', name: 'loopback', rule: 'use HTTP_ALLOW_LOOPBACK (local stage only)' },
+  { cidr: '169.254.0.0/16', name: 'link-local', rule: 'never allowed' },
+  { cidr: 'fe80::/10', name: 'link-local', rule: 'never allowed' },
+].map((r) => {
+  const list = new BlockList()
+  addCidr(list, r.cidr)
+  return { ...r, list }
+})
+
+/** CIDR ranges nest or are apart: they overlap when one holds the other's first address, or the given address. */
+function overlaps(list: BlockList, cidr: string, range: { cidr: string; list: BlockList }): boolean {
+  const at = (text: string) => {
+    const address = text.split('/')[0]!.trim()
+    return [address, address.includes(':') ? 'ipv6' : 'ipv4'] as const
+  }
+  return list.check(...at(range.cidr)) || range.list.check(...at(cidr))
+}
 
 export function readForwarderSettings(env: Env = process.env): ForwarderSettings {
   const targets = readHttpTargets(env)
@@ -32,11 +57,14 @@ export function readForwarderSettings(env: Env = process.env): ForwarderSettings
     .map((s) => s.trim())
     .filter(Boolean)
   for (const cidr of allowCidrs) {
+    const list = new BlockList()
     try {
-      addCidr(new BlockList(), cidr)
+      addCidr(list, cidr)
     } catch (e) {
       throw new ConfigError('HTTP_ALLOW_CIDRS', (e as Error).message)
     }
+    const hit = NEVER_ALLOWED.find((r) => overlaps(list, cidr, r))
+    if (hit) throw new ConfigError('HTTP_ALLOW_CIDRS', `"${cidr}" covers ${hit.cidr} (${hit.name}): ${hit.rule}`)
   }
   return {
     targets,
@@ -51,7 +79,8 @@ export function readForwarderSettings(env: Env = process.env): ForwarderSettings
 
 /**
  * Real stages read SSM (WEBHOOK_SECRET_PARAMETER) or Secrets Manager (WEBHOOK_SECRET_ID), and refuse secrets in a
- * setting or a file. The local stage reads nothing from AWS: WEBHOOK_SECRETS or WEBHOOK_SECRET_FILE, else unsigned.
+ * setting or a file, and refuse to start with neither. The local stage reads nothing from AWS: WEBHOOK_SECRETS or
+ * WEBHOOK_SECRET_FILE, else unsigned.
  */
 function secretSource(env: Env, local: boolean): SecretSource | undefined {
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1'
@@ -87,7 +116,11 @@ function secretSource(env: Env, local: boolean): SecretSource | undefined {
       ...endpoint('AWS_ENDPOINT_URL_SECRETS_MANAGER'),
     }
   }
-  return undefined
+  // Receivers of a real stage verify every request: a forwarder that forgot its secret must not call them unsigned.
+  throw new ConfigError(
+    'WEBHOOK_SECRET_PARAMETER',
+    'or WEBHOOK_SECRET_ID is required outside the local stage: deliveries there are always signed',
+  )
 }
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {

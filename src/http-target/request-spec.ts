@@ -91,7 +91,7 @@ export function checkHttpRequest(
       const where = [prefix, ...issue.path.map(String)].join('.')
       const message =
         issue.code === 'unrecognized_keys'
-          ? `has unknown fields ${issue.keys.join(', ')} (known: url, method, headers, body, callbacks)`
+          ? `has unknown fields ${issue.keys.join(', ')} (known: ${issue.path[0] === 'callbacks' ? 'success, failure' : 'url, method, headers, body, callbacks'})`
           : issue.code === 'invalid_type' && issue.path.length === 0
             ? 'must be an object { url, method, headers, body, callbacks } on an HTTP target queue'
             : issue.message
@@ -155,7 +155,8 @@ function checkHeaders(headers: Record<string, string>, path: string, fail: Fail)
     if (!TOKEN.test(name)) fail(`${path}.${name}`, 'is not a valid header name')
     else if (FORBIDDEN_HEADERS.has(lower) || lower.startsWith('proxy-'))
       fail(`${path}.${name}`, 'is set by the forwarder and cannot be given')
-    else if (!HEADER_VALUE.test(value)) fail(`${path}.${name}`, 'must not hold line breaks or control characters')
+    else if (!HEADER_VALUE.test(value))
+      fail(`${path}.${name}`, 'must hold only printable Latin-1 characters (no line breaks or control characters)')
     else out[lower] = value
   }
   if (chars > HTTP_LIMITS.headerChars) fail(path, `must total at most ${HTTP_LIMITS.headerChars} characters`)

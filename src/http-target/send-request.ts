@@ -63,6 +63,13 @@ export function createSender(resolve: Resolver, judge: (address: string) => Addr
   }
 }
 
+/**
+ * Runs a timeout's decision after the I/O that is already waiting: when the event loop was stalled (a cold start, a
+ * small Lambda's share of a CPU), timers run before the sockets are read, and an answer that came in time would be
+ * taken for a timeout, and the job called again. Each decision looks again whether it still applies.
+ */
+const lastLook = (decide: () => void) => () => void setImmediate(decide)
+
 function call(request: OutgoingRequest, limits: SendLimits, agent: http.Agent): Promise<HttpAnswer> {
   const lib = request.url.protocol === 'https:' ? https : http
   return new Promise<HttpAnswer>((resolve, reject) => {
@@ -77,8 +84,17 @@ function call(request: OutgoingRequest, limits: SendLimits, agent: http.Agent): 
         reject(error)
       } else resolve(answer!)
     }
+    // Once the status came, the receiver has answered: a body that never ends, or breaks off, does not turn a 200 into
+    // a retry (and a second delivery). The socket is dropped, its body unread.
+    let answered: (() => HttpAnswer) | undefined
+    const failed = (e: Error) => (answered ? finish(null, answered()) : finish(e))
     const total = setTimeout(
-      () => finish(new DeliveryTimeoutError('total', limits.totalTimeoutMs)),
+      lastLook(() => {
+        if (settled) return
+        if (!answered) return finish(new DeliveryTimeoutError('total', limits.totalTimeoutMs))
+        finish(null, answered())
+        req.destroy()
+      }),
       limits.totalTimeoutMs,
     )
     let connect: NodeJS.Timeout | undefined
@@ -95,24 +111,26 @@ function call(request: OutgoingRequest, limits: SendLimits, agent: http.Agent): 
           done()
         }
       })
-      const done = () => {
-        const excerpt = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8')
-        finish(null, { status: res.statusCode ?? 0, headers: res.headers, excerpt })
-      }
+      answered = () => ({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8'),
+      })
+      const done = () => finish(null, answered!())
       res.on('end', done)
-      res.on('error', (e) => finish(e))
+      res.on('error', failed)
     })
     req.on('socket', (socket) => {
       // A reused keep-alive socket is connected already.
       if (socket.connecting) {
         connect = setTimeout(
-          () => finish(new DeliveryTimeoutError('connect', limits.connectTimeoutMs)),
+          lastLook(() => socket.connecting && finish(new DeliveryTimeoutError('connect', limits.connectTimeoutMs))),
           limits.connectTimeoutMs,
         )
         socket.once('connect', () => clearTimeout(connect))
       }
     })
-    req.on('error', (e) => finish(e))
+    req.on('error', failed)
     req.end(request.body)
   })
 }

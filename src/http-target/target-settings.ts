@@ -1,7 +1,7 @@
 // HTTP_TARGETS: which target queues are HTTP target queues, with each one's defaults (URL, method, headers), and
 // whether this is a real stage (https only). Read by the API (to check jobs at enqueue) and by the forwarder.
 import { ConfigError } from '../errors'
-import { HTTP_METHODS, type HttpDefaults, type HttpMethod } from './request-spec'
+import { checkHttpRequest, HTTP_METHODS, type HttpDefaults, type HttpMethod } from './request-spec'
 
 export interface HttpTargets {
   /** Target name -> its defaults; a name listed here takes HTTP request payloads. */
@@ -15,8 +15,14 @@ type Env = Record<string, string | undefined>
 /** Stages that never run in AWS. */
 const LOCAL_STAGES = new Set(['local'])
 
+/**
+ * A stage is only a name: `sls deploy --stage local` puts a "local" stage in AWS. The Lambda runtime gives itself away
+ * (AWS_LAMBDA_RUNTIME_API, AWS_EXECUTION_ENV; serverless-offline sets neither), and there the local allowances
+ * (http, loopback, secrets in a setting, unsigned calls) never apply.
+ */
 export function isLocalStage(env: Env): boolean {
-  return LOCAL_STAGES.has(env.DEPLOY_STAGE ?? '') || env.IS_OFFLINE === 'true'
+  const inLambda = Boolean(env.AWS_LAMBDA_RUNTIME_API || env.AWS_EXECUTION_ENV?.startsWith('AWS_Lambda_'))
+  return !inLambda && (LOCAL_STAGES.has(env.DEPLOY_STAGE ?? '') || env.IS_OFFLINE === 'true')
 }
 
 /**
@@ -69,6 +75,19 @@ function readDefaults(name: string, value: unknown, local: boolean): HttpDefault
     }
     out.headers = headers as Record<string, string>
   }
+  // The rules a job's own url and headers meet (no Host, no line breaks, no credentials in the URL): a default that
+  // breaks one would refuse every job of the queue, so the deployment stops here instead, naming it.
+  const problems: string[] = []
+  checkHttpRequest(
+    {},
+    out,
+    { httpsOnly: !local },
+    (path, message) => {
+      if (path !== `${name}.url` || out.url !== undefined) problems.push(`${path} ${message}`)
+    },
+    name,
+  )
+  if (problems.length) throw new ConfigError('HTTP_TARGETS', problems.join('; '))
   return out
 }
 

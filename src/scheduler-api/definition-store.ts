@@ -1,7 +1,11 @@
 // Where the Scheduler-compatible API keeps what Scheduler has and our engine does not (a schedule's name and group,
 // its Target, ClientToken, dates, ActionAfterCompletion...): one JSON document per schedule and per group, in the
 // queue's Redis, keyed as src/store/keys.ts says. The job or schedule that fires lives in the engine (job-id.ts).
-import type { Keyspace, SchedulerDocumentKeys } from '../store/keys'
+// Writes wait for replicas as the engine's do (REDIS_WAIT_REPLICAS, src/store/replicated-transaction.ts): a failover
+// must not keep a schedule's job and lose its definition.
+import type { Keyspace, SchedulerDocumentKeys, ShardKeys } from '../store/keys'
+import { replicatedTransaction, type TransactionCommand, type TransactionResult } from '../store/replicated-transaction'
+import type { ReplicationOptions } from '../store/replication'
 import type { ScriptedClient } from '../store/scripts'
 
 /** How long a delete's ClientToken is remembered: far longer than the SDK's retries of one call take. */
@@ -18,18 +22,27 @@ class NamedDocuments<T> {
   constructor(
     private readonly redis: ScriptedClient,
     private readonly keys: SchedulerDocumentKeys,
+    private readonly replication: ReplicationOptions,
+    /** Whose primary's replicas REDIS_WAIT_REPLICAS=auto counts (replicated-transaction.ts). */
+    private readonly shard: ShardKeys,
   ) {}
+
+  /** One MULTI/EXEC, answered once replicated as asked (else ReplicationUnconfirmedError: a 503 to retry). */
+  private async write(commands: TransactionCommand[]): Promise<TransactionResult['replies']> {
+    const { replies, unconfirmed } = await replicatedTransaction(this.redis, this.replication, this.shard, commands)
+    if (unconfirmed) throw unconfirmed
+    return replies
+  }
 
   /** Stores `doc` unless the name is taken; answers the document that holds the name afterwards. */
   async create(name: string, doc: T): Promise<{ created: boolean; doc: T }> {
-    const result = await this.redis
-      .multi()
-      .hsetnx(this.keys.definitions, name, JSON.stringify(doc))
-      .zadd(this.keys.names, 0, name)
-      .hget(this.keys.definitions, name)
-      .exec()
-    const created = result?.[0]?.[1] === 1
-    return { created, doc: JSON.parse(result?.[2]?.[1] as string) as T }
+    const result = await this.write([
+      ['HSETNX', this.keys.definitions, name, JSON.stringify(doc)],
+      ['ZADD', this.keys.names, 0, name],
+      ['HGET', this.keys.definitions, name],
+    ])
+    const created = result[0]?.[1] === 1
+    return { created, doc: JSON.parse(result[2]?.[1] as string) as T }
   }
 
   async get(name: string): Promise<T | null> {
@@ -38,19 +51,21 @@ class NamedDocuments<T> {
   }
 
   async replace(name: string, doc: T): Promise<void> {
-    await this.redis
-      .multi()
-      .hset(this.keys.definitions, name, JSON.stringify(doc))
-      .zadd(this.keys.names, 0, name)
-      .exec()
+    await this.write([
+      ['HSET', this.keys.definitions, name, JSON.stringify(doc)],
+      ['ZADD', this.keys.names, 0, name],
+    ])
   }
 
   /** With the delete's ClientToken, remembers for a while what it deleted (deletedByToken). */
   async delete(name: string, clientToken?: string): Promise<boolean> {
-    const multi = this.redis.multi().hdel(this.keys.definitions, name).zrem(this.keys.names, name)
-    if (clientToken) multi.set(this.keys.deletedBy(clientToken), name, 'EX', DELETE_TOKEN_TTL_S)
-    const result = await multi.exec()
-    return result?.[0]?.[1] === 1
+    const commands: TransactionCommand[] = [
+      ['HDEL', this.keys.definitions, name],
+      ['ZREM', this.keys.names, name],
+    ]
+    if (clientToken) commands.push(['SET', this.keys.deletedBy(clientToken), name, 'EX', DELETE_TOKEN_TTL_S])
+    const result = await this.write(commands)
+    return result[0]?.[1] === 1
   }
 
   /** The name a delete with this ClientToken deleted (within DELETE_TOKEN_TTL_S), or null. */
@@ -75,7 +90,10 @@ class NamedDocuments<T> {
   }
 
   async drop(): Promise<void> {
-    await this.redis.multi().del(this.keys.definitions).del(this.keys.names).exec()
+    await this.write([
+      ['DEL', this.keys.definitions],
+      ['DEL', this.keys.names],
+    ])
   }
 }
 
@@ -83,14 +101,16 @@ export class DefinitionStore {
   constructor(
     private readonly redis: ScriptedClient,
     private readonly keys: Keyspace,
+    /** REDIS_WAIT_REPLICAS as the engine applies it (Engine.replication). */
+    private readonly replication: ReplicationOptions = { replicas: 0, timeoutMs: 1_000 },
   ) {}
 
   /** The schedules of one group. */
   schedules<T>(group: string): NamedDocuments<T> {
-    return new NamedDocuments<T>(this.redis, this.keys.schedulerGroup(group))
+    return new NamedDocuments<T>(this.redis, this.keys.schedulerGroup(group), this.replication, this.keys.shards[0]!)
   }
 
   groups<T>(): NamedDocuments<T> {
-    return new NamedDocuments<T>(this.redis, this.keys.schedulerGroups)
+    return new NamedDocuments<T>(this.redis, this.keys.schedulerGroups, this.replication, this.keys.shards[0]!)
   }
 }

@@ -7,6 +7,7 @@ import {
   JobExistsError,
   PayloadTooLargeError,
   StoreFullError,
+  StoreUnavailableError,
   ValidationError,
 } from '../errors'
 import {
@@ -32,6 +33,7 @@ export function asSchedulerError(e: unknown): SchedulerApiError {
     return new SchedulerQuotaError("The queue's Redis is full: no schedule can be added now.")
   }
   if (e instanceof DelayQueueError && e.code === 'TooManyRequests') return new SchedulerThrottlingError(e.message)
+  if (overloaded(e)) return new SchedulerThrottlingError("The queue's Redis is busy: slow down and try again.")
   return new SchedulerInternalError('The request could not be carried out: try again.')
 }
 
@@ -43,6 +45,19 @@ function outOfMemory(e: unknown): boolean {
   if (!(e instanceof Error)) return false
   const previous = (e as { previousErrors?: Error[] }).previousErrors ?? []
   return [e, ...previous].some((x) => x.message?.startsWith('OOM'))
+}
+
+/**
+ * Redis answering that it has no capacity for the request right now: a script still running (BUSY) or no room for
+ * another client. A rate signal, which the SDK retries with its throttling backoff; engine writes carry it as the
+ * cause of a StoreUnavailableError (src/store/redis-errors.ts), definition writes as the reply itself. Other outages
+ * (Redis away, a failover) stay InternalServerException.
+ */
+const OVERLOADED = /^(BUSY|ERR max number of clients)\b/
+
+function overloaded(e: unknown): boolean {
+  const reply = e instanceof StoreUnavailableError ? e.cause : e
+  return reply instanceof Error && OVERLOADED.test(reply.message)
 }
 
 export function errorAnswer(error: SchedulerApiError): HttpAnswer {

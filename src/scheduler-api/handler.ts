@@ -27,8 +27,8 @@ export type SchedulerHandler = (event: APIGatewayProxyEventV2, context?: Context
 
 /** The handler over an engine (its Redis keeps the definitions; its jobs and schedules fire them). */
 export function createSchedulerHandler(engine: Engine, options: SchedulerHandlerOptions = {}): SchedulerHandler {
-  const store = new DefinitionStore(engine.redis, engine.keys)
-  const schedules = new Schedules(new DelayQueue(engine), store)
+  const store = new DefinitionStore(engine.redis, engine.keys, engine.replication)
+  const schedules = new Schedules(new DelayQueue(engine, {}, { schedulerFrontDoor: true }), store)
   const parts: Parts = { store, schedules, groups: new ScheduleGroups(store, schedules) }
   const log = options.logger ?? defaultLog()
   const base = (options.basePath ?? '').replace(/\/$/, '')

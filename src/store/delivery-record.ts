@@ -20,11 +20,16 @@ export interface DeliveryRecord {
   at: string
 }
 
+/** As kept: also which dispatch of the id it is about (its runAt and createdAt), not shown in the job's lookup. */
+export interface KeptDelivery extends DeliveryRecord {
+  of?: string
+}
+
 export async function recordDelivery(
   redis: RedisClient,
   keys: Keyspace,
   id: string,
-  record: DeliveryRecord,
+  record: KeptDelivery,
   ttlMs: number,
 ): Promise<void> {
   await redis.set(keys.locate(id).shard.delivery(id), JSON.stringify(record), 'PX', Math.max(1, ttlMs))
@@ -35,6 +40,17 @@ export async function readDelivery(
   keys: Keyspace,
   id: string,
 ): Promise<DeliveryRecord | undefined> {
+  const kept = await readKeptDelivery(redis, keys, id)
+  if (!kept) return undefined
+  const { of: _, ...shown } = kept
+  return shown
+}
+
+export async function readKeptDelivery(
+  redis: RedisClient,
+  keys: Keyspace,
+  id: string,
+): Promise<KeptDelivery | undefined> {
   const text = await redis.get(keys.locate(id).shard.delivery(id))
-  return text ? (JSON.parse(text) as DeliveryRecord) : undefined
+  return text ? (JSON.parse(text) as KeptDelivery) : undefined
 }

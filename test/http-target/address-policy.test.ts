@@ -19,6 +19,7 @@ const SAMPLES: Record<string, string[]> = {
   '240.0.0.0/4': ['255.255.255.255'],
   '::/128': ['::'],
   '::1/128': ['::1', '0:0:0:0:0:0:0:1'],
+  '64:ff9b:1::/48': ['64:ff9b:1::a9fe:a9fe'],
   'fc00::/7': ['fc00::1', 'fd12:3456::1'],
   'fe80::/10': ['fe80::1', 'febf::1'],
   'fec0::/10': ['fec0::1'],
@@ -54,6 +55,40 @@ describe('the default address policy', () => {
     }
   })
 
+  it.each([
+    ['IPv4-compatible', 'http://[::127.0.0.1]/', '127.0.0.0/8'],
+    ['IPv4-compatible, in hex', 'http://[::a9fe:a9fe]/', '169.254.0.0/16'],
+    ['IPv4-translated (SIIT)', 'http://[::ffff:0:127.0.0.1]/', '127.0.0.0/8'],
+    ['6to4', 'http://[2002:a9fe:a9fe::1]/', '169.254.0.0/16'],
+    ['6to4, prefix only', 'http://[2002:0a00:0001::]/', '10.0.0.0/8'],
+  ])('refuses a blocked IPv4 address inside a URL as %s, in the form the URL parser gives it', (_, text, cidr) => {
+    // prepare: the host as the sender sees it (WHATWG URL rewrites [::127.0.0.1] to [::7f00:1])
+    const host = new URL(text).hostname.replace(/^\[|\]$/g, '')
+    // act
+    const verdict = judge(host)
+    // assess
+    expect(verdict, host).toMatchObject({ allowed: false })
+    expect((verdict as { reason: string }).reason).toContain(cidr)
+  })
+
+  it('judges an address with a zone id (fe80::1%eth0, as a resolver may give it) by its address', () => {
+    for (const address of [
+      '::7f00:1%lo',
+      '::127.0.0.1%lo',
+      '64:ff9b::a9fe:a9fe%2',
+      '::ffff:0:7f00:1%1',
+      'fe80::1%eth0',
+    ]) {
+      expect(judge(address), address).toMatchObject({ allowed: false })
+    }
+  })
+
+  it('allows public IPv4 addresses inside IPv6 as their IPv4 address is allowed', () => {
+    for (const address of ['::808:808', '2002:808:808::1', '64:ff9b::808:808']) {
+      expect(judge(address), address).toEqual({ allowed: true })
+    }
+  })
+
   it('allows public addresses, and refuses what is not an address', () => {
     for (const address of [
       '93.184.215.14',
@@ -68,6 +103,9 @@ describe('the default address policy', () => {
     expect(judge('localhost')).toMatchObject({ allowed: false })
   })
 })
+
+/** A real stage's settings need a source of webhook secrets. */
+const SIGNED = { WEBHOOK_SECRET_PARAMETER: '/svc/prod/webhook-secrets' }
 
 describe('allowances', () => {
   it('allows a deployment-listed private range and nothing beside it', () => {
@@ -86,13 +124,58 @@ describe('allowances', () => {
     expect(addressPolicy()('127.0.0.1')).toMatchObject({ allowed: false })
   })
 
+  it.each([
+    ['the Lambda runtime API', { AWS_LAMBDA_RUNTIME_API: '127.0.0.1:9001' }],
+    ['the Lambda execution environment', { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x' }],
+  ])('treats a stage named "local" that runs in AWS (%s) as a real stage', (_, lambda) => {
+    // prepare: `sls deploy --stage local`, as the template passes the stage and the settings
+    const env = { DEPLOY_STAGE: 'local', HTTP_TARGETS: 'webhooks', ...lambda }
+    // act / assess: no loopback, no secret in a setting, no unsigned calls, https only
+    expect(() => readForwarderSettings({ ...env, HTTP_ALLOW_LOOPBACK: 'true' })).toThrow(/HTTP_ALLOW_LOOPBACK/)
+    expect(() => readForwarderSettings({ ...env, WEBHOOK_SECRETS: 'whsec_x' })).toThrow(/WEBHOOK_SECRETS/)
+    expect(readForwarderSettings({ ...env, WEBHOOK_SECRET_PARAMETER: '/p' }).secretSource).toMatchObject({
+      kind: 'ssm',
+    })
+    expect(readForwarderSettings({ ...env, WEBHOOK_SECRET_ID: 's' }).targets.local).toBe(false)
+    // serverless-offline (npm run dev) sets neither: still local there
+    expect(
+      readForwarderSettings({ DEPLOY_STAGE: 'local', IS_OFFLINE: 'true', HTTP_ALLOW_LOOPBACK: 'true' }),
+    ).toMatchObject({
+      allowLoopback: true,
+    })
+  })
+
+  it.each([
+    ['0.0.0.0/0', 'loopback'],
+    ['::/0', 'loopback'],
+    ['127.0.0.0/8', 'loopback'],
+    ['127.5.0.0/16', 'loopback'],
+    ['::ffff:7f00:0/104', 'loopback'],
+    ['::1/128', 'loopback'],
+    ['169.254.169.254/32', 'link-local'],
+    ['169.0.0.0/8', 'link-local'],
+    ['fe80::/64', 'link-local'],
+  ])('refuses an allowance (%s) that would reach %s, which no setting of a real stage may open', (cidr, what) => {
+    expect(() => readForwarderSettings({ ...SIGNED, HTTP_ALLOW_CIDRS: `10.20.0.0/16, ${cidr}` })).toThrow(
+      new RegExp(`HTTP_ALLOW_CIDRS: "${cidr.replaceAll('.', '\\.').replaceAll('/', '\\/')}" covers \\S+ \\(${what}\\)`),
+    )
+  })
+
+  it('accepts allowances of private ranges beside loopback and link-local', () => {
+    const settings = readForwarderSettings({
+      ...SIGNED,
+      HTTP_ALLOW_CIDRS: '10.0.0.0/8,172.16.0.0/12,fd00::/8,126.0.0.0/8,169.255.0.0/16',
+    })
+    expect(settings.allowCidrs).toHaveLength(5)
+  })
+
   it('refuses the loopback setting, a file or plain-text secret on a real stage, and a bad CIDR, naming the setting', () => {
     expect(() => readForwarderSettings({ HTTP_ALLOW_LOOPBACK: 'true', DEPLOY_STAGE: 'prod' })).toThrow(
       /HTTP_ALLOW_LOOPBACK/,
     )
     expect(() => readForwarderSettings({ HTTP_ALLOW_LOOPBACK: 'true' })).toThrow(/HTTP_ALLOW_LOOPBACK/)
     expect(readForwarderSettings({ HTTP_ALLOW_LOOPBACK: 'true', DEPLOY_STAGE: 'local' }).allowLoopback).toBe(true)
-    expect(readForwarderSettings({}).allowLoopback).toBe(false)
+    expect(readForwarderSettings(SIGNED).allowLoopback).toBe(false)
     expect(() => readForwarderSettings({ WEBHOOK_SECRETS: 'whsec_x', DEPLOY_STAGE: 'prod' })).toThrow(/WEBHOOK_SECRETS/)
     expect(() => readForwarderSettings({ WEBHOOK_SECRET_FILE: '/tmp/s', DEPLOY_STAGE: 'prod' })).toThrow(
       /WEBHOOK_SECRET_FILE/,
@@ -104,7 +187,18 @@ describe('allowances', () => {
       name: '/svc/prod/whsec',
       region: 'eu-west-1',
     })
-    expect(() => readForwarderSettings({ HTTP_ALLOW_CIDRS: '10.0.0.0/33' })).toThrow(/HTTP_ALLOW_CIDRS/)
-    expect(() => readForwarderSettings({ HTTP_TIMEOUT_MS: '0' })).toThrow(/HTTP_TIMEOUT_MS/)
+    expect(() => readForwarderSettings({ ...SIGNED, HTTP_ALLOW_CIDRS: '10.0.0.0/33' })).toThrow(/HTTP_ALLOW_CIDRS/)
+    expect(() => readForwarderSettings({ ...SIGNED, HTTP_TIMEOUT_MS: '0' })).toThrow(/HTTP_TIMEOUT_MS/)
+  })
+
+  it('refuses to start on a real stage without a source of webhook secrets: deliveries there are always signed', () => {
+    expect(() => readForwarderSettings({ DEPLOY_STAGE: 'prod', HTTP_TARGETS: 'webhooks' })).toThrow(
+      /WEBHOOK_SECRET_PARAMETER: or WEBHOOK_SECRET_ID is required outside the local stage/,
+    )
+    expect(() => readForwarderSettings({ DEPLOY_STAGE: 'prod', WEBHOOK_SECRET_PARAMETER: '' })).toThrow(
+      /WEBHOOK_SECRET_PARAMETER/,
+    )
+    // the local stage may run unsigned (npm run dev without a secret)
+    expect(readForwarderSettings({ DEPLOY_STAGE: 'local' }).secretSource).toBeUndefined()
   })
 })

@@ -49,7 +49,7 @@ describe('HTTP jobs at enqueue', () => {
       'a header with a line break',
       { url: 'https://h.example.com/', headers: { 'x-a': 'a\r\nx-b: c' } },
       'payload.headers.x-a',
-      'must not hold line breaks or control characters',
+      'must hold only printable Latin-1 characters (no line breaks or control characters)',
     ],
     [
       'an unknown method',
@@ -85,6 +85,18 @@ describe('HTTP jobs at enqueue', () => {
       'has unknown fields timeout (known: url, method, headers, body, callbacks)',
     ],
     [
+      'an unknown field of callbacks',
+      { url: 'https://h.example.com/', callbacks: { succes: 'https://h.example.com/s' } },
+      'payload.callbacks',
+      'has unknown fields succes (known: success, failure)',
+    ],
+    [
+      'a header value beyond Latin-1 (HTTP cannot carry it)',
+      { url: 'https://h.example.com/', headers: { 'x-label': 'ok ✓' } },
+      'payload.headers.x-label',
+      'must hold only printable Latin-1 characters (no line breaks or control characters)',
+    ],
+    [
       'a payload that is not an object',
       'https://h.example.com/',
       'payload',
@@ -105,6 +117,25 @@ describe('HTTP jobs at enqueue', () => {
     expect(res.statusCode).toBe(400)
     expect(bodyOf(res).error.details).toContainEqual({ path, message })
     expect(await redisSnapshot(real.engine)).toEqual(before)
+  })
+
+  it('refuses a recurring schedule on an HTTP target queue whose request is bad, as a job, changing nothing', async () => {
+    // prepare
+    const before = await redisSnapshot(real.engine)
+    const put = (payload: unknown) =>
+      real.call(request('PUT', '/schedules/hourly-ping', { body: { queue: 'emails', everyMs: 3_600_000, payload } }))
+    // act
+    const res = await put({ url: 'http://h.example.com/', headers: { Host: 'internal' } })
+    // assess: every occurrence would have been dead-lettered
+    expect(res.statusCode).toBe(400)
+    expect(bodyOf(res).error.details).toEqual(
+      expect.arrayContaining([
+        { path: 'payload.url', message: 'must use https' },
+        { path: 'payload.headers.Host', message: 'is set by the forwarder and cannot be given' },
+      ]),
+    )
+    expect(await redisSnapshot(real.engine)).toEqual(before)
+    expect((await put({ url: 'https://h.example.com/ping' })).statusCode).toBeLessThan(300)
   })
 
   it('schedules a valid request, and one that takes its URL from the queue default', async () => {

@@ -36,6 +36,20 @@ describe('what an answer means', () => {
     expect(verdictOfAnswer(answer(429, { 'retry-after': '30' }), judge, NOW)).toMatchObject({ afterSeconds: 30 })
   })
 
+  it("reports a redirect's Location without its credentials, query or fragment (they can carry tokens)", () => {
+    // prepare: a login redirect carrying a code and a password
+    const location = 'https://user:pa55@login.example.com/oauth/cb?code=SECRET-CODE&state=s#token=SECRET-FRAGMENT'
+    // act
+    const verdict = verdictOfAnswer(answer(302, { location }), judge, NOW)
+    // assess
+    expect(verdict).toMatchObject({
+      kind: 'dead-letter',
+      reason: 'redirect not followed (Location: https://login.example.com/oauth/cb)',
+    })
+    const relative = verdictOfAnswer(answer(303, { location: '/signin?session=SECRET' }), judge, NOW)
+    expect(relative).toMatchObject({ reason: 'redirect not followed (Location: /signin)' })
+  })
+
   it('retries timeouts and connection errors, and dead-letters refused addresses', () => {
     expect(verdictOfError(new DeliveryTimeoutError('connect', 3000))).toEqual({
       kind: 'retry',
@@ -99,6 +113,20 @@ describe('HTTP_TARGETS', () => {
     expect(readHttpTargets({ HTTP_TARGETS: '{"p":{"url":"http://a/"}}', DEPLOY_STAGE: 'local' }).local).toBe(true)
     expect(() => readHttpTargets({ HTTP_TARGETS: '{"p":{"timeout":1}}' })).toThrow(/unknown fields timeout/)
     expect(() => readHttpTargets({ HTTP_TARGETS: '{"p":' })).toThrow(/HTTP_TARGETS: is not valid JSON/)
+  })
+
+  it('refuses, at start, default headers and URLs that every job of the queue would be refused for', () => {
+    const read = (defaults: unknown) => () => readHttpTargets({ HTTP_TARGETS: JSON.stringify({ p: defaults }) })
+    expect(read({ headers: { Host: 'internal.example' } })).toThrow(
+      /HTTP_TARGETS: p\.headers\.Host is set by the forwarder/,
+    )
+    expect(read({ headers: { 'x-a': 'a\r\nx-injected: 1' } })).toThrow(
+      /p\.headers\.x-a must hold only printable Latin-1 characters \(no line breaks/,
+    )
+    expect(read({ headers: { 'Proxy-Authorization': 'x' } })).toThrow(/p\.headers\.Proxy-Authorization/)
+    expect(read({ url: 'https://user:pw@partner.example.com/' })).toThrow(/p\.url must not carry credentials/)
+    expect(read({ url: 'https://partner.example.com/', headers: { authorization: 'Bearer x' } })).not.toThrow()
+    expect(read({})).not.toThrow()
   })
 })
 

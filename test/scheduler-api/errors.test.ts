@@ -1,5 +1,6 @@
 // Every exception the Scheduler API answers with reaches the caller as the SDK's own class with AWS's status code,
-// and a full Redis is a ServiceQuotaExceededException that stores nothing.
+// and a full Redis is a ServiceQuotaExceededException that stores nothing; a Redis too busy to answer now is a
+// ThrottlingException.
 import {
   ConflictException,
   CreateScheduleCommand,
@@ -12,9 +13,11 @@ import {
   ThrottlingException,
   ValidationException,
 } from '@aws-sdk/client-scheduler'
+import { ReplyError } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { localCredentials } from '../../local/sqs-endpoint'
-import { errorAnswer } from '../../src/scheduler-api/error-answer'
+import { StoreUnavailableError } from '../../src/errors'
+import { asSchedulerError, errorAnswer } from '../../src/scheduler-api/error-answer'
 import {
   SchedulerConflictError,
   SchedulerInternalError,
@@ -85,5 +88,25 @@ describe('Scheduler API errors as the SDK knows them', () => {
     await expect(stack.client.send(new GetScheduleCommand({ Name: 'no-room' }))).rejects.toBeInstanceOf(
       ResourceNotFoundException,
     )
+  })
+})
+
+describe("Redis's overload replies as ThrottlingException", () => {
+  it('answers ThrottlingException when Redis is busy with a script or out of client slots, and not for an outage', () => {
+    // prepare: the replies as Redis words them; engine writes arrive wrapped (src/store/redis-errors.ts, guard),
+    // definition writes as the reply itself
+    const busy = new ReplyError(
+      'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.',
+    )
+    const noClientSlot = new ReplyError('ERR max number of clients reached')
+    const down = new Error('connect ECONNREFUSED 127.0.0.1:6379')
+    // act
+    const answers = [new StoreUnavailableError(busy), busy, new StoreUnavailableError(noClientSlot)].map(
+      asSchedulerError,
+    )
+    const outage = asSchedulerError(new StoreUnavailableError(down))
+    // assess
+    for (const answer of answers) expect(answer).toBeInstanceOf(SchedulerThrottlingError)
+    expect(outage).toBeInstanceOf(SchedulerInternalError)
   })
 })
