@@ -9,7 +9,8 @@
   KEYS[5] errors    HASH  id -> last dispatch error (JSON; a dead job's carries its due time, `due`)
   KEYS[6] dead      ZSET  id -> time it died (ms)
   KEYS[7] counts    HASH  "<queue>|<state>" -> count
-  KEYS[8..] buckets ZSET  the due buckets the caller expects to be due (hints from the previous claim)
+  KEYS[8] flowEpoch STRING the flow settings' version (src/flow/flow-settings.ts), returned as is
+  KEYS[9..] buckets ZSET  the due buckets the caller expects to be due (hints from the previous claim)
 
   ARGV[1] limit        most jobs to lease
   ARGV[2] leaseMs      lease length (ms)
@@ -28,9 +29,9 @@
                        those fullCount when fullBy is later than their window's end: they are the earliest, so they go
                        first, and any beyond fullCount (several in one bucket) go in the next claim, at once
   ARGV[9] windowMs     the caller's dispatch window (with fullBy)
-  ARGV[10..] bucketNos bucket numbers of KEYS[8..], in the same order
+  ARGV[10..] bucketNos bucket numbers of KEYS[9..], in the same order
 
-  Returns { now, nextDue, needHints, more, hints, jobs, nextInflight, fullAt, dueBy, claimed }
+  Returns { now, nextDue, needHints, more, hints, jobs, nextInflight, fullAt, dueBy, claimed, flowEpoch }
     now        Redis time (ms); lets the caller track the offset between its clock and Redis's
     nextDue    earliest time anything is due (a bucket or an inflight lease/retry), -1 when nothing is pending
     needHints  1 when a due bucket was not among KEYS: call again at once with the returned hints
@@ -50,6 +51,8 @@
                for a job released for a retry the retry time it was released for (its score in the inflight set).
                Hints and numbers travel as one text each: a claim of 250 jobs is otherwise 1,500 replies for the
                scanner to decode, one at a time
+    flowEpoch  the flow settings' version ('0' for none): a scanner holding an older one reads them again before
+               it sends this claim's jobs, so a pause that has answered holds every job claimed after it
 
   Order: expired leases and due retries first (they are the oldest), then due jobs by due time. Jobs due in the
   same millisecond come out bucket by bucket (bucket = hash of the id) and by id within a bucket.
@@ -130,9 +133,9 @@ local function retakeExpired()
   return leaseHead, #expired > 0
 end
 
--- The hinted buckets' keys (KEYS[8..]) by bucket number: the buckets this call may read.
+-- The hinted buckets' keys (KEYS[9..]) by bucket number: the buckets this call may read.
 local hinted = {}
-for i = 8, #KEYS do hinted[ARGV[i + 2]] = KEYS[i] end
+for i = 9, #KEYS do hinted[ARGV[i + 1]] = KEYS[i] end
 
 -- 2. Due jobs, merged across buckets in due-time order: take from the earliest bucket every job that is due
 -- no later than the second-earliest bucket's first job, then go on with the next. Returns the index's head (its first
@@ -361,4 +364,4 @@ local leaseHead, retook = retakeExpired()
 local top, needHints = takeDue()
 local nextDue, hints, nextInflight, fullAt = nextCall(top, leaseHead, n > 0 or retook)
 return { now, nextDue, needHints, (n + orphans >= limit) and 1 or 0, table.concat(hints, ','), out, nextInflight,
-  fullAt, dueBy, table.concat(numbers, ',') }
+  fullAt, dueBy, table.concat(numbers, ','), redis.call('GET', KEYS[8]) or '0' }

@@ -13,6 +13,9 @@ export {
   type ScheduleView,
 } from './direct/delay-queue'
 export { loadConfig, type Config } from './config'
+export type { FlowChange, FlowControl } from './direct/flow-control'
+export type { FlowSettingInput, FlowTarget } from './flow/flow-names'
+export type { FlowEntry } from './flow/flow-settings'
 export type { ConnectOptions } from './store/redis'
 export type { DispatchError, JobStatus, JobView, QueueCounts } from './store/job-store'
 export type { PendingJob, PendingPage } from './store/pending-page'

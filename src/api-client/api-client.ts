@@ -1,30 +1,29 @@
 // DelayQueueApiClient: the deployed HTTP API from another service, with the same methods as DelayQueue (which talks
 // to Redis directly). Every request is signed with SigV4; error answers become DelayQueueApiError / JobConflictError.
 // Every job write carries an Idempotency-Key, so that its retries are recognised by the API itself: none needs a read.
-import { sigV4Signer, regionOf } from './signer'
+import { regionOf, sigV4Signer, signingServiceOf } from './signer'
 import { DelayQueueApiError } from './errors'
 import { scheduleBatch } from './batch'
 import { withId } from './own-job'
 import { idempotencyHeader, newIdempotencyKey } from './idempotency-key'
 import { ReplayWindow } from './replays'
+import { ApiFlowControl } from './flow'
 import { call, DEFAULT_RETRY, type Transport } from './transport'
 // The shapes the API takes and answers, named once, in types.ts (which re-exports the shared ones as they are).
 import type * as Api from './types'
+
+const NO_URL =
+  'DELAY_QUEUE_API_URL is not set (the stack exports it as <service>-<stage>-ApiFunctionUrl, or -HttpApiUrl with apiEndpoint=httpApi)'
 
 export class DelayQueueApiClient {
   private readonly transport: Transport
   /** What this client's earlier write answers said of the API's replays (src/api-client/replays.ts). */
   private readonly replays = new ReplayWindow()
+  readonly flow: ApiFlowControl // pause, resume and rates of queues and flow keys (docs/flow-control.md)
 
   constructor(options: Api.ApiClientOptions) {
-    const baseUrl = new URL(options.url)
-    this.transport = {
-      baseUrl,
-      sign: sigV4Signer(options.region ?? regionOf(baseUrl), options.credentials),
-      retry: { ...DEFAULT_RETRY, ...options.retry },
-      fetch: options.fetch ?? globalThis.fetch,
-      timeoutMs: options.timeoutMs ?? 10_000,
-    }
+    this.transport = transportOf(options)
+    this.flow = new ApiFlowControl(this.transport)
   }
 
   /** From the environment: DELAY_QUEUE_API_URL (and AWS_REGION when the URL does not name a region). */
@@ -33,7 +32,7 @@ export class DelayQueueApiClient {
     options: Omit<Api.ApiClientOptions, 'url'> = {},
   ): DelayQueueApiClient {
     const url = env.DELAY_QUEUE_API_URL
-    if (!url) throw new Error('DELAY_QUEUE_API_URL is not set (the stack exports it as <service>-<stage>-HttpApiUrl)')
+    if (!url) throw new Error(NO_URL)
     return new DelayQueueApiClient({ region: options.region ?? regionOf(new URL(url), env), ...options, url })
   }
 
@@ -169,6 +168,18 @@ function idRequired(): DelayQueueApiError {
   ])
   error.attempts = 0
   return error
+}
+
+/** How every call is made: the base URL, signed with SigV4 for the region, the retry policy and timeout. */
+function transportOf(options: Api.ApiClientOptions): Transport {
+  const baseUrl = new URL(options.url)
+  return {
+    baseUrl,
+    sign: sigV4Signer(options.region ?? regionOf(baseUrl), options.credentials, signingServiceOf(baseUrl)),
+    retry: { ...DEFAULT_RETRY, ...options.retry },
+    fetch: options.fetch ?? globalThis.fetch,
+    timeoutMs: options.timeoutMs ?? 10_000,
+  }
 }
 
 const jobPath = (id: string) => `/jobs/${encodeURIComponent(id)}`

@@ -3,5 +3,6 @@ export { DelayQueueApiClient } from './api-client'
 export { DelayQueueApiError, JobConflictError, type ApiErrorCode, type ApiErrorDetail } from './errors'
 export type { Credentials } from './signer'
 export type { RetryPolicy } from './transport'
+export type { ApiFlowControl, FlowChange, FlowEntry, FlowSettingInput, FlowTarget } from './flow'
 // types.ts holds exactly what the API takes and answers: all of it is this entry's public surface.
 export type * from './types'

@@ -1,5 +1,6 @@
-// SigV4 for the API's IAM authorization (service `execute-api`), with the SDK's own signer and, unless credentials
-// are given, the SDK's default credential chain (environment, SSO, profile files, the Lambda / ECS / EC2 role).
+// SigV4 for the API's IAM authorization, with the SDK's own signer and, unless credentials are given, the SDK's
+// default credential chain (environment, SSO, profile files, the Lambda / ECS / EC2 role). An HTTP API checks
+// signatures for the service `execute-api`, a Lambda Function URL (the stack's default front door) for `lambda`.
 import { defaultProvider } from '@aws-sdk/credential-provider-node'
 import { Hash } from '@smithy/core/serde'
 import { SignatureV4 } from '@smithy/signature-v4'
@@ -16,17 +17,32 @@ export interface SignedRequest {
 
 export type RequestSigner = (request: SignedRequest) => Promise<Record<string, string>>
 
-/** `https://<api id>.execute-api.<region>.amazonaws.com` names its region; a custom domain does not. */
+const FUNCTION_URL_HOST = /\.lambda-url\.([a-z0-9-]+)\.on\.aws$/
+
+/** The service a request to this URL is signed for: `lambda` for a Function URL, else `execute-api`. */
+export function signingServiceOf(url: URL): 'lambda' | 'execute-api' {
+  return FUNCTION_URL_HOST.test(url.hostname) ? 'lambda' : 'execute-api'
+}
+
+/**
+ * `https://<api id>.execute-api.<region>.amazonaws.com` and `https://<url id>.lambda-url.<region>.on.aws` name
+ * their region; a custom domain does not.
+ */
 export function regionOf(url: URL, env: NodeJS.ProcessEnv = process.env): string {
-  const fromHost = /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com$/.exec(url.hostname)?.[1]
+  const fromHost =
+    /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com$/.exec(url.hostname)?.[1] ?? FUNCTION_URL_HOST.exec(url.hostname)?.[1]
   const region = fromHost ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION
   if (!region)
     throw new Error(`cannot tell the API's region from ${url.host}: pass the region option or set AWS_REGION`)
   return region
 }
 
-export function sigV4Signer(region: string, credentials: Credentials = defaultProvider()): RequestSigner {
-  const signer = new SignatureV4({ service: 'execute-api', region, credentials, sha256: Hash.bind(null, 'sha256') })
+export function sigV4Signer(
+  region: string,
+  credentials: Credentials = defaultProvider(),
+  service: 'lambda' | 'execute-api' = 'execute-api',
+): RequestSigner {
+  const signer = new SignatureV4({ service, region, credentials, sha256: Hash.bind(null, 'sha256') })
   return async ({ method, url, headers, body }) => {
     const query: Record<string, string> = {}
     url.searchParams.forEach((value, key) => (query[key] = value))

@@ -18,6 +18,9 @@ export type RouteName =
   | 'deleteSchedule'
   | 'pauseSchedule'
   | 'resumeSchedule'
+  | 'listFlow'
+  | 'putQueueFlow'
+  | 'putKeyFlow'
   | 'runJob'
   | 'runDueJobs'
 
@@ -36,6 +39,9 @@ const PATHS: Record<string, Partial<Record<Method, RouteName>>> = {
   '/schedules/{id}': { GET: 'getSchedule', PUT: 'putSchedule', DELETE: 'deleteSchedule' },
   '/schedules/{id}/pause': { POST: 'pauseSchedule' },
   '/schedules/{id}/resume': { POST: 'resumeSchedule' },
+  '/flow': { GET: 'listFlow' },
+  '/flow/queues/{id}': { PUT: 'putQueueFlow' },
+  '/flow/keys/{id}': { PUT: 'putKeyFlow' },
 }
 
 /** Every route as API Gateway keys it ("GET /jobs/{id}"), in matching order. */

@@ -131,6 +131,18 @@ export const routes: Record<RouteName, RouteHandler> = {
   async resumeSchedule(queue, _event, id) {
     return json(200, await queue.pauseSchedule(id!, false))
   },
+
+  async listFlow(queue) {
+    return json(200, { settings: await queue.flow.list() })
+  },
+
+  async putQueueFlow(queue, event, id) {
+    return json(200, await queue.flow.change({ queue: id! }, parseJson(rawJsonBody(event))))
+  },
+
+  async putKeyFlow(queue, event, id) {
+    return json(200, await queue.flow.change({ flowKey: id! }, parseJson(rawJsonBody(event))))
+  },
 }
 
 /** GET of a job or a schedule: 200 with its view, or its 404. */

@@ -3,6 +3,7 @@
 import { loadConfig, type Config } from '../config'
 import { createEngine, type Engine } from '../store/engine'
 import type { ConnectOptions } from '../store/redis'
+import { FlowControl } from './flow-control'
 import type { EnqueueResult, JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
 import { validateJobId, validateJobRef, writableId } from './id-rules'
 import { validateJob, type JobInput } from './validation'
@@ -68,6 +69,14 @@ export interface DelayQueueOptions {
   schedulerFrontDoor?: boolean
 }
 
+/** On-demand scan mode: what starts the scanner. Only that mode builds an invoker (else the Lambda SDK is not loaded). */
+function scanStarterFor(config: Config, store: JobStore, scanInvoker: DelayQueueOptions['scanInvoker']) {
+  if (config.scanMode !== 'on-demand') return undefined
+  const { scanFunctionName } = config
+  const invoker = scanInvoker ?? (scanFunctionName ? lambdaInvoker(config, scanFunctionName) : undefined)
+  return invoker ? new ScanStarter(store, invoker, config.onDemandHorizonMs) : undefined
+}
+
 export class DelayQueue {
   readonly config: Config
   private readonly store: JobStore
@@ -77,6 +86,7 @@ export class DelayQueue {
   private readonly owned: boolean
   /** On-demand scan mode only. */
   private readonly starter?: ScanStarter
+  readonly flow: FlowControl // pause, resume and rates of queues and flow keys (docs/flow-control.md)
   private readonly writable: (id: string) => string
 
   /** From a Config (connects to Redis; call close() when done), or from an engine built elsewhere. */
@@ -89,15 +99,10 @@ export class DelayQueue {
     this.store = engine.store
     this.config = engine.config
     this.writable = (id) => writableId(id, options.schedulerFrontDoor)
-    // Only on-demand mode builds an invoker: the Lambda SDK client is not even loaded otherwise.
-    const { scanMode, scanFunctionName } = this.config
-    if (scanMode === 'on-demand') {
-      const invoker =
-        options.scanInvoker ?? (scanFunctionName ? lambdaInvoker(this.config, scanFunctionName) : undefined)
-      if (invoker) this.starter = new ScanStarter(this.store, invoker, this.config.onDemandHorizonMs)
-    }
+    this.starter = scanStarterFor(this.config, this.store, options.scanInvoker)
     const schedules = new ScheduleStore(engine.store.redis, engine.store.keys, engine.store.replication)
     this.recurring = new RecurringSchedules(schedules, this.config, this.starter, this.writable)
+    this.flow = new FlowControl(engine.store, this.config)
   }
 
   /** From the environment (REDIS_URL, QUEUES, ...: see src/config.ts). */

@@ -8,6 +8,7 @@ import { expectedMessageBytes } from '../sqs/envelope'
 import { PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors'
 import { newJobId } from '../store/ids'
 import { JOB_ID_PATTERN, JOB_ID_RULE } from './id-rules'
+import { flowKeySchema } from '../flow/flow-names'
 import type { NewJob } from '../store/job-store'
 import { isoTime } from '../iso-time'
 import { checkHttpJob } from '../http-target/job-check'
@@ -16,7 +17,7 @@ export const MAX_BATCH_JOBS = 100
 /** SQS's own MessageGroupId alphabet (printable ASCII, no space): anything else would be refused at dispatch. */
 const GROUP_ID_PATTERN = /^[\x21-\x7e]{1,128}$/
 const GROUP_ID_RULE = 'must be 1-128 printable ASCII characters without spaces (SQS MessageGroupId rules)'
-const FIELDS = ['queue', 'payload', 'delayMs', 'runAt', 'id', 'groupId'] as const
+const FIELDS = ['queue', 'payload', 'delayMs', 'runAt', 'id', 'groupId', 'flowKey'] as const
 
 export type JobValidationConfig = Pick<Config, 'queues' | 'maxHorizonMs' | 'maxMessageBytes' | 'httpTargets'>
 
@@ -54,6 +55,7 @@ export const jobInputSchema = z.strictObject({
     .optional(),
   id: z.string({ error: JOB_ID_RULE }).regex(JOB_ID_PATTERN, { error: JOB_ID_RULE }).optional(),
   groupId: sharedFields.groupId,
+  flowKey: flowKeySchema.optional(),
 })
 
 /** What callers send: the job input of docs/api.md (its type is the schema's, so the two cannot drift apart). */
@@ -94,6 +96,7 @@ export function validateJob(input: unknown, config: JobValidationConfig, options
     queue: raw.queue,
     payloadJson: payloadJson!,
     ...(raw.groupId ? { groupId: raw.groupId } : {}),
+    ...(raw.flowKey ? { flowKey: raw.flowKey } : {}),
     schedule: schedule!,
   }
 }

@@ -13,6 +13,7 @@
 //   run-due --before T [--queue Q] [--cursor C]  every pending job due before T due now, step by step
 //   stats                                     counts per target queue
 //   schedules list|get|put|pause|resume|delete  recurring schedules (src/ops/schedule-commands.ts)
+//   flow list|pause|resume|rate               pause a queue or a flow key, give it a rate (src/ops/flow-commands.ts)
 //   dashboard [--port N] [--host H]           the operator dashboard over REDIS_URL (default 127.0.0.1:3003); no AWS;
 //                                             a --host beyond loopback needs SDQ_DASHBOARD_TOKEN (docs/operations.md)
 import { parseArgs } from 'node:util'
@@ -27,6 +28,7 @@ import { SCHEDULE_USAGE, scheduleCommand } from './schedule-commands'
 import { startDashboard } from './dashboard/server'
 import { JOB_USAGE, JobCommandError, jobCommand } from './job-commands'
 import { isoTime } from '../iso-time'
+import { FLOW_USAGE, FlowCommandError, flowCommand } from './flow-commands'
 import { RUN_USAGE, RunCommandError, runCommand } from './run-commands'
 
 const USAGE = `usage:
@@ -41,7 +43,8 @@ ${RUN_USAGE}
   sdq dashboard [--port N] [--host H]
       --host other than loopback (0.0.0.0, a LAN address) only with SDQ_DASHBOARD_TOKEN set (32+ characters): every
       request must then carry it (open /?token=<token> once, or send Authorization: Bearer <token>)
-${SCHEDULE_USAGE}`
+${SCHEDULE_USAGE}
+${FLOW_USAGE}`
 
 /** The flags every command may take (each command reads its own). */
 const OPTIONS = {
@@ -58,15 +61,13 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   before: { type: 'string' },
+  key: { type: 'string' },
+  burst: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: OPTIONS,
-  })
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS })
   const [command, sub, ...ids] = positionals
   if (values.help || !command) {
     console.log(USAGE)
@@ -117,6 +118,14 @@ async function main(argv: string[]): Promise<number> {
         file: values.file,
       }
       for (const line of await scheduleCommand(new DelayQueue(engine), sub, ids[0], flags)) print(line)
+    } else if (command === 'flow') {
+      const flags = {
+        queue: values.queue,
+        key: values.key,
+        burst: number('burst', values.burst),
+        limit: number('limit', values.limit),
+      }
+      printLines(await flowCommand(new DelayQueue(engine), sub, ids[0], flags))
     } else if (command === 'redrive') {
       if (!values['dlq-url']) throw new UsageError('--dlq-url is required')
       const report = await redriveCommand(engine, {
@@ -190,21 +199,29 @@ class UsageError extends Error {}
 /** `redrive` left messages in the DLQ (the report lists why); 1 is an error, 2 a usage error. */
 const REFUSED_EXIT_CODE = 3
 
+/** A usage mistake: the usage is printed with it, exit code 2. */
+function isUsage(e: unknown): e is Error {
+  return (
+    e instanceof UsageError ||
+    e instanceof JobCommandError ||
+    e instanceof RunCommandError ||
+    e instanceof FlowCommandError
+  )
+}
+
 function print(value: unknown) {
   console.log(JSON.stringify(value))
+}
+
+function printLines(values: readonly unknown[]) {
+  for (const value of values) print(value)
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e) => {
-    console.error(
-      e instanceof UsageError || e instanceof JobCommandError || e instanceof RunCommandError
-        ? `${e.message}\n${USAGE}`
-        : e instanceof DelayQueueError
-          ? e.message
-          : e,
-    )
-    process.exit(e instanceof UsageError || e instanceof JobCommandError || e instanceof RunCommandError ? 2 : 1)
+    console.error(isUsage(e) ? `${e.message}\n${USAGE}` : e instanceof DelayQueueError ? e.message : e)
+    process.exit(isUsage(e) ? 2 : 1)
   },
 )
 

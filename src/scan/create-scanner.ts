@@ -6,6 +6,7 @@ import { isFifoQueue } from '../queues'
 import { maxSendMs, sendTimeoutMs } from '../sqs/sqs-client'
 import type { Engine } from '../store/engine'
 import type { Keyspace } from '../store/keys'
+import { FlowGate } from '../flow/flow-gate'
 import type { ReplicationOptions } from '../store/replication'
 import { closeRedis, connectRedis } from '../store/redis'
 import type { RedisClient, ScriptedClient } from '../store/scripts'
@@ -111,6 +112,11 @@ export function buildScanner(
     pollIntervalMs: settings.pollIntervalMs,
     dispatchWindowMs: settings.dispatchWindowMs,
     claimBatchSize: settings.claimBatchSize,
+    flow: new FlowGate({
+      redis: parts.redis,
+      keys: parts.keys,
+      ...(hooks.observer?.flow ? { observer: hooks.observer.flow } : {}),
+    }),
     ...hooks,
   })
   return { scanner, leases, dispatcher, memoryWatch }

@@ -5,7 +5,7 @@ import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'
 import { decodeDispatchError, type JobState } from './job-state'
 import type { NewJob } from './new-job'
-import { decodeRecord } from './record'
+import { decodeRecord, groupLine } from './record'
 import { readPendingPage, type PendingPage, type PendingQuery } from './pending-page'
 import { decodeReceipt, receiptHours, type DispatchReceipt } from './receipt'
 import { readDelivery, type DeliveryRecord } from './delivery-record'
@@ -46,6 +46,8 @@ export interface JobView {
   status: JobStatus
   payload?: unknown
   groupId?: string
+  /** Its flow key (docs/flow-control.md). */
+  flowKey?: string
   createdAt?: string
   attempts?: number
   lastError?: DispatchError
@@ -202,7 +204,7 @@ export class JobStore {
     return enqueueCall(this.keys.locate(job.id), {
       ...job,
       mode,
-      groupId: job.groupId ?? '',
+      groupId: groupLine(job.groupId, job.flowKey),
       scanStart: this.scanStart,
       receiptHours: job.writeToken ? receiptHours(Date.now(), this.receiptTtlMs) : [],
     })
@@ -255,6 +257,7 @@ function toView(id: string, state: JobState, record: string, score: number, atte
     status: state === 'retrying' ? 'scheduled' : state,
     payload: JSON.parse(job.payloadJson),
     ...(job.groupId ? { groupId: job.groupId } : {}),
+    ...(job.flowKey ? { flowKey: job.flowKey } : {}),
     createdAt: isoTime(job.createdAtMs),
   }
   if (lastError) {

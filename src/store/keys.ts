@@ -69,6 +69,11 @@ export class ShardKeys {
    * copies (lua/walk-start.lua), so that pages starting walks at once cannot all pass one check.
    */
   readonly pendingWalkBytes: string
+  /**
+   * Flow control (docs/flow-control.md): a STRING naming the version of the flow settings, written on every shard by
+   * each change, so a claim (lua/claim.lua) tells its scanner in its own slot when to read the settings again.
+   */
+  readonly flowEpoch: string
 
   constructor(
     prefix: string,
@@ -90,6 +95,28 @@ export class ShardKeys {
     this.replicated = `${this.tag}:replicated`
     this.pendingWalks = `${this.tag}:walks`
     this.pendingWalkBytes = `${this.tag}:walk-bytes`
+    this.flowEpoch = `${this.tag}:flow-epoch`
+  }
+
+  /**
+   * Flow control: the jobs of this shard held for a pause of `name` ("q:<queue>" or "k:<flow key>"), a ZSET id -> the
+   * job's place in due order (ms), so a resume finds them and puts them back in that order (lua/flow-hold.lua).
+   */
+  held(name: string): string {
+    return `${this.tag}:held:${name}`
+  }
+
+  /**
+   * Flow control: the token bucket of a rate-limited flow name ("q:<queue>" or "k:<flow key>"): a STRING, its
+   * theoretical arrival time (ms), the send times it gave held jobs (a ZSET id -> ms), and the bucket of the jobs let
+   * go (a STRING, its theoretical arrival time), on the shard the name hashes to (Keyspace.rateShard; lua/flow-take.lua).
+   */
+  rateBucket(name: string): { tat: string; slots: string; sent: string } {
+    return {
+      tat: `${this.tag}:rate:${name}`,
+      slots: `${this.tag}:rate-slots:${name}`,
+      sent: `${this.tag}:rate-sent:${name}`,
+    }
   }
 
   bucket(bucketNo: number | string): string {
@@ -176,6 +203,11 @@ export class Keyspace {
   readonly scanRelayKey: string
   /** The key that signs the cursors of GET /jobs (src/store/cursor-key.ts): a STRING of 32 random bytes, base64. */
   readonly cursorKey: string
+  /**
+   * Flow control's settings (src/flow/flow-settings.ts): a HASH "p:<name>" -> "1" (paused), "r:<name>" ->
+   * "<rate>/<burst>", names "q:<queue>" or "k:<flow key>"; and "epoch" -> the version every shard's flowEpoch names.
+   */
+  readonly flowSettingsKey: string
 
   constructor(readonly options: KeyLayoutOptions) {
     if (!KEY_PREFIX_PATTERN.test(options.prefix)) throw new RangeError(`bad key prefix: ${options.prefix}`)
@@ -187,6 +219,12 @@ export class Keyspace {
     this.runLogKey = `${this.shards[0]!.tag}:runs`
     this.scanRelayKey = `${this.shards[0]!.tag}:scan-relay`
     this.cursorKey = `${this.shards[0]!.tag}:cursor-key`
+    this.flowSettingsKey = `${this.shards[0]!.tag}:flow`
+  }
+
+  /** The shard that holds a flow name's token bucket: the name's hash spreads buckets over a Cluster's masters. */
+  rateShard(name: string): ShardKeys {
+    return this.shards[hashId(`flow:${name}`) % this.options.shards]!
   }
 
   /**

@@ -6,6 +6,8 @@ export interface NewJob {
   /** The payload as JSON text. */
   payloadJson: string
   groupId?: string
+  /** Its flow key (docs/flow-control.md); absent: none, and no byte stored for it. */
+  flowKey?: string
   /** Relative to Redis's clock, or absolute (epoch ms; the past means now). */
   schedule: { delayMs: number } | { atMs: number }
   /**

@@ -1,6 +1,6 @@
 // The stored form of a job (any state, dead included): one hash field per job, written by lua/enqueue.lua.
 //
-//   "<queue>\n<createdAt ms, base 36>\n<version>[:<write token>.<request digest>]\n<groupId>\n<payload JSON>"
+//   "<queue>\n<createdAt ms, base 36>\n<version>[:<write token>.<request digest>]\n<groupId>[ <flowKey>]\n<payload JSON>"
 //
 // The write token (the Idempotency-Key of the write that stored this version: src/direct/write-token.ts) and the
 // digest of that write's request (lua/includes/requestDigest.lua; absent in records written before it was kept) are
@@ -25,6 +25,26 @@ export interface StoredJob {
   requestDigest?: string
   /** The payload as JSON text, exactly as it will be sent. */
   payloadJson: string
+  /** Its flow key (docs/flow-control.md): rates and pauses per key. */
+  flowKey?: string
+}
+
+/**
+ * The record's group line: the group id, then the flow key after a space (neither may hold one), only when there is
+ * one, so a job without a flow key costs no byte. The scripts store and return the line as the group id field.
+ */
+export function groupLine(groupId: string | undefined, flowKey: string | undefined): string {
+  return flowKey ? `${groupId ?? ''} ${flowKey}` : (groupId ?? '')
+}
+
+/** A group line's group id and flow key (groupLine). */
+export function splitGroupLine(line: string): { groupId?: string; flowKey?: string } {
+  const space = line.indexOf(' ')
+  const groupId = space < 0 ? line : line.slice(0, space)
+  return {
+    ...(groupId ? { groupId } : {}),
+    ...(space < 0 ? {} : { flowKey: line.slice(space + 1) }),
+  }
 }
 
 export function decodeRecord(record: string): StoredJob {
@@ -55,7 +75,14 @@ export function decodeRecordInto<T extends object>(record: string, target: T): T
     if (writeToken) job.writeToken = writeToken
     if (end < c) job.requestDigest = record.slice(end + 1, c)
   }
-  if (d > c + 1) job.groupId = record.slice(c + 1, d)
+  if (d > c + 1) {
+    const space = record.indexOf(' ', c + 1)
+    if (space < 0 || space > d) job.groupId = record.slice(c + 1, d)
+    else {
+      if (space > c + 1) job.groupId = record.slice(c + 1, space)
+      job.flowKey = record.slice(space + 1, d)
+    }
+  }
   job.payloadJson = record.slice(d + 1)
   return job
 }

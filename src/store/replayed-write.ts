@@ -4,6 +4,7 @@
 // its receipt answers).
 import type { EnqueueResult } from './job-store'
 import { decodeReceipt } from './receipt'
+import { splitGroupLine } from './record'
 import type { EnqueueReply } from './script-calls'
 
 /** The answer of a write whose token an earlier attempt applied (lua/enqueue.lua codes 3 and 4), as that one gave. */
@@ -20,6 +21,6 @@ export function replayedResult(id: string, r: EnqueueReply): EnqueueResult {
     startScanner: false,
     replayed: stored ? 'stored' : 'dispatched',
     queue: receipt ? receipt.queue : String(r[4]),
-    ...(stored ? { groupId: String(r[5] ?? '') } : {}),
+    ...(stored ? { groupId: splitGroupLine(String(r[5] ?? '')).groupId ?? '' } : {}),
   }
 }

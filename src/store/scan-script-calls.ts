@@ -26,9 +26,9 @@ export interface ClaimParams {
 
 /**
  * lua/claim.lua: { now, nextDue, needHints, more, hints joined by ',', flat jobs: id, record, ..., nextInflight,
- * fullAt, dueBy, the jobs' numbers joined by ',': dueMs, attempt, orderMs, ... }.
+ * fullAt, dueBy, the jobs' numbers joined by ',': dueMs, attempt, orderMs, ..., the flow settings' version }.
  */
-export type ClaimReply = [number, number, number, number, string, string[], number, number, number, string]
+export type ClaimReply = [number, number, number, number, string, string[], number, number, number, string, string]
 
 /** A claim reply's jobs, in claim order: `each` gets a job's id, record and numbers (no object made per job). */
 export function forEachClaimed(
@@ -59,6 +59,7 @@ export function claimCall(shard: ShardKeys, p: ClaimParams): ScriptCall<ClaimRep
       errors: shard.errors,
       dead: shard.dead,
       counts: shard.counts,
+      flowEpoch: shard.flowEpoch,
       buckets: p.hints.map((b) => shard.bucket(b)),
     },
     args: {

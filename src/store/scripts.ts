@@ -51,6 +51,11 @@ import schedulePutLua from '../../lua/schedule-put.lua'
 import walkAdvanceLua from '../../lua/walk-advance.lua'
 import walkStartLua from '../../lua/walk-start.lua'
 import deepPageRateLua from '../../lua/deep-page-rate.lua'
+import flowEpochLua from '../../lua/flow-epoch.lua'
+import flowHoldLua from '../../lua/flow-hold.lua'
+import flowSetLua from '../../lua/flow-set.lua'
+import flowResumeLua from '../../lua/flow-resume.lua'
+import flowTakeLua from '../../lua/flow-take.lua'
 
 export type RedisClient = Redis | Cluster
 
@@ -105,6 +110,11 @@ export const LUA_SCRIPTS = {
   sdqScannerAlive: scannerAliveLua,
   sdqScannerRetire: scannerRetireLua,
   sdqScanStartRelease: scanStartReleaseLua,
+  sdqFlowTake: flowTakeLua,
+  sdqFlowHold: flowHoldLua,
+  sdqFlowResume: flowResumeLua,
+  sdqFlowSet: flowSetLua,
+  sdqFlowEpoch: flowEpochLua,
 } as const
 
 export type ScriptName = keyof typeof LUA_SCRIPTS

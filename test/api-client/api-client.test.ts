@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApiHandler } from '../../src/api/handler'
 import { DelayQueueApiClient, DelayQueueApiError, JobConflictError } from '../../src/api-client'
 import { apiErrorOf } from '../../src/api-client/errors'
-import { regionOf } from '../../src/api-client/signer'
+import { regionOf, sigV4Signer, signingServiceOf } from '../../src/api-client/signer'
 import { retryDelayMs } from '../../src/api-client/transport'
 import type { Log } from '../../src/logger'
 import { createEngine, type Engine } from '../../src/store/engine'
@@ -87,6 +87,26 @@ describe('DelayQueueApiClient: SigV4 signing', () => {
     expect(regionOf(new URL('https://a1b2c3.execute-api.ap-southeast-2.amazonaws.com'), {})).toBe('ap-southeast-2')
     expect(regionOf(new URL('https://jobs.example.com'), { AWS_REGION: 'eu-central-1' })).toBe('eu-central-1')
     expect(() => regionOf(new URL('https://jobs.example.com'), {})).toThrow(/region/)
+  })
+
+  it("signs for the service lambda, in the URL's region, when the API is a Function URL (the default front door)", async () => {
+    // prepare
+    const url = new URL('https://abcdefghijklmnopqrstuvwxyz012345.lambda-url.eu-west-3.on.aws/jobs')
+    const credentials = { accessKeyId: 'AKIDLOCALTEST', secretAccessKey: 'secret' }
+    // act
+    const headers = await sigV4Signer(
+      regionOf(url, {}),
+      credentials,
+      signingServiceOf(url),
+    )({
+      method: 'GET',
+      url,
+      headers: {},
+    })
+    // assess
+    expect(signingServiceOf(url)).toBe('lambda')
+    expect(signingServiceOf(new URL('https://a1b2c3.execute-api.eu-west-3.amazonaws.com'))).toBe('execute-api')
+    expect(headers.authorization).toMatch(/Credential=AKIDLOCALTEST\/\d{8}\/eu-west-3\/lambda\/aws4_request/)
   })
 })
 

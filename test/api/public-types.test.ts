@@ -13,6 +13,8 @@ interface JobInputAsWritten {
   runAt?: string | number
   id?: string
   groupId?: string
+  /** Added with flow control (optional: code written before still compiles). */
+  flowKey?: string
 }
 
 /** ScheduleInput as it was declared by hand. */

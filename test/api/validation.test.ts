@@ -70,7 +70,9 @@ describe('job input validation', () => {
     expect(details.map((d) => d.path)).toEqual(['delay_ms', 'runat', 'priority'])
     expect(details[0]!.message).toContain('did you mean "delayMs"?')
     expect(details[1]!.message).toContain('did you mean "runAt"?')
-    expect(details[2]!.message).toMatch(/^is not a known field; known: queue, payload, delayMs, runAt, id, groupId$/)
+    expect(details[2]!.message).toMatch(
+      /^is not a known field; known: queue, payload, delayMs, runAt, id, groupId, flowKey$/,
+    )
   })
 
   it('echoes at most 10 unknown fields, each cut to 64 characters', () => {

@@ -2,6 +2,7 @@
 // many were left open by indeterminate writes, and every violation with the slice of the history that shows it.
 import { checkDuplicates } from './check-duplicates'
 import { checkFifo } from './check-fifo'
+import { checkFlow } from './check-flow'
 import { checkJobs } from './check-jobs'
 import { checkSchedules } from './check-schedules'
 import type { Delivery, EnvironmentFault, Fault, History, Op } from './history'
@@ -20,12 +21,22 @@ export function check(input: History): Verdict {
   const schedules = checkSchedules(h)
   const fifo = checkFifo(h)
   const duplicates = checkDuplicates(h)
-  const violations = [...jobs.violations, ...schedules.violations, ...fifo.violations, ...duplicates.violations]
+  const flow = checkFlow(h)
+  const violations = [
+    ...jobs.violations,
+    ...schedules.violations,
+    ...fifo.violations,
+    ...duplicates.violations,
+    ...flow.paused.violations,
+    ...flow.rate.violations,
+  ]
   const figures = {
     ...jobs.figures,
     'schedule-series': schedules.figures,
     'fifo-order': fifo.figures,
     'duplicates-bounded': duplicates.figures,
+    'paused-held': flow.paused.figures,
+    'rate-bounded': flow.rate.figures,
   } as Record<PromiseName, PromiseFigures>
   // A violation's count lands on its own promise (the schedule check also reports early occurrences).
   for (const p of PROMISES) figures[p].violations = violations.filter((v) => v.promise === p).length

@@ -1,5 +1,5 @@
 // Hand-made histories for the checker's own tests: a builder that numbers operations and fills in defaults.
-import type { Delivery, EnvironmentFault, Fault, History, Op } from './history'
+import type { Delivery, EnvironmentFault, Fault, FlowOp, History, Op } from './history'
 
 export const T0 = 1_800_000_000_000
 
@@ -8,6 +8,7 @@ export function historyOf(parts: {
   deliveries?: Partial<Delivery>[]
   faults?: Fault[]
   environment?: EnvironmentFault[]
+  flow?: FlowOp[]
 }): History {
   const ops = (parts.ops ?? []).map(
     (op, n): Op => ({
@@ -44,6 +45,7 @@ export function historyOf(parts: {
     deliveries,
     faults: parts.faults ?? [],
     environment: parts.environment ?? [],
+    ...(parts.flow ? { flow: parts.flow } : {}),
   }
 }
 

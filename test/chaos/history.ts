@@ -41,6 +41,22 @@ export interface Op {
   retryOf?: number
   /** FIFO jobs: the message group the job was written to. */
   groupId?: string
+  /** The flow key the job was written with (docs/flow-control.md). */
+  flowKey?: string
+}
+
+/**
+ * An operator's flow control call (PUT /flow/keys/{key}): a pause, a resume, or a rate. Its outcome as for writes: a
+ * pause whose answer was lost may or may not hold, a resume whose answer was lost may have lifted the pause.
+ */
+export interface FlowOp {
+  kind: 'pause' | 'resume' | 'rate'
+  flowKey: string
+  rate?: number
+  burst?: number
+  invokeAt: number
+  completeAt: number
+  outcome: Outcome
 }
 
 export interface Delivery {
@@ -124,6 +140,8 @@ export interface History {
   faults: Fault[]
   /** Absent in histories saved before it was recorded. */
   environment?: EnvironmentFault[]
+  /** Flow control calls, in invoke order (absent in histories saved before flow control). */
+  flow?: FlowOp[]
 }
 
 /** Writes that create a job version. */

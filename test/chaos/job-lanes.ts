@@ -123,6 +123,7 @@ export interface BatchJob {
   payload: { t: string }
   runAt: number
   groupId?: string
+  flowKey?: string
 }
 
 /** POST /jobs/batch, each job recorded as its own create (its outcome from its own entry of the answer). */
@@ -138,6 +139,7 @@ export async function recordBatch(client: string, ctx: LaneContext, jobs: BatchJ
     token: j.payload.t,
     runAtMs: j.runAt,
     ...(j.groupId ? { groupId: j.groupId } : {}),
+    ...(j.flowKey ? { flowKey: j.flowKey } : {}),
     invokeAt,
     completeAt: 0,
     outcome: 'unknown',

@@ -5,7 +5,8 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs'
 import { check, type Verdict } from './checker'
 import { earliestDue } from './check-jobs'
 import { startConsumers } from './consumers'
-import type { History, Op } from './history'
+import { flowLane } from './flow-lanes'
+import type { FlowOp, History, Op } from './history'
 import { apiClient, jobLane } from './job-lanes'
 import { fifoLane } from './fifo-lanes'
 import { startNemesis } from './nemesis'
@@ -20,6 +21,8 @@ export interface ChaosOptions {
   jobLanes?: number
   scheduleLanes?: number
   fifoLanes?: number
+  /** Lanes of flow control: a rate-limited key, and a key paused and resumed (test/chaos/flow-lanes.ts). */
+  flowLanes?: number
   /** A 3-master Redis Cluster with a replica each, instead of a primary with 2 replicas and Sentinel. */
   cluster?: boolean
   scanners?: number
@@ -50,6 +53,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     const running = () => Date.now() < endAt && !o.signal?.aborted
     const random = seeded(o.seed)
     const ops: Op[] = []
+    const flow: FlowOp[] = []
     /** Each lane its own client, so that an operation's HTTP attempts can be counted. */
     const lane = (n: number) => {
       let requests = 0
@@ -62,6 +66,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       ...Array.from({ length: jobLanes }, (_, i) => jobLane(`j${i}`, lane(i))),
       ...Array.from({ length: scheduleLanes }, (_, i) => scheduleLane(`s${i}`, lane(jobLanes + i))),
       ...Array.from({ length: o.fifoLanes ?? 2 }, (_, i) => fifoLane(`f${i}`, lane(jobLanes + scheduleLanes + i))),
+      // One lane at most: its operator pauses and resumes one key, and rates another.
+      ...(o.flowLanes === 0 ? [] : [flowLane('r0', lane(jobLanes + scheduleLanes + (o.fifoLanes ?? 2)), flow)]),
     ]
     const leaseMs = Number(CHAOS_SETTINGS.LEASE_MS)
     const nemesis = startNemesis({ stage, random, leaseMs }, running, log)
@@ -90,6 +96,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       deliveries: consumers.deliveries,
       faults: nemesis.faults.sort((a, b) => a.start - b.start),
       environment: [...stage.environment],
+      flow,
     }
     return { history, verdict: check(history) }
   } finally {

@@ -8,6 +8,8 @@ export type PromiseName =
   | 'schedule-series'
   | 'fifo-order'
   | 'duplicates-bounded'
+  | 'paused-held'
+  | 'rate-bounded'
 
 export const PROMISES: readonly PromiseName[] = [
   'acknowledged-delivered',
@@ -18,6 +20,8 @@ export const PROMISES: readonly PromiseName[] = [
   'schedule-series',
   'fifo-order',
   'duplicates-bounded',
+  'paused-held',
+  'rate-bounded',
 ]
 
 export interface Violation {

@@ -20,7 +20,10 @@ const refusal = (promise: Promise<unknown>) =>
 describe('serverless package of an API without authorization', () => {
   it('is refused for stage local and for apiAuth=none, naming the apiAuth parameter and the way out', async () => {
     const local = await refusal(packageTemplate(root, 'local'))
-    const prodOpen = await refusal(packageTemplate(root, 'prod', ['--param=apiAuth=none']))
+    // apiAuth applies to the HTTP API's routes (a Function URL is always AWS_IAM here)
+    const prodOpen = await refusal(
+      packageTemplate(root, 'prod', ['--param=apiEndpoint=httpApi', '--param=apiAuth=none']),
+    )
 
     for (const message of [local, prodOpen]) {
       expect(message).toContain('The API would be open to anyone: POST /jobs')

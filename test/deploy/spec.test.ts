@@ -34,7 +34,12 @@ function fifoConfig(): string {
 
 /** The combinations: every value of every parameter at least once, and a FIFO queue. */
 const COMBINATIONS: Record<string, () => Promise<Template>> = {
-  'default prod (httpApi, continuous, egress=endpoints, no alarm topic)': () => packageTemplate(root, 'prod'),
+  'httpApi, continuous, dashboard=true (egress=endpoints, no alarm topic)': () =>
+    packageTemplate(root, 'prod', [
+      '--param=apiEndpoint=httpApi',
+      '--param=scanMode=continuous',
+      '--param=dashboard=true',
+    ]),
   'apiEndpoint=functionUrl, scanMode=on-demand, egress=ipv6, alarmTopicArn set': () =>
     packageTemplate(root, 'prod', [
       '--param=apiEndpoint=functionUrl',
@@ -58,7 +63,8 @@ const COMBINATIONS: Record<string, () => Promise<Template>> = {
     ]),
   // Continuous mode invokes Lambda too: the scan run starts scan workers (SCAN_MAX_WORKERS, default 4).
   'createEndpoints=true, scanMode=continuous (fan-out)': () =>
-    packageTemplate(root, 'prod', ['--param=createEndpoints=true']),
+    packageTemplate(root, 'prod', ['--param=createEndpoints=true', '--param=scanMode=continuous']),
+  'default prod (functionUrl, on-demand, no dashboard, egress=endpoints)': () => packageTemplate(root, 'prod'),
 }
 const names = Object.keys(COMBINATIONS)
 const templates = new Map<string, Template>()
@@ -149,7 +155,7 @@ describe('the combinations differ where the parameters say', () => {
   })
 })
 
-describe('a defect planted in a copy of the default template is caught, with its resource, path and rule', () => {
+describe('a defect planted in a copy of the HTTP API, continuous-mode template is caught, with its resource, path and rule', () => {
   /** Every check's findings for the default template after `plant` changed a copy of it. */
   async function planted(plant: (t: Template) => void): Promise<Finding[]> {
     const t = copy(templates.get(names[0]!)!)

@@ -117,9 +117,12 @@ function queuesOf(env: Json): Map<string, string> {
   return map
 }
 
+/** The API Gateway front door, continuous scanning and the dashboard: every resource the stack can have at once. */
+const EVERYTHING = ['--param=apiEndpoint=httpApi', '--param=scanMode=continuous', '--param=dashboard=true']
+
 beforeAll(async () => {
   outDir = mkdtempSync(join(tmpdir(), 'sdq-package-'))
-  await sls(['package', '--stage', 'prod', '--package', outDir])
+  await sls(['package', '--stage', 'prod', '--package', outDir, ...EVERYTHING])
   template = JSON.parse(readFileSync(join(outDir, 'cloudformation-template-update-stack.json'), 'utf8'))
   resources = template.Resources
 }, 180_000)
@@ -128,7 +131,7 @@ afterAll(() => {
   if (outDir) rmSync(outDir, { recursive: true, force: true })
 })
 
-describe('serverless package --stage prod (no credentials, no network)', () => {
+describe('serverless package --stage prod --param=apiEndpoint=httpApi --param=scanMode=continuous --param=dashboard=true (no credentials, no network)', () => {
   it('runs every function on nodejs24.x, each with a role of its own and the VPC from SSM', () => {
     const functions = ofType('AWS::Lambda::Function').map(([, r]) => r.Properties)
     expect(functions.map((f) => f.FunctionName).sort()).toEqual(
@@ -504,6 +507,7 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       'ANY /scheduler/{proxy+}',
       'DELETE /jobs/{id}',
       'DELETE /schedules/{id}',
+      'GET /flow',
       'GET /jobs',
       'GET /jobs/{id}',
       'GET /schedules',
@@ -515,11 +519,45 @@ describe('serverless package --stage prod (no credentials, no network)', () => {
       'POST /jobs/{id}/run',
       'POST /schedules/{id}/pause',
       'POST /schedules/{id}/resume',
+      'PUT /flow/keys/{id}',
+      'PUT /flow/queues/{id}',
       'PUT /jobs/{id}',
       'PUT /schedules/{id}',
     ])
     for (const r of routes) expect(r.AuthorizationType).toBe('AWS_IAM')
     expect(ofType('AWS::Lambda::Url')).toEqual([]) // no second way in
+  })
+})
+
+describe('serverless package --stage prod: the defaults', () => {
+  let packaged: Json
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sdq-package-'))
+    try {
+      await sls(['package', '--stage', 'prod', '--package', dir])
+      packaged = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8'))
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 180_000)
+
+  it('serves the API through a Function URL with AWS_IAM auth, scans on demand, and has no dashboard', () => {
+    const res: Record<string, Json> = packaged.Resources
+    const types = Object.values(res).map((r) => r.Type)
+    expect(res.ApiLambdaFunctionUrl!.Properties.AuthType).toBe('AWS_IAM')
+    expect(types).not.toContain('AWS::ApiGatewayV2::Api')
+    expect(types).not.toContain('AWS::CloudWatch::Dashboard')
+    expect(res.ScanLambdaFunction!.Properties.Environment.Variables.SCAN_MODE).toBe('on-demand')
+    expect(res.ApiStartsScanPolicy!.Properties.PolicyDocument.Statement).toEqual([
+      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: getAtt('ScanLambdaFunction') },
+    ])
+  })
+
+  it("drops Lambda's START/END/REPORT lines of the API function only (JSON log format, system log level WARN)", () => {
+    const res: Record<string, Json> = packaged.Resources
+    expect(res.ApiLambdaFunction!.Properties.LoggingConfig).toEqual({ LogFormat: 'JSON', SystemLogLevel: 'WARN' })
+    expect(res.ScanLambdaFunction!.Properties.LoggingConfig).toBeUndefined()
+    expect(res.ConsumerLambdaFunction!.Properties.LoggingConfig).toBeUndefined()
   })
 })
 
@@ -616,7 +654,12 @@ describe('serverless.yml for the local stage and with parameters', () => {
   }, 120_000)
 
   it('takes the HTTP API throttling as the apiThrottleRate and apiThrottleBurst parameters', async () => {
-    const config = await printConfig('prod', '--param=apiThrottleRate=50', '--param=apiThrottleBurst=20')
+    const config = await printConfig(
+      'prod',
+      '--param=apiEndpoint=httpApi',
+      '--param=apiThrottleRate=50',
+      '--param=apiThrottleBurst=20',
+    )
     expect(config.resources.Parameters.ApiThrottleRate.Default).toBe('50')
     expect(config.resources.Parameters.ApiThrottleBurst.Default).toBe('20')
   }, 120_000)

@@ -172,8 +172,8 @@ describe('both stacks, packaged offline', () => {
     const exports = collect(delayQueue.Outputs, 'Export')
     const imports = collect(userService.Resources, 'Fn::ImportValue')
     expect([...imports].sort()).toEqual([
-      'serverless-delay-queue-prod-HttpApiId',
-      'serverless-delay-queue-prod-HttpApiUrl',
+      'serverless-delay-queue-prod-ApiFunctionArn',
+      'serverless-delay-queue-prod-ApiFunctionUrl',
       'serverless-delay-queue-prod-TargetQueueOrdersArn',
     ])
     for (const name of imports) expect(exports).toContain(name)
@@ -190,7 +190,10 @@ describe('both stacks, packaged offline', () => {
     )
     const grants = (action: string) => statements.filter((s: any) => [s.Action].flat().includes(action))
     expect(grants('sqs:ChangeMessageVisibility').map((s: any) => s.Resource)).toEqual([mapping.EventSourceArn])
-    expect(JSON.stringify(grants('execute-api:Invoke'))).toContain('serverless-delay-queue-prod-HttpApiId')
+    for (const action of ['lambda:InvokeFunctionUrl', 'lambda:InvokeFunction'])
+      expect(grants(action).map((s: any) => s.Resource)).toEqual([
+        { 'Fn::ImportValue': 'serverless-delay-queue-prod-ApiFunctionArn' },
+      ])
   })
 })
 

@@ -99,6 +99,24 @@ describe('dispatcher', () => {
     expect(calls).toBe(1)
   })
 
+  it('gives back a job whose rate token went stale before its send started, and sends the one still fresh', async () => {
+    // prepare: two jobs of a limited key let go by its bucket: one a moment ago, one whose token is past its time
+    // (it waited behind a slow SQS); both well leased
+    const q = await createQueue(sqs, 'stale-token')
+    const dispatcher = dispatcherTo({ orders: q.url }, 2)
+    calls = 0
+    const fresh = { ...claimed('token-fresh', 'orders'), sendBy: Date.now() + 100 }
+    const late = { ...claimed('token-late', 'orders'), sendBy: Date.now() - 1 }
+    // act
+    const outcome = await dispatcher.dispatch([fresh, late])
+    // assess: the late one is not sent, refused for a retry that asks the bucket again (not its fault)
+    expect(outcome.sent.map((s) => s.job.id)).toEqual(['token-fresh'])
+    expect(outcome.refused).toEqual([
+      { job: late, error: expect.stringMatching(/rate token was not used in time/), jobsFault: false },
+    ])
+    expect([...countIds(await receiveAll(sqs, q.url)).keys()]).toEqual(['token-fresh'])
+  })
+
   it('keeps a FIFO group in order when SQS refuses one of its jobs: the later ones still waiting are held back behind it', async () => {
     // prepare: one group of 25 jobs (three batches), the second too big for the queue, and another group alongside
     const q = await createQueue(sqs, 'partial.fifo', { MaximumMessageSize: '1024' })

@@ -15,6 +15,10 @@ import { scheduleAckCall, scheduleDeleteCall, schedulePutCall } from '../../src/
 import { cancelCall, enqueueCall, getCall, reviveCall } from '../../src/store/script-calls'
 import { recordHeadsCall, walkAdvanceCall, walkStartCall } from '../../src/store/ops-script-calls'
 import { deepPageRateCall } from '../../src/store/deep-page-rate'
+import { flowHoldCall } from '../../src/flow/flow-hold'
+import { flowResumeCall } from '../../src/flow/flow-resume'
+import { flowEpochCall, flowSetCall } from '../../src/flow/flow-set'
+import { flowTakeCall } from '../../src/flow/flow-take'
 import { promoteCall, promoteDueCall } from '../../src/store/promote'
 import {
   composeScript,
@@ -99,6 +103,11 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   sdqScannerAlive: scannerAliveCall(shard, 'run-a', 5_000),
   sdqScannerRetire: scannerRetireCall(shard, { owner: 'run-a', horizonMs: 70_000, startToken: 'job-1' }),
   sdqScanStartRelease: scanStartReleaseCall(shard, 'job-1', 1_000),
+  sdqFlowTake: flowTakeCall(keys, 'k:mail', { rate: 50, burst: 5 }, ['job-1']),
+  sdqFlowHold: flowHoldCall(shard, '3', 60_000, []),
+  sdqFlowResume: flowResumeCall(shard, 'q:q', '4'),
+  sdqFlowSet: flowSetCall(keys, 'p:q:q', '1'),
+  sdqFlowEpoch: flowEpochCall(shard, '4'),
   sdqScheduleAck: scheduleAckCall(shard, [
     {
       id: 'job-1@1',
@@ -170,9 +179,9 @@ describe('script calls', () => {
     // act
     const flat = Object.values(calls.sdqClaim.keys).flat()
     // assess
-    expect(flat).toHaveLength(9)
+    expect(flat).toHaveLength(10)
     expect(flat.every((key) => key.startsWith(`${shard.tag}:`))).toBe(true)
-    expect(flat.slice(7)).toEqual([shard.bucket('0'), shard.bucket('3')])
+    expect(flat.slice(8)).toEqual([shard.bucket('0'), shard.bucket('3')])
   })
 
   it("puts an occurrence ack's buckets in KEYS once each, and points each occurrence at its bucket", () => {

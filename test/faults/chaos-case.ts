@@ -23,5 +23,7 @@ export async function expectChaosRunKeepsEveryPromise(cluster: boolean): Promise
   expect(history.faults.length, report).toBeGreaterThanOrEqual(6)
   expect(verdict.figures['acknowledged-delivered'].checked, report).toBeGreaterThan(100)
   expect(verdict.figures['fifo-order'].checked, report).toBeGreaterThan(50)
+  expect(verdict.figures['rate-bounded'].checked, report).toBeGreaterThan(50)
+  expect(verdict.figures['paused-held'].pauses, report).toBeGreaterThan(0)
   expect(verdict.valid, report).toBe(true)
 }

@@ -1,48 +1,62 @@
-// Prints the monthly bill line by line (tools/cost/model.ts) from the measured figures in bench/results.json and the
-// dated price table in tools/cost/prices.ts. --compare adds the table of docs/cost.md: every enqueue path and mode, and
-// EventBridge Scheduler, QStash and Step Functions, at 1M, 10M and 100M jobs a month. Options: USAGE below.
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+// `npm run cost`: the monthly bill of a packaged CloudFormation template. Without --template it packages the service
+// offline (`serverless package --stage prod`, with any --param given) and reads what that wrote; everything the
+// template decides (functions, memory, schedule, scan mode, front door, queues, alarms, dashboards, log groups,
+// endpoints) comes from it, and only usage from the flags. The figures per job and per invocation come from
+// bench/results.json, the prices from tools/cost/prices.ts. `--json` prints the report as one JSON object.
+import { relative, resolve } from 'node:path'
+import { consumerLogBytesPerJob } from './consumer'
+import { accessLogBytes } from './metrics'
+import { packageTemplate } from './package'
+import { PRICES, PRICES_DATE, VALKEY_NODES, type Price } from './prices'
+import { measured } from './read-measured'
+import { CONFIGURATIONS } from './configurations'
 import {
-  bill,
-  scanCapacityPerSec,
-  burstCpuMsPer1000,
-  PEAK_FACTOR,
-  scanMemoryOf,
-  STREAM_CPU_SHARE,
-  type Egress,
-  ENQUEUE_PATHS,
-  type EnqueuePath,
-  type Measured,
-  type Scenario,
-  type ScanMode,
-} from './model'
-import { jobsPerRequest, steadyCpuMsPerJob, streamCpuShare } from './stream'
-import { EGRESS } from './egress'
-import { measureObservability } from './metrics'
-import { compare } from './compare'
-import { HOURS_PER_MONTH, PRICES, PRICES_DATE, VALKEY_NODES, type Price } from './prices'
-import { vcpuShare } from '../../src/scan/observe/cpu-share'
-import { median } from '../../bench/stats'
+  assumptionsMarkdown,
+  billMarkdown,
+  compareMarkdown,
+  configurationsMarkdown,
+  headline,
+  type Report,
+  usd,
+} from './markdown'
+import { DEFAULT_USAGE, priceTemplate, type Usage } from './report'
+import { readTemplate, type TemplateFacts } from './template'
 
-const usd = (n: number): string => (n < 0 ? `-${usd(-n)}` : n < 0.01 && n > 0 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`)
-
-const USAGE = `usage: npm run cost -- --jobs-per-month N [--enqueue api|function-url|function-url-batch|batch|direct]
-  [--mode continuous|on-demand] [--window-ms W] [--scan-memory auto|MB] [--api-memory MB] [--payload-bytes B]
-  [--wait-hours H] [--receipt-ttl-hours H] [--redis auto|serverless|<node type>] [--replica true|false] [--egress ipv6|endpoints|nat]
-  [--endpoint-azs N] [--queues N] [--dashboard true|false] [--free-tier] [--compare] [--prices]`
+const USAGE = `usage: npm run cost -- [--template FILE | --param NAME=VALUE ... [--config FILE]]
+  [--json | --markdown | --headline | --compare | --configurations | --prices | --assumptions]
+  [--jobs-per-month N] [--enqueue single|batch|direct] [--payload-bytes B] [--wait-hours H] [--queues-used N]
+  [--redis auto|serverless|<node type>] [--replica true|false] [--azs N] [--free-tier]`
 class UsageError extends Error {}
 
-function parseArgs(argv: string[]): Scenario & { compare: boolean; prices: boolean } {
+const OUTPUTS = ['json', 'markdown', 'headline', 'compare', 'configurations', 'prices', 'assumptions'] as const
+type Output = (typeof OUTPUTS)[number] | 'text'
+
+interface Options {
+  usage: Usage
+  template?: string
+  /** Another serverless.yml in the service folder to package (osls --config). */
+  config?: string
+  params: string[]
+  output: Output
+}
+
+const FLAGS = new Set<string>([...OUTPUTS, 'free-tier'])
+
+export function parseArgs(argv: string[]): Options {
   const args = new Map<string, string>()
+  const params: string[] = []
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
     if (a === '--help' || a === '-h') throw new UsageError('')
     if (!a.startsWith('--')) throw new UsageError(`unexpected argument ${a}`)
-    if (a === '--compare' || a === '--prices' || a === '--free-tier') args.set(a.slice(2), 'true')
-    else args.set(a.slice(2), argv[++i] ?? '')
+    const [name, inline] = a.slice(2).split(/=(.*)/s, 2) as [string, string | undefined]
+    const value = FLAGS.has(name) ? 'true' : (inline ?? argv[++i] ?? '')
+    if (name === 'param') {
+      if (!/^[A-Za-z]\w*=/.test(value)) throw new UsageError(`--param takes NAME=VALUE, got "${value}"`)
+      params.push(value)
+    } else args.set(name, value)
   }
-  // Every option read below is noted: one left unread is one the model does not know, and would be ignored.
+  // Every option read below is noted: one left unread is one the tool does not know, and would be ignored.
   const read = new Set<string>()
   const get = (name: string) => {
     read.add(name)
@@ -52,39 +66,41 @@ function parseArgs(argv: string[]): Scenario & { compare: boolean; prices: boole
     const raw = get(name)
     if (raw === undefined) return fallback
     const n = Number(raw.replace(/_/g, ''))
-    if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a number >= 0, got "${raw}"`)
+    if (!Number.isFinite(n) || n < 0) throw new UsageError(`--${name} must be a number >= 0, got "${raw}"`)
     return n
   }
   const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T): T => {
     const v = (get(name) ?? fallback) as T
-    if (!values.includes(v)) throw new Error(`--${name} must be one of ${values.join(', ')}, got "${v}"`)
+    if (!values.includes(v)) throw new UsageError(`--${name} must be one of ${values.join(', ')}, got "${v}"`)
     return v
   }
-  if (!['jobs-per-month', 'compare', 'prices'].some((a) => args.has(a)))
-    throw new UsageError('--jobs-per-month N is required')
-  const scenario = {
-    jobsPerMonth: num('jobs-per-month', 0),
-    enqueue: oneOf<EnqueuePath>('enqueue', ENQUEUE_PATHS, 'api'),
-    mode: oneOf<ScanMode>('mode', ['continuous', 'on-demand'], 'continuous'),
-    scanMemoryMb: (get('scan-memory') ?? 'auto') === 'auto' ? ('auto' as const) : num('scan-memory', 512),
-    apiMemoryMb: num('api-memory', 512),
-    payloadBytes: num('payload-bytes', 200),
-    waitHours: num('wait-hours', 24),
-    receiptTtlHours: num('receipt-ttl-hours', 24),
-    windowMs: num('window-ms', 0),
-    redis: get('redis') ?? 'auto',
-    egress: oneOf<Egress>('egress', EGRESS, 'ipv6'),
-    endpointAzs: num('endpoint-azs', 2),
-    queues: num('queues', 3),
-    replica: oneOf('replica', ['true', 'false'], 'true') === 'true',
-    dashboard: oneOf('dashboard', ['true', 'false'], 'true') === 'true',
-    freeTier: get('free-tier') !== undefined,
-    compare: get('compare') !== undefined,
-    prices: get('prices') !== undefined,
+  const queuesUsed = get('queues-used')
+  const options: Options = {
+    usage: {
+      jobsPerMonth: num('jobs-per-month', DEFAULT_USAGE.jobsPerMonth),
+      enqueue: oneOf('enqueue', ['single', 'batch', 'direct'] as const, DEFAULT_USAGE.enqueue),
+      payloadBytes: num('payload-bytes', DEFAULT_USAGE.payloadBytes),
+      waitHours: num('wait-hours', DEFAULT_USAGE.waitHours),
+      ...(queuesUsed === undefined ? {} : { queuesUsed: num('queues-used', 1) }),
+      redis: get('redis') ?? DEFAULT_USAGE.redis,
+      replica: oneOf('replica', ['true', 'false'], 'true') === 'true',
+      azs: num('azs', DEFAULT_USAGE.azs),
+      freeTier: get('free-tier') !== undefined,
+    },
+    template: get('template'),
+    config: get('config'),
+    params,
+    output: 'text',
   }
+  const outputs = OUTPUTS.filter((o) => get(o) !== undefined)
+  if (outputs.length > 1) throw new UsageError(`one output at a time: ${outputs.map((o) => `--${o}`).join(', ')}`)
+  options.output = outputs[0] ?? 'text'
   const unknown = [...args.keys()].find((name) => !read.has(name))
   if (unknown) throw new UsageError(`unknown option --${unknown}`)
-  return scenario
+  if (options.template && (params.length || options.config))
+    throw new UsageError('--param and --config package the service: not with --template')
+  if (options.usage.jobsPerMonth === 0) throw new UsageError('--jobs-per-month must be above 0 (idle is priced too)')
+  return options
 }
 
 /** The price table as docs/cost.md shows it. */
@@ -104,134 +120,90 @@ function printPrices() {
       n.hour.unverified,
     ]),
   ]
-  for (const [usd, unit, source, unverified] of rows)
-    console.log(`| ${unit}${unverified ? ' †' : ''} | ${usd} | ${source} |`)
+  for (const [price, unit, source, unverified] of rows)
+    console.log(`| ${unit}${unverified ? ' †' : ''} | ${price} | ${source} |`)
 }
 
-/** One run of `npm run bench:lambda-size`, as bench/results.json keeps it. */
-interface SizedRun {
-  rate: number
-  arrivals?: 'even' | 'poisson'
-  rows: {
-    memoryMb: number
-    stream: { cpuShareUsed: number } | null
-    burst: { jobs: number; drainS: number | null; warmDrainS?: number | null }
-  }[]
-}
-
-type SizedRuns = { lambdaSize?: { byPeriod?: Record<string, SizedRun>; windowed?: Record<string, SizedRun> } }
-
-/** The sized runs the model reads: the 100 ms quota period (Linux's default), when that bench ran. */
-function sizedRun(r: SizedRuns): SizedRun | undefined {
-  return r.lambdaSize?.byPeriod?.['100']
-}
-
-/** The windowed sized run (the largest window measured), when `bench:lambda-size -- --window-ms W` ran. */
-function windowedLevel(r: SizedRuns): Pick<Measured, 'scanWindowedStreamCpuMsPerJob'> {
-  const [window, run] = Object.entries(r.lambdaSize?.windowed ?? {}).sort(([a], [b]) => Number(b) - Number(a))[0] ?? []
-  const level = streamLevel(run).scanStreamCpuMsPerJob
-  return level ? { scanWindowedStreamCpuMsPerJob: { ...level, windowMs: Number(window), arrivals: run?.arrivals } } : {}
-}
-
-/** CPU ms per 1,000 jobs of a size's burst drain: its share x the drain time / the jobs. */
-const drainCpuMsPer1000 = (mb: number, drainS: number, jobs: number) => (vcpuShare(mb) * drainS * 1e6) / jobs
-
-/**
- * The sized runs' burst figures by size, fresh and warm (what the model sizes the scan from); and the fresh median
- * over the sizes (what it prints, and uses without a sized run). They count what the deployed function does and what
- * the quota costs; the in-process figure of bench:right-size (the scanner alone, warm) is well below, so it is only the
- * fallback.
- */
-function burstBySize(run: SizedRun | undefined): Measured['scanBurstBySize'] {
-  return (run?.rows ?? [])
-    .filter((row) => row.burst.drainS)
-    .map((row) => ({
-      memoryMb: row.memoryMb,
-      freshCpuMsPer1000: drainCpuMsPer1000(row.memoryMb, row.burst.drainS!, row.burst.jobs),
-      ...(row.burst.warmDrainS
-        ? { warmCpuMsPer1000: drainCpuMsPer1000(row.memoryMb, row.burst.warmDrainS, row.burst.jobs) }
-        : {}),
-    }))
-}
-
-/** The packaged function's CPU per job in the sized runs' steady stream: the median over the sizes it did not
- * saturate (share used under 90%). */
-function streamLevel(run: SizedRun | undefined): Pick<Measured, 'scanStreamCpuMsPerJob'> {
-  const perJob = (run?.rows ?? [])
-    .filter((row) => row.stream && row.stream.cpuShareUsed < 0.9)
-    .map((row) => (row.stream!.cpuShareUsed * vcpuShare(row.memoryMb) * 1000) / run!.rate)
-  if (!run || perJob.length === 0) return {}
-  return { scanStreamCpuMsPerJob: { jobsPerSec: run.rate, cpuMsPerJob: median(perJob) } }
-}
-
-async function measured(): Promise<Measured> {
-  const r = JSON.parse(readFileSync(resolve(process.cwd(), 'bench/results.json'), 'utf8'))
-  if (!r.cpu) throw new Error('bench/results.json has no "cpu" section: run `npm run bench` first')
-  if (!r.onDemand) throw new Error('bench/results.json has no "onDemand" section: run `npm run bench:on-demand` first')
-  if (!r.receipts) throw new Error('bench/results.json has no "receipts" section: run `npm run bench:receipts` first')
-  const bySize = burstBySize(sizedRun(r)) ?? []
-  return {
-    bytesPerJob200: r.memory.bytesPerJob,
-    receiptBytes: r.receipts.bytesPerReceipt,
-    scanCpuMsPer1000Jobs: bySize.length ? median(bySize.map((s) => s.freshCpuMsPer1000)) : r.cpu.scanCpuMsPer1000Jobs,
-    scanBurstBySize: bySize,
-    scanSteadyCpuMsPerJob: r.cpu.steady ?? [],
-    scanWindowedCpuMsPerJob: r.cpu.windowed,
-    ...windowedLevel(r),
-    ...streamLevel(sizedRun(r)),
-    apiWallMsPerRequest: r.cpu.apiWallMsPerRequest,
-    apiCpuMsPerRequest: r.cpu.apiCpuMsPerRequest,
-    apiWallMsPerBatch100: r.cpu.apiWallMsPerBatch100,
-    apiCpuMsPerBatch100: r.cpu.apiCpuMsPerBatch100,
-    idleRedisCommandsPerSec: r.idle.commandsPerSec,
-    emptyTickActiveS: r.onDemand.emptyTickActiveS.mean,
-    startedJobActiveS: r.onDemand.jobInvocationActiveS.mean - r.onDemand.delayMs / 1000,
-    continuousInvocationS: r.onDemand.continuousInvocationS,
-    observability: await measureObservability(r.onDemand.continuousInvocationS, 512),
-  }
-}
-
-function printBill(s: Scenario, m: Measured) {
-  const lines = bill(s, m)
-  const total = lines.reduce((a, l) => a + l.usd, 0)
+function printLines(lines: { item: string; usd: number; quantity: string }[]) {
   const width = Math.max(...lines.map((l) => l.item.length))
-  console.log(
-    `${s.jobsPerMonth.toLocaleString('en-US')} jobs/month, enqueue ${s.enqueue}, scan ${s.mode}, payload ${s.payloadBytes} B, wait ${s.waitHours} h, egress ${s.egress}, ${s.queues} queues, ${s.replica ? 'Redis with a replica' : 'Redis without a replica'}${s.freeTier ? ', free tier applied' : ', no free tier'} (prices ${PRICES_DATE})`,
-  )
   for (const l of lines) console.log(`  ${l.item.padEnd(width)}  ${usd(l.usd).padStart(9)}   ${l.quantity}`)
-  console.log(
-    `  ${'total'.padEnd(width)}  ${usd(total).padStart(9)}${s.jobsPerMonth ? `   = ${usd((total / s.jobsPerMonth) * 1e6)} per million jobs` : ''}`,
-  )
-  const scanMb = scanMemoryOf(s, m)
-  const rate = s.jobsPerMonth / (HOURS_PER_MONTH * 3600)
-  console.log(
-    `  scan capacity at ${scanMb} MB: ~${Math.round(scanCapacityPerSec(scanMb, m, s.mode)).toLocaleString('en-US')} jobs/s per scanner in a burst (${burstCpuMsPer1000(m, s.mode, scanMb).toFixed(0)} CPU ms per 1,000 jobs in a ${s.mode === 'continuous' && m.scanBurstBySize?.some((p) => p.warmCpuMsPer1000) ? 'warm' : 'fresh'} sandbox, from the sizes measured); ${Math.round(PEAK_FACTOR * rate).toLocaleString('en-US')} needed (${PEAK_FACTOR} x the average rate)`,
-  )
-  if (rate > 0)
-    console.log(
-      `  as a steady stream${s.windowMs ? ` with a ${s.windowMs} ms dispatch window (${jobsPerRequest(rate, s.windowMs).toFixed(1)} jobs per SQS request)` : ''}, ${rate.toFixed(1)} jobs/s use ${(streamCpuShare(scanMb, rate, m, s.windowMs) * 100).toFixed(0)}% of ${scanMb} MB's CPU share (${steadyCpuMsPerJob(rate, m, s.windowMs).toFixed(2)} CPU ms per job at that rate${packagedLevel(s, m)}; the model keeps it under ${STREAM_CPU_SHARE * 100}%)`,
-    )
-  return total
 }
 
-/** Which of the packaged function's own figures set the stream's level (bench:lambda-size), for the bill's note. */
-function packagedLevel(s: Scenario, m: Measured): string {
-  const plain = m.scanStreamCpuMsPerJob
-  if (!plain) return ''
-  const at = (f: { cpuMsPerJob: number; jobsPerSec: number }) => `${f.cpuMsPerJob.toFixed(2)} ms at ${f.jobsPerSec}/s`
-  const windowed = s.windowMs ? m.scanWindowedStreamCpuMsPerJob : undefined
-  return `, from the packaged function's ${at(plain)}${windowed ? ` and ${at(windowed)} with a ${windowed.windowMs} ms window` : ''}`
+function printReport(r: Report) {
+  const d = r.decided
+  const u = r.usage
+  console.log(
+    `template: ${r.template}${r.params.length ? ` (packaged with --param ${r.params.join(' --param ')})` : ''} (prices ${r.prices})`,
+  )
+  console.log(
+    `  decided by it: scan ${d.scan.mode}, ${d.scan.memoryMb} MB, ${d.scan.ticksPerHour} ticks an hour, dispatch window ${d.scan.dispatchWindowMs} ms, receipts ${d.scan.receiptTtlHours} h; API through ${d.api.frontDoor === 'functionUrl' ? 'a Function URL' : 'an HTTP API'} (${d.api.memoryMb} MB${d.api.platformLogs ? '' : ', no START/END/REPORT lines'}); ${d.targetQueues} target queues, ${d.deadLetterQueues} DLQs, ${d.consumers.length} SQS consumer(s); ${d.alarms} alarms, ${d.dashboards} dashboard(s), ${d.logGroups.length} log groups (${[...new Set(d.logGroups.map((g) => g.retentionDays))].join('/')} days); egress ${d.egress}${d.vpcEndpoints.length ? ` (${d.vpcEndpoints.join(', ')} endpoints)` : ''}`,
+  )
+  console.log(
+    `  usage (flags): ${u.jobsPerMonth.toLocaleString('en-US')} jobs a month, enqueue ${u.enqueue}, payload ${u.payloadBytes} B, wait ${u.waitHours} h, ${u.queuesUsed ?? d.targetQueues} queues used, Redis ${u.redis}${u.replica ? ' with a replica' : ' without a replica'}, ${u.azs} AZs${u.freeTier ? ', free tier applied' : ', no free tier'}`,
+  )
+  console.log(`\nthe month at ${u.jobsPerMonth.toLocaleString('en-US')} jobs:`)
+  printLines(r.bill)
+  console.log(`\nthe consumer side (the template's SQS-triggered functions, around the business code):`)
+  printLines(r.consumer.lines)
+  console.log(`\nidle (nothing scheduled):`)
+  printLines(r.idleBill)
+  console.log(`
+idle without Redis:            ${usd(r.idleWithoutRedisUsdPerMonth)} a month (consumer polling included)
+Redis:                         ${usd(r.redisUsdPerMonth)} a month at this usage, ${usd(r.redisIdleUsdPerMonth)} idle (${r.redisOptions.map((o) => `${o.option}: ${usd(o.usdPerMonth)}`).join('; ')})
+per extra million jobs:        ${usd(r.perExtraMillionJobsUsd)} all-in without Redis, logs included (${usd(r.perExtraMillionJobsWithConsumerUsd)} with the consumer side)
+total at this usage:           ${usd(r.totalUsdPerMonth)} a month, consumer side included`)
+  if (d.scan.recommendedMemoryMbAtUsage > d.scan.memoryMb)
+    console.log(
+      `note: at this volume the model recommends a scan of ${d.scan.recommendedMemoryMbAtUsage} MB to keep p99 lateness near 10 ms (--param scanMemory=${d.scan.recommendedMemoryMbAtUsage})`,
+    )
+  console.log(`\nthe peers at the same usage:`)
+  for (const p of r.peers)
+    console.log(
+      `  ${p.system.padEnd(44)} ${usd(p.usdPerMonth).padStart(10)}  (${usd(p.perMillionUsd)}/M; ours cheaper ${p.oursCheaperAboveJobsPerMonth === null ? 'nowhere between 10K and 10B' : `above ${(p.oursCheaperAboveJobsPerMonth / 1e6).toPrecision(3)}M`} jobs a month)  ${p.how}`,
+    )
+}
+
+async function factsOf(o: Options, params: string[]): Promise<TemplateFacts> {
+  const root = process.cwd()
+  const file = o.template ? resolve(o.template) : await packageTemplate(root, params, o.config)
+  return { ...readTemplate(file), file: relative(root, file) }
+}
+
+async function reportOf(facts: TemplateFacts, params: string[], usage: Usage): Promise<Report> {
+  const m = await measured()
+  // The access log line in the template's own format, when it has one.
+  const format = facts.api.accessLogFormat
+  const observability = format
+    ? { ...m.observability, accessLogBytes: accessLogBytes(undefined, format) }
+    : m.observability
+  return { ...priceTemplate(facts, usage, { ...m, observability }, await consumerLogBytesPerJob()), params }
 }
 
 async function main() {
-  const { compare: wantCompare, prices, ...scenario } = parseArgs(process.argv.slice(2))
-  if (prices) return printPrices()
-  const m = await measured()
-  if (scenario.jobsPerMonth || !wantCompare) printBill(scenario, m)
-  if (wantCompare) compare(scenario, m)
-  console.log(
-    `\nprices: ${Object.values(PRICES).length} list prices dated ${PRICES_DATE} (tools/cost/prices.ts, docs/cost.md)`,
-  )
+  const o = parseArgs(process.argv.slice(2))
+  if (o.output === 'prices') return printPrices()
+  if (o.output === 'assumptions') return console.log(assumptionsMarkdown())
+  if (o.output === 'configurations') {
+    const reports: Report[] = []
+    for (const configuration of CONFIGURATIONS) {
+      const params = [...configuration, ...o.params]
+      reports.push(await reportOf(await factsOf(o, params), params, o.usage))
+    }
+    return console.log(configurationsMarkdown(reports))
+  }
+  const facts = await factsOf(o, o.params)
+  const report = await reportOf(facts, o.params, o.usage)
+  if (o.output === 'json') return console.log(JSON.stringify(report, null, 2))
+  if (o.output === 'headline') return console.log(headline(report))
+  if (o.output === 'markdown') return console.log(billMarkdown(report))
+  if (o.output === 'compare') {
+    const rows = []
+    for (const jobs of [1e6, 10e6, 100e6])
+      rows.push({ jobs, report: await reportOf(facts, o.params, { ...o.usage, jobsPerMonth: jobs }) })
+    return console.log(compareMarkdown(rows))
+  }
+  printReport(report)
+  console.log(`\nprices: ${Object.values(PRICES).length} list prices dated ${PRICES_DATE} (tools/cost/prices.ts)`)
 }
 
 main().catch((e) => {

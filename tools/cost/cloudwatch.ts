@@ -51,6 +51,14 @@ export interface CloudWatchInput {
   /** API invocations a month, their billed ms each, and whether each writes an HTTP API access log line. */
   apiRequests: number
   apiAccessLog: boolean
+  /** Lambda's START/END/REPORT lines for each API request (a SystemLogLevel of WARN drops them). Default true. */
+  apiPlatformLogs?: boolean
+  /** Lambda's START/END/REPORT lines for each scan invocation. Default true. */
+  scanPlatformLogs?: boolean
+  /** The template's count (metrics alarms read); default 4 + one per queue. */
+  alarms?: number
+  /** Days the log groups keep what they ingest (0: forever, priced as a year's worth). */
+  retentionDays?: number
 }
 
 export interface CloudWatchUsage {
@@ -79,9 +87,11 @@ export function cloudWatchLines(c: CloudWatchInput, o: Observability) {
   // A window every 10 s of a run and one when it ends; each run's end line and Lambda's own lines.
   const windows = c.scanInvocations + c.scanSeconds / METRICS_WINDOW_S
   const runLine = o.runLineIdleBytes + sentHours * (o.runLineBusyBytes - o.runLineIdleBytes)
-  const scanBytes = windows * windowBytes + c.scanInvocations * (runLine + o.platformBytes)
-  const apiBytes = c.apiRequests * (o.platformBytes + (c.apiAccessLog ? o.accessLogBytes : 0))
-  const alarms = alarmsFor(c.queues)
+  const scanPlatform = c.scanPlatformLogs === false ? 0 : o.platformBytes
+  const scanBytes = windows * windowBytes + c.scanInvocations * (runLine + scanPlatform)
+  const apiLineBytes = (c.apiPlatformLogs === false ? 0 : o.platformBytes) + (c.apiAccessLog ? o.accessLogBytes : 0)
+  const apiBytes = c.apiRequests * apiLineBytes
+  const alarms = c.alarms ?? alarmsFor(c.queues)
   const usage: CloudWatchUsage = {
     metricMonths,
     alarms,
@@ -97,25 +107,41 @@ export function cloudWatchLines(c: CloudWatchInput, o: Observability) {
     },
     {
       item: 'CloudWatch alarms',
-      quantity: `${alarms} alarms (4 + a DLQ alarm per queue)`,
+      quantity: `${alarms} alarms${c.alarms === undefined ? ' (4 + a DLQ alarm per queue)' : ' (from the template)'}`,
       usd: alarms * PRICES.cloudWatchAlarmMonth.usd,
     },
     {
       item: 'CloudWatch dashboard',
-      quantity: c.dashboard ? '1 dashboard (--dashboard false drops it)' : 'none (dashboard=false)',
+      quantity: c.dashboard
+        ? '1 dashboard (serverless param dashboard=true)'
+        : 'none (serverless param dashboard=false)',
       usd: c.dashboard ? PRICES.cloudWatchDashboardMonth.usd : 0,
     },
     {
       item: 'CloudWatch Logs: scan function',
-      quantity: `${(scanBytes / 1e9).toFixed(3)} GB (${Math.round(windows).toLocaleString('en-US')} windows x ${kb(windowBytes)} + ${Math.round(c.scanInvocations).toLocaleString('en-US')} runs x ${kb(runLine + o.platformBytes)})`,
+      quantity: `${(scanBytes / 1e9).toFixed(3)} GB (${Math.round(windows).toLocaleString('en-US')} windows x ${kb(windowBytes)} + ${Math.round(c.scanInvocations).toLocaleString('en-US')} runs x ${kb(runLine + scanPlatform)})`,
       usd: (scanBytes / 1e9) * PRICES.logsIngestGb.usd,
     },
   ]
   if (c.apiRequests > 0)
     lines.push({
       item: 'CloudWatch Logs: API',
-      quantity: `${(apiBytes / 1e9).toFixed(3)} GB (${Math.round(c.apiRequests).toLocaleString('en-US')} requests x ${kb(o.platformBytes + (c.apiAccessLog ? o.accessLogBytes : 0))}${c.apiAccessLog ? ', access log included' : ''})`,
+      quantity: `${(apiBytes / 1e9).toFixed(3)} GB (${Math.round(c.apiRequests).toLocaleString('en-US')} requests x ${kb(apiLineBytes)}${c.apiAccessLog ? ', access log included' : ''}${c.apiPlatformLogs === false ? ', no START/END/REPORT lines (SystemLogLevel WARN)' : ''})`,
       usd: (apiBytes / 1e9) * PRICES.logsIngestGb.usd,
     })
+  lines.push(storedLogsLine((scanBytes + apiBytes) / 1e9, c.retentionDays ?? 14, 'scan and API'))
   return { lines, usage }
+}
+
+/**
+ * What the log groups hold at any time: a month's ingest x retention / 30 days (a year's worth when kept forever).
+ * CloudWatch bills stored logs compressed; the ratio is not published, so this is the uncompressed upper bound.
+ */
+export function storedLogsLine(ingestGbPerMonth: number, retentionDays: number, what: string) {
+  const gb = ingestGbPerMonth * ((retentionDays || 365) / 30)
+  return {
+    item: `CloudWatch Logs stored: ${what}`,
+    quantity: `${gb.toFixed(3)} GB held (${retentionDays ? `${retentionDays} days' retention` : 'kept forever: a year priced'}, uncompressed: an upper bound)`,
+    usd: gb * PRICES.logsStoredGbMonth.usd,
+  }
 }

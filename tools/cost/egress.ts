@@ -3,8 +3,8 @@
 // AZ (with its public IPv4 address and a charge per GB). serverless.yml's `egress` parameter.
 import { HOURS_PER_MONTH, PRICES } from './prices'
 
-export type Egress = 'endpoints' | 'ipv6' | 'nat'
-export const EGRESS: readonly Egress[] = ['ipv6', 'endpoints', 'nat']
+export type Egress = 'endpoints' | 'ipv6' | 'nat' | 'outside'
+export const EGRESS: readonly Egress[] = ['ipv6', 'endpoints', 'nat', 'outside']
 
 export interface EgressInput {
   egress: Egress
@@ -14,6 +14,9 @@ export interface EgressInput {
   jobsPerMonth: number
   /** SQS message size on the wire. */
   messageBytes: number
+  /** With `endpoints`: the services whose interface endpoints the template creates (default: SQS, and Lambda on
+   * demand). */
+  vpcEndpoints?: string[]
 }
 
 export function egressLines(s: EgressInput): { item: string; quantity: string; usd: number }[] {
@@ -22,6 +25,15 @@ export function egressLines(s: EgressInput): { item: string; quantity: string; u
       {
         item: 'Egress: IPv6 through an egress-only internet gateway',
         quantity: 'no hourly or per-GB charge; SQS data transfer within a Region is free',
+        usd: 0,
+      },
+    ]
+  if (s.egress === 'outside')
+    return [
+      {
+        item: "Egress: the VPC's own route to SQS and Lambda",
+        quantity:
+          'endpoints or a NAT gateway the template does not create: not priced (createEndpoints=true prices them)',
         usd: 0,
       },
     ]
@@ -36,6 +48,12 @@ export function egressLines(s: EgressInput): { item: string; quantity: string; u
         usd: hours * (PRICES.natGatewayHour.usd + PRICES.publicIpv4Hour.usd) + gb * PRICES.natGatewayGb.usd,
       },
     ]
+  if (s.vpcEndpoints)
+    return s.vpcEndpoints.map((name) => ({
+      item: `${name === 'sqs' ? 'SQS' : name === 'lambda' ? 'Lambda' : name} interface VPC endpoint (${s.endpointAzs} AZ, in the template)`,
+      quantity: `${hours} endpoint-hours${name === 'sqs' ? ` + ${gb.toFixed(2)} GB` : ''}`,
+      usd: hours * PRICES.interfaceEndpointHour.usd + (name === 'sqs' ? gb * PRICES.interfaceEndpointGb.usd : 0),
+    }))
   const lines = [
     {
       item: `SQS interface VPC endpoint (${s.endpointAzs} AZ)`,

@@ -52,14 +52,16 @@ export async function measureWindow(workload: Workload): Promise<MetricsMeasured
   const waiting = Array.from({ length: workload.pendingQueues ?? 0 }, (_, i) => `later-${i + 1}`)
   let cpu = 0
   let wall = 0
+  const now = Date.now()
   const metrics = new ScanMetrics({
     serviceName: 'serverless-delay-queue-prod',
     loops: 1,
     readBacklog: async () => ({
       pending: Object.fromEntries([...queues, ...waiting].map((q) => [q, 1_000_000])),
-      earliestDueMs: queues.length ? Date.now() - 12 : waiting.length ? Date.now() + 60_000 : null,
+      earliestDueMs: queues.length ? now - 12 : waiting.length ? now + 60_000 : null,
     }),
-    redisNow: () => Date.now(),
+    // One instant for the whole window: the figures (and the bytes that print them) do not depend on timing.
+    redisNow: () => now,
     readMemory: () => ({ node: 'primary', usedBytes: 3e8, maxBytes: 1e9, percent: 30, policy: 'noeviction' }),
     takeSqsRequests: () => (queues.length ? 40 : 0),
     cpuShare: new CpuShareMeter(512, { cpuMs: () => (cpu += 1_500), wallMs: () => (wall += METRICS_INTERVAL_MS) }),
@@ -132,13 +134,11 @@ export function lambdaPlatformLogBytes(durationMs: number, memoryMb: number): nu
 }
 
 /**
- * One HTTP API access log line: serverless.yml's format with each $context variable filled in with a value of its
- * usual length (an IAM caller, a POST /jobs answered 201).
+ * One HTTP API access log line in `format` (the stage's AccessLogSettings.Format, read from the template; by default
+ * serverless.yml's), each $context variable filled in with a value of its usual length (an IAM caller, a POST /jobs
+ * answered 201).
  */
-export function accessLogBytes(root = process.cwd()): number {
-  const yml = readFileSync(resolve(root, 'serverless.yml'), 'utf8')
-  const format = yml.match(/^\s+format: '(\{"requestId".*\})'$/m)?.[1]
-  if (!format) throw new Error('serverless.yml: no HTTP API access log format found (provider.logs.httpApi.format)')
+export function accessLogBytes(root = process.cwd(), format = accessLogFormatOf(root)): number {
   const values: Record<string, string> = {
     requestId: 'Jd3kZgFMIAMEVbA=',
     'identity.sourceIp': '203.0.113.45',
@@ -153,6 +153,13 @@ export function accessLogBytes(root = process.cwd()): number {
   }
   const line = format.replace(/\$context\.([\w.]+)/g, (_, name: string) => values[name] ?? '-')
   return Buffer.byteLength(`${line}\n`) + LOG_EVENT_OVERHEAD_BYTES
+}
+
+function accessLogFormatOf(root: string): string {
+  const yml = readFileSync(resolve(root, 'serverless.yml'), 'utf8')
+  const format = yml.match(/^\s+format: '(\{"requestId".*\})'$/m)?.[1]
+  if (!format) throw new Error('serverless.yml: no HTTP API access log format found (provider.logs.httpApi.format)')
+  return format
 }
 
 /** Everything the CloudWatch lines of the model need, measured from the code. */

@@ -36,7 +36,8 @@ export interface Scenario {
   receiptTtlHours?: number
   /** DISPATCH_WINDOW_MS: how long a due job may wait for the ones due after it, to share their SQS request. */
   windowMs: number
-  redis: 'auto' | 'serverless' | string
+  /** `auto`: the cheaper of ElastiCache Serverless and the smallest node that fits; `node`: that node; or a type. */
+  redis: 'auto' | 'serverless' | 'node' | string
   egress: Egress
   /** With egress 'endpoints' or 'nat': AZs, one endpoint or NAT gateway in each (0: the VPC already has them). */
   endpointAzs: number
@@ -48,6 +49,24 @@ export interface Scenario {
   dashboard?: boolean
   /** Take the account's always-free tiers off (Lambda, SQS, CloudWatch). Default false. */
   freeTier?: boolean
+  /** Scheduled scan invocations an hour (the template's rate). Default 60. */
+  ticksPerHour?: number
+  /** CloudWatch alarms (the template's count, each metric an alarm reads billed). Default 4 + one per queue. */
+  alarms?: number
+  /** Whether each API request writes an HTTP API access log line. Default: on the API Gateway paths. */
+  apiAccessLog?: boolean
+  /** Whether Lambda writes its START/END/REPORT lines for the scan function. Default true. */
+  scanPlatformLogs?: boolean
+  /** Whether Lambda writes its START/END/REPORT lines for the API function (SystemLogLevel WARN drops them). */
+  apiPlatformLogs?: boolean
+  /** Target queues the jobs spread over (a SendMessageBatch goes to one queue). Default: all of `queues`. */
+  queuesUsed?: number
+  /** AZs the functions run in: the share of them away from the Redis primary pays cross-AZ transfer. Default 2. */
+  azs?: number
+  /** Days the log groups keep what they ingest (0: forever, priced as a year). Default 14. */
+  logRetentionDays?: number
+  /** With egress 'endpoints': the interface endpoints the template creates, by service. */
+  vpcEndpoints?: string[]
 }
 
 export interface Line {
@@ -64,9 +83,19 @@ export const ASSUMED = {
   tickWaitS: 30,
   /** SQS message size on the wire (envelope + 200 B payload), for endpoint data charges. */
   messageBytes: 600,
+  /**
+   * Round trip between a Lambda and the Redis primary in the same Region, in ms (within an AZ ~0.2, across AZs ~0.5-1:
+   * priced at 1). An enqueue is one round trip, and with a replica the WAIT for it is about two more.
+   */
+  redisRttMs: 1,
+  /**
+   * Bytes a job moves between the Lambdas and Redis besides its payload twice (in with the enqueue, out with the claim):
+   * the commands, the record's fields, the ack and the replies. Replication to the replica is not billed as transfer.
+   */
+  redisBytesPerJobBesidesPayload: 700,
 }
 
-const TICKS = 60 * HOURS_PER_MONTH
+const ticksOf = (s: Pick<Scenario, 'ticksPerHour'>) => (s.ticksPerHour ?? 60) * HOURS_PER_MONTH
 
 /** Lambda memory sizes the model picks from for the scan function (Lambda takes any size in 1 MB steps). */
 export const SCAN_MEMORY_SIZES_MB = [128, 192, 224, 256, 384, 512, 768, 1024, 1769] as const
@@ -124,6 +153,7 @@ const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US')
 const gbS = (seconds: number, mb: number) => (seconds * mb) / 1024
 
 export function scanSeconds(s: Scenario, m: Measured): { seconds: number; starts: number; note: string } {
+  const TICKS = ticksOf(s)
   const continuous = TICKS * m.continuousInvocationS
   if (s.mode === 'continuous')
     return { seconds: continuous, starts: 0, note: `${fmtInt(TICKS)} runs x ${m.continuousInvocationS.toFixed(1)} s` }
@@ -140,7 +170,7 @@ export function scanSeconds(s: Scenario, m: Measured): { seconds: number; starts
   return {
     seconds,
     starts,
-    note: `${fmtInt(TICKS)} ticks x ${(m.emptyTickActiveS * 1000).toFixed(1)} ms + jobs x ${Math.min(perJobS, gapS).toFixed(2)} s, capped at continuous`,
+    note: `${fmtInt(TICKS)} ticks x ${(m.emptyTickActiveS * 1000).toFixed(1)} ms${s.jobsPerMonth ? ` + jobs x ${Math.min(perJobS, gapS).toFixed(2)} s, capped at continuous` : ''}`,
   }
 }
 
@@ -227,6 +257,11 @@ function redisLines(s: Scenario, m: Measured, activeScanS: number): Line[] {
     ]
   }
   if (s.redis === 'serverless') return serverless()
+  if (s.redis === 'node') {
+    const lines = node()
+    if (!lines) throw new Error(`no node type in the price table holds ${(bytes / 2 ** 30).toFixed(2)} GiB`)
+    return lines
+  }
   if (s.redis !== 'auto') {
     const lines = node(s.redis)
     if (!lines) throw new Error(`unknown node type ${s.redis}: ${VALKEY_NODES.map((n) => n.type).join(', ')}`)
@@ -240,6 +275,7 @@ function redisLines(s: Scenario, m: Measured, activeScanS: number): Line[] {
 export function bill(s: Scenario, m: Measured): Line[] {
   const lines: Line[] = []
   const scan = scanSeconds(s, m)
+  const TICKS = ticksOf(s)
   const invocations = s.mode === 'continuous' ? TICKS : TICKS + scan.starts
   const scanMb = scanMemoryOf(s, m)
   lines.push({
@@ -253,7 +289,7 @@ export function bill(s: Scenario, m: Measured): Line[] {
     usd: invocations * PRICES.lambdaRequest.usd,
   })
   lines.push({
-    item: 'EventBridge rule (rate(1 minute) to Lambda)',
+    item: `EventBridge rule (${s.ticksPerHour ?? 60} a hour to Lambda)`,
     quantity: `${fmtInt(TICKS)} events (scheduled rules: no charge)`,
     usd: 0,
   })
@@ -267,7 +303,8 @@ export function bill(s: Scenario, m: Measured): Line[] {
     // Lambda bills whole milliseconds. The handler's CPU was measured on a full core: it stretches by the memory's
     // vCPU share; its waiting (the Redis round trips) does not.
     const share = vcpuShare(s.apiMemoryMb)
-    const billedMs = Math.max(1, Math.ceil(cpuMs / share + Math.max(0, wallMs - cpuMs)))
+    const networkMs = ASSUMED.redisRttMs * (s.replica === false || s.redis === 'serverless' ? 1 : 3)
+    const billedMs = Math.max(1, Math.ceil(cpuMs / share + Math.max(0, wallMs - cpuMs) + networkMs))
     if (s.enqueue === 'api' || s.enqueue === 'batch')
       lines.push({
         item: 'API Gateway HTTP API requests',
@@ -277,21 +314,23 @@ export function bill(s: Scenario, m: Measured): Line[] {
     apiGbS = gbS((requests * billedMs) / 1000, s.apiMemoryMb)
     lines.push({
       item: `API Lambda (${s.apiMemoryMb} MB)`,
-      quantity: `${fmtInt(requests)} requests x ${billedMs} ms billed`,
+      quantity: `${fmtInt(requests)} requests x ${billedMs} ms billed (${(cpuMs / share).toFixed(1)} ms CPU at its share, ${networkMs} ms of Redis round trips${networkMs > ASSUMED.redisRttMs ? ' with the WAIT for the replica' : ''})`,
       usd:
         requests * PRICES.lambdaRequest.usd +
         gbS((requests * billedMs) / 1000, s.apiMemoryMb) * PRICES.lambdaGbSecondArm.usd,
     })
   }
   // A steady stream: without a window one request a job, with one ~1 + rate x window jobs a request, up to 10.
-  const perRequest = jobsPerRequest(s.jobsPerMonth / (HOURS_PER_MONTH * 3600), s.windowMs)
+  const queuesUsed = Math.max(1, s.queuesUsed ?? s.queues ?? 3)
+  const perRequest = jobsPerRequest(s.jobsPerMonth / (HOURS_PER_MONTH * 3600) / queuesUsed, s.windowMs)
   const sends = Math.ceil(s.jobsPerMonth / perRequest)
   lines.push({
-    item: `SQS SendMessageBatch (${perRequest.toFixed(perRequest < 9.95 ? 1 : 0)} jobs each${s.windowMs ? `, ${s.windowMs} ms window` : ', no window'})`,
+    item: `SQS SendMessageBatch (${perRequest.toFixed(perRequest < 9.95 ? 1 : 0)} jobs each${s.windowMs ? `, ${s.windowMs} ms window, ${queuesUsed} queues` : ', no window'})`,
     quantity: `${fmtInt(sends)} requests`,
     usd: sends * PRICES.sqsRequest.usd,
   })
   lines.push(...redisLines(s, m, scan.seconds))
+  lines.push(crossAzLine(s))
   lines.push(...egressLines({ ...s, messageBytes: ASSUMED.messageBytes }))
   const cloudWatch = cloudWatchLines(
     {
@@ -302,7 +341,11 @@ export function bill(s: Scenario, m: Measured): Line[] {
       scanInvocations: invocations,
       scanSeconds: scan.seconds,
       apiRequests: requests,
-      apiAccessLog: s.enqueue === 'api' || s.enqueue === 'batch',
+      apiAccessLog: s.apiAccessLog ?? (s.enqueue === 'api' || s.enqueue === 'batch'),
+      apiPlatformLogs: s.apiPlatformLogs ?? true,
+      scanPlatformLogs: s.scanPlatformLogs ?? true,
+      alarms: s.alarms,
+      retentionDays: s.logRetentionDays ?? 14,
     },
     m.observability,
   )
@@ -317,6 +360,21 @@ export function bill(s: Scenario, m: Measured): Line[] {
     lines.push(freeTierLine(usage))
   }
   return lines
+}
+
+/**
+ * Lambda <-> Redis traffic that crosses AZs: the functions run in `azs` AZs, the primary in one, so (azs - 1) / azs
+ * of it. ElastiCache Serverless is reached through an endpoint in each subnet's own AZ: none.
+ */
+function crossAzLine(s: Scenario): Line {
+  const azs = Math.max(1, s.azs ?? 2)
+  const share = s.redis === 'serverless' ? 0 : (azs - 1) / azs
+  const gb = (s.jobsPerMonth * (2 * s.payloadBytes + ASSUMED.redisBytesPerJobBesidesPayload)) / 1e9
+  return {
+    item: 'Cross-AZ transfer, Lambdas <-> Redis primary',
+    quantity: `${gb.toFixed(1)} GB x ${(share * 100).toFixed(0)}% across AZs (${azs} AZs${s.redis === 'serverless' ? ', Serverless: an endpoint per AZ' : ''})`,
+    usd: gb * share * PRICES.crossAzGb.usd,
+  }
 }
 
 /** Jobs a second one scanner of this size dispatches in a burst: warm in continuous mode, fresh on demand. */

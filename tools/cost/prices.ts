@@ -53,6 +53,12 @@ export const PRICES = {
     source: 'https://aws.amazon.com/cloudwatch/pricing/',
     unverified: true,
   },
+  logsStoredGbMonth: {
+    usd: 0.03,
+    unit: 'GB-month of CloudWatch Logs stored (billed compressed)',
+    source: 'https://aws.amazon.com/cloudwatch/pricing/',
+    unverified: true,
+  },
   eventBridgeSchedulerInvocation: {
     usd: 1.0 / 1e6,
     unit: 'EventBridge Scheduler invocation, after 14M free a month',
@@ -109,6 +115,24 @@ export const PRICES = {
     usd: 420,
     unit: 'QStash fixed plan-month, up to 10M messages a day',
     source: 'https://upstash.com/pricing/qstash',
+    unverified: true,
+  },
+  qstashFixed1MPerDay: {
+    usd: 180,
+    unit: 'QStash fixed plan-month, up to 1M messages a day',
+    source: 'https://upstash.com/pricing/qstash',
+    unverified: true,
+  },
+  fargateArmVcpuHour: {
+    usd: 0.03238,
+    unit: 'Fargate vCPU-hour (Linux/ARM)',
+    source: 'https://aws.amazon.com/fargate/pricing/',
+    unverified: true,
+  },
+  fargateArmGbHour: {
+    usd: 0.00356,
+    unit: 'Fargate GB-hour (Linux/ARM)',
+    source: 'https://aws.amazon.com/fargate/pricing/',
     unverified: true,
   },
   qstashMessage: {

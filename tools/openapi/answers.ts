@@ -18,6 +18,7 @@ export const job = z.object({
   status: z.enum(['scheduled', 'dispatching', 'dead', 'dispatched']),
   payload: z.unknown().optional(),
   groupId: z.string().optional(),
+  flowKey: z.string().optional(),
   createdAt: time.optional(),
   attempts: z.number().int().optional(),
   lastError: z.object({}).loose().optional(),
@@ -96,6 +97,17 @@ export const schedule = z.object({
 })
 
 export const schedulePage = z.object({ schedules: z.array(schedule), cursor: z.string().nullable() })
+
+export const flowEntry = z.object({
+  queue: z.string().optional().meta({ description: 'the target queue this setting is for' }),
+  flowKey: z.string().optional().meta({ description: 'the flow key this setting is for' }),
+  paused: z.boolean(),
+  rate: z.number().optional().meta({ description: 'jobs per second' }),
+  burst: z.number().int().optional().meta({ description: 'jobs that may leave at once after a quiet spell' }),
+  resumed: z.number().int().optional().meta({ description: 'a resume: the held jobs it put back to leave' }),
+})
+
+export const flowSettings = z.object({ settings: z.array(flowEntry) })
 
 export const runAnswer = z.object({
   id: z.string(),

@@ -4,6 +4,7 @@
 import { z } from 'zod'
 import { scheduleInputSchema } from '../../src/direct/schedule-validation'
 import { jobInputSchema } from '../../src/direct/validation'
+import { flowSettingInputSchema } from '../../src/flow/flow-names'
 import { runDueInputSchema } from '../../src/direct/run-now'
 import { httpRequestSchema } from '../../src/http-target/request-spec'
 import { ROUTES, type RouteName } from '../../src/api/router'
@@ -13,6 +14,7 @@ import { ERRORS, OPERATIONS, type Operation } from './operations'
 const registry = z.registry<{ id: string }>()
 registry.add(jobInputSchema, { id: 'JobInput' })
 registry.add(scheduleInputSchema, { id: 'ScheduleInput' })
+registry.add(flowSettingInputSchema, { id: 'FlowSettingInput' })
 registry.add(runDueInputSchema, { id: 'RunDueInput' })
 registry.add(httpRequestSchema, { id: 'HttpRequest' })
 for (const [name, schema] of Object.entries(answers))
@@ -56,20 +58,7 @@ function response(op: Operation, status: number): object {
 function operation(name: RouteName, path: string): object {
   const op = OPERATIONS[name]
   const parameters: object[] = []
-  if (path.includes('{id}')) {
-    parameters.push({
-      name: 'id',
-      in: 'path',
-      required: true,
-      description: path.startsWith('/jobs')
-        ? 'job id: 1-128 of [A-Za-z0-9_.:-]'
-        : 'schedule id: 1-100 of [A-Za-z0-9_.:-]',
-      schema: {
-        type: 'string',
-        pattern: path.startsWith('/jobs') ? '^[A-Za-z0-9_.:-]{1,128}$' : '^[A-Za-z0-9_.:-]{1,100}$',
-      },
-    })
-  }
+  if (path.includes('{id}')) parameters.push(pathId(path))
   parameters.push(...(op.query ?? []))
   if (op.jobWrite) {
     parameters.push({
@@ -96,6 +85,18 @@ function operation(name: RouteName, path: string): object {
       : {}),
     responses: Object.fromEntries(op.statuses.map((s) => [String(s), response(op, s)])),
   }
+}
+
+/** The {id} of a path: a job id, a schedule id, a target queue or a flow key (percent-encoded). */
+function pathId(path: string): object {
+  const [description, pattern] = path.startsWith('/jobs')
+    ? ['job id: 1-128 of [A-Za-z0-9_.:-]', '^[A-Za-z0-9_.:-]{1,128}$']
+    : path.startsWith('/schedules')
+      ? ['schedule id: 1-100 of [A-Za-z0-9_.:-]', '^[A-Za-z0-9_.:-]{1,100}$']
+      : path.startsWith('/flow/queues')
+        ? ['a target queue configured in QUEUES', '^.+$']
+        : ['flow key: 1-128 printable ASCII characters without spaces, percent-encoded', '^.+$']
+  return { name: 'id', in: 'path', required: true, description, schema: { type: 'string', pattern } }
 }
 
 export function openApiDocument(): Record<string, unknown> {

@@ -162,4 +162,25 @@ export const OPERATIONS: Record<RouteName, Operation> = {
     statuses: [200, ...READ, 404, 507].sort(),
     answer: 'Schedule',
   }),
+  listFlow: op('listFlow', {
+    summary: 'Flow control: the queues and flow keys paused or given a rate',
+    statuses: [200, 500, 503],
+    answer: 'FlowSettings',
+  }),
+  putQueueFlow: op('putQueueFlow', {
+    summary: 'Pause, resume or limit the rate of a target queue',
+    statuses: [200, ...WRITE].sort(),
+    answer: 'FlowEntry',
+    example: { queue: 'orders', paused: true },
+    body: 'FlowSettingInput',
+    bodyExample: { paused: true },
+  }),
+  putKeyFlow: op('putKeyFlow', {
+    summary: 'Pause, resume or limit the rate of a flow key',
+    statuses: [200, ...WRITE].sort(),
+    answer: 'FlowEntry',
+    example: { flowKey: 'mail-provider', paused: false, rate: 50, burst: 5 },
+    body: 'FlowSettingInput',
+    bodyExample: { rate: 50, burst: 5 },
+  }),
 }

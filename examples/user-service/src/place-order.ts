@@ -1,5 +1,5 @@
 // The Lambda that schedules: an order is placed, and its "close if unpaid" job is scheduled on the delay queue's
-// HTTP API through the signed client (the function's role has execute-api:Invoke on that API). The job id is the
+// API through the signed client (the function's role may invoke its Function URL). The job id is the
 // order's, so a retried request cannot schedule it twice: the API answers 409 with the job already there.
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda'
 import { DelayQueueApiClient, JobConflictError } from 'serverless-delay-queue/api-client'

@@ -23,6 +23,12 @@ export interface ClaimedJob extends StoredJob {
   claimedAtMs: number
   /** Local time the lease ends (counted from before the claim was sent, so never late). */
   leaseDeadline: number
+  /**
+   * Local time by which its send must start, when sooner than its lease allows: a rate's token (src/flow/flow-gate.ts)
+   * is used while it is fresh, or given back (the job asks again), so a slow SQS cannot gather a limited key's jobs
+   * and let them go together.
+   */
+  sendBy?: number
   /** Set once SQS accepted it: its message id and when, for the dispatch receipt the ack writes. */
   accepted?: Acceptance
   /**
@@ -51,4 +57,6 @@ export interface ClaimResult {
   /** Buckets to bring to the next claim. */
   hints: string[]
   jobs: ClaimedJob[]
+  /** The flow settings' version on the shard (src/flow/flow-settings.ts): the scanner reads them again when it moves. */
+  flowEpoch?: string
 }

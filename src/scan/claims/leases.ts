@@ -134,6 +134,7 @@ export class Leases {
       dueByMs: dueBy === undefined ? Number(now) : Number(dueBy),
       hints: claimHints(reply),
       jobs,
+      flowEpoch: String(reply[10] ?? '0'),
     }
   }
 

@@ -5,7 +5,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs'
 import { isFifoQueue } from '../../queues'
 import { messageBody, messageBytes } from '../../sqs/envelope'
 import { hashId } from '../../store/keys'
-import { type HeldBehind, heldBehind, type Lane, type SendResult, takeBatch } from './lane'
+import { type HeldBehind, heldBehind, type Lane, type SendResult, sendDeadline, takeBatch } from './lane'
 import type { ClaimedJob } from '../claims/claimed-job'
 import { type CallPace, sendBatch } from './send-batch'
 import { type PaceChange, SendPace } from './send-pace'
@@ -151,7 +151,8 @@ export class Dispatcher {
       const body = messageBody(job, dispatchedAtMs)
       waiting++
       lane.entries.push({ job, body, bytes: messageBytes(body, job.id), settle })
-      if (job.leaseDeadline < lane.earliestDeadline) lane.earliestDeadline = job.leaseDeadline
+      const deadline = sendDeadline(job, this.options.maxSendMs)
+      if (deadline < lane.earliestDeadline) lane.earliestDeadline = deadline
     }
     if (waiting === 0) return outcome
     this.pump()

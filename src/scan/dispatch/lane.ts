@@ -81,13 +81,16 @@ function dropStale(lane: Lane, maxSendMs: number): void {
   let earliest = Infinity
   const lines: FailedLines = new Map()
   for (const entry of lane.entries) {
-    if (entry.job.leaseDeadline > latest) {
+    if (sendDeadline(entry.job, maxSendMs) > latest) {
       lane.entries[kept++] = entry
-      earliest = Math.min(earliest, entry.job.leaseDeadline)
+      earliest = Math.min(earliest, sendDeadline(entry.job, maxSendMs))
     } else {
       const after = lane.fifo ? lineUp(lines, entry.job) : undefined
       entry.settle(entry.job, {
-        error: 'not sent: its lease would have ended during the send (SQS slow?)',
+        error:
+          entry.job.sendBy !== undefined && entry.job.sendBy + maxSendMs < entry.job.leaseDeadline
+            ? 'not sent: its rate token was not used in time (SQS slow?); it asks for another'
+            : 'not sent: its lease would have ended during the send (SQS slow?)',
         jobsFault: false,
         ...(after ? { after } : {}),
       })
@@ -97,6 +100,14 @@ function dropStale(lane: Lane, maxSendMs: number): void {
   lane.earliestDeadline = earliest
   // A dropped FIFO job is retried later: the rest of its group waits for it like for a refused one.
   if (lines.size) holdBackGroups(lane, lines)
+}
+
+/**
+ * When a job must be on its way, as lease deadlines count (a send may start while this is more than maxSendMs away):
+ * its lease's end, or sooner, its rate token's (ClaimedJob.sendBy) plus that much.
+ */
+export function sendDeadline(job: ClaimedJob, maxSendMs: number): number {
+  return job.sendBy === undefined ? job.leaseDeadline : Math.min(job.leaseDeadline, job.sendBy + maxSendMs)
 }
 
 /** Per FIFO group, the first of its jobs that was not sent, and how many are lined up behind it so far. */

@@ -9,14 +9,19 @@ import type { Leases } from '../claims/leases'
 import type { RefusedJob } from '../dispatch/dispatcher'
 import type { ClaimedJob, ClaimResult } from '../claims/claimed-job'
 import type { ShardState } from './wake'
+import type { FlowGate } from '../../flow/flow-gate'
 
 export class FifoHold {
   private readonly merge: FifoMerge
+  /** The flow settings' reads seen (FlowGate.reloads). */
+  private flowReloads = 0
 
   constructor(
     private readonly shards: readonly ShardState[],
     /** Held jobs count as in flight: they are leased, and bound the scanner's memory like any. */
     private readonly inFlight: InFlight,
+    /** Flow control: a resume puts held jobs back behind the merge's back (FlowGate.behind, FifoMerge.forgetReach). */
+    private readonly flow?: Pick<FlowGate, 'reloads' | 'behind'>,
   ) {
     this.merge = new FifoMerge(shards.length)
   }
@@ -26,11 +31,17 @@ export class FifoHold {
    * shard has been claimed up to. Shards that hold the others back are woken to claim at once.
    */
   take(shard: number, result: ClaimResult): ClaimedJob[] {
+    if (this.flow && this.flow.reloads !== this.flowReloads) {
+      // New flow settings: a resume may have put held jobs back, due at their old places, on any shard.
+      this.flowReloads = this.flow.reloads
+      this.merge.forgetReach()
+    }
     const fifo: ClaimedJob[] = []
     const ready: ClaimedJob[] = []
     for (const job of result.jobs) (isFifoQueue(job.queue) ? fifo : ready).push(job)
     this.inFlight.hold(fifo.length)
-    const free = this.merge.claimed(shard, result, fifo)
+    // A claim that ran before a resume reached its shard tells nothing of how far that shard is claimed.
+    const free = this.merge.claimed(shard, result, fifo, !this.flow?.behind(result.flowEpoch))
     this.inFlight.unhold(free.length)
     ready.push(...free)
     if (this.merge.size > 0) {
@@ -56,6 +67,16 @@ export class FifoHold {
     let soonest = Infinity
     for (const r of refused) if (isFifoQueue(r.job.queue)) soonest = Math.min(soonest, leases.retryAt(r.job, r.after))
     return soonest === Infinity ? () => {} : this.merge.releasing(shard, soonest)
+  }
+
+  /** FIFO jobs of `shard` are held for flow control until `atMs` at the soonest: as `releasing`, for that time. */
+  holding(shard: number, atMs: number): () => void {
+    return this.merge.releasing(shard, atMs)
+  }
+
+  /** A resume put held jobs back (FifoMerge.forgetReach). */
+  forgetReach(): void {
+    this.merge.forgetReach()
   }
 
   /**

@@ -63,8 +63,8 @@ export class FifoMerge {
    * A claim of `shard` came back with `fifo` (its FIFO jobs, in the claim's order): notes how far it reached and
    * returns the held FIFO jobs, of any shard, that may go now, in order.
    */
-  claimed(shard: number, claim: Claim, fifo: readonly ClaimedJob[]): ClaimedJob[] {
-    this.reach[shard] = Math.max(this.reach[shard]!, reachOf(claim))
+  claimed(shard: number, claim: Claim, fifo: readonly ClaimedJob[], reaches = true): ClaimedJob[] {
+    if (reaches) this.reach[shard] = Math.max(this.reach[shard]!, reachOf(claim))
     for (const job of fifo) this.held.push({ job, seq: this.seq++ })
     if (this.held.length === 0) return []
     this.held.sort(inOrder)
@@ -108,6 +108,14 @@ export class FifoMerge {
       pending.splice(pending.indexOf(retryAtMs), 1)
       this.reach[shard] = Math.min(this.reach[shard]!, retryAtMs - 1)
     }
+  }
+
+  /**
+   * Jobs were put back behind this scanner's back (a resume: src/flow/flow-resume.ts), due at their old places: no
+   * shard counts as claimed anywhere until it is claimed again.
+   */
+  forgetReach(): void {
+    this.reach.fill(Number.NEGATIVE_INFINITY)
   }
 
   /** How far `shard` has been claimed, below any retry on its way to it. */

@@ -37,6 +37,7 @@ import type { MemoryWatch } from '../observe/memory-watch'
 import { defaultLog, type Log } from '../../logger'
 import { FifoHold } from './fifo-hold'
 import { WorkWatch } from './work-watch'
+import type { FlowGate } from '../../flow/flow-gate'
 
 export interface ScannerOptions {
   leases: Leases
@@ -66,6 +67,8 @@ export interface ScannerOptions {
   onSent?: (job: ClaimedJob, acceptedAtMs: number, lateMs: number) => void
   /** Called with each claim's result (the fan-out's measure of the backlog: src/scan/run/fan-out.ts). */
   onClaimed?: (shard: number, result: ClaimResult) => void
+  /** Flow control (pauses, rates: src/flow/flow-gate.ts); absent: every claimed job is sent. */
+  flow?: FlowGate
 }
 
 /** Long enough to meet the next claim of a stream of ~10+ jobs a second, short against any lease. */
@@ -79,9 +82,13 @@ const DEFAULT_ACK_HOLD_MS = 100
 async function claimStep(shard: ShardState, o: ScannerOptions, clock: RedisClock): Promise<ClaimResult> {
   await verifyLayout(o.leases.redis, o.keys)
   if (shard.hints.length === 0) shard.hints = await o.leases.seedHints(shard.keys, o.claimBatchSize)
+  // Read before the first claim, not after it: a wake signal that came meanwhile would find the shard awake.
+  if (o.flow?.stale(undefined)) await o.flow.reload()
   const sentAt = Date.now()
   const result = await o.leases.claim(shard.keys, shard.hints, o.claimBatchSize, shard.fullBy)
   clock.observe(result.redisNowMs, sentAt, Date.now())
+  // The settings moved (a pause answered, a rate changed): this claim's jobs are judged by the new ones.
+  if (o.flow?.stale(result.flowEpoch)) await o.flow.reload()
   return result
 }
 
@@ -95,6 +102,22 @@ function recordSent(sent: readonly SentJob[], clock: RedisClock, latency: Dispat
     o.observer?.sent(job.queue, late)
     o.onSent?.(job, acceptedAtMs, late)
   }
+}
+
+/**
+ * Sends the jobs flow control lets go (src/flow/flow-gate.ts): those it has nothing to say about at once, the others
+ * once it has decided (it holds the rest in Redis, pending, settled).
+ */
+async function dispatchGated(o: ScannerOptions, fifo: FifoHold, jobs: ClaimedJob[], redisNow: () => number) {
+  if (!o.flow) return o.dispatcher.dispatch(jobs, redisNow())
+  const { free, gated } = o.flow.split(jobs)
+  const later = gated.length
+    ? o.flow.pass(gated, (n, atMs) => fifo.holding(n, atMs)).then((ready) => o.dispatcher.dispatch(ready, redisNow()))
+    : undefined
+  const now = await o.dispatcher.dispatch(free, redisNow())
+  if (!later) return now
+  const rest = await later
+  return { sent: [...now.sent, ...rest.sent], refused: [...now.refused, ...rest.refused] }
 }
 
 export class Scanner {
@@ -129,7 +152,7 @@ export class Scanner {
     this.work.reset()
     this.shards = this.options.keys.shards.map((keys) => ({ keys, hints: [], sleepingUntil: 0 }))
     this.acks = new AckHold(this.options.leases, this.shards, this.options.ackHoldMs ?? DEFAULT_ACK_HOLD_MS)
-    this.fifo = new FifoHold(this.shards, this.inFlight)
+    this.fifo = new FifoHold(this.shards, this.inFlight, this.options.flow)
     const { subscriber } = this.options
     const unsubscribe = await subscribeWakes(subscriber, this.shards, this.clock, this.logger, this.windowMs)
     this.options.memoryWatch?.start()
@@ -211,7 +234,7 @@ export class Scanner {
   /** Sends jobs (of any shards) and settles their leases; runs alongside the next claims. */
   private deliver(jobs: ClaimedJob[]): void {
     const task = (async () => {
-      const { sent, refused } = await this.options.dispatcher.dispatch(jobs, this.clock.toRedis(Date.now()))
+      const { sent, refused } = await dispatchGated(this.options, this.fifo, jobs, () => this.redisNow())
       recordSent(sent, this.clock, this.latency, this.options)
       this.tally.sent(sent.length, refused)
       // A claim's jobs are of one shard; FIFO jobs freed by another shard's claim may be of several.

@@ -3,6 +3,7 @@
 // when the invocation ends, so a 66 s run is not one late data point. Each window's figures also go to the run log
 // in Redis (src/scan/observe/run-log.ts) for the dashboard. docs/operations.md says what each metric means.
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics'
+import { FlowTally } from '../../flow/flow-metrics'
 import type { Log } from '../../logger'
 import type { MemoryReading } from '../../store/memory'
 import type { Backlog } from './backlog'
@@ -40,6 +41,7 @@ interface QueueCounts {
 }
 
 export class ScanMetrics implements ScanObserver {
+  readonly flow = new FlowTally()
   private queues = new Map<string, QueueCounts>()
   private lateness: number[] = []
   private redisErrors = 0
@@ -122,6 +124,7 @@ export class ScanMetrics implements ScanObserver {
     // Sends that ended with no answer SQS may still have acted on: each may be a duplicate (an SQS brownout).
     if (window.maybeSent) metrics.addMetric('MaybeSent', MetricUnit.Count, window.maybeSent)
     if (window.sqsRequests) metrics.addMetric('SqsRequests', MetricUnit.Count, window.sqsRequests)
+    this.flow.addTo(metrics)
     if (record.lateness) {
       metrics.addMetric('DispatchLatenessP50', MetricUnit.Milliseconds, record.lateness.p50)
       metrics.addMetric('DispatchLatenessP99', MetricUnit.Milliseconds, record.lateness.p99)

@@ -3,9 +3,12 @@ import type { ShardKeys } from '../../store/keys'
 import type { MemoryReading } from '../../store/memory'
 import type { Log } from '../../logger'
 import type { LatenessParts } from './latency'
+import type { FlowObserver } from '../../flow/flow-gate'
 
 /** What the scanner reports as it goes (src/scan/observe/metrics.ts turns it into metrics). */
 export interface ScanObserver {
+  /** Jobs held by flow control (src/flow/flow-gate.ts). */
+  flow?: FlowObserver
   sent(queue: string, lateMs: number): void
   /** Refused by SQS, back for a retry with backoff. */
   released(queue: string, count: number): void

@@ -1,0 +1,216 @@
+// The scanner's flow control (docs/flow-control.md): between a claim and its sends, the jobs of a paused queue or
+// flow key are held (pending, listed, in due order: lua/flow-hold.lua) and those of a rate-limited one leave when
+// its token bucket, in Redis on Redis's clock, allows (lua/flow-take.lua); the rest are held until the time the
+// bucket gave them, which keeps them in the order they asked. A FIFO group whose job is held holds its later jobs
+// behind it. Jobs without a flow key, of queues without a setting, pass without a Redis call.
+import { isFifoQueue } from '../queues'
+import type { ClaimedJob } from '../scan/claims/claimed-job'
+import type { Keyspace } from '../store/keys'
+import type { ScriptedClient } from '../store/scripts'
+import { type FlowHold, holdJobs } from './flow-hold'
+import { NO_FLOW_SETTINGS, type FlowSettings, readFlowSettings } from './flow-settings'
+import { takeFlowTokens } from './flow-take'
+
+/** How long a job held for a pause waits before a scanner looks at it again (a resume brings it forward at once). */
+export const PAUSE_RECHECK_MS = 300_000
+
+/**
+ * How long after reading newer settings a claim that still returns an older epoch is not taken as knowing how far its
+ * shard is claimed: a resume's steps are on their way to it (FifoMerge.forgetReach). Past this, a resume that died
+ * half way does not keep the FIFO merge waiting: its jobs come back at their recheck.
+ */
+const RESUME_CATCH_UP_MS = 2_000
+
+/**
+ * How long a rate's token stays good: a job let go by its key's bucket that has not started its send by then is given
+ * back (not sent, asked for again: src/scan/dispatch/lane.ts), so a slow SQS or a busy scanner cannot gather a
+ * limited key's jobs and let them go together. Over any span, a key's sends start no faster than burst + rate x
+ * (span + this).
+ */
+export const TOKEN_FRESH_MS = 100
+
+/** A FIFO job of shard `shard` is held until `atMs` at the soonest; returns what to call once the hold has answered. */
+export type OnFifoHold = (shard: number, atMs: number) => () => void
+
+export interface FlowObserver {
+  /** A job held for a pause of `name`. */
+  paused?(queue: string, name: string): void
+  /** A job held for the rate of `name`, to leave `lateMs` after its due time. */
+  rateHeld?(queue: string, name: string, lateMs: number): void
+}
+
+export interface FlowGateOptions {
+  redis: ScriptedClient
+  keys: Keyspace
+  observer?: FlowObserver
+  recheckMs?: number
+}
+
+/** What holds a FIFO group back: a pause (its name), or a rate's send time (Redis ms) with the jobs lined up behind. */
+interface Block {
+  /** The held job: it does not wait behind itself when it comes back. */
+  jobId: string
+  pausedName?: string
+  atMs?: number
+  place: number
+  /** Local ms: the group stops waiting then (the held job came back for its time, or was rechecked). */
+  untilMs: number
+}
+
+type Verdict = { pausedName: string } | { rateName: string } | null
+
+export class FlowGate {
+  private settings: FlowSettings = NO_FLOW_SETTINGS
+  private loaded = false
+  private reloadedAt = 0
+  private readonly blocked = new Map<string, Block>()
+  /** How many times the settings were read: a scanner that sees it move forgets how far its shards were claimed. */
+  reloads = 0
+
+  constructor(private readonly o: FlowGateOptions) {}
+
+  /** Whether a claim's epoch says the settings changed since they were read (or they never were). */
+  stale(epoch: string | undefined): boolean {
+    return !this.loaded || (epoch !== undefined && Number(epoch) > Number(this.settings.epoch))
+  }
+
+  /** Whether a claim ran on a shard that a change read elsewhere has not reached yet (a resume on its way). */
+  behind(epoch: string | undefined): boolean {
+    const recent = Date.now() - this.reloadedAt < RESUME_CATCH_UP_MS
+    return recent && epoch !== undefined && Number(epoch) < Number(this.settings.epoch)
+  }
+
+  async reload(): Promise<void> {
+    this.settings = await readFlowSettings(this.o.redis, this.o.keys)
+    this.loaded = true
+    this.reloads++
+    this.reloadedAt = Date.now()
+    // A resume or a new rate: groups held under the old settings are decided again when their jobs come back.
+    this.blocked.clear()
+  }
+
+  /**
+   * A claim's jobs that flow control has nothing to say about (no pause, no rate, no FIFO group held), which go at
+   * once, and the others, for pass(): jobs of other keys do not wait for a limited key's calls to Redis.
+   */
+  split(jobs: readonly ClaimedJob[]): { free: ClaimedJob[]; gated: ClaimedJob[] } {
+    return splitJobs(this.settings, this.blocked, jobs)
+  }
+
+  /** The jobs that may be sent now, in their order; the others are held in Redis (settled: the caller forgets them). */
+  async pass(jobs: readonly ClaimedJob[], onFifoHold?: OnFifoHold): Promise<ClaimedJob[]> {
+    const { paused, rates } = this.settings
+    if (paused.size === 0 && rates.size === 0 && this.blocked.size === 0) return jobs as ClaimedJob[]
+    const verdicts = jobs.map((job) => verdictOf(this.settings, job))
+    const sendAt = await askRates(this.o, this.settings, jobs, verdicts)
+    const now = Date.now()
+    const send: ClaimedJob[] = []
+    const holds = new Map<number, FlowHold[]>()
+    const hold = (h: FlowHold) => (holds.get(h.job.shard) ?? holds.set(h.job.shard, []).get(h.job.shard)!).push(h)
+    jobs.forEach((job, i) => {
+      const group = isFifoQueue(job.queue) && job.groupId ? `${job.queue}#${job.groupId}` : undefined
+      const block = group ? this.blocked.get(group) : undefined
+      if (block && block.untilMs > now && block.jobId !== job.id) {
+        block.place++
+        if (block.pausedName) hold({ job, pausedName: block.pausedName })
+        else hold({ job, atMs: block.atMs! + block.place })
+        return
+      }
+      const v = verdicts[i]
+      if (v && 'pausedName' in v) {
+        hold({ job, pausedName: v.pausedName })
+        this.o.observer?.paused?.(job.queue, v.pausedName)
+        if (group)
+          this.blocked.set(group, { jobId: job.id, pausedName: v.pausedName, place: 0, untilMs: now + this.recheckMs })
+        return
+      }
+      const at = sendAt.get(job)
+      if (at) {
+        hold({ job, atMs: at.atMs })
+        this.o.observer?.rateHeld?.(job.queue, at.name, at.atMs - job.dueMs)
+        // Until it comes back for its time: the jobs held behind it come back after it.
+        if (group)
+          this.blocked.set(group, { jobId: job.id, atMs: at.atMs, place: 0, untilMs: now + at.atMs - at.nowMs })
+        return
+      }
+      if (v && 'rateName' in v) job.sendBy = Date.now() + TOKEN_FRESH_MS
+      send.push(job)
+    })
+    for (const [group, block] of this.blocked) if (block.untilMs <= now) this.blocked.delete(group)
+    await Promise.all(
+      [...holds].map(([n, list]) => {
+        // Held FIFO jobs go back to their shard: its reach stays below them until it is claimed again.
+        let soonest = Number.POSITIVE_INFINITY
+        for (const h of list) {
+          if (isFifoQueue(h.job.queue)) soonest = Math.min(soonest, 'atMs' in h ? h.atMs : h.job.orderMs)
+        }
+        const answered = soonest < Number.POSITIVE_INFINITY && onFifoHold ? onFifoHold(n, soonest) : () => {}
+        const shard = this.o.keys.shards[n]!
+        return holdJobs(this.o.redis, shard, this.settings.epoch, this.recheckMs, list).finally(answered)
+      }),
+    )
+    return send
+  }
+
+  private get recheckMs(): number {
+    return this.o.recheckMs ?? PAUSE_RECHECK_MS
+  }
+}
+
+/** FlowGate.split: FIFO jobs are free only when no job of their group in this claim is gated, nor the group held. */
+function splitJobs(settings: FlowSettings, blocked: ReadonlyMap<string, Block>, jobs: readonly ClaimedJob[]) {
+  const free: ClaimedJob[] = []
+  const gated: ClaimedJob[] = []
+  if (settings.paused.size === 0 && settings.rates.size === 0 && blocked.size === 0) return { free: [...jobs], gated }
+  const verdicts = jobs.map((job) => verdictOf(settings, job))
+  const groupOf = (job: ClaimedJob) => (isFifoQueue(job.queue) ? `${job.queue}#${job.groupId ?? job.id}` : undefined)
+  const held = new Set(blocked.keys())
+  jobs.forEach((job, i) => {
+    const group = groupOf(job)
+    if (verdicts[i] && group) held.add(group)
+  })
+  jobs.forEach((job, i) => {
+    const group = groupOf(job)
+    ;(verdicts[i] || (group && held.has(group)) ? gated : free).push(job)
+  })
+  return { free, gated }
+}
+
+/** A pause of the job's queue or key, else the rate that applies to it (its key's, else its queue's), else none. */
+function verdictOf(settings: FlowSettings, job: ClaimedJob): Verdict {
+  const { paused, rates } = settings
+  const queueName = `q:${job.queue}`
+  const keyName = job.flowKey ? `k:${job.flowKey}` : undefined
+  if (paused.has(queueName)) return { pausedName: queueName }
+  if (keyName && paused.has(keyName)) return { pausedName: keyName }
+  if (keyName && rates.has(keyName)) return { rateName: keyName }
+  if (rates.has(queueName)) return { rateName: queueName }
+  return null
+}
+
+/** Each rate-limited job's send time, when it may not leave now: one bucket call per name, in parallel. */
+async function askRates(o: FlowGateOptions, settings: FlowSettings, jobs: readonly ClaimedJob[], verdicts: Verdict[]) {
+  const byName = new Map<string, ClaimedJob[]>()
+  jobs.forEach((job, i) => {
+    const v = verdicts[i]
+    if (v && 'rateName' in v) (byName.get(v.rateName) ?? byName.set(v.rateName, []).get(v.rateName)!).push(job)
+  })
+  const sendAt = new Map<ClaimedJob, { atMs: number; nowMs: number; name: string }>()
+  await Promise.all(
+    [...byName].map(async ([name, list]) => {
+      const rate = settings.rates.get(name)!
+      const r = await takeFlowTokens(
+        o.redis,
+        o.keys,
+        name,
+        rate,
+        list.map((j) => j.id),
+      )
+      list.forEach((job, i) => {
+        const at = r.sendAtMs[i]!
+        if (at > 0) sendAt.set(job, { atMs: at, nowMs: r.redisNowMs, name })
+      })
+    }),
+  )
+  return sendAt
+}

@@ -1,0 +1,53 @@
+// The scanner's flow gate (src/flow/flow-gate.ts) deciding a claim's jobs, with settings read from a real Redis: what
+// goes at once without a call to Redis, what waits for a bucket or a pause, and a FIFO group held as a whole.
+import { afterAll, describe, expect, it } from 'vitest'
+import { FlowGate } from '../../src/flow/flow-gate'
+import { pauseFlow, setFlowRate } from '../../src/flow/flow-settings'
+import { claimedJob } from '../support/claimed-job'
+import { testStore } from '../support/engine'
+
+const t = testStore({ shards: 2 })
+afterAll(() => t.close())
+
+const standard = (id: string, flowKey?: string) =>
+  claimedJob(id, { queue: 'orders', groupId: undefined, ...(flowKey ? { flowKey } : {}) })
+
+describe('the flow gate', () => {
+  it('lets jobs it has nothing to say about go at once, and keeps a FIFO group with a gated job together', async () => {
+    // prepare: "mail" limited, "emails.fifo" not; a claim with other jobs, a mail job, and a FIFO group whose second
+    // job carries the limited key
+    await setFlowRate(t.redis, t.keys, { flowKey: 'mail' }, { rate: 10, burst: 1 })
+    const gate = new FlowGate({ redis: t.redis, keys: t.keys })
+    await gate.reload()
+    const jobs = [
+      standard('other-1'),
+      standard('mail-1', 'mail'),
+      claimedJob('g-1', { queue: 'emails.fifo', groupId: 'g' }),
+      claimedJob('g-2', { queue: 'emails.fifo', groupId: 'g', flowKey: 'mail' }),
+      claimedJob('h-1', { queue: 'emails.fifo', groupId: 'h' }),
+      standard('other-2', 'unlimited'),
+    ]
+    // act
+    const { free, gated } = gate.split(jobs)
+    // assess
+    expect(free.map((j) => j.id)).toEqual(['other-1', 'h-1', 'other-2'])
+    expect(gated.map((j) => j.id)).toEqual(['mail-1', 'g-1', 'g-2'])
+  })
+
+  it('sends everything at once without settings, and gates every job of a paused queue', async () => {
+    // prepare
+    const empty = testStore({ shards: 1 })
+    const gate = new FlowGate({ redis: empty.redis, keys: empty.keys })
+    await gate.reload()
+    const jobs = [standard('a'), standard('b', 'k')]
+    // act
+    const before = gate.split(jobs)
+    await pauseFlow(empty.redis, empty.keys, { queue: 'orders' })
+    await gate.reload()
+    const after = gate.split(jobs)
+    // assess
+    expect(before).toEqual({ free: jobs, gated: [] })
+    expect(after).toEqual({ free: [], gated: jobs })
+    await empty.close()
+  })
+})
