@@ -18,6 +18,7 @@ import { measureRawRedis, type RawRedisResult } from './raw-redis'
 import { measureRawSqs, type RawSqsResult } from './raw-sqs'
 import { median } from './stats'
 import { fmt, printTable, type Row } from './table'
+import { measureTagMemory, tagMemoryRows } from './tag-memory'
 
 const quick = process.argv.includes('--quick')
 const size = quick
@@ -31,6 +32,7 @@ const size = quick
       idleSeconds: 4,
       memoryJobs: 250_000,
       memoryBuckets: 4_096,
+      tagJobs: 100_000,
     }
   : {
       reps: 3,
@@ -42,6 +44,7 @@ const size = quick
       idleSeconds: 10,
       memoryJobs: 1_000_000,
       memoryBuckets: undefined,
+      tagJobs: 300_000,
     }
 
 /** Untimed rounds (a raw run and a burst each) before the timed repetitions of the burst share: see below. */
@@ -67,6 +70,11 @@ async function main() {
     console.log(
       `machine: node ${machine.node}, redis ${machine.redis}, ${machine.cpus} cpus (${machine.cpuModel}), mode ${machine.mode}`,
     )
+    // `--only=tags`: the tag rows alone (a minute, where the whole run takes many).
+    if (process.argv.includes('--only=tags')) {
+      console.log(printTable(tagMemoryRows(await measureTagMemory(env, size.tagJobs))))
+      return
+    }
 
     // 1. Enqueue vs raw EVALSHA, interleaved so both see the same background load.
     const raw: RawRedisResult[] = []
@@ -133,6 +141,10 @@ async function main() {
     const mem = await measureMemory(env, size.memoryJobs, size.memoryBuckets)
     log(`memory: ${mem.bytesPerJob.toFixed(1)} bytes/job over ${mem.jobs} jobs, loaded at ${fmt.rate(mem.loadPerSec)}`)
 
+    // 6. What tags add per job: 0, 1 and 3 tags.
+    const tagMemory = await measureTagMemory(env, size.tagJobs)
+    log(`tags: ${tagMemory.map((t) => `${t.tags}: ${t.bytesPerJob.toFixed(1)} B/job`).join(', ')}`)
+
     load.push(loadavg()[0]!)
     const reps = size.reps > 1 ? `median of ${size.reps}` : '1 run'
     const rows: Row[] = [
@@ -188,6 +200,7 @@ async function main() {
         met: mem.bytesPerJob <= TARGETS.bytesPerJob,
         note: `buckets ${mem.bucketEncoding}${quick ? '; quick: not the target size' : ''}`,
       },
+      ...tagMemoryRows(tagMemory),
       {
         measure: `bare ZSET+HASH bytes per job (${fmt.int(size.rawCalls)} jobs)`,
         value: median(raw.map((r) => r.bytesPerJob)).toFixed(1),
@@ -232,6 +245,7 @@ async function main() {
       lateness: late,
       burst: { perRep: bursts, cold: coldBurst, lastInSqsMs: burstLast, drainPerSec: burstDrain, share: burstShare },
       memory: mem,
+      tagMemory,
       idle,
       rows,
     }

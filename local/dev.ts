@@ -90,7 +90,7 @@ async function main() {
   const consumer = stack.spec.consumers[0]
   console.log(`
 [dev] ready in ${((Date.now() - started) / 1000).toFixed(1)} s
-  API            ${stack.apiUrl}   (routes: POST|GET /jobs, POST /jobs/batch, GET|PUT|DELETE /jobs/{id}, POST /jobs/{id}/run, POST /jobs/run-due, GET /stats,
+  API            ${stack.apiUrl}   (routes: POST|GET|DELETE /jobs, POST /jobs/batch, GET|PUT|DELETE /jobs/{id}, POST /jobs/{id}/run, POST /jobs/run-due, GET /stats,
                  PUT|GET|DELETE /schedules/{id}, GET /schedules, POST /schedules/{id}/pause|resume)
   dashboard      ${stack.dashboardUrl}   (counts, due jobs, pending list, lateness, dead set, DLQs, schedules, look up)
   Scheduler API  ${stack.schedulerUrl}   (@aws-sdk/client-scheduler's endpoint: docs/scheduler-api.md)

@@ -7,19 +7,20 @@
   KEYS[3] leases    HASH  id -> "attempt:dueMs:token"
   KEYS[4] errors    HASH  id -> last dispatch error
   KEYS[5] counts    HASH  "<queue>|<state>" -> count
-  KEYS[6..] receipts  HASHes of this hour's receipts (id -> receipt: src/store/receipt.ts); none: receipts are off
+  KEYS[6] tags      ZSET  the shard's tag index: an acked job's entries go with its record (indexTags)
+  KEYS[7..] receipts  HASHes of this hour's receipts (id -> receipt: src/store/receipt.ts); none: receipts are off
 
   ARGV[1] expireAt     when the receipt hashes expire (ms, epoch)
-  ARGV[2..] settlements  groups of four: id, claim token, receipt hash (index into KEYS[6..], 0 for none), receipt
+  ARGV[2..] settlements  groups of four: id, claim token, receipt hash (index into KEYS[7..], 0 for none), receipt
 
   Returns the number of jobs acknowledged. A group whose token no longer holds the job (the lease expired and
   another scanner took it, or it was released) changes nothing, and leaves no receipt.
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level (a receipt is a fraction of the record it replaces).
   Error codes: none.
-  Helpers: queueOf, countBy, holdsLease, expireReceipts
+  Helpers: queueOf, countBy, holdsLease, expireReceipts, recordTags, indexTags
 ]]
-local jobs, inflight, leases, errors, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local jobs, inflight, leases, errors, counts, tagIndex = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 -- A burst acks a claim's jobs at once: the reads, deletes, receipts and counts are one command per key (in slices:
 -- Lua's unpack takes a few thousand values at most), not one per job and key: that was most of this script's Redis
 -- CPU.
@@ -54,9 +55,10 @@ for h = 1, #held do
     withRecord[#withRecord + 1] = id
     local queue = queueOf(record)
     dispatched[queue] = (dispatched[queue] or 0) + 1
-    -- Its receipt, kept in the hash KEYS[5 + n] (n 0: receipts are off).
-    local n = 5 + tonumber(ARGV[i + 2])
-    if n > 5 then
+    indexTags(tagIndex, 'ZREM', recordTags(record), id)
+    -- Its receipt, kept in the hash KEYS[6 + n] (n 0: receipts are off).
+    local n = 6 + tonumber(ARGV[i + 2])
+    if n > 6 then
       local list = receipts[n]
       if not list then
         list = {}

@@ -4,6 +4,7 @@
 
   KEYS[1..8] jobs, index, bucket, inflight, leases, errors, dead, counts: the job side around the job's bucket
   KEYS[9] schedules  HASH  schedule id -> record "version\npendingMs\n..." (lua/schedule-put.lua)
+  KEYS[10] tags      ZSET  the shard's tag index: a cancelled job's entries go with it (indexTags)
 
   ARGV[1] id
   ARGV[2] bucketNo  the job's bucket number (its member in index)
@@ -19,15 +20,18 @@
                                removing it would end the series (pause, replace or delete the schedule instead)
     -5 JOB_MAYBE_DISPATCHED  waiting for a dispatch retry after a send that SQS may have accepted (lua/release.lua):
                              it may run, so it cannot be called cancelled until the retry settles
-  Helpers: jobSideKeys, occurrenceId, decodeSchedule, dropUnleased
+  Helpers: jobSideKeys, occurrenceId, decodeSchedule, dropUnleased, recordTags, indexTags
 ]]
 local k = jobSideKeys(1)
-local schedules = KEYS[9]
+local schedules, tagIndex = KEYS[9], KEYS[10]
 local id, bucketNo, scheduleId = ARGV[1], ARGV[2], ARGV[3]
 
-if redis.call('HEXISTS', k.jobs, id) == 0 then return 0 end
+local record = redis.call('HGET', k.jobs, id)
+if not record then return 0 end
 if scheduleId ~= '' then
   local schedule = redis.call('HGET', schedules, scheduleId)
   if schedule and occurrenceId(scheduleId, select(2, decodeSchedule(schedule))) == id then return -3 end
 end
-return dropUnleased(k, bucketNo, id)
+local dropped = dropUnleased(k, bucketNo, id)
+if dropped == 1 then indexTags(tagIndex, 'ZREM', recordTags(record), id) end
+return dropped

@@ -13,12 +13,15 @@
   KEYS[9] scanner   ZSET exists (with an expiry) while a scanner runs: on-demand scan mode (src/scan/run/presence.ts)
   KEYS[10] start    STRING set NX (with an expiry) to this job's id by the enqueue that asks for a scanner: one start
                     at a time, removed only by that start (lua/scan-start-release.lua, lua/scanner-retire.lua)
-  KEYS[11..] receipts  HASHes that may hold the id's dispatch receipt (src/store/receipt.ts), newest first; given only
+  KEYS[11] tags     ZSET  the shard's tag index: "<tag>\n<id>" -> 0 for each tag of each stored job (indexTags)
+  KEYS[12..] receipts  HASHes that may hold the id's dispatch receipt (src/store/receipt.ts), newest first; given only
                     with a write token (none: receipts are off)
 
   ARGV[1] id
   ARGV[2] bucketNo  the job's bucket number (its member in KEYS[2])
-  ARGV[3] mode      "insert" | "upsert"
+  ARGV[3] mode      "insert" | "upsert" | "extend" | "debounce" (src/store/upsert-modes.ts): upsert replaces a stored
+                    job; extend replaces all but its payload; debounce replaces it, its due time capped at its first
+                    write (its creation time) + maxWaitMs; a new id, or one dispatched since, is created by each
   ARGV[4] queue     queue name
   ARGV[5] groupId   "" for none
   ARGV[6] payload   JSON text
@@ -31,9 +34,13 @@
   ARGV[12] writeToken  the write token (Idempotency-Key: one per logical call, the same on each of its attempts), "" for
                     none; kept in the record with the digest of this request (requestDigest), and a digest of the
                     token in the job's dispatch receipt (src/store/receipt.ts)
-  ARGV[13] createdAtMs  "" for now; else the creation time a new job keeps (a DLQ redrive keeps the original one). It is
+  ARGV[13] createdAtMs  "" for now; else the creation time a new job keeps (a DLQ redrive keeps the original one; now
+                    when that is later). It is
                     a new incarnation all the same: its version is this write's time (ms), so the FIFO deduplication id
                     (id, version, createdAt: src/sqs/envelope.ts) differs from every earlier delivery's
+  ARGV[14] tags     the job's tags, "\n"-separated ("" for none): kept in its record and indexed; a replace takes
+                    the job out of the index under the tags it had
+  ARGV[15] maxWaitMs  debounce: how long after a job's first write it is due at the latest (0 in other modes)
 
   Returns on success: { 1 created | 2 replaced, dueMs, createdAtMs, version, startScanner }, startScanner 1 when
   the caller must start the scan function now (it holds this shard's start guard), else 0
@@ -55,20 +62,24 @@
                         dispatched, its queue differs from the receipt's): nothing changes
 
   Due time is Redis's clock (TIME), never the caller's: a skewed client cannot make a job early or late.
-  Helpers: nowMs, requestDigest, encodeRecord, decodeRecord, decodeLease, receiptToken, countBy, reindexBucket, waitsForRetry, maybeSent, wakeIfEarliest
+  Helpers: nowMs, requestDigest, encodeRecord, decodeRecord, decodeLease, receiptToken, countBy, reindexBucket, waitsForRetry, maybeSent, wakeIfEarliest, recordTags, indexTags
 ]]
 local jobs, index, bucket, inflight, leases, errors, dead, counts =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
-local scanner, start = KEYS[9], KEYS[10]
+local scanner, start, tagIndex = KEYS[9], KEYS[10], KEYS[11]
 local id, bucketNo, mode, queue, groupId, payload, kind, when, wake =
   ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8]), ARGV[9]
-local startHorizon, startGuardMs, writeToken = tonumber(ARGV[10]), ARGV[11], ARGV[12]
+local startHorizon, startGuardMs, writeToken, tags = tonumber(ARGV[10]), ARGV[11], ARGV[12], ARGV[14]
+local maxWait = tonumber(ARGV[15])
 
 local now = nowMs()
 local born, firstVersion = now, 0
-if ARGV[13] ~= '' then born, firstVersion = tonumber(ARGV[13]), now end
+-- Never later than now: the time comes from a message body (a redrive), and a job is not created in the future.
+if ARGV[13] ~= '' then born, firstVersion = math.min(tonumber(ARGV[13]), now), now end
 -- What this write asks for, kept with its token: the same token with another request is not a retry of this one.
-local request = writeToken ~= '' and requestDigest(mode, queue, groupId, kind, ARGV[8], payload) or ''
+-- Tags and maxWait count only when sent: the digest of a write without them is what it always was.
+local asked = (tags ~= '' or maxWait > 0) and (payload .. '\n' .. tags .. '\n' .. maxWait) or payload
+local request = writeToken ~= '' and requestDigest(mode, queue, groupId, kind, ARGV[8], asked) or ''
 
 local due
 if kind == 'delay' then
@@ -76,6 +87,8 @@ if kind == 'delay' then
 else
   due = math.max(when, now)
 end
+-- Debounce: due maxWaitMs after the first write at the latest (a stored job's first write is its creation, below).
+if mode == 'debounce' then due = math.min(due, now + maxWait) end
 
 -- On-demand scan mode: 1 when this job is due before the next scheduled scan could take it, no scanner runs, and
 -- no other enqueue is starting one already (the guard is taken here, in the same atomic step).
@@ -116,7 +129,7 @@ if writeToken ~= '' then
   -- A receipt keeps 8 hex digits of the token's SHA-1 (src/store/receipt.ts: writeTokenDigest) and no request digest
   -- (bytes a compact receipt has not to spare): another request is told apart by its queue alone.
   local digest = string.sub(redis.sha1hex(writeToken), 1, 8)
-  for i = 11, #KEYS do
+  for i = 12, #KEYS do
     local receipt = redis.call('HGET', KEYS[i], id)
     if receipt then
       local token, receiptQueue = receiptToken(receipt)
@@ -131,8 +144,9 @@ end
 -- Insert of a new id, the common case, in as few calls as possible: HSETNX both checks and writes; the index only
 -- changes when this job is its bucket's new earliest (ZADD LT), and only then can it be the shard's earliest.
 if mode == 'insert' then
-  if redis.call('HSETNX', jobs, id, encodeRecord(queue, born, firstVersion, groupId, payload, writeToken, request)) == 1 then
+  if redis.call('HSETNX', jobs, id, encodeRecord(queue, born, firstVersion, groupId, payload, writeToken, request, tags)) == 1 then
     redis.call('ZADD', bucket, due, id)
+    indexTags(tagIndex, 'ZADD', tags, id)
     countBy(counts, queue, 'pending', 1)
     if redis.call('ZADD', index, 'LT', 'CH', due, bucketNo) == 1 then wakeIfEarliest(index, wake, bucketNo, due) end
     return { 1, due, born, firstVersion, startScanner() }
@@ -156,8 +170,11 @@ if old then
   if lease and not waitsForRetry(lease) then return { -2 } end
   if maybeSent(errors, id) then return { -5 } end
   -- Replace: keep the creation time, bump the version (FIFO dedup ids change with it).
-  local oldQueue, oldCreatedAt, oldVersion = decodeRecord(old)
+  local oldQueue, oldCreatedAt, oldVersion, _, oldPayload = decodeRecord(old)
   createdAt, version = oldCreatedAt, oldVersion + 1
+  if mode == 'extend' then payload = oldPayload end
+  if mode == 'debounce' then due = math.max(math.min(due, oldCreatedAt + maxWait), now) end
+  indexTags(tagIndex, 'ZREM', recordTags(old), id)
   if lease then
     redis.call('ZREM', inflight, id)
     redis.call('HDEL', leases, id)
@@ -172,8 +189,9 @@ if old then
   end
 end
 
-redis.call('HSET', jobs, id, encodeRecord(queue, createdAt, version, groupId, payload, writeToken, request))
+redis.call('HSET', jobs, id, encodeRecord(queue, createdAt, version, groupId, payload, writeToken, request, tags))
 redis.call('ZADD', bucket, due, id)
+indexTags(tagIndex, 'ZADD', tags, id)
 countBy(counts, queue, 'pending', 1)
 reindexBucket(index, bucket, bucketNo)
 wakeIfEarliest(index, wake, bucketNo, due)

@@ -15,7 +15,7 @@
 
   Returns { head, payloadBytes, head, payloadBytes, ... } for the first ids, in order, as far as the budget goes
   (the caller asks again for the rest): head is the record up to its header and previewBytes of payload,
-  payloadBytes the payload's whole length. A missing record gives "" and -1; a record without its whole header
+  payloadBytes the payload's whole length (a job's tags, on the lines after its payload, are not part of it). A missing record gives "" and -1; a record without its whole header
   (corrupt) is returned up to previewBytes + 1024 bytes, for the caller to refuse.
   Error codes: none.
   Helpers: none
@@ -38,8 +38,10 @@ for i = 4, #ARGV do
       at = at and string.find(record, '\n', at + 1, true)
     end
     if at then
-      out[#out + 1] = string.sub(record, 1, at + previewBytes)
-      out[#out + 1] = #record - at
+      -- A job's tags follow its payload (encodeRecord): they are neither the payload nor counted in it.
+      local stop = (string.find(record, '\n', at + 1, true) or (#record + 1)) - 1
+      out[#out + 1] = string.sub(record, 1, math.min(at + previewBytes, stop))
+      out[#out + 1] = stop - at
     else
       out[#out + 1] = string.sub(record, 1, previewBytes + 1024)
       out[#out + 1] = -1

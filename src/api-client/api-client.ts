@@ -4,6 +4,8 @@
 import { regionOf, sigV4Signer, signingServiceOf } from './signer'
 import { DelayQueueApiError } from './errors'
 import { scheduleBatch } from './batch'
+import { cancelByTag } from './tag-calls'
+import { pageQuery, type PageOptions } from './page-query'
 import { withId } from './own-job'
 import { idempotencyHeader, newIdempotencyKey } from './idempotency-key'
 import { ReplayWindow } from './replays'
@@ -48,7 +50,8 @@ export class DelayQueueApiClient {
     const job = withId(input)
     const headers = idempotencyHeader(options.idempotencyKey ?? newIdempotencyKey())
     const opts = { retryUnanswered: true, headers, onAnswer: this.replays.seen }
-    return (await call(this.transport, 'POST', '/jobs', job, opts)).body
+    const answer = await call(this.transport, 'POST', '/jobs', job, opts)
+    return answer.status === 200 ? { ...answer.body, replaced: true } : answer.body // 200: onConflict replaced
   }
 
   /**
@@ -110,15 +113,18 @@ export class DelayQueueApiClient {
   }
 
   /** GET /jobs: a page of pending jobs in due-time order (one queue or all), from `cursor` (the last page's). */
-  async listPending(
-    options: { queue?: string; limit?: number; cursor?: string | null } = {},
-  ): Promise<Api.PendingPage> {
-    const query = new URLSearchParams()
-    if (options.queue) query.set('queue', options.queue)
-    if (options.cursor) query.set('cursor', options.cursor)
-    if (options.limit !== undefined) query.set('limit', String(options.limit))
-    const qs = query.size ? `?${query}` : ''
-    return (await call(this.transport, 'GET', `/jobs${qs}`)).body
+  async listPending(options: PageOptions & { queue?: string } = {}): Promise<Api.PendingPage> {
+    return (await call(this.transport, 'GET', `/jobs${pageQuery(options)}`)).body
+  }
+
+  /** GET /jobs?tag=: a page of the jobs with a tag, in id order, with their status and tags. */
+  async listByTag(tag: string, options: PageOptions = {}): Promise<Api.TagPage> {
+    return (await call(this.transport, 'GET', `/jobs${pageQuery({ ...options, tag })}`)).body
+  }
+
+  /** DELETE /jobs?tag=, again until done: every job with the tag cancelled (or counted in flight). */
+  cancelByTag(tag: string): Promise<Api.TagCancelResult> {
+    return cancelByTag(this.transport, tag)
   }
 
   /** GET /stats: counts per target queue. */
@@ -142,12 +148,8 @@ export class DelayQueueApiClient {
   }
 
   /** GET /schedules: `limit` (1-100, default 50) at a time, by id; pass the returned cursor back for the next page. */
-  async listSchedules(options: { cursor?: string | null; limit?: number } = {}): Promise<Api.ScheduleListPage> {
-    const query = new URLSearchParams()
-    if (options.cursor) query.set('cursor', options.cursor)
-    if (options.limit !== undefined) query.set('limit', String(options.limit))
-    const qs = query.size ? `?${query}` : ''
-    return (await call(this.transport, 'GET', `/schedules${qs}`)).body
+  async listSchedules(options: PageOptions = {}): Promise<Api.ScheduleListPage> {
+    return (await call(this.transport, 'GET', `/schedules${pageQuery(options)}`)).body
   }
 
   /** DELETE /schedules/{id}: no occurrence is created after this returns. Throws DelayQueueApiError NotFound. */

@@ -10,6 +10,8 @@ export type {
   ScheduleInput,
   ScheduleListPage,
   ScheduleView,
+  TagCancelResult,
+  TagPage,
   WriteOptions,
 } from '../direct/delay-queue'
 export type { ExistingJob } from '../errors'

@@ -11,6 +11,7 @@ export type RouteName =
   | 'getJob'
   | 'putJob'
   | 'deleteJob'
+  | 'cancelByTag'
   | 'stats'
   | 'listSchedules'
   | 'getSchedule'
@@ -29,7 +30,7 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 // Each path with the route of each of its methods. Literal paths before parameters: POST /jobs/batch is the batch
 // route, not a job called "batch".
 const PATHS: Record<string, Partial<Record<Method, RouteName>>> = {
-  '/jobs': { GET: 'listJobs', POST: 'createJob' },
+  '/jobs': { GET: 'listJobs', POST: 'createJob', DELETE: 'cancelByTag' },
   '/jobs/batch': { POST: 'createBatch' },
   '/jobs/run-due': { POST: 'runDueJobs' },
   '/stats': { GET: 'stats' },

@@ -17,6 +17,8 @@ export interface RouteOptions {
   maxBatchBytes: number
 }
 
+/** How long one DELETE /jobs?tag= keeps starting steps (src/store/tag-cancel.ts). */
+export const CANCEL_BY_TAG_BUDGET_MS = 5_000
 /** Script runs of one POST /jobs/run-due (each reads at most 500 jobs and 256 due buckets of one shard). */
 export const RUN_DUE_RUNS_PER_REQUEST = 64
 
@@ -30,7 +32,9 @@ export type RouteHandler = (
 export const routes: Record<RouteName, RouteHandler> = {
   async createJob(queue, event) {
     const idempotencyKey = idempotencyKeyOf(event)
-    const { replayed, ...job } = await queue.schedule(parseJson(rawJsonBody(event)), { idempotencyKey })
+    const { replayed, replaced, ...job } = await queue.schedule(parseJson(rawJsonBody(event)), { idempotencyKey })
+    // 200: the write went to the job stored under its id (onConflict replace, extend or debounce).
+    if (replaced) return json(200, job, replayedHeader(replayed))
     return json(201, job, { location: jobLocation(job.id), ...replayedHeader(replayed) })
   },
 
@@ -59,6 +63,12 @@ export const routes: Record<RouteName, RouteHandler> = {
     const limit = query.limit ?? '50'
     if (!/^\d{1,3}$/.test(limit))
       throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
+    if (query.tag !== undefined) {
+      if (query.queue !== undefined)
+        throw new ValidationError([{ path: 'queue', message: 'cannot be combined with tag' }])
+      const page = { limit: Number(limit), cursor: query.cursor || null }
+      return json(200, await queue.listByTag(query.tag, page))
+    }
     return json(
       200,
       await queue.listPending({
@@ -85,6 +95,14 @@ export const routes: Record<RouteName, RouteHandler> = {
   async deleteJob(queue, _event, id) {
     await queue.cancel(id!)
     return noContent()
+  },
+
+  async cancelByTag(queue, event) {
+    const query = event.queryStringParameters ?? {}
+    if (query.tag === undefined) throw new ValidationError([{ path: 'tag', message: 'is required' }])
+    // Within the API function's 10 s: what is left after the budget is answered as not done, for another call.
+    const result = await queue.cancelByTag(query.tag, { budgetMs: CANCEL_BY_TAG_BUDGET_MS })
+    return json(200, { tag: query.tag, ...result })
   },
 
   async runJob(queue, _event, id) {

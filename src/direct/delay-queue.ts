@@ -20,8 +20,12 @@ import { RecurringSchedules } from './recurring-schedules'
 import { scheduleMany, type BatchItemResult } from './schedule-many'
 import { isoTime } from '../iso-time'
 import { validateWriteToken, type WriteOptions } from './write-token'
-import type { PromoteDueResult } from '../store/promote'
+import type { MoveTo, PromoteDueResult } from '../store/promote'
 import { runDue, runNow, type RunDueInput, type RunNowAnswer } from './run-now'
+import type { TagPage } from '../store/tag-page'
+import type { TagCancelOptions, TagCancelResult } from '../store/tag-cancel'
+import { cancelByTag, listByTag, type TagPageOptions } from './tag-actions'
+import { validateLimit, validateQueueFilter } from './page-rules'
 
 export type {
   BatchItemResult,
@@ -32,6 +36,9 @@ export type {
   ScheduleInput,
   ScheduleListPage,
   ScheduleView,
+  TagCancelOptions,
+  TagCancelResult,
+  TagPage,
   WriteOptions,
 }
 
@@ -43,6 +50,9 @@ export interface ScheduledJob {
   runAt: string
   createdAt: string
   groupId?: string
+  tags?: string[]
+  /** schedule() with onConflict: set when the write went to a job stored under the id (replaced, extended, debounced). */
+  replaced?: true
   /** Set when an earlier attempt with the same idempotency key stored it: this answer is that attempt's. */
   replayed?: true
 }
@@ -91,8 +101,7 @@ export class DelayQueue {
 
   /** From a Config (connects to Redis; call close() when done), or from an engine built elsewhere. */
   constructor(source: Config | DelayQueueEngine, redisOptions: ConnectOptions = {}, options: DelayQueueOptions = {}) {
-    // A given invoker can start the scanner even when SCAN_FUNCTION_NAME is not set.
-    const canStart = options.scanInvoker ? true : undefined
+    const canStart = options.scanInvoker ? true : undefined // a given invoker starts scans without SCAN_FUNCTION_NAME
     const engine = 'store' in source ? source : createEngine(source, redisOptions, scanStartOptions(source, canStart))
     this.engine = engine
     this.owned = !('store' in source)
@@ -118,13 +127,10 @@ export class DelayQueue {
     const writeToken = validateWriteToken(options.idempotencyKey, 'idempotencyKey')
     const job = { ...validateJob(input, this.config), writeToken }
     this.writable(job.id)
-    // The token is kept with the job under its id: a create sent again without one would get another id.
-    if (writeToken && (input as JobInput).id === undefined) {
-      throw new ValidationError([{ path: 'id', message: 'is required with an idempotency key' }])
-    }
+    requireIdWithKey(input, writeToken)
     const result = await this.store.enqueue(job)
     await this.starter?.afterEnqueue([result])
-    return scheduledAs(job, result)
+    return { ...scheduledAs(job, result), ...(result.status === 'replaced' ? { replaced: true as const } : {}) }
   }
 
   /**
@@ -154,9 +160,9 @@ export class DelayQueue {
     return { ...scheduledAs(job, result), created: result.status === 'created' }
   }
 
-  /** Run a pending job now: the same job, due now (409 while it is being sent; src/direct/run-now.ts). */
-  runNow(id: string): Promise<RunNowAnswer> {
-    return runNow(this.store, this.starter, id)
+  /** Run a pending job now, or at `to`: the same job, only its due time moves (409 while it is being sent). */
+  runNow(id: string, to?: MoveTo): Promise<RunNowAnswer> {
+    return runNow(this.store, this.starter, id, to)
   }
 
   /** Run now every pending job due before a time, a bounded share per call with a cursor (src/direct/run-now.ts). */
@@ -184,6 +190,10 @@ export class DelayQueue {
   async listPending(options: PendingQuery = {}): Promise<PendingPage> {
     return this.store.listPending(validPendingQuery(options, this.config))
   }
+
+  /** The jobs with a tag, a page at a time; cancel them all, in bounded steps (src/direct/tag-actions.ts). */
+  readonly listByTag = (tag: string, options: TagPageOptions = {}) => listByTag(this.store, tag, options)
+  readonly cancelByTag = (tag: string, options: TagCancelOptions = {}) => cancelByTag(this.store, tag, options)
 
   async stats(): Promise<QueueStats> {
     const stats = await this.store.stats()
@@ -224,8 +234,18 @@ export class DelayQueue {
   }
 }
 
+/** The token is kept with the job under its id: a create sent again without one would get another id. */
+function requireIdWithKey(input: unknown, writeToken: string | undefined): void {
+  if (writeToken && (input as JobInput).id === undefined) {
+    throw new ValidationError([{ path: 'id', message: 'is required with an idempotency key' }])
+  }
+}
+
 /** A write's answer: the job as this write stored it, or, for a replay, as the write it repeats stored it. */
-function scheduledAs(job: { id: string; queue: string; groupId?: string }, result: EnqueueResult): ScheduledJob {
+function scheduledAs(
+  job: { id: string; queue: string; groupId?: string; tags?: readonly string[] },
+  result: EnqueueResult,
+): ScheduledJob {
   const groupId = result.groupId ?? job.groupId
   return {
     id: job.id,
@@ -234,20 +254,15 @@ function scheduledAs(job: { id: string; queue: string; groupId?: string }, resul
     runAt: isoTime(result.dueMs),
     createdAt: isoTime(result.createdAtMs),
     ...(groupId ? { groupId } : {}),
+    ...(job.tags?.length && !result.replayed ? { tags: [...job.tags] } : {}),
     ...(result.replayed ? { replayed: true as const } : {}),
   }
 }
 
 /** A pending-list query with its limit, checked before anything is read: ValidationError naming the field. */
 function validPendingQuery(options: PendingQuery, config: Config): PendingQuery & { limit: number } {
-  const limit = options.limit ?? 50
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-    throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
-  }
-  if (options.queue !== undefined && !Object.hasOwn(config.queues, options.queue)) {
-    const known = Object.keys(config.queues).map((q) => JSON.stringify(q))
-    throw new ValidationError([{ path: 'queue', message: `must be one of the configured queues: ${known.join(', ')}` }])
-  }
+  const limit = validateLimit(options.limit ?? 50)
+  validateQueueFilter(config, options.queue)
   if (options.cursor) decodePendingCursor(options.cursor)
   return { ...options, limit }
 }

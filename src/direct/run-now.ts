@@ -5,7 +5,7 @@ import { z } from 'zod'
 import type { Config } from '../config'
 import { ValidationError, type ErrorDetail } from '../errors'
 import type { JobStore } from '../store/job-store'
-import { Promoter, type PromoteDueResult } from '../store/promote'
+import { type MoveTo, Promoter, type PromoteDueResult } from '../store/promote'
 import { isoTime } from '../iso-time'
 import { validateJobRef } from './id-rules'
 import type { ScanStarter } from './scan-starter'
@@ -18,11 +18,22 @@ export interface RunNowAnswer {
   previousRunAt: string
 }
 
-/** Throws JobNotFoundError, JobDispatchingError (a scanner holds it), or JobDeadError (the dead set retries it). */
-export async function runNow(store: JobStore, starter: ScanStarter | undefined, id: string): Promise<RunNowAnswer> {
-  const p = await new Promoter(store).promote(validateJobRef(id))
-  // On-demand scan mode: a job due now needs a running scanner, as a new job due now does.
-  if (p.runAtMs !== p.previousRunAtMs) await starter?.afterRunNow(`${p.id}@${p.runAtMs}`, { jobId: p.id })
+/**
+ * Run now, or (the dashboard's reschedule) move to `to`: only the due time changes. Throws JobNotFoundError,
+ * JobDispatchingError (a scanner holds it), or JobDeadError (the dead set retries it).
+ */
+export async function runNow(
+  store: JobStore,
+  starter: ScanStarter | undefined,
+  id: string,
+  to: MoveTo = { now: true },
+): Promise<RunNowAnswer> {
+  const p = await new Promoter(store).promote(validateJobRef(id), to)
+  // On-demand scan mode: a job due now needs a running scanner, as a new job due now does. Also one that was due
+  // already: its own start may have given up, or this is a retry of a run now whose answer (and start) was lost.
+  // Moved to a time within the horizon, it needs one as an enqueue for that time does.
+  if ('now' in to) await starter?.afterRunNow(`${p.id}@${p.runAtMs}`, { jobId: p.id })
+  else await starter?.afterSchedule(p.id, p.runAtMs)
   return { id: p.id, runAt: isoTime(p.runAtMs), previousRunAt: isoTime(p.previousRunAtMs) }
 }
 
@@ -37,7 +48,10 @@ export async function runDue(
 ): Promise<PromoteDueResult> {
   const request = validateRunDue(input, on.config)
   const result = await new Promoter(on.store).promoteDue({ ...request, ...options })
-  if (result.promoted > 0) await on.starter?.afterRunNow(`run-due@${Date.now()}`, { runDue: result.promoted })
+  // At the walk's end also with nothing moved: a retry of a run-due whose answer (and start) was lost finds its jobs
+  // due already, and they would wait for a scheduled run. At most one start: none while a scanner runs.
+  if (result.promoted > 0 || result.cursor === null)
+    await on.starter?.afterRunNow(`run-due@${Date.now()}`, { runDue: result.promoted })
   return result
 }
 
@@ -50,7 +64,7 @@ export const runDueInputSchema = z.strictObject({
   /** Only this queue's jobs. */
   queue: z.string({ error: 'must be a string naming a configured queue' }).optional(),
   /** Where the previous answer stopped (its `cursor`). */
-  cursor: z.string({ error: 'must be the cursor of the previous answer' }).max(40).optional(),
+  cursor: z.string({ error: 'must be the cursor of the previous answer' }).max(160).optional(),
 })
 
 export type RunDueInput = z.input<typeof runDueInputSchema>

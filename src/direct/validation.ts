@@ -8,6 +8,8 @@ import { expectedMessageBytes } from '../sqs/envelope'
 import { PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors'
 import { newJobId } from '../store/ids'
 import { JOB_ID_PATTERN, JOB_ID_RULE } from './id-rules'
+import { tagsSchema } from './tag-rules'
+import { conflictFields, conflictRules } from './conflict-rules'
 import { flowKeySchema } from '../flow/flow-names'
 import type { NewJob } from '../store/job-store'
 import { isoTime } from '../iso-time'
@@ -17,7 +19,18 @@ export const MAX_BATCH_JOBS = 100
 /** SQS's own MessageGroupId alphabet (printable ASCII, no space): anything else would be refused at dispatch. */
 const GROUP_ID_PATTERN = /^[\x21-\x7e]{1,128}$/
 const GROUP_ID_RULE = 'must be 1-128 printable ASCII characters without spaces (SQS MessageGroupId rules)'
-const FIELDS = ['queue', 'payload', 'delayMs', 'runAt', 'id', 'groupId', 'flowKey'] as const
+const FIELDS = [
+  'queue',
+  'payload',
+  'delayMs',
+  'runAt',
+  'id',
+  'groupId',
+  'flowKey',
+  'tags',
+  'onConflict',
+  'maxWaitMs',
+] as const
 
 export type JobValidationConfig = Pick<Config, 'queues' | 'maxHorizonMs' | 'maxMessageBytes' | 'httpTargets'>
 
@@ -56,6 +69,8 @@ export const jobInputSchema = z.strictObject({
   id: z.string({ error: JOB_ID_RULE }).regex(JOB_ID_PATTERN, { error: JOB_ID_RULE }).optional(),
   groupId: sharedFields.groupId,
   flowKey: flowKeySchema.optional(),
+  tags: tagsSchema,
+  ...conflictFields,
 })
 
 /** What callers send: the job input of docs/api.md (its type is the schema's, so the two cannot drift apart). */
@@ -83,6 +98,7 @@ export function validateJob(input: unknown, config: JobValidationConfig, options
     fail('id', `must match the id in the path ("${options.id}") or be left out`)
   }
 
+  conflictRules(raw, config.maxHorizonMs, fail)
   const schedule = scheduleOf(raw, config.maxHorizonMs, options.nowMs ?? Date.now(), fail)
   checkHttpJob(raw.queue, raw.payload, config.httpTargets, fail)
   const payloadJson = serializePayload(raw.payload, fail)
@@ -97,6 +113,9 @@ export function validateJob(input: unknown, config: JobValidationConfig, options
     payloadJson: payloadJson!,
     ...(raw.groupId ? { groupId: raw.groupId } : {}),
     ...(raw.flowKey ? { flowKey: raw.flowKey } : {}),
+    ...(raw.tags?.length ? { tags: raw.tags } : {}),
+    ...(raw.onConflict ? { onConflict: raw.onConflict } : {}),
+    ...(raw.maxWaitMs !== undefined ? { maxWaitMs: raw.maxWaitMs } : {}),
     schedule: schedule!,
   }
 }

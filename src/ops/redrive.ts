@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-sqs'
 import { isFifoQueue } from '../queues'
 import { deduplicationId, JOB_ID_ATTRIBUTE } from '../sqs/envelope'
-import { DelayQueueError, JobExistsError } from '../errors'
+import { DelayQueueError, IdempotencyKeyReusedError, JobExistsError } from '../errors'
 import type { JobStore, NewJob } from '../store/job-store'
 import { validateJobId, validateJobRef } from '../direct/id-rules'
 import { validateJob, type JobValidationConfig } from '../direct/validation'
@@ -140,10 +140,16 @@ async function moveOne(options: RedriveOptions, queue: string, message: Message)
     throw e
   }
   if (options.mode.kind === 'schedule') {
+    // A write token of this DLQ message: a run that stopped after this write and before its DeleteMessage leaves the
+    // message to a later run, whose write is then a replay of this one (nothing new scheduled, also once the job was
+    // sent, while its receipt is kept) and deletes it; without, that run scheduled the job a second time.
+    job.writeToken = `redrive-${message.MessageId!.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 56)}`
     try {
       await options.mode.store.enqueue(job)
     } catch (e) {
       if (e instanceof JobExistsError) return { jobId, reason: `a pending job has the id "${jobId}" already` }
+      if (e instanceof IdempotencyKeyReusedError)
+        return { jobId, reason: 'an earlier redrive moved this message with other options (--delay, --queue)' }
       throw e
     }
     return undefined

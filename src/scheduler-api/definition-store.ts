@@ -7,6 +7,7 @@ import type { Keyspace, SchedulerDocumentKeys, ShardKeys } from '../store/keys'
 import { replicatedTransaction, type TransactionCommand, type TransactionResult } from '../store/replicated-transaction'
 import type { ReplicationOptions } from '../store/replication'
 import type { ScriptedClient } from '../store/scripts'
+import { ScheduleLocks } from './schedule-lock'
 
 /** How long a delete's ClientToken is remembered: far longer than the SDK's retries of one call take. */
 const DELETE_TOKEN_TTL_S = 3600
@@ -19,13 +20,22 @@ export interface NamedPage<T> {
 
 /** Documents by name in one HASH, with their names in a ZSET (lex order) beside it, in one slot. */
 class NamedDocuments<T> {
+  private readonly locks: ScheduleLocks
+
   constructor(
     private readonly redis: ScriptedClient,
     private readonly keys: SchedulerDocumentKeys,
     private readonly replication: ReplicationOptions,
     /** Whose primary's replicas REDIS_WAIT_REPLICAS=auto counts (replicated-transaction.ts). */
     private readonly shard: ShardKeys,
-  ) {}
+  ) {
+    this.locks = new ScheduleLocks(redis)
+  }
+
+  /** Runs `change` as the only change of `name` under way (schedule-lock.ts). */
+  hold<R>(name: string, change: () => Promise<R>): Promise<R> {
+    return this.locks.hold(this.keys, name, change)
+  }
 
   /** One MULTI/EXEC, answered once replicated as asked (else ReplicationUnconfirmedError: a 503 to retry). */
   private async write(commands: TransactionCommand[]): Promise<TransactionResult['replies']> {

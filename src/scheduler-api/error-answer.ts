@@ -5,6 +5,7 @@ import {
   DelayQueueError,
   JobDispatchingError,
   JobExistsError,
+  JobMaybeDispatchedError,
   PayloadTooLargeError,
   StoreFullError,
   StoreUnavailableError,
@@ -28,7 +29,10 @@ export interface HttpAnswer {
 export function asSchedulerError(e: unknown): SchedulerApiError {
   if (e instanceof SchedulerApiError) return e
   if (e instanceof ValidationError || e instanceof PayloadTooLargeError) return new SchedulerValidationError(e.message)
-  if (e instanceof JobExistsError || e instanceof JobDispatchingError) return new SchedulerConflictError(e.message)
+  // A job being sent, or whose send may have reached SQS and is being retried: a change can follow once that settles.
+  if (e instanceof JobExistsError || e instanceof JobDispatchingError || e instanceof JobMaybeDispatchedError) {
+    return new SchedulerConflictError(e.message)
+  }
   if (e instanceof StoreFullError || outOfMemory(e)) {
     return new SchedulerQuotaError("The queue's Redis is full: no schedule can be added now.")
   }

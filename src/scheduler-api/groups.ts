@@ -12,7 +12,8 @@ export interface Tag {
 
 export interface GroupDefinition {
   Name: string
-  State: 'ACTIVE'
+  /** DELETING while DeleteScheduleGroup removes its schedules (as on AWS): no schedule can be added then. */
+  State: 'ACTIVE' | 'DELETING'
   CreationDate: number
   LastModificationDate: number
   Tags: Tag[]
@@ -59,6 +60,13 @@ export class ScheduleGroups {
     throw new SchedulerNotFoundError(`Schedule group ${name} does not exist.`)
   }
 
+  /** The group, to add a schedule to: a ResourceNotFoundException, or a ConflictException while it is being deleted. */
+  async open(name: string): Promise<GroupDefinition> {
+    const group = await this.get(name)
+    if (group.State === 'DELETING') throw new SchedulerConflictError(`Schedule group ${name} is being deleted.`)
+    return group
+  }
+
   /** "default" is stored the first time anyone asks for it (its CreationDate is then). */
   private async ensureDefault(): Promise<GroupDefinition> {
     // Read first: reads (ListSchedules pages) must keep working when Redis is full and refuses every write.
@@ -69,22 +77,26 @@ export class ScheduleGroups {
     return (await this.docs.create(DEFAULT_GROUP, doc as GroupDefinition)).doc
   }
 
-  /** Deletes the group and every schedule in it (their pending jobs cancelled first). */
+  /**
+   * Deletes the group and every schedule in it (each one's job before its definition). The group is DELETING first:
+   * a create that stored its schedule after the names were read sees that and takes its schedule back.
+   */
   async delete(name: string, clientToken?: string): Promise<void> {
     if (name === DEFAULT_GROUP) throw new SchedulerValidationError('The default schedule group cannot be deleted.')
     // A delete sent again with the ClientToken of one that succeeded answers as that one did.
     if (clientToken && !(await this.docs.get(name)) && (await this.docs.deletedByToken(clientToken)) === name) return
-    await this.get(name)
+    // Under the group's lock: a tag written beside it must not put the group back ACTIVE.
+    await this.docs.hold(name, async () => {
+      const group = await this.get(name)
+      if (group.State !== 'DELETING') await this.save({ ...group, State: 'DELETING' })
+    })
     const schedules = this.store.schedules(name)
     // A few at a time: a large group would take one round trip per schedule otherwise. A delete cut short (a
-    // timeout) leaves the group and its remaining schedules; sent again, it carries on.
+    // timeout) leaves the group DELETING with its remaining schedules; sent again, it carries on.
     const names = await schedules.names()
     for (let i = 0; i < names.length; i += DELETE_CONCURRENCY) {
       await Promise.all(
-        names.slice(i, i + DELETE_CONCURRENCY).map(async (scheduleName) => {
-          await this.schedules.disarm(name, scheduleName)
-          await schedules.delete(scheduleName)
-        }),
+        names.slice(i, i + DELETE_CONCURRENCY).map((scheduleName) => this.schedules.remove(name, scheduleName)),
       )
     }
     await schedules.drop()
@@ -97,18 +109,25 @@ export class ScheduleGroups {
     return this.docs.page(after, prefix, limit)
   }
 
+  /** Tags are a change of the group's document: under its lock, and not while the group is being deleted. */
   async tag(name: string, tags: unknown, nowS: number): Promise<void> {
-    const group = await this.get(name)
-    const byKey = new Map(group.Tags.map((t) => [t.Key, t.Value]))
-    for (const t of readTags(tags)) byKey.set(t.Key, t.Value)
-    if (byKey.size > 200) throw new SchedulerValidationError('A resource can carry at most 200 tags.')
-    await this.save({ ...group, Tags: [...byKey].map(([Key, Value]) => ({ Key, Value })), LastModificationDate: nowS })
+    const added = readTags(tags)
+    await this.docs.hold(name, async () => {
+      const group = await this.open(name)
+      const byKey = new Map(group.Tags.map((t) => [t.Key, t.Value]))
+      for (const t of added) byKey.set(t.Key, t.Value)
+      if (byKey.size > 200) throw new SchedulerValidationError('A resource can carry at most 200 tags.')
+      const Tags = [...byKey].map(([Key, Value]) => ({ Key, Value }))
+      await this.save({ ...group, Tags, LastModificationDate: nowS })
+    })
   }
 
   async untag(name: string, keys: readonly string[], nowS: number): Promise<void> {
-    const group = await this.get(name)
     const drop = new Set(keys)
-    await this.save({ ...group, Tags: group.Tags.filter((t) => !drop.has(t.Key)), LastModificationDate: nowS })
+    await this.docs.hold(name, async () => {
+      const group = await this.open(name)
+      await this.save({ ...group, Tags: group.Tags.filter((t) => !drop.has(t.Key)), LastModificationDate: nowS })
+    })
   }
 
   private save(group: GroupDefinition): Promise<void> {

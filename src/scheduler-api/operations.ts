@@ -59,7 +59,7 @@ async function scheduleOperation(r: OperationRequest, p: Parts, name: string): P
     return {}
   }
   const def = readScheduleInput(name, r.body, nowS())
-  await p.groups.get(def.GroupName)
+  await p.groups.open(def.GroupName)
   if (r.method === 'POST') await p.schedules.create(def)
   else await p.schedules.update(def)
   return { ScheduleArn: scheduleArn(r.scope, def.GroupName, def.Name) }

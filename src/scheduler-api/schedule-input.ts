@@ -6,6 +6,9 @@ import { readExpression } from './expression'
 
 export const NAME_PATTERN = /^[0-9a-zA-Z_.-]{1,64}$/
 
+/** AWS's bound on Target.Input: "The maximum size of the Input field is 256 KB" (the API reference). */
+const MAX_INPUT_BYTES = 262_144
+
 export interface TargetDefinition {
   Arn: string
   RoleArn: string
@@ -39,10 +42,11 @@ const fail = (message: string): never => {
   throw new SchedulerValidationError(message)
 }
 
-function optionalString(body: Body, field: string, max: number): string | undefined {
+/** `label`: the field's name in a message (its path, for a field of Target). */
+function optionalString(body: Body, field: string, max: number, label = field): string | undefined {
   const v = body[field]
   if (v === undefined || v === null) return undefined
-  if (typeof v !== 'string' || v.length < 1 || v.length > max) fail(`${field} must be a string of 1-${max} characters.`)
+  if (typeof v !== 'string' || v.length < 1 || v.length > max) fail(`${label} must be a string of 1-${max} characters.`)
   return v as string
 }
 
@@ -76,9 +80,12 @@ function flexibleWindow(v: unknown): ScheduleDefinition['FlexibleTimeWindow'] {
 function target(v: unknown): TargetDefinition {
   if (!v || typeof v !== 'object') return fail('Target is required.')
   const t = v as Body
-  const Arn = optionalString(t, 'Arn', 1600) ?? fail('Target.Arn is required.')
-  const RoleArn = optionalString(t, 'RoleArn', 1600) ?? fail('Target.RoleArn is required.')
-  const Input = optionalString(t, 'Input', 8192)
+  const Arn = optionalString(t, 'Arn', 1600, 'Target.Arn') ?? fail('Target.Arn is required.')
+  const RoleArn = optionalString(t, 'RoleArn', 1600, 'Target.RoleArn') ?? fail('Target.RoleArn is required.')
+  const Input = optionalString(t, 'Input', MAX_INPUT_BYTES, 'Target.Input')
+  if (Input !== undefined && Buffer.byteLength(Input) > MAX_INPUT_BYTES) {
+    fail(`Target.Input must be at most ${MAX_INPUT_BYTES} bytes (256 KB).`)
+  }
   const out: TargetDefinition = { Arn, RoleArn }
   if (Input !== undefined) out.Input = Input
   for (const field of ['SqsParameters', 'RetryPolicy', 'DeadLetterConfig'] as const) {
@@ -134,7 +141,8 @@ export function readScheduleInput(name: string, body: Body, nowS: number): Sched
   if (start !== undefined) definition.StartDate = start
   if (end !== undefined) definition.EndDate = end
   if (start !== undefined && end !== undefined && end <= start) fail('EndDate must be after StartDate.')
-  const description = optionalString(body, 'Description', 512)
+  // 0-512 characters on AWS: an empty Description is one.
+  const description = body.Description === '' ? '' : optionalString(body, 'Description', 512)
   if (description !== undefined) definition.Description = description
   const token = optionalString(body, 'ClientToken', 64)
   if (token !== undefined) definition.ClientToken = token

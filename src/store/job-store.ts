@@ -15,6 +15,7 @@ import { readStats, type StoreStats } from './stats'
 import { writeScript, type ReplicationOptions } from './replication'
 import type { ScanStartOptions } from './scan-start'
 import { cancelCall, enqueueCall, getCall, type EnqueueReply } from './script-calls'
+import { enqueueMode } from './upsert-modes'
 import type { ScriptCall } from './scripts'
 import { rideOut } from './ride-out'
 import { runScript, type ScriptedClient } from './scripts'
@@ -46,6 +47,7 @@ export interface JobView {
   status: JobStatus
   payload?: unknown
   groupId?: string
+  tags?: string[]
   /** Its flow key (docs/flow-control.md). */
   flowKey?: string
   createdAt?: string
@@ -203,7 +205,7 @@ export class JobStore {
   private enqueueCall(job: NewJob, mode: Mode) {
     return enqueueCall(this.keys.locate(job.id), {
       ...job,
-      mode,
+      mode: job.onConflict ? enqueueMode(job.onConflict) : mode,
       groupId: groupLine(job.groupId, job.flowKey),
       scanStart: this.scanStart,
       receiptHours: job.writeToken ? receiptHours(Date.now(), this.receiptTtlMs) : [],
@@ -257,6 +259,7 @@ function toView(id: string, state: JobState, record: string, score: number, atte
     status: state === 'retrying' ? 'scheduled' : state,
     payload: JSON.parse(job.payloadJson),
     ...(job.groupId ? { groupId: job.groupId } : {}),
+    ...(job.tags ? { tags: job.tags } : {}),
     ...(job.flowKey ? { flowKey: job.flowKey } : {}),
     createdAt: isoTime(job.createdAtMs),
   }

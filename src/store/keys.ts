@@ -70,6 +70,12 @@ export class ShardKeys {
    */
   readonly pendingWalkBytes: string
   /**
+   * The shard's tag index (src/store/tag-index.ts): a ZSET, all scored 0, of "<tag>\n<job id>" for each tag of each
+   * stored job of this shard, listed by tag with ZRANGE BYLEX. One key per shard: the scripts that forget a job (ack,
+   * cancel, replace) find its tags in its record and this key in KEYS, whatever the tags are.
+   */
+  readonly tags: string
+  /**
    * Flow control (docs/flow-control.md): a STRING naming the version of the flow settings, written on every shard by
    * each change, so a claim (lua/claim.lua) tells its scanner in its own slot when to read the settings again.
    */
@@ -95,6 +101,7 @@ export class ShardKeys {
     this.replicated = `${this.tag}:replicated`
     this.pendingWalks = `${this.tag}:walks`
     this.pendingWalkBytes = `${this.tag}:walk-bytes`
+    this.tags = `${this.tag}:tags`
     this.flowEpoch = `${this.tag}:flow-epoch`
   }
 
@@ -168,13 +175,15 @@ export function receiptSlot(id: string): number {
 
 /**
  * The Scheduler-compatible API's keys for one kind of document (a group's schedules, or the groups): the HASH and the
- * ZSET of names, and per delete that sent a ClientToken a STRING (the name it deleted, expiring) so that the same
- * delete sent again answers as the first did.
+ * ZSET of names, per delete that sent a ClientToken a STRING (the name it deleted, expiring) so that the same
+ * delete sent again answers as the first did, and per document being changed a lock (one change at a time).
  */
 export interface SchedulerDocumentKeys {
   definitions: string
   names: string
   deletedBy(clientToken: string): string
+  /** STRING, expiring: the token of the change under way of the document of that name (schedule-lock.ts). */
+  lock(name: string): string
 }
 
 function schedulerDocumentKeys(tag: string, definitions: string, names: string): SchedulerDocumentKeys {
@@ -182,6 +191,7 @@ function schedulerDocumentKeys(tag: string, definitions: string, names: string):
     definitions: `${tag}:${definitions}`,
     names: `${tag}:${names}`,
     deletedBy: (clientToken) => `${tag}:${definitions}-deleted-by:${clientToken}`,
+    lock: (name) => `${tag}:${definitions}-lock:${name}`,
   }
 }
 

@@ -1,11 +1,19 @@
 // A validated job, ready to store (see src/direct/validation.ts for how input becomes one): what the job store takes,
 // and (with the write's mode) what lua/enqueue.lua receives (EnqueueParams in src/store/script-calls.ts).
+import type { OnConflict } from './upsert-modes'
+
 export interface NewJob {
   id: string
   queue: string
   /** The payload as JSON text. */
   payloadJson: string
   groupId?: string
+  /** What the write does to a stored job with its id (src/store/upsert-modes.ts); absent: the call's default. */
+  onConflict?: OnConflict
+  /** With onConflict debounce: how long after its first write the job is due at the latest. */
+  maxWaitMs?: number
+  /** Its tags (src/direct/tag-rules.ts); absent or empty: none. */
+  tags?: readonly string[]
   /** Its flow key (docs/flow-control.md); absent: none, and no byte stored for it. */
   flowKey?: string
   /** Relative to Redis's clock, or absolute (epoch ms; the past means now). */

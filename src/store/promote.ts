@@ -41,11 +41,12 @@ export interface PromoteDueResult {
   cursor: string | null
 }
 
-/** A position in the walk: shard, bucket, and jobs of other queues to pass over in that bucket. */
+/** A position in the walk: shard, bucket, and in that bucket the due time and id of the last job read (0, ""). */
 interface Position {
   shard: number
   bucket: number
-  skip: number
+  from: number
+  after: string
 }
 
 /** When promote moves a job: now (unless due already), a delay after Redis's clock, or a time. */
@@ -66,10 +67,10 @@ export function promoteCall(
 
 export function promoteDueCall(
   shard: ShardKeys,
-  at: { bucket: number; skip: number },
+  at: { bucket: number; from: number; after: string },
   count: number,
   o: { beforeMs: number; queue: string },
-): ScriptCall<[number, number, number]> {
+): ScriptCall<[number, number, number | string, string]> {
   return {
     script: 'sdqPromoteDue',
     keys: {
@@ -80,11 +81,12 @@ export function promoteDueCall(
     args: {
       beforeMs: o.beforeMs,
       queue: o.queue,
-      skip: at.skip,
+      from: at.from,
       maxJobs: JOBS_PER_RUN,
       maxBytes: BYTES_PER_RUN,
       firstBucketNo: at.bucket,
       wake: shard.wakeChannel,
+      after: at.after,
     },
   }
 }
@@ -116,19 +118,19 @@ export class Promoter {
     const { shards, buckets } = this.keys.options
     let at: Position | null = options.cursor
       ? decodeCursor(options.cursor, shards, buckets)
-      : { shard: 0, bucket: 0, skip: 0 }
+      : { shard: 0, bucket: 0, from: 0, after: '' }
     let promoted = 0
     for (let runs = 0; at && runs < (options.maxRuns ?? Infinity); runs++) {
       const shard = this.keys.shards[at.shard]!
       const count = Math.min(BUCKETS_PER_RUN, buckets - at.bucket)
       const call = promoteDueCall(shard, at, count, { beforeMs: options.beforeMs, queue: options.queue ?? '' })
       const { reply, unconfirmed } = await this.write(shard, call)
-      const [moved, stoppedAt, skip] = reply.map(Number) as [number, number, number]
+      const [moved, stoppedAt, from, after] = reply
       if (moved > 0 && unconfirmed) throw unconfirmed
-      promoted += moved
-      at = next(at, stoppedAt, count, skip, shards, buckets)
+      promoted += Number(moved)
+      at = next(at, Number(stoppedAt), count, { from: Number(from), after: String(after) }, shards, buckets)
     }
-    return { promoted, cursor: at ? `${at.shard}.${at.bucket}.${at.skip}` : null }
+    return { promoted, cursor: at ? encodeCursor(at) : null }
   }
 
   private write<R>(shard: ShardKeys, call: ScriptCall<R>) {
@@ -136,18 +138,33 @@ export class Promoter {
   }
 }
 
-function next(at: Position, stoppedAt: number, count: number, skip: number, shards: number, buckets: number) {
-  if (stoppedAt < count) return { shard: at.shard, bucket: at.bucket + stoppedAt, skip }
+function next(
+  at: Position,
+  stoppedAt: number,
+  count: number,
+  inBucket: { from: number; after: string },
+  shards: number,
+  buckets: number,
+): Position | null {
+  if (stoppedAt < count) return { shard: at.shard, bucket: at.bucket + stoppedAt, ...inBucket }
   const bucket = at.bucket + count
-  if (bucket < buckets) return { shard: at.shard, bucket, skip: 0 }
-  return at.shard + 1 < shards ? { shard: at.shard + 1, bucket: 0, skip: 0 } : null
+  if (bucket < buckets) return { shard: at.shard, bucket, from: 0, after: '' }
+  return at.shard + 1 < shards ? { shard: at.shard + 1, bucket: 0, from: 0, after: '' } : null
+}
+
+/** "shard.bucket.0" at a bucket's start; "shard.bucket.from.after" inside one (the id last: ids may hold dots). */
+function encodeCursor(at: Position): string {
+  return `${at.shard}.${at.bucket}.${at.from}${at.from ? `.${at.after}` : ''}`
 }
 
 function decodeCursor(cursor: string, shards: number, buckets: number): Position {
-  const m = /^(\d{1,4})\.(\d{1,7})\.(\d{1,9})$/.exec(cursor)
-  const [shard, bucket, skip] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [-1, -1, -1]
+  const m = /^(\d{1,4})\.(\d{1,7})\.(\d{1,15})(?:\.([A-Za-z0-9_.:@+-]{1,128}))?$/.exec(cursor)
+  const [shard, bucket] = m ? [Number(m[1]), Number(m[2])] : [-1, -1]
   if (shard < 0 || shard >= shards || bucket < 0 || bucket >= buckets) {
     throw new ValidationError([{ path: 'cursor', message: 'is not a cursor of an earlier run-due answer' }])
   }
-  return { shard, bucket, skip }
+  // Without an id (an older cursor's third part was a count): the bucket's start, whose jobs moved are due already.
+  return m![4] === undefined
+    ? { shard, bucket, from: 0, after: '' }
+    : { shard, bucket, from: Number(m![3]), after: m![4] }
 }

@@ -1,6 +1,6 @@
 // The stored form of a job (any state, dead included): one hash field per job, written by lua/enqueue.lua.
 //
-//   "<queue>\n<createdAt ms, base 36>\n<version>[:<write token>.<request digest>]\n<groupId>[ <flowKey>]\n<payload JSON>"
+//   "<queue>\n<createdAt ms, base 36>\n<version>[:<write token>.<request digest>]\n<groupId>[ <flowKey>]\n<payload JSON>[\n<tags>]"
 //
 // The write token (the Idempotency-Key of the write that stored this version: src/direct/write-token.ts) and the
 // digest of that write's request (lua/includes/requestDigest.lua; absent in records written before it was kept) are
@@ -8,7 +8,9 @@
 // another request refused (lua/enqueue.lua).
 // A compact header rather than JSON: with a 200-byte payload the record stays inside Redis's 224-byte allocation
 // class, where JSON keys would push it to the next one (256). JSON.stringify never emits a raw newline, so the
-// payload (last) needs no escaping; queue names and group ids are validated to exclude "\n".
+// payload needs no escaping; queue names and group ids are validated to exclude "\n". A job's tags
+// (src/direct/tag-rules.ts: no "\n" either) follow the payload one a line, only when it has some: a job without costs
+// nothing.
 
 /** The "\n"-ended lines before the payload (lua/record-heads.lua reads records up to them). */
 export const RECORD_HEADER_LINES = 4
@@ -25,6 +27,8 @@ export interface StoredJob {
   requestDigest?: string
   /** The payload as JSON text, exactly as it will be sent. */
   payloadJson: string
+  /** Its tags (src/direct/tag-rules.ts), when it has any. */
+  tags?: string[]
   /** Its flow key (docs/flow-control.md): rates and pauses per key. */
   flowKey?: string
 }
@@ -83,6 +87,11 @@ export function decodeRecordInto<T extends object>(record: string, target: T): T
       job.flowKey = record.slice(space + 1, d)
     }
   }
-  job.payloadJson = record.slice(d + 1)
+  const e = record.indexOf('\n', d + 1)
+  if (e < 0) job.payloadJson = record.slice(d + 1)
+  else {
+    job.payloadJson = record.slice(d + 1, e)
+    job.tags = record.slice(e + 1).split('\n')
+  }
   return job
 }

@@ -152,7 +152,7 @@ export function ackCall(
   }
   return {
     script: 'sdqAck',
-    keys: { ...keys, receipts: hashes },
+    keys: { ...keys, tags: shard.tags, receipts: hashes },
     args: { expireAt, settlements: groups },
   }
 }

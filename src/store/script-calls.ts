@@ -8,6 +8,7 @@ import { receiptSlot, type JobLocation } from './keys'
 import type { NewJob } from './new-job'
 import type { ScanStartOptions } from './scan-start'
 import type { ScriptCall } from './scripts'
+import type { EnqueueMode } from './upsert-modes'
 
 /**
  * lua/enqueue.lua: { 1 | 2, dueMs, createdAtMs, version, startScanner }; a write token applied before: { 3, dueMs,
@@ -18,7 +19,7 @@ export type EnqueueReply = [number, ...(number | string)[]]
 
 /** A NewJob as enqueue takes it: with the write's mode, and groupId "" for none. */
 export interface EnqueueParams extends Omit<NewJob, 'groupId'> {
-  mode: 'insert' | 'upsert'
+  mode: EnqueueMode
   groupId: string
   /** On-demand scan mode (src/store/scan-start.ts); absent: never ask for a scanner. */
   scanStart?: ScanStartOptions
@@ -50,6 +51,7 @@ export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: Enque
       ...jobSideKeys({ shard, bucket }),
       scanner: shard.scannerAlive,
       start: shard.scanStart,
+      tags: shard.tags,
       // Only a write with a token looks for a receipt carrying it.
       receipts: job.writeToken ? (job.receiptHours ?? []).map((h) => shard.receipts(h, receiptSlot(job.id))) : [],
     },
@@ -67,6 +69,8 @@ export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: Enque
       startGuardMs: job.scanStart?.guardMs ?? 0,
       writeToken: job.writeToken ?? '',
       createdAtMs: job.createdAtMs ?? '',
+      tags: job.tags?.join('\n') ?? '',
+      maxWaitMs: job.mode === 'debounce' ? (job.maxWaitMs ?? 0) : 0,
     },
   }
 }
@@ -103,6 +107,7 @@ export function cancelCall({ shard, bucket, bucketNo }: JobLocation, id: string)
     keys: {
       ...jobSideKeys({ shard, bucket }),
       schedules: shard.schedules,
+      tags: shard.tags,
     },
     args: { id, bucketNo, scheduleId: parseOccurrenceId(id)?.scheduleId ?? '' },
   }

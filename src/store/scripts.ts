@@ -28,6 +28,7 @@ import wakeIfEarliest from '../../lua/includes/wakeIfEarliest.lua'
 import relayHandBackLua from '../../lua/relay-hand-back.lua'
 import releaseLua from '../../lua/release.lua'
 import scanStartReleaseLua from '../../lua/scan-start-release.lua'
+import schedulerLockReleaseLua from '../../lua/scheduler-lock-release.lua'
 import scannerAliveLua from '../../lua/scanner-alive.lua'
 import scannerRetireLua from '../../lua/scanner-retire.lua'
 import reviveLua from '../../lua/revive.lua'
@@ -42,6 +43,8 @@ import maybeSent from '../../lua/includes/maybeSent.lua'
 import encodeRecord from '../../lua/includes/encodeRecord.lua'
 import encodeSchedule from '../../lua/includes/encodeSchedule.lua'
 import expireReceipts from '../../lua/includes/expireReceipts.lua'
+import recordTags from '../../lua/includes/recordTags.lua'
+import indexTags from '../../lua/includes/indexTags.lua'
 import keepReceipt from '../../lua/includes/keepReceipt.lua'
 import occurrenceId from '../../lua/includes/occurrenceId.lua'
 import parseOccurrenceId from '../../lua/includes/parseOccurrenceId.lua'
@@ -51,6 +54,7 @@ import schedulePutLua from '../../lua/schedule-put.lua'
 import walkAdvanceLua from '../../lua/walk-advance.lua'
 import walkStartLua from '../../lua/walk-start.lua'
 import deepPageRateLua from '../../lua/deep-page-rate.lua'
+import tagCancelLua from '../../lua/tag-cancel.lua'
 import flowEpochLua from '../../lua/flow-epoch.lua'
 import flowHoldLua from '../../lua/flow-hold.lua'
 import flowSetLua from '../../lua/flow-set.lua'
@@ -86,6 +90,8 @@ export const LUA_HELPERS: Readonly<Record<string, string>> = {
   addOccurrence,
   keepReceipt,
   expireReceipts,
+  recordTags,
+  indexTags,
 }
 
 /** The scripts by command name, as written in lua/ (before their helpers are prepended). */
@@ -110,6 +116,8 @@ export const LUA_SCRIPTS = {
   sdqScannerAlive: scannerAliveLua,
   sdqScannerRetire: scannerRetireLua,
   sdqScanStartRelease: scanStartReleaseLua,
+  sdqTagCancel: tagCancelLua,
+  sdqSchedulerLockRelease: schedulerLockReleaseLua,
   sdqFlowTake: flowTakeLua,
   sdqFlowHold: flowHoldLua,
   sdqFlowResume: flowResumeLua,

@@ -33,7 +33,11 @@ describe('400 ValidationError', () => {
     const res = await post({ queue: 'orders', payload: 1, delay: 5_000 })
     expect(res.statusCode).toBe(400)
     expect(bodyOf(res).error.details).toEqual([
-      { path: 'delay', message: 'is not a known field; known: queue, payload, delayMs, runAt, id, groupId' },
+      {
+        path: 'delay',
+        message:
+          'is not a known field; known: queue, payload, delayMs, runAt, id, groupId, flowKey, tags, onConflict, maxWaitMs',
+      },
     ])
   })
 

@@ -15,6 +15,9 @@ interface JobInputAsWritten {
   groupId?: string
   /** Added with flow control (optional: code written before still compiles). */
   flowKey?: string
+  tags?: string[]
+  onConflict?: 'reject' | 'replace' | 'extend' | 'debounce'
+  maxWaitMs?: number
 }
 
 /** ScheduleInput as it was declared by hand. */

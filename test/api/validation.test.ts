@@ -71,7 +71,7 @@ describe('job input validation', () => {
     expect(details[0]!.message).toContain('did you mean "delayMs"?')
     expect(details[1]!.message).toContain('did you mean "runAt"?')
     expect(details[2]!.message).toMatch(
-      /^is not a known field; known: queue, payload, delayMs, runAt, id, groupId, flowKey$/,
+      /^is not a known field; known: queue, payload, delayMs, runAt, id, groupId, flowKey, tags, onConflict, maxWaitMs$/,
     )
   })
 

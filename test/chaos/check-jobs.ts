@@ -1,6 +1,7 @@
 // Per job id, the promises of one-off jobs. Each id is written by one client lane at a time, so its operations are a
 // sequence (invoke order); the checker still treats an unknown outcome as "may or may not have happened".
 import { groupBy, isJobWrite, type Delivery, type History, type Op } from './history'
+import { removedByTag } from './check-tags'
 import type { PromiseFigures, Violation } from './violation'
 
 export interface JobChecks {
@@ -56,6 +57,7 @@ function acknowledgedDelivered(h: History, id: string, ops: Op[], byToken: Map<s
     const later = ops.slice(i + 1)
     if (later.some((op) => op.outcome === 'ok' && (op.kind === 'cancel' || (op.kind === 'put' && op.status === 200))))
       return // removed on purpose: the removal promises check it
+    if (removedByTag(w, h.ops)) return // tag-cancel-holds checks it
     if (later.some((op) => op.outcome === 'unknown')) {
       f.indeterminate!++ // a later write or cancel may have removed it
       return
@@ -133,7 +135,8 @@ function notEarly(h: History, ops: Op[], out: JobChecks) {
   for (const d of h.deliveries) {
     if (d.scheduleId) continue
     const w = d.token ? writes.get(d.token) : undefined
-    if (!w) continue
+    // A debounced version may fire before its write's delay (maxWaitMs): debounce-quiet holds it to that bound.
+    if (!w || w.via === 'debounce') continue
     const due = w.runAtMs ?? w.invokeAt + (w.delayMs ?? 0)
     f.checked++
     if (d.sentAt >= due - h.settings.toleranceMs) continue

@@ -5,6 +5,7 @@ import { checkFifo } from './check-fifo'
 import { checkFlow } from './check-flow'
 import { checkJobs } from './check-jobs'
 import { checkSchedules } from './check-schedules'
+import { checkTags } from './check-tags'
 import type { Delivery, EnvironmentFault, Fault, History, Op } from './history'
 import { PROMISES, type PromiseName, type PromiseFigures, type Violation } from './violation'
 
@@ -21,9 +22,11 @@ export function check(input: History): Verdict {
   const schedules = checkSchedules(h)
   const fifo = checkFifo(h)
   const duplicates = checkDuplicates(h)
+  const tags = checkTags(h)
   const flow = checkFlow(h)
   const violations = [
     ...jobs.violations,
+    ...tags.violations,
     ...schedules.violations,
     ...fifo.violations,
     ...duplicates.violations,
@@ -32,6 +35,7 @@ export function check(input: History): Verdict {
   ]
   const figures = {
     ...jobs.figures,
+    ...tags.figures,
     'schedule-series': schedules.figures,
     'fifo-order': fifo.figures,
     'duplicates-bounded': duplicates.figures,

@@ -8,7 +8,7 @@
  * (5xx, a timeout) that leaves open whether the write happened (Jepsen's indeterminate). */
 export type Outcome = 'ok' | 'fail' | 'unknown'
 
-export type JobOpKind = 'create' | 'put' | 'cancel'
+export type JobOpKind = 'create' | 'put' | 'cancel' | 'tag-cancel'
 export type ScheduleOpKind = 'sched-put' | 'sched-pause' | 'sched-resume' | 'sched-delete'
 
 export interface Op {
@@ -16,10 +16,22 @@ export interface Op {
   n: number
   client: string
   kind: JobOpKind | ScheduleOpKind
-  /** Job or schedule id. A create without an id names the id the client gave it (or the answer's). */
+  /**
+   * Job or schedule id; a tag-cancel's tag. A create without an id names the id the client gave it (or the answer's).
+   */
   id: string
-  /** How the create was sent: POST /jobs (with or without an id), POST /jobs/batch, or PUT /jobs/{id}. */
-  via?: 'post' | 'post-no-id' | 'batch' | 'put'
+  /**
+   * How the create was sent: POST /jobs (with or without an id), POST /jobs/batch, or PUT /jobs/{id}; a write of a
+   * debounced job (POST with onConflict debounce: recorded as a put, status 200 when it replaced the pending version).
+   */
+  via?: 'post' | 'post-no-id' | 'batch' | 'put' | 'debounce'
+  /** The job's tags (a write), as sent. */
+  tags?: string[]
+  /** A debounced write: how long after its incarnation's first write the job is due at the latest. */
+  maxWaitMs?: number
+  /** An ok tag-cancel: jobs it answered as cancelled, and as in flight (not cancelled). */
+  cancelled?: number
+  inFlight?: number
   /** The write's payload token (writes only). */
   token?: string
   /** What was asked: a delay or an absolute time (jobs), a rate from a start (schedules). */

@@ -13,6 +13,7 @@ import { startNemesis } from './nemesis'
 import { seeded } from './random'
 import { Recorder } from './recorder'
 import { scheduleLane } from './schedule-lanes'
+import { debounceLane, tagLane } from './tag-lanes'
 import { CHAOS_SETTINGS, startStage } from './stage'
 
 export interface ChaosOptions {
@@ -23,6 +24,10 @@ export interface ChaosOptions {
   fifoLanes?: number
   /** Lanes of flow control: a rate-limited key, and a key paused and resumed (test/chaos/flow-lanes.ts). */
   flowLanes?: number
+  /** Lanes that cancel by tag (test/chaos/tag-lanes.ts). */
+  tagLanes?: number
+  /** Lanes that write one id again and again with onConflict debounce. */
+  debounceLanes?: number
   /** A 3-master Redis Cluster with a replica each, instead of a primary with 2 replicas and Sentinel. */
   cluster?: boolean
   scanners?: number
@@ -62,12 +67,20 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     }
     const jobLanes = o.jobLanes ?? 6
     const scheduleLanes = o.scheduleLanes ?? 2
+    const fifoLanes = o.fifoLanes ?? 2
     const lanes = [
       ...Array.from({ length: jobLanes }, (_, i) => jobLane(`j${i}`, lane(i))),
       ...Array.from({ length: scheduleLanes }, (_, i) => scheduleLane(`s${i}`, lane(jobLanes + i))),
-      ...Array.from({ length: o.fifoLanes ?? 2 }, (_, i) => fifoLane(`f${i}`, lane(jobLanes + scheduleLanes + i))),
+      ...Array.from({ length: fifoLanes }, (_, i) => fifoLane(`f${i}`, lane(jobLanes + scheduleLanes + i))),
       // One lane at most: its operator pauses and resumes one key, and rates another.
-      ...(o.flowLanes === 0 ? [] : [flowLane('r0', lane(jobLanes + scheduleLanes + (o.fifoLanes ?? 2)), flow)]),
+      ...(o.flowLanes === 0 ? [] : [flowLane('r0', lane(jobLanes + scheduleLanes + fifoLanes), flow)]),
+      // Numbered after the others: the lanes above draw what they drew before these existed.
+      ...Array.from({ length: o.tagLanes ?? 1 }, (_, i) =>
+        tagLane(`g${i}`, lane(jobLanes + scheduleLanes + fifoLanes + 20 + i)),
+      ),
+      ...Array.from({ length: o.debounceLanes ?? 1 }, (_, i) =>
+        debounceLane(`d${i}`, lane(jobLanes + scheduleLanes + fifoLanes + 30 + i)),
+      ),
     ]
     const leaseMs = Number(CHAOS_SETTINGS.LEASE_MS)
     const nemesis = startNemesis({ stage, random, leaseMs }, running, log)

@@ -5,6 +5,8 @@ export type PromiseName =
   | 'cancel-holds'
   | 'reschedule-holds'
   | 'create-once'
+  | 'tag-cancel-holds'
+  | 'debounce-quiet'
   | 'schedule-series'
   | 'fifo-order'
   | 'duplicates-bounded'
@@ -17,6 +19,8 @@ export const PROMISES: readonly PromiseName[] = [
   'cancel-holds',
   'reschedule-holds',
   'create-once',
+  'tag-cancel-holds',
+  'debounce-quiet',
   'schedule-series',
   'fifo-order',
   'duplicates-bounded',

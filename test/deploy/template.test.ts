@@ -505,6 +505,7 @@ describe('serverless package --stage prod --param=apiEndpoint=httpApi --param=sc
     expect(routes.map((r) => r.RouteKey).sort()).toEqual([
       // The Scheduler-compatible API's own base URL (docs/scheduler-api.md), behind the same authorizer.
       'ANY /scheduler/{proxy+}',
+      'DELETE /jobs',
       'DELETE /jobs/{id}',
       'DELETE /schedules/{id}',
       'GET /flow',

@@ -200,6 +200,37 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard as an operator', () => {
     })
   }, 30_000)
 
+  it('counts the minutes of Run all now on Redis’s clock, not on the browser’s', async () => {
+    // prepare: an emails job due in 30 min and one in 3 h 30 min; a browser whose clock is 3 hours ahead
+    await queue.schedule({ id: 'skew-soon', queue: 'emails', payload: 1, delayMs: 30 * 60_000 })
+    await queue.schedule({ id: 'skew-far', queue: 'emails', payload: 2, delayMs: 3.5 * HOUR })
+    const page = await browser!.newPage({ viewport: { width: 1200, height: 900 } })
+    try {
+      await page.addInitScript(`{ const now = Date.now; Date.now = () => now() + ${3 * HOUR} }`)
+      await page.goto(`${dashboard.url}/`)
+      await page.getByTestId('pending-queue').selectOption('emails')
+      await page.locator('[data-pending-id="skew-far"]').waitFor({ timeout: 5_000 })
+      // act: the next 55 minutes, confirmed
+      await page.getByTestId('run-due').locator('input[name="minutes"]').fill('55')
+      page.once('dialog', (d) => void d.accept())
+      await page.getByRole('button', { name: 'Run all now' }).click()
+      // assess: the job due in 30 min ran; the one due in 3 h 30 min (within 55 min of the browser's clock) did not
+      await shows(page.getByTestId('notice'), /ran every emails job due in the next 55 min now: \d+ moved/)
+      expect(await runAtMs('skew-soon')).toBeLessThanOrEqual(Date.now())
+      expect(await runAtMs('skew-far')).toBeGreaterThan(Date.now() + 3 * HOUR)
+      // a window that is no number of ms is a 400 naming it, and runs nothing
+      const refused = await fetch(`${dashboard.url}/api/run-due`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ withinMs: -5, queue: 'emails' }),
+      })
+      expect(refused.status).toBe(400)
+      expect(JSON.stringify(await refused.json())).toContain('withinMs')
+    } finally {
+      await page.close()
+    }
+  }, 30_000)
+
   it('says why a look-up failed inside the look-up panel, and runs a found job now from there', async () => {
     await queue.schedule({ id: 'panel-run', queue: 'orders', payload: 1, delayMs: HOUR })
     await withPage('/', async (page) => {
@@ -221,6 +252,25 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard as an operator', () => {
       await shows(page.getByTestId('notice'), 'ran panel-run now')
       expect(await panel.getByTestId('lookup-error').count()).toBe(0)
       expect(await runAtMs('panel-run')).toBeLessThanOrEqual(Date.now())
+    })
+  }, 30_000)
+
+  it('asks before the look-up panel cancels a job (a shared #job= link opens it one click from Cancel)', async () => {
+    // prepare: a job, opened from its link
+    await queue.schedule({ id: 'linked-cancel', queue: 'orders', payload: 1, delayMs: HOUR })
+    await withPage('/#job=linked-cancel', async (page) => {
+      const actions = page.getByTestId('lookup').getByTestId('job-actions')
+      await actions.waitFor({ timeout: 5_000 })
+      // act: Cancel job, and the operator says no
+      const asked: string[] = []
+      page.once('dialog', (d) => {
+        asked.push(d.message())
+        void d.dismiss()
+      })
+      await actions.getByRole('button', { name: 'Cancel job' }).click()
+      // assess: asked, and the job is still scheduled
+      await vi.waitFor(() => expect(asked).toEqual(['Cancel job linked-cancel?']), { timeout: 5_000 })
+      expect((await queue.get('linked-cancel'))?.status).toBe('scheduled')
     })
   }, 30_000)
 

@@ -164,6 +164,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in a browser', () => {
     const due = await post('/jobs/run-due', { before: Date.now(), queue: 'orders' })
     expect(due).toEqual({ status: 200, body: { promoted: 0, cursor: null } })
     // act: cancel
+    page.once('dialog', (d) => void d.accept())
     await page.getByTestId('job-actions').getByRole('button', { name: 'Cancel job' }).click()
     // assess
     await shows(page.getByTestId('notice'), `cancelled ${job.id}`)

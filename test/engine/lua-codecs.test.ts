@@ -29,12 +29,21 @@ const jobs = [
     writeToken: 'Zx_9-AbCdEfGhIjKlMnOpQ',
     requestDigest: '0af3c2d1',
   },
+  // with tags: after the payload, one a line
+  {
+    queue: 'orders',
+    createdAtMs: 1_795_648_056_156,
+    version: 1,
+    groupId: '',
+    payloadJson: '{"n":3}',
+    tags: ['order:42', 'user=7'],
+  },
 ]
 
 type Job = (typeof jobs)[number]
 /**
- * A job's fields in the order encodeRecord takes them and decodeRecord answers them: the token and its request digest
- * last, '' for none.
+ * A job's fields in the order encodeRecord takes them and decodeRecord answers them: the token and its request digest,
+ * then the tags ("\n"-separated), '' for none.
  */
 const recordFields = (job: Job) =>
   [
@@ -45,8 +54,10 @@ const recordFields = (job: Job) =>
     job.payloadJson,
     job.writeToken ?? '',
     job.requestDigest ?? '',
+    (job.tags ?? []).join('\n'),
   ] as const
-const encodeCall = 'encodeRecord(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], ARGV[7])'
+const encodeCall =
+  'encodeRecord(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8])'
 
 describe('the job record codec (lua/includes/encodeRecord.lua, decodeRecord.lua)', () => {
   it.each(jobs)('writes a record for queue $queue that src/store/record.ts reads back field for field', async (job) => {
@@ -64,7 +75,7 @@ describe('the job record codec (lua/includes/encodeRecord.lua, decodeRecord.lua)
       `return { decodeRecord(${encodeCall}) }`,
       ...recordFields(job),
     )
-    // assess: the token and its request digest last, '' for none
+    // assess: the token and its request digest, then the tags, '' for none
     expect(fields).toEqual(recordFields(job))
   })
 
@@ -83,7 +94,7 @@ describe('the job record codec (lua/includes/encodeRecord.lua, decodeRecord.lua)
     const notARecord = await lua('decodeRecord', 'return { decodeRecord(ARGV[1]) }', 'orders\n1\n0')
     // assess
     const job = decodeRecord(stored)
-    expect(fields).toEqual([job.queue, job.createdAtMs, job.version, 'g', '{"a":1}', '', ''])
+    expect(fields).toEqual([job.queue, job.createdAtMs, job.version, 'g', '{"a":1}', '', '', ''])
     expect(notARecord).toEqual([])
   })
 })

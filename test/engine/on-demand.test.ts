@@ -188,6 +188,52 @@ describe.concurrent('on-demand scan mode', () => {
     await t.close()
   })
 
+  it('starts a scanner for a run now of a job due already while none runs (an earlier start failed, or its answer was lost)', async () => {
+    // prepare: a job due now stored without asking for a start (as after a start that gave up), no scanner
+    const { t, fn, queue } = await onDemandStage('od-run-due-job')
+    await t.store.enqueue({ id: 'overdue', queue: 'orders', payloadJson: '1', schedule: { delayMs: 0 } })
+    expect(await aliveMarker(t)).toBe(0)
+    // act: the operator runs it now (nothing to move: it is due)
+    const answer = await queue.runNow('overdue')
+    // assess: unchanged, and a scanner started that sends it
+    expect(answer.runAt).toBe(answer.previousRunAt)
+    await eventually(() => fn.sent.length >= 1, 10_000)
+    await fn.settled()
+    expect(fn.invocations).toHaveLength(1)
+    expect(fn.sent.map((s) => s.id)).toEqual(['overdue'])
+    await t.close()
+  })
+
+  it('starts a scanner for a job moved to a time within the horizon (the dashboard’s reschedule) when none runs', async () => {
+    // prepare: a job due in an hour (beyond the horizon: nothing started for it)
+    const { t, fn, queue } = await onDemandStage('od-move')
+    await queue.schedule({ id: 'moved', queue: 'orders', payload: 1, delayMs: 3_600_000 })
+    expect(fn.invocations).toHaveLength(0)
+    // act: moved to half a second from now
+    await queue.runNow('moved', { delayMs: 500 })
+    // assess: a start, and the job sent
+    await eventually(() => fn.sent.length >= 1, 10_000)
+    await fn.settled()
+    expect(fn.invocations).toHaveLength(1)
+    expect(fn.sent.map((s) => s.id)).toEqual(['moved'])
+    await t.close()
+  })
+
+  it('starts a scanner at the end of a run-due that found the jobs due already while none runs (a retry of one whose answer was lost)', async () => {
+    // prepare: a job due now stored without asking for a start (as after the first attempt's start was lost)
+    const { t, fn, queue } = await onDemandStage('od-run-due-again')
+    await t.store.enqueue({ id: 'due-again', queue: 'orders', payloadJson: '1', schedule: { delayMs: 0 } })
+    // act: the run-due, which has nothing left to move
+    const answer = await queue.runDue({ before: Date.now() + 3_600_000 })
+    // assess: a start, and the job sent
+    expect(answer).toEqual({ promoted: 0, cursor: null })
+    await eventually(() => fn.sent.length >= 1, 10_000)
+    await fn.settled()
+    expect(fn.invocations).toHaveLength(1)
+    expect(fn.sent.map((s) => s.id)).toEqual(['due-again'])
+    await t.close()
+  })
+
   it('keeps a scheduled run going while a job is due within the horizon, and ends it after the job and a linger', async () => {
     // prepare: one job due in 1.5 s, one in two hours; nothing asks for a start (plain store)
     const { t, scanFunction } = await plainStage('od-tick')

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { JobDeadError, JobDispatchingError, JobNotFoundError, ValidationError } from '../../src/errors'
 import { Leases } from '../../src/scan/claims/leases'
-import { JOBS_PER_RUN, Promoter } from '../../src/store/promote'
+import { BYTES_PER_RUN, JOBS_PER_RUN, Promoter } from '../../src/store/promote'
 import { job, testStore } from '../support/engine'
 
 const HOUR = 3_600_000
@@ -101,7 +101,7 @@ describe('run now every job due before a time', () => {
     const first = await promoter.promoteDue({ beforeMs: Date.now() + 2 * HOUR, maxRuns: 1 })
     const rest = await promoter.promoteDue({ beforeMs: Date.now() + 2 * HOUR, cursor: first.cursor })
     // assess: one run moved its share only; together every job, each once
-    expect(first).toEqual({ promoted: JOBS_PER_RUN, cursor: '0.0.0' })
+    expect(first).toEqual({ promoted: JOBS_PER_RUN, cursor: expect.stringMatching(/^0\.0\.\d{13}\.j-499$/) })
     expect(rest).toEqual({ promoted: n - JOBS_PER_RUN, cursor: null })
     expect((await claimable()).length).toBe(n)
   })
@@ -117,7 +117,43 @@ describe('run now every job due before a time', () => {
     const first = await promoter.promoteDue({ beforeMs: Date.now() + 2 * HOUR, queue: 'orders', maxRuns: 1 })
     const rest = await promoter.promoteDue({ beforeMs: Date.now() + 2 * HOUR, queue: 'orders', cursor: first.cursor })
     // assess: the first run passed over 250 mail jobs, the cursor says so; every orders job moved, no mail job
-    expect(first).toEqual({ promoted: 250, cursor: '0.0.250' })
+    expect(first).toEqual({ promoted: 250, cursor: expect.stringMatching(/^0\.0\.\d{13}\.m-499$/) })
+    expect(rest).toEqual({ promoted: 100, cursor: null })
+    const orders = jobs.filter((j) => j.queue === 'orders').map((j) => j.id)
+    expect(await claimable()).toEqual(orders.sort())
+  })
+
+  it('stops a queue-filtered run at its byte bound also when every bucket holds one job', async () => {
+    // prepare: 40 orders jobs of 100 KB, one slice of buckets (mostly one job each): 4 MB of records to read
+    setUp({ shards: 1, buckets: 256 })
+    const big = JSON.stringify({ pad: 'x'.repeat(100_000) })
+    const jobs = Array.from({ length: 40 }, (_, i) =>
+      job({ id: `big-${i}`, payloadJson: big, schedule: { delayMs: HOUR + i } }),
+    )
+    await t.store.enqueueMany(jobs)
+    // act: one run, then the rest from its cursor
+    const first = await promoter.promoteDue({ beforeMs: Date.now() + 2 * HOUR, queue: 'orders', maxRuns: 1 })
+    const rest = await promoter.promoteDue({ beforeMs: Date.now() + 2 * HOUR, queue: 'orders', cursor: first.cursor })
+    // assess: the run read about BYTES_PER_RUN of records (one record past it at most), then answered a cursor
+    expect(first.promoted).toBeLessThanOrEqual(Math.ceil(BYTES_PER_RUN / big.length) + 1)
+    expect(first.cursor).not.toBeNull()
+    expect(first.promoted + rest.promoted).toBe(40)
+    expect(await claimable()).toEqual(jobs.map((j) => j.id).sort())
+  })
+
+  it('goes on after the job where a run stopped, also when jobs it passed over have left the bucket since', async () => {
+    // prepare: one bucket, orders and mail jobs interleaved, more than a run reads
+    setUp({ shards: 1, buckets: 1 })
+    const jobs = Array.from({ length: 700 }, (_, i) =>
+      job({ id: `m-${i}`, queue: i % 2 ? 'mail' : 'orders', schedule: { delayMs: HOUR + i } }),
+    )
+    await t.store.enqueueMany(jobs)
+    const first = await promoter.promoteDue({ beforeMs: Date.now() + 2 * HOUR, queue: 'orders', maxRuns: 1 })
+    expect(first.promoted).toBe(JOBS_PER_RUN / 2)
+    // act: the mail jobs the first run passed over leave (cancelled; as well sent, or due meanwhile), then the rest
+    for (const j of jobs.slice(0, JOBS_PER_RUN).filter((j) => j.queue === 'mail')) await t.store.cancel(j.id)
+    const rest = await promoter.promoteDue({ beforeMs: Date.now() + 2 * HOUR, queue: 'orders', cursor: first.cursor })
+    // assess: every orders job moved, none skipped
     expect(rest).toEqual({ promoted: 100, cursor: null })
     const orders = jobs.filter((j) => j.queue === 'orders').map((j) => j.id)
     expect(await claimable()).toEqual(orders.sort())

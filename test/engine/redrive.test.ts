@@ -1,6 +1,6 @@
 // DLQ redrive: messages business Lambdas gave up on come back, through the delay queue or straight to their queue,
 // and only to the queue whose DLQ they were in, held to the API's job rules.
-import { DeleteMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs'
+import { ChangeMessageVisibilityCommand, DeleteMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { deduplicationId, messageBody } from '../../src/sqs/envelope'
 import { redrive, RedriveTargetError, type RedriveOptions } from '../../src/ops/redrive'
@@ -298,6 +298,50 @@ describe('DLQ redrive keeps the creation time', () => {
     // assess
     expect(report).toMatchObject({ moved: 1, skipped: [] })
     expect((await t.store.get('kept-1'))?.createdAt).toBe(new Date(createdAtMs).toISOString())
+    await t.close()
+  })
+
+  it('moves a message once when a run that scheduled it stopped before deleting it, and a later run meets it again', async () => {
+    // prepare: a run that schedules the job and stops before its DeleteMessage (its process died); the message is
+    // visible again in the DLQ, as after its visibility timeout
+    const t = testStore()
+    const { target, dlq } = await createTargetWithDlq(sqs, 'orders')
+    await sqs.send(new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: sent('twice-1', 'orders', 1_000).body }))
+    const config = { queues: { orders: target.url }, ...LIMITS }
+    const handles: string[] = []
+    const dying = {
+      send: (command: unknown) => {
+        if (!(command instanceof DeleteMessageCommand)) return sqs.send(command as SendMessageCommand)
+        handles.push(command.input.ReceiptHandle!)
+        return Promise.resolve({})
+      },
+    } as unknown as typeof sqs
+    await redrive({ sqs: dying, waitSeconds: 0, dlqUrl: dlq.url, config, mode: schedule(t.store, 600_000) })
+    const scheduled = await t.store.get('twice-1')
+    await sqs.send(
+      new ChangeMessageVisibilityCommand({ QueueUrl: dlq.url, ReceiptHandle: handles[0]!, VisibilityTimeout: 0 }),
+    )
+    // act: the operator runs the redrive again
+    const again = await redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: schedule(t.store, 600_000) })
+    // assess: the second run finds its own earlier write (it moved it), deletes the message, and schedules nothing new
+    expect(again).toMatchObject({ moved: 1, skipped: [] })
+    expect(await approximateCount(sqs, dlq.url)).toBe(0)
+    expect(await t.store.get('twice-1')).toEqual(scheduled)
+    await t.close()
+  })
+
+  it('keeps no creation time later than now (a message body that names one in the future)', async () => {
+    // prepare: a message whose createdAt is in 2100
+    const t = testStore()
+    const { target, dlq } = await createTargetWithDlq(sqs, 'orders')
+    const future = Date.parse('2100-01-01T00:00:00Z')
+    await sqs.send(new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: sent('future-1', 'orders', future).body }))
+    const config = { queues: { orders: target.url }, ...LIMITS }
+    // act
+    const report = await redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: schedule(t.store, 60_000) })
+    // assess: created at the redrive (Redis's clock), not in the future
+    expect(report).toMatchObject({ moved: 1, skipped: [] })
+    expect(Date.parse((await t.store.get('future-1'))!.createdAt!)).toBeLessThanOrEqual(Date.now())
     await t.close()
   })
 

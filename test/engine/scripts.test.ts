@@ -20,6 +20,8 @@ import { flowResumeCall } from '../../src/flow/flow-resume'
 import { flowEpochCall, flowSetCall } from '../../src/flow/flow-set'
 import { flowTakeCall } from '../../src/flow/flow-take'
 import { promoteCall, promoteDueCall } from '../../src/store/promote'
+import { tagCancelCall } from '../../src/store/tag-cancel'
+import { lockReleaseCall } from '../../src/scheduler-api/schedule-lock'
 import {
   composeScript,
   helperClosure,
@@ -45,9 +47,10 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   }),
   sdqGet: getCall(at, 'job-1', [1, 0]),
   sdqCancel: cancelCall(at, 'job-1'),
+  sdqTagCancel: tagCancelCall(keys, shard, 'order:1', ['job-1'], 10),
   sdqRevive: reviveCall(at, 'job-1', 0),
   sdqPromote: promoteCall(at, 'job-1'),
-  sdqPromoteDue: promoteDueCall(shard, { bucket: 1, skip: 0 }, 3, { beforeMs: 5, queue: '' }),
+  sdqPromoteDue: promoteDueCall(shard, { bucket: 1, from: 0, after: '' }, 3, { beforeMs: 5, queue: '' }),
   sdqClaim: claimCall(shard, {
     limit: 10,
     leaseMs: 1000,
@@ -78,6 +81,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
     second: 2,
   }),
   sdqScheduleDelete: scheduleDeleteCall(at, 'job-1'),
+  sdqSchedulerLockRelease: lockReleaseCall(keys.schedulerGroup('g').lock('s'), 't'),
   sdqRelayHandBack: relayHandBackCall(keys.scanRelayKey, 'run-b', 'run-a'),
   sdqRecordHeads: recordHeadsCall(shard.jobs, { headerLines: 4, previewBytes: 0, budgetBytes: 1, ids: ['job-1'] }),
   sdqWalkStart: walkStartCall(shard, {

@@ -25,5 +25,8 @@ export async function expectChaosRunKeepsEveryPromise(cluster: boolean): Promise
   expect(verdict.figures['fifo-order'].checked, report).toBeGreaterThan(50)
   expect(verdict.figures['rate-bounded'].checked, report).toBeGreaterThan(50)
   expect(verdict.figures['paused-held'].pauses, report).toBeGreaterThan(0)
+  // one seed's Sentinel run: 26 cancels by tag and 21 debounced versions judged
+  expect(verdict.figures['tag-cancel-holds'].checked, report).toBeGreaterThan(5)
+  expect(verdict.figures['debounce-quiet'].checked, report).toBeGreaterThan(5)
   expect(verdict.valid, report).toBe(true)
 }

@@ -1,5 +1,6 @@
 // at() schedules fire into their SQS queue on their second, with the Target's Input as the message body (what
-// EventBridge Scheduler delivers), and ActionAfterCompletion DELETE removes the schedule once it has fired.
+// EventBridge Scheduler delivers), and ActionAfterCompletion DELETE removes the schedule once it has fired (its name is
+// free for a new schedule).
 // How late they fire is a figure of `npm run bench:scheduler-at` (docs/benchmarks.md), not of this test: on a shared
 // machine a timer can run late by any amount. This test bounds only what the mechanism rules out: a message before
 // its second, a lost or doubled one, a body other than the Input, and a firing later than any working scanner is.
@@ -35,7 +36,7 @@ describe('at() schedules firing into SQS', () => {
           ScheduleExpression: atExpression(at),
           FlexibleTimeWindow: { Mode: 'OFF' },
           Target: stack.target(input),
-          ActionAfterCompletion: i === 0 ? 'DELETE' : 'NONE',
+          ActionAfterCompletion: i === 0 || i === 2 ? 'DELETE' : 'NONE',
         }),
       )
     }
@@ -53,6 +54,20 @@ describe('at() schedules firing into SQS', () => {
     await expect(stack.client.send(new GetScheduleCommand({ Name: 'fire-0' }))).rejects.toBeInstanceOf(
       ResourceNotFoundException,
     )
+    // A fired DELETE schedule's name is free again at once, as on AWS (nothing read it since it fired).
+    const again = atExpression(Date.now() + 3_600_000)
+    await stack.client.send(
+      new CreateScheduleCommand({
+        Name: 'fire-2',
+        ScheduleExpression: again,
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: stack.target('again'),
+      }),
+    )
+    expect(await stack.client.send(new GetScheduleCommand({ Name: 'fire-2' }))).toMatchObject({
+      ScheduleExpression: again,
+      ActionAfterCompletion: 'NONE',
+    })
     const kept = await stack.client.send(new GetScheduleCommand({ Name: 'fire-1' }))
     expect(kept).toMatchObject({ Name: 'fire-1', State: 'ENABLED', ActionAfterCompletion: 'NONE' })
   })

@@ -107,6 +107,39 @@ describe('one-time schedules through @aws-sdk/client-scheduler', () => {
     ).rejects.toBeInstanceOf(ResourceNotFoundException)
   })
 
+  it('takes an Input up to 256 KB, as AWS does, and refuses a larger one naming Target.Input', async () => {
+    // prepare: 200 KB of JSON (beyond any 8 KB bound), and one byte more than 256 KB
+    const big = JSON.stringify({ text: 'é'.repeat(100_000) })
+    const tooBig = 'x'.repeat(262_145)
+    const base = { ScheduleExpression: inAnHour(), FlexibleTimeWindow: { Mode: 'OFF' as const } }
+    // act
+    await stack.client.send(new CreateScheduleCommand({ Name: 'big-input', ...base, Target: stack.target(big) }))
+    const refused = await stack.client
+      .send(new CreateScheduleCommand({ Name: 'too-big-input', ...base, Target: stack.target(tooBig) }))
+      .catch((e: unknown) => e)
+    // assess: stored and armed whole; the larger one refused
+    const got = await stack.client.send(new GetScheduleCommand({ Name: 'big-input' }))
+    expect(got.Target?.Input).toBe(big)
+    expect(await stack.delayQueue.get('scheduler:default:big-input')).toMatchObject({ payload: big })
+    expect(refused).toBeInstanceOf(ValidationException)
+    expect(refused).toMatchObject({ message: expect.stringMatching(/^Target.Input /) })
+  })
+
+  it('takes an empty Description, as AWS does (0-512 characters)', async () => {
+    await stack.client.send(
+      new CreateScheduleCommand({
+        Name: 'no-description',
+        ScheduleExpression: inAnHour(),
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: stack.target('x'),
+        Description: '',
+      }),
+    )
+    expect(await stack.client.send(new GetScheduleCommand({ Name: 'no-description' }))).toMatchObject({
+      Description: '',
+    })
+  })
+
   it('refuses bad input with ValidationException (400) naming the field, and stores nothing', async () => {
     const base = {
       ScheduleExpression: inAnHour(),

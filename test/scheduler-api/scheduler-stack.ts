@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config'
 import { DelayQueue } from '../../src/direct/delay-queue'
 import { createSchedulerHandler } from '../../src/scheduler-api/handler'
 import { serveScheduler } from '../../src/scheduler-api/http-server'
-import { createEngine } from '../../src/store/engine'
+import { createEngine, type Engine } from '../../src/store/engine'
 import { uniquePrefix } from '../support/engine'
 import { testScanner } from '../support/scanner'
 import { createQueue, sqsClient } from '../support/sqs'
@@ -18,6 +18,8 @@ export interface SchedulerStackOptions {
   redisUrl?: string
   /** Settings over the defaults (the Cluster test's REDIS_CLUSTER_NODES and SHARDS). */
   env?: Record<string, string>
+  /** The engine the Scheduler API runs on, from the real one (interceptedEngine: a test's pause or lost answer). */
+  apiEngine?: (engine: Engine) => Engine
 }
 
 export async function startSchedulerStack(options: SchedulerStackOptions = {}) {
@@ -41,7 +43,7 @@ export async function startSchedulerStack(options: SchedulerStackOptions = {}) {
   const engine = createEngine(config)
   const delayQueue = new DelayQueue(engine)
   const silent = { info: () => undefined, warn: () => undefined, error: () => undefined }
-  const handler = createSchedulerHandler(engine, { logger: silent })
+  const handler = createSchedulerHandler(options.apiEngine?.(engine) ?? engine, { logger: silent })
   const server = await serveScheduler(handler)
   const client = new SchedulerClient({ endpoint: server.url, region: 'us-east-1', credentials: localCredentials })
   const scanner = testScanner({ redis: engine.redis, keys: engine.keys }, { queues: { [targetName]: queue.url } })
@@ -69,4 +71,51 @@ export async function startSchedulerStack(options: SchedulerStackOptions = {}) {
 /** at(...) of an epoch ms, in UTC, to the second (EventBridge Scheduler's form). */
 export function atExpression(ms: number): string {
   return `at(${new Date(ms).toISOString().slice(0, 19)})`
+}
+
+/** The engine's job writes and cancels as the Scheduler API makes them: `write` is the real one. */
+export type JobWriteHook = (kind: 'upsert' | 'cancel', write: () => Promise<unknown>) => Promise<unknown>
+
+/** The engine with its store's job writes (upsert: a job armed) and cancels passed through `hook`. */
+export function interceptedEngine(engine: Engine, hook: JobWriteHook): Engine {
+  const store = new Proxy(engine.store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown
+      if (typeof value !== 'function') return value
+      const method = (value as (...a: unknown[]) => unknown).bind(target)
+      if (prop !== 'upsert' && prop !== 'cancel') return method
+      return (...args: unknown[]) => hook(prop, () => method(...args) as Promise<unknown>)
+    },
+  })
+  return { ...engine, store }
+}
+
+/** What one write of definitions (a MULTI/EXEC pipeline) meets: `exec` is the real one. */
+export type DefinitionWriteHook = (exec: () => Promise<unknown>) => Promise<unknown>
+
+/**
+ * The client the Scheduler API writes its definitions with: each pipeline's exec passes through the hook `take`
+ * hands out for it (take clears it: a hook meets one write), or runs as is.
+ */
+export function interceptedDefinitionWrites<R extends object>(
+  redis: R,
+  take: () => DefinitionWriteHook | undefined,
+): R {
+  return new Proxy(redis, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown
+      if (typeof value !== 'function') return value
+      const method = (value as (...a: unknown[]) => unknown).bind(target)
+      if (prop !== 'pipeline') return method
+      return (...args: unknown[]) => {
+        const pipeline = method(...args) as { exec: () => Promise<unknown> }
+        const hook = take()
+        if (hook) {
+          const exec = pipeline.exec.bind(pipeline)
+          pipeline.exec = () => hook(exec)
+        }
+        return pipeline
+      }
+    },
+  })
 }

@@ -19,6 +19,7 @@ export const job = z.object({
   payload: z.unknown().optional(),
   groupId: z.string().optional(),
   flowKey: z.string().optional(),
+  tags: z.array(z.string()).optional(),
   createdAt: time.optional(),
   attempts: z.number().int().optional(),
   lastError: z.object({}).loose().optional(),
@@ -63,9 +64,18 @@ export const jobPage = z.object({
       groupId: z.string().optional(),
       createdAt: time,
       payloadBytes: z.number().int(),
+      status: z.enum(['scheduled', 'dispatching', 'dead']).optional().meta({ description: 'with tag= only' }),
+      tags: z.array(z.string()).optional().meta({ description: 'with tag= only' }),
     }),
   ),
   cursor: z.string().nullable().meta({ description: 'pass it back for the next page; null at the end' }),
+})
+
+export const tagCancelAnswer = z.object({
+  tag: z.string(),
+  cancelled: z.number().int().meta({ description: 'jobs cancelled: none of them reaches SQS' }),
+  inFlight: z.number().int().meta({ description: 'jobs being handed to SQS (or maybe in it): not cancelled' }),
+  done: z.boolean().meta({ description: 'false: the time budget ran out; call again to cancel the rest' }),
 })
 
 const counts = z.object({ pending: z.number().int(), dead: z.number().int(), dispatched: z.number().int() }).loose()

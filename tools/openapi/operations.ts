@@ -77,12 +77,13 @@ const page = (description: string) => [
   },
   { name: 'cursor', in: 'query', required: false, description, schema: { type: 'string' } },
 ]
+const TAG = { name: 'tag', in: 'query', schema: { type: 'string', pattern: '^[A-Za-z0-9_.:=@/+-]{1,64}$' } }
 const op = (name: RouteName, o: Omit<Operation, 'name'>): Operation => ({ name, ...o })
 
 export const OPERATIONS: Record<RouteName, Operation> = {
   createJob: op('createJob', {
-    summary: 'Schedule a job',
-    statuses: [201, ...WRITE, 409, 422].sort(),
+    summary: 'Schedule a job (200: onConflict sent the write to the job stored under its id)',
+    statuses: [200, 201, ...WRITE, 409, 422].sort(),
     answer: 'Job',
     example: JOB,
     body: 'JobInput',
@@ -103,6 +104,7 @@ export const OPERATIONS: Record<RouteName, Operation> = {
     answer: 'JobPage',
     query: [
       { name: 'queue', in: 'query', required: false, description: 'only this queue', schema: { type: 'string' } },
+      { ...TAG, required: false, description: 'only jobs with this tag, in id order, with status and tags' },
       ...page('from the previous page'),
     ],
   }),
@@ -117,6 +119,13 @@ export const OPERATIONS: Record<RouteName, Operation> = {
     jobWrite: true,
   }),
   deleteJob: op('deleteJob', { summary: 'Cancel a job', statuses: [204, ...READ, 404, 409].sort() }),
+  cancelByTag: op('cancelByTag', {
+    summary: 'Cancel every job with a tag; done false: call again for the rest',
+    statuses: [200, ...READ].sort(),
+    answer: 'TagCancelAnswer',
+    example: { tag: 'order:42', cancelled: 3, inFlight: 0, done: true },
+    query: [{ ...TAG, required: true, description: 'the tag' }],
+  }),
   runJob: op('runJob', {
     summary: 'Run a pending job now (the same job, due now); 409 while it is being sent, or when it is dead',
     statuses: [200, ...READ, 404, 409].sort(),

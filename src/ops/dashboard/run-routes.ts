@@ -8,7 +8,6 @@ import { validateJobRef } from '../../direct/id-rules'
 import { validateJob } from '../../direct/validation'
 import { ValidationError } from '../../errors'
 import type { JobStore } from '../../store/job-store'
-import { Promoter } from '../../store/promote'
 import { type Handler, idIn, readJson } from './request-parts'
 
 /** Script runs of one run-due request (each reads at most 500 jobs of one shard): the page asks again with the cursor. */
@@ -21,18 +20,36 @@ export function runRoutes(queue: DelayQueue, store: JobStore): [string, RegExp, 
     [
       'POST',
       /^\/api\/run-due$/,
-      async (req) => [200, await queue.runDue(await readJson(req), { maxRuns: RUNS_PER_REQUEST })],
+      async (req) => {
+        const input = await withinOnRedisClock(await readJson(req), store, queue.config.maxHorizonMs)
+        return [200, { ...(await queue.runDue(input, { maxRuns: RUNS_PER_REQUEST })), before: input.before }]
+      },
     ],
     [
       'POST',
       /^\/api\/jobs\/([^/]+)\/reschedule$/,
       async (req, m) => {
         const to = when(await readJson(req), queue)
-        await new Promoter(store).promote(id(m), to)
+        await queue.runNow(id(m), to)
         return [200, await queue.get(id(m))]
       },
     ],
   ]
+}
+
+/**
+ * The page asks for the jobs due within `withinMs` (its minutes): counted here from Redis's clock, which the due times
+ * are on, not from the browser's, which may be hours off (it would run jobs the operator did not ask to run). The
+ * answer carries the `before` this made, and the page's next steps send it back with the cursor.
+ */
+async function withinOnRedisClock(body: unknown, store: JobStore, maxMs: number): Promise<Record<string, unknown>> {
+  const { withinMs, ...rest } = (body ?? {}) as Record<string, unknown>
+  if (withinMs === undefined) return rest
+  if (!Number.isSafeInteger(withinMs) || (withinMs as number) < 1 || (withinMs as number) > maxMs) {
+    throw new ValidationError([{ path: 'withinMs', message: `must be an integer of ms from 1 to ${maxMs}` }])
+  }
+  const [seconds, micros] = await store.redis.time()
+  return { ...rest, before: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) + (withinMs as number) }
 }
 
 /** The new time, held to the job rules (delayMs or runAt, within the horizon), named as they name it. */

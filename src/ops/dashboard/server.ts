@@ -14,6 +14,7 @@ import type { Engine } from '../../store/engine'
 import { DeadSet } from '../dead-set'
 import { buildBrowserBundle } from './browser-bundle'
 import { OverviewReader } from './overview'
+import { taggedPage, tagRoutes } from './tag-routes'
 import { DlqReader } from './dlqs'
 import { PAGE_HTML } from './page'
 import { checkAction, checkHost, HttpError, loopbackHosts } from './request-guard'
@@ -94,13 +95,17 @@ export async function startDashboard(engine: Engine, options: DashboardOptions =
   }
 }
 
-/** GET /api/pending?queue=&cursor=&limit=: a page of pending jobs in due order (src/store/pending-page.ts). */
+/**
+ * GET /api/pending?queue=&cursor=&limit=: a page of pending jobs in due order (src/store/pending-page.ts); with tag=,
+ * the jobs with that tag (./tag-routes.ts).
+ */
 function pendingRoute(queue: DelayQueue): [string, RegExp, Handler] {
   return [
     'GET',
     /^\/api\/pending$/,
     async (req) => {
       const query = new URL(req.url ?? '/', 'http://dashboard').searchParams
+      if (query.get('tag')) return [200, await taggedPage(queue, req)]
       const options = {
         queue: query.get('queue') || undefined,
         limit: Number(query.get('limit') ?? '20'),
@@ -154,6 +159,7 @@ function apiRoutes(engine: Engine): [string, RegExp, Handler][] {
   return [
     ['GET', /^\/api\/overview$/, async () => [200, await overview.read()]],
     pendingRoute(queue),
+    ...tagRoutes(queue, engine),
     ...scheduleRoutes(queue),
     ...runRoutes(queue, engine.store),
     [

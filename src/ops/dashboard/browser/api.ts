@@ -55,8 +55,24 @@ export interface DlqView {
 export type DlqReport = { available: false; reason: string } | { available: true; dlqs: DlqView[] }
 
 export interface PendingPage {
-  jobs: { id: string; queue: string; runAt: string; groupId?: string; createdAt: string; payloadBytes: number }[]
+  jobs: {
+    id: string
+    queue: string
+    runAt: string
+    groupId?: string
+    createdAt: string
+    payloadBytes: number
+    /** Filtered by a tag: the job's status and tags. */
+    status?: string
+    tags?: string[]
+  }[]
   cursor: string | null
+}
+
+export interface TagCancelAnswer {
+  tag: string
+  cancelled: number
+  inFlight: number
 }
 
 export class ApiError extends Error {}
@@ -78,13 +94,19 @@ const job = (id: string) => `/api/jobs/${encodeURIComponent(id)}`
 export const api = {
   overview: () => call<Overview>('GET', '/api/overview'),
   getJob: (id: string) => call<JobView>('GET', job(id)),
-  pending: (queue: string, cursor: string, limit: number) =>
-    call<PendingPage>('GET', `/api/pending?${new URLSearchParams({ queue, cursor, limit: String(limit) })}`),
+  pending: (queue: string, cursor: string, limit: number, tag = '') =>
+    call<PendingPage>(
+      'GET',
+      `/api/pending?${new URLSearchParams({ queue, cursor, limit: String(limit), ...(tag ? { tag } : {}) })}`,
+    ),
+  tagCount: (tag: string) => call<{ jobs: number }>('GET', `/api/tags/count?${new URLSearchParams({ tag })}`),
+  cancelTag: (tag: string) => call<TagCancelAnswer>('DELETE', `/api/pending?${new URLSearchParams({ tag })}`),
   cancel: (id: string) => call<void>('DELETE', job(id)),
   runNow: (id: string) => call<{ id: string; runAt: string; previousRunAt: string }>('POST', `${job(id)}/run`, {}),
-  runDue: (before: string, queue: string, cursor: string | null) =>
-    call<{ promoted: number; cursor: string | null }>('POST', '/api/run-due', {
-      before,
+  /** The first step sends `withinMs` (counted on Redis's clock), the next ones the `before` it answered. */
+  runDue: (when: { withinMs: number } | { before: number }, queue: string, cursor: string | null) =>
+    call<{ promoted: number; cursor: string | null; before: number }>('POST', '/api/run-due', {
+      ...when,
       ...(queue ? { queue } : {}),
       ...(cursor ? { cursor } : {}),
     }),

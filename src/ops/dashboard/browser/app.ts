@@ -45,16 +45,22 @@ const act = async (label: string, action: () => Promise<unknown>) => {
 }
 const dlqs = new DlqPanel(draw, act)
 const lookup = new LookupPanel(draw, act)
-const pending = new PendingPanel(draw, (id) => lookup.show(id), api.pending, {
-  runNow: (id) => void act(`ran ${id} now`, () => api.runNow(id)),
-  reschedule: (id) => {
-    const answer = prompt(`Run ${id} in how many seconds?`, '60')
-    if (answer === null) return
-    const seconds = answer.trim() === '' ? Number.NaN : Number(answer)
-    void act(`rescheduled ${id}`, () => api.reschedule(id, Math.round(seconds * 1000)))
+const pending = new PendingPanel(
+  draw,
+  (id) => lookup.show(id),
+  api.pending,
+  {
+    runNow: (id) => void act(`ran ${id} now`, () => api.runNow(id)),
+    reschedule: (id) => {
+      const answer = prompt(`Run ${id} in how many seconds?`, '60')
+      if (answer === null) return
+      const seconds = answer.trim() === '' ? Number.NaN : Number(answer)
+      void act(`rescheduled ${id}`, () => api.reschedule(id, Math.round(seconds * 1000)))
+    },
+    cancel: (id) => void (confirm(`Cancel job ${id}?`) && act(`cancelled ${id}`, () => api.cancel(id))),
   },
-  cancel: (id) => void (confirm(`Cancel job ${id}?`) && act(`cancelled ${id}`, () => api.cancel(id))),
-})
+  act,
+)
 const runDue = new RunDueForm(act, () => pending.queue)
 const root = document.getElementById('app')!
 root.replaceChildren() // the shell's "Loading…"

@@ -67,7 +67,9 @@ export class LookupPanel {
       await this.open(id)
     })
 
+  // Asked first, as a row's Cancel is: a shared link (#job=<id>) opens this panel one click from it.
   private cancel = (id: string) =>
+    confirm(`Cancel job ${id}?`) &&
     this.act(`cancelled ${id}`, async () => {
       await api.cancel(id)
       this.found = undefined

@@ -1,11 +1,13 @@
 // The pending-jobs panel: a page of jobs in due-time order (all target queues or one), paged with the API's cursor,
 // each row with its actions (run now, reschedule, cancel) and a link to the job (#job=<id>). A search narrows the page
-// shown to the jobs whose id or group holds the text; an id that is not on the page can be looked up whole.
+// shown to the jobs whose id or group holds the text; an id that is not on the page can be looked up whole. With a tag
+// (./tag-filter.ts), the page is that tag's jobs in id order, and they can all be cancelled at once.
 // Read when the panel opens, when the queue changes, and by its buttons; the live refresh re-reads the first page only
 // (a deeper page stays as read, so it does not move under the reader).
 import { html } from 'lit-html'
 import { api, type PendingPage } from './api'
 import { jobHash } from './job-link'
+import { TagFilter, type Act } from './tag-filter'
 import { when } from './times'
 
 export const PAGE_SIZE = 20
@@ -42,13 +44,17 @@ export class PendingPanel {
   private readonly s: PanelState = { queue: '', trail: [''], search: '' }
   /** Loads asked for so far: an answer is shown only if no load was asked for after its own. */
   private asked = 0
+  private readonly tags: TagFilter
 
   constructor(
     private readonly redraw: () => void,
     private readonly open: (id: string) => void,
     private readonly fetchPage: typeof api.pending = api.pending,
     private readonly actions?: RowActions,
-  ) {}
+    act?: Act,
+  ) {
+    this.tags = new TagFilter(() => void this.go(['']), act)
+  }
 
   /** What the panel shows: the page of the last cursor asked for, or its error. */
   get shown(): { page?: PendingPage; error?: string; trail: readonly string[] } {
@@ -74,7 +80,7 @@ export class PendingPanel {
     let page: PendingPage | undefined
     let error: string | undefined
     try {
-      page = await this.fetchPage(this.s.queue, this.s.trail.at(-1)!, PAGE_SIZE)
+      page = await this.fetchPage(this.s.queue, this.s.trail.at(-1)!, PAGE_SIZE, this.tags.tag)
     } catch (e) {
       error = e instanceof Error ? e.message : String(e)
     }
@@ -120,13 +126,18 @@ export class PendingPanel {
             ${queues.map((q) => html`<option value=${q} ?selected=${this.s.queue === q}>${q}</option>`)}
           </select>
         </label>
+        ${this.tags.view()}
         <label>search <input data-testid="pending-search" placeholder="id or group, on this page" .value=${search}
           @input=${this.searchFor} /></label>
         <button ?disabled=${trail.length === 1} @click=${this.first}>First page</button>
         <button ?disabled=${trail.length === 1} @click=${this.previous}>Previous page</button>
         <button ?disabled=${!page?.cursor} @click=${this.next}>Next page</button>
         <span class="muted" data-testid="pending-range">${
-          page ? (page.jobs.length ? `jobs ${first + 1}–${first + page.jobs.length} in due order` : 'none') : ''
+          page
+            ? page.jobs.length
+              ? `jobs ${first + 1}–${first + page.jobs.length} in ${this.tags.tag ? 'id' : 'due'} order`
+              : 'none'
+            : ''
         }</span>
         ${error ? html`<span class="bad">${error}</span>` : ''}
       </div>

@@ -6,14 +6,23 @@ import { api } from './api'
 
 type Act = (label: string, action: () => Promise<unknown>) => Promise<void>
 
-/** Every step until the cursor is null; the number of jobs moved. */
-export async function runAllDue(before: string, queue: string, step: typeof api.runDue = api.runDue): Promise<number> {
+/**
+ * Every step until the cursor is null; the number of jobs moved. The window is counted by the server on Redis's clock
+ * (this browser's may be off); every step after the first sends the time the first one fixed.
+ */
+export async function runAllDue(
+  withinMs: number,
+  queue: string,
+  step: typeof api.runDue = api.runDue,
+): Promise<number> {
   let promoted = 0
   let cursor: string | null = null
+  let when: { withinMs: number } | { before: number } = { withinMs }
   do {
-    const r = await step(before, queue, cursor)
+    const r = await step(when, queue, cursor)
     promoted += r.promoted
     cursor = r.cursor
+    when = { before: r.before }
   } while (cursor)
   return promoted
 }
@@ -28,11 +37,10 @@ export class RunDueForm {
     e.preventDefault()
     const minutes = Number(String(new FormData(e.target as HTMLFormElement).get('minutes') ?? ''))
     const queue = this.queueOf()
-    const before = new Date(Date.now() + minutes * 60_000).toISOString()
     const what = `every ${queue ? `${queue} ` : ''}job due in the next ${minutes} min`
     if (!confirm(`Run ${what} now?`)) return
     await this.act(`ran ${what} now`, async () => ({
-      notice: `ran ${what} now: ${await runAllDue(before, queue)} moved`,
+      notice: `ran ${what} now: ${await runAllDue(Math.round(minutes * 60_000), queue)} moved`,
     }))
   }
 

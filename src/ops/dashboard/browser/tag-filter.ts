@@ -1,0 +1,47 @@
+// The pending panel's tag filter: with a tag, the panel lists that tag's jobs (in id order), and "Cancel all tagged"
+// cancels them once the reader confirmed the count it shows (how many jobs hold the tag now); the panel then says
+// how many were cancelled and how many were being sent (in flight: not cancelled).
+import { html } from 'lit-html'
+import { api } from './api'
+
+/** The app's way to run an action and report it in the notice line. */
+export type Act = (label: string, action: () => Promise<unknown>) => Promise<void>
+
+export class TagFilter {
+  /** '' for none: the queue filter applies then. */
+  tag = ''
+  /** What the last cancel by tag did. */
+  private outcome = ''
+
+  constructor(
+    /** The tag changed, or its jobs were cancelled: the panel reads its first page again. */
+    private readonly changed: () => void,
+    private readonly act: Act = async (_label, action) => {
+      await action()
+    },
+  ) {}
+
+  private cancelAll = async () => {
+    const tag = this.tag
+    const { jobs } = await api.tagCount(tag)
+    // Typed without the DOM library: tests load the panel's files in Node.
+    const page = globalThis as unknown as { confirm: (text: string) => boolean }
+    if (!page.confirm(`Cancel all ${jobs} jobs tagged "${tag}"? A job being sent right now still goes out.`)) return
+    await this.act(`cancelled jobs tagged ${tag}`, async () => {
+      const r = await api.cancelTag(tag)
+      this.outcome = `${r.cancelled} cancelled${r.inFlight ? `, ${r.inFlight} in flight (not cancelled)` : ''}`
+    })
+    this.changed()
+  }
+
+  view() {
+    return html`<label>tag
+        <input data-testid="pending-tag" placeholder="all" .value=${this.tag} @change=${(e: Event) => {
+          this.tag = (e.target as unknown as { value: string }).value.trim()
+          this.changed()
+        }} />
+      </label>
+      ${this.tag ? html`<button class="danger" @click=${this.cancelAll}>Cancel all tagged</button>` : ''}
+      ${this.outcome ? html`<span data-testid="tag-outcome">${this.outcome}</span>` : ''}`
+  }
+}

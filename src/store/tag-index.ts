@@ -1,0 +1,33 @@
+// The tag index: one ZSET per shard (ShardKeys.tags), all scored 0, with "<tag>\n<job id>" for each tag of each job
+// stored on that shard (any state: scheduled, being dispatched, waiting for a retry, dead). One key per shard rather
+// than one per tag: the scripts that forget a job (ack, cancel, tag-cancel, a replace in enqueue) read its tags from
+// its record and must find every key they touch in KEYS, so the key cannot depend on the tags. Entries are written and
+// removed in the same script as the record (eagerly): a lazy index would keep entries of every tagged job ever sent
+// until someone asked for its tag, a growth without bound in a queue whose tags are never listed. A job without tags
+// has no entry and costs no command.
+//
+// A tag's jobs are a lexicographic range (ZRANGE BYLEX): tags never hold a byte below "\v" (src/direct/tag-rules.ts),
+// so "[<tag>\n" .. "(<tag>\v" holds exactly that tag's entries, in id order, across every state.
+import type { ShardKeys } from './keys'
+import type { RedisClient } from './scripts'
+
+/** The index entry of one tag of one job. */
+export const tagMember = (tag: string, id: string) => `${tag}\n${id}`
+
+/** Up to `count` ids with `tag` on `shard`, in id order, after `afterId` (exclusive; null: from the first). */
+export async function tagIds(
+  redis: RedisClient,
+  shard: ShardKeys,
+  tag: string,
+  afterId: string | null,
+  count: number,
+): Promise<string[]> {
+  const from = afterId === null ? `[${tag}\n` : `(${tagMember(tag, afterId)}`
+  const members = await redis.zrangebylex(shard.tags, from, `(${tag}\v`, 'LIMIT', 0, count)
+  return members.map((m) => m.slice(tag.length + 1))
+}
+
+/** How many jobs the index holds under `tag` on `shard` (ZLEXCOUNT: no member crosses). */
+export function tagCount(redis: RedisClient, shard: ShardKeys, tag: string): Promise<number> {
+  return redis.zlexcount(shard.tags, `[${tag}\n`, `(${tag}\v`)
+}

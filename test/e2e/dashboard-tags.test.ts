@@ -1,0 +1,83 @@
+// The dashboard's pending list filtered by a tag, and its "Cancel all tagged" behind a confirmation that shows how
+// many jobs hold the tag: dismissed, nothing changes; accepted, every job with the tag is cancelled and the others
+// stay. In headless Chromium, over the suite's redis-server.
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
+import { loadConfig } from '../../src/config'
+import { DelayQueue } from '../../src/direct/delay-queue'
+import { startDashboard, type Dashboard } from '../../src/ops/dashboard/server'
+import { createEngine, type Engine } from '../../src/store/engine'
+import { HAVE_CHROMIUM, launchChromium, requireChromium } from '../support/chromium'
+import { uniquePrefix } from '../support/engine'
+
+requireChromium("the dashboard tag filter's browser tests")
+
+let engine: Engine
+let dashboard: Dashboard
+let queue: DelayQueue
+let browser: Browser | undefined
+
+beforeAll(async () => {
+  engine = createEngine(
+    loadConfig({
+      REDIS_URL: inject('redisUrl'),
+      QUEUES: 'orders=http://127.0.0.1:9/000000000000/orders',
+      KEY_PREFIX: uniquePrefix('dashtags'),
+      SHARDS: '2',
+    }),
+  )
+  queue = new DelayQueue(engine)
+  dashboard = await startDashboard(engine)
+  if (HAVE_CHROMIUM) browser = await launchChromium([])
+}, 60_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await dashboard?.close()
+  await engine?.close()
+})
+
+describe.skipIf(!HAVE_CHROMIUM)('the pending list by tag in a browser', () => {
+  it('lists the jobs of a tag and cancels them all once the count shown is confirmed', async () => {
+    // prepare: three jobs of order 9, one of order 10
+    for (const id of ['o9-remind', 'o9-close', 'o9-follow'])
+      await queue.schedule({ id, queue: 'orders', payload: {}, delayMs: 3_600_000, tags: ['order:9'] })
+    await queue.schedule({ id: 'o10-close', queue: 'orders', payload: {}, delayMs: 3_600_000, tags: ['order:10'] })
+    const page = await browser!.newPage({ viewport: { width: 1200, height: 900 } })
+    const asked: string[] = []
+    let answer = false
+    page.on('dialog', (d) => {
+      asked.push(d.message())
+      void (answer ? d.accept() : d.dismiss())
+    })
+    const rows = page.locator('[data-testid="pending"] tbody tr')
+    try {
+      await page.goto(dashboard.url)
+      // act: filter
+      await page.getByTestId('pending-tag').fill('order:9')
+      await page.getByTestId('pending-tag').press('Enter')
+      // assess
+      await vi.waitFor(async () => expect(await rows.count()).toBe(3), { timeout: 10_000, interval: 100 })
+      expect(await rows.first().getAttribute('data-pending-id')).toBe('o9-close')
+      // act: cancel, dismissed
+      await page.getByRole('button', { name: 'Cancel all tagged' }).click()
+      await vi.waitFor(() => expect(asked).toHaveLength(1), { timeout: 5_000, interval: 50 })
+      // assess: the count shown, nothing cancelled
+      expect(asked[0]).toContain('Cancel all 3 jobs tagged "order:9"')
+      expect(await queue.get('o9-close')).not.toBeNull()
+      // act: cancel, accepted
+      answer = true
+      await page.getByRole('button', { name: 'Cancel all tagged' }).click()
+      // assess
+      await vi.waitFor(
+        async () => expect((await page.getByTestId('tag-outcome').textContent())?.trim()).toBe('3 cancelled'),
+        { timeout: 10_000, interval: 100 },
+      )
+      await vi.waitFor(async () => expect(await rows.count()).toBe(0), { timeout: 10_000, interval: 100 })
+      for (const id of ['o9-remind', 'o9-close', 'o9-follow']) expect(await queue.get(id)).toBeNull()
+      expect(await queue.get('o10-close')).not.toBeNull()
+    } finally {
+      await page.close()
+    }
+  }, 40_000)
+})
