@@ -6,7 +6,7 @@ import { Keyspace } from '../src/store/keys'
 import { JobStore, type NewJob } from '../src/store/job-store'
 import { benchJob, jobId } from './data'
 import { flush, type BenchEnv } from './env'
-import { inFlight } from './stats'
+import { inFlight } from '../devkit/stats'
 
 export const ENQUEUE_BATCH = 100
 export const ENQUEUE_BATCHES_IN_FLIGHT = 8

@@ -1,17 +1,21 @@
 // `npm run bench:flow-rate [-- --quick] [--cluster]`: a flow key limited to 500 jobs/s (burst 50) with 10,000 of its
 // jobs due at once, drained by 4 scan workers side by side, while a stream of other jobs (no flow key, 200/s) falls
-// due over the same time. Measured where SQS accepted each message (the scanners' onSent):
-//   - the limited key's rate: jobs after the first burst / time from the first send to the last (target 500/s ± 5 %),
-//     its busiest 1 s window, and how far its sends ever went over burst + rate x span (0: never);
+// due over the same time. From the scanners' onSent:
+//   - the limited key's rate where SQS accepted its jobs: jobs after the first burst / time from the first accepted to
+//     the last (target 500/s ± 5 %), and its busiest 1 s window there;
+//   - how far its sends ever went over what docs/flow-control.md promises, burst + rate x (span + 100 ms), where the
+//     sends started (their SendMessageBatch request; where SQS accepted them, the requests' own times add to the span);
 //   - the other jobs' lateness (SQS acceptance - due time): p50 / p99 / max (target p99 <= 10 ms).
 // The 4 workers are 4 scanners, each with its own Redis and SQS connections, in this one process (one event loop): the
 // bucket they share is in Redis, as it is for scan workers in 4 Lambdas. On one redis-server (SHARDS 1, the shipped
 // default) and with `--cluster` on a local 3-master Redis Cluster (SHARDS=12). `--quick`: 2,000 limited jobs.
+import { sleep } from '../devkit/sleep'
 import { CreateQueueCommand, DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { startRedisCluster } from '../local/redis-cluster'
 import { startRedis } from '../local/redis-server'
 import { localCredentials, startSqsProcess } from '../local/sqs-endpoint'
 import { loadConfig } from '../src/config'
+import { TOKEN_FRESH_MS } from '../src/flow/flow-gate'
 import { setFlowRate } from '../src/flow/flow-settings'
 import { createScanner } from '../src/scan/create-scanner'
 import { createSqsClient } from '../src/sqs/sqs-client'
@@ -19,7 +23,7 @@ import { createEngine } from '../src/store/engine'
 import type { NewJob } from '../src/store/job-store'
 import { jobId, PAYLOAD_JSON } from './data'
 import { runMain } from './main'
-import { inFlight, percentiles, sleep } from './stats'
+import { inFlight, percentiles } from '../devkit/stats'
 import { printTable } from './table'
 
 const quick = process.argv.includes('--quick')
@@ -46,13 +50,16 @@ async function startTarget() {
   }
 }
 
-/** How far the busiest span of `times` goes over burst + rate x span (jobs; <= 0: kept). O(n) per start: windows. */
-function excessOverRate(times: readonly number[], rate: number, burst: number): number {
+/**
+ * How far the busiest span of `times` goes over burst + rate x (span + slackMs) (jobs; <= 0: kept). O(n) per start.
+ */
+function excessOverRate(times: readonly number[], rate: number, burst: number, slackMs = 0): number {
   let worst = Number.NEGATIVE_INFINITY
   for (let i = 0, j = 0; i < times.length; i++) {
     // Only spans up to 2 s: a longer one that breaks the promise holds a shorter one that does.
     while (j + 1 < times.length && times[j + 1]! - times[i]! <= 2_000) j++
-    for (let k = i; k <= j; k++) worst = Math.max(worst, k - i + 1 - (burst + (rate * (times[k]! - times[i]!)) / 1000))
+    for (let k = i; k <= j; k++)
+      worst = Math.max(worst, k - i + 1 - (burst + (rate * (times[k]! - times[i]! + slackMs)) / 1000))
   }
   return worst
 }
@@ -69,12 +76,16 @@ async function main() {
     const engines = Array.from({ length: WORKERS }, () => createEngine(config))
     await setFlowRate(engines[0]!.redis, engines[0]!.keys, { flowKey: 'limited' }, { rate: RATE, burst: BURST })
     const limitedAt: number[] = []
+    const limitedSentAt: number[] = []
     const otherLate: number[] = []
     const scanners = engines.map((engine) => {
       const sqs = createSqsClient(config)
       const s = createScanner(engine, sqs, {
-        onSent: (job, acceptedAtMs, lateMs) =>
-          void (job.flowKey === 'limited' ? limitedAt.push(acceptedAtMs) : otherLate.push(lateMs)),
+        onSent: (job, acceptedAtMs, lateMs, sentAtMs) => {
+          if (job.flowKey !== 'limited') return void otherLate.push(lateMs)
+          limitedAt.push(acceptedAtMs)
+          limitedSentAt.push(sentAtMs)
+        },
       })
       return { ...s, sqs, run: s.scanner.run(Date.now() + SPAN_MS + 120_000) }
     })
@@ -108,6 +119,8 @@ async function main() {
     await Promise.all(engines.map((e) => e.close()))
 
     limitedAt.sort((a, b) => a - b)
+    limitedSentAt.sort((a, b) => a - b)
+    const excess = excessOverRate(limitedSentAt, RATE, BURST, TOKEN_FRESH_MS)
     const spanS = (limitedAt.at(-1)! - limitedAt[0]!) / 1000
     const rate = (limitedAt.length - BURST) / spanS
     let busiest = 0
@@ -126,16 +139,16 @@ async function main() {
           met: Math.abs(rate - RATE) <= RATE * 0.05 && limitedAt.length === LIMITED,
         },
         {
-          measure: 'limited key: busiest 1 s window',
+          measure: 'limited key: busiest 1 s window at SQS accept',
           value: String(busiest),
-          target: `<= ${RATE + BURST}`,
-          met: busiest <= RATE + BURST,
+          target: `<= ${RATE + BURST + (RATE * TOKEN_FRESH_MS) / 1000} (burst + rate x ${1 + TOKEN_FRESH_MS / 1000} s)`,
+          met: busiest <= RATE + BURST + (RATE * TOKEN_FRESH_MS) / 1000,
         },
         {
-          measure: 'limited key: most jobs over burst + rate x span',
-          value: excessOverRate(limitedAt, RATE, BURST).toFixed(1),
+          measure: `limited key: most sends over burst + rate x (span + ${TOKEN_FRESH_MS} ms), at send start`,
+          value: excess.toFixed(1),
           target: '<= 0',
-          met: excessOverRate(limitedAt, RATE, BURST) <= 0,
+          met: excess <= 0,
         },
         {
           measure: `other jobs (${otherLate.length} at ${OTHER_RATE}/s): lateness p50 / p99 / max`,

@@ -3,6 +3,7 @@
 // per job, over a steady stream. SQS is fauxqs and the receiver answers 200 at once on loopback (the one setting that
 // allows loopback, local stage only), so what is measured is the forwarder's own work, not a network.
 // Usage: npm run bench:http-forwarder [-- <jobs, default 5000>]
+import { sleep } from '../devkit/sleep'
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import { Logger } from '@aws-lambda-powertools/logger'
@@ -13,7 +14,7 @@ import { JOB_ID_ATTRIBUTE, messageBody } from '../src/sqs/envelope'
 import { localCredentials, startSqsProcess } from '../local/sqs-endpoint'
 import { startSqsPoller } from '../tools/sdq-poll/sqs-poller'
 import { localContext } from '../tools/sdq-poll/handler-loader'
-import { percentiles } from './stats'
+import { percentiles } from '../devkit/stats'
 
 const JOBS = Number(process.argv[2] ?? 5_000)
 
@@ -72,9 +73,9 @@ async function main() {
         }),
       }),
     )
-    await new Promise((r) => setTimeout(r, 5))
+    await sleep(5)
   }
-  while (samples.length < JOBS && performance.now() - started < 120_000) await new Promise((r) => setTimeout(r, 50))
+  while (samples.length < JOBS && performance.now() - started < 120_000) await sleep(50)
   await Promise.all(pollers.map((p) => p.stop()))
   forwarder.sender.close()
   receiver.close()

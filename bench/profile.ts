@@ -24,6 +24,7 @@
 //   node scripts/run-ts.mjs bench/profile.ts claim     cost of one claim on a shard with nothing due, by how many
 //                                                      bucket hints it carries in KEYS and returns (src/scan/claims/leases.ts
 //                                                      sends max(limit, 16) = 250 with the shipped defaults)
+import { sleep } from '../devkit/sleep'
 import { randomUUID } from 'node:crypto'
 import { readdirSync, writeFileSync } from 'node:fs'
 import { commandCalls, flush, info, processCpuSeconds, startBenchEnv, type BenchEnv } from './env'
@@ -42,7 +43,7 @@ import type { ClaimedJob } from '../src/scan/claims/claimed-job'
 import { Scanner } from '../src/scan/loop/scanner'
 import { runScript, type ScriptedClient } from '../src/store/scripts'
 import { claimCall } from '../src/store/scan-script-calls'
-import { percentiles, sleep } from './stats'
+import { percentiles } from '../devkit/stats'
 import { benchJob, jobId } from './data'
 import { Keyspace } from '../src/store/keys'
 import { connectRedis } from '../src/store/redis'

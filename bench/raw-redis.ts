@@ -4,7 +4,7 @@
 import { connectRedis } from '../src/store/redis'
 import { PAYLOAD_JSON, jobId } from './data'
 import { flush, usedMemory, type BenchEnv } from './env'
-import { inFlight } from './stats'
+import { inFlight } from '../devkit/stats'
 
 const BARE_LUA = `redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])

@@ -8,7 +8,7 @@ import { Keyspace } from '../src/store/keys'
 import { JobStore } from '../src/store/job-store'
 import { benchJob, jobId } from './data'
 import { flush, usedMemory, type BenchEnv } from './env'
-import { inFlight } from './stats'
+import { inFlight } from '../devkit/stats'
 import { fmt, type Row } from './table'
 
 const DAY_MS = 86_400_000

@@ -106,8 +106,7 @@ if writeToken ~= '' then
   if stored then
     local storedQueue, storedAt, storedVersion, storedGroup, _, storedToken, storedRequest = decodeRecord(stored)
     if storedToken == writeToken then
-      -- A record written before requests were digested carries none: it cannot be told apart, and counts as this one.
-      if storedRequest ~= '' and storedRequest ~= request then return { -6 } end
+      if storedRequest ~= request then return { -6 } end
       redis.call('HSET', jobs, id, stored)
       local storedDue = redis.call('ZSCORE', bucket, id)
       if not storedDue then

@@ -17,8 +17,6 @@ local scanner = KEYS[1]
 local owner, ttlMs = ARGV[1], tonumber(ARGV[2])
 
 local now = nowMs()
--- A marker of the format before this one (a STRING with the run's name) lives 5 s at most: it is replaced.
-if redis.call('TYPE', scanner).ok ~= 'zset' then redis.call('DEL', scanner) end
 -- Names of runs that stopped refreshing (they died) go, so the key lapses with the last live run.
 redis.call('ZREMRANGEBYSCORE', scanner, '-inf', now)
 redis.call('ZADD', scanner, now + ttlMs, owner)

@@ -2,9 +2,3 @@
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString()
 }
-
-/** The same, or null for an epoch ms no date can show (where toISOString would throw). */
-export function isoTimeOrNull(ms: number): string | null {
-  const date = new Date(ms)
-  return Number.isNaN(date.getTime()) ? null : date.toISOString()
-}

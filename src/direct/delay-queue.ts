@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '../config'
 import { createEngine, type Engine } from '../store/engine'
 import type { ConnectOptions } from '../store/redis'
 import { FlowControl } from './flow-control'
+import { type HeldReason, withHeldReason } from '../flow/flow-held-view'
 import type { EnqueueResult, JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
 import { validateJobId, validateJobRef, writableId } from './id-rules'
 import { validateJob, type JobInput } from './validation'
@@ -179,8 +180,10 @@ export class DelayQueue {
    * A stored job (pending or dead), a dispatched one's receipt (status "dispatched", DISPATCH_RECEIPT_TTL_MS), or null
    * (never existed, cancelled, or dispatched longer ago).
    */
-  async get(id: string): Promise<JobView | null> {
-    return this.store.get(validateJobRef(id))
+  async get(id: string): Promise<(JobView & { held?: HeldReason }) | null> {
+    const view = await this.store.get(validateJobRef(id))
+    // A job flow control holds says so (`held`): it has left the due list of listPending.
+    return view && withHeldReason(this.store.redis, this.store.keys, view)
   }
 
   /**

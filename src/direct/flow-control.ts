@@ -88,7 +88,7 @@ export class FlowControl {
 
   /**
    * The due jobs a pause of `target` holds, earliest first (`limit` 1-1,000, default 100): held jobs have left the
-   * due list of GET /jobs (they wait, pending, for the resume); GET /jobs/{id} shows each.
+   * due list of GET /jobs (they wait, pending, for the resume); GET /jobs/{id} shows each, `held` saying why.
    */
   async held(target: FlowTarget, limit = 100): Promise<{ id: string; runAt: string }[]> {
     this.checkTarget(target)

@@ -8,6 +8,7 @@ import type { ClaimedJob } from '../scan/claims/claimed-job'
 import type { Keyspace } from '../store/keys'
 import type { ScriptedClient } from '../store/scripts'
 import { type FlowHold, holdJobs } from './flow-hold'
+import type { FlowRate } from './flow-names'
 import { NO_FLOW_SETTINGS, type FlowSettings, readFlowSettings } from './flow-settings'
 import { takeFlowTokens } from './flow-take'
 
@@ -22,12 +23,20 @@ export const PAUSE_RECHECK_MS = 300_000
 const RESUME_CATCH_UP_MS = 2_000
 
 /**
- * How long a rate's token stays good: a job let go by its key's bucket that has not started its send by then is given
- * back (not sent, asked for again: src/scan/dispatch/lane.ts), so a slow SQS or a busy scanner cannot gather a
- * limited key's jobs and let them go together. Over any span, a key's sends start no faster than burst + rate x
- * (span + this).
+ * How long a rate's token stays good, counted from when the scanner asked the bucket: a job let go by its key's bucket
+ * that has not started its send by then is given back (not sent, asked for again: src/scan/dispatch/lane.ts), so a
+ * slow SQS or a busy scanner cannot gather a limited key's jobs and let them go together. Over any span, a key's
+ * sends start no faster than burst + rate x (span + this).
  */
 export const TOKEN_FRESH_MS = 100
+
+/**
+ * How much later than the bucket's time a rate-held job may come back so that it comes back with others: a key's
+ * held jobs are given times shared by up to 10 (one SendMessageBatch), when the rate's interval and burst allow.
+ * One job a time would cost each job its own wake-up and claim in every scanner, its own bucket call and its own SQS
+ * request: at 500/s, 500 of each a second, which crowd out the claims and sends of every other key.
+ */
+export const HELD_GROUP_MS = 25
 
 /** A FIFO job of shard `shard` is held until `atMs` at the soonest; returns what to call once the hold has answered. */
 export type OnFifoHold = (shard: number, atMs: number) => () => void
@@ -102,6 +111,9 @@ export class FlowGate {
     const { paused, rates } = this.settings
     if (paused.size === 0 && rates.size === 0 && this.blocked.size === 0) return jobs as ClaimedJob[]
     const verdicts = jobs.map((job) => verdictOf(this.settings, job))
+    // A token's freshness counts from before the ask: the bucket gave it after this, and a scanner that stalls before
+    // it reads the answer has spent that time of it too (else late readers would send with tokens given long before).
+    const askedAt = Date.now()
     const sendAt = await askRates(this.o, this.settings, jobs, verdicts)
     const now = Date.now()
     const send: ClaimedJob[] = []
@@ -133,7 +145,7 @@ export class FlowGate {
           this.blocked.set(group, { jobId: job.id, atMs: at.atMs, place: 0, untilMs: now + at.atMs - at.nowMs })
         return
       }
-      if (v && 'rateName' in v) job.sendBy = Date.now() + TOKEN_FRESH_MS
+      if (v && 'rateName' in v) job.sendBy = askedAt + TOKEN_FRESH_MS
       send.push(job)
     })
     for (const [group, block] of this.blocked) if (block.untilMs <= now) this.blocked.delete(group)
@@ -208,9 +220,23 @@ async function askRates(o: FlowGateOptions, settings: FlowSettings, jobs: readon
       )
       list.forEach((job, i) => {
         const at = r.sendAtMs[i]!
-        if (at > 0) sendAt.set(job, { atMs: at, nowMs: r.redisNowMs, name })
+        if (at > 0) sendAt.set(job, { atMs: groupedTime(at, rate), nowMs: r.redisNowMs, name })
       })
     }),
   )
   return sendAt
+}
+
+/**
+ * The time a job the bucket gave `atMs` comes back: the end of its cell of the grid of `size` intervals (Redis ms,
+ * the same for every scanner), so the jobs given times in one cell come back together, in one claim. Less than
+ * HELD_GROUP_MS later, and no more jobs than the burst: the sends' bucket lets the whole group go at once
+ * (lua/flow-take.lua), and the rate holds as before.
+ */
+export function groupedTime(atMs: number, rate: FlowRate): number {
+  const interval = 1000 / rate.rate
+  const size = Math.min(10, rate.burst, Math.floor(HELD_GROUP_MS / interval))
+  if (size <= 1) return atMs
+  const cell = size * interval
+  return Math.ceil(Math.ceil(atMs / cell) * cell)
 }

@@ -287,6 +287,6 @@ function dispatchedView(id: string, r: DispatchReceipt): JobView {
     acceptedAt: isoTime(r.acceptedAtMs),
     messageId: r.messageId,
     attempts: r.attempts,
-    ...(r.createdAtMs === undefined ? {} : { createdAt: new Date(r.createdAtMs).toISOString() }),
+    createdAt: isoTime(r.createdAtMs),
   }
 }

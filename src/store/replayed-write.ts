@@ -16,7 +16,7 @@ export function replayedResult(id: string, r: EnqueueReply): EnqueueResult {
     id,
     status: version === 0 ? 'created' : 'replaced',
     dueMs: receipt ? receipt.dueMs : Number(r[1]),
-    createdAtMs: receipt ? (receipt.createdAtMs ?? receipt.dueMs) : Number(r[2]),
+    createdAtMs: receipt ? receipt.createdAtMs : Number(r[2]),
     version,
     startScanner: false,
     replayed: stored ? 'stored' : 'dispatched',

@@ -90,6 +90,24 @@ describe('the chaos checker on flow control', () => {
     expect(verdict.figures['rate-bounded'].excusedFault).toBe(1)
   })
 
+  it('counts a burst apart that SQS stamped while a send it then left unanswered was on its way, not one a lease before', () => {
+    // prepare: 20/s, burst 4: 8 jobs stamped within 1 ms (SQS took sends that left apart at once); a scanner reports a
+    // send unanswered 263 ms later (its timeout fired: SQS was slow while it was on its way), or 2.5 s later
+    const rate = flowOp({ kind: 'rate', flowKey: 'r', rate: 20, burst: 4, invokeAt: T0 - 100 })
+    const unansweredAt = (ms: number) => [{ kind: 'unanswered' as const, at: T0 + ms, scanner: 's1', count: 4 }]
+    const burst = {
+      ops: jobsOf('r', 8),
+      deliveries: sentAt('r', [1_000, 1_001, 1_001, 1_001, 1_001, 1_001, 1_001, 1_001]),
+    }
+    const slowSqs = historyOf({ ...burst, flow: [rate], environment: unansweredAt(1_264) })
+    const laterTrouble = historyOf({ ...burst, flow: [rate], environment: unansweredAt(3_500) })
+    // act
+    const excused = check(slowSqs)
+    // assess
+    expect(excused.figures['rate-bounded']).toMatchObject({ violations: 0, excusedFault: 1 })
+    expect(promisesBroken(laterTrouble)).toEqual(['rate-bounded'])
+  })
+
   it('counts a job once: a second copy of it is not a faster rate', () => {
     const rate = flowOp({ kind: 'rate', flowKey: 'r', rate: 10, burst: 1, invokeAt: T0 - 100 })
     const h = historyOf({

@@ -8,8 +8,11 @@
 //   bucket runs on Redis's) and the time a token stays good (TOKEN_FRESH_MS: a send starts within it of its token, or
 //   the job asks again). Except after an SQS fault: a SendMessageBatch call whose attempt failed is retried by the
 //   SDK within the call, and the retries of several calls (their tokens each fresh when the call started) can land
-//   together once SQS answers again. A span with an SQS fault, or a send the scanners reported unanswered, in the
-//   lease before it or during it is counted apart (excusedFault), as FIFO inversions after a fault are. Only each job's first message counts: the copies a lost answer or a killed scanner
+//   together once SQS answers again; and a slow SQS stamps the sends it takes late with its late SentTimestamps, so
+//   sends that left at the rate can carry one time. A span with an SQS fault in the lease before it or during it, or
+//   with a send the scanners reported unanswered (a send still on its way when its timeout fired: SQS was slow) in the
+//   lease before it, during it or the lease after it, is counted apart (excusedFault), as FIFO inversions after a
+//   fault are. Only each job's first message counts: the copies a lost answer or a killed scanner
 //   can add are what duplicates-bounded judges, and they are not a faster rate of jobs.
 import { TOKEN_FRESH_MS } from '../../src/flow/flow-gate'
 import { groupBy, type Delivery, type FlowOp, type History } from './history'
@@ -59,10 +62,14 @@ function checkPaused(h: History, flowOps: Map<string, FlowOp[]>, byKey: Map<stri
 function checkRate(h: History, flowOps: Map<string, FlowOp[]>, byKey: Map<string, Delivery[]>) {
   const figures: PromiseFigures = { checked: 0, violations: 0, keys: 0, excusedFault: 0 }
   const violations: Violation[] = []
-  // When SQS may have held sends back: its faults, and the sends the scanners saw go unanswered.
+  // When SQS may have held sends back: its faults, and the sends the scanners saw go unanswered. An unanswered send is
+  // reported when its timeout fires, up to a lease after it left (no send outlasts its lease): SQS was slow over all
+  // of that, and the sends it took late meanwhile carry its late SentTimestamps, however evenly they left.
   const sqsTrouble = [
     ...h.faults.filter((f) => f.kind.startsWith('sqs-')).map((f) => [f.start, f.end] as const),
-    ...(h.environment ?? []).filter((e) => e.kind === 'unanswered').map((e) => [e.at, e.at] as const),
+    ...(h.environment ?? [])
+      .filter((e) => e.kind === 'unanswered')
+      .map((e) => [e.at - h.settings.leaseMs, e.at] as const),
   ]
   const troubled = (from: number, to: number) =>
     sqsTrouble.some(([start, end]) => start <= to && end >= from - h.settings.leaseMs)

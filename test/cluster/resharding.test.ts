@@ -2,6 +2,7 @@
 // scanner dispatches them to SQS: the clients follow MOVED / ASK / TRYAGAIN, and every accepted job arrives once.
 // The masters have a replica each and writes are replicated (REDIS_WAIT_REPLICAS=auto, the default): a write that
 // meets a moving slot is sent again, with its WAIT, until the move is over.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { JobExistsError } from '../../src/errors'
 import { Keyspace } from '../../src/store/keys'
@@ -24,8 +25,6 @@ afterAll(async () => {
   sqs.destroy()
   await cluster?.stop()
 })
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /**
  * Enqueue, retrying what the store refused: a script that got a redirect it could not follow did not run, so a retry

@@ -2,6 +2,7 @@
 // both with TRYAGAIN until the last key has moved. ioredis retries that for ~1.6 s and gives up ("Too many Cluster
 // redirections"); claims, acks and enqueues ride it out for longer (src/store/ride-out.ts) and go through once the
 // move is over. Real parts: a 3-master Redis Cluster of its own (the test holds a slot half-moved).
+import { sleep } from '../../devkit/sleep'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedisCluster, type ClusterNode, type LocalRedisCluster } from '../../local/redis-cluster'
 import { Leases } from '../../src/scan/claims/leases'
@@ -19,7 +20,6 @@ afterAll(async () => {
 })
 
 const HELD_MS = 2_500
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Starts moving `slot` to `to` and moves half of its keys: every script on both halves now answers TRYAGAIN. */
 async function halfMove(slot: number, to: ClusterNode) {

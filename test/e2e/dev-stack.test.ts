@@ -1,5 +1,6 @@
 // The local stack end to end, as `npm run dev` runs it: the real HTTP API on serverless-offline, the scan function
 // invoked back to back, fauxqs with the queues serverless.yml declares, the example consumer fed by the SQS poller.
+import { sleep } from '../../devkit/sleep'
 import { GetQueueAttributesCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs'
 import { describe, expect, it } from 'vitest'
 import { jobOutcomeLine } from '../../local/job-lines'
@@ -32,7 +33,7 @@ async function waitForLine(match: (line: string) => boolean, timeoutMs: number):
     if (line) return JSON.parse(line.slice(line.indexOf('{')))
     if (Date.now() > deadline)
       throw new Error(`no such line after ${timeoutMs} ms; output:\n${output.slice(-40).join('\n')}`)
-    await new Promise((r) => setTimeout(r, 100))
+    await sleep(100)
   }
 }
 

@@ -1,5 +1,6 @@
 // Fan-out: a scan run that meets a burst starts scan workers beside it. The decision is pure (a fake start); the
 // drains run real scanners (the run's and the workers', in this process) over real Redis and fauxqs.
+import { sleep } from '../../devkit/sleep'
 import { createServer, type Socket } from 'node:net'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { FanOut, type ScanWorkerEvent, scanWorkerOf } from '../../src/scan/run/fan-out'
@@ -196,7 +197,7 @@ describe.concurrent('scan workers over real Redis and fauxqs', () => {
     const w = testScanner(t, { queues: { orders: q.url }, subscribe: false, claimBatchSize: 50 })
     const claim = w.leases.claim.bind(w.leases)
     w.leases.claim = async (...args: Parameters<typeof claim>) => {
-      await new Promise((r) => setTimeout(r, 250))
+      await sleep(250)
       return claim(...args)
     }
     // act

@@ -51,3 +51,30 @@ describe('the flow gate', () => {
     await empty.close()
   })
 })
+
+describe('the flow gate under a rate', () => {
+  it('gives held jobs of a fast key send times shared by up to ten, so each comes back with others', async () => {
+    // prepare: a key at 500 jobs/s (2 ms apart), burst 50; a claim of 150 of its jobs, due at the same time
+    const store = testStore({ shards: 1 })
+    await setFlowRate(store.redis, store.keys, { flowKey: 'fast' }, { rate: 500, burst: 50 })
+    const held: number[] = []
+    const gate = new FlowGate({
+      redis: store.redis,
+      keys: store.keys,
+      observer: { rateHeld: (_queue, _name, lateMs) => held.push(lateMs) },
+    })
+    await gate.reload()
+    const jobs = Array.from({ length: 150 }, (_, i) => standard(`fast-${i}`, 'fast'))
+    // act
+    const sent = await gate.pass(jobs)
+    // assess: the burst leaves; the other 100 come back at about 10 times (the cells of 20 ms), 10 jobs a time at
+    // most, rather than at 100 times 2 ms apart (100 wake-ups, claims and bucket calls)
+    expect(sent).toHaveLength(50)
+    expect(held).toHaveLength(100)
+    const perTime = new Map<number, number>()
+    for (const late of held) perTime.set(late, (perTime.get(late) ?? 0) + 1)
+    expect(perTime.size).toBeLessThanOrEqual(11)
+    expect(Math.max(...perTime.values())).toBeLessThanOrEqual(10)
+    await store.close()
+  })
+})

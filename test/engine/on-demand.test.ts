@@ -1,5 +1,6 @@
 // On-demand scan mode against real Redis and SQS: enqueues start a scanner when nothing runs, one at a time; the
 // scanner ends once nothing is due soon; a dead scanner's marker expires and the next enqueue replaces it.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Leases } from '../../src/scan/claims/leases'
 import { runOnDemand } from '../../src/scan/run/on-demand'
@@ -110,7 +111,7 @@ describe.concurrent('on-demand scan mode', () => {
     let n = 0
     while (fn.invocations.length === 0 && Date.now() - diedAt < ALIVE_TTL_MS + 3_000) {
       await queue.schedule({ id: `after-${++n}`, queue: 'orders', payload: n })
-      await new Promise((r) => setTimeout(r, 200))
+      await sleep(200)
     }
     await eventually(async () => (await pendingCount(t.store)) === 0, 15_000)
     await fn.settled()

@@ -1,4 +1,5 @@
 // An unreachable Redis fails commands with a clear error and is reported at a bounded rate, not once per retry.
+import { sleep } from '../../devkit/sleep'
 import { describe, expect, it } from 'vitest'
 import { freePort } from '../../local/ports'
 import { Keyspace } from '../../src/store/keys'
@@ -23,7 +24,7 @@ describe('redis connection errors', () => {
     const store = new JobStore(redis, new Keyspace({ prefix: 'down', shards: 1, buckets: 1 }))
     // act: a second of reconnect attempts (every 50-1000 ms)
     const error = await store.get('x').catch((e) => e)
-    await new Promise((r) => setTimeout(r, 1_000))
+    await sleep(1_000)
     redis.disconnect()
     // assess
     expect(error).toBeInstanceOf(StoreUnavailableError)

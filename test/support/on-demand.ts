@@ -10,7 +10,7 @@ import { Presence } from '../../src/scan/run/presence'
 import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
 import { JobStore } from '../../src/store/job-store'
 import { SCAN_START_GUARD_MS } from '../../src/store/scan-start'
-import { listenOnLoopback } from './loopback-server'
+import { listenOnLoopback } from '../../devkit/loopback-server'
 import { testScanner } from './scanner'
 import type { testStore } from './engine'
 

@@ -19,6 +19,19 @@ export const job = z.object({
   payload: z.unknown().optional(),
   groupId: z.string().optional(),
   flowKey: z.string().optional(),
+  held: z
+    .object({
+      reason: z.enum(['paused', 'rate']),
+      queue: z.string().optional(),
+      flowKey: z.string().optional(),
+      dueAt: time.optional(),
+      until: time.optional(),
+    })
+    .optional()
+    .meta({
+      description:
+        'flow control holds this pending job (docs/flow-control.md): a pause of its queue or key (dueAt: its place in due order), or a rate (until: its send time)',
+    }),
   tags: z.array(z.string()).optional(),
   createdAt: time.optional(),
   attempts: z.number().int().optional(),

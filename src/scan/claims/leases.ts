@@ -264,7 +264,12 @@ function withReceipts(items: readonly (Settlement & Partial<ClaimedJob>)[], ttlM
   for (let k = 0; k < items.length; k++) {
     const { id, token, accepted, attempt, dueMs, queue, createdAtMs, version, writeToken } = items[k]!
     settlements[k] =
-      ttlMs > 0 && accepted && attempt !== undefined && dueMs !== undefined && queue !== undefined
+      ttlMs > 0 &&
+      accepted &&
+      attempt !== undefined &&
+      dueMs !== undefined &&
+      queue !== undefined &&
+      createdAtMs !== undefined
         ? {
             id,
             token,

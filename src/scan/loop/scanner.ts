@@ -63,8 +63,8 @@ export interface ScannerOptions {
    * 0 acks at once. Default 100 ms.
    */
   ackHoldMs?: number
-  /** Called as each job is accepted by SQS (benchmarks, tests). */
-  onSent?: (job: ClaimedJob, acceptedAtMs: number, lateMs: number) => void
+  /** Called as each job is accepted by SQS (benchmarks, tests); `sentAtMs`: when its request started (local ms). */
+  onSent?: (job: ClaimedJob, acceptedAtMs: number, lateMs: number, sentAtMs: number) => void
   /** Called with each claim's result (the fan-out's measure of the backlog: src/scan/run/fan-out.ts). */
   onClaimed?: (shard: number, result: ClaimResult) => void
   /** Flow control (pauses, rates: src/flow/flow-gate.ts); absent: every claimed job is sent. */
@@ -100,7 +100,7 @@ function recordSent(sent: readonly SentJob[], clock: RedisClock, latency: Dispat
     job.accepted = { messageId, acceptedAtMs: clock.toRedis(acceptedAtMs) }
     latency.record(late, job.claimedAtMs - job.dueMs, acceptedAtMs - sentAtMs)
     o.observer?.sent(job.queue, late)
-    o.onSent?.(job, acceptedAtMs, late)
+    o.onSent?.(job, acceptedAtMs, late, sentAtMs)
   }
 }
 

@@ -1,0 +1,48 @@
+// Why a pending job waits past its due time under flow control, for its view (GET /jobs/{id}): a held job has left
+// the due list (it waits in the inflight set, like a retry: lua/flow-hold.lua), so without this it looks like any job
+// scheduled later. Read only, a few ZSCOREs, and only for a job whose view says scheduled.
+import { isoTime } from '../iso-time'
+import type { JobView } from '../store/job-store'
+import type { Keyspace } from '../store/keys'
+import type { ScriptedClient } from '../store/scripts'
+import { flowName, type FlowTarget, flowTarget } from './flow-names'
+
+/** A pause of its queue or key holds it (its place in due order kept), or a rate holds it until `until`. */
+export type HeldReason =
+  | { reason: 'paused'; queue: string; dueAt: string }
+  | { reason: 'paused'; flowKey: string; dueAt: string }
+  | { reason: 'rate'; queue: string; until: string }
+  | { reason: 'rate'; flowKey: string; until: string }
+
+/** The job's view, with `held` when flow control holds it. */
+export async function withHeldReason(
+  redis: ScriptedClient,
+  keys: Keyspace,
+  view: JobView,
+): Promise<JobView & { held?: HeldReason }> {
+  if (view.status !== 'scheduled') return view
+  const shard = keys.locate(view.id).shard
+  const targets: FlowTarget[] = [{ queue: view.queue }, ...(view.flowKey ? [{ flowKey: view.flowKey }] : [])]
+  const names = targets.map(flowName)
+  // Held jobs wait in the inflight set; a job in its due bucket is merely scheduled, whatever sets name it (and costs
+  // this one read).
+  if ((await redis.zscore(shard.inflight, view.id)) === null) return view
+  const places = await Promise.all([
+    ...names.map((name) => redis.zscore(shard.held(name), view.id)),
+    ...names.map((name) => redis.zscore(keys.rateShard(name).rateBucket(name).slots, view.id)),
+  ])
+  const paused = names.findIndex((_, i) => places[i] !== null)
+  if (paused >= 0)
+    return { ...view, held: { reason: 'paused', ...targetOf(names[paused]!), dueAt: isoTime(Number(places[paused])) } }
+  // A key's rate applies before its queue's (src/flow/flow-gate.ts verdictOf): look at the key's bucket first.
+  for (let i = names.length - 1; i >= 0; i--) {
+    const at = places[names.length + i]
+    if (at !== null && at !== undefined)
+      return { ...view, held: { reason: 'rate', ...targetOf(names[i]!), until: isoTime(Number(at)) } }
+  }
+  return view
+}
+
+function targetOf(name: string): { queue: string } | { flowKey: string } {
+  return flowTarget(name)!
+}

@@ -1,0 +1,63 @@
+// A pending job that flow control holds (src/flow/flow-gate.ts) has left the due list; GET /jobs/{id} says why it
+// waits: a pause of its queue or key (with its place in due order), or its key's rate (with its send time).
+import { afterAll, describe, expect, it } from 'vitest'
+import { FlowGate } from '../../src/flow/flow-gate'
+import { Leases } from '../../src/scan/claims/leases'
+import { bodyOf, request, testApi } from './api-helpers'
+
+const api = testApi()
+afterAll(() => api.close())
+
+/** One scanner's claim of every due job, decided by the flow gate as the scan loop does: held ones stay in Redis. */
+async function claimThroughGate() {
+  const { redis, keys } = api.engine
+  const leases = new Leases(
+    redis,
+    { leaseMs: 30_000, maxAttempts: 5, backoffBaseMs: 1_000, backoffMaxMs: 60_000 },
+    keys,
+  )
+  const gate = new FlowGate({ redis, keys })
+  await gate.reload()
+  const sent: string[] = []
+  for (const shard of keys.shards) {
+    const claim = await leases.claim(shard, await leases.seedHints(shard, 100), 100)
+    sent.push(...(await gate.pass(claim.jobs)).map((j) => j.id))
+  }
+  return sent
+}
+
+describe('held jobs in the job view', () => {
+  it('shows a job held by a pause and one held by its key rate, and a job that is merely scheduled without', async () => {
+    // prepare: queue "orders" paused; key "mail" at 1 job a second; three jobs due now, one later
+    const due = Date.now() - 1_000
+    await api.call(request('PUT', '/flow/queues/orders', { body: { paused: true } }))
+    await api.call(request('PUT', '/flow/keys/mail', { body: { rate: 1, burst: 1 } }))
+    const post = (id: string, queue: string, runAt: number, flowKey?: string) =>
+      api.call(
+        request('POST', '/jobs', {
+          body: { id, queue, payload: {}, runAt: new Date(runAt).toISOString(), ...(flowKey ? { flowKey } : {}) },
+        }),
+      )
+    await post('paused-1', 'orders', due)
+    await post('mail-1', 'emails', due, 'mail')
+    await post('mail-2', 'emails', due + 1, 'mail')
+    await post('later-1', 'emails', Date.now() + 3_600_000, 'mail')
+    // a time in the past is taken as now: the job's due time as stored
+    const dueAt = bodyOf(await api.call(request('GET', '/jobs/paused-1'))).runAt
+    // act
+    const sent = await claimThroughGate()
+    const [paused, mail2, later] = await Promise.all(
+      ['paused-1', 'mail-2', 'later-1'].map(async (id) => bodyOf(await api.call(request('GET', `/jobs/${id}`)))),
+    )
+    // assess: the first mail job took the one token; the second waits about a second for the next
+    expect(sent).toEqual(['mail-1'])
+    expect(paused).toMatchObject({
+      status: 'scheduled',
+      held: { reason: 'paused', queue: 'orders', dueAt },
+    })
+    expect(mail2).toMatchObject({ status: 'scheduled', held: { reason: 'rate', flowKey: 'mail' } })
+    expect(Date.parse(mail2.held.until)).toBeGreaterThan(Date.now())
+    expect(mail2.runAt).toBe(mail2.held.until)
+    expect(later.held).toBeUndefined()
+  })
+})
