@@ -51,7 +51,7 @@ export const scheduleInputSchema = z.strictObject({
   tags: tagsSchema,
 })
 
-/** What callers send: see docs/api.md, "Recurring schedules" (the schema's type: the two cannot drift apart). */
+/** What callers send: see docs/schedules.md, "Input" (the schema's type: the two cannot drift apart). */
 export type ScheduleInput = z.input<typeof scheduleInputSchema>
 
 export type ScheduleValidationConfig = Pick<Config, 'queues' | 'maxMessageBytes'> & Partial<Pick<Config, 'httpTargets'>>
