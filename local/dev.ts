@@ -1,6 +1,7 @@
 // `npm run dev`: the whole stack in one command (local/dev-stack.ts); Ctrl-C stops every process it started.
 // `npm run dev -- --no-example-consumer` leaves the target queues to another service's consumer (sdq-poll); the
-// stack's addresses are in .dev/env while it runs. `--verbose` also prints serverless-offline's own start-up table.
+// stack's addresses are in .dev/env while it runs. `--verbose` also prints serverless-offline's own start-up table
+// and the consumer's JSON log lines (by default, one `[job] …` line per job outcome stands for them).
 // Environment: REDIS_URL (use that Redis instead of a private one), PORT (API port, default 3000 when free),
 // LAMBDA_PORT (serverless-offline's Lambda endpoint, default 3002 when free), SQS_PORT (local SQS, default 9324
 // when free), DASHBOARD_PORT (the operator dashboard, default 3003 when free), SHOW_METRICS=1 (print the functions'
@@ -8,6 +9,7 @@
 // http://localhost:5173: docs/local.md), and any setting of docs/settings.md (e.g. POLL_INTERVAL_MS) for the functions.
 import { freePort } from './ports'
 import { startDevStack, type DevStack } from './dev-stack'
+import { jobOutcomeLine } from './job-lines'
 import { createServer } from 'node:net'
 import { resolve } from 'node:path'
 
@@ -66,9 +68,14 @@ async function main() {
     envFile,
     // The functions' metric lines (EMF, several every 10 s) would bury their logs: the dashboard shows the figures.
     // serverless-offline's own start-up table lists its internal routes (the API behind the gate, the Lambda
-    // endpoint's /2015-03-31/… invocations): the stack's banner below names the addresses to use.
-    onOutput: (line) =>
-      (showMetrics || !line.includes('{"_aws":')) && (verbose || !isOfflineBanner(line)) && console.log(line),
+    // endpoint's /2015-03-31/… invocations): the stack's banner below names the addresses to use. A consumer's
+    // JSON lines become one short line per job outcome (local/job-lines.ts); --verbose prints them as well.
+    onOutput: (line) => {
+      if ((!showMetrics && line.includes('{"_aws":')) || (!verbose && isOfflineBanner(line))) return
+      const outcome = jobOutcomeLine(line)
+      if (outcome) console.log(outcome)
+      if (outcome === undefined || verbose) console.log(line)
+    },
   })
   const stack = await starting
   if (stopping) return

@@ -22,7 +22,7 @@ import { scheduleMany, type BatchItemResult } from './schedule-many'
 import { isoTime } from '../shared/iso-time'
 import { validateWriteToken, type WriteOptions } from './write-token'
 import type { MoveTo, PromoteDueResult } from '../store/promote'
-import { runDue, runNow, type RunDueInput, type RunNowAnswer } from './run-now'
+import { runDue, runNow, type RunDueInput, type RunDueResult, type RunNowAnswer } from './run-now'
 import type { TagPage } from '../store/tag-page'
 import type { TagCancelOptions, TagCancelResult } from '../store/tag-cancel'
 import { cancelByTag, listByTag, type TagPageOptions } from './tag-actions'
@@ -33,6 +33,7 @@ export type {
   JobInput,
   PromoteDueResult,
   RunDueInput,
+  RunDueResult,
   RunNowAnswer,
   ScheduleInput,
   ScheduleListPage,
@@ -166,8 +167,8 @@ export class DelayQueue {
     return runNow(this.store, this.starter, id, to)
   }
 
-  /** Run now every pending job due before a time, a bounded share per call with a cursor (src/direct/run-now.ts). */
-  runDue(input: RunDueInput | unknown, options: { maxRuns?: number } = {}): Promise<PromoteDueResult> {
+  /** Run now the pending jobs due before a time or with a tag, a share per call with a cursor (direct/run-now.ts). */
+  runDue(input: RunDueInput | unknown, options: { maxRuns?: number } = {}): Promise<RunDueResult> {
     return runDue({ store: this.store, starter: this.starter, config: this.config }, input, options)
   }
 
@@ -216,7 +217,7 @@ export class DelayQueue {
   }
 
   /** Schedules in id order, `limit` (1-100) at a time; pass the returned cursor back for the next page. */
-  listSchedules(options: { cursor?: string | null; limit?: number } = {}): Promise<ScheduleListPage> {
+  listSchedules(options: { cursor?: string | null; limit?: number; tag?: string } = {}): Promise<ScheduleListPage> {
     return this.recurring.list(options)
   }
 

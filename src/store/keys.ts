@@ -77,6 +77,11 @@ export class ShardKeys {
    */
   readonly tags: string
   /**
+   * The shard's schedule tag index: a ZSET, all scored 0, of "<tag>\n<schedule id>" for each tag of each recurring
+   * schedule of this shard (GET /schedules?tag=), written by lua/schedule-put.lua and lua/schedule-delete.lua.
+   */
+  readonly scheduleTags: string
+  /**
    * Flow control (docs/flow-control.md): a STRING naming the version of the flow settings, written on every shard by
    * each change, so a claim (lua/claim.lua) tells its scanner in its own slot when to read the settings again.
    */
@@ -103,6 +108,7 @@ export class ShardKeys {
     this.pendingWalks = `${this.tag}:walks`
     this.pendingWalkBytes = `${this.tag}:walk-bytes`
     this.tags = `${this.tag}:tags`
+    this.scheduleTags = `${this.tag}:schedule-tags`
     this.flowEpoch = `${this.tag}:flow-epoch`
   }
 

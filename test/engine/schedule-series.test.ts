@@ -89,7 +89,7 @@ describe.concurrent('recurring schedules (series)', () => {
     await q.pauseSchedule('sturdy')
     // assess: the first occurrence went out twice (at least once), the series went on, one job per time. The
     // takeover waits for the lease, so on a loaded machine the first ack can come after start + 1 s: that time is
-    // then left out as a missed occurrence (docs/api.md); a time still ahead at its predecessor's ack never is.
+    // then left out as a missed occurrence (docs/schedules.md); a time still ahead at its predecessor's ack never is.
     const sent = await stage.received()
     const ids = sent.map((b) => b.id)
     const runs = await stage.runs('sturdy')
