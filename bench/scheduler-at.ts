@@ -5,6 +5,10 @@
 // burst), ahead of time, into one scanner built as the scan function builds it and already running. Lateness per
 // schedule is the scanner's onSent callback (as in bench/lateness.ts): the time SendMessageBatch returned, on Redis's
 // clock, minus the schedule's at() second. The queue's message count at the end proves every one is in SQS.
+// Before the timed seconds come WARM_SECONDS untimed ones of the same size, made the same way: V8 in this process
+// and fauxqs are still compiling through the first bursts of a process (as `npm run bench` warms up with untimed
+// bursts, WARM_ROUNDS in bench/index.ts), and a deployed scan function is a warm process. Without them the first timed
+// seconds measured that instead (30-50 ms where the later ones took 12-25 ms, at load 2-4).
 import { sleep } from '../devkit/sleep'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -27,6 +31,8 @@ const size = quick ? { schedules: 500, seconds: 5 } : { schedules: 2_000, second
 const CREATES_IN_FLIGHT = 16
 /** Time to create every schedule before the first is due (the creates take 1-5 s here, depending on the neighbours). */
 const LEAD_MS = 15_000
+/** Untimed seconds of schedules before the timed ones (see the header). */
+const WARM_SECONDS = 3
 
 const log = (msg: string) => console.error(`[bench:scheduler-at ${new Date().toISOString().slice(11, 19)}] ${msg}`)
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined }
@@ -47,20 +53,32 @@ async function main() {
     const apiEngine = createEngine(parts.config)
     const server = await serveScheduler(createSchedulerHandler(apiEngine, { logger: silent }))
     const client = new SchedulerClient({ endpoint: server.url, region: 'us-east-1', credentials: localCredentials })
-    const lateness: number[] = []
-    const scanning = startScanning(parts, Date.now() + LEAD_MS + size.seconds * 1000 + 90_000, {
-      onSent: (_job, _at, late) => void lateness.push(late),
+    const perSecond = size.schedules / size.seconds
+    const warmSchedules = WARM_SECONDS * perSecond
+    const total = warmSchedules + size.schedules
+    // Each schedule's lateness, by its at() second (the untimed seconds included: their figures are printed apart).
+    const bySecond = new Map<number, number[]>()
+    let sent = 0
+    const scanning = startScanning(parts, Date.now() + LEAD_MS + (WARM_SECONDS + size.seconds) * 1000 + 90_000, {
+      onSent: (job, _at, late) => {
+        sent++
+        const second = bySecond.get(job.dueMs)
+        if (second) second.push(late)
+        else bySecond.set(job.dueMs, [late])
+      },
       logger: silent,
     })
+    let firstSecond: number
     try {
       await sleep(500) // subscribed, first claim done, asleep
-      const firstSecond = Math.ceil((Date.now() + LEAD_MS) / 1000) * 1000
+      const warmSecond = Math.ceil((Date.now() + LEAD_MS) / 1000) * 1000
+      firstSecond = warmSecond + WARM_SECONDS * 1000
       const startedCreating = Date.now()
-      await inFlight(size.schedules, CREATES_IN_FLIGHT, (i) =>
+      await inFlight(total, CREATES_IN_FLIGHT, (i) =>
         client.send(
           new CreateScheduleCommand({
             Name: `at-${i}`,
-            ScheduleExpression: `at(${new Date(firstSecond + (i % size.seconds) * 1000).toISOString().slice(0, 19)})`,
+            ScheduleExpression: `at(${new Date(warmSecond + (i % (WARM_SECONDS + size.seconds)) * 1000).toISOString().slice(0, 19)})`,
             FlexibleTimeWindow: { Mode: 'OFF' },
             Target: {
               Arn: Attributes!.QueueArn!,
@@ -71,11 +89,10 @@ async function main() {
         ),
       )
       const createMs = Date.now() - startedCreating
-      log(`created ${size.schedules} schedules in ${createMs} ms (${fmt.rate((size.schedules * 1000) / createMs)})`)
-      if (Date.now() >= firstSecond)
-        log('the creates finished after the first schedule was due: lateness is overstated')
+      log(`created ${total} schedules in ${createMs} ms (${fmt.rate((total * 1000) / createMs)})`)
+      if (Date.now() >= warmSecond) log('the creates finished after the first schedule was due: lateness is overstated')
       const deadline = firstSecond + size.seconds * 1000 + 60_000
-      while (lateness.length < size.schedules && Date.now() < deadline) await sleep(50)
+      while (sent < total && Date.now() < deadline) await sleep(50)
     } finally {
       client.destroy()
       await server.close()
@@ -85,24 +102,46 @@ async function main() {
       new GetQueueAttributesCommand({ QueueUrl: parts.queue.url, AttributeNames: ['ApproximateNumberOfMessages'] }),
     )
     await scanning.stop()
-    const late = percentiles(lateness)
+    const seconds = [...bySecond.keys()].sort((a, b) => a - b)
+    const timed = seconds.filter((s) => s >= firstSecond)
+    const late = percentiles(timed.flatMap((s) => bySecond.get(s)!))
+    // p50 / max of each second, so that one late second (a pause of the process) shows as what it is.
+    const eachSecond = (list: number[]) =>
+      list.map((s) => percentiles(bySecond.get(s)!)).map((p) => ({ p50: p.p50, max: p.max }))
+    const perSecondLate = eachSecond(timed)
+    const warmUp = eachSecond(seconds.filter((s) => s < firstSecond))
     const inQueue = Number(attrs.Attributes?.ApproximateNumberOfMessages ?? 0)
-    const perSecond = size.schedules / size.seconds
+    const pairs = (list: { p50: number; max: number }[]) => list.map((p) => `${p.p50}/${p.max}`).join(' ')
     console.log(
-      printTable(
-        (['p50', 'p90', 'p99', 'max'] as const).map((p) => ({
+      printTable([
+        ...(['p50', 'p90', 'p99', 'max'] as const).map((p) => ({
           measure: `at() firing lateness ${p} (${fmt.int(late.count)} schedules, ${perSecond} per second)`,
           value: fmt.ms(late[p]),
-          note: p === 'p50' ? `SQS accepted (onSent) - at() second; ${inQueue} in queue` : '',
+          note:
+            p === 'p50'
+              ? `SQS accepted (onSent) - at() second; ${inQueue} of ${total} (warm-up included) in queue`
+              : '',
         })),
-      ),
+        { measure: 'each timed second, p50/max ms', value: pairs(perSecondLate) },
+        { measure: `untimed warm-up seconds (${WARM_SECONDS}), p50/max ms`, value: pairs(warmUp) },
+      ]),
     )
     console.log(`load average (1 min) at start ${loadStart.toFixed(2)}, at end ${loadavg()[0]!.toFixed(2)}`)
     if (!quick) {
       const file = resolve(process.cwd(), 'bench/results.json')
       const all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
       const machine = { node: process.version, redis: redisVersion, cpus: cpus().length, loadAverageStart: loadStart }
-      const schedulerAt = { ...size, perSecond, lateness: late, inQueue, date: new Date().toISOString(), machine }
+      const schedulerAt = {
+        ...size,
+        perSecond,
+        warmSeconds: WARM_SECONDS,
+        lateness: late,
+        perSecondLateness: perSecondLate,
+        warmUpLateness: warmUp,
+        inQueue,
+        date: new Date().toISOString(),
+        machine,
+      }
       writeFileSync(file, `${JSON.stringify({ ...all, schedulerAt }, null, 2)}\n`)
     }
   } finally {
