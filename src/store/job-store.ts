@@ -14,7 +14,15 @@ import { guard } from './redis/redis-errors'
 import { readStats, type StoreStats } from './stats'
 import { writeScript, type ReplicationOptions } from './redis/replication'
 import type { ScanStartOptions } from '../on-demand/start/scan-start'
-import { cancelCall, decodeEnqueue, enqueueCall, EnqueueStatus, getCall, type EnqueueReply } from './script-calls'
+import {
+  CancelStatus,
+  cancelCall,
+  decodeEnqueue,
+  enqueueCall,
+  EnqueueStatus,
+  getCall,
+  type EnqueueReply,
+} from './script-calls'
 import { enqueueMode } from './upsert-modes'
 import type { ScriptCall } from './scripts'
 import { rideOut } from './redis/ride-out'
@@ -173,7 +181,7 @@ export class JobStore {
     const location = this.keys.locate(id)
     const { reply, unconfirmed } = await this.write(location.shard, cancelCall(location, id))
     const code = Number(reply)
-    if (code !== 1) throw scriptError(code as ScriptErrorCode, id)
+    if (code !== CancelStatus.Cancelled) throw scriptError(code as ScriptErrorCode, id)
     this.confirmed(undefined, unconfirmed)
   }
 

@@ -232,6 +232,14 @@ export function scannerAliveCall(shard: ShardKeys, owner: string, ttlMs: number)
   return { script: 'sdqScannerAlive', keys: { scanner: shard.scannerAlive }, args: { owner, ttlMs } }
 }
 
+/** lua/scanner-retire.lua's verdict, the first element of its reply. */
+export enum ScannerRetireStatus {
+  /** The run's name is off the shard (or was not there). */
+  Removed = 1,
+  /** Work is due within the horizon: the run stays. */
+  Kept = 0,
+}
+
 /** lua/scanner-retire.lua: [1, 0] when the run's name is off the shard, [0, untilDueMs] when work is due too soon. */
 export function scannerRetireCall(
   shard: ShardKeys,
