@@ -12,7 +12,8 @@ import { readDelivery, type DeliveryRecord } from './delivery-record'
 import { replayedResult } from './replayed-write'
 import { guard } from './redis/redis-errors'
 import { readStats, type StoreStats } from './stats'
-import { writeScript, type ReplicationOptions } from './redis/replication'
+import type { ReplicationOptions } from './redis/replication'
+import { writeScript } from './redis/write'
 import type { ScanStartOptions } from '../on-demand/start/scan-start'
 import {
   CancelStatus,

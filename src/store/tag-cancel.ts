@@ -8,7 +8,8 @@
 // connection) and is called again goes on with what is left; jobs found in flight are found again, and counted again.
 // Jobs given the tag while the cancel runs are cancelled if their id comes after the step that is under way.
 import type { Keyspace, ShardKeys } from './keys'
-import { writeScript, type ReplicationOptions } from './redis/replication'
+import type { ReplicationOptions } from './redis/replication'
+import { writeScript } from './redis/write'
 import { rideOut } from './redis/ride-out'
 import type { ScriptCall, ScriptedClient } from './scripts'
 import { tagIds } from './tag-index'

@@ -8,7 +8,8 @@
 // to go on from. A job a scanner holds (or whose dispatch retry is pending) is counted as in flight, not promoted.
 import { ValidationError } from '../errors'
 import type { Keyspace, ShardKeys } from './keys'
-import { writeScript, type ReplicationOptions } from './redis/replication'
+import type { ReplicationOptions } from './redis/replication'
+import { writeScript } from './redis/write'
 import { rideOut } from './redis/ride-out'
 import type { ScriptCall, ScriptedClient } from './scripts'
 import { tagIds } from './tag-index'
