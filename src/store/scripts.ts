@@ -60,6 +60,7 @@ import flowHoldLua from '../../lua/flow-hold.lua'
 import flowSetLua from '../../lua/flow-set.lua'
 import flowResumeLua from '../../lua/flow-resume.lua'
 import flowTakeLua from '../../lua/flow-take.lua'
+import flowPace from '../../lua/includes/flowPace.lua'
 
 export type RedisClient = Redis | Cluster
 
@@ -92,6 +93,7 @@ export const LUA_HELPERS: Readonly<Record<string, string>> = {
   expireReceipts,
   recordTags,
   indexTags,
+  flowPace,
 }
 
 /** The scripts by command name, as written in lua/ (before their helpers are prepended). */
