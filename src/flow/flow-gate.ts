@@ -98,7 +98,7 @@ export class FlowGate {
     this.reloadedAt = Date.now()
     // While anything is paused, claims pace nothing: a paced job held for a pause on its return would keep its pace
     // time, not its due time, as its place in due order.
-    this.paces = this.settings.paused.size ? '' : paceSpec(this.settings.rates, groupCellMs)
+    this.paces = this.settings.paused.size ? '' : paceSpec(this.settings.rates, groupCellMs, this.o.keys.shards.length)
     // A resume or a new rate: groups held under the old settings are decided again when their jobs come back.
     this.blocked.clear()
   }

@@ -23,7 +23,7 @@ beforeEach(async () => {
 afterEach(() => t.close())
 
 const MAIL: FlowRate = { rate: 500, burst: 50 }
-const spec = (rates: Record<string, FlowRate>) => paceSpec(new Map(Object.entries(rates)), groupCellMs)
+const spec = (rates: Record<string, FlowRate>) => paceSpec(new Map(Object.entries(rates)), groupCellMs, 1)
 
 async function redisNow(): Promise<number> {
   const [s, us] = await t.redis.time()
