@@ -1,7 +1,7 @@
 // Reference: what this Redis does with the bare minimum a delay queue needs per job (one ZADD + one HSET in one
 // Lua script), called one EVALSHA at a time with 50 calls in flight. The library's enqueue rate is judged against
 // this, so both run on the same server, in the same minute, with the same ids and payload.
-import { connectRedis } from '../src/store/redis'
+import { connectRedis } from '../src/store/redis/redis'
 import { PAYLOAD_JSON, jobId } from './data'
 import { flush, usedMemory, type BenchEnv } from './env'
 import { inFlight } from '../devkit/stats'

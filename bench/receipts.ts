@@ -82,7 +82,7 @@ async function enqueueDue(engine: Engine, n: number) {
 
 /** Schedules every second: each one's next occurrence falls due within a second of its creation. */
 async function putDueSchedules(engine: Engine, n: number) {
-  const schedules = new ScheduleStore(engine.store.redis, engine.keys)
+  const schedules = new ScheduleStore(engine.store.redis, engine.keys, engine.replication)
   const spec = { queue: TARGET, everyMs: 1_000, timezone: 'UTC', paused: false }
   await inFlight(n, 32, (i) => schedules.put({ id: jobId('s', i), spec, payloadJson: PAYLOAD_JSON }))
 }

@@ -52,7 +52,7 @@ function dailyAt(ms: number): string {
 }
 
 async function putSchedules(engine: Engine, count: number, tag: string, dueAtMs?: number): Promise<void> {
-  const schedules = new ScheduleStore(engine.store.redis, engine.keys)
+  const schedules = new ScheduleStore(engine.store.redis, engine.keys, engine.replication)
   await inFlight(count, 32, (i) =>
     schedules.put({ id: jobId(tag, i), spec: spec(i, dueAtMs), payloadJson: PAYLOAD_JSON }),
   )

@@ -1,6 +1,6 @@
 --[[
-  scanner-alive: on-demand scan mode, a scan run says it is alive on one shard (src/scan/run/presence.ts), and again
-  every second while it runs. The marker is a set of the runs alive, so that each run removes only its own name: a
+  scanner-alive: on-demand scan mode, a scan run says it is alive on one shard (src/on-demand/run/presence.ts), and
+  again every second while it runs. The marker is a set of the runs alive, so that each run removes only its own name: a
   run that ends never takes the marker away from another run still scanning.
 
   KEYS[1] scanner  ZSET  run name -> when its name lapses (ms); the key lives as long as its last name. The enqueue

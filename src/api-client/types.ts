@@ -5,6 +5,7 @@ export type {
   PromoteDueResult,
   QueueStats,
   RunDueInput,
+  RunDueResult,
   RunNowAnswer,
   ScheduledJob,
   ScheduleInput,

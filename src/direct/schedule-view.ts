@@ -1,6 +1,6 @@
 // A stored schedule as callers see it: the input (times as ISO) plus nextRunAt, lastRunAt, runs and createdAt.
 import type { StoredSchedule } from '../store/schedule-record'
-import { isoTime } from '../iso-time'
+import { isoTime } from '../shared/iso-time'
 
 export interface ScheduleView {
   id: string
@@ -13,6 +13,7 @@ export interface ScheduleView {
   endAt?: string
   paused: boolean
   groupId?: string
+  tags?: string[]
   /** The pending occurrence's time; null when paused or ended. */
   nextRunAt: string | null
   lastRunAt: string | null
@@ -42,6 +43,7 @@ export function scheduleView(id: string, s: StoredSchedule): ScheduleView {
     ...timeField('endAt', spec.endAtMs),
     paused: spec.paused,
     ...(spec.groupId !== undefined ? { groupId: spec.groupId } : {}),
+    ...(spec.tags?.length ? { tags: spec.tags } : {}),
     nextRunAt: s.pendingMs === null ? null : isoTime(s.pendingMs),
     lastRunAt: s.lastRunMs === null ? null : isoTime(s.lastRunMs),
     runs: s.runs,

@@ -60,6 +60,7 @@ import flowHoldLua from '../../lua/flow-hold.lua'
 import flowSetLua from '../../lua/flow-set.lua'
 import flowResumeLua from '../../lua/flow-resume.lua'
 import flowTakeLua from '../../lua/flow-take.lua'
+import tagPromoteLua from '../../lua/tag-promote.lua'
 
 export type RedisClient = Redis | Cluster
 
@@ -87,11 +88,11 @@ export const LUA_HELPERS: Readonly<Record<string, string>> = {
   encodeSchedule,
   maybeSent,
   dropUnleased,
+  recordTags,
+  indexTags,
   addOccurrence,
   keepReceipt,
   expireReceipts,
-  recordTags,
-  indexTags,
 }
 
 /** The scripts by command name, as written in lua/ (before their helpers are prepended). */
@@ -117,6 +118,7 @@ export const LUA_SCRIPTS = {
   sdqScannerRetire: scannerRetireLua,
   sdqScanStartRelease: scanStartReleaseLua,
   sdqTagCancel: tagCancelLua,
+  sdqTagPromote: tagPromoteLua,
   sdqSchedulerLockRelease: schedulerLockReleaseLua,
   sdqFlowTake: flowTakeLua,
   sdqFlowHold: flowHoldLua,

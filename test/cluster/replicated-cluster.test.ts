@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedisCluster, type ClusterNode, type LocalRedisCluster } from '../../local/redis-cluster'
 import { Keyspace } from '../../src/store/keys'
 import { JobStore } from '../../src/store/job-store'
-import { closeRedis, connectRedis } from '../../src/store/redis'
+import { closeRedis, connectRedis } from '../../src/store/redis/redis'
 import { job, uniquePrefix } from '../support/engine'
 import { monitorRedis } from '../support/redis-monitor'
 

@@ -6,8 +6,8 @@ import { sleep } from '../../devkit/sleep'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { JobExistsError } from '../../src/errors'
 import { Keyspace } from '../../src/store/keys'
-import { connectRedis } from '../../src/store/redis'
-import { replicaWatchOf } from '../../src/store/replica-watch'
+import { connectRedis } from '../../src/store/redis/redis'
+import { replicaWatchOf } from '../../src/store/redis/replica-watch'
 import { defaultLog } from '../../src/logger'
 import { JobStore, type NewJob } from '../../src/store/job-store'
 import { startRedisCluster, type ClusterNode, type LocalRedisCluster } from '../../local/redis-cluster'
@@ -65,7 +65,7 @@ describe('resharding', () => {
     const store = new JobStore(redis, keys, undefined, {
       replicas: 'auto',
       timeoutMs: 2_000,
-      watch: replicaWatchOf(redis, keys, defaultLog()),
+      watch: replicaWatchOf(redis, keys, defaultLog(), 2_000),
     })
     const q = await createQueue(sqs, 'reshard')
     const scanner = testScanner({ redis, keys }, { queues: { orders: q.url }, claimBatchSize: 50 })

@@ -1,9 +1,9 @@
-// One retry rule on both sides of SQS (src/equal-jitter.ts): the scan's dispatch retries count it in ms, the consumer
-// toolkit's visibility timeouts in whole seconds, rounded up; the same policy gives the same delay on both.
+// One retry rule on both sides of SQS (src/shared/equal-jitter.ts): the scan's dispatch retries count it in ms, the
+// consumer toolkit's visibility timeouts in whole seconds, rounded up; the same policy gives the same delay on both.
 import { describe, expect, it } from 'vitest'
 import { backoffSeconds } from '../../src/consumer/backoff'
-import { equalJitterDelay, exponentialDelay } from '../../src/equal-jitter'
-import { isoTime } from '../../src/iso-time'
+import { equalJitterDelay, exponentialDelay } from '../../src/shared/equal-jitter'
+import { isoTime } from '../../src/shared/iso-time'
 import { retryDelayMs } from '../../src/scan/claims/backoff'
 
 describe('equal jitter', () => {

@@ -5,7 +5,7 @@
 import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
-import { connectRedis } from '../../src/store/redis'
+import { connectRedis } from '../../src/store/redis/redis'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
 import { createQueue, sqsClient } from '../support/sqs'

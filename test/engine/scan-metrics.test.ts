@@ -40,7 +40,14 @@ beforeEach(async () => {
     POLL_INTERVAL_MS: '50',
     MAX_DISPATCH_ATTEMPTS: '1',
   })
-  engine = { config, keys: t.keys, redis: t.redis, store: t.store, close: async () => {} }
+  engine = {
+    config,
+    keys: t.keys,
+    redis: t.redis,
+    store: t.store,
+    replication: t.store.replication,
+    close: async () => {},
+  }
 })
 afterEach(async () => {
   vi.restoreAllMocks()

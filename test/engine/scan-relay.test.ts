@@ -7,6 +7,7 @@ import { Redis } from 'ioredis'
 import { runInvocation, type InvocationOptions } from '../../src/scan/run/invocation'
 import { Relay } from '../../src/scan/run/relay'
 import { JobStore } from '../../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
 import { testStore, job } from '../support/engine'
 import { silentLogger } from '../support/pipeline'
 import { pendingCount, testScanner } from '../support/scanner'
@@ -289,7 +290,7 @@ describe.concurrent('scan relay', () => {
     // ask for a scanner (it cannot while a marker says one is alive: the job would wait for the next tick)
     expect(b.report).toMatchObject({ endedEarly: true })
     expect(endedA.report).toMatchObject({ handedOverTo: null, endedEarly: true })
-    const onDemand = new JobStore(st.t.redis, st.t.keys, { horizonMs: 70_000, guardMs: 10_000 })
+    const onDemand = new JobStore(st.t.redis, st.t.keys, { horizonMs: 70_000, guardMs: 10_000 }, NO_REPLICA_WAIT)
     const enqueued = await onDemand.enqueue(job({ id: 'soon', schedule: { delayMs: 1_000 } }))
     expect(enqueued.startScanner).toBe(true)
     await st.close()

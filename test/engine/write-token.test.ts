@@ -6,6 +6,7 @@ import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Leases } from '../../src/scan/claims/leases'
 import { JobStore } from '../../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
 import { job, testStore } from '../support/engine'
 import { testScanner } from '../support/scanner'
 import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
@@ -17,7 +18,7 @@ const DAY_MS = 86_400_000
 /** A store that keeps receipts, a scanner that sends to one queue, and what that queue holds. */
 async function stage(name: string) {
   const t = testStore()
-  const store = new JobStore(t.redis, t.keys, undefined, undefined, DAY_MS)
+  const store = new JobStore(t.redis, t.keys, undefined, NO_REPLICA_WAIT, DAY_MS)
   const q = await createQueue(sqs, name)
   const s = testScanner(t, { queues: { orders: q.url }, receiptTtlMs: DAY_MS, ackHoldMs: 0 })
   const dispatched = (id: string) => s.runUntil(async () => (await store.get(id))?.status === 'dispatched')

@@ -14,16 +14,16 @@ import {
   type Settlement,
 } from '../../store/scan-script-calls'
 import { encodeReceipt, writeTokenDigest } from '../../store/receipt'
-import { rideOut } from '../../store/ride-out'
+import { rideOut } from '../../store/redis/ride-out'
 import { runScript, type ScriptedClient } from '../../store/scripts'
-import { guard } from '../../store/redis-errors'
+import { guard } from '../../store/redis/redis-errors'
 import { heldBackAt, retryAtOf, retryDelayMs } from './backoff'
 import { ShardClocks } from '../loop/clock'
 import type { HeldBehind } from '../dispatch/lane'
 import { ackOccurrences } from './occurrence-ack'
 import type { ClaimedJob, ClaimResult } from './claimed-job'
 import { fencedClaim } from './claim-fence'
-import type { ReplicationOptions } from '../../store/replication'
+import type { ReplicationOptions } from '../../store/redis/replication'
 
 export interface LeaseOptions {
   leaseMs: number
