@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, rmSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { bundlesIn, packageHere } from './packaged'
-import { median } from './stats'
+import { median } from '../devkit/stats'
 
 const RUNS = 15
 const root = process.cwd()

@@ -8,6 +8,7 @@
 // rounds of a raw run and a burst first; 1 as npm run bench), fauxqs=N (N more untimed raw messages first).
 // With `node --trace-opt --trace-deopt .build/burst-reps.cjs`, each phase prints a `### phase` line on stdout,
 // so the V8 lines between two of them are that phase's.
+import { sleep } from '../devkit/sleep'
 import { readFileSync } from 'node:fs'
 import { performance, PerformanceObserver } from 'node:perf_hooks'
 import type { SQSClient } from '@aws-sdk/client-sqs'
@@ -20,7 +21,7 @@ import { benchJob, jobId } from './data'
 import { flush, info, processCpuSeconds, startBenchEnv, type BenchEnv } from './env'
 import { runMain } from './main'
 import { measureRawSqs } from './raw-sqs'
-import { inFlight, median, sleep } from './stats'
+import { inFlight, median } from '../devkit/stats'
 
 const args = process.argv.slice(2)
 const reps = Number(args.find((a) => /^\d+$/.test(a)) ?? 3)

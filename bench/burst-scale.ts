@@ -28,7 +28,7 @@ import { benchJob, jobId } from './data'
 import { flush, processCpuSeconds, startBenchEnv, type BenchEnv } from './env'
 import { runMain } from './main'
 import { bundleScanFunction, runScanWorker } from './scan-worker-process'
-import { inFlight, median } from './stats'
+import { inFlight, median } from '../devkit/stats'
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`)

@@ -5,7 +5,7 @@ import type { NewJob } from '../src/store/job-store'
 import { benchJob, jobId } from './data'
 import type { BenchEnv } from './env'
 import { runScanner } from './scan-run'
-import { inFlight } from './stats'
+import { inFlight } from '../devkit/stats'
 
 export interface BurstResult {
   lastInSqsMs: number

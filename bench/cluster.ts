@@ -5,6 +5,7 @@
 //   - backlog drain (jobs/s into SQS) for 1 scanner over 1 and 3 shards, 2 scanners over 3 and 12 shards.
 // Every process shares this machine's 2 cores, and the "2 scanners" of a row run in this one process (one event loop):
 // the drain figures compare layouts with each other, not with AWS, where each scan Lambda has its own CPU.
+import { sleep } from '../devkit/sleep'
 import { GetQueueAttributesCommand, CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs'
 import type { Redis } from 'ioredis'
 import { loadConfig, type Config } from '../src/config'
@@ -16,7 +17,7 @@ import { startRedisCluster, type LocalRedisCluster } from '../local/redis-cluste
 import { localCredentials, startSqsProcess } from '../local/sqs-endpoint'
 import { jobId, PAYLOAD_JSON, TARGET } from './data'
 import { runMain } from './main'
-import { inFlight, median, sleep } from './stats'
+import { inFlight, median } from '../devkit/stats'
 import { fmt, printTable, type Row } from './table'
 
 const quick = process.argv.includes('--quick')

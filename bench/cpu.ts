@@ -9,6 +9,7 @@
 //   - the API handler: one POST /jobs, and one POST /jobs/batch of 100, as API Gateway / a Function URL hands them over.
 // Redis and the local SQS endpoint run in their own processes, so their CPU is not counted. On Lambda a function gets
 // CPU in proportion to its memory (1,769 MB = one vCPU), so CPU ms per job / the vCPU share = wall ms per job.
+import { sleep } from '../devkit/sleep'
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
 import { build } from 'esbuild'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -17,7 +18,7 @@ import { join } from 'node:path'
 import { type Arrivals, benchJob, dueOffsets, jobId, PAYLOAD_JSON, TARGET } from './data'
 import { flush, type BenchEnv } from './env'
 import { scanParts, startScanning } from './scanning'
-import { inFlight, median, percentiles, sleep } from './stats'
+import { inFlight, median, percentiles } from '../devkit/stats'
 
 export interface CpuResult {
   drainJobs: number

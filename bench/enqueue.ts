@@ -1,12 +1,13 @@
 // Library enqueue rate: JobStore.enqueueMany (one pipeline of the real enqueue script per call), batches of 100,
 // several batches in flight, the way an application or the batch API route would load jobs. Jobs are built
 // before the clock starts: we time the library and Redis, not the bench's object building.
-import { connectRedis } from '../src/store/redis'
+import { connectRedis } from '../src/store/redis/redis'
 import { Keyspace } from '../src/store/keys'
 import { JobStore, type NewJob } from '../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../src/store/redis/replication'
 import { benchJob, jobId } from './data'
 import { flush, type BenchEnv } from './env'
-import { inFlight } from './stats'
+import { inFlight } from '../devkit/stats'
 
 export const ENQUEUE_BATCH = 100
 export const ENQUEUE_BATCHES_IN_FLIGHT = 8
@@ -18,6 +19,8 @@ export async function measureEnqueue(env: BenchEnv, jobs: number, rep: number): 
   const store = new JobStore(
     redis,
     new Keyspace({ prefix: config.keyPrefix, shards: config.shards, buckets: config.dueBuckets }),
+    undefined,
+    NO_REPLICA_WAIT,
   )
   try {
     await store.enqueue(benchJob(`warm-${rep}`, { delayMs: 3_600_000 })) // loads the script (EVAL on NOSCRIPT)

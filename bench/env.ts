@@ -5,7 +5,7 @@ import { CreateQueueCommand, DeleteQueueCommand, SQSClient } from '@aws-sdk/clie
 import type { ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { loadConfig, type Config } from '../src/config'
-import { connectRedis } from '../src/store/redis'
+import { connectRedis } from '../src/store/redis/redis'
 import type { ScriptedClient } from '../src/store/scripts'
 import { startRedis, type LocalRedis } from '../local/redis-server'
 import { localCredentials, startSqsProcess, type LocalSqs } from '../local/sqs-endpoint'

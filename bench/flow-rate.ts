@@ -9,6 +9,7 @@
 // The 4 workers are 4 scanners, each with its own Redis and SQS connections, in this one process (one event loop): the
 // bucket they share is in Redis, as it is for scan workers in 4 Lambdas. On one redis-server (SHARDS 1, the shipped
 // default) and with `--cluster` on a local 3-master Redis Cluster (SHARDS=12). `--quick`: 2,000 limited jobs.
+import { sleep } from '../devkit/sleep'
 import { CreateQueueCommand, DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { startRedisCluster } from '../local/redis-cluster'
 import { startRedis } from '../local/redis-server'
@@ -22,7 +23,7 @@ import { createEngine } from '../src/store/engine'
 import type { NewJob } from '../src/store/job-store'
 import { jobId, PAYLOAD_JSON } from './data'
 import { runMain } from './main'
-import { inFlight, percentiles, sleep } from './stats'
+import { inFlight, percentiles } from '../devkit/stats'
 import { printTable } from './table'
 
 const quick = process.argv.includes('--quick')

@@ -2,12 +2,12 @@
 // hour). A Lambda scanner runs all day, so this is the floor load it puts on Redis. Counted from INFO stats
 // total_commands_processed, which includes commands run inside Lua scripts; the bench's own INFO calls are
 // measured first with no scanner and subtracted. INFO commandstats gives the breakdown.
+import { sleep } from '../devkit/sleep'
 import { createEngine } from '../src/store/engine'
 import { createSqsClient } from '../src/sqs/sqs-client'
 import { benchJob, jobId } from './data'
 import { commandCalls, flush, info, type BenchEnv } from './env'
 import { startScanning } from './scanning'
-import { sleep } from './stats'
 
 export interface IdleResult {
   commandsPerSec: number

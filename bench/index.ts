@@ -16,7 +16,7 @@ import { SPREAD_MS, measureLateness } from './lateness'
 import { measureMemory } from './memory'
 import { measureRawRedis, type RawRedisResult } from './raw-redis'
 import { measureRawSqs, type RawSqsResult } from './raw-sqs'
-import { median } from './stats'
+import { median } from '../devkit/stats'
 import { fmt, printTable, type Row } from './table'
 import { measureTagMemory, tagMemoryRows } from './tag-memory'
 

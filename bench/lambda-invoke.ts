@@ -1,13 +1,13 @@
 // One invocation (or two, the second warm) of the packaged scan function at a Lambda size, for bench:lambda-size:
 // a fresh Node process in a cgroup with Lambda's CPU share and memory limit for the size (bench/cgroup.ts) and the V8
 // flags Lambda's Node.js runtime sets for it loads the scan bundle and calls its handler, as Lambda would.
+import { sleep } from '../devkit/sleep'
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { LambdaCgroup, type CgroupFigures } from './cgroup'
 import type { BenchEnv } from './env'
-import { sleep } from './stats'
 
 /**
  * Runs in the child: load the handler, invoke it ROUNDS times (each until DEADLINE), write the reports to RESULT_FILE.

@@ -26,7 +26,7 @@ import { type Arrivals, benchJob, dueOffsets, jobId } from './data'
 import { flush, startBenchEnv, type BenchEnv } from './env'
 import { runMain } from './main'
 import { bundlesIn, packageHere } from './packaged'
-import { inFlight, median } from './stats'
+import { inFlight, median } from '../devkit/stats'
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`)

@@ -5,7 +5,7 @@ import type { NewJob } from '../src/store/job-store'
 import { benchJob, jobId } from './data'
 import type { BenchEnv } from './env'
 import { runScanner } from './scan-run'
-import { inFlight, percentiles, type Percentiles } from './stats'
+import { inFlight, percentiles, type Percentiles } from '../devkit/stats'
 
 export const SPREAD_MS = 10_000
 

@@ -1,12 +1,13 @@
 // Bytes per pending job: used_memory growth over N jobs (200-byte payload, 20-char ids, due times spread over 30
 // days, shipped DUE_BUCKETS), loaded fast through the real enqueue script (enqueueMany pipelines of 1,000).
 // Compare with raw-redis.ts's bare sorted set + hash, which is what a naive design stores.
-import { connectRedis } from '../src/store/redis'
+import { connectRedis } from '../src/store/redis/redis'
 import { Keyspace } from '../src/store/keys'
 import { JobStore } from '../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../src/store/redis/replication'
 import { benchJob, jobId } from './data'
 import { flush, usedMemory, type BenchEnv } from './env'
-import { inFlight } from './stats'
+import { inFlight } from '../devkit/stats'
 
 const DAY_MS = 86_400_000
 
@@ -25,7 +26,7 @@ export async function measureMemory(env: BenchEnv, jobs: number, buckets?: numbe
   const config = env.config('http://127.0.0.1/unused', buckets ? { DUE_BUCKETS: String(buckets) } : {})
   const redis = connectRedis(config.redis)
   const keys = new Keyspace({ prefix: config.keyPrefix, shards: config.shards, buckets: config.dueBuckets })
-  const store = new JobStore(redis, keys)
+  const store = new JobStore(redis, keys, undefined, NO_REPLICA_WAIT)
   try {
     await redis.script('LOAD', 'return 1') // open the connection outside the measurement
     const before = await usedMemory(env.admin)

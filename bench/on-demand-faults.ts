@@ -1,6 +1,6 @@
 // `npm run bench:on-demand-faults [-- --quick | --only=lost,race]`: on-demand mode when a start fails, on the local stack
 // (serverless-offline with the real handlers, fauxqs, a private redis-server), with a fault proxy between the API and
-// the Lambda endpoint (test/support/lambda-fault-proxy.ts) that can make an invoke hang, get lost (202, never run) or be
+// the Lambda endpoint (bench/lambda-fault-proxy.ts) that can make an invoke hang, get lost (202, never run) or be
 // throttled (429). Lateness is what the scan function reports: time SQS accepted the job - its due time. Writes the
 // `onDemandFaults` section of bench/results.json.
 //
@@ -12,16 +12,17 @@
 // 4. A run started by an enqueue meets a tick: how long it scans beside the tick's run.
 // 5. The retire race: a tick's run that finds nothing due ends while a job due in 2 s is posted at a random moment
 //    of the tick's invoke; how often two scans ran, and for how long side by side (their `scan finished` spans).
+import { sleep } from '../devkit/sleep'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { startDevStack } from '../local/dev-stack'
-import { startLambdaFaultProxy } from '../test/support/lambda-fault-proxy'
+import { startLambdaFaultProxy } from './lambda-fault-proxy'
 import { invokeFunction } from '../tools/sdq-poll/invoke-function'
 import { Keyspace } from '../src/store/keys'
-import { connectRedis } from '../src/store/redis'
+import { connectRedis } from '../src/store/redis/redis'
 import { runMain } from './main'
 import { until } from './until'
-import { percentiles, sleep } from './stats'
+import { percentiles } from '../devkit/stats'
 
 const quick = process.argv.includes('--quick')
 const N = quick ? { latency: 20, trials: 10, meets: 3, race: 10 } : { latency: 100, trials: 100, meets: 10, race: 30 }

@@ -20,6 +20,7 @@
 //    shortened; nothing else is scaled. Continuous mode: one scheduled invocation with the deployed 70 s timeout,
 //    and the next tick's invocation 60 s after it, to which it hands over (src/scan/run/relay.ts): its active time,
 //    measured, times 60.
+import { sleep } from '../devkit/sleep'
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs'
 import { execFile } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -30,8 +31,8 @@ import { invokeFunction } from '../tools/sdq-poll/invoke-function'
 import { Keyspace } from '../src/store/keys'
 import { SqsWarmUp } from '../src/scan/dispatch/warm-up'
 import { createSqsClient } from '../src/sqs/sqs-client'
-import { connectRedis } from '../src/store/redis'
-import { percentiles, median, sleep } from './stats'
+import { connectRedis } from '../src/store/redis/redis'
+import { percentiles, median } from '../devkit/stats'
 import { runMain } from './main'
 import { until } from './until'
 

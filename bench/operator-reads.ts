@@ -13,7 +13,7 @@ import { OverviewReader } from '../src/ops/dashboard/overview'
 import { DeadSet } from '../src/ops/dead-set'
 import { Leases } from '../src/scan/claims/leases'
 import { createEngine, type Engine } from '../src/store/engine'
-import { median } from './stats'
+import { median } from '../devkit/stats'
 import { fmt, printTable, type Row } from './table'
 import { runMain } from './main'
 

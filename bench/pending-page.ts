@@ -13,7 +13,7 @@ import { createEngine } from '../src/store/engine'
 import { cursorKeyOf } from '../src/store/cursor-key'
 import { encodePendingCursor } from '../src/store/pending-cursor'
 import { benchJob, jobId } from './data'
-import { inFlight, percentiles } from './stats'
+import { inFlight, percentiles } from '../devkit/stats'
 import { fmt, printTable, type Row } from './table'
 import { runMain } from './main'
 

@@ -24,6 +24,7 @@
 //   node scripts/run-ts.mjs bench/profile.ts claim     cost of one claim on a shard with nothing due, by how many
 //                                                      bucket hints it carries in KEYS and returns (src/scan/claims/leases.ts
 //                                                      sends max(limit, 16) = 250 with the shipped defaults)
+import { sleep } from '../devkit/sleep'
 import { randomUUID } from 'node:crypto'
 import { readdirSync, writeFileSync } from 'node:fs'
 import { commandCalls, flush, info, processCpuSeconds, startBenchEnv, type BenchEnv } from './env'
@@ -42,11 +43,12 @@ import type { ClaimedJob } from '../src/scan/claims/claimed-job'
 import { Scanner } from '../src/scan/loop/scanner'
 import { runScript, type ScriptedClient } from '../src/store/scripts'
 import { claimCall } from '../src/store/scan-script-calls'
-import { percentiles, sleep } from './stats'
+import { percentiles } from '../devkit/stats'
 import { benchJob, jobId } from './data'
 import { Keyspace } from '../src/store/keys'
-import { connectRedis } from '../src/store/redis'
+import { connectRedis } from '../src/store/redis/redis'
 import { JobStore } from '../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../src/store/redis/replication'
 
 async function commandUsec(env: BenchEnv): Promise<Record<string, { calls: number; usec: number }>> {
   const out: Record<string, { calls: number; usec: number }> = {}
@@ -89,7 +91,7 @@ async function claimCost(env: BenchEnv) {
   const config = env.config('http://127.0.0.1/unused')
   const redis = connectRedis(config.redis)
   const keys = new Keyspace({ prefix: config.keyPrefix, shards: 1, buckets: config.dueBuckets })
-  const store = new JobStore(redis, keys)
+  const store = new JobStore(redis, keys, undefined, NO_REPLICA_WAIT)
   const shard = keys.shards[0]!
   for (let i = 0; i < 100_000; i += 1_000) {
     await store.enqueueMany(
@@ -321,7 +323,7 @@ async function drainCpu(env: BenchEnv, jobs: number) {
     // functions/scan.ts); otherwise new ones each time, as npm run bench's bursts build them (bench/scan-run.ts).
     if (reuse && !reused) reused = await scanParts(env, 'drain-reused')
     const parts = reused ?? (await scanParts(env, `drain-${rep}`))
-    const store = new JobStore(parts.engine.redis, parts.engine.keys)
+    const store = new JobStore(parts.engine.redis, parts.engine.keys, undefined, NO_REPLICA_WAIT)
     // Due at one millisecond, as in the burst (bench/burst.ts): the scanner starts once every job is in and due.
     const at = Date.now() + 4_000
     const all = Array.from({ length: jobs }, (_, i) => benchJob(jobId(`d${rep}`, i), { atMs: at }))
@@ -428,7 +430,7 @@ async function streamClaimCost(env: BenchEnv) {
   const config = env.config('http://127.0.0.1/unused')
   const redis = connectRedis(config.redis)
   const keys = new Keyspace({ prefix: config.keyPrefix, shards: 1, buckets: 1_024 })
-  const store = new JobStore(redis, keys)
+  const store = new JobStore(redis, keys, undefined, NO_REPLICA_WAIT)
   const shard = keys.shards[0]!
   const leases = new Leases(redis, { leaseMs: 30_000, maxAttempts: 10, backoffBaseMs: 100, backoffMaxMs: 1_000 })
   const at = Date.now() + 5_000

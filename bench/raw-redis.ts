@@ -1,10 +1,10 @@
 // Reference: what this Redis does with the bare minimum a delay queue needs per job (one ZADD + one HSET in one
 // Lua script), called one EVALSHA at a time with 50 calls in flight. The library's enqueue rate is judged against
 // this, so both run on the same server, in the same minute, with the same ids and payload.
-import { connectRedis } from '../src/store/redis'
+import { connectRedis } from '../src/store/redis/redis'
 import { PAYLOAD_JSON, jobId } from './data'
 import { flush, usedMemory, type BenchEnv } from './env'
-import { inFlight } from './stats'
+import { inFlight } from '../devkit/stats'
 
 const BARE_LUA = `redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])

@@ -7,7 +7,7 @@ import { createSqsClient } from '../src/sqs/sqs-client'
 import { JOB_ID_ATTRIBUTE, messageBody, messageBytes } from '../src/sqs/envelope'
 import { PAYLOAD_JSON, TARGET, jobId } from './data'
 import type { BenchEnv } from './env'
-import { inFlight } from './stats'
+import { inFlight } from '../devkit/stats'
 
 export interface RawSqsResult {
   messagesPerSec: number

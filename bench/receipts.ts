@@ -7,6 +7,7 @@
 // schedules whose first occurrence is due, claimed and acked through lua/schedule-ack.lua (which writes the receipt
 // and creates each next occurrence). Writes the `receipts` section of bench/results.json (the cost model bills the
 // receipts' memory from it); `--quick` only prints.
+import { sleep } from '../devkit/sleep'
 import { randomUUID } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -17,7 +18,7 @@ import type { NewJob } from '../src/store/job-store'
 import { benchJob, jobId, PAYLOAD_JSON, TARGET } from './data'
 import { flush, startBenchEnv, type BenchEnv } from './env'
 import { scanParts, startScanning } from './scanning'
-import { inFlight, median, sleep } from './stats'
+import { inFlight, median } from '../devkit/stats'
 import { runMain } from './main'
 
 const quick = process.argv.includes('--quick')
@@ -81,7 +82,7 @@ async function enqueueDue(engine: Engine, n: number) {
 
 /** Schedules every second: each one's next occurrence falls due within a second of its creation. */
 async function putDueSchedules(engine: Engine, n: number) {
-  const schedules = new ScheduleStore(engine.store.redis, engine.keys)
+  const schedules = new ScheduleStore(engine.store.redis, engine.keys, engine.replication)
   const spec = { queue: TARGET, everyMs: 1_000, timezone: 'UTC', paused: false }
   await inFlight(n, 32, (i) => schedules.put({ id: jobId('s', i), spec, payloadJson: PAYLOAD_JSON }))
 }

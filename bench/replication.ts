@@ -7,7 +7,7 @@ import { createEngine, type Engine } from '../src/store/engine'
 import { startSentinelSetup } from '../local/redis-sentinel'
 import { startRedis } from '../local/redis-server'
 import { jobId, PAYLOAD_JSON, TARGET } from './data'
-import { inFlight, median, percentiles } from './stats'
+import { inFlight, median, percentiles } from '../devkit/stats'
 import { fmt, printTable, type Row } from './table'
 import { runMain } from './main'
 

@@ -11,7 +11,7 @@ import { createEngine } from '../src/store/engine'
 import { benchJob, jobId } from './data'
 import { flush, startBenchEnv, type BenchEnv } from './env'
 import { bundlesIn, packageHere } from './packaged'
-import { inFlight } from './stats'
+import { inFlight } from '../devkit/stats'
 import { runMain } from './main'
 
 const jobsArg = process.argv.indexOf('--jobs')

@@ -3,12 +3,12 @@
 // jobs while it runs, and records each job's lateness as the scanner's onSent callback reports it:
 //   lateness = (local time SendMessageBatch returned, converted to Redis's clock) - the job's due time (Redis clock).
 // That is "time SQS accepted the message - due time", measured at the sender, per job.
+import { sleep } from '../devkit/sleep'
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs'
 import { createScanner } from '../src/scan/create-scanner'
 import type { JobStore } from '../src/store/job-store'
 import type { BenchEnv } from './env'
 import { scanParts } from './scanning'
-import { sleep } from './stats'
 
 export interface ScanRun {
   /** ms, one per job SQS accepted. */

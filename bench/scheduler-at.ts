@@ -5,6 +5,7 @@
 // burst), ahead of time, into one scanner built as the scan function builds it and already running. Lateness per
 // schedule is the scanner's onSent callback (as in bench/lateness.ts): the time SendMessageBatch returned, on Redis's
 // clock, minus the schedule's at() second. The queue's message count at the end proves every one is in SQS.
+import { sleep } from '../devkit/sleep'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { resolve } from 'node:path'
@@ -17,7 +18,7 @@ import { createEngine } from '../src/store/engine'
 import { info, startBenchEnv } from './env'
 import { runMain } from './main'
 import { scanParts, startScanning } from './scanning'
-import { inFlight, percentiles, sleep } from './stats'
+import { inFlight, percentiles } from '../devkit/stats'
 import { fmt, printTable } from './table'
 
 const quick = process.argv.includes('--quick')

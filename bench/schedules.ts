@@ -6,6 +6,7 @@
 //   CPU     N due plain jobs vs N due occurrences (each ack creating the next occurrence), each drained by the real
 //           scanner into SQS; CPU of this process (the scanner) and of redis-server per message, medians over
 //           interleaved repetitions, and their ratio.
+import { sleep } from '../devkit/sleep'
 import { createScanner } from '../src/scan/create-scanner'
 import { createSqsClient } from '../src/sqs/sqs-client'
 import { createEngine, type Engine } from '../src/store/engine'
@@ -13,7 +14,7 @@ import type { ScheduleSpec } from '../src/store/schedule-record'
 import { ScheduleStore } from '../src/store/schedule-store'
 import { PAYLOAD_JSON, TARGET, benchJob, jobId } from './data'
 import { flush, info, startBenchEnv, usedMemory, type BenchEnv } from './env'
-import { inFlight, median, sleep } from './stats'
+import { inFlight, median } from '../devkit/stats'
 import { fmt, printTable, type Row } from './table'
 import { runMain } from './main'
 
@@ -51,7 +52,7 @@ function dailyAt(ms: number): string {
 }
 
 async function putSchedules(engine: Engine, count: number, tag: string, dueAtMs?: number): Promise<void> {
-  const schedules = new ScheduleStore(engine.store.redis, engine.keys)
+  const schedules = new ScheduleStore(engine.store.redis, engine.keys, engine.replication)
   await inFlight(count, 32, (i) =>
     schedules.put({ id: jobId(tag, i), spec: spec(i, dueAtMs), payloadJson: PAYLOAD_JSON }),
   )

@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { median } from './stats'
+import { median } from '../devkit/stats'
 
 const REPS = Number(process.env.REPS ?? 21)
 const root = resolve(__dirname, '..')

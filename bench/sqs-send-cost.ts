@@ -4,6 +4,7 @@
 // http.Agent. An empty timer wait is the baseline. Rounds alternate, in one process, against the bench's local SQS
 // endpoint. Not part of `npm run bench`.
 //   node scripts/run-ts.mjs bench/sqs-send-cost.ts [calls per round, default 400]
+import { sleep } from '../devkit/sleep'
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs'
 import { Hash } from '@smithy/core/serde'
 import { SignatureV4 } from '@smithy/signature-v4'
@@ -24,7 +25,7 @@ async function cpuPerCall(call: (i: number) => Promise<unknown>): Promise<number
   const start = cpuMs()
   for (let i = 0; i < CALLS; i++) {
     await call(i)
-    await new Promise((r) => setTimeout(r, GAP_MS))
+    await sleep(GAP_MS)
   }
   return (cpuMs() - start) / CALLS
 }

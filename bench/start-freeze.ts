@@ -5,13 +5,13 @@
 // waits for a start (START_TIMINGS.answerWaitMs), and stops itself (SIGSTOP), as a frozen environment. The endpoint
 // notes whether the invoke reached it while the process was stopped; after FROZEN_MS the process is continued
 // (SIGCONT, the environment's next request) and reports when its invoke settled.
+import { sleep } from '../devkit/sleep'
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { lambdaInvoker } from '../src/direct/lambda-invoker'
-import { START_TIMINGS } from '../src/direct/scan-starter'
+import { lambdaInvoker } from '../src/on-demand/start/lambda-invoker'
+import { START_TIMINGS } from '../src/on-demand/start/scan-starter'
 import { runMain } from './main'
-import { sleep } from './stats'
 
 const SAMPLES = 20
 const ANSWER_AFTER_MS = 100
@@ -36,7 +36,8 @@ async function child(endpoint: string) {
 async function main() {
   const arrivals: number[] = []
   const server = createServer((req, res) => {
-    // The invoker's warm-up at its cold start (src/direct/lambda-invoker.ts): answered as Lambda does, not counted.
+    // The invoker's warm-up at its cold start (src/on-demand/start/lambda-invoker.ts): answered as Lambda does, not
+    // counted.
     if (req.headers['x-amz-invocation-type'] === 'DryRun')
       return void req.resume().on('end', () => res.writeHead(204).end())
     arrivals.push(Date.now())

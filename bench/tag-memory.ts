@@ -3,12 +3,13 @@
 // (MEMORY USAGE of each shard's index key) rather than the tags kept in each record. Tags as an application would
 // set them: "order:<n>" shared by 3 jobs (an order's reminder, timeout and follow-up), "user:<n>" by 30, "tenant:<n>"
 // by a tenth of all jobs. 0 tags is the reference: a job without tags has no entry and no bytes in its record.
-import { connectRedis } from '../src/store/redis'
+import { connectRedis } from '../src/store/redis/redis'
 import { Keyspace } from '../src/store/keys'
 import { JobStore } from '../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../src/store/redis/replication'
 import { benchJob, jobId } from './data'
 import { flush, usedMemory, type BenchEnv } from './env'
-import { inFlight } from './stats'
+import { inFlight } from '../devkit/stats'
 import { fmt, type Row } from './table'
 
 const DAY_MS = 86_400_000
@@ -29,7 +30,7 @@ async function measure(env: BenchEnv, jobs: number, tags: number): Promise<TagMe
   const config = env.config('http://127.0.0.1/unused')
   const redis = connectRedis(config.redis)
   const keys = new Keyspace({ prefix: config.keyPrefix, shards: config.shards, buckets: config.dueBuckets })
-  const store = new JobStore(redis, keys)
+  const store = new JobStore(redis, keys, undefined, NO_REPLICA_WAIT)
   try {
     await redis.script('LOAD', 'return 1')
     const before = await usedMemory(env.admin)

@@ -1,11 +1,11 @@
-// Scan function: fired every minute by EventBridge (and, in on-demand mode, by enqueues: src/direct/scan-starter.ts).
-// Continuous mode: runs the scanner until its remaining time falls to the safety margin, or until the next
-// invocation has taken over (src/scan/run/relay.ts: runs overlap only until the newer one is up). On-demand mode: the
-// same, but it ends early once nothing is due before the next scheduled invocation could take it
-// (src/scan/run/on-demand.ts). A burst larger than one scanner drains in about a second starts scan workers, invokes of
-// this same function with a worker's event (src/scan/run/fan-out.ts); a worker only drains, and ends when nothing is due
-// (src/scan/run/worker.ts). It logs through Powertools Logger (with the request id) and emits its metrics as EMF lines
-// every 10 s and at the end.
+// Scan function: fired every minute by EventBridge (and, in on-demand mode, by enqueues:
+// src/on-demand/start/scan-starter.ts). Continuous mode: runs the scanner until its remaining time falls to the safety
+// margin, or until the next invocation has taken over (src/scan/run/relay.ts: runs overlap only until the newer one is
+// up). On-demand mode: the same, but it ends early once nothing is due before the next scheduled invocation could take
+// it (src/on-demand/run/run-on-demand.ts). A burst larger than one scanner drains in about a second starts scan
+// workers, invokes of this same function with a worker's event (src/scan/run/fan-out.ts); a worker only drains, and
+// ends when nothing is due (src/scan/run/worker.ts). It logs through Powertools Logger (with the request id) and emits
+// its metrics as EMF lines every 10 s and at the end.
 import type { Context } from 'aws-lambda'
 import { loadConfig } from '../src/config'
 import { isFifoQueue } from '../src/queues'
@@ -14,10 +14,10 @@ import { createEngine } from '../src/store/engine'
 import { createScanner } from '../src/scan/create-scanner'
 import { createSqsClient } from '../src/sqs/sqs-client'
 import { runInvocation } from '../src/scan/run/invocation'
-import { scanStartOf } from '../src/store/scan-start'
+import { scanStartOf } from '../src/on-demand/start/scan-start'
 import { FanOut, type ScanWorkerEvent, scanWorkerOf } from '../src/scan/run/fan-out'
 import { runWorker } from '../src/scan/run/worker'
-import { lambdaInvoker, type ScanInvoker } from '../src/direct/lambda-invoker'
+import { lambdaInvoker, type ScanInvoker } from '../src/on-demand/start/lambda-invoker'
 
 const config = loadConfig()
 const logger = createLogger('delay-queue')

@@ -1,6 +1,7 @@
 // `npm run dev`: the whole stack in one command (local/dev-stack.ts); Ctrl-C stops every process it started.
 // `npm run dev -- --no-example-consumer` leaves the target queues to another service's consumer (sdq-poll); the
-// stack's addresses are in .dev/env while it runs. `--verbose` also prints serverless-offline's own start-up table.
+// stack's addresses are in .dev/env while it runs. `--verbose` also prints serverless-offline's own start-up table
+// and the consumer's JSON log lines (by default, one `[job] …` line per job outcome stands for them).
 // Environment: REDIS_URL (use that Redis instead of a private one), PORT (API port, default 3000 when free),
 // LAMBDA_PORT (serverless-offline's Lambda endpoint, default 3002 when free), SQS_PORT (local SQS, default 9324
 // when free), DASHBOARD_PORT (the operator dashboard, default 3003 when free), SHOW_METRICS=1 (print the functions'
@@ -8,6 +9,8 @@
 // http://localhost:5173: docs/local.md), and any setting of docs/settings.md (e.g. POLL_INTERVAL_MS) for the functions.
 import { freePort } from './ports'
 import { startDevStack, type DevStack } from './dev-stack'
+import { jobOutcomeLine } from './job-lines'
+import { devBanner } from './dev-banner'
 import { createServer } from 'node:net'
 import { resolve } from 'node:path'
 
@@ -66,9 +69,14 @@ async function main() {
     envFile,
     // The functions' metric lines (EMF, several every 10 s) would bury their logs: the dashboard shows the figures.
     // serverless-offline's own start-up table lists its internal routes (the API behind the gate, the Lambda
-    // endpoint's /2015-03-31/… invocations): the stack's banner below names the addresses to use.
-    onOutput: (line) =>
-      (showMetrics || !line.includes('{"_aws":')) && (verbose || !isOfflineBanner(line)) && console.log(line),
+    // endpoint's /2015-03-31/… invocations): the stack's banner below names the addresses to use. A consumer's
+    // JSON lines become one short line per job outcome (local/job-lines.ts); --verbose prints them as well.
+    onOutput: (line) => {
+      if ((!showMetrics && line.includes('{"_aws":')) || (!verbose && isOfflineBanner(line))) return
+      const outcome = jobOutcomeLine(line)
+      if (outcome) console.log(outcome)
+      if (outcome === undefined || verbose) console.log(line)
+    },
   })
   const stack = await starting
   if (stopping) return
@@ -79,31 +87,24 @@ async function main() {
     process.exit(1)
   })
 
-  const target = Object.keys(stack.queues)[0]!
-  const consumer = stack.spec.consumers[0]
-  console.log(`
-[dev] ready in ${((Date.now() - started) / 1000).toFixed(1)} s
-  API            ${stack.apiUrl}   (routes: POST|GET|DELETE /jobs, POST /jobs/batch, GET|PUT|DELETE /jobs/{id}, POST /jobs/{id}/run, POST /jobs/run-due, GET /stats,
-                 PUT|GET|DELETE /schedules/{id}, GET /schedules, POST /schedules/{id}/pause|resume)
-  dashboard      ${stack.dashboardUrl}   (counts, due jobs, pending list, lateness, dead set, DLQs, schedules, look up)
-  Scheduler API  ${stack.schedulerUrl}   (@aws-sdk/client-scheduler's endpoint: docs/scheduler-api.md)
-  Lambda         ${stack.lambdaUrl}/2015-03-31/functions/<name>/invocations
-  local SQS      ${stack.sqsEndpoint}
-  Redis          ${stack.redisUrl}
-  queues         ${Object.entries(stack.queues)
-    .map(([n, u]) => `${n} -> ${u}`)
-    .join('\n                 ')}
-  scan           ${stack.scanMode === 'on-demand' ? 'on-demand: a tick every minute, and started by enqueues of jobs due soon' : 'a tick every minute, each run until the next takes over'}
-  consumer       ${consumer && exampleConsumer ? `${consumer.function} reads "${stack.spec.queues.find((q) => q.logicalId === consumer.queueLogicalId)?.target}"` : 'none (--no-example-consumer): run sdq-poll in your service'}
-  addresses      ${envFile} (for other services: sdq-poll --env ${envFile})
-
-Try it (${exampleConsumer ? 'the example consumer prints the job about 3 s later' : 'your sdq-poll gets the job about 3 s later'}):
-  curl -s -X POST ${stack.apiUrl}/jobs -H 'content-type: application/json' \\
-    -d '{"queue":"${target}","payload":{"hello":"world"},"delayMs":3000}'
-  curl -s ${stack.apiUrl}/stats
-
-Ctrl-C stops everything.
-`)
+  const queueOf = (logicalId: string) => stack.spec.queues.find((q) => q.logicalId === logicalId)?.target ?? logicalId
+  console.log(
+    devBanner({
+      readyInS: (Date.now() - started) / 1000,
+      apiUrl: stack.apiUrl,
+      dashboardUrl: stack.dashboardUrl,
+      schedulerUrl: stack.schedulerUrl,
+      lambdaUrl: stack.lambdaUrl,
+      sqsEndpoint: stack.sqsEndpoint,
+      redisUrl: stack.redisUrl,
+      queues: stack.queues,
+      scanMode: stack.scanMode,
+      consumers: exampleConsumer
+        ? stack.spec.consumers.map((c) => ({ function: c.function, queue: queueOf(c.queueLogicalId) }))
+        : [],
+      envFile,
+    }),
+  )
 }
 
 main().catch((error) => {

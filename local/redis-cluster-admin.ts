@@ -1,5 +1,6 @@
 // What local/redis-cluster.ts asks of a running cluster: redis-cli --cluster commands, and waiting until the nodes
 // agree (slots, and each master's replicas in sync).
+import { sleep } from '../devkit/sleep'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import type { Redis } from 'ioredis'
@@ -79,7 +80,7 @@ export async function waitForAgreement(
     }
     if (ok && views.every((v) => v === views[0])) return
     if (Date.now() > deadline) throw new Error(`Redis Cluster not ready after ${timeoutMs} ms: ${last}`)
-    await new Promise((r) => setTimeout(r, 100))
+    await sleep(100)
   }
 }
 

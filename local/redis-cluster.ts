@@ -10,6 +10,7 @@
 // `cluster-require-full-coverage no`: while one master is down and not yet replaced, the other masters keep serving
 // their own slots (with the Redis default, yes, every node refuses every command with CLUSTERDOWN until the
 // failover is over). The project recommends it for any self-run cluster; docs/operations.md says why.
+import { sleep } from '../devkit/sleep'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -249,7 +250,7 @@ export async function startRedisCluster(options: LocalRedisClusterOptions = {}):
             if (keys.length === 0) break
             const authArgs = password ? ['AUTH', password] : []
             await source.call('MIGRATE', '127.0.0.1', to.port, '', 0, 10_000, 'REPLACE', ...authArgs, 'KEYS', ...keys)
-            if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs))
+            if (pauseMs) await sleep(pauseMs)
           }
           await whileMigrated?.()
           // Target first, then source, then the rest: the owner change spreads from the new owner.

@@ -2,6 +2,7 @@
 // freePort() is released before the child binds it, so another process can take it in between: the child then
 // exits with "Address already in use" while a bare "does the port accept connections" check, answered by the other
 // process, called it ready.
+import { sleep } from '../devkit/sleep'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { trackChild } from './child-registry'
 import { acceptsConnections, PortTakenError } from './ports'
@@ -44,7 +45,7 @@ export async function spawnRedisProcess(args: string[], port: number, what: stri
     const deadline = Date.now() + 10_000
     while (!(bound && (await acceptsConnections(port)))) {
       if (Date.now() > deadline) throw new Error(`${what} did not listen on 127.0.0.1:${port} within 10 s: ${log}`)
-      await new Promise((r) => setTimeout(r, 20))
+      await sleep(20)
     }
   }
   try {

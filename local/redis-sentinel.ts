@@ -1,5 +1,6 @@
 // A private primary + replicas + Sentinel quorum on loopback (tests): what ElastiCache Multi-AZ or a self-run
 // Sentinel setup gives in production. Every process runs in the foreground as our child and is stopped by stop().
+import { sleep } from '../devkit/sleep'
 import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -114,7 +115,7 @@ async function waitForReplicas(port: number, n: number): Promise<void> {
       const replicas = info.split('\n').filter((l) => /^slave\d+:/.test(l))
       if (replicas.filter((l) => l.includes('state=online')).length >= n) return
       seen = replicas.map((l) => l.trim()).join('; ') || 'no replica connected'
-      await new Promise((r) => setTimeout(r, 50))
+      await sleep(50)
     }
     throw new Error(`${n} replica(s) did not come online on 127.0.0.1:${port} within 15 s (last seen: ${seen})`)
   } finally {

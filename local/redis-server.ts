@@ -1,4 +1,5 @@
 // Starts a private redis-server on a free loopback port (tests, bench, `npm run dev`).
+import { sleep } from '../devkit/sleep'
 import type { ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -84,6 +85,6 @@ export async function waitForPort(port: number, timeoutMs: number): Promise<void
   for (;;) {
     if (await acceptsConnections(port)) return
     if (Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`)
-    await new Promise((r) => setTimeout(r, 50))
+    await sleep(50)
   }
 }

@@ -10,7 +10,8 @@
   KEYS[6] errors    HASH  id -> last dispatch error (JSON; a dead job's carries its due time, `due`)
   KEYS[7] dead      ZSET  id -> time it died (ms)
   KEYS[8] counts    HASH  "<queue>|pending" / "<queue>|dead" / "<queue>|dispatched" -> count
-  KEYS[9] scanner   ZSET exists (with an expiry) while a scanner runs: on-demand scan mode (src/scan/run/presence.ts)
+  KEYS[9] scanner   ZSET exists (with an expiry) while a scanner runs: on-demand scan mode
+                    (src/on-demand/run/presence.ts)
   KEYS[10] start    STRING set NX (with an expiry) to this job's id by the enqueue that asks for a scanner: one start
                     at a time, removed only by that start (lua/scan-start-release.lua, lua/scanner-retire.lua)
   KEYS[11] tags     ZSET  the shard's tag index: "<tag>\n<id>" -> 0 for each tag of each stored job (indexTags)
@@ -106,8 +107,7 @@ if writeToken ~= '' then
   if stored then
     local storedQueue, storedAt, storedVersion, storedGroup, _, storedToken, storedRequest = decodeRecord(stored)
     if storedToken == writeToken then
-      -- A record written before requests were digested carries none: it cannot be told apart, and counts as this one.
-      if storedRequest ~= '' and storedRequest ~= request then return { -6 } end
+      if storedRequest ~= request then return { -6 } end
       redis.call('HSET', jobs, id, stored)
       local storedDue = redis.call('ZSCORE', bucket, id)
       if not storedDue then

@@ -9,6 +9,7 @@
   KEYS[5] dead      ZSET  id -> time it died (ms)
   KEYS[6] counts    HASH  "<queue>|<state>" -> count
   KEYS[7] schedules HASH  schedule id -> record (lua/includes/decodeSchedule.lua)
+  KEYS[8] tags      ZSET  the shard's tag index: a retired occurrence's entries (its schedule's tags) go with it
 
   ARGV[1] maxAttempts    refusals that are the job's fault before it goes to the dead set
   ARGV[2] maxAheadMs     how far past this script's clock an absolute retry time may lie (0: no bound). Later times
@@ -44,10 +45,10 @@
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level.
   Error codes: none.
-  Helpers: nowMs, movePending, encodeLease, decodeLease, holdsLease, maybeSent, queueOf, countBy, parseOccurrenceId, decodeSchedule
+  Helpers: nowMs, movePending, encodeLease, decodeLease, holdsLease, maybeSent, queueOf, countBy, parseOccurrenceId, decodeSchedule, recordTags, indexTags
 ]]
 local jobs, inflight, leases, errors, dead, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local schedules = KEYS[7]
+local schedules, tagIndex = KEYS[7], KEYS[8]
 local maxAttempts = tonumber(ARGV[1])
 local maxAhead = tonumber(ARGV[2])
 local FIRST = 3
@@ -91,6 +92,7 @@ for i = FIRST, #ARGV, 6 do
     redis.call('HDEL', errors, id)
     if record then
       redis.call('HDEL', jobs, id)
+      indexTags(tagIndex, 'ZREM', recordTags(record), id)
       countBy(counts, queueOf(record), 'pending', -1)
     end
     retired = retired + 1

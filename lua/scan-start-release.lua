@@ -1,7 +1,7 @@
 --[[
   scan-start-release: on-demand scan mode, the start guard goes only for the start that holds it
-  (src/store/scan-start.ts): a start that failed gives it back so the next enqueue asks again, a start whose scanner
-  is up lets it lapse shortly, and neither touches a guard a later start has taken since.
+  (src/on-demand/start/scan-start.ts): a start that failed gives it back so the next enqueue asks again, a start whose
+  scanner is up lets it lapse shortly, and neither touches a guard a later start has taken since.
 
   KEYS[1] start  STRING  the start guard: the token of the start in progress (lua/enqueue.lua)
 

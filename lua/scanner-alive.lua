@@ -1,6 +1,6 @@
 --[[
-  scanner-alive: on-demand scan mode, a scan run says it is alive on one shard (src/scan/run/presence.ts), and again
-  every second while it runs. The marker is a set of the runs alive, so that each run removes only its own name: a
+  scanner-alive: on-demand scan mode, a scan run says it is alive on one shard (src/on-demand/run/presence.ts), and
+  again every second while it runs. The marker is a set of the runs alive, so that each run removes only its own name: a
   run that ends never takes the marker away from another run still scanning.
 
   KEYS[1] scanner  ZSET  run name -> when its name lapses (ms); the key lives as long as its last name. The enqueue
@@ -17,8 +17,6 @@ local scanner = KEYS[1]
 local owner, ttlMs = ARGV[1], tonumber(ARGV[2])
 
 local now = nowMs()
--- A marker of the format before this one (a STRING with the run's name) lives 5 s at most: it is replaced.
-if redis.call('TYPE', scanner).ok ~= 'zset' then redis.call('DEL', scanner) end
 -- Names of runs that stopped refreshing (they died) go, so the key lapses with the last live run.
 redis.call('ZREMRANGEBYSCORE', scanner, '-inf', now)
 redis.call('ZADD', scanner, now + ttlMs, owner)

@@ -1,7 +1,7 @@
 --[[
   scanner-retire: on-demand scan mode, a scan run takes its name off one shard's alive marker
-  (src/scan/run/presence.ts): only its own name, and, when it ends for lack of work, only if nothing on the shard is due
-  within the horizon. The look at the due times and the removal are one step, so an enqueue on this shard either
+  (src/on-demand/run/presence.ts): only its own name, and, when it ends for lack of work, only if nothing on the shard
+  is due within the horizon. The look at the due times and the removal are one step, so an enqueue on this shard either
   came before (its job is seen: the run stays) or comes after (it sees no marker: it starts a scan). A run that ends
   also gives back the start guard it was started under, if that guard is still the one it was given.
 

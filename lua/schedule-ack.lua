@@ -11,7 +11,8 @@
   KEYS[5]   counts     HASH  "<queue>|<state>" -> count
   KEYS[6]   schedules  HASH  schedule id -> record "version\npendingMs\nruns\nlastRunMs\ncreatedAtMs\nspec\npayload"
   KEYS[7]   index      ZSET  bucket number -> earliest due time in that bucket
-  KEYS[8..] bucketsAndReceipts  the schedules' due buckets, then the HASHes of this hour's dispatch receipts (id ->
+  KEYS[8]   tags       ZSET  the shard's tag index: an acked occurrence's entries go, its successor's come (indexTags)
+  KEYS[9..] bucketsAndReceipts  the schedules' due buckets, then the HASHes of this hour's dispatch receipts (id ->
                                 receipt: src/store/receipt.ts; none when receipts are off); each named by its index
 
   ARGV[1]    wake         the shard's wake channel
@@ -36,17 +37,17 @@
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level (a receipt is a fraction of the record it replaces).
   Error codes: none.
-  Helpers: nowMs, encodeRecord, decodeRecord, movePending, holdsLease, decodeSchedule, encodeSchedule, addOccurrence, keepReceipt, expireReceipts
+  Helpers: nowMs, encodeRecord, decodeRecord, movePending, holdsLease, decodeSchedule, encodeSchedule, recordTags, indexTags, addOccurrence, keepReceipt, expireReceipts
 ]]
 local k = { jobs = KEYS[1], inflight = KEYS[2], leases = KEYS[3], errors = KEYS[4], counts = KEYS[5],
-  schedules = KEYS[6], index = KEYS[7] }
+  schedules = KEYS[6], index = KEYS[7], tags = KEYS[8] }
 local wake = ARGV[1]
 local now = nowMs()
 
--- The successor carries the acknowledged occurrence's queue, group and payload (same schedule version, same
+-- The successor carries the acknowledged occurrence's queue, group, payload and tags (same schedule version, same
 -- content), with a new creation time and version 0.
-local function successor(queue, groupId, payload, sid, at, bucketNo)
-  addOccurrence(k, bucketNo, wake, sid, at, queue, encodeRecord(queue, now, 0, groupId, payload))
+local function successor(queue, groupId, payload, tags, sid, at, bucketNo)
+  addOccurrence(k, bucketNo, wake, sid, at, queue, encodeRecord(queue, now, 0, groupId, payload, '', '', tags))
 end
 
 local window = tonumber(ARGV[2])
@@ -62,12 +63,13 @@ for i = 4, #ARGV, 11 do
     redis.call('HDEL', k.errors, id)
     if record then
       redis.call('HDEL', k.jobs, id)
+      indexTags(k.tags, 'ZREM', recordTags(record), id)
       movePending(k.counts, record, 'dispatched')
       keepReceipt(tonumber(ARGV[i + 9]), id, ARGV[i + 10], touched)
       local schedule = redis.call('HGET', k.schedules, sid)
       if schedule then
         local v, pending, runs, lastRun, createdAt, rest = decodeSchedule(schedule)
-        local queue, made, _, groupId, payload = decodeRecord(record)
+        local queue, made, _, groupId, payload, _, _, tags = decodeRecord(record)
         local counts = made == nil or made >= tonumber(createdAt)
         local succeeds = v == version and pending == at
         if counts then
@@ -78,7 +80,7 @@ for i = 4, #ARGV, 11 do
           local next = nextAfterIt
           if next ~= '-1' and tonumber(next) <= now - window then next = nextAfterNow end
           k.bucket = KEYS[tonumber(ARGV[i + 8])]
-          if next ~= '-1' then successor(queue, groupId, payload, sid, next, bucketNo) end
+          if next ~= '-1' then successor(queue, groupId, payload, tags, sid, next, bucketNo) end
           pending = next ~= '-1' and next or ''
         end
         if counts or succeeds then

@@ -3,12 +3,12 @@ import { readFileSync } from 'node:fs'
 import { ConfigError } from './errors'
 import { parseQueues } from './queues'
 import { readHttpTargets, type HttpTargets } from './http-target/target-settings'
-import { warnOnCleartextPassword } from './redis-cleartext'
-import type { RedisSettings } from './redis-settings'
+import { warnOnCleartextPassword } from './store/redis/redis-cleartext'
+import type { RedisSettings, ReplicaWaitSettings } from './store/redis/redis-settings'
 import { KEY_PREFIX_PATTERN } from './store/keys'
 
 export interface Config {
-  redis: RedisSettings
+  redis: RedisSettings & ReplicaWaitSettings
   /** used_memory above this share of maxmemory is warned about (percent). */
   memoryWarnPercent: number
   /** Target name -> SQS queue URL. Names ending in `.fifo` are FIFO queues. */
@@ -122,11 +122,12 @@ function readRedis(env: Env, int: IntReader): Config['redis'] {
     ...(sentinels?.length ? { sentinels, sentinelMaster } : {}),
     tlsCa,
     waitReplicas: readWaitReplicas(env, int),
+    // The one place the replication defaults are set: the engine and the stores take them as given.
     waitTimeoutMs: int('REDIS_WAIT_TIMEOUT_MS', 1_000, 1, 60_000),
   }
 }
 
-/** REDIS_WAIT_REPLICAS: `auto` when unset (src/store/replica-watch.ts), else a whole number of replicas. */
+/** REDIS_WAIT_REPLICAS: `auto` when unset (src/store/redis/replica-watch.ts), else a whole number of replicas. */
 function readWaitReplicas(env: Env, int: IntReader): number | 'auto' {
   const raw = env.REDIS_WAIT_REPLICAS?.trim()
   if (!raw || raw === 'auto') return 'auto'

@@ -213,7 +213,8 @@ export class ReplicationUnconfirmedError extends DelayQueueError {
 /**
  * REDIS_WAIT_REPLICAS=auto: the shard's primary has had a replica but has none online now (a replica restarting, a
  * network blip, a failover under way). A write acknowledged now could be lost by the next failover, so none is made:
- * a 503 like an outage, with nothing stored; a retry succeeds once a replica is back (src/store/replica-watch.ts).
+ * a 503 like an outage, with nothing stored; a retry succeeds once a replica is back
+ * (src/store/redis/replica-watch.ts).
  */
 export class NoReplicaError extends DelayQueueError {
   readonly code = 'ServiceUnavailable'

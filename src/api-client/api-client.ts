@@ -1,6 +1,7 @@
-// DelayQueueApiClient: the deployed HTTP API from another service, with the same methods as DelayQueue (which talks
-// to Redis directly). Every request is signed with SigV4; error answers become DelayQueueApiError / JobConflictError.
-// Every job write carries an Idempotency-Key, so that its retries are recognised by the API itself: none needs a read.
+// DelayQueueApiClient: the deployed API (Function URL or HTTP API) from another service, with the same methods as
+// DelayQueue (which talks to Redis directly). Every request is signed with SigV4; error answers become
+// DelayQueueApiError / JobConflictError. Every job write carries an Idempotency-Key, so that its retries are
+// recognised by the API itself: none needs a read.
 import { regionOf, sigV4Signer, signingServiceOf } from './signer'
 import { DelayQueueApiError } from './errors'
 import { scheduleBatch } from './batch'
@@ -99,10 +100,11 @@ export class DelayQueueApiClient {
   }
 
   /**
-   * POST /jobs/run-due: the pending jobs due before `before` (of `queue`, or all) due now, a bounded share per call:
-   * call again with the answer's cursor until it is null. Sent again when unanswered (what was moved stays moved).
+   * POST /jobs/run-due: the pending jobs due before `before` (of `queue`, or all), or with `tag` (due before `before`,
+   * or all), due now, a bounded share per call: call again with the answer's cursor until it is null. Sent again when
+   * unanswered (what was moved stays moved; with a tag, `inFlight` may count a job a second time).
    */
-  async runDue(input: Api.RunDueInput): Promise<Api.PromoteDueResult> {
+  async runDue(input: Api.RunDueInput): Promise<Api.RunDueResult> {
     return (await call(this.transport, 'POST', '/jobs/run-due', input, { retryUnanswered: true })).body
   }
 
@@ -148,7 +150,7 @@ export class DelayQueueApiClient {
   }
 
   /** GET /schedules: `limit` (1-100, default 50) at a time, by id; pass the returned cursor back for the next page. */
-  async listSchedules(options: PageOptions = {}): Promise<Api.ScheduleListPage> {
+  async listSchedules(options: PageOptions & { tag?: string } = {}): Promise<Api.ScheduleListPage> {
     return (await call(this.transport, 'GET', `/schedules${pageQuery(options)}`)).body
   }
 

@@ -16,12 +16,14 @@ export class ApiFlowControl {
     return (await call(this.transport, 'GET', '/flow', undefined, { retryUnanswered: true })).body.settings
   }
 
-  /** PUT /flow/queues/{queue} or /flow/keys/{key}: `paused`, `rate` (null removes it), `burst`. */
+  /** PUT /flow/queues/{queue}, /flow/keys/{key} or /flow/tags/{tag}: `paused`, `rate` (null removes it), `burst`. */
   async change(target: FlowTarget, input: FlowSettingInput): Promise<FlowChange> {
     const path =
       'queue' in target
         ? `/flow/queues/${encodeURIComponent(target.queue)}`
-        : `/flow/keys/${encodeURIComponent(target.flowKey)}`
+        : 'flowKey' in target
+          ? `/flow/keys/${encodeURIComponent(target.flowKey)}`
+          : `/flow/tags/${encodeURIComponent(target.tag)}`
     return (await call(this.transport, 'PUT', path, input, { retryUnanswered: true })).body
   }
 

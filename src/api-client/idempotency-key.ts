@@ -1,4 +1,4 @@
-// The Idempotency-Key of one job write (docs/api.md): made once per schedule(), scheduleMany() and reschedule() call
+// The Idempotency-Key of one job write (docs/idempotency.md): made once per schedule(), scheduleMany() and reschedule() call
 // (unless the caller gives one) and sent on each of its attempts, so that an attempt after one the API applied (its
 // answer lost, or a 503 after the write) changes nothing and answers as that one did, also once the job has left for
 // SQS.

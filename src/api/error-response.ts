@@ -26,7 +26,8 @@ const STATUS: Record<string, number> = {
   // Too many deep pages of GET /jobs from one caller (src/store/deep-page-rate.ts).
   TooManyRequests: 429,
   ServiceUnavailable: 503,
-  // The write may or may not survive a failover: retryable, like an outage, but its own code (src/store/replication.ts).
+  // The write may or may not survive a failover: retryable, like an outage, but its own code
+  // (src/store/redis/replication.ts).
   ReplicationUnconfirmed: 503,
   // 507 Insufficient Storage (RFC 4918): the server cannot store what it was asked to. Not 503: nothing is down,
   // and an operator paged for "unavailable" would look for an outage instead of adding memory or draining jobs.

@@ -22,6 +22,7 @@ export type RouteName =
   | 'listFlow'
   | 'putQueueFlow'
   | 'putKeyFlow'
+  | 'putTagFlow'
   | 'runJob'
   | 'runDueJobs'
 
@@ -43,6 +44,7 @@ const PATHS: Record<string, Partial<Record<Method, RouteName>>> = {
   '/flow': { GET: 'listFlow' },
   '/flow/queues/{id}': { PUT: 'putQueueFlow' },
   '/flow/keys/{id}': { PUT: 'putKeyFlow' },
+  '/flow/tags/{id}': { PUT: 'putTagFlow' },
 }
 
 /** Every route as API Gateway keys it ("GET /jobs/{id}"), in matching order. */

@@ -124,7 +124,8 @@ export const routes: Record<RouteName, RouteHandler> = {
     if (!/^\d{1,3}$/.test(limit) || Number(limit) < 1 || Number(limit) > 100) {
       throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }])
     }
-    return json(200, await queue.listSchedules({ cursor: query.cursor || null, limit: Number(limit) }))
+    const tag = query.tag === undefined ? {} : { tag: query.tag }
+    return json(200, await queue.listSchedules({ cursor: query.cursor || null, limit: Number(limit), ...tag }))
   },
 
   async getSchedule(queue, _event, id) {
@@ -160,6 +161,10 @@ export const routes: Record<RouteName, RouteHandler> = {
 
   async putKeyFlow(queue, event, id) {
     return json(200, await queue.flow.change({ flowKey: id! }, parseJson(rawJsonBody(event))))
+  },
+
+  async putTagFlow(queue, event, id) {
+    return json(200, await queue.flow.change({ tag: id! }, parseJson(rawJsonBody(event))))
   },
 }
 

@@ -1,8 +1,8 @@
 // How long a failed message stays hidden before its next attempt: exponential in the attempt number, capped,
 // with "equal jitter" (half fixed, half random) so that a burst of failures does not retry in lockstep while the
-// delay never collapses to zero. The rule is src/equal-jitter.ts, shared with the scan's dispatch retries; here it
-// counts in seconds, as a visibility timeout does.
-import { equalJitterDelay, exponentialDelay } from '../equal-jitter'
+// delay never collapses to zero. The rule is src/shared/equal-jitter.ts, shared with the scan's dispatch retries; here
+// it counts in seconds, as a visibility timeout does.
+import { equalJitterDelay, exponentialDelay } from '../shared/equal-jitter'
 
 export interface BackoffPolicy {
   /** Delay after the first failed attempt, in seconds. */

@@ -8,7 +8,7 @@ import {
   SqsFifoPartialProcessorAsync,
 } from '@aws-lambda-powertools/batch'
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
-import { Semaphore } from '../semaphore'
+import { Semaphore } from '../shared/semaphore'
 import type { BatchRun, BatchSettings, QueueTarget } from './batch-run'
 import { batchDeadline } from './deadline'
 import { deliveryAttempt } from './delivery'

@@ -2,7 +2,7 @@
 // The HTTP API (src/api/) is built on this class, so both accept and refuse exactly the same input.
 import { loadConfig, type Config } from '../config'
 import { createEngine, type Engine } from '../store/engine'
-import type { ConnectOptions } from '../store/redis'
+import type { ConnectOptions } from '../store/redis/redis'
 import { FlowControl } from './flow-control'
 import { type HeldReason, withHeldReason } from '../flow/flow-held-view'
 import type { EnqueueResult, JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
@@ -12,17 +12,17 @@ import { ValidationError } from '../errors'
 import { queuesAsConfigured } from '../store/stats'
 import { decodePendingCursor } from '../store/pending-cursor'
 import type { PendingPage, PendingQuery } from '../store/pending-page'
-import { scanStartOptions } from '../store/scan-start'
-import { lambdaInvoker, ScanStarter, type ScanInvoker } from './scan-starter'
+import { scanStartOptions } from '../on-demand/start/scan-start'
+import { lambdaInvoker, ScanStarter, type ScanInvoker } from '../on-demand/start/scan-starter'
 import { ScheduleStore } from '../store/schedule-store'
 import type { ScheduleInput } from './schedule-validation'
 import type { ScheduleListPage, ScheduleView } from './schedule-view'
 import { RecurringSchedules } from './recurring-schedules'
 import { scheduleMany, type BatchItemResult } from './schedule-many'
-import { isoTime } from '../iso-time'
+import { isoTime } from '../shared/iso-time'
 import { validateWriteToken, type WriteOptions } from './write-token'
 import type { MoveTo, PromoteDueResult } from '../store/promote'
-import { runDue, runNow, type RunDueInput, type RunNowAnswer } from './run-now'
+import { runDue, runNow, type RunDueInput, type RunDueResult, type RunNowAnswer } from './run-now'
 import type { TagPage } from '../store/tag-page'
 import type { TagCancelOptions, TagCancelResult } from '../store/tag-cancel'
 import { cancelByTag, listByTag, type TagPageOptions } from './tag-actions'
@@ -33,6 +33,7 @@ export type {
   JobInput,
   PromoteDueResult,
   RunDueInput,
+  RunDueResult,
   RunNowAnswer,
   ScheduleInput,
   ScheduleListPage,
@@ -166,8 +167,8 @@ export class DelayQueue {
     return runNow(this.store, this.starter, id, to)
   }
 
-  /** Run now every pending job due before a time, a bounded share per call with a cursor (src/direct/run-now.ts). */
-  runDue(input: RunDueInput | unknown, options: { maxRuns?: number } = {}): Promise<PromoteDueResult> {
+  /** Run now the pending jobs due before a time or with a tag, a share per call with a cursor (direct/run-now.ts). */
+  runDue(input: RunDueInput | unknown, options: { maxRuns?: number } = {}): Promise<RunDueResult> {
     return runDue({ store: this.store, starter: this.starter, config: this.config }, input, options)
   }
 
@@ -216,7 +217,7 @@ export class DelayQueue {
   }
 
   /** Schedules in id order, `limit` (1-100) at a time; pass the returned cursor back for the next page. */
-  listSchedules(options: { cursor?: string | null; limit?: number } = {}): Promise<ScheduleListPage> {
+  listSchedules(options: { cursor?: string | null; limit?: number; tag?: string } = {}): Promise<ScheduleListPage> {
     return this.recurring.list(options)
   }
 

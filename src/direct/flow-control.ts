@@ -21,8 +21,9 @@ import {
   resumeFlow,
   setFlowRate,
 } from '../flow/flow-settings'
-import { isoTime } from '../iso-time'
+import { isoTime } from '../shared/iso-time'
 import type { JobStore } from '../store/job-store'
+import { TAG_PATTERN, TAG_RULE } from './tag-rules'
 
 /** One target's settings after a change; `resumed`: the held jobs a resume put back to leave. */
 export type FlowChange = FlowEntry & { resumed?: number }
@@ -56,6 +57,9 @@ export class FlowControl {
     const { paused, rate, burst } = parsed.data
     if (burst !== undefined && (rate === undefined || rate === null)) {
       throw new ValidationError([{ path: 'burst', message: 'is only allowed with a rate' }])
+    }
+    if ('tag' in target && rate !== undefined) {
+      throw new ValidationError([{ path: 'rate', message: 'a tag is paused and resumed only: it takes no rate' }])
     }
     if (paused === undefined && rate === undefined) {
       throw new ValidationError([{ path: '', message: 'must set "paused", "rate" or both' }])
@@ -108,12 +112,13 @@ export class FlowControl {
     if ('flowKey' in target && !FLOW_KEY_PATTERN.test(target.flowKey)) {
       details.push({ path: 'flowKey', message: FLOW_KEY_RULE })
     }
+    if ('tag' in target && !TAG_PATTERN.test(target.tag)) details.push({ path: 'tag', message: TAG_RULE })
     if (details.length) throw new ValidationError(details)
   }
 }
 
 function sameTarget(entry: FlowEntry, target: FlowTarget): boolean {
-  return 'queue' in target
-    ? 'queue' in entry && entry.queue === target.queue
-    : 'flowKey' in entry && entry.flowKey === target.flowKey
+  if ('queue' in target) return 'queue' in entry && entry.queue === target.queue
+  if ('flowKey' in target) return 'flowKey' in entry && entry.flowKey === target.flowKey
+  return 'tag' in entry && entry.tag === target.tag
 }

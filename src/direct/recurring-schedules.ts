@@ -3,10 +3,11 @@
 import type { Config } from '../config'
 import { ScheduleChangedError, ScheduleNotFoundError } from '../errors'
 import type { ScheduleStore } from '../store/schedule-store'
-import type { ScanStarter } from './scan-starter'
+import type { ScanStarter } from '../on-demand/start/scan-starter'
 import { validateScheduleId, writableId } from './id-rules'
 import { validateSchedule, type ScheduleInput } from './schedule-validation'
 import { scheduleView, type ScheduleListPage, type ScheduleView } from './schedule-view'
+import { validateTag } from './tag-rules'
 
 export class RecurringSchedules {
   constructor(
@@ -31,9 +32,11 @@ export class RecurringSchedules {
     return schedule && scheduleView(id, schedule)
   }
 
-  async list(options: { cursor?: string | null; limit?: number }): Promise<ScheduleListPage> {
+  /** `tag`: only the schedules with that tag. */
+  async list(options: { cursor?: string | null; limit?: number; tag?: string }): Promise<ScheduleListPage> {
     const cursor = options.cursor ? validateScheduleId(options.cursor) : null
-    const page = await this.store.list(cursor, options.limit ?? 50)
+    const tag = options.tag === undefined ? undefined : validateTag(options.tag)
+    const page = await this.store.list(cursor, options.limit ?? 50, tag === undefined ? {} : { tag })
     return { schedules: page.schedules.map((s) => scheduleView(s.id, s.schedule)), cursor: page.cursor }
   }
 

@@ -6,9 +6,11 @@ import type { Config } from '../config'
 import { ValidationError, type ErrorDetail } from '../errors'
 import type { JobStore } from '../store/job-store'
 import { type MoveTo, Promoter, type PromoteDueResult } from '../store/promote'
-import { isoTime } from '../iso-time'
+import { promoteByTag } from '../store/tag-promote'
+import { isoTime } from '../shared/iso-time'
 import { validateJobRef } from './id-rules'
-import type { ScanStarter } from './scan-starter'
+import type { ScanStarter } from '../on-demand/start/scan-starter'
+import { TAG_PATTERN, TAG_RULE } from './tag-rules'
 import { parseIsoWithZone } from './validation'
 
 /** Run now's answer: the job is due at `runAt` (now); it was due at `previousRunAt` (the same when due already). */
@@ -37,6 +39,9 @@ export async function runNow(
   return { id: p.id, runAt: isoTime(p.runAtMs), previousRunAt: isoTime(p.previousRunAtMs) }
 }
 
+/** With `tag`: `inFlight` counts the jobs of the tag whose dispatch is under way (not moved). */
+export type RunDueResult = PromoteDueResult & { inFlight?: number }
+
 /**
  * `maxRuns` script runs (default: until done), then the answer with the `cursor` to go on from (null when done). Jobs
  * scheduled behind the walk while it runs are left as they are. Throws ValidationError naming the field.
@@ -45,9 +50,15 @@ export async function runDue(
   on: { store: JobStore; starter?: ScanStarter; config: Pick<Config, 'queues'> },
   input: unknown,
   options: { maxRuns?: number } = {},
-): Promise<PromoteDueResult> {
+): Promise<RunDueResult> {
   const request = validateRunDue(input, on.config)
-  const result = await new Promoter(on.store).promoteDue({ ...request, ...options })
+  const { redis, keys, replication } = on.store
+  const result: RunDueResult =
+    request.tag === undefined
+      ? await new Promoter(on.store).promoteDue({ ...request, beforeMs: request.beforeMs!, ...options })
+      : await on.store
+          .ready()
+          .then(() => promoteByTag(redis, keys, replication, request.tag!, { ...request, ...options }))
   // At the walk's end also with nothing moved: a retry of a run-due whose answer (and start) was lost finds its jobs
   // due already, and they would wait for a scheduled run. At most one start: none while a scanner runs.
   if (result.promoted > 0 || result.cursor === null)
@@ -56,22 +67,26 @@ export async function runDue(
 }
 
 const BEFORE_RULE = 'must be an ISO-8601 time with a zone, or an integer epoch ms'
-const FIELDS = ['before', 'queue', 'cursor'] as const
+const FIELDS = ['before', 'queue', 'tag', 'cursor'] as const
 
 export const runDueInputSchema = z.strictObject({
-  /** Jobs due before this time (exclusive): ISO-8601 with a zone, or epoch ms. */
-  before: z.union([z.string(), z.number()], { error: (i) => (i.input === undefined ? 'is required' : BEFORE_RULE) }),
+  /** Jobs due before this time (exclusive): ISO-8601 with a zone, or epoch ms. Optional with `tag` (then: all). */
+  before: z.union([z.string(), z.number()], { error: BEFORE_RULE }).optional(),
   /** Only this queue's jobs. */
   queue: z.string({ error: 'must be a string naming a configured queue' }).optional(),
-  /** Where the previous answer stopped (its `cursor`). */
-  cursor: z.string({ error: 'must be the cursor of the previous answer' }).max(160).optional(),
+  /** Only the jobs with this tag (not with `queue`). */
+  tag: z.string({ error: TAG_RULE }).regex(TAG_PATTERN, { error: TAG_RULE }).optional(),
+  /** Where the previous answer stopped (its `cursor`: with `tag`, it holds a job id). */
+  cursor: z.string({ error: 'must be the cursor of the previous answer' }).max(200).optional(),
 })
 
 export type RunDueInput = z.input<typeof runDueInputSchema>
 
 export interface RunDueRequest {
-  beforeMs: number
+  /** Absent only with `tag`. */
+  beforeMs?: number
   queue?: string
+  tag?: string
   cursor?: string
 }
 
@@ -79,18 +94,28 @@ export interface RunDueRequest {
 export function validateRunDue(input: unknown, config: Pick<Config, 'queues'>): RunDueRequest {
   const parsed = runDueInputSchema.safeParse(input)
   if (!parsed.success) throw new ValidationError(parsed.error.issues.flatMap(details))
-  const { before, queue, cursor } = parsed.data
-  const beforeMs = typeof before === 'number' ? before : parseIsoWithZone(before)
+  const { before, queue, tag, cursor } = parsed.data
+  const beforeMs = typeof before === 'number' ? before : before === undefined ? undefined : parseIsoWithZone(before)
   const fails: ErrorDetail[] = []
-  if (beforeMs === undefined || !Number.isSafeInteger(beforeMs) || beforeMs < 0) {
+  if (before === undefined && tag === undefined) {
+    fails.push({ path: 'before', message: 'is required (or give a tag)' })
+  } else if (before !== undefined && (beforeMs === undefined || !Number.isSafeInteger(beforeMs) || beforeMs < 0)) {
     fails.push({ path: 'before', message: BEFORE_RULE })
+  }
+  if (tag !== undefined && queue !== undefined) {
+    fails.push({ path: 'queue', message: 'cannot be combined with tag' })
   }
   if (queue !== undefined && !Object.hasOwn(config.queues, queue)) {
     const known = Object.keys(config.queues).map((q) => JSON.stringify(q))
     fails.push({ path: 'queue', message: `must be one of the configured queues: ${known.join(', ')}` })
   }
   if (fails.length) throw new ValidationError(fails)
-  return { beforeMs: beforeMs!, ...(queue !== undefined ? { queue } : {}), ...(cursor ? { cursor } : {}) }
+  return {
+    ...(beforeMs !== undefined ? { beforeMs } : {}),
+    ...(queue !== undefined ? { queue } : {}),
+    ...(tag !== undefined ? { tag } : {}),
+    ...(cursor ? { cursor } : {}),
+  }
 }
 
 function details(issue: z.core.$ZodIssue): ErrorDetail[] {

@@ -3,7 +3,7 @@
 import type { Config } from '../config'
 import { DelayQueueError, ValidationError } from '../errors'
 import type { JobStore } from '../store/job-store'
-import type { ScanStarter } from './scan-starter'
+import type { ScanStarter } from '../on-demand/start/scan-starter'
 import { writableId } from './id-rules'
 import { validateJob } from './validation'
 

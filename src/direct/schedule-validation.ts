@@ -11,10 +11,22 @@ import { expectedMessageBytes } from '../sqs/envelope'
 import { checkHttpJob } from '../http-target/job-check'
 import type { NewSchedule } from '../store/schedule-store'
 import { validateScheduleId } from './id-rules'
+import { tagsSchema } from './tag-rules'
 import { parseIsoWithZone, serializePayload, sharedFields } from './validation'
 
 export const MIN_EVERY_MS = 1000
-const FIELDS = ['queue', 'payload', 'cron', 'everyMs', 'timezone', 'startAt', 'endAt', 'paused', 'groupId'] as const
+const FIELDS = [
+  'queue',
+  'payload',
+  'cron',
+  'everyMs',
+  'timezone',
+  'startAt',
+  'endAt',
+  'paused',
+  'groupId',
+  'tags',
+] as const
 const TIME_RULE = 'must be an ISO-8601 time with a zone (e.g. 2027-01-04T09:00:00Z), or an integer epoch ms'
 const TIME_BOUND_RULE = `must be at most ${MAX_SCHEDULE_TIME_ISO} (epoch ms ${MAX_SCHEDULE_TIME_MS})`
 const EVERY_RULE = `must be an integer from ${MIN_EVERY_MS} to ${MAX_EVERY_MS} (3650 days)`
@@ -36,9 +48,10 @@ export const scheduleInputSchema = z.strictObject({
   endAt: time,
   paused: z.boolean({ error: 'must be true or false' }).optional(),
   groupId: sharedFields.groupId,
+  tags: tagsSchema,
 })
 
-/** What callers send: see docs/api.md, "Recurring schedules" (the schema's type: the two cannot drift apart). */
+/** What callers send: see docs/schedules.md, "Input" (the schema's type: the two cannot drift apart). */
 export type ScheduleInput = z.input<typeof scheduleInputSchema>
 
 export type ScheduleValidationConfig = Pick<Config, 'queues' | 'maxMessageBytes'> & Partial<Pick<Config, 'httpTargets'>>
@@ -94,6 +107,7 @@ export function validateSchedule(id: string, input: unknown, config: ScheduleVal
       ...(endAtMs !== undefined ? { endAtMs } : {}),
       paused: raw.paused ?? false,
       ...(raw.groupId !== undefined ? { groupId: raw.groupId } : {}),
+      ...(raw.tags?.length ? { tags: raw.tags } : {}),
     },
   }
 }

@@ -1,6 +1,6 @@
 // A stored schedule as callers see it: the input (times as ISO) plus nextRunAt, lastRunAt, runs and createdAt.
 import type { StoredSchedule } from '../store/schedule-record'
-import { isoTime, isoTimeOrNull } from '../iso-time'
+import { isoTime } from '../shared/iso-time'
 
 export interface ScheduleView {
   id: string
@@ -13,6 +13,7 @@ export interface ScheduleView {
   endAt?: string
   paused: boolean
   groupId?: string
+  tags?: string[]
   /** The pending occurrence's time; null when paused or ended. */
   nextRunAt: string | null
   lastRunAt: string | null
@@ -27,11 +28,8 @@ export interface ScheduleListPage {
   cursor: string | null
 }
 
-/** An optional time field, left out when no date can show it (a record stored before times were bounded). */
-const timeField = (name: string, ms: number | undefined) => {
-  const text = ms === undefined ? null : isoTimeOrNull(ms)
-  return text === null ? {} : { [name]: text }
-}
+/** An optional time field, left out when not set. */
+const timeField = (name: string, ms: number | undefined) => (ms === undefined ? {} : { [name]: isoTime(ms) })
 
 export function scheduleView(id: string, s: StoredSchedule): ScheduleView {
   const { spec } = s
@@ -45,8 +43,9 @@ export function scheduleView(id: string, s: StoredSchedule): ScheduleView {
     ...timeField('endAt', spec.endAtMs),
     paused: spec.paused,
     ...(spec.groupId !== undefined ? { groupId: spec.groupId } : {}),
-    nextRunAt: s.pendingMs === null ? null : isoTimeOrNull(s.pendingMs),
-    lastRunAt: s.lastRunMs === null ? null : isoTimeOrNull(s.lastRunMs),
+    ...(spec.tags?.length ? { tags: spec.tags } : {}),
+    nextRunAt: s.pendingMs === null ? null : isoTime(s.pendingMs),
+    lastRunAt: s.lastRunMs === null ? null : isoTime(s.lastRunMs),
     runs: s.runs,
     createdAt: isoTime(s.createdAtMs),
   }

@@ -1,7 +1,7 @@
 // What DelayQueue does by tag: a page of the jobs with a tag, and cancel them all (src/store/tag-page.ts,
 // src/store/tag-cancel.ts), with the tag, the limit and the cursor checked first.
 import type { JobStore } from '../store/job-store'
-import { guard } from '../store/redis-errors'
+import { guard } from '../store/redis/redis-errors'
 import { cancelByTag as cancelInStore, type TagCancelOptions, type TagCancelResult } from '../store/tag-cancel'
 import { readTagPage, type TagPage } from '../store/tag-page'
 import { validateJobId } from './id-rules'

@@ -12,7 +12,7 @@ import { tagsSchema } from './tag-rules'
 import { conflictFields, conflictRules } from './conflict-rules'
 import { flowKeySchema } from '../flow/flow-names'
 import type { NewJob } from '../store/job-store'
-import { isoTime } from '../iso-time'
+import { isoTime } from '../shared/iso-time'
 import { checkHttpJob } from '../http-target/job-check'
 
 export const MAX_BATCH_JOBS = 100

@@ -209,13 +209,17 @@ function splitJobs(settings: FlowSettings, blocked: ReadonlyMap<string, Block>, 
   return { free, gated }
 }
 
-/** A pause of the job's queue or key, else the rate that applies to it (its key's, else its queue's), else none. */
+/**
+ * A pause of the job's queue, key or one of its tags, else the rate that applies to it (its key's, else its queue's),
+ * else none.
+ */
 function verdictOf(settings: FlowSettings, job: ClaimedJob): Verdict {
   const { paused, rates } = settings
   const queueName = `q:${job.queue}`
   const keyName = job.flowKey ? `k:${job.flowKey}` : undefined
   if (paused.has(queueName)) return { pausedName: queueName }
   if (keyName && paused.has(keyName)) return { pausedName: keyName }
+  for (const tag of job.tags ?? []) if (paused.has(`t:${tag}`)) return { pausedName: `t:${tag}` }
   if (keyName && rates.has(keyName)) return { rateName: keyName }
   if (rates.has(queueName)) return { rateName: queueName }
   return null

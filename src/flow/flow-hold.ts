@@ -1,8 +1,8 @@
 // lua/flow-hold.lua: hold leased jobs back from SQS, pending still: for a pause (until a resume), or until the send
 // time a rate gave them.
 import type { ShardKeys } from '../store/keys'
-import { guard } from '../store/redis-errors'
-import { rideOut } from '../store/ride-out'
+import { guard } from '../store/redis/redis-errors'
+import { rideOut } from '../store/redis/ride-out'
 import { runScript, type ScriptCall, type ScriptedClient } from '../store/scripts'
 import type { ClaimedJob } from '../scan/claims/claimed-job'
 

@@ -53,17 +53,22 @@ export interface FlowRate {
   burst: number
 }
 
-/** What flow control can act on: a target queue, or a flow key. */
-export type FlowTarget = { queue: string } | { flowKey: string }
+/**
+ * What flow control can act on: a target queue, a flow key, or a tag (src/direct/tag-rules.ts). A tag is paused and
+ * resumed only: a job holds up to 10 tags, and a rate per tag would have it take tokens from several buckets.
+ */
+export type FlowTarget = { queue: string } | { flowKey: string } | { tag: string }
 
-/** The name a target's settings and held jobs are kept under: "q:<queue>" or "k:<flow key>". */
+/** The name a target's settings and held jobs are kept under: "q:<queue>", "k:<flow key>" or "t:<tag>". */
 export function flowName(target: FlowTarget): string {
-  return 'queue' in target ? `q:${target.queue}` : `k:${target.flowKey}`
+  if ('queue' in target) return `q:${target.queue}`
+  return 'flowKey' in target ? `k:${target.flowKey}` : `t:${target.tag}`
 }
 
 /** A name's target (flowName), undefined for a field that names none. */
 export function flowTarget(name: string): FlowTarget | undefined {
   if (name.startsWith('q:')) return { queue: name.slice(2) }
   if (name.startsWith('k:')) return { flowKey: name.slice(2) }
+  if (name.startsWith('t:')) return { tag: name.slice(2) }
   return undefined
 }

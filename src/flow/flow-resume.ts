@@ -1,7 +1,7 @@
 // lua/flow-resume.lua: a resume's bounded steps, shard by shard: jobs held for a pause go back to leave in due order.
 import type { Keyspace, ShardKeys } from '../store/keys'
-import { guard } from '../store/redis-errors'
-import { rideOut } from '../store/ride-out'
+import { guard } from '../store/redis/redis-errors'
+import { rideOut } from '../store/redis/ride-out'
 import { runScript, type ScriptCall, type ScriptedClient } from '../store/scripts'
 
 /** { moved, left }. */

@@ -1,8 +1,8 @@
 // lua/flow-set.lua and lua/flow-epoch.lua: a flow control setting changed (its epoch bumped) and the epoch told to each
-// shard, each write confirmed by replicas as API writes are (src/store/replication.ts): a pause that answered
+// shard, each write confirmed by replicas as API writes are (src/store/redis/replication.ts): a pause that answered
 // survives a failover right after it.
 import type { Keyspace, ShardKeys } from '../store/keys'
-import { type ReplicationOptions, writeScript } from '../store/replication'
+import { type ReplicationOptions, writeScript } from '../store/redis/replication'
 import type { ScriptCall, ScriptedClient } from '../store/scripts'
 
 export function flowSetCall(keys: Keyspace, field: string, value: string | null) {

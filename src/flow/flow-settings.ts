@@ -3,12 +3,12 @@
 // scanner crashes and failovers. Each change bumps the settings' epoch and writes it on every shard: the next claim of
 // any shard returns it (lua/claim.lua), and a scanner holding an older one reads the settings again before it sends.
 import type { Keyspace } from '../store/keys'
-import { guard } from '../store/redis-errors'
+import { guard } from '../store/redis/redis-errors'
 import type { RedisClient, ScriptedClient } from '../store/scripts'
 import { type FlowRate, type FlowTarget, flowName, flowTarget } from './flow-names'
 import { releaseHeld } from './flow-resume'
 import { announceEpoch, writeSetting } from './flow-set'
-import type { ReplicationOptions } from '../store/replication'
+import type { ReplicationOptions } from '../store/redis/replication'
 
 /** The settings as a scanner reads them: names ("q:<queue>", "k:<flow key>") paused, and their rates. */
 export interface FlowSettings {

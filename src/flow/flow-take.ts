@@ -1,7 +1,7 @@
 // lua/flow-take.lua: send times for the jobs of one rate-limited flow name, from its token bucket on Redis's clock.
 import type { Keyspace } from '../store/keys'
-import { guard } from '../store/redis-errors'
-import { rideOut } from '../store/ride-out'
+import { guard } from '../store/redis/redis-errors'
+import { rideOut } from '../store/redis/ride-out'
 import { runScript, type ScriptCall, type ScriptedClient } from '../store/scripts'
 import type { FlowRate } from './flow-names'
 

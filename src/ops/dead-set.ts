@@ -12,8 +12,8 @@ import { previewText, readRecordHeads, type RecordHeadCache } from '../store/rec
 import { reviveCall } from '../store/script-calls'
 import { runScript, type ScriptedClient } from '../store/scripts'
 import type { DispatchError } from '../store/job-store'
-import { guard } from '../store/redis-errors'
-import { isoTime } from '../iso-time'
+import { guard } from '../store/redis/redis-errors'
+import { isoTime } from '../shared/iso-time'
 
 export interface DeadJob {
   id: string

@@ -3,14 +3,15 @@ import type { DelayQueue } from '../direct/delay-queue'
 import type { FlowTarget } from '../flow/flow-names'
 
 export const FLOW_USAGE = `  sdq flow list
-  sdq flow pause --queue Q | --key K
-  sdq flow held --queue Q | --key K [--limit N]  the due jobs the pause holds, earliest first
-  sdq flow resume --queue Q | --key K           held jobs leave in due order (at the rate, if one is set)
+  sdq flow pause --queue Q | --key K | --tag T
+  sdq flow held --queue Q | --key K | --tag T [--limit N]  the due jobs the pause holds, earliest first
+  sdq flow resume --queue Q | --key K | --tag T  held jobs leave in due order (at the rate, if one is set)
   sdq flow rate --queue Q | --key K <jobs/s> [--burst N] | off`
 
 export interface FlowFlags {
   queue?: string
   key?: string
+  tag?: string
   burst?: number
   limit?: number
 }
@@ -40,8 +41,8 @@ export async function flowCommand(
 }
 
 function targetOf(flags: FlowFlags): FlowTarget {
-  if ((flags.queue === undefined) === (flags.key === undefined)) {
-    throw new FlowCommandError('name one target: --queue Q or --key K')
-  }
-  return flags.queue !== undefined ? { queue: flags.queue } : { flowKey: flags.key! }
+  const named = [flags.queue, flags.key, flags.tag].filter((x) => x !== undefined)
+  if (named.length !== 1) throw new FlowCommandError('name one target: --queue Q, --key K or --tag T')
+  if (flags.queue !== undefined) return { queue: flags.queue }
+  return flags.key !== undefined ? { flowKey: flags.key } : { tag: flags.tag! }
 }

@@ -11,9 +11,10 @@
 //   job <id>                                  one job: pending, dead, or dispatched (its receipt)
 //   run <id>...                               pending jobs due now (src/ops/run-commands.ts)
 //   run-due --before T [--queue Q] [--cursor C]  every pending job due before T due now, step by step
+//   run-due --tag T [--before T] [--cursor C]    every pending job with the tag (due before T) due now
 //   stats                                     counts per target queue
 //   schedules list|get|put|pause|resume|delete  recurring schedules (src/ops/schedule-commands.ts)
-//   flow list|pause|resume|rate               pause a queue or a flow key, give it a rate (src/ops/flow-commands.ts)
+//   flow list|pause|resume|rate               pause a queue, a flow key or a tag, give a rate (src/ops/flow-commands.ts)
 //   dashboard [--port N] [--host H]           the operator dashboard over REDIS_URL (default 127.0.0.1:3003); no AWS;
 //                                             a --host beyond loopback needs SDQ_DASHBOARD_TOKEN (docs/operations.md)
 import { parseArgs } from 'node:util'
@@ -27,7 +28,7 @@ import { DelayQueue } from '../direct/delay-queue'
 import { SCHEDULE_USAGE, scheduleCommand } from './schedule-commands'
 import { startDashboard } from './dashboard/server'
 import { JOB_USAGE, JobCommandError, jobCommand } from './job-commands'
-import { isoTime } from '../iso-time'
+import { isoTime } from '../shared/iso-time'
 import { FLOW_USAGE, FlowCommandError, flowCommand } from './flow-commands'
 import { RUN_USAGE, RunCommandError, runCommand } from './run-commands'
 
@@ -61,6 +62,7 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   before: { type: 'string' },
+  tag: { type: 'string' },
   key: { type: 'string' },
   burst: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -88,7 +90,7 @@ async function main(argv: string[]): Promise<number> {
       const flags = { queue: values.queue, limit: number('limit', values.limit), cursor: values.cursor }
       for (const line of await jobCommand(new DelayQueue(engine), command, sub, flags)) print(line)
     } else if (command === 'run' || command === 'run-due') {
-      const flags = { before: values.before, queue: values.queue, cursor: values.cursor }
+      const flags = { before: values.before, queue: values.queue, tag: values.tag, cursor: values.cursor }
       await runCommand(
         new DelayQueue(engine),
         command,
@@ -122,6 +124,7 @@ async function main(argv: string[]): Promise<number> {
       const flags = {
         queue: values.queue,
         key: values.key,
+        tag: values.tag,
         burst: number('burst', values.burst),
         limit: number('limit', values.limit),
       }

@@ -1,11 +1,15 @@
 // Where the Scheduler-compatible API keeps what Scheduler has and our engine does not (a schedule's name and group,
 // its Target, ClientToken, dates, ActionAfterCompletion...): one JSON document per schedule and per group, in the
 // queue's Redis, keyed as src/store/keys.ts says. The job or schedule that fires lives in the engine (job-id.ts).
-// Writes wait for replicas as the engine's do (REDIS_WAIT_REPLICAS, src/store/replicated-transaction.ts): a failover
-// must not keep a schedule's job and lose its definition.
+// Writes wait for replicas as the engine's do (REDIS_WAIT_REPLICAS, src/store/redis/replicated-transaction.ts): a
+// failover must not keep a schedule's job and lose its definition.
 import type { Keyspace, SchedulerDocumentKeys, ShardKeys } from '../store/keys'
-import { replicatedTransaction, type TransactionCommand, type TransactionResult } from '../store/replicated-transaction'
-import type { ReplicationOptions } from '../store/replication'
+import {
+  replicatedTransaction,
+  type TransactionCommand,
+  type TransactionResult,
+} from '../store/redis/replicated-transaction'
+import type { ReplicationOptions } from '../store/redis/replication'
 import type { ScriptedClient } from '../store/scripts'
 import { ScheduleLocks } from './schedule-lock'
 
@@ -112,7 +116,7 @@ export class DefinitionStore {
     private readonly redis: ScriptedClient,
     private readonly keys: Keyspace,
     /** REDIS_WAIT_REPLICAS as the engine applies it (Engine.replication). */
-    private readonly replication: ReplicationOptions = { replicas: 0, timeoutMs: 1_000 },
+    private readonly replication: ReplicationOptions,
   ) {}
 
   /** The schedules of one group. */

@@ -54,8 +54,8 @@ function outOfMemory(e: unknown): boolean {
 /**
  * Redis answering that it has no capacity for the request right now: a script still running (BUSY) or no room for
  * another client. A rate signal, which the SDK retries with its throttling backoff; engine writes carry it as the
- * cause of a StoreUnavailableError (src/store/redis-errors.ts), definition writes as the reply itself. Other outages
- * (Redis away, a failover) stay InternalServerException.
+ * cause of a StoreUnavailableError (src/store/redis/redis-errors.ts), definition writes as the reply itself. Other
+ * outages (Redis away, a failover) stay InternalServerException.
  */
 const OVERLOADED = /^(BUSY|ERR max number of clients)\b/
 

@@ -1,7 +1,7 @@
 // The SQS message a job becomes: the consumers' contract (docs/consumer.md, "The message").
 import { createHash } from 'node:crypto'
 import { parseOccurrenceId } from '../schedule/occurrence-id'
-import { isoTime } from '../iso-time'
+import { isoTime } from '../shared/iso-time'
 import { rawInputBody } from './raw-input'
 
 export interface JobMessage<Payload = unknown> {

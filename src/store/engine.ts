@@ -3,20 +3,23 @@
 // boundary in biome.jsonc: `npm run lint` fails on it).
 import type { Config } from '../config'
 import { Keyspace } from './keys'
-import { closeRedis, connectRedis, type ConnectOptions } from './redis'
+import { closeRedis, connectRedis, type ConnectOptions } from './redis/redis'
 import { JobStore } from './job-store'
 import { defaultLog } from '../logger'
-import { replicaWatchOf } from './replica-watch'
-import type { ReplicationOptions } from './replication'
-import { scanStartOptions, type ScanStartOptions } from './scan-start'
+import { replicaWatchOf } from './redis/replica-watch'
+import type { ReplicationOptions } from './redis/replication'
+import { scanStartOptions, type ScanStartOptions } from '../on-demand/start/scan-start'
 
 export interface Engine {
   config: Config
   keys: Keyspace
   redis: ReturnType<typeof connectRedis>
   store: JobStore
-  /** REDIS_WAIT_REPLICAS as the store applies it: the scanner's claims are confirmed the same way. */
-  replication?: ReplicationOptions
+  /**
+   * REDIS_WAIT_REPLICAS as the store applies it: the scanner's claims are confirmed the same way. Every store and
+   * script writer over this engine takes it; none has a replication default of its own.
+   */
+  replication: ReplicationOptions
   close(): Promise<void>
 }
 
@@ -27,12 +30,12 @@ export function createEngine(
 ): Engine {
   const keys = new Keyspace({ prefix: config.keyPrefix, shards: config.shards, buckets: config.dueBuckets })
   const redis = connectRedis(config.redis, redisOptions)
-  const replicas = config.redis.waitReplicas ?? 'auto'
+  const { waitReplicas: replicas, waitTimeoutMs: timeoutMs } = config.redis
   const replication: ReplicationOptions = {
     replicas,
-    timeoutMs: config.redis.waitTimeoutMs ?? 1_000,
+    timeoutMs,
     ...(replicas === 'auto'
-      ? { watch: replicaWatchOf(redis, keys, redisOptions.logger ?? defaultLog(), config.redis.waitTimeoutMs) }
+      ? { watch: replicaWatchOf(redis, keys, redisOptions.logger ?? defaultLog(), timeoutMs) }
       : {}),
   }
   const store = new JobStore(redis, keys, scanStart, replication, config.dispatchReceiptTtlMs)

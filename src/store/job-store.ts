@@ -1,6 +1,6 @@
 // The job store: what the API (and any application that enqueues directly) does to jobs in Redis.
 // Scanner-side operations (claim / ack / release) live in src/scan/claims/leases.ts.
-import { DelayQueueError, ScriptErrorCode, scriptError, type ExistingJob } from '../errors'
+import { DelayQueueError, type ScriptErrorCode, scriptError, type ExistingJob } from '../errors'
 import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'
 import { decodeDispatchError, type JobState } from './job-state'
@@ -10,17 +10,17 @@ import { readPendingPage, type PendingPage, type PendingQuery } from './pending-
 import { decodeReceipt, receiptHours, type DispatchReceipt } from './receipt'
 import { readDelivery, type DeliveryRecord } from './delivery-record'
 import { replayedResult } from './replayed-write'
-import { guard } from './redis-errors'
+import { guard } from './redis/redis-errors'
 import { readStats, type StoreStats } from './stats'
-import { writeScript, type ReplicationOptions } from './replication'
-import type { ScanStartOptions } from './scan-start'
-import { cancelCall, enqueueCall, getCall, type EnqueueReply } from './script-calls'
+import { writeScript, type ReplicationOptions } from './redis/replication'
+import type { ScanStartOptions } from '../on-demand/start/scan-start'
+import { cancelCall, decodeEnqueue, enqueueCall, EnqueueStatus, getCall, type EnqueueReply } from './script-calls'
 import { enqueueMode } from './upsert-modes'
 import type { ScriptCall } from './scripts'
-import { rideOut } from './ride-out'
+import { rideOut } from './redis/ride-out'
 import { runScript, type ScriptedClient } from './scripts'
-import { writePerShard } from './shard-writes'
-import { isoTime } from '../iso-time'
+import { writePerShard } from './redis/shard-writes'
+import { isoTime } from '../shared/iso-time'
 
 export type { NewJob } from './new-job'
 
@@ -90,10 +90,10 @@ export class JobStore {
   constructor(
     readonly redis: ScriptedClient,
     readonly keys: Keyspace,
-    /** On-demand scan mode: when the enqueue script should ask for a scanner (src/store/scan-start.ts). */
-    private readonly scanStart?: ScanStartOptions,
-    /** Replicas that confirm each write before it is answered (REDIS_WAIT_REPLICAS); none by default. */
-    readonly replication: ReplicationOptions = { replicas: 0, timeoutMs: 1_000 },
+    /** On-demand scan mode: when the enqueue script should ask for a scanner (src/on-demand/start/scan-start.ts). */
+    private readonly scanStart: ScanStartOptions | undefined,
+    /** Replicas that confirm each write before it is answered (REDIS_WAIT_REPLICAS, as the engine applies it). */
+    readonly replication: ReplicationOptions,
     /** DISPATCH_RECEIPT_TTL_MS: how far back get() looks for a dispatched job's receipt; 0: not at all. */
     readonly receiptTtlMs = 0,
   ) {}
@@ -214,21 +214,22 @@ export class JobStore {
 
   private enqueueReply(job: NewJob, reply: unknown): EnqueueResult {
     const { id } = job
-    const r = reply as EnqueueReply
-    const code = Number(r[0])
-    if (code === ScriptErrorCode.JobExists) {
-      const [, state, record, score] = r as [number, JobState, string, string]
-      throw scriptError(code, id, existingJob(id, state, record, Number(score)))
+    const d = decodeEnqueue(reply as EnqueueReply)
+    if (d.status === 'refused') {
+      const { code, existing: e } = d
+      throw scriptError(code, id, e ? existingJob(id, e.state, e.record, e.score) : undefined)
     }
-    if (code < 0) throw scriptError(code as ScriptErrorCode, id)
-    if (code === 3 || code === 4) return replayedResult(id, r)
+    if (d.status === EnqueueStatus.ReplayedStored || d.status === EnqueueStatus.ReplayedDispatched) {
+      return replayedResult(id, d)
+    }
+    const { dueMs, createdAtMs, version, startScanner } = d
     return {
       id,
-      status: code === 1 ? 'created' : 'replaced',
-      dueMs: Number(r[1]),
-      createdAtMs: Number(r[2]),
-      version: Number(r[3]),
-      startScanner: Number(r[4]) === 1,
+      status: d.status === EnqueueStatus.Created ? 'created' : 'replaced',
+      dueMs,
+      createdAtMs,
+      version,
+      startScanner,
     }
   }
 }
@@ -287,6 +288,6 @@ function dispatchedView(id: string, r: DispatchReceipt): JobView {
     acceptedAt: isoTime(r.acceptedAtMs),
     messageId: r.messageId,
     attempts: r.attempts,
-    ...(r.createdAtMs === undefined ? {} : { createdAt: new Date(r.createdAtMs).toISOString() }),
+    createdAt: isoTime(r.createdAtMs),
   }
 }

@@ -48,15 +48,16 @@ export class ShardKeys {
   /** Pub/sub channel (not a key) the enqueue script publishes to when a job becomes the shard's earliest. */
   readonly wakeChannel: string
   /**
-   * On-demand scan mode (src/scan/run/presence.ts): "a scanner is running", a string with an expiry that the scanner
-   * refreshes on every shard while it runs, so that the enqueue script of any shard can read it in its own slot.
+   * On-demand scan mode (src/on-demand/run/presence.ts): "a scanner is running", a string with an expiry that the
+   * scanner refreshes on every shard while it runs, so that the enqueue script of any shard can read it in its own
+   * slot.
    */
   readonly scannerAlive: string
   /** On-demand scan mode: "a scanner is being started", set NX with an expiry: one start at a time. */
   readonly scanStart: string
   /**
    * "This shard's primary has had a replica": set (for good) the first time one is seen. From then on, with
-   * REDIS_WAIT_REPLICAS=auto, API writes are refused while the primary has none (src/store/replica-watch.ts).
+   * REDIS_WAIT_REPLICAS=auto, API writes are refused while the primary has none (src/store/redis/replica-watch.ts).
    */
   readonly replicated: string
   /**
@@ -75,6 +76,11 @@ export class ShardKeys {
    * cancel, replace) find its tags in its record and this key in KEYS, whatever the tags are.
    */
   readonly tags: string
+  /**
+   * The shard's schedule tag index: a ZSET, all scored 0, of "<tag>\n<schedule id>" for each tag of each recurring
+   * schedule of this shard (GET /schedules?tag=), written by lua/schedule-put.lua and lua/schedule-delete.lua.
+   */
+  readonly scheduleTags: string
   /**
    * Flow control (docs/flow-control.md): a STRING naming the version of the flow settings, written on every shard by
    * each change, so a claim (lua/claim.lua) tells its scanner in its own slot when to read the settings again.
@@ -107,6 +113,7 @@ export class ShardKeys {
     this.pendingWalks = `${this.tag}:walks`
     this.pendingWalkBytes = `${this.tag}:walk-bytes`
     this.tags = `${this.tag}:tags`
+    this.scheduleTags = `${this.tag}:schedule-tags`
     this.flowEpoch = `${this.tag}:flow-epoch`
     this.flowPace = `${this.tag}:flow-pace`
   }

@@ -31,7 +31,7 @@ import { advanceWalk, type BucketSeen, type Frontier, planWalk, type WalkLimits 
 import { decodeRecord, RECORD_HEADER_LINES } from './record'
 import { readRecordHeads } from './record-heads'
 import type { ScriptedClient } from './scripts'
-import { isoTime } from '../iso-time'
+import { isoTime } from '../shared/iso-time'
 
 /** Buckets of one shard a page reads at most (a copy's first pages: 4 pages to warm a 16,384-bucket frontier). */
 export const DEEP_PAGE_BUCKETS = 4_096

@@ -4,7 +4,7 @@
 // as for a replace or a cancel.
 import { type ScriptErrorCode, scriptError, ValidationError } from '../errors'
 import type { JobLocation, Keyspace, ShardKeys } from './keys'
-import { writeScript } from './replication'
+import { writeScript } from './redis/replication'
 import { jobSideKeys } from './script-calls'
 import type { ScriptCall } from './scripts'
 import type { JobStore } from './job-store'

@@ -5,8 +5,7 @@
 //   "<attempts>:<due ms, base 36>:<accepted - due ms, base 36, signed>:<SQS message id>:<queue>:<due - created ms, base 36>"
 //   [":<version, base 36><write token digest: 8 hex>"]
 //
-// (the creation time since receipts keep it; older receipts end with the queue, which never holds ":"). The last
-// field only for a job whose last write sent a token (an Idempotency-Key): a later attempt of that write finds it
+// (the queue never holds ":"). The last field only for a job whose last write sent a token (an Idempotency-Key): a later attempt of that write finds it
 // here and is answered as applied instead of creating the job again (lua/enqueue.lua, receiptToken). A digest, not
 // the token: Redis keeps a receipt hash compact (listpack) only while every receipt is at most 64 bytes, and the
 // 22-character key would push a common receipt (~50 bytes) past that, and with it the whole hash to ~140 bytes a
@@ -34,8 +33,8 @@ export interface DispatchReceipt {
   messageId: string
   /** The target queue's name. */
   queue: string
-  /** When the job (this incarnation) was created, ms; absent in receipts written before it was kept. */
-  createdAtMs?: number
+  /** When the job (this incarnation) was created, ms. */
+  createdAtMs: number
   /** The job's version (0: created, not replaced since) and its last write's token digest, when it sent a token. */
   written?: { version: number; tokenDigest: string }
 }
@@ -94,16 +93,13 @@ function base36(n: number): string {
 export function encodeReceipt(r: DispatchReceipt): string {
   const id = compactUuid(r.messageId) ?? r.messageId.replaceAll(':', '')
   const late = Math.round(r.acceptedAtMs - r.dueMs)
-  const created = r.createdAtMs === undefined ? '' : `:${base36(Math.round(r.dueMs - r.createdAtMs))}`
-  const written =
-    r.written && r.createdAtMs !== undefined ? `:${r.written.version.toString(36)}${r.written.tokenDigest}` : ''
-  return `${r.attempts}:${base36(r.dueMs)}:${base36(late)}:${id}:${r.queue}${created}${written}`
+  const created = base36(Math.round(r.dueMs - r.createdAtMs))
+  const written = r.written ? `:${r.written.version.toString(36)}${r.written.tokenDigest}` : ''
+  return `${r.attempts}:${base36(r.dueMs)}:${base36(late)}:${id}:${r.queue}:${created}${written}`
 }
 
 export function decodeReceipt(text: string): DispatchReceipt {
-  const m = /^(\d+):([0-9a-z]+):(-?[0-9a-z]+):([^:]*):([^:]*)(?::(-?[0-9a-z]+)(?::([0-9a-z]+)([0-9a-f]{8}))?)?$/s.exec(
-    text,
-  )
+  const m = /^(\d+):([0-9a-z]+):(-?[0-9a-z]+):([^:]*):([^:]*):(-?[0-9a-z]+)(?::([0-9a-z]+)([0-9a-f]{8}))?$/s.exec(text)
   if (!m) throw new Error(`corrupt dispatch receipt: ${text}`)
   const dueMs = parseInt(m[2]!, 36)
   let messageId = m[4]!
@@ -117,7 +113,7 @@ export function decodeReceipt(text: string): DispatchReceipt {
     acceptedAtMs: dueMs + parseInt(m[3]!, 36),
     messageId,
     queue: m[5]!,
-    ...(m[6] === undefined ? {} : { createdAtMs: dueMs - parseInt(m[6], 36) }),
+    createdAtMs: dueMs - parseInt(m[6]!, 36),
     ...(m[8] === undefined ? {} : { written: { version: parseInt(m[7]!, 36), tokenDigest: m[8] } }),
   }
 }

@@ -3,7 +3,7 @@
 //   "<queue>\n<createdAt ms, base 36>\n<version>[:<write token>.<request digest>]\n<groupId>[ <flowKey>]\n<payload JSON>[\n<tags>]"
 //
 // The write token (the Idempotency-Key of the write that stored this version: src/direct/write-token.ts) and the
-// digest of that write's request (lua/includes/requestDigest.lua; absent in records written before it was kept) are
+// digest of that write's request (lua/includes/requestDigest.lua) are
 // there only when that write sent one: a later attempt of the same call is then recognised, and the same token with
 // another request refused (lua/enqueue.lua).
 // A compact header rather than JSON: with a 200-byte payload the record stays inside Redis's 224-byte allocation

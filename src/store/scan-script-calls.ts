@@ -212,6 +212,7 @@ export function releaseCall(shard: ShardKeys, p: ReleaseParams): ScriptCall<[num
       dead: shard.dead,
       counts: shard.counts,
       schedules: shard.schedules,
+      tags: shard.tags,
     },
     args: {
       maxAttempts: p.maxAttempts,

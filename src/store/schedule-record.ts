@@ -16,6 +16,8 @@ export interface ScheduleSpec {
   endAtMs?: number
   paused: boolean
   groupId?: string
+  /** Up to 10 tags (src/direct/tag-rules.ts): each occurrence carries them, as a job's own. */
+  tags?: string[]
   /** everyMs only: the instant the rate counts from. */
   anchorMs?: number
 }

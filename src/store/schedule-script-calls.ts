@@ -11,6 +11,8 @@ function scheduleKeys({ shard, bucket }: JobLocation) {
     schedules: shard.schedules,
     scheduleIds: shard.scheduleIds,
     ...jobSideKeys({ shard, bucket }),
+    tags: shard.tags,
+    scheduleTags: shard.scheduleTags,
   }
 }
 
@@ -25,6 +27,8 @@ export interface SchedulePutParams {
   second: number | null
   /** Write only over this version (pause / resume); undefined for any. */
   expectedVersion?: number
+  /** The schedule's tags: every occurrence carries them. */
+  tags?: readonly string[]
 }
 
 /** lua/schedule-put.lua: { 1 | 2, version, pendingMs | -1, runs, lastRunMs | -1, createdAtMs }, or { 0 } / { -4 }. */
@@ -46,6 +50,7 @@ export function schedulePutCall(at: JobLocation, p: SchedulePutParams): ScriptCa
       second: p.second ?? -1,
       wake: at.shard.wakeChannel,
       expected: p.expectedVersion ?? '',
+      tags: (p.tags ?? []).join('\n'),
     },
   }
 }
@@ -78,11 +83,11 @@ export function scheduleAckCall(
   receipts?: ReceiptPlan,
 ): ScriptCall<number> {
   const buckets: string[] = []
-  const keyIndex = new Map<number, number>() // bucket number -> its position in KEYS (1-based: 7 fixed keys first)
+  const keyIndex = new Map<number, number>() // bucket number -> its position in KEYS (1-based: 8 fixed keys first)
   for (const a of acks) {
-    if (!keyIndex.has(a.bucketNo)) keyIndex.set(a.bucketNo, 7 + buckets.push(shard.bucket(a.bucketNo)))
+    if (!keyIndex.has(a.bucketNo)) keyIndex.set(a.bucketNo, 8 + buckets.push(shard.bucket(a.bucketNo)))
   }
-  const { hashes, keyOf, expireAt } = receiptKeys(shard, 7 + buckets.length, receipts)
+  const { hashes, keyOf, expireAt } = receiptKeys(shard, 8 + buckets.length, receipts)
   const occurrences = acks.flatMap((a) => [
     a.id,
     a.token,
@@ -103,6 +108,7 @@ export function scheduleAckCall(
       ...ackKeys(shard),
       schedules: shard.schedules,
       index: shard.index,
+      tags: shard.tags,
       bucketsAndReceipts: [...buckets, ...hashes],
     },
     args: { wake: shard.wakeChannel, windowMs, expireAt, occurrences },

@@ -4,10 +4,10 @@ import { ScriptErrorCode, scheduleScriptError } from '../errors'
 import { nextOccurrence } from '../schedule/recurrence'
 import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'
-import { guard } from './redis-errors'
+import { guard } from './redis/redis-errors'
 import { readRecordHeads } from './record-heads'
 import { decodeScheduleRecord, SCHEDULE_HEADER_LINES, type ScheduleSpec, type StoredSchedule } from './schedule-record'
-import { writeScript, type ReplicationOptions } from './replication'
+import { writeScript, type ReplicationOptions } from './redis/replication'
 import { scheduleDeleteCall, schedulePutCall } from './schedule-script-calls'
 import type { ScriptedClient } from './scripts'
 
@@ -32,8 +32,8 @@ export class ScheduleStore {
   constructor(
     readonly redis: ScriptedClient,
     readonly keys: Keyspace,
-    /** Replicas that confirm each put and delete (REDIS_WAIT_REPLICAS), as for jobs: src/store/replication.ts. */
-    readonly replication: ReplicationOptions = { replicas: 0, timeoutMs: 1_000 },
+    /** Replicas that confirm each put and delete (REDIS_WAIT_REPLICAS), as for jobs: src/store/redis/replication.ts. */
+    readonly replication: ReplicationOptions,
   ) {}
 
   /** Create or replace. With `expectedVersion`, only over that version (ScheduleChangedError otherwise). */
@@ -53,6 +53,7 @@ export class ScheduleStore {
       first,
       second,
       expectedVersion,
+      tags: spec.tags,
     })
     const { reply, unconfirmed } = await writeScript(this.redis, this.replication, this.keys.locate(id).shard, call)
     const [code, version, pending, runs, lastRun, createdAt] = reply.map(Number) as number[]
@@ -97,18 +98,27 @@ export class ScheduleStore {
 
   /**
    * Schedules in id order, after `cursor` (an id). Each shard keeps its ids sorted; their heads are merged.
-   * `payloads: false` reads no payload (each payloadJson is then empty).
+   * `payloads: false` reads no payload (each payloadJson is then empty); `tag`: only the schedules with that tag (each
+   * shard's schedule tag index holds "<tag>\n<id>", in id order within a tag: tags never hold a byte below "\v").
    */
-  async list(cursor: string | null, limit: number, options: { payloads?: boolean } = {}): Promise<ScheduleList> {
+  async list(
+    cursor: string | null,
+    limit: number,
+    options: { payloads?: boolean; tag?: string } = {},
+  ): Promise<ScheduleList> {
     await guard(verifyLayout(this.redis, this.keys))
-    const from = cursor === null ? '-' : `(${cursor}`
+    const { tag } = options
+    const idsOf = async (shard: ShardKeys) => {
+      if (tag === undefined) {
+        const from = cursor === null ? '-' : `(${cursor}`
+        return this.redis.zrangebylex(shard.scheduleIds, from, '+', 'LIMIT', 0, limit + 1)
+      }
+      const from = cursor === null ? `[${tag}\n` : `(${tag}\n${cursor}`
+      const members = await this.redis.zrangebylex(shard.scheduleTags, from, `(${tag}\v`, 'LIMIT', 0, limit + 1)
+      return members.map((m) => m.slice(tag.length + 1))
+    }
     const perShard = await guard(
-      Promise.all(
-        this.keys.shards.map(async (shard) => {
-          const ids = await this.redis.zrangebylex(shard.scheduleIds, from, '+', 'LIMIT', 0, limit + 1)
-          return ids.map((id) => ({ id, shard }))
-        }),
-      ),
+      Promise.all(this.keys.shards.map(async (shard) => (await idsOf(shard)).map((id) => ({ id, shard })))),
     )
     const merged = perShard.flat().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     const page = merged.slice(0, limit)

@@ -61,6 +61,7 @@ import flowSetLua from '../../lua/flow-set.lua'
 import flowResumeLua from '../../lua/flow-resume.lua'
 import flowTakeLua from '../../lua/flow-take.lua'
 import flowPace from '../../lua/includes/flowPace.lua'
+import tagPromoteLua from '../../lua/tag-promote.lua'
 
 export type RedisClient = Redis | Cluster
 
@@ -88,11 +89,11 @@ export const LUA_HELPERS: Readonly<Record<string, string>> = {
   encodeSchedule,
   maybeSent,
   dropUnleased,
+  recordTags,
+  indexTags,
   addOccurrence,
   keepReceipt,
   expireReceipts,
-  recordTags,
-  indexTags,
   flowPace,
 }
 
@@ -119,6 +120,7 @@ export const LUA_SCRIPTS = {
   sdqScannerRetire: scannerRetireLua,
   sdqScanStartRelease: scanStartReleaseLua,
   sdqTagCancel: tagCancelLua,
+  sdqTagPromote: tagPromoteLua,
   sdqSchedulerLockRelease: schedulerLockReleaseLua,
   sdqFlowTake: flowTakeLua,
   sdqFlowHold: flowHoldLua,

@@ -3,7 +3,7 @@
 import type { Keyspace } from './keys'
 import { decodeCounterField } from './job-state'
 import type { ScriptedClient } from './scripts'
-import { isoTime } from '../iso-time'
+import { isoTime } from '../shared/iso-time'
 
 export interface QueueCounts {
   /** Accepted and not yet in SQS: scheduled, being dispatched, or waiting for a dispatch retry. */

@@ -8,8 +8,8 @@
 // connection) and is called again goes on with what is left; jobs found in flight are found again, and counted again.
 // Jobs given the tag while the cancel runs are cancelled if their id comes after the step that is under way.
 import type { Keyspace, ShardKeys } from './keys'
-import { writeScript, type ReplicationOptions } from './replication'
-import { rideOut } from './ride-out'
+import { writeScript, type ReplicationOptions } from './redis/replication'
+import { rideOut } from './redis/ride-out'
 import type { ScriptCall, ScriptedClient } from './scripts'
 import { tagIds } from './tag-index'
 
@@ -21,6 +21,11 @@ export interface TagCancelProgress {
   cancelled: number
   /** Jobs left because they were being handed to SQS (or a failed send of them may have reached it). */
   inFlight: number
+  /**
+   * Pending occurrences of recurring schedules with the tag, left in place: removing one would end its series (only
+   * an occurrence's ack creates the next). Pause or delete the schedule (the id before "@") to stop it.
+   */
+  recurring: number
 }
 
 export interface TagCancelResult extends TagCancelProgress {
@@ -38,8 +43,8 @@ export interface TagCancelOptions {
   now?: () => number
 }
 
-/** lua/tag-cancel.lua: [cancelled, inFlight, ...next ids]. */
-export type TagCancelReply = [number, number, ...string[]]
+/** lua/tag-cancel.lua: [cancelled, inFlight, recurring, ...next ids]. */
+export type TagCancelReply = [number, number, number, ...string[]]
 
 /** One step: cancel `ids` (all on `shard`), and name up to `next` ids after the last of them. */
 export function tagCancelCall(
@@ -56,7 +61,7 @@ export function tagCancelCall(
     const { bucket, bucketNo } = keys.locate(id)
     let n = at.get(bucket)
     if (n === undefined) {
-      n = 8 + buckets.push(bucket)
+      n = 9 + buckets.push(bucket)
       at.set(bucket, n)
     }
     jobs.push(id, bucketNo, n)
@@ -72,6 +77,7 @@ export function tagCancelCall(
       dead: shard.dead,
       counts: shard.counts,
       tags: shard.tags,
+      schedules: shard.schedules,
       buckets,
     },
     args: { tag, next, jobs },
@@ -88,7 +94,7 @@ export async function cancelByTag(
   const step = options.stepJobs ?? TAG_CANCEL_STEP_JOBS
   const now = options.now ?? Date.now
   const stopAt = options.budgetMs === undefined ? Infinity : now() + options.budgetMs
-  const total: TagCancelProgress = { cancelled: 0, inFlight: 0 }
+  const total: TagCancelProgress = { cancelled: 0, inFlight: 0, recurring: 0 }
   let done = true
   await Promise.all(
     keys.shards.map(async (shard) => {
@@ -104,7 +110,8 @@ export async function cancelByTag(
         if (unconfirmed) throw unconfirmed
         total.cancelled += Number(reply[0])
         total.inFlight += Number(reply[1])
-        ids = reply.slice(2) as string[]
+        total.recurring += Number(reply[2])
+        ids = reply.slice(3) as string[]
         options.onProgress?.({ ...total })
       }
     }),

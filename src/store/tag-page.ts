@@ -4,12 +4,12 @@
 // snapshot of a moving queue, as the pending list is: a job sent or cancelled between the two reads is left out.
 import type { PendingJob } from './pending-page'
 import { decodeRecord } from './record'
-import { rideOut } from './ride-out'
+import { rideOut } from './redis/ride-out'
 import { getCall } from './script-calls'
 import { runScript } from './scripts'
 import type { JobStore } from './job-store'
 import { tagIds } from './tag-index'
-import { isoTime } from '../iso-time'
+import { isoTime } from '../shared/iso-time'
 
 /** A pending list's row, with the job's status (a retry due counts as scheduled) and its tags. */
 export interface TaggedJob extends PendingJob {

@@ -43,4 +43,15 @@ describe('DelayQueueApiClient run now', () => {
     expect(promoted).toBe(2)
     expect(Date.parse((await c.get('cl-due-late'))!.runAt)).toBeGreaterThan(Date.now() + 4 * HOUR)
   })
+
+  it('runs the jobs with a tag now, and the types carry the tag and the in-flight count', async () => {
+    // prepare
+    const c = client()
+    await c.schedule({ id: 'cl-tag-1', queue: 'emails', payload: null, delayMs: 5 * HOUR, tags: ['user:31'] })
+    // act
+    const r = await c.runDue({ tag: 'user:31' })
+    // assess
+    expect(r).toEqual({ promoted: 1, inFlight: 0, cursor: null })
+    expect(Date.parse((await c.get('cl-tag-1'))!.runAt)).toBeLessThanOrEqual(Date.now())
+  })
 })

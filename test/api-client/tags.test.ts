@@ -26,7 +26,7 @@ describe('api-client tags', () => {
     const result = await c.cancelByTag('u:1')
     // assess
     expect([...first.jobs, ...second.jobs].map((j) => j.id)).toEqual(['ac-tag-0', 'ac-tag-1', 'ac-tag-2'])
-    expect(result).toEqual({ cancelled: 3, inFlight: 0, done: true })
+    expect(result).toEqual({ cancelled: 3, inFlight: 0, recurring: 0, done: true })
     expect((await c.listByTag('u:1')).jobs).toEqual([])
   })
 

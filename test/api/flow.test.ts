@@ -72,4 +72,19 @@ describe('flow control routes', () => {
     for (const r of [unknownQueue, badRate, burstAlone, nothing, badKey, badJobKey]) expect(r.statusCode).toBe(400)
     expect(await redisSnapshot(api.engine)).toEqual(before)
   })
+
+  it('pauses and resumes a tag, and refuses a rate for one, naming the field', async () => {
+    // act
+    const paused = await api.call(request('PUT', '/flow/tags/order%3A42', { body: { paused: true } }))
+    const listed = bodyOf(await api.call(request('GET', '/flow'))).settings
+    const rated = await api.call(request('PUT', '/flow/tags/order%3A42', { body: { rate: 5 } }))
+    const resumed = await api.call(request('PUT', '/flow/tags/order%3A42', { body: { paused: false } }))
+    // assess
+    expect(paused.statusCode).toBe(200)
+    expect(bodyOf(paused)).toEqual({ tag: 'order:42', paused: true })
+    expect(listed).toContainEqual({ tag: 'order:42', paused: true })
+    expect(rated.statusCode).toBe(400)
+    expect(bodyOf(rated).error.details[0].path).toBe('rate')
+    expect(bodyOf(resumed)).toEqual({ tag: 'order:42', paused: false, resumed: 0 })
+  })
 })

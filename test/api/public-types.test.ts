@@ -31,6 +31,8 @@ interface ScheduleInputAsWritten {
   endAt?: string | number
   paused?: boolean
   groupId?: string
+  /** Added with tags on schedules (optional: code written before still compiles). */
+  tags?: string[]
 }
 
 describe('public input types', () => {

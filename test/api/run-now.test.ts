@@ -72,6 +72,26 @@ describe('POST /jobs/run-due', () => {
     expect(await runAt('due-c')).toBeGreaterThan(Date.now() + 2 * HOUR)
   })
 
+  it('with a tag, moves the jobs of the tag (due before the time, or all), and counts one being sent as in flight', async () => {
+    // prepare: two jobs of order 11, one of them due now and claimed by a scanner, and a job of another order
+    await create({ id: 'tag-held', tags: ['order:11'] })
+    await create({ id: 'tag-later', tags: ['order:11'], delayMs: HOUR })
+    await create({ id: 'tag-other', tags: ['order:12'], delayMs: HOUR })
+    const shard = api.engine.keys.locate('tag-held').shard
+    const leases = new Leases(api.engine.redis, { leaseMs: 60_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 })
+    expect((await leases.claim(shard, await leases.seedHints(shard, 64), 10)).jobs.map((j) => j.id)).toContain(
+      'tag-held',
+    )
+    // act
+    const res = await api.call(request('POST', '/jobs/run-due', { body: { tag: 'order:11' } }))
+    // assess
+    expect(res.statusCode).toBe(200)
+    expect(bodyOf(res)).toEqual({ promoted: 1, inFlight: 1, cursor: null })
+    const runAt = async (id: string) => Date.parse(bodyOf(await api.call(request('GET', `/jobs/${id}`))).runAt)
+    expect(await runAt('tag-later')).toBeLessThanOrEqual(Date.now())
+    expect(await runAt('tag-other')).toBeGreaterThan(Date.now() + HOUR - 10_000)
+  })
+
   it('refuses a missing time, an unknown queue, a field it does not know and a foreign cursor, naming each', async () => {
     const before = await redisSnapshot(api.engine)
     const answers = await Promise.all(
@@ -81,15 +101,19 @@ describe('POST /jobs/run-due', () => {
         { before: Date.now(), queue: 'nosuch' },
         { before: Date.now(), limit: 5 },
         { before: Date.now(), cursor: '77.0.0' },
+        { tag: 'a b' },
+        { tag: 'order:1', queue: 'orders' },
       ].map((body) => api.call(request('POST', '/jobs/run-due', { body }))),
     )
-    expect(answers.map((a) => a.statusCode)).toEqual([400, 400, 400, 400, 400])
+    expect(answers.map((a) => a.statusCode)).toEqual([400, 400, 400, 400, 400, 400, 400])
     expect(answers.map((a) => bodyOf(a).error.details[0].path)).toEqual([
       'before',
       'before',
       'queue',
       'limit',
       'cursor',
+      'tag',
+      'queue',
     ])
     expect(await redisSnapshot(api.engine)).toEqual(before)
   })

@@ -23,7 +23,7 @@ describe('tags through the API', () => {
     expect(listed.jobs[0]).toMatchObject({ status: 'scheduled', tags: ['order:7'], payloadBytes: 17 })
     expect(rest).toMatchObject({ jobs: [{ id: 'o7-remind' }], cursor: null })
     expect(cancelled.statusCode).toBe(200)
-    expect(bodyOf(cancelled)).toEqual({ tag: 'order:7', cancelled: 3, inFlight: 0, done: true })
+    expect(bodyOf(cancelled)).toEqual({ tag: 'order:7', cancelled: 3, inFlight: 0, recurring: 0, done: true })
     expect((await api.call(request('GET', '/jobs/o7-close'))).statusCode).toBe(404)
     expect(bodyOf(await api.call(request('GET', '/jobs/o8-close')))).toMatchObject({ tags: ['order:8'] })
   })
@@ -65,5 +65,41 @@ describe('tags through the API', () => {
     expect(answer.statusCode).toBe(200)
     const listed = bodyOf(await api.call(request('GET', '/jobs', { query: { tag: 'batch:7' } })))
     expect(listed.jobs.map((j: { id: string }) => j.id)).toEqual(['b7-a', 'b7-b'])
+  })
+
+  it('tags a recurring schedule: its occurrence is listed by tag, and a cancel by tag leaves it, counted', async () => {
+    // prepare
+    const put = await api.call(
+      request('PUT', '/schedules/o9-remind', {
+        body: { queue: 'orders', payload: 1, everyMs: 3_600_000, tags: ['order:9'] },
+      }),
+    )
+    await create('o9-close', ['order:9'])
+    // act
+    const listed = bodyOf(await api.call(request('GET', '/jobs', { query: { tag: 'order:9' } })))
+    const cancelled = bodyOf(await api.call(request('DELETE', '/jobs', { query: { tag: 'order:9' } })))
+    // assess
+    expect(put.statusCode).toBe(201)
+    expect(bodyOf(put).tags).toEqual(['order:9'])
+    const occurrence = `o9-remind@${Date.parse(bodyOf(put).nextRunAt)}`
+    expect(listed.jobs.map((j: { id: string }) => j.id)).toEqual([occurrence, 'o9-close'].sort())
+    expect(cancelled).toEqual({ tag: 'order:9', cancelled: 1, inFlight: 0, recurring: 1, done: true })
+    expect((await api.call(request('GET', `/jobs/${encodeURIComponent(occurrence)}`))).statusCode).toBe(200)
+    const schedules = bodyOf(await api.call(request('GET', '/schedules', { query: { tag: 'order:9' } })))
+    expect(schedules).toMatchObject({ schedules: [{ id: 'o9-remind', tags: ['order:9'] }], cursor: null })
+    await api.call(request('DELETE', '/schedules/o9-remind'))
+  })
+
+  it('answers 400 naming the field for a schedule with bad tags, and stores nothing', async () => {
+    // act
+    const answer = await api.call(
+      request('PUT', '/schedules/bad-tagged', {
+        body: { queue: 'orders', payload: 1, everyMs: 60_000, tags: ['a b'] },
+      }),
+    )
+    // assess
+    expect(answer.statusCode).toBe(400)
+    expect(bodyOf(answer).error.details).toEqual([{ path: 'tags.0', message: expect.stringContaining('1-64') }])
+    expect((await api.call(request('GET', '/schedules/bad-tagged'))).statusCode).toBe(404)
   })
 })

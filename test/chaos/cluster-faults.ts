@@ -2,12 +2,11 @@
 // off for 300 ms, when asked); the Cluster promotes the replica by itself (cluster-node-timeout); the killed node
 // comes back on its port with its cluster config and rejoins as a replica of the one promoted. Ends once the live
 // nodes agree on the slots and every master has its replica online again (or 30 s).
+import { sleep } from '../../devkit/sleep'
 import type { ClusterNode, LocalRedisCluster } from '../../local/redis-cluster'
 import type { SlotRange } from '../../local/redis-cluster-admin'
 import type { FaultContext, FaultReport } from './faults'
 import { killAfterCut } from '../support/replica-cut'
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 const alive = (n: ClusterNode) => n.server.process.exitCode === null && n.server.process.signalCode === null
 

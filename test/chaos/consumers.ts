@@ -1,5 +1,6 @@
 // Consumers: plain SQS receive loops on the target queue (straight to the local SQS, not through the fault proxy),
 // recording every delivery (job id, payload token, SQS message id, SentTimestamp, receive count) before deleting it.
+import { sleep } from '../../devkit/sleep'
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs'
 import type { Delivery } from './history'
 
@@ -35,7 +36,7 @@ export function startConsumers(sqs: SQSClient, queueUrls: readonly string[], cou
         )
         messages = r.Messages ?? []
       } catch {
-        await new Promise((r) => setTimeout(r, 200))
+        await sleep(200)
         continue
       }
       const receivedAt = Date.now()

@@ -1,6 +1,7 @@
 // The nemesis's faults, one function each. Every one heals itself before it returns and reports what it did
 // (kind, start, end, target): the history's record of the faults. Redis faults go one at a time (a failover must
 // finish and the replicas come back before the next), and so do SQS faults; a scanner one fault owns is left alone.
+import { sleep } from '../../devkit/sleep'
 import { Redis } from 'ioredis'
 import type { Fault } from './history'
 import type { Random } from './random'
@@ -11,7 +12,6 @@ import { masterKill } from './cluster-faults'
 import { killAfterCut } from '../support/replica-cut'
 
 export type FaultReport = Omit<Fault, 'start' | 'end'>
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 export interface FaultContext {
   stage: ChaosStage

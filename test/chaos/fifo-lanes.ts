@@ -1,6 +1,7 @@
 // A client lane for the FIFO target: batches of jobs of one message group, due a few hundred milliseconds apart (and
 // some in the same millisecond), into a few groups the lane reuses, so that a group's jobs come from many batches,
 // spread over every shard by their ids. The checker (test/chaos/check-fifo.ts) holds each group to due-time order.
+import { sleep } from '../../devkit/sleep'
 import type { LaneContext } from './job-lanes'
 import { recordBatch } from './job-lanes'
 
@@ -9,8 +10,6 @@ export const FIFO_QUEUE = 'orders.fifo'
 
 /** Groups a lane writes to, in turn. */
 const GROUPS = 3
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 export async function fifoLane(lane: string, ctx: LaneContext): Promise<void> {
   const { random } = ctx

@@ -2,6 +2,7 @@
 // the rate lets through at once, and jobs of another flow key that an operator pauses and resumes while they fall
 // due. The checker (test/chaos/check-flow.ts) holds the first key to its rate and the second to its pauses; the jobs
 // are ordinary creates, held to every other promise too (delivered once acknowledged, never early).
+import { sleep } from '../../devkit/sleep'
 import type { FlowOp } from './history'
 import { type LaneContext, recordBatch } from './job-lanes'
 import { outcomeOf } from './recorder'
@@ -9,8 +10,6 @@ import { outcomeOf } from './recorder'
 /** The limited key's rate: low enough that the lane's bursts queue behind it. */
 export const RATED = { flowKey: 'chaos-rated', rate: 20, burst: 4 }
 export const PAUSED_KEY = 'chaos-paused'
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 export async function flowLane(lane: string, ctx: LaneContext, flow: FlowOp[]): Promise<void> {
   const { random } = ctx

@@ -3,13 +3,12 @@
 // race). A create whose answer was lost is retried once by the "user" with the same id and the same Idempotency-Key (a
 // replayed answer, or a 409 showing the job it sent, is its success). Each job id belongs to one lane, so its
 // operations form a sequence. Every write goes through the client's own retries, each call with its Idempotency-Key.
+import { sleep } from '../../devkit/sleep'
 import { DelayQueueApiClient } from '../../src/api-client'
 import { newIdempotencyKey } from '../../src/api-client/idempotency-key'
 import type { Op } from './history'
 import type { Random } from './random'
 import { outcomeOf, type Recorder } from './recorder'
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** A signed API client; `onRequest` hears of every HTTP request it makes (retries included). */
 export function apiClient(url: string, onRequest: () => void = () => undefined): DelayQueueApiClient {

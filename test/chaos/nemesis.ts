@@ -1,10 +1,9 @@
 // The nemesis: on a seeded random schedule, starts a fault every 1.5-6 s (so at least one every 10 s) without
 // waiting for the ones still running, so several overlap some of the time. Redis faults are one at a time and at
 // least 15 s apart (a failover must settle); SQS faults one at a time; a scanner one fault owns is left alone.
+import { sleep } from '../../devkit/sleep'
 import * as f from './faults'
 import type { Fault, FaultKind } from './history'
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 const WEIGHTS: [FaultKind, number][] = [
   ['scanner-kill', 4],

@@ -3,6 +3,7 @@
 // while partitioned, bytes in both directions are swallowed (requests may have run, their answers never arrive) and
 // new connections hang; when the partition heals, every connection it held is reset, as TCP keepalive would.
 // The chaos run puts one in front of the API and of some scanners, so each can be cut off from Redis on its own.
+import { sleep } from '../../devkit/sleep'
 import { connect, createServer, type Server, type Socket } from 'node:net'
 
 export interface PrimaryProxy {
@@ -46,7 +47,7 @@ export async function startPrimaryProxy(currentPrimary: () => Promise<string>): 
   let closed = false
   const follow = async () => {
     while (!closed) {
-      await new Promise((r) => setTimeout(r, 100))
+      await sleep(100)
       if (closed) return
       const now = await currentPrimary().catch(() => target)
       if (now !== target) {

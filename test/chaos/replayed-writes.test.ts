@@ -2,10 +2,11 @@
 // (the API answers 503, the client sends it again); when the partition heals, ioredis resends the commands that were
 // written to the broken connection (autoResendUnfulfilledCommands, on by default), the timed-out one included. A
 // write whose caller was told it failed then runs after all: a batch create ran twice, its jobs delivered twice.
-// Fixed in src/store/redis.ts (skipSettledCommands): a command whose caller was answered is never sent any more.
+// Fixed in src/store/redis/redis.ts (skipSettledCommands): a command whose caller was answered is never sent any more.
+import { sleep } from '../../devkit/sleep'
 import { Redis } from 'ioredis'
 import { afterEach, expect, inject, it } from 'vitest'
-import { connectRedis, closeRedis } from '../../src/store/redis'
+import { connectRedis, closeRedis } from '../../src/store/redis/redis'
 import { startPrimaryProxy, type PrimaryProxy } from './primary-proxy'
 import { quiet } from './quiet'
 
@@ -31,7 +32,7 @@ it('does not run a write after its command timed out and the connection came bac
   await expect(client.set(key, 'written after its timeout')).rejects.toThrow(/timed out/i)
   proxy.heal()
   await expect.poll(() => client.ping().catch(() => 'down'), { timeout: 5_000 }).toBe('PONG')
-  await new Promise((r) => setTimeout(r, 200))
+  await sleep(200)
 
   // assess: the write its caller saw fail did not run later
   expect(await direct.get(key)).toBeNull()

@@ -1,6 +1,7 @@
 // One chaos run: starts the parts (test/chaos/stage.ts), runs client lanes, consumers and the nemesis for the given
 // time, then lets the faults heal, the writes stop and the queue drain, and hands the recorded history to the
 // checker. Everything started is stopped at the end, also on a failure or an abort (Ctrl-C in the CLI).
+import { sleep } from '../../devkit/sleep'
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs'
 import { check, type Verdict } from './checker'
 import { earliestDue } from './check-jobs'
@@ -39,8 +40,6 @@ export interface ChaosResult {
   history: History
   verdict: Verdict
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 /** Due-time checks allow this much between Redis's clock, the runner's and SQS's (all the same machine's). */
 export const TOLERANCE_MS = 10
 

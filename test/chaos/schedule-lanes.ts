@@ -1,10 +1,9 @@
 // A client lane for recurring schedules, through the real signed API client: create (everyMs from an explicit
 // startAt, so the checker knows the series from the request), then over a while pause / resume / replace, and at the
 // end delete. A delete whose answer was lost is sent again until it is answered: no schedule may outlive the run.
+import { sleep } from '../../devkit/sleep'
 import type { Op } from './history'
 import type { LaneContext } from './job-lanes'
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 export async function scheduleLane(lane: string, ctx: LaneContext): Promise<void> {
   for (let k = 0; ctx.running(); k++) {

@@ -2,10 +2,9 @@
 // "order" (a tag of their own, due 0.5-5 s later) and then cancels them all by tag, some right away, some around
 // their due times (the race with the dispatch). A debounce lane writes one id again and again with onConflict
 // debounce (period 600 ms, maxWait 2 s) at gaps mostly shorter than the period, now and then a quiet one longer.
+import { sleep } from '../../devkit/sleep'
 import { newIdempotencyKey } from '../../src/api-client/idempotency-key'
 import type { LaneContext } from './job-lanes'
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 export const DEBOUNCE_PERIOD_MS = 600
 export const DEBOUNCE_MAX_WAIT_MS = 2_000
 

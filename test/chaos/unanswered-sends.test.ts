@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { sendMessageBatchBody, sendPrebuilt } from '../../src/sqs/prebuilt-body'
 import { createSqsClient } from '../../src/sqs/sqs-client'
 import { countUnansweredSends } from '../faults/unanswered-sends'
-import { listenOnLoopback, type LoopbackServer } from '../support/loopback-server'
+import { listenOnLoopback, type LoopbackServer } from '../../devkit/loopback-server'
 
 type Answer = { status: number; body: object } | 'never'
 

@@ -1,11 +1,12 @@
 // Replicated writes on a Redis Cluster whose masters have replicas: WAIT runs on the master that took the write, also
 // after the write was redirected (MOVED, ASK) or sent again (NOSCRIPT), and a slot that moves does not turn
 // replicated writes into 503s. Real parts: 3 masters with a replica each, on loopback.
+import { eventually } from '../support/eventually'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedisCluster, type ClusterNode, type LocalRedisCluster } from '../../local/redis-cluster'
 import { Keyspace } from '../../src/store/keys'
 import { JobStore } from '../../src/store/job-store'
-import { closeRedis, connectRedis } from '../../src/store/redis'
+import { closeRedis, connectRedis } from '../../src/store/redis/redis'
 import { job, uniquePrefix } from '../support/engine'
 import { monitorRedis } from '../support/redis-monitor'
 
@@ -16,8 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await cluster?.stop()
 })
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** A store of one shard (one slot) that waits for one replica on every write, and where that slot lives. */
 async function oneShardStore(waitTimeoutMs: number) {
@@ -49,11 +48,11 @@ async function cutReplica(master: ClusterNode): Promise<() => Promise<void>> {
   await Promise.all(replicas.map((r) => r.config('SET', 'masterauth', 'cut-off')))
   await primary.call('CLIENT', 'KILL', 'TYPE', 'replica')
   primary.disconnect()
-  while ((await onlineReplicas(master)) > 0) await sleep(20)
+  await eventually(async () => (await onlineReplicas(master)) === 0)
   return async () => {
     await Promise.all(replicas.map((r) => r.config('SET', 'masterauth', '')))
     replicas.forEach((r) => r.disconnect())
-    while ((await onlineReplicas(master)) === 0) await sleep(50)
+    await eventually(async () => (await onlineReplicas(master)) > 0)
   }
 }
 

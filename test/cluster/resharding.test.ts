@@ -2,11 +2,12 @@
 // scanner dispatches them to SQS: the clients follow MOVED / ASK / TRYAGAIN, and every accepted job arrives once.
 // The masters have a replica each and writes are replicated (REDIS_WAIT_REPLICAS=auto, the default): a write that
 // meets a moving slot is sent again, with its WAIT, until the move is over.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { JobExistsError } from '../../src/errors'
 import { Keyspace } from '../../src/store/keys'
-import { connectRedis } from '../../src/store/redis'
-import { replicaWatchOf } from '../../src/store/replica-watch'
+import { connectRedis } from '../../src/store/redis/redis'
+import { replicaWatchOf } from '../../src/store/redis/replica-watch'
 import { defaultLog } from '../../src/logger'
 import { JobStore, type NewJob } from '../../src/store/job-store'
 import { startRedisCluster, type ClusterNode, type LocalRedisCluster } from '../../local/redis-cluster'
@@ -24,8 +25,6 @@ afterAll(async () => {
   sqs.destroy()
   await cluster?.stop()
 })
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /**
  * Enqueue, retrying what the store refused: a script that got a redirect it could not follow did not run, so a retry
@@ -66,7 +65,7 @@ describe('resharding', () => {
     const store = new JobStore(redis, keys, undefined, {
       replicas: 'auto',
       timeoutMs: 2_000,
-      watch: replicaWatchOf(redis, keys, defaultLog()),
+      watch: replicaWatchOf(redis, keys, defaultLog(), 2_000),
     })
     const q = await createQueue(sqs, 'reshard')
     const scanner = testScanner({ redis, keys }, { queues: { orders: q.url }, claimBatchSize: 50 })

@@ -4,8 +4,9 @@ import { Redis, type Cluster } from 'ioredis'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { StoreUnavailableError } from '../../src/errors'
 import { Keyspace } from '../../src/store/keys'
-import { connectRedis } from '../../src/store/redis'
+import { connectRedis } from '../../src/store/redis/redis'
 import { JobStore } from '../../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
 import { startRedisCluster } from '../../local/redis-cluster'
 import { job, uniquePrefix } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
@@ -18,7 +19,7 @@ afterAll(() => sqs.destroy())
 function clusterStore(shards: number) {
   const redis = connectRedis({ clusterNodes: nodes })
   const keys = new Keyspace({ prefix: uniquePrefix('sh'), shards, buckets: 16 })
-  return { redis, keys, store: new JobStore(redis, keys) }
+  return { redis, keys, store: new JobStore(redis, keys, undefined, NO_REPLICA_WAIT) }
 }
 
 describe('sharding on Redis Cluster', () => {
@@ -77,13 +78,13 @@ describe('sharding on Redis Cluster', () => {
       const url = `redis://:${encodeURIComponent('s3cret/+pw')}@cluster`
       const redis = connectRedis({ url, clusterNodes: secured.addresses })
       const keys = new Keyspace({ prefix: uniquePrefix('auth'), shards: 4, buckets: 4 })
-      const store = new JobStore(redis, keys)
+      const store = new JobStore(redis, keys, undefined, NO_REPLICA_WAIT)
       // act
       await store.enqueueMany(
         Array.from({ length: 20 }, (_, i) => job({ id: `auth-${i}`, schedule: { delayMs: 60_000 } })),
       )
       const anonymous = connectRedis({ clusterNodes: secured.addresses })
-      const refused = await new JobStore(anonymous, keys).get('auth-7').then(
+      const refused = await new JobStore(anonymous, keys, undefined, NO_REPLICA_WAIT).get('auth-7').then(
         () => null,
         (e: Error) => e,
       )

@@ -1,13 +1,15 @@
 // A slot half-way through a migration (some of a shard's keys moved, some not) refuses every script that touches
 // both with TRYAGAIN until the last key has moved. ioredis retries that for ~1.6 s and gives up ("Too many Cluster
-// redirections"); claims, acks and enqueues ride it out for longer (src/store/ride-out.ts) and go through once the
-// move is over. Real parts: a 3-master Redis Cluster of its own (the test holds a slot half-moved).
+// redirections"); claims, acks and enqueues ride it out for longer (src/store/redis/ride-out.ts) and go through once
+// the move is over. Real parts: a 3-master Redis Cluster of its own (the test holds a slot half-moved).
+import { sleep } from '../../devkit/sleep'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedisCluster, type ClusterNode, type LocalRedisCluster } from '../../local/redis-cluster'
 import { Leases } from '../../src/scan/claims/leases'
 import { Keyspace } from '../../src/store/keys'
 import { JobStore } from '../../src/store/job-store'
-import { closeRedis, connectRedis } from '../../src/store/redis'
+import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
+import { closeRedis, connectRedis } from '../../src/store/redis/redis'
 import { job, uniquePrefix } from '../support/engine'
 
 let cluster: LocalRedisCluster
@@ -19,7 +21,6 @@ afterAll(async () => {
 })
 
 const HELD_MS = 2_500
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Starts moving `slot` to `to` and moves half of its keys: every script on both halves now answers TRYAGAIN. */
 async function halfMove(slot: number, to: ClusterNode) {
@@ -56,7 +57,7 @@ describe('a slot half-way through a migration', () => {
     // prepare: 40 due jobs on one shard (one slot), and a second master to move it to
     const redis = connectRedis({ clusterNodes: cluster.addresses })
     const keys = new Keyspace({ prefix: uniquePrefix('mv'), shards: 1, buckets: 4 })
-    const store = new JobStore(redis, keys)
+    const store = new JobStore(redis, keys, undefined, NO_REPLICA_WAIT)
     const leases = new Leases(redis, { leaseMs: 60_000, maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 10 })
     const shard = keys.shards[0]!
     await store.enqueueMany(Array.from({ length: 40 }, (_, i) => job({ id: `due-${i}`, schedule: { delayMs: 0 } })))

@@ -1,12 +1,13 @@
 // The batch answer goes back before the Lambda timeout, whatever SQS or the business code do: records that succeeded
 // are never redelivered because the toolkit's own calls (or a slow job) ran into the timeout.
+import { sleep } from '../../devkit/sleep'
 import { SQSClient } from '@aws-sdk/client-sqs'
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda'
 import { describe, expect, it } from 'vitest'
 import { localCredentials } from '../../local/sqs-endpoint'
 import { jobHandler, type Job } from '../../src/consumer'
 import { batchDeadline } from '../../src/consumer/deadline'
-import { capturedLogger, lambdaContext, options, silentServer, sleep, unique, useConsumerFixtures } from './fixtures'
+import { capturedLogger, lambdaContext, options, silentServer, unique, useConsumerFixtures } from './fixtures'
 import { handRecord } from './queues'
 
 useConsumerFixtures()

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, describe, expect, inject, it, vi } from 'vitest'
 import { messageBody } from '../../src/sqs/envelope'
 import { closeFixtures, lambdaContext, unique } from './fixtures'
-import { createQueue, receiveEvent, sendRaw } from './queues'
+import { consumerQueue, receiveEvent, sendRaw } from './queues'
 
 afterAll(async () => {
   await closeFixtures()
@@ -19,12 +19,12 @@ describe('example consumer', () => {
     const lines: Record<string, unknown>[] = []
     vi.spyOn(console, 'info').mockImplementation((text: unknown) => void lines.push(JSON.parse(String(text))))
     const { handler } = await import('../../functions/consumer')
-    const queue = await createQueue(unique('example'))
+    const queue = await consumerQueue(unique('example'))
     const dueMs = Date.now() - 2_000
     const id = `welcome-${randomUUID()}`
     const job = { id, queue: 'orders', payloadJson: '{"userId":7}', dueMs, createdAtMs: dueMs - 60_000 }
-    await sendRaw(queue.queueUrl, messageBody(job, dueMs + 5), id)
-    const event = await receiveEvent(queue.queueUrl, queue.queueArn, 1)
+    await sendRaw(queue.url, messageBody(job, dueMs + 5), id)
+    const event = await receiveEvent(queue.url, queue.arn, 1)
     // act
     const response = await handler(event, lambdaContext())
     // assess
@@ -38,19 +38,15 @@ describe('example consumer', () => {
     // prepare: two jobs in one batch, one asking to fail
     vi.stubEnv('SQS_ENDPOINT', inject('sqsEndpoint'))
     const { handler } = await import('../../functions/consumer')
-    const queue = await createQueue(unique('example-fail'))
+    const queue = await consumerQueue(unique('example-fail'))
     const dueMs = Date.now()
     for (const [id, payloadJson] of [
       [`ok-${randomUUID()}`, '{"orderId":1}'],
       [`fail-${randomUUID()}`, '{"orderId":2,"fail":true}'],
     ] as const) {
-      await sendRaw(
-        queue.queueUrl,
-        messageBody({ id, queue: 'orders', payloadJson, dueMs, createdAtMs: dueMs }, dueMs),
-        id,
-      )
+      await sendRaw(queue.url, messageBody({ id, queue: 'orders', payloadJson, dueMs, createdAtMs: dueMs }, dueMs), id)
     }
-    const event = await receiveEvent(queue.queueUrl, queue.queueArn, 2)
+    const event = await receiveEvent(queue.url, queue.arn, 2)
     const failing = event.Records.find((r) => r.body.includes('"fail":true'))!
     // act
     const response = await handler(event, lambdaContext())

@@ -3,7 +3,7 @@ import type { SQSEvent } from 'aws-lambda'
 import { describe, expect, it } from 'vitest'
 import { jobHandler, type Job } from '../../src/consumer'
 import { capturedLogger, driveUntil, lambdaContext, options, unique, useConsumerFixtures } from './fixtures'
-import { createQueue, handRecord, sendJob } from './queues'
+import { consumerQueue, handRecord, sendJob } from './queues'
 
 useConsumerFixtures()
 
@@ -68,7 +68,7 @@ describe('jobHandler on a FIFO queue', () => {
 
   it('retries a failed FIFO message before the rest of its group, after its backoff', async () => {
     // prepare
-    const queue = await createQueue(`${unique('order')}.fifo`, { FifoQueue: 'true' })
+    const queue = await consumerQueue(`${unique('order')}.fifo`, { FifoQueue: 'true' })
     const [a1, a2, a3, b1, b2] = ['a1', 'a2', 'a3', 'b1', 'b2'].map((s) => unique(s)) as string[] as [
       string,
       string,
@@ -83,7 +83,7 @@ describe('jobHandler on a FIFO queue', () => {
       [a3, 'A'],
       [b2, 'B'],
     ] as const) {
-      await sendJob(queue.queueUrl, id, {}, group)
+      await sendJob(queue.url, id, {}, group)
     }
     const runs: { id: string; attempt: number; group?: string }[] = []
     const handler = jobHandler(async (job: Job) => {

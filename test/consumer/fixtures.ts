@@ -2,13 +2,12 @@
 // local event source mapping and the hooks that close it all (the fauxqs side is in queues.ts).
 import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:net'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { Logger } from '@aws-lambda-powertools/logger'
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda'
 import { afterAll, afterEach, vi } from 'vitest'
 import { startSqsPoller, type SqsPoller } from '../../tools/sdq-poll/sqs-poller'
 import { eventually } from '../support/eventually'
-import { listenOnLoopback, type LoopbackServer } from '../support/loopback-server'
+import { listenOnLoopback, type LoopbackServer } from '../../devkit/loopback-server'
 import { lambdaContext as sharedLambdaContext } from '../support/lambda'
 import type { JobHandlerOptions } from '../../src/consumer'
 import { receiveNow, sqs, sqsEndpoint } from './queues'
@@ -35,8 +34,6 @@ export function useConsumerFixtures(): void {
 }
 
 export const unique = (name: string) => `${name}-${randomUUID().slice(0, 8)}`
-
-export { sleep }
 
 /** A Lambda context whose remaining time counts down from `budgetMs` (default 30 s). */
 export const lambdaContext = (budgetMs?: number) => sharedLambdaContext({ name: 'consumer-test', budgetMs })
@@ -70,14 +67,15 @@ type Answer = { event: SQSEvent; response: SQSBatchResponse }
  */
 export async function driveUntil(
   handler: Handler,
-  queue: { queueUrl: string; queueArn: string },
+  queue: { url: string; arn: string },
   done: (answers: Answer[]) => boolean | Promise<boolean>,
   timeoutMs?: number,
 ): Promise<Answer[]> {
   const answers: Answer[] = []
   const poller = startSqsPoller({
     sqs,
-    ...queue,
+    queueUrl: queue.url,
+    queueArn: queue.arn,
     waitTimeSeconds: 1,
     invoke: async (event) => {
       const response = await handler(event, lambdaContext())
@@ -97,12 +95,12 @@ export async function driveUntil(
 /** Drives the handler until the queue's DLQ holds a message; returns what the DLQ holds. */
 export async function driveUntilDeadLettered(
   handler: Handler,
-  queue: { queueUrl: string; queueArn: string; dlq: { queueUrl: string } },
+  queue: { url: string; arn: string; dlq: { url: string } },
   timeoutMs?: number,
 ) {
   let dead: Awaited<ReturnType<typeof receiveNow>> = []
   const deadLettered = async () => {
-    dead = await receiveNow(queue.dlq.queueUrl)
+    dead = await receiveNow(queue.dlq.url)
     return dead.length > 0
   }
   await driveUntil(handler, queue, deadLettered, timeoutMs)

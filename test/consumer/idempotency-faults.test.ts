@@ -1,11 +1,12 @@
 // Idempotency when Redis fails or a copy is still running: records fail fast and are retried with backoff, a job
 // whose code already ran is not failed (it would run again), and a waiting duplicate does not burn receives.
+import { sleep } from '../../devkit/sleep'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { startRedis } from '../../local/redis-server'
 import { jobHandler } from '../../src/consumer'
-import { capturedLogger, lambdaContext, options, silentServer, sleep, unique, useConsumerFixtures } from './fixtures'
-import { createQueue, jobBody, queueWithDlq, receiveEvent, receiveNow, sendJob, sendRaw } from './queues'
+import { capturedLogger, lambdaContext, options, silentServer, unique, useConsumerFixtures } from './fixtures'
+import { consumerQueue, jobBody, queueWithDlq, receiveEvent, receiveNow, sendJob, sendRaw } from './queues'
 
 useConsumerFixtures()
 
@@ -37,15 +38,15 @@ describe('idempotency with Redis down', () => {
       const redis = clients[client](url)
       redis.on('error', () => {}) // ioredis reports each reconnection failure; the test only cares about the job
       await stopped?.stop()
-      const queue = await createQueue(unique('idem-down'))
-      await sendJob(queue.queueUrl, unique('job'), {})
+      const queue = await consumerQueue(unique('idem-down'))
+      await sendJob(queue.url, unique('job'), {})
       const { logger, lines } = capturedLogger()
       let runs = 0
       const handler = jobHandler(
         async () => void runs++,
         options({ logger, maxReceiveCount: 5, backoff: { baseSeconds: 4, jitter: false }, idempotency: { redis } }),
       )
-      const event = await receiveEvent(queue.queueUrl, queue.queueArn, 1)
+      const event = await receiveEvent(queue.url, queue.arn, 1)
       try {
         // act
         const t0 = performance.now()
@@ -58,7 +59,7 @@ describe('idempotency with Redis down', () => {
         console.info(`Redis ${kind}, ${client}: the record failed after ${Math.round(elapsedMs)} ms`)
         expect(lines.find((l) => l.message === 'job failed')).toMatchObject({ retryInSeconds: 4 })
         await sleep(2_000)
-        expect(await receiveNow(queue.queueUrl)).toEqual([]) // hidden for its backoff, not the queue's 1 s
+        expect(await receiveNow(queue.url)).toEqual([]) // hidden for its backoff, not the queue's 1 s
       } finally {
         redis.disconnect()
         await silent?.close()
@@ -71,8 +72,8 @@ describe('idempotency with Redis down', () => {
     const server = await startRedis()
     const redis = new Redis(server.url)
     redis.on('error', () => {})
-    const queue = await createQueue(unique('idem-after'))
-    await sendJob(queue.queueUrl, unique('job'), {})
+    const queue = await consumerQueue(unique('idem-after'))
+    await sendJob(queue.url, unique('job'), {})
     const { logger, lines } = capturedLogger()
     let runs = 0
     const handler = jobHandler(
@@ -82,7 +83,7 @@ describe('idempotency with Redis down', () => {
       },
       options({ logger, maxReceiveCount: 5, idempotency: { redis } }),
     )
-    const event = await receiveEvent(queue.queueUrl, queue.queueArn, 1)
+    const event = await receiveEvent(queue.url, queue.arn, 1)
     try {
       // act
       const response = await handler(event, lambdaContext())
@@ -108,8 +109,8 @@ describe('idempotency with a copy still running', () => {
     const queue = await queueWithDlq(unique('idem-wait'), 2)
     const id = unique('job')
     const due = Date.now() - 10
-    await sendRaw(queue.queueUrl, jobBody(id, {}, due), id)
-    await sendRaw(queue.queueUrl, jobBody(id, {}, due), id)
+    await sendRaw(queue.url, jobBody(id, {}, due), id)
+    await sendRaw(queue.url, jobBody(id, {}, due), id)
     let runs = 0
     const { logger, lines } = capturedLogger()
     const handler = jobHandler(
@@ -119,7 +120,7 @@ describe('idempotency with a copy still running', () => {
       },
       options({ logger, idempotency: { redis, keyPrefix: unique('idem') } }),
     )
-    const event = await receiveEvent(queue.queueUrl, queue.queueArn, 2)
+    const event = await receiveEvent(queue.url, queue.arn, 2)
     // act
     const response = await handler(event, lambdaContext())
     // assess: both acknowledged, the code ran once, nothing burnt a receive
@@ -127,14 +128,14 @@ describe('idempotency with a copy still running', () => {
     expect(runs).toBe(1)
     expect(lines.filter((l) => l.message === 'job done')).toHaveLength(1)
     expect(lines.filter((l) => l.message.startsWith('duplicate delivery: job already done'))).toHaveLength(1)
-    expect(await receiveNow(queue.dlq.queueUrl)).toEqual([])
+    expect(await receiveNow(queue.dlq.url)).toEqual([])
   })
 
   it('skips a duplicate of a job whose result JSON cannot carry (nothing of the result is stored)', async () => {
     // prepare
-    const queue = await createQueue(unique('idem-bigint'))
+    const queue = await consumerQueue(unique('idem-bigint'))
     const id = unique('job')
-    await sendJob(queue.queueUrl, id, {})
+    await sendJob(queue.url, id, {})
     let runs = 0
     const handler = jobHandler(
       async () => {
@@ -143,7 +144,7 @@ describe('idempotency with a copy still running', () => {
       },
       options({ maxReceiveCount: 5, idempotency: { redis, keyPrefix: unique('idem') } }),
     )
-    const first = await receiveEvent(queue.queueUrl, queue.queueArn, 1)
+    const first = await receiveEvent(queue.url, queue.arn, 1)
     // act: the job, then the same message again (as SQS redelivers it), each in its own 5 s invocation
     const answers = [await handler(first, lambdaContext(5_000)), await handler(first, lambdaContext(5_000))]
     // assess

@@ -1,11 +1,12 @@
 // The consumer toolkit with idempotency on (Powertools over a real redis-server): the business code runs once per
 // job, however often SQS or the scanner delivers it.
+import { sleep } from '../../devkit/sleep'
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { jobHandler } from '../../src/consumer'
-import { driveUntil, lambdaContext, options, sleep, unique, useConsumerFixtures } from './fixtures'
-import { createQueue, handRecord, jobBody, receiveNow, sendJob, sendRaw } from './queues'
+import { driveUntil, lambdaContext, options, unique, useConsumerFixtures } from './fixtures'
+import { consumerQueue, handRecord, jobBody, receiveNow, sendJob, sendRaw } from './queues'
 
 useConsumerFixtures()
 
@@ -16,12 +17,12 @@ describe.concurrent('jobHandler with idempotency (real Redis)', () => {
 
   it('runs the business code once when the same job is delivered twice', async () => {
     // prepare: two copies of one job (what a lost ack or an SQS duplicate produces), with different dispatch times
-    const queue = await createQueue(unique('idem'))
+    const queue = await consumerQueue(unique('idem'))
     const id = unique('job')
     const due = Date.now() - 10
-    await sendRaw(queue.queueUrl, jobBody(id, { x: 1 }, due), id)
+    await sendRaw(queue.url, jobBody(id, { x: 1 }, due), id)
     await sendRaw(
-      queue.queueUrl,
+      queue.url,
       jobBody(id, { x: 1 }, due).replace(/"dispatchedAt":"[^"]+"/, `"dispatchedAt":"${new Date().toISOString()}"`),
       id,
     )
@@ -40,7 +41,7 @@ describe.concurrent('jobHandler with idempotency (real Redis)', () => {
     // assess
     expect(runs).toBe(1)
     await sleep(1_200)
-    expect(await receiveNow(queue.queueUrl)).toEqual([])
+    expect(await receiveNow(queue.url)).toEqual([])
   })
 
   it('fails the job, without running it, when the idempotency store is unreachable', async () => {
@@ -66,9 +67,9 @@ describe.concurrent('jobHandler with idempotency (real Redis)', () => {
 
   it('runs a job again after its business code failed', async () => {
     // prepare
-    const queue = await createQueue(unique('idem-fail'))
+    const queue = await consumerQueue(unique('idem-fail'))
     const id = unique('job')
-    await sendJob(queue.queueUrl, id, {})
+    await sendJob(queue.url, id, {})
     const attempts: number[] = []
     const handler = jobHandler(
       async (job) => {

@@ -14,7 +14,7 @@ describe('the last attempt', () => {
     // prepare: maxReceiveCount 2 on the queue only (the toolkit is not told); retries after 3 s, then 6 s
     const queue = await queueWithDlq(unique('last'), 2)
     const id = unique('job')
-    await sendJob(queue.queueUrl, id, {})
+    await sendJob(queue.url, id, {})
     const { logger, lines } = capturedLogger()
     let lastFailureAt = 0
     const handler = jobHandler(
@@ -45,7 +45,7 @@ describe('the last attempt', () => {
   it('sends a malformed message to the DLQ at once on its last receive, whatever malformedRetrySeconds says', async () => {
     // prepare: maxReceiveCount 1: the first receive is the last
     const queue = await queueWithDlq(unique('last-malformed'), 1)
-    await sendRaw(queue.queueUrl, '{"broken', 'broken-job')
+    await sendRaw(queue.url, '{"broken', 'broken-job')
     const { logger, lines } = capturedLogger()
     const handler = jobHandler(async () => {}, options({ logger, malformedRetrySeconds: 600 }))
     // act
@@ -84,8 +84,8 @@ describe('the 12 h visibility limit', () => {
   it('never asks for more than SQS allows from the receipt, however large the cap and the attempt', async () => {
     // prepare: attempt 500 of a real message, a cap far beyond 12 h, a 30 s invocation budget
     const queue = await queueWithDlq(unique('cap'), 1_000)
-    await sendJob(queue.queueUrl, unique('job'), {})
-    const event = await receiveEvent(queue.queueUrl, queue.queueArn, 1)
+    await sendJob(queue.url, unique('job'), {})
+    const event = await receiveEvent(queue.url, queue.arn, 1)
     event.Records[0]!.attributes.ApproximateReceiveCount = '500'
     const { logger, lines } = capturedLogger()
     const handler = jobHandler(
@@ -101,7 +101,7 @@ describe('the 12 h visibility limit', () => {
     const failed = lines.find((l) => l.message === 'job failed')!
     expect(failed.retryInSeconds).toBe(MAX_VISIBILITY_SECONDS - RECEIPT_SLACK_SECONDS - 30)
     expect(lines.filter((l) => l.message.startsWith('could not delay'))).toEqual([])
-    expect(await receiveNow(queue.queueUrl)).toEqual([])
+    expect(await receiveNow(queue.url)).toEqual([])
     expect(maxVisibilitySeconds(900)).toBe(43_200 - 330 - 900)
   })
 })

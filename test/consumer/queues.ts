@@ -2,38 +2,29 @@
 // the scanner sends them, and Lambda-shaped events received from or built beside them. useConsumerFixtures() in
 // fixtures.ts closes the client.
 import { randomUUID } from 'node:crypto'
-import {
-  CreateQueueCommand,
-  DeleteMessageCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  SendMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs'
+import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs'
 import type { SQSEvent } from 'aws-lambda'
 import { expect, inject } from 'vitest'
 import { localCredentials } from '../../local/sqs-endpoint'
+import { createQueue } from '../support/sqs'
 import { toRecord } from '../../tools/sdq-poll/sqs-poller'
 import { JOB_ID_ATTRIBUTE, messageBody } from '../../src/sqs/envelope'
 
 export const sqsEndpoint = inject('sqsEndpoint')
 export const sqs = new SQSClient({ endpoint: sqsEndpoint, region: 'us-east-1', credentials: localCredentials })
 
-export async function createQueue(name: string, attributes: Record<string, string> = {}) {
-  const { QueueUrl } = await sqs.send(
-    new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '1', ...attributes } }),
-  )
-  const a = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }))
-  return { queueUrl: QueueUrl!, queueArn: a.Attributes!.QueueArn! }
+/** A queue for the consumer suites: a receive hides a message for 1 s unless `attributes` say otherwise. */
+export function consumerQueue(name: string, attributes: Record<string, string> = {}) {
+  return createQueue(sqs, name, { VisibilityTimeout: '1', ...attributes })
 }
 
 /** A target queue whose messages move to a DLQ after `maxReceiveCount` receives. */
 export async function queueWithDlq(name: string, maxReceiveCount: number, attributes: Record<string, string> = {}) {
   const fifo = name.endsWith('.fifo')
-  const dlq = await createQueue(fifo ? name.replace(/\.fifo$/, '-dlq.fifo') : `${name}-dlq`, attributes)
-  const queue = await createQueue(name, {
+  const dlq = await consumerQueue(fifo ? name.replace(/\.fifo$/, '-dlq.fifo') : `${name}-dlq`, attributes)
+  const queue = await consumerQueue(name, {
     ...attributes,
-    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount }),
+    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount }),
   })
   return { ...queue, dlq }
 }

@@ -30,7 +30,7 @@ describe('retry hints from the business code', () => {
     // prepare: 5 receives allowed; the code says no retry can help
     const queue = await queueWithDlq(unique('dlq-now'), 5)
     const id = unique('job')
-    await sendJob(queue.queueUrl, id, {})
+    await sendJob(queue.url, id, {})
     const { logger, lines } = capturedLogger()
     const attempts: number[] = []
     const handler = jobHandler(async (job) => {
@@ -42,7 +42,7 @@ describe('retry hints from the business code', () => {
     const deadLettered = async () => {
       const out = await sqs.send(
         new ReceiveMessageCommand({
-          QueueUrl: queue.dlq.queueUrl,
+          QueueUrl: queue.dlq.url,
           MessageAttributeNames: ['All'],
           VisibilityTimeout: 30,
         }),
@@ -56,7 +56,7 @@ describe('retry hints from the business code', () => {
     expect(JSON.parse(dead[0]!.Body!)).toMatchObject({ id })
     expect(dead[0]!.MessageAttributes?.jobId?.StringValue).toBe(id)
     expect(dead[0]!.MessageAttributes?.[DEAD_LETTER_REASON_ATTRIBUTE]?.StringValue).toBe('the receiver answered 400')
-    const left = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue.queueUrl, WaitTimeSeconds: 2 }))
+    const left = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue.url, WaitTimeSeconds: 2 }))
     expect(left.Messages ?? []).toEqual([])
     expect(lines.find((l) => l.message === 'no retry can succeed: moved to the DLQ now')).toMatchObject({ jobId: id })
   })
@@ -64,7 +64,7 @@ describe('retry hints from the business code', () => {
   it('hides a job whose code throws RetryLaterError for the asked seconds, not its shorter backoff', async () => {
     // prepare: backoff 1 s; the code asks for 3 s on the first attempt
     const queue = await queueWithDlq(unique('retry-later'), 5)
-    await sendJob(queue.queueUrl, unique('job'), {})
+    await sendJob(queue.url, unique('job'), {})
     const { logger, lines } = capturedLogger()
     const at: number[] = []
     const handler = jobHandler(async (job) => {

@@ -1,17 +1,18 @@
 // The local event source mapping settles batches the way AWS does with ReportBatchItemFailures.
+import { sleep } from '../../devkit/sleep'
 import { SendMessageCommand } from '@aws-sdk/client-sqs'
 import type { SQSEvent } from 'aws-lambda'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startSqsPoller } from '../../tools/sdq-poll/sqs-poller'
 import { eventually } from '../support/eventually'
-import { closeFixtures, sleep, unique } from './fixtures'
-import { createQueue, receiveNow, sqs } from './queues'
+import { closeFixtures, unique } from './fixtures'
+import { consumerQueue, receiveNow, sqs } from './queues'
 
 afterAll(closeFixtures)
 
 /** A queue with a 1 s visibility timeout; FIFO when the attributes say so. */
 const queue = (attributes: Record<string, string> = {}) =>
-  createQueue(`${unique('poller')}${attributes.FifoQueue === 'true' ? '.fifo' : ''}`, attributes)
+  consumerQueue(`${unique('poller')}${attributes.FifoQueue === 'true' ? '.fifo' : ''}`, attributes)
 
 /** The bodies still on the queue, once the 1 s visibility of anything received and not deleted has run out. */
 async function remaining(queueUrl: string): Promise<string[]> {
@@ -23,7 +24,7 @@ async function remaining(queueUrl: string): Promise<string[]> {
 describe.concurrent('local SQS poller', () => {
   it('builds a Lambda-shaped event and deletes only the records not reported as failed', async () => {
     // prepare
-    const { queueUrl, queueArn } = await queue()
+    const { url: queueUrl, arn: queueArn } = await queue()
     for (const body of ['a', 'b', 'c']) {
       await sqs.send(
         new SendMessageCommand({
@@ -64,7 +65,7 @@ describe.concurrent('local SQS poller', () => {
 
   it('deletes nothing when the handler throws', async () => {
     // prepare
-    const { queueUrl, queueArn } = await queue()
+    const { url: queueUrl, arn: queueArn } = await queue()
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'x' }))
     let calls = 0
     const errors: unknown[] = []
@@ -89,7 +90,7 @@ describe.concurrent('local SQS poller', () => {
 
   it('treats an unknown itemIdentifier as a failure of the whole batch, like AWS', async () => {
     // prepare
-    const { queueUrl, queueArn } = await queue()
+    const { url: queueUrl, arn: queueArn } = await queue()
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'y' }))
     let calls = 0
     // act
@@ -112,7 +113,7 @@ describe.concurrent('local SQS poller', () => {
 
   it('passes FIFO group ids and stops promptly while long-polling', async () => {
     // prepare
-    const { queueUrl, queueArn } = await queue({ FifoQueue: 'true', ContentBasedDeduplication: 'true' })
+    const { url: queueUrl, arn: queueArn } = await queue({ FifoQueue: 'true', ContentBasedDeduplication: 'true' })
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'f', MessageGroupId: 'g1' }))
     const groups: (string | undefined)[] = []
     // act

@@ -69,13 +69,15 @@ describe('the packed package, installed into another service', () => {
   it('holds only the build: JavaScript, declarations, README and package.json', async () => {
     const files = (await run('tar', ['-tzf', installed.tarball], installed.dir)).trim().split('\n')
     console.log(`[user-service] tarball: ${files.length} files, ${readFileSync(installed.tarball).length} bytes`)
-    for (const f of files) expect(f).toMatch(/^package\/(dist\/.+\.(js|d\.ts)|README\.md|package\.json)$/)
+    for (const f of files)
+      expect(f).toMatch(/^package\/(dist\/.+\.(js|d\.ts)|bin\/sdq-poll\.mjs|README\.md|package\.json)$/)
     expect(files).toEqual(
       expect.arrayContaining([
         'package/dist/index.js',
         'package/dist/consumer.js',
         'package/dist/api-client.js',
         'package/dist/bin/sdq-poll.js',
+        'package/bin/sdq-poll.mjs',
       ]),
     )
   })
@@ -214,7 +216,8 @@ describe("the local loop: the dev stack without its example consumer, sdq-poll r
 
     await devStack
     // The user's terminal: `npx sdq-poll --env <delay queue>/.dev/env --queue orders --handler src/close-order.ts`
-    const bin = join(installed.service, 'node_modules/serverless-delay-queue/dist/bin/sdq-poll.js')
+    // (the package's bin entry, which runs the bundle in dist/ when installed)
+    const bin = join(installed.service, 'node_modules/serverless-delay-queue/bin/sdq-poll.mjs')
     poller = spawn(process.execPath, [bin, '--env', envFile, '--queue', 'orders', '--handler', 'src/close-order.ts'], {
       cwd: installed.service,
       env: { ...process.env, ORDERS_API_URL: ordersUrl },

@@ -1,6 +1,6 @@
 // The dashboard's pending list filtered by a tag, and its "Cancel all tagged" behind a confirmation that shows how
 // many jobs hold the tag: dismissed, nothing changes; accepted, every job with the tag is cancelled and the others
-// stay. In headless Chromium, over the suite's redis-server.
+// stay. "Run all tagged now" likewise makes them due now. In headless Chromium, over the suite's redis-server.
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { loadConfig } from '../../src/config'
@@ -76,6 +76,37 @@ describe.skipIf(!HAVE_CHROMIUM)('the pending list by tag in a browser', () => {
       await vi.waitFor(async () => expect(await rows.count()).toBe(0), { timeout: 10_000, interval: 100 })
       for (const id of ['o9-remind', 'o9-close', 'o9-follow']) expect(await queue.get(id)).toBeNull()
       expect(await queue.get('o10-close')).not.toBeNull()
+    } finally {
+      await page.close()
+    }
+  }, 40_000)
+
+  it('runs the jobs of a tag now once the count shown is confirmed, and leaves the others', async () => {
+    // prepare: two jobs of order 11 due in an hour, one of order 12
+    for (const id of ['o11-remind', 'o11-close'])
+      await queue.schedule({ id, queue: 'orders', payload: {}, delayMs: 3_600_000, tags: ['order:11'] })
+    await queue.schedule({ id: 'o12-close', queue: 'orders', payload: {}, delayMs: 3_600_000, tags: ['order:12'] })
+    const page = await browser!.newPage({ viewport: { width: 1200, height: 900 } })
+    const asked: string[] = []
+    page.on('dialog', (d) => {
+      asked.push(d.message())
+      void d.accept()
+    })
+    try {
+      await page.goto(dashboard.url)
+      await page.getByTestId('pending-tag').fill('order:11')
+      await page.getByTestId('pending-tag').press('Enter')
+      // act
+      await page.getByRole('button', { name: 'Run all tagged now' }).click()
+      // assess
+      await vi.waitFor(
+        async () => expect((await page.getByTestId('tag-outcome').textContent())?.trim()).toBe('2 due now'),
+        { timeout: 10_000, interval: 100 },
+      )
+      expect(asked[0]).toContain('Run all 2 jobs tagged "order:11" now?')
+      for (const id of ['o11-remind', 'o11-close'])
+        expect(Date.parse((await queue.get(id))!.runAt)).toBeLessThanOrEqual(Date.now())
+      expect(Date.parse((await queue.get('o12-close'))!.runAt)).toBeGreaterThan(Date.now() + 3_000_000)
     } finally {
       await page.close()
     }

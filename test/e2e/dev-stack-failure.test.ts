@@ -1,6 +1,7 @@
 // The local stack under a burst and when a part dies: 2,000 requests at once through `npm run dev`'s API are all
 // answered (serverless-offline used to die making a worker thread for each), and a part that exits while the stack
 // runs takes the stack down with it, loudly, its env file removed, nothing left running.
+import { sleep } from '../../devkit/sleep'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -41,7 +42,7 @@ describe('npm run dev under a burst and a dying part', () => {
     let busy = await apiBusy(answers)
     const retried = busy.length
     for (let round = 0; round < 5 && busy.length > 0; round++) {
-      await new Promise((r) => setTimeout(r, 1_000))
+      await sleep(1_000)
       const again = await Promise.all(busy.map((i) => send(i)))
       for (const [k, i] of busy.entries()) answers[i] = again[k]!
       busy = await apiBusy(answers)

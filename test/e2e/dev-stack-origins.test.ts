@@ -8,7 +8,7 @@ import { HAVE_CHROMIUM, launchChromium, requireChromium } from '../support/chrom
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { devStackForFile } from '../support/dev-stack'
 import { uniquePrefix } from '../support/engine'
-import { listenOnLoopback, type LoopbackServer } from '../support/loopback-server'
+import { listenOnLoopback, type LoopbackServer } from '../../devkit/loopback-server'
 
 requireChromium("the dev stack's browser tests")
 

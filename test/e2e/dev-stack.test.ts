@@ -1,7 +1,9 @@
 // The local stack end to end, as `npm run dev` runs it: the real HTTP API on serverless-offline, the scan function
 // invoked back to back, fauxqs with the queues serverless.yml declares, the example consumer fed by the SQS poller.
+import { sleep } from '../../devkit/sleep'
 import { GetQueueAttributesCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs'
 import { describe, expect, it } from 'vitest'
+import { jobOutcomeLine } from '../../local/job-lines'
 import { listeningAt } from '../../local/ports'
 import { devStackForFile } from '../support/dev-stack'
 import { uniquePrefix } from '../support/engine'
@@ -31,7 +33,7 @@ async function waitForLine(match: (line: string) => boolean, timeoutMs: number):
     if (line) return JSON.parse(line.slice(line.indexOf('{')))
     if (Date.now() > deadline)
       throw new Error(`no such line after ${timeoutMs} ms; output:\n${output.slice(-40).join('\n')}`)
-    await new Promise((r) => setTimeout(r, 100))
+    await sleep(100)
   }
 }
 
@@ -69,6 +71,10 @@ describe('npm run dev: the local stack', () => {
     expect(Date.parse(received.dispatchedAt)).toBeGreaterThanOrEqual(Date.parse(posted.body.runAt))
     // Done means deleted from the queue: nothing is left to redeliver.
     await waitForLine((l) => l.includes('"job done"') && l.includes(posted.body.id), 10_000)
+    // `npm run dev` shows the outcome as one short line (local/job-lines.ts), read from these very lines.
+    expect(output.map(jobOutcomeLine)).toContainEqual(
+      expect.stringMatching(new RegExp(`^\\[job\\] ${posted.body.id} on orders done, \\d+ ms after its due time`)),
+    )
   }, 60_000)
 
   it('sends a job for another target to that target queue, with the message contract', async () => {

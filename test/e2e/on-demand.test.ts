@@ -3,7 +3,7 @@
 import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { Keyspace } from '../../src/store/keys'
-import { connectRedis } from '../../src/store/redis'
+import { connectRedis } from '../../src/store/redis/redis'
 import { devStackForFile } from '../support/dev-stack'
 import { uniquePrefix } from '../support/engine'
 import { eventually } from '../support/eventually'

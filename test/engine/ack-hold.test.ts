@@ -1,5 +1,7 @@
 // Acks that wait for the shard's next claim (src/scan/claims/ack-hold.ts): fewer round trips in a steady stream, and still
 // every job acked once, sent once, whatever happens to the held acks.
+import { eventually } from '../support/eventually'
+import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, it } from 'vitest'
 import { AckHold } from '../../src/scan/claims/ack-hold'
 import type { Leases } from '../../src/scan/claims/leases'
@@ -158,7 +160,7 @@ describe('acks held for the next claim', () => {
     await st.t.store.enqueue(job({ id: 'alone', schedule: { delayMs: 300 } }))
     // act
     const run = st.s.scanner.run(Date.now() + 15_000)
-    while ((await pendingCount(st.t.store)) !== 0) await new Promise((r) => setTimeout(r, 5))
+    await eventually(async () => (await pendingCount(st.t.store)) === 0)
     // assess: acked right after the send (a held ack would wait 5 s), while the scanner still runs
     const ack = st.calls.find((c) => c.op === 'ack')!
     expect(ack.ids).toEqual(['alone'])
@@ -190,8 +192,8 @@ describe('acks held for the next claim', () => {
     await st.t.store.enqueue(job({ id: 'held', schedule: { atMs: first } }))
     await st.t.store.enqueue(job({ id: 'later', schedule: { atMs: first + 5_000 } }))
     const run = st.s.scanner.run(Date.now() + 20_000)
-    while (st.sentAt() === 0) await new Promise((r) => setTimeout(r, 5))
-    await new Promise((r) => setTimeout(r, 50))
+    await eventually(() => st.sentAt() !== 0)
+    await sleep(50)
     // act
     const stoppedAt = performance.now()
     st.s.scanner.stop()

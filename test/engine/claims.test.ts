@@ -1,4 +1,5 @@
 // The lease protocol at the script level: order, expiry, tokens, bounded batches, Redis's clock.
+import { sleep } from '../../devkit/sleep'
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { Cluster, type Redis } from 'ioredis'
 import { JobDispatchingError, JobNotFoundError } from '../../src/errors'
@@ -20,7 +21,6 @@ beforeEach(async () => {
   await t.redis.ping() // connected before the case's clock starts
 })
 afterEach(() => t.close())
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 async function claimAll(limit = 100, l = leases) {
   const out = []

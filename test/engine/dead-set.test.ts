@@ -1,4 +1,5 @@
 // Jobs SQS refused on every attempt are listed with their error and can be put back on schedule.
+import { sleep } from '../../devkit/sleep'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DeadSet } from '../../src/ops/dead-set'
 import { JobNotFoundError } from '../../src/errors'
@@ -34,7 +35,7 @@ describe('dead set', () => {
     // prepare
     await t.store.enqueue(job({ id: 'd-a', queue: 'orders', payloadJson: '{"a":1}' }))
     await killAll()
-    await new Promise((r) => setTimeout(r, 5))
+    await sleep(5)
     await t.store.enqueue(job({ id: 'd-b', queue: 'mail', groupId: undefined }))
     await killAll()
     // act

@@ -3,8 +3,8 @@
 // occurrences of a recurring schedule whose period is not longer than the window, and on-demand mode must not poll
 // Redis every 50 ms while a due job waits out its window. Bounds have slack for a loaded 2-core machine.
 import { afterAll, describe, expect, it } from 'vitest'
-import { runOnDemand } from '../../src/scan/run/on-demand'
-import { Presence } from '../../src/scan/run/presence'
+import { runOnDemand } from '../../src/on-demand/run/run-on-demand'
+import { Presence } from '../../src/on-demand/run/presence'
 import { job } from '../support/engine'
 import { pendingCount } from '../support/scanner'
 import { seriesStage, wholeSecond } from '../support/series-stage'

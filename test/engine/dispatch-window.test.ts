@@ -1,5 +1,6 @@
 // DISPATCH_WINDOW_MS: the scan may hold a due job for the jobs due just after it, so they share one SendMessageBatch
 // (one SQS request, one claim, one ack), and no job waits longer than the window for it.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, it } from 'vitest'
 import { expectWholeNumberSetting } from '../support/config-setting'
 import { job } from '../support/engine'
@@ -135,7 +136,7 @@ describe.concurrent('dispatch window', () => {
     const st = await stage('window-slow-seed', 2_000)
     const seedHints = st.s.leases.seedHints.bind(st.s.leases)
     st.s.leases.seedHints = async (...args) => {
-      await new Promise((r) => setTimeout(r, 40))
+      await sleep(40)
       return seedHints(...args)
     }
     const scan = await st.startScan(15_000)

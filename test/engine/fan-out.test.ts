@@ -1,12 +1,13 @@
 // Fan-out: a scan run that meets a burst starts scan workers beside it. The decision is pure (a fake start); the
 // drains run real scanners (the run's and the workers', in this process) over real Redis and fauxqs.
+import { sleep } from '../../devkit/sleep'
 import { createServer, type Socket } from 'node:net'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { FanOut, type ScanWorkerEvent, scanWorkerOf } from '../../src/scan/run/fan-out'
 import type { ClaimResult } from '../../src/scan/claims/claimed-job'
 import { runWorker, type WorkerReport } from '../../src/scan/run/worker'
-import { connectRedis } from '../../src/store/redis'
-import { scanStartOf } from '../../src/store/scan-start'
+import { connectRedis } from '../../src/store/redis/redis'
+import { scanStartOf } from '../../src/on-demand/start/scan-start'
 import { expectWholeNumberSetting } from '../support/config-setting'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
@@ -196,7 +197,7 @@ describe.concurrent('scan workers over real Redis and fauxqs', () => {
     const w = testScanner(t, { queues: { orders: q.url }, subscribe: false, claimBatchSize: 50 })
     const claim = w.leases.claim.bind(w.leases)
     w.leases.claim = async (...args: Parameters<typeof claim>) => {
-      await new Promise((r) => setTimeout(r, 250))
+      await sleep(250)
       return claim(...args)
     }
     // act

@@ -2,6 +2,7 @@
 // and each shard is claimed on its own, yet the messages arrive in the order of their due times (src/scan/loop/fifo-merge.ts).
 // Runs on one Redis and, in the "cluster" project, on the 3-master Redis Cluster. The backlogs are built before the
 // scanner starts, so what is asserted never depends on when a claim happens to run.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, it } from 'vitest'
 import { defaultLog } from '../../src/logger'
 import { FifoHold } from '../../src/scan/loop/fifo-hold'
@@ -15,7 +16,6 @@ const sqs = sqsClient()
 afterAll(() => sqs.destroy())
 
 const SHARDS = 4
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
 /**
  * A scanner whose leases last a minute (the tests' default is 5 s): on a loaded machine these runs took 30-40 s, and
  * jobs held for the shard before theirs were claimed again when their leases ran out, out of order. What these

@@ -3,6 +3,7 @@
 // that release has reached Redis, the job is still leased, and a claim of its shard finds nothing of it: it reports
 // the shard claimed up to now, past that retry time. The FIFO merge (src/scan/loop/fifo-merge.ts) must not take that
 // for "nothing of the group is left there", or the later jobs of the line, claimed on other shards, go first.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, it } from 'vitest'
 import { batchEntries } from '../../src/sqs/prebuilt-body'
 import { groupJob, testStore } from '../support/engine'
@@ -11,8 +12,6 @@ import { createQueue, drainInOrder, sqsClient } from '../support/sqs'
 
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
 
 describe('FIFO retries whose release is slow', () => {
   it('sends a held-back job whose release reached its shard after its retry time before the later jobs of the line', async () => {

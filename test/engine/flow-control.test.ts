@@ -1,6 +1,7 @@
 // Flow control in the scan loop (src/flow/flow-gate.ts), with a real Redis and SQS: a pause holds a burst pending and
 // listed while it lasts and its resume sends the rest in due order; a rate-limited key leaves at its rate while other
 // keys' jobs go on time. Runs on one Redis and, in the "cluster" project, on the Redis Cluster.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, it } from 'vitest'
 import { FlowControl } from '../../src/direct/flow-control'
 import { pauseFlow, resumeFlow, setFlowRate } from '../../src/flow/flow-settings'
@@ -14,7 +15,6 @@ const sqs = sqsClient()
 afterAll(() => sqs.destroy())
 
 const SHARDS = 4
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
 
 /** Resolves once `check` holds (polled every 20 ms), or fails after `timeoutMs`. */
 async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {

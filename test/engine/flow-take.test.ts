@@ -1,5 +1,6 @@
 // A flow key's token bucket (lua/flow-take.lua) on Redis's clock: the send times it gives, asked as a scanner asks.
 // Runs on one Redis and, in the "cluster" project, on the Redis Cluster (the bucket lives on the slot its name hashes to).
+import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, it } from 'vitest'
 import { takeFlowTokens } from '../../src/flow/flow-take'
 import { testStore } from '../support/engine'
@@ -15,7 +16,7 @@ async function sleepUntilRedis(ms: number) {
     const [s, us] = await t.redis.time()
     const now = Number(s) * 1000 + Math.floor(Number(us) / 1000)
     if (now >= ms) return
-    await new Promise((r) => setTimeout(r, ms - now))
+    await sleep(ms - now)
   }
 }
 

@@ -1,11 +1,13 @@
 // On-demand scan mode against real Redis and SQS: enqueues start a scanner when nothing runs, one at a time; the
 // scanner ends once nothing is due soon; a dead scanner's marker expires and the next enqueue replaces it.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Leases } from '../../src/scan/claims/leases'
-import { runOnDemand } from '../../src/scan/run/on-demand'
-import { ALIVE_TTL_MS, Presence } from '../../src/scan/run/presence'
+import { runOnDemand } from '../../src/on-demand/run/run-on-demand'
+import { ALIVE_TTL_MS, Presence } from '../../src/on-demand/run/presence'
 import { JobStore } from '../../src/store/job-store'
-import { SCAN_START_GUARD_MS } from '../../src/store/scan-start'
+import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
+import { SCAN_START_GUARD_MS } from '../../src/on-demand/start/scan-start'
 import type { RedisClient } from '../../src/store/scripts'
 import { eventually } from '../support/eventually'
 import { testStore } from '../support/engine'
@@ -110,7 +112,7 @@ describe.concurrent('on-demand scan mode', () => {
     let n = 0
     while (fn.invocations.length === 0 && Date.now() - diedAt < ALIVE_TTL_MS + 3_000) {
       await queue.schedule({ id: `after-${++n}`, queue: 'orders', payload: n })
-      await new Promise((r) => setTimeout(r, 200))
+      await sleep(200)
     }
     await eventually(async () => (await pendingCount(t.store)) === 0, 15_000)
     await fn.settled()
@@ -347,7 +349,7 @@ describe.concurrent('on-demand scan mode', () => {
 
 /** A store whose enqueues ask for a scanner (on-demand mode). */
 function onDemandStore(t: ReturnType<typeof testStore>) {
-  return new JobStore(t.redis, t.keys, { horizonMs: 70_000, guardMs: SCAN_START_GUARD_MS })
+  return new JobStore(t.redis, t.keys, { horizonMs: 70_000, guardMs: SCAN_START_GUARD_MS }, NO_REPLICA_WAIT)
 }
 
 /** `redis`, except that once a command removing the alive marker `key` has been answered, `then` runs first. */

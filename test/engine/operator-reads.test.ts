@@ -1,6 +1,7 @@
 // What the operator tools read from Redis does not grow with payload sizes: the dashboard's refresh reads no payload
 // whole, and `sdq dead list --queue` reads whole only the payloads it prints. Bytes are counted on the client's own
 // sockets (what Redis sent to this connection), with 1 KB and 1 MB payloads.
+import { sleep } from '../../devkit/sleep'
 import type { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { DelayQueue } from '../../src/direct/delay-queue'
@@ -146,7 +147,7 @@ describe('operator reads', () => {
     }
     for (const id of ['old-order-1', 'old-order-2']) await t.store.enqueue(job({ id, queue: 'orders' }))
     await kill()
-    await new Promise((r) => setTimeout(r, 5))
+    await sleep(5)
     for (let i = 0; i < 150; i++) await t.store.enqueue(job({ id: `mail-${i}`, queue: 'emails' }))
     await kill()
     // act

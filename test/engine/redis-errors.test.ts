@@ -1,11 +1,13 @@
 // An unreachable Redis fails commands with a clear error and is reported at a bounded rate, not once per retry.
+import { sleep } from '../../devkit/sleep'
 import { describe, expect, it } from 'vitest'
 import { freePort } from '../../local/ports'
 import { Keyspace } from '../../src/store/keys'
-import { connectRedis } from '../../src/store/redis'
+import { connectRedis } from '../../src/store/redis/redis'
 import { JobStore } from '../../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
 import { StoreUnavailableError } from '../../src/errors'
-import { guard } from '../../src/store/redis-errors'
+import { guard } from '../../src/store/redis/redis-errors'
 
 function recorder(into: Record<string, unknown>[]) {
   const push = (_message: string, ...extra: Record<string, unknown>[]) => void into.push(Object.assign({}, ...extra))
@@ -20,10 +22,15 @@ describe('redis connection errors', () => {
       { url: `redis://127.0.0.1:${await freePort()}` },
       { maxRetriesPerRequest: 1, logger: recorder(reports) },
     )
-    const store = new JobStore(redis, new Keyspace({ prefix: 'down', shards: 1, buckets: 1 }))
+    const store = new JobStore(
+      redis,
+      new Keyspace({ prefix: 'down', shards: 1, buckets: 1 }),
+      undefined,
+      NO_REPLICA_WAIT,
+    )
     // act: a second of reconnect attempts (every 50-1000 ms)
     const error = await store.get('x').catch((e) => e)
-    await new Promise((r) => setTimeout(r, 1_000))
+    await sleep(1_000)
     redis.disconnect()
     // assess
     expect(error).toBeInstanceOf(StoreUnavailableError)

@@ -2,9 +2,10 @@
 // (src/scan/loop/wake.ts bringForward), even when it lands while the shard is claiming, and without cutting other jobs'
 // dispatch windows short; an outage costs a bounded number of claims. Also the window's deadline rule for a job due
 // in a run's last moments. Bounds have slack for a loaded 2-core machine.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
-import { connectRedis } from '../../src/store/redis'
+import { connectRedis } from '../../src/store/redis/redis'
 import { job, testStore } from '../support/engine'
 import { pendingCount, testScanner } from '../support/scanner'
 import { createQueue, sqsClient } from '../support/sqs'
@@ -13,8 +14,6 @@ import { batchEntries } from '../../src/sqs/prebuilt-body'
 
 const sqs = sqsClient()
 afterAll(() => sqs.destroy())
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const serverError = () => Object.assign(new Error('InternalError'), { $fault: 'server' })
 
 /** A one-shard scanner on one queue, recording each job's lateness, and each SendMessageBatch's job ids. */

@@ -1,5 +1,6 @@
 // The scan function's metrics, read back from the EMF lines a real run writes on stdout: names, units, dimensions and
 // values against what happened (jobs sent, their lateness, jobs dead-lettered, jobs still pending).
+import { sleep } from '../../devkit/sleep'
 import { afterAll, afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest'
 import { loadConfig } from '../../src/config'
 import { readBacklog } from '../../src/scan/observe/backlog'
@@ -39,7 +40,14 @@ beforeEach(async () => {
     POLL_INTERVAL_MS: '50',
     MAX_DISPATCH_ATTEMPTS: '1',
   })
-  engine = { config, keys: t.keys, redis: t.redis, store: t.store, close: async () => {} }
+  engine = {
+    config,
+    keys: t.keys,
+    redis: t.redis,
+    store: t.store,
+    replication: t.store.replication,
+    close: async () => {},
+  }
 })
 afterEach(async () => {
   vi.restoreAllMocks()
@@ -69,7 +77,7 @@ async function scanWithMetrics(done: () => Promise<boolean>) {
   const run = scanner.run(Date.now() + 20_000)
   const started = Date.now()
   // At least a second: several windows, not just the final one.
-  while (!(await done()) || Date.now() - started < 1_000) await new Promise((r) => setTimeout(r, 50))
+  while (!(await done()) || Date.now() - started < 1_000) await sleep(50)
   scanner.stop()
   const report = await run
   await metrics!.stop()

@@ -1,10 +1,13 @@
 // The relay between scan runs: a run stops once a newer run has taken over (their overlap is billed and buys
 // nothing), loops to its deadline when none does, and no job is lost or sent twice in the hand-over.
+import { eventually } from '../support/eventually'
+import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { runInvocation, type InvocationOptions } from '../../src/scan/run/invocation'
 import { Relay } from '../../src/scan/run/relay'
 import { JobStore } from '../../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
 import { testStore, job } from '../support/engine'
 import { silentLogger } from '../support/pipeline'
 import { pendingCount, testScanner } from '../support/scanner'
@@ -68,7 +71,7 @@ async function secondRunComes(name: string, first: [string, StartedBy], gapMs: n
   try {
     await st.t.store.enqueue(job({ id: 'later', schedule: { delayMs: 30_000 } }))
     const a = st.invoke(first[0], { mode: 'on-demand', startedBy: first[1] })
-    await new Promise((r) => setTimeout(r, gapMs))
+    await sleep(gapMs)
     const b = st.invoke(second[0], { mode: 'on-demand', startedBy: second[1] })
     const ended = await a.done
     b.scanner.stop()
@@ -88,7 +91,7 @@ async function enqueueUntil(st: Stage, stop: Promise<unknown>): Promise<string[]
     const id = `relay-${ids.length}`
     await st.t.store.enqueue(job({ id }))
     ids.push(id)
-    await new Promise((r) => setTimeout(r, 20))
+    await sleep(20)
   }
   return ids
 }
@@ -101,10 +104,10 @@ describe.concurrent('scan relay', () => {
     const a = st.invoke('run-a')
     const stream = enqueueUntil(
       st,
-      a.done.then(() => new Promise((r) => setTimeout(r, 500))),
+      a.done.then(() => sleep(500)),
     )
     // act: B starts 1 s in and takes over; the stream goes on across the hand-over
-    await new Promise((r) => setTimeout(r, 1_000))
+    await sleep(1_000)
     const b = st.invoke('run-b')
     const endedA = await a.done
     const ids = await stream
@@ -163,7 +166,7 @@ describe.concurrent('scan relay', () => {
     })
     // act: B takes over (after A's early look has found nobody, however late that look came)
     if (o.takeOverAfterMs === 'first look') await looks.first
-    else await new Promise((r) => setTimeout(r, o.takeOverAfterMs))
+    else await sleep(o.takeOverAfterMs)
     const b = st.invoke('run-b', { lookAfterMs: 20_000 })
     const ended = await a.done
     b.scanner.stop()
@@ -222,7 +225,7 @@ describe.concurrent('scan relay', () => {
     // prepare: P, the run of the minute before, holds the relay key and ends 1.5 s from now
     const st = await relayStage(`relay-${name}-take-over`)
     const p = st.invoke('run-p', { runMs: 1_500 })
-    await new Promise((r) => setTimeout(r, 100))
+    await sleep(100)
     // act: A starts with its name write failed or lost; it looks early, at 300 ms
     const a = st.invoke('run-a', {
       firstLookMs: 300,
@@ -287,7 +290,7 @@ describe.concurrent('scan relay', () => {
     // ask for a scanner (it cannot while a marker says one is alive: the job would wait for the next tick)
     expect(b.report).toMatchObject({ endedEarly: true })
     expect(endedA.report).toMatchObject({ handedOverTo: null, endedEarly: true })
-    const onDemand = new JobStore(st.t.redis, st.t.keys, { horizonMs: 70_000, guardMs: 10_000 })
+    const onDemand = new JobStore(st.t.redis, st.t.keys, { horizonMs: 70_000, guardMs: 10_000 }, NO_REPLICA_WAIT)
     const enqueued = await onDemand.enqueue(job({ id: 'soon', schedule: { delayMs: 1_000 } }))
     expect(enqueued.startScanner).toBe(true)
     await st.close()
@@ -340,7 +343,7 @@ describe.concurrent('scan relay', () => {
     const st = await relayStage('relay-on-demand')
     await st.t.store.enqueue(job({ id: 'later', schedule: { delayMs: 30_000 } }))
     const a = st.invoke('run-a', { mode: 'on-demand' })
-    await new Promise((r) => setTimeout(r, 300))
+    await sleep(300)
     // act
     const b = st.invoke('run-b', { mode: 'on-demand' })
     const ended = await a.done
@@ -381,7 +384,7 @@ function slowWrites(
       const value = Reflect.get(target, prop, receiver)
       if (prop !== 'set') return typeof value === 'function' ? value.bind(target) : value
       return async (k: string, ...rest: unknown[]) => {
-        if (slow.has(k)) await new Promise((r) => setTimeout(r, delayMs))
+        if (slow.has(k)) await sleep(delayMs)
         return (value as (...a: unknown[]) => unknown).call(target, k, ...rest)
       }
     },
@@ -432,12 +435,10 @@ async function until(done: () => Promise<boolean>, timeoutMs = 5_000) {
   const deadline = Date.now() + timeoutMs
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error('timed out')
-    await new Promise((r) => setTimeout(r, 25))
+    await sleep(25)
   }
 }
 
 async function expectAllSent(st: Stage) {
-  const deadline = Date.now() + 15_000
-  while ((await pendingCount(st.t.store)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-  expect(await pendingCount(st.t.store)).toBe(0)
+  await eventually(async () => (await pendingCount(st.t.store)) === 0)
 }

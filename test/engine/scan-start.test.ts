@@ -2,9 +2,10 @@
 // hangs, a start that fails or gets lost is tried again (not guarded away), and a start guard goes only for its own
 // start.
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { lambdaInvoker, ScanStarter } from '../../src/direct/scan-starter'
+import { lambdaInvoker, ScanStarter } from '../../src/on-demand/start/scan-starter'
 import { JobStore } from '../../src/store/job-store'
-import { releaseScanStart, SCAN_START_GUARD_MS } from '../../src/store/scan-start'
+import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
+import { releaseScanStart, SCAN_START_GUARD_MS } from '../../src/on-demand/start/scan-start'
 import { job, testStore } from '../support/engine'
 import { eventually } from '../support/eventually'
 import {
@@ -29,7 +30,7 @@ const SLACK_MS = 3_000
 
 /** A store whose enqueues ask for a scanner (on-demand mode), on the test's Redis. */
 function onDemandStore(t: ReturnType<typeof testStore>) {
-  return new JobStore(t.redis, t.keys, { horizonMs: 70_000, guardMs: SCAN_START_GUARD_MS })
+  return new JobStore(t.redis, t.keys, { horizonMs: 70_000, guardMs: SCAN_START_GUARD_MS }, NO_REPLICA_WAIT)
 }
 
 /** The Lambda client signs its requests: local credentials keep it from looking for real ones. */

@@ -1,4 +1,5 @@
 // The scan loop against real Redis and a real SQS endpoint: nothing lost, nothing sent twice, on time.
+import { sleep } from '../../devkit/sleep'
 import { createHash } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
 import { inject } from 'vitest'
@@ -24,7 +25,7 @@ describe('scanner', () => {
     // (get() answers a sent job as "dispatched", from its receipt)
     const sent = async () => ((await t.store.get('soon'))?.status ?? 'dispatched') === 'dispatched'
     const run = s.runUntil(async () => enqueued && (await sent()), 5_000)
-    await new Promise((r) => setTimeout(r, 300)) // the loop is asleep now, until the far job or the poll
+    await sleep(300) // the loop is asleep now, until the far job or the poll
     // act
     const { dueMs } = await t.store.enqueue(job({ id: 'soon', schedule: { delayMs: 200 } }))
     enqueued = true

@@ -7,7 +7,7 @@ import type { Config } from '../../src/config'
 import { ValidationError } from '../../src/errors'
 import { Leases } from '../../src/scan/claims/leases'
 import { MAX_EVERY_MS, MAX_SCHEDULE_TIME_ISO, MAX_SCHEDULE_TIME_MS } from '../../src/schedule/time-bounds'
-import { scheduleAckCall, schedulePutCall } from '../../src/store/schedule-script-calls'
+import { scheduleAckCall } from '../../src/store/schedule-script-calls'
 import { runScript } from '../../src/store/scripts'
 import { testStore } from '../support/engine'
 import { eventually } from '../support/eventually'
@@ -40,20 +40,6 @@ function stage() {
 }
 
 const exponent = /\d[eE][+-]?\d/
-
-/** Stores schedule `id` as the code before the time bounds could: its first occurrence at an exponent-form time. */
-async function storeUnbounded(t: ReturnType<typeof stage>['t'], id: string, spec: object) {
-  const call = schedulePutCall(t.keys.locate(id), {
-    id,
-    specJson: JSON.stringify(spec),
-    payloadJson: '1',
-    queue: 'orders',
-    groupId: '',
-    first: null,
-    second: null,
-  })
-  await runScript(t.redis, { ...call, args: { ...call.args, first: '1.795648056156e+15' } })
-}
 
 describe('the largest accepted times through every script', () => {
   it('a schedule at the time bound with the longest period: put, read, list, replace, pause, resume, delete', async () => {
@@ -189,38 +175,5 @@ describe('the largest accepted times through every script', () => {
       ValidationError,
     )
     await removeAndExpectNothingLeft({ jobs: ['by-delay', 'by-time'] })
-  })
-
-  it('a schedule stored before times were bounded (exponent-form times) still reads, lists and deletes cleanly', async () => {
-    // prepare: the record and occurrence an unbounded startAt in microseconds used to leave behind
-    const { t, q, removeAndExpectNothingLeft } = stage()
-    const spec = { queue: 'orders', everyMs: 1000, timezone: 'UTC', startAtMs: 9e15, paused: false }
-    await storeUnbounded(t, 'legacy', spec)
-    expect(await occurrencesOf(t, 'legacy')).toEqual(['legacy@1.795648056156e+15'])
-    // act
-    const view = await q.getSchedule('legacy')
-    const listed = await q.listSchedules({})
-    const replaced = await q.putSchedule('legacy', { queue: 'orders', payload: 2, everyMs: 60_000 })
-    await q.deleteSchedule('legacy')
-    // assess: no 500 on the way, and the delete left no orphan
-    expect(view).toMatchObject({ id: 'legacy', nextRunAt: new Date(1.795648056156e15).toISOString() })
-    expect(view).not.toHaveProperty('startAt')
-    expect(listed.schedules.map((s) => s.id)).toEqual(['legacy'])
-    expect(replaced.created).toBe(false)
-    await removeAndExpectNothingLeft({})
-  })
-
-  it('an occurrence orphaned by an unbounded time before the bounds can be looked up and cancelled', async () => {
-    // prepare: what a failed delete of such a schedule left: its occurrence, without the schedule
-    const { t, q, shard, removeAndExpectNothingLeft } = stage()
-    await storeUnbounded(t, 'orphan', { queue: 'orders', everyMs: 1000, timezone: 'UTC', paused: false })
-    await t.redis.hdel(shard.schedules, 'orphan')
-    await t.redis.zrem(shard.scheduleIds, 'orphan')
-    // act
-    const found = await q.get('orphan@1.795648056156e+15')
-    await q.cancel('orphan@1.795648056156e+15')
-    // assess
-    expect(found).toMatchObject({ status: 'scheduled', queue: 'orders' })
-    await removeAndExpectNothingLeft({})
   })
 })

@@ -1,7 +1,7 @@
 // A recurring schedule's occurrence that SQS refuses for a while: it is released with backoff like any job, sent
 // once SQS takes it again, and only then (at its ack) creates the next occurrence, so the series neither skips a
 // time nor gains a second successor, and the later occurrences keep their own times. "Skips no time" as the series
-// promises it (docs/api.md): an ack that comes after its successor's time (a retry, or a loaded machine, can take
+// promises it (docs/schedules.md): an ack that comes after its successor's time (a retry, or a loaded machine, can take
 // that long) leaves that time out on purpose, as a missed occurrence; a time still ahead at the ack must come.
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { startSqsFaultProxy } from '../support/sqs-fault-proxy'

@@ -1,5 +1,6 @@
 // Recurring schedules through the scanner, to a real SQS endpoint: each dispatch creates the next occurrence
 // atomically with its ack, so a series fires on time, stops when told, and survives a scanner dying mid-dispatch.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Leases } from '../../src/scan/claims/leases'
 import { Dispatcher } from '../../src/scan/dispatch/dispatcher'
@@ -88,7 +89,7 @@ describe.concurrent('recurring schedules (series)', () => {
     await q.pauseSchedule('sturdy')
     // assess: the first occurrence went out twice (at least once), the series went on, one job per time. The
     // takeover waits for the lease, so on a loaded machine the first ack can come after start + 1 s: that time is
-    // then left out as a missed occurrence (docs/api.md); a time still ahead at its predecessor's ack never is.
+    // then left out as a missed occurrence (docs/schedules.md); a time still ahead at its predecessor's ack never is.
     const sent = await stage.received()
     const ids = sent.map((b) => b.id)
     const runs = await stage.runs('sturdy')
@@ -135,7 +136,7 @@ describe.concurrent('recurring schedules (series)', () => {
     await eventually(async () => (await stage.runs('del')) >= 2 && (await stage.runs('pau')) >= 2)
     await q.deleteSchedule('del')
     await q.pauseSchedule('pau')
-    await new Promise((r) => setTimeout(r, 300)) // an occurrence already being sent may still go out: let it
+    await sleep(300) // an occurrence already being sent may still go out: let it
     const sentBefore = await stage.received()
     await run // the scanner keeps running for 2 s more
     // assess

@@ -1,4 +1,5 @@
 // Recurring schedules in the store: create, replace, pause, delete and list, and what each leaves pending.
+import { sleep } from '../../devkit/sleep'
 import { describe, expect, it } from 'vitest'
 import { OccurrenceOfScheduleError, ScheduleNotFoundError } from '../../src/errors'
 import { DeadSet } from '../../src/ops/dead-set'
@@ -213,7 +214,7 @@ describe('recurring schedules (store)', () => {
     // act: one paused, the other deleted and created again, while their occurrences go out; then the acks
     await q.pauseSchedule('paused')
     await q.deleteSchedule('renewed')
-    await new Promise((r) => setTimeout(r, 5)) // a later creation time than the occurrence's
+    await sleep(5) // a later creation time than the occurrence's
     await q.putSchedule('renewed', { queue: 'orders', payload: 1, everyMs: HOUR })
     expect(await leases.ack(shard, claimed.jobs)).toBe(2)
     // assess

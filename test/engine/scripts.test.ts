@@ -21,6 +21,7 @@ import { flowEpochCall, flowSetCall } from '../../src/flow/flow-set'
 import { flowTakeCall } from '../../src/flow/flow-take'
 import { promoteCall, promoteDueCall } from '../../src/store/promote'
 import { tagCancelCall } from '../../src/store/tag-cancel'
+import { tagPromoteCall } from '../../src/store/tag-promote'
 import { lockReleaseCall } from '../../src/scheduler-api/schedule-lock'
 import {
   composeScript,
@@ -48,6 +49,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
   sdqGet: getCall(at, 'job-1', [1, 0]),
   sdqCancel: cancelCall(at, 'job-1'),
   sdqTagCancel: tagCancelCall(keys, shard, 'order:1', ['job-1'], 10),
+  sdqTagPromote: tagPromoteCall(keys, shard, 'order:1', ['job-1'], { beforeMs: 5, next: 10 }),
   sdqRevive: reviveCall(at, 'job-1', 0),
   sdqPromote: promoteCall(at, 'job-1'),
   sdqPromoteDue: promoteDueCall(shard, { bucket: 1, from: 0, after: '' }, 3, { beforeMs: 5, queue: '' }),
@@ -206,10 +208,10 @@ describe('script calls', () => {
     ])
     // assess
     const flat = Object.values(call.keys).flat()
-    expect(flat.slice(7)).toEqual([shard.bucket(3), shard.bucket(1)])
+    expect(flat.slice(8)).toEqual([shard.bucket(3), shard.bucket(1)])
     const groups = call.args.occurrences as (string | number)[]
-    expect([groups[8], groups[19], groups[30]]).toEqual([8, 9, 8])
-    expect(groups.slice(11, 22)).toEqual(['b@1', 't', 'b', 1, 1, -1, -1, 1, 9, 0, ''])
+    expect([groups[8], groups[19], groups[30]]).toEqual([9, 10, 9])
+    expect(groups.slice(11, 22)).toEqual(['b@1', 't', 'b', 1, 1, -1, -1, 1, 10, 0, ''])
   })
 
   it("puts an occurrence ack's receipt hashes in KEYS after its buckets, and points each occurrence at its hash", () => {
@@ -224,10 +226,10 @@ describe('script calls', () => {
       0,
       { ttlMs: 60_000, nowMs: 7_200_000 },
     )
-    // assess: KEYS[8] the bucket, then the hour's hashes of each id; each group names its hash by its KEYS index
+    // assess: KEYS[9] the bucket, then the hour's hashes of each id; each group names its hash by its KEYS index
     const flat = Object.values(call.keys).flat()
     const hashes = [...new Set(['a@1', 'a@2'].map((id) => shard.receipts(2, receiptSlot(id))))]
-    expect(flat.slice(7)).toEqual([shard.bucket(3), ...hashes])
+    expect(flat.slice(8)).toEqual([shard.bucket(3), ...hashes])
     const groups = call.args.occurrences as (string | number)[]
     expect(flat[Number(groups[9]) - 1]).toBe(shard.receipts(2, receiptSlot('a@1')))
     expect(flat[Number(groups[20]) - 1]).toBe(shard.receipts(2, receiptSlot('a@2')))

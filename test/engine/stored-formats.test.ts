@@ -1,5 +1,6 @@
 // The stored encodings of a job's states, as the Lua scripts write them and src/store/job-state.ts reads them:
 // they are stored with the jobs, so a change here would strand jobs already in Redis.
+import { sleep } from '../../devkit/sleep'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Leases } from '../../src/scan/claims/leases'
 import { decodeCounterField, decodeDispatchError, decodeLease } from '../../src/store/job-state'
@@ -66,7 +67,7 @@ describe('stored formats', () => {
     )
     await counting.release(shard, [{ ...first!, error: 'SenderFault', retryInMs: 0 }])
     await counting.claim(shard, [], 10)
-    await new Promise((r) => setTimeout(r, 5))
+    await sleep(5)
     // act: the lease expired: the next claim recovers it
     const recovered = (await counting.claim(shard, [], 10)).jobs.find((j) => j.id === 'fmt-counted')
     // assess

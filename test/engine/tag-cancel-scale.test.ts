@@ -2,6 +2,7 @@
 // either reaches SQS or is counted cancelled, never both; after the answer only jobs it counted in flight may still
 // be sent; and its steps hold Redis briefly (SLOWLOG, on every primary: the median step under 50 ms, as a loaded
 // machine's scheduler stretches runs of any script; the 99th percentile and the longest are printed).
+import { eventually } from '../support/eventually'
 import { afterAll, describe, expect, it } from 'vitest'
 import { cancelByTag } from '../../src/store/tag-cancel'
 import { job, testStore } from '../support/engine'
@@ -41,7 +42,7 @@ describe('cancel by tag over 100,000 jobs while the scanner runs', () => {
     const stalls = await watchScriptRuns(t.redis)
     try {
       const run = s.runUntil(async () => (await t.store.stats()).queues.tq?.pending === 0, 200_000)
-      while (sent.size < 200) await new Promise((r) => setTimeout(r, 20))
+      await eventually(() => sent.size >= 200, 60_000)
       // act
       const began = performance.now()
       let steps = 0

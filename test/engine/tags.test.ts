@@ -103,7 +103,7 @@ describe('tags on jobs', () => {
     // act: steps of 4 jobs
     const result = await cancel('bulk', 4)
     // assess
-    expect(result).toEqual({ cancelled: 29, inFlight: 1, done: true })
+    expect(result).toEqual({ cancelled: 29, inFlight: 1, recurring: 0, done: true })
     expect((await readTagPage(t.store, 'bulk', { limit: 10, cursor: null })).jobs).toMatchObject([
       { id: 'c-00', status: 'dispatching' },
     ])
@@ -128,8 +128,8 @@ describe('tags on jobs', () => {
       })
       const rest = await cancelByTag(one.redis, one.keys, noReplicas, 'slow', options)
       // assess
-      expect(first).toEqual({ cancelled: 4, inFlight: 0, done: false })
-      expect(rest).toEqual({ cancelled: 6, inFlight: 0, done: true })
+      expect(first).toEqual({ cancelled: 4, inFlight: 0, recurring: 0, done: false })
+      expect(rest).toEqual({ cancelled: 6, inFlight: 0, recurring: 0, done: true })
       expect(steps).toEqual([4, 4, 6])
       expect(await tagCount(one.redis, one.keys.shards[0]!, 'slow')).toBe(0)
     } finally {

@@ -2,6 +2,7 @@
 // the order, the write is applied to the stored job (one message: the write's payload, or with extend the stored
 // one), or starts a new incarnation after SQS took the old one (two messages), or is refused while the old one is
 // being sent (one message: the old one). Never a lost job, a duplicate, or a mix.
+import { sleep } from '../../devkit/sleep'
 import type { Message } from '@aws-sdk/client-sqs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { DelayQueueError } from '../../src/errors'
@@ -41,7 +42,7 @@ describe('each onConflict mode racing the dispatch at the due time', () => {
       const first = await t.store.enqueue(job({ id, queue: 'rq', payloadJson: '"old"', schedule: { delayMs: 150 } }))
       // act: the write lands from 20 ms before the due time to 30 ms after it
       const at = first.dueMs - 20 + i * 10
-      while (Date.now() < at) await new Promise((r) => setTimeout(r, 1))
+      while (Date.now() < at) await sleep(1)
       const write = job({ id, queue: 'rq', payloadJson: '"new"', schedule: { delayMs: 100 }, onConflict })
       const answer = await t.store
         .enqueue(onConflict === 'debounce' ? { ...write, maxWaitMs: 10_000 } : write)

@@ -2,9 +2,11 @@
 // nothing and answers as that attempt did: while its job is pending, and once SQS has taken it (the token is copied
 // into the dispatch receipt). Found by the chaos run: a PUT that replaced a pending job was applied, its answer lost,
 // the job dispatched, and the PUT sent again created the job anew: delivered twice.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Leases } from '../../src/scan/claims/leases'
 import { JobStore } from '../../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
 import { job, testStore } from '../support/engine'
 import { testScanner } from '../support/scanner'
 import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
@@ -16,7 +18,7 @@ const DAY_MS = 86_400_000
 /** A store that keeps receipts, a scanner that sends to one queue, and what that queue holds. */
 async function stage(name: string) {
   const t = testStore()
-  const store = new JobStore(t.redis, t.keys, undefined, undefined, DAY_MS)
+  const store = new JobStore(t.redis, t.keys, undefined, NO_REPLICA_WAIT, DAY_MS)
   const q = await createQueue(sqs, name)
   const s = testScanner(t, { queues: { orders: q.url }, receiptTtlMs: DAY_MS, ackHoldMs: 0 })
   const dispatched = (id: string) => s.runUntil(async () => (await store.get(id))?.status === 'dispatched')
@@ -56,7 +58,7 @@ describe('a replace sent again with its write token', () => {
     const put = job({ id: 'held', payloadJson: '{"v":2}', schedule: { delayMs: 120_000 }, writeToken: 'call-2-token' })
     const first = await store.upsert(put)
     // act: sent again a moment later (a delay counts from Redis's clock: applied again, it would move the job)
-    await new Promise((r) => setTimeout(r, 20))
+    await sleep(20)
     const again = await store.upsert(put)
     // assess
     expect(again).toEqual({ ...first, startScanner: false, replayed: 'stored', queue: 'orders', groupId: '' })
@@ -109,7 +111,7 @@ describe('a write sent again after its job died (SQS refused it on every attempt
     const leases = new Leases(t.redis, { leaseMs: 10_000, maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 })
     const made = job({ id: 'dies', schedule: { delayMs: 0 }, writeToken: 'call-7-token' })
     const first = await t.store.enqueue(made)
-    await new Promise((r) => setTimeout(r, 50))
+    await sleep(50)
     const claimed = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
     await leases.release(
       shard,

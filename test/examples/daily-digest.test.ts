@@ -1,5 +1,6 @@
 // Seed: a daily digest at 09:00 in the user's zone. The schedule's real rule is checked on its next run; the
 // delivery chain runs at compressed time, with a "day" of one second (a 6-field cron firing every second).
+import { sleep } from '../../devkit/sleep'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { digestScheduleId, subscribeDigest, unsubscribeDigest } from '../../examples/daily-digest/app'
 import { Outbox } from '../../examples/daily-digest/digests'
@@ -42,7 +43,7 @@ describe('example: daily digest', () => {
     await eventually(() => outbox.sent.filter((d) => d.userId === 'ben').length >= 3)
     await unsubscribeDigest(pipeline.queue, 'ben')
     const count = outbox.sent.filter((d) => d.userId === 'ben').length
-    await new Promise((r) => setTimeout(r, 1_500))
+    await sleep(1_500)
     // assess: whole seconds, one apart, no repeats; nothing after the unsubscribe (one in flight at most)
     const times = outbox.sent.filter((d) => d.userId === 'ben').map((d) => Date.parse(d.occurrenceAt))
     expect(times.every((t) => t % 1000 === 0)).toBe(true)

@@ -1,4 +1,5 @@
 // Seed: an order not paid within 15 minutes is closed; paying cancels the job. Run with a 400 ms window.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closeJobId, payOrder, placeOrder } from '../../examples/order-timeout/app'
 import { closeUnpaidOrderHandler } from '../../examples/order-timeout/handler'
@@ -40,7 +41,7 @@ describe('example: close unpaid orders', () => {
     await placeOrder(pipeline.queue, orders, 'D-4', 0)
     const paid = await payOrder(pipeline.queue, orders, 'D-4')
     await eventually(async () => (await pipeline.store.get(closeJobId('D-4'))) === null)
-    await new Promise((r) => setTimeout(r, 200))
+    await sleep(200)
     // assess: whichever won, the order is in exactly one final state that matches who won
     expect(orders.get('D-4')!.status).toBe(paid ? 'paid' : 'closed')
   })

@@ -1,4 +1,5 @@
 // Seed: a nudge one week after sign-up, pushed back each time the user is active. One "week" is 400 ms here.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nudgeJobId, recordActivity, signUp } from '../../examples/signup-nudge/app'
 import { nudgeHandler } from '../../examples/signup-nudge/handler'
@@ -25,7 +26,7 @@ describe('example: sign-up nudge', () => {
     await signUp(pipeline.queue, users, 'busy', WEEK)
     // act: "busy" comes back twice within the week
     for (let i = 0; i < 2; i++) {
-      await new Promise((r) => setTimeout(r, WEEK / 2))
+      await sleep(WEEK / 2)
       await recordActivity(pipeline.queue, users, 'busy', WEEK)
     }
     await eventually(() => sent.length === 2)

@@ -11,6 +11,7 @@
 // online on that shard, whose marker says it had one, and refuses its writes (503) until the promotion; the other
 // shards go on. `npm test` runs that variant shortened; the fault suite runs all of them, and once with
 // cluster-require-full-coverage yes (the Redis default) to measure what it costs the healthy shards.
+import { sleep } from '../../devkit/sleep'
 import { afterEach, describe, it } from 'vitest'
 import { startRedisCluster, type ClusterNode, type LocalRedisCluster } from '../../local/redis-cluster'
 import { loadConfig } from '../../src/config'
@@ -18,7 +19,7 @@ import { createEngine, type Engine } from '../../src/store/engine'
 import type { ShardKeys } from '../../src/store/keys'
 import { killAfterCut } from '../support/replica-cut'
 import { expectFailoverOutcome, longestGapMs, recoveredAfterMs, tallyOutcome, writeLoad } from './failover-load'
-import { sleep, spawnScanner, stageEnv, startSqsStage, waitForDrain, type Worker } from './harness'
+import { spawnScanner, stageEnv, startSqsStage, waitForDrain, type Worker } from './harness'
 import { recordFigures } from './results'
 import { FULL, pick } from './scale'
 

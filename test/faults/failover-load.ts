@@ -1,11 +1,12 @@
 // The failover case's client side: concurrent API-style writes (enqueues, and cancels of jobs due a little later)
 // that remember exactly what was acknowledged, and when writes were acknowledged again after a fault.
+import { sleep } from '../../devkit/sleep'
 import type { SQSClient } from '@aws-sdk/client-sqs'
 import type { Redis } from 'ioredis'
 import { expect } from 'vitest'
 import type { Engine } from '../../src/store/engine'
 import { countIds, receiveAll } from '../support/sqs'
-import { between, sleep } from './harness'
+import { between } from './harness'
 
 export interface LoadRecord {
   /** Enqueues answered as a success (and not cancelled later). */

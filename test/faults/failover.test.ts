@@ -9,6 +9,7 @@
 // "link cut" variant reproduces the case that loses writes in production: the replicas' link to the primary breaks
 // (a network blip) for CUT_MS, and the primary dies before they are back: what it acknowledged meanwhile exists
 // nowhere else. `npm test` runs that variant; the fault suite runs both.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, it } from 'vitest'
 import { startSentinelSetup, type LocalSentinelSetup } from '../../local/redis-sentinel'
 import { loadConfig } from '../../src/config'
@@ -16,7 +17,7 @@ import { createEngine, type Engine } from '../../src/store/engine'
 import { killAfterCut } from '../support/replica-cut'
 import { watchSentinels } from '../support/sentinel-events'
 import { expectFailoverOutcome, recoveredAfterMs, tallyOutcome, writeLoad } from './failover-load'
-import { sleep, spawnScanner, stageEnv, startSqsStage, waitForDrain, type Worker } from './harness'
+import { spawnScanner, stageEnv, startSqsStage, waitForDrain, type Worker } from './harness'
 import { recordFigures } from './results'
 import { FULL, pick } from './scale'
 

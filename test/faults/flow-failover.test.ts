@@ -2,6 +2,7 @@
 // the primary is killed (-9) while the jobs are held, Sentinel promotes a replica, and the key is resumed on the new
 // primary. The pause was confirmed by a replica before it answered (REDIS_WAIT_REPLICAS unset: auto), so the new
 // primary still holds the key paused and its jobs held: nothing may be lost, nothing sent while paused or early.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startSentinelSetup } from '../../local/redis-sentinel'
 import { loadConfig } from '../../src/config'
@@ -10,7 +11,7 @@ import { readFlowSettings } from '../../src/flow/flow-settings'
 import { createEngine } from '../../src/store/engine'
 import type { NewJob } from '../../src/store/job-store'
 import { countIds, receiveAll } from '../support/sqs'
-import { enqueueAll, sleep, spawnScanner, stageEnv, startSqsStage, waitForDrain } from './harness'
+import { enqueueAll, spawnScanner, stageEnv, startSqsStage, waitForDrain } from './harness'
 import { recordFigures } from './results'
 import { pick } from './scale'
 

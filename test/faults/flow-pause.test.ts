@@ -1,11 +1,12 @@
 // Scenario: an operator pauses two queues (a FIFO one and a standard one) in the middle of a burst, the scanner process
 // dies (kill -9) while they are paused and another takes over, then the queues are resumed. Nothing may be lost,
 // nothing sent early, nothing claimed for SQS while paused, and every FIFO group must arrive in its order.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pauseFlow, resumeFlow } from '../../src/flow/flow-settings'
 import type { NewJob } from '../../src/store/job-store'
 import { createQueue, drainInOrder } from '../support/sqs'
-import { audit, enqueueAll, sleep, spawnScanner, startStage, waitForDrain, type Stage, type Worker } from './harness'
+import { audit, enqueueAll, spawnScanner, startStage, waitForDrain, type Stage, type Worker } from './harness'
 import { recordFigures } from './results'
 import { pick } from './scale'
 

@@ -1,5 +1,6 @@
 // The fault suite's stage: a private redis-server and fauxqs (each in its own process), scanner workers as separate
 // OS processes, and the audit that counts lost and duplicated jobs.
+import { sleep } from '../../devkit/sleep'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { rmSync } from 'node:fs'
@@ -221,7 +222,7 @@ export async function waitForDrain(engine: Engine, timeoutMs: number): Promise<b
     } catch {
       // Redis restarting: ask again
     }
-    await new Promise((r) => setTimeout(r, 200))
+    await sleep(200)
   }
   return false
 }
@@ -275,8 +276,6 @@ export async function audit(stage: Stage, accepted: Iterable<string>): Promise<A
     unaccepted,
   }
 }
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Uniform random integer in [min, max]. */
 export const between = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1))

@@ -1,6 +1,7 @@
 // Security scenarios for the Redis connection (docs/security.md): the engine works against a redis-server that
 // requires a password (requirepass) and as an ACL user limited to its key prefix and to the commands the queue
 // runs; a wrong password answers 503 without the password in any log line.
+import { sleep } from '../../devkit/sleep'
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { startRedis, type LocalRedis } from '../../local/redis-server'
@@ -86,7 +87,7 @@ async function roundTrip(url: string, prefix: string) {
   const run = scanner.run(Date.now() + 5_000)
   // Until it was sent: get() answers a sent job too (status "dispatched", from its receipt), not null.
   const pending = async () => ((await s.engine.store.get('auth-1'))?.status ?? 'dispatched') !== 'dispatched'
-  for (let i = 0; i < 100 && (await pending()); i++) await new Promise((r) => setTimeout(r, 50))
+  for (let i = 0; i < 100 && (await pending()); i++) await sleep(50)
   scanner.stop()
   await run
   await close()

@@ -1,12 +1,13 @@
 // Scenario: redis-server with AOF (appendfsync everysec) is killed with -9 in the middle of enqueue and dispatch
 // load, and restarted on the same port and data directory. Every job accepted at least 1 s before the crash must
 // still be delivered; everysec may lose the last second of writes: how many of those jobs are lost is measured.
+import { sleep } from '../../devkit/sleep'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedis } from '../../local/redis-server'
-import { audit, between, sleep, spawnScanner, startStage, waitForDrain, type Stage } from './harness'
+import { audit, between, spawnScanner, startStage, waitForDrain, type Stage } from './harness'
 import { recordFigures } from './results'
 import { pick } from './scale'
 

@@ -1,11 +1,12 @@
 // Scenario: Redis becomes unreachable (a TCP proxy in front of it refuses and drops every connection) while the
 // real Lambda entry points run: functions/api.ts answers 503 with a clear error meanwhile, never hangs, and both
 // it and functions/scan.ts heal by themselves once Redis is back; jobs due during the outage are delivered.
+import { sleep } from '../../devkit/sleep'
 import type { Context } from 'aws-lambda'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy'
 import type { ApiResponse } from '../../src/api/response'
-import { audit, sleep, startStage, waitForDrain, type Stage } from './harness'
+import { audit, startStage, waitForDrain, type Stage } from './harness'
 import { apiEvent, lambdaContext } from '../support/lambda'
 import { recordFigures } from './results'
 import { pick } from './scale'

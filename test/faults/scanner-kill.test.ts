@@ -2,18 +2,9 @@
 // restarted each time. Nothing may be lost; a kill may cost at most the jobs that scanner had leased and not yet
 // settled (one claimed batch here: MAX_IN_FLIGHT = CLAIM_BATCH_SIZE), sent again after their lease expires. A send
 // that timed out (a loaded machine) may leave one copy more per entry: the workers report those, and the bound has them.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  audit,
-  between,
-  enqueueAll,
-  sleep,
-  spawnScanner,
-  startStage,
-  waitForDrain,
-  type Stage,
-  type Worker,
-} from './harness'
+import { audit, between, enqueueAll, spawnScanner, startStage, waitForDrain, type Stage, type Worker } from './harness'
 import { recordFigures } from './results'
 import { pick } from './scale'
 

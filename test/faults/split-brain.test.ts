@@ -7,6 +7,7 @@
 // The split is made by hand, the way Sentinel makes it (REPLICAOF NO ONE on a replica, the other replica moved to it),
 // leaving the old primary running with no replica: no sentinel, so nothing demotes it while the test looks. Default
 // settings throughout (REDIS_WAIT_REPLICAS unset: auto; no min-replicas-to-write on the servers).
+import { sleep } from '../../devkit/sleep'
 import { DeleteQueueCommand } from '@aws-sdk/client-sqs'
 import { Redis } from 'ioredis'
 import { afterEach, describe, expect, inject, it } from 'vitest'
@@ -16,7 +17,7 @@ import { createScanner } from '../../src/scan/create-scanner'
 import { createSqsClient } from '../../src/sqs/sqs-client'
 import { createEngine, type Engine } from '../../src/store/engine'
 import { countIds, createQueue, receiveAll, sqsClient } from '../support/sqs'
-import { sleep, stageEnv } from './harness'
+import { stageEnv } from './harness'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {

@@ -4,9 +4,10 @@
 // that is sent again can be one more copy, and the copies load SQS further: the loop the send pace breaks
 // (src/scan/dispatch/send-pace.ts). What must hold: few copies per job, fewer calls during the brownout than before
 // it, and after it every job delivered, none dead.
+import { sleep } from '../../devkit/sleep'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSqsFaultProxy, type SqsFaultProxy } from '../support/sqs-fault-proxy'
-import { audit, enqueueAll, sleep, spawnScanner, startStage, waitForDrain, type Stage } from './harness'
+import { audit, enqueueAll, spawnScanner, startStage, waitForDrain, type Stage } from './harness'
 import { recordFigures } from './results'
 import { pick } from './scale'
 

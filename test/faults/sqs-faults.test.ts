@@ -1,10 +1,11 @@
 // Scenario: SQS misbehaves while two scanner processes dispatch: a fault proxy (test/support/sqs-fault-proxy.ts) refuses
 // 10% of all SendMessageBatch entries (they come back under `Failed`) and cuts the endpoint off twice, open
 // connections and requests in flight included. Refused and failed entries must be retried until SQS has them.
+import { sleep } from '../../devkit/sleep'
 import { DeadSet } from '../../src/ops/dead-set'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSqsFaultProxy, type SqsFaultProxy } from '../support/sqs-fault-proxy'
-import { audit, enqueueAll, sleep, spawnScanner, startStage, waitForDrain, type Stage } from './harness'
+import { audit, enqueueAll, spawnScanner, startStage, waitForDrain, type Stage } from './harness'
 import { recordFigures } from './results'
 import { pick } from './scale'
 

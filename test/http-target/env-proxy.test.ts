@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process'
 import { createServer } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { listenOnLoopback, type LoopbackServer } from '../support/loopback-server'
+import { listenOnLoopback, type LoopbackServer } from '../../devkit/loopback-server'
 
 const proxied: string[] = []
 const received: string[] = []

@@ -46,7 +46,7 @@ export async function startKit(env: Record<string, string> = {}, options: Forwar
   const engine = createEngine(
     loadConfig({
       REDIS_URL: inject('redisUrl'),
-      QUEUES: JSON.stringify({ [TARGET]: queue.queueUrl }),
+      QUEUES: JSON.stringify({ [TARGET]: queue.url }),
       KEY_PREFIX: uniquePrefix('http'),
       ...settingsEnv,
     }),
@@ -73,7 +73,8 @@ export async function startKit(env: Record<string, string> = {}, options: Forwar
         pollers.push(
           startSqsPoller({
             sqs,
-            ...queue,
+            queueUrl: queue.url,
+            queueArn: queue.arn,
             waitTimeSeconds: 1,
             onError: () => undefined,
             invoke: (event) => forwarder.handler(event, lambdaContext({ budgetMs: 30_000 })),

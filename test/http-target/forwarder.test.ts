@@ -45,11 +45,11 @@ describe('the forwarder', () => {
     const started = performance.now()
     // act
     await sendHttpJobs(
-      bulk.queue.queueUrl,
+      bulk.queue.url,
       ids.map((id, i) => ({ id, payload: { url: `${bulk.receiver.url}/ok`, body: { n: i } } })),
     )
     await eventually(() => bulk.receiver.successes.size === ids.length, 170_000)
-    await eventually(async () => (await approximateCount(sqs, bulk.queue.queueUrl)) === 0, 10_000)
+    await eventually(async () => (await approximateCount(sqs, bulk.queue.url)) === 0, 10_000)
     // assess
     const delivered = bulk.receiver.deliveries.filter((d) => d.id.startsWith('bulk-'))
     console.info(
@@ -70,7 +70,7 @@ describe('the forwarder', () => {
 
   it('retries a 503 no sooner than its Retry-After (2 s, over a 1 s backoff), then delivers', async () => {
     // prepare / act
-    await sendHttpJobs(kit.queue.queueUrl, [{ id: 'busy-1', payload: { url: url('/busy') } }])
+    await sendHttpJobs(kit.queue.url, [{ id: 'busy-1', payload: { url: url('/busy') } }])
     await eventually(() => kit.receiver.successes.get('busy-1') === 1, 15_000)
     // assess
     const [first, second] = deliveriesOf('busy-1')
@@ -83,12 +83,12 @@ describe('the forwarder', () => {
 
   it('moves a job answered 400 to the DLQ after one call, with the status and body kept', async () => {
     // prepare / act
-    await sendHttpJobs(kit.queue.queueUrl, [{ id: 'bad-1', payload: { url: url('/bad'), body: { orderId: 9 } } }])
+    await sendHttpJobs(kit.queue.url, [{ id: 'bad-1', payload: { url: url('/bad'), body: { orderId: 9 } } }])
     let dead: { body: string; reason?: string } | undefined
     await eventually(async () => {
       const out = await sqs.send(
         new ReceiveMessageCommand({
-          QueueUrl: kit.queue.dlq.queueUrl,
+          QueueUrl: kit.queue.dlq.url,
           MessageAttributeNames: ['All'],
           VisibilityTimeout: 60,
         }),
@@ -111,7 +111,7 @@ describe('the forwarder', () => {
 
   it('cuts a receiver that hangs at the timeout (3 s) and retries it', async () => {
     // prepare / act
-    await sendHttpJobs(kit.queue.queueUrl, [{ id: 'hang-1', payload: { url: url('/hang') } }])
+    await sendHttpJobs(kit.queue.url, [{ id: 'hang-1', payload: { url: url('/hang') } }])
     await eventually(() => kit.receiver.successes.get('hang-1') === 1, 20_000)
     // assess: the second call came after the 3 s cut plus the 1 s backoff, long before the 30 s invocation deadline
     const [first, second] = deliveriesOf('hang-1')
@@ -133,7 +133,7 @@ describe('the forwarder', () => {
           Body: body,
           Attributes: { ApproximateReceiveCount: String(n) },
         },
-        kit.queue.queueArn,
+        kit.queue.arn,
       )
     // act
     const first = await kit.forwarder.handler({ Records: [receive(1)] }, lambdaContext({ budgetMs: 30_000 }))
@@ -162,7 +162,7 @@ describe('the forwarder', () => {
         ),
         Attributes: { ApproximateReceiveCount: '1' },
       },
-      kit.queue.queueArn,
+      kit.queue.arn,
     )
     await kit.forwarder.handler({ Records: [recreated] }, lambdaContext({ budgetMs: 30_000 }))
     expect(deliveriesOf('again-1')).toHaveLength(2)
@@ -179,7 +179,7 @@ describe('the forwarder', () => {
           Body: jobBody('deadline-1', { url: `${long.receiver.url}/hang` }),
           Attributes: { ApproximateReceiveCount: '1' },
         },
-        long.queue.queueArn,
+        long.queue.arn,
       )
       const started = performance.now()
       // act

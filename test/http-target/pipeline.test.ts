@@ -17,7 +17,7 @@ beforeAll(async () => {
   kit.poll(1)
   api = testApi({}, kit.engine)
   scanner = testScanner(kit.engine.store, {
-    queues: { [TARGET]: kit.queue.queueUrl },
+    queues: { [TARGET]: kit.queue.url },
     receiptTtlMs: kit.engine.config.dispatchReceiptTtlMs,
   })
   scanning = scanner.runUntil(() => stopScanning, 120_000)

@@ -7,7 +7,7 @@
 //   /redirect  302 to the instance metadata address
 import { createServer, type IncomingMessage } from 'node:http'
 import { Webhook } from 'standardwebhooks'
-import { listenOnLoopback, type LoopbackServer } from '../support/loopback-server'
+import { listenOnLoopback, type LoopbackServer } from '../../devkit/loopback-server'
 
 export interface Delivery {
   id: string

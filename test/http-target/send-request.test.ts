@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addressPolicy } from '../../src/http-target/address-policy'
 import { DeliveryTimeoutError } from '../../src/http-target/errors'
 import { createSender } from '../../src/http-target/send-request'
-import { listenOnLoopback, type LoopbackServer } from '../support/loopback-server'
+import { listenOnLoopback, type LoopbackServer } from '../../devkit/loopback-server'
 
 let server: LoopbackServer
 beforeAll(async () => {

@@ -75,7 +75,7 @@ describe('the SSRF guard', () => {
       const id = `ssrf-${what.replaceAll(/[^a-z0-9]+/gi, '-')}`
       const url = template.replace('PORT', String(guarded.receiver.port))
       // act
-      await sendHttpJobs(guarded.queue.queueUrl, [{ id, payload: { url } }])
+      await sendHttpJobs(guarded.queue.url, [{ id, payload: { url } }])
       await eventually(async () => (await recordOf(guarded, id))?.outcome === 'dead-lettered', 10_000)
       // assess
       const record = await recordOf(guarded, id)
@@ -90,7 +90,7 @@ describe('the SSRF guard', () => {
     // prepare: loopback allowed so that the receiver is reachable; it answers 302 to the metadata address
     const url = `${loopbackAllowed.receiver.url}/redirect`
     // act
-    await sendHttpJobs(loopbackAllowed.queue.queueUrl, [{ id: 'redirect-1', payload: { url } }])
+    await sendHttpJobs(loopbackAllowed.queue.url, [{ id: 'redirect-1', payload: { url } }])
     await eventually(async () => (await recordOf(loopbackAllowed, 'redirect-1'))?.outcome === 'dead-lettered', 10_000)
     // assess
     const record = await recordOf(loopbackAllowed, 'redirect-1')
@@ -124,7 +124,7 @@ describe('the SSRF guard', () => {
     lookups.length = 0
     const url = `http://mixed.test:${loopbackAllowed.receiver.port}/ok`
     // act
-    await sendHttpJobs(loopbackAllowed.queue.queueUrl, [{ id: 'mixed-1', payload: { url } }])
+    await sendHttpJobs(loopbackAllowed.queue.url, [{ id: 'mixed-1', payload: { url } }])
     await eventually(() => loopbackAllowed.receiver.successes.get('mixed-1') === 1, 10_000)
     // assess: one resolution for one connection
     const [delivery] = loopbackAllowed.receiver.deliveries.filter((d) => d.id === 'mixed-1')

@@ -1,7 +1,7 @@
-// The import boundaries in biome.jsonc (the API side never loads the scan side or the SQS SDK; the consumer toolkit
-// never loads the store, ioredis, the scan side or the API side) fire on a forbidden import, and stay quiet on the
-// imports those folders do need. Biome lints probe files in a temporary copy of the layout, with the repo's own
-// biome.jsonc, so the tree itself is never touched.
+// The import boundaries in biome.jsonc (the API side, on-demand starting with it, never loads the scan side or the
+// SQS SDK; the consumer toolkit never loads the store, ioredis, the scan side, the API side or on-demand starting)
+// fire on a forbidden import, and stay quiet on the imports those folders do need. Biome lints probe files in a
+// temporary copy of the layout, with the repo's own biome.jsonc, so the tree itself is never touched.
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,6 +16,9 @@ interface Probe {
   source: string
 }
 
+/** src/ as a probe two folders down sees it: spelt apart, so that the dev-imports lint does not take it for test/'s. */
+const fromSrc = ['..', '..'].join('/')
+
 /** An import a folder must not make: what it loads, the folder, the probe's source, what the rule's message names. */
 type Refused = [what: string, folder: string, source: string, message: RegExp]
 
@@ -23,6 +26,8 @@ const refused: Refused[] = [
   ['the scan side', 'src/api', "export { Scanner } from '../scan/loop/scanner'", /scan side/],
   ['the scan side', 'src/direct', "export { Leases } from '../scan/claims/leases'", /scan side/],
   ['the scan side', 'src/store', "export const load = () => import('../scan/create-scanner')", /scan side/],
+  ['the scan side', 'src/on-demand/start', `export { Scanner } from '${fromSrc}/scan/loop/scanner'`, /scan side/],
+  ['the SQS SDK', 'src/on-demand/start', "export { SQSClient } from '@aws-sdk/client-sqs'", /SQS SDK/],
   ['the SQS SDK', 'src/api', "export type { SQSClient } from '@aws-sdk/client-sqs'", /SQS SDK/],
   ['the SQS SDK', 'src/direct', "export { SQSClient } from '@aws-sdk/client-sqs'", /SQS SDK/],
   ['the SQS SDK', 'src/store', "export const sdk = require('@aws-sdk/client-sqs')", /SQS SDK/],
@@ -31,6 +36,7 @@ const refused: Refused[] = [
   ['the scan side', 'src/consumer', "export { Leases } from '../scan/claims/leases'", /scan side/],
   ['the API handler', 'src/consumer', "export { handler } from '../api/handler'", /API side/],
   ['DelayQueue', 'src/consumer', "export { DelayQueue } from '../direct'", /API side/],
+  ['the scan starter', 'src/consumer', "export { ScanStarter } from '../on-demand/start/scan-starter'", /API side/],
 ]
 /** Each refused import in a probe file of its own, in its folder. */
 const refusedProbes = refused.map(([what, folder, source, message], i) => ({
@@ -46,6 +52,14 @@ const allowed = {
     file: 'src/api/probe-allowed.ts',
     source:
       "export { DelayQueue } from '../direct/delay-queue'\nexport { expectedMessageBytes } from '../sqs/envelope'\n",
+  },
+  direct: {
+    file: 'src/direct/probe-allowed.ts',
+    source: "export { ScanStarter } from '../on-demand/start/scan-starter'\n",
+  },
+  onDemandStart: {
+    file: 'src/on-demand/start/probe-allowed.ts',
+    source: `export type { LambdaClient } from '@aws-sdk/client-lambda'\nexport { Keyspace } from '${fromSrc}/store/keys'\n`,
   },
   consumer: {
     file: 'src/consumer/probe-allowed.ts',
@@ -118,8 +132,10 @@ describe('import boundaries', () => {
     ])
   })
 
-  it('lets the API side use the client and the message envelope, and the consumer the SQS client and SDK', () => {
+  it('lets the API side use the client, the message envelope and the scan starter, and the consumer the SQS client and SDK', () => {
     expect(findingsIn(allowed.api)).toEqual([])
+    expect(findingsIn(allowed.direct)).toEqual([])
+    expect(findingsIn(allowed.onDemandStart)).toEqual([])
     expect(findingsIn(allowed.consumer)).toEqual([])
   })
 

@@ -7,8 +7,24 @@ import { build } from 'esbuild'
 import { afterAll, describe, expect, it } from 'vitest'
 
 // Inside the repository, so the service's esbuild (this repository's) is found from it.
-const dir = resolve(__dirname, '../artifacts/handler-loader')
+const root = resolve(__dirname, '../..')
+const dir = resolve(root, 'test/artifacts/handler-loader')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/** The loader compiled as the package's build compiles it, to run in a plain Node process as sdq-poll does. */
+async function buildLoader(): Promise<string> {
+  const loader = resolve(dir, 'loader.mjs')
+  await build({
+    entryPoints: [resolve(__dirname, '../../tools/sdq-poll/handler-loader.ts')],
+    outfile: loader,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'warning',
+  })
+  return loader
+}
 
 describe('sdq-poll handler loader', () => {
   it("bundles a .ts handler with source maps: a failing job's stack names the .ts file and line", async () => {
@@ -26,18 +42,8 @@ describe('sdq-poll handler loader', () => {
         '',
       ].join('\n'),
     )
-    // act: in a plain Node process, as sdq-poll runs (this test runner has source maps on already), the loader
-    // compiled as the package's build compiles it
-    const loader = resolve(dir, 'loader.mjs')
-    await build({
-      entryPoints: [resolve(__dirname, '../../tools/sdq-poll/handler-loader.ts')],
-      outfile: loader,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      packages: 'external',
-      logLevel: 'warning',
-    })
+    // act: in a plain Node process, as sdq-poll runs (this test runner has source maps on already)
+    const loader = await buildLoader()
     const script = `
       const { loadHandler, localContext } = await import(${JSON.stringify(loader)})
       const handler = await loadHandler('close-order.ts', ${JSON.stringify(dir)})
@@ -46,5 +52,29 @@ describe('sdq-poll handler loader', () => {
     // assess
     expect(out).toContain('payment API down (0)')
     expect(out).toMatch(/close-order\.ts:4:\d+/)
+  })
+
+  it("loads a .ts handler inside this repository that imports the package's consumer by name (the source, through tsconfig paths), whose @middy/core require() cannot load", async () => {
+    // prepare: a handler as a user writes one while trying the consumer in a clone of the repository
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(
+      resolve(dir, 'in-repo-consumer.ts'),
+      [
+        "import { jobHandler } from 'serverless-delay-queue/consumer'",
+        'export const handler = jobHandler(async (job) => {',
+        "  console.log('ran ' + job.id)",
+        '})',
+        '',
+      ].join('\n'),
+    )
+    const loader = await buildLoader()
+    // act: loaded from the repository's root (its esbuild, its tsconfig.json), then given an empty batch
+    const script = `
+      const { loadHandler, localContext } = await import(${JSON.stringify(loader)})
+      const handler = await loadHandler(${JSON.stringify(resolve(dir, 'in-repo-consumer.ts'))}, ${JSON.stringify(root)})
+      console.log(JSON.stringify(await handler({ Records: [] }, localContext('svc', 1000))))`
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })
+    // assess: it loaded and answered the batch as a Lambda handler
+    expect(out.trim().split('\n').at(-1)).toBe('{"batchItemFailures":[]}')
   })
 })

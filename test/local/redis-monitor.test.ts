@@ -1,5 +1,6 @@
 // The MONITOR reader tests use to see what reached Redis (test/support/redis-monitor.ts): each command with its
 // arguments as sent, escapes and all, and the client that sent it.
+import { eventually } from '../support/eventually'
 import { Redis } from 'ioredis'
 import { describe, expect, inject, it } from 'vitest'
 import { monitorRedis, parseMonitorLine, type Monitored } from '../support/redis-monitor'
@@ -31,11 +32,7 @@ describe('MONITOR reader', () => {
     const marker = `monitor-test-${Date.now()}`
     await client.set(marker, 'quote " and \\ and \n and é')
     await client.ping(marker)
-    await new Promise<void>((resolve) => {
-      const wait = () =>
-        seen.some((c) => c.args[0] === 'ping' && c.args[1] === marker) ? resolve() : setTimeout(wait, 10)
-      wait()
-    })
+    await eventually(() => seen.some((c) => c.args[0] === 'ping' && c.args[1] === marker))
     sending = false
     await infos
     monitor.stop()

@@ -4,9 +4,10 @@
 import { describe, expect, it } from 'vitest'
 import { cappedRedisForFile } from '../support/capped-redis'
 import { JobStore } from '../../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
 import { Keyspace } from '../../src/store/keys'
 import { WALK_MEMORY_PERCENT } from '../../src/store/pending-walk'
-import { connectRedis } from '../../src/store/redis'
+import { connectRedis } from '../../src/store/redis/redis'
 import { uniquePrefix } from '../support/engine'
 import { enqueueSpread, idsToEnd, pager } from '../support/pending-pages'
 
@@ -18,7 +19,7 @@ describe('a walk near maxmemory', () => {
     // prepare: 600 jobs over 64 buckets; Redis capped so that what it uses is a little over the threshold
     const keys = new Keyspace({ prefix: uniquePrefix('walk-full'), shards: 1, buckets: 64 })
     const redis = connectRedis({ url: capped.server.url })
-    const t = { redis, keys, store: new JobStore(redis, keys), close: () => redis.quit() }
+    const t = { redis, keys, store: new JobStore(redis, keys, undefined, NO_REPLICA_WAIT), close: () => redis.quit() }
     const expected = await enqueueSpread(t, 600)
     const page = pager(redis, keys, 25, 0)
     const walks = () => redis.zcard(keys.shards[0]!.pendingWalks)

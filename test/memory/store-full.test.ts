@@ -7,8 +7,9 @@ import { cappedRedisForFile } from '../support/capped-redis'
 import { StoreFullError } from '../../src/errors'
 import { Leases } from '../../src/scan/claims/leases'
 import { MemoryWatch } from '../../src/scan/observe/memory-watch'
-import { connectRedis } from '../../src/store/redis'
+import { connectRedis } from '../../src/store/redis/redis'
 import { JobStore } from '../../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
 import { Keyspace } from '../../src/store/keys'
 import { bodyOf, request, testApi, testConfig } from '../api/api-helpers'
 import { job, uniquePrefix } from '../support/engine'
@@ -26,7 +27,7 @@ describe('Redis full (maxmemory, noeviction)', () => {
     const queue = await createQueue(sqs, 'full')
     const keys = new Keyspace({ prefix: uniquePrefix('full'), shards: 1, buckets: 64 })
     const redis = connectRedis({ url: capped.server.url })
-    const store = new JobStore(redis, keys)
+    const store = new JobStore(redis, keys, undefined, NO_REPLICA_WAIT)
     const due = Array.from({ length: 300 }, (_, i) =>
       job({ id: `due-${i}`, payloadJson: PAYLOAD, schedule: { delayMs: 0 } }),
     )
@@ -49,7 +50,10 @@ describe('Redis full (maxmemory, noeviction)', () => {
     // act: over the limit (and kept there while the queue drains: 1 byte), then enqueue, cancel, and dispatch
     await capped.admin.config('SET', 'maxmemory', '1')
     const refused = await store.enqueue(job({ id: 'too-much', payloadJson: PAYLOAD })).catch((e: unknown) => e)
-    const api = testApi({}, { config: testConfig(), keys, redis, store, close: async () => {} })
+    const api = testApi(
+      {},
+      { config: testConfig(), keys, redis, store, replication: store.replication, close: async () => {} },
+    )
     const answer = await api.call(request('POST', '/jobs', { body: { queue: 'orders', payload: 1 } }))
     await store.cancel('later-0')
     // a scanner that claims 20 jobs and dies: their leases must be recovered while Redis is full

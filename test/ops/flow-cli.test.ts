@@ -37,7 +37,7 @@ describe('sdq flow', () => {
     const unknown = await runSdq(env, 'flow', 'pause', '--queue', 'nope')
     // assess
     expect(noTarget.code).toBe(2)
-    expect(noTarget.stderr).toContain('name one target: --queue Q or --key K')
+    expect(noTarget.stderr).toContain('name one target: --queue Q, --key K or --tag T')
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain('queue: must be one of the configured queues')
     expect(await readFlowSettings(t.redis, t.keys)).toEqual(before)

@@ -1,5 +1,6 @@
 // The dashboard's pending-jobs panel shows the page of the reader's last click: an earlier click's answer that comes
 // later (a deep page is slower than the first) is dropped, not shown under the buttons of another page.
+import { sleep } from '../../devkit/sleep'
 import { describe, expect, it } from 'vitest'
 import type { PendingPage } from '../../src/ops/dashboard/browser/api'
 import { PendingPanel } from '../../src/ops/dashboard/browser/pending'
@@ -12,7 +13,7 @@ function pagesByHand() {
   const answer = async (cursor: string, page: PendingPage) => {
     waiting.get(cursor)!(page)
     waiting.delete(cursor)
-    await new Promise((r) => setTimeout(r, 0))
+    await sleep(0)
   }
   return { fetchPage, answer }
 }

@@ -35,11 +35,23 @@ describe('sdq run and run-due', () => {
     expect(await runAt('cli-r-late')).toBeGreaterThan(Date.now() + 2 * HOUR)
   }, 60_000)
 
+  it('runs the jobs with a tag now, whatever their time; other tags stay', async () => {
+    // prepare
+    await t.store.enqueue(job({ id: 'cli-t-1', tags: ['order:77'], schedule: { delayMs: 5 * HOUR } }))
+    await t.store.enqueue(job({ id: 'cli-t-2', tags: ['order:78'], schedule: { delayMs: 5 * HOUR } }))
+    // act
+    const due = jsonLines(await runSdq(env, 'run-due', '--tag', 'order:77'))
+    // assess
+    expect(due).toEqual([{ promoted: 1, inFlight: 0, cursor: null }, { promotedInAll: 1 }])
+    expect(Date.parse((await t.store.get('cli-t-1'))!.runAt)).toBeLessThanOrEqual(Date.now())
+    expect(Date.parse((await t.store.get('cli-t-2'))!.runAt)).toBeGreaterThan(Date.now() + HOUR)
+  }, 60_000)
+
   it('refuses run-due without --before and an unknown job, saying why', async () => {
     const noTime = await runSdq(env, 'run-due')
     const unknown = await runSdq(env, 'run', 'cli-r-nobody')
     expect(noTime.code).toBe(2)
-    expect(noTime.stderr).toContain('--before is required')
+    expect(noTime.stderr).toContain('--before or --tag is required')
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain('cli-r-nobody')
   }, 60_000)

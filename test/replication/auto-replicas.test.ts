@@ -1,13 +1,14 @@
 // REDIS_WAIT_REPLICAS unset (auto, the default): writes wait for a replica whenever the primary has one, a single node
 // works without one (one warning), and a store that has had a replica refuses writes while it has none, rather than
 // acknowledge what a failover would lose. Real parts: a primary and a replica (redis-server --replicaof) on loopback.
+import { sleep } from '../../devkit/sleep'
 import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { startRedis, type LocalRedis } from '../../local/redis-server'
 import { NoReplicaError, ReplicationUnconfirmedError } from '../../src/errors'
 import type { Log } from '../../src/logger'
 import { createEngine, type Engine } from '../../src/store/engine'
-import { onlineReplicas } from '../../src/store/replica-watch'
+import { onlineReplicas } from '../../src/store/redis/replica-watch'
 import { bodyOf, request, testApi, testConfig } from '../api/api-helpers'
 import { eventually } from '../support/eventually'
 import { job, uniquePrefix } from '../support/engine'
@@ -218,7 +219,7 @@ describe('REDIS_WAIT_REPLICAS=auto (the default)', () => {
     // act: a write, whose probe waits on the frozen replica; the replica resumes 300 ms after the probe began
     const outcome = engine.store.enqueue(job({ id: 'behind-1' })).catch((e: unknown) => e)
     await eventually(async () => /cmd=wait/.test(String(await admin.call('CLIENT', 'LIST'))), 5_000)
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await sleep(300)
     replica.process.kill('SIGCONT')
     // assess: the write waited for the replica and is on it
     const answered = await outcome

@@ -1,5 +1,5 @@
 // Daylight-saving days on fixed dates in two zones, for fixed times, lists, ranges and steps in the time fields: the
-// rule docs/api.md states ("fixed" = one value in each of second, minute and hour; anything else runs on both
+// rule docs/schedules.md states ("fixed" = one value in each of second, minute and hour; anything else runs on both
 // passes of a repeated hour and skips a gap), as croner computes it.
 import { describe, expect, it } from 'vitest'
 import { nextOccurrence } from '../../src/schedule/recurrence'

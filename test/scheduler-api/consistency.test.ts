@@ -191,7 +191,9 @@ describe('a definition and its job agree', () => {
       CreationDate: nowS,
       LastModificationDate: nowS,
     }
-    await new DefinitionStore(stack.engine.redis, stack.engine.keys).schedules('default').create('half-made', stored)
+    await new DefinitionStore(stack.engine.redis, stack.engine.keys, stack.engine.replication)
+      .schedules('default')
+      .create('half-made', stored)
     // act: the SDK's retry of that create, its ClientToken included
     await stack.client.send(
       new CreateScheduleCommand({ ...schedule('half-made', expression, 'y'), ClientToken: 'create-half-made' }),

@@ -93,7 +93,7 @@ describe('Scheduler API errors as the SDK knows them', () => {
 
 describe("Redis's overload replies as ThrottlingException", () => {
   it('answers ThrottlingException when Redis is busy with a script or out of client slots, and not for an outage', () => {
-    // prepare: the replies as Redis words them; engine writes arrive wrapped (src/store/redis-errors.ts, guard),
+    // prepare: the replies as Redis words them; engine writes arrive wrapped (src/store/redis/redis-errors.ts, guard),
     // definition writes as the reply itself
     const busy = new ReplyError(
       'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.',

@@ -2,8 +2,9 @@
 import { inject } from 'vitest'
 import { randomBytes } from 'node:crypto'
 import { Keyspace } from '../../src/store/keys'
-import { connectRedis } from '../../src/store/redis'
+import { connectRedis } from '../../src/store/redis/redis'
 import { JobStore, type NewJob } from '../../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
 
 export function uniquePrefix(name = 't'): string {
   return `${name}-${randomBytes(4).toString('hex')}`
@@ -21,7 +22,7 @@ export function testStore(options: { shards?: number; buckets?: number; prefix?:
     shards: options.shards ?? (clusterNodes?.length ? (inject('testShards') ?? 1) : 1),
     buckets: options.buckets ?? 64,
   })
-  const store = new JobStore(redis, keys)
+  const store = new JobStore(redis, keys, undefined, NO_REPLICA_WAIT)
   return { redis, keys, store, close: () => redis.quit() }
 }
 

@@ -6,6 +6,7 @@
 // harness passes it on to scanner workers explicitly). The servers the global setups start run in the main vitest
 // process, which does not have it: they are not counted. At the end of the run this check stops whatever of this
 // run is still alive, and throws, naming it.
+import { sleep } from '../../devkit/sleep'
 import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import { registryFile, startTimeOf } from '../../local/child-registry'
 
@@ -73,7 +74,7 @@ export async function assertNoLeftovers(runId: string, graceMs = 2_000): Promise
   const deadline = Date.now() + graceMs
   let leftovers = findLeftovers(runId)
   while (leftovers.length && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100))
+    await sleep(100)
     leftovers = findLeftovers(runId)
   }
   rmSync(registryFile(runId), { force: true })

@@ -3,14 +3,15 @@
 // on-demand watch). It records when each invocation was asked for and when its scanner was up.
 import { createServer } from 'node:http'
 import { DelayQueue } from '../../src/direct/delay-queue'
-import type { ScanInvoker } from '../../src/direct/scan-starter'
+import type { ScanInvoker } from '../../src/on-demand/start/scan-starter'
 import { loadConfig } from '../../src/config'
-import { runOnDemand, type OnDemandReport } from '../../src/scan/run/on-demand'
-import { Presence } from '../../src/scan/run/presence'
+import { runOnDemand, type OnDemandReport } from '../../src/on-demand/run/run-on-demand'
+import { Presence } from '../../src/on-demand/run/presence'
 import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
 import { JobStore } from '../../src/store/job-store'
-import { SCAN_START_GUARD_MS } from '../../src/store/scan-start'
-import { listenOnLoopback } from './loopback-server'
+import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
+import { SCAN_START_GUARD_MS } from '../../src/on-demand/start/scan-start'
+import { listenOnLoopback } from '../../devkit/loopback-server'
 import { testScanner } from './scanner'
 import type { testStore } from './engine'
 
@@ -89,10 +90,15 @@ export function onDemandQueue(t: TestStore, queues: Record<string, string>, invo
       .join(','),
     SCAN_MODE: mode,
   })
-  const store = new JobStore(t.redis, t.keys, {
-    horizonMs: mode === 'on-demand' ? config.onDemandHorizonMs : 0,
-    guardMs: SCAN_START_GUARD_MS,
-  })
+  const store = new JobStore(
+    t.redis,
+    t.keys,
+    {
+      horizonMs: mode === 'on-demand' ? config.onDemandHorizonMs : 0,
+      guardMs: SCAN_START_GUARD_MS,
+    },
+    NO_REPLICA_WAIT,
+  )
   return new DelayQueue({ config, store }, {}, { scanInvoker: invoker })
 }
 

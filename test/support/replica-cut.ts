@@ -4,9 +4,8 @@
 // dies before the replicas are back, so what it acknowledged meanwhile exists nowhere else.
 // The chaos nemesis cuts leniently (a node it cannot reach is a fault of the run, not of the cut). The failover tests
 // cut strictly: a cut that did not happen would let a "loses writes" variant pass as the plain kill it then is.
+import { sleep } from '../../devkit/sleep'
 import { Redis } from 'ioredis'
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 export interface CutOptions {
   /**

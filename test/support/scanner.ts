@@ -1,4 +1,5 @@
 // A scanner wired to the real Redis and fauxqs, with settings short enough for tests.
+import { sleep } from '../../devkit/sleep'
 import type { Redis } from 'ioredis'
 import { inject } from 'vitest'
 import { buildScanner } from '../../src/scan/create-scanner'
@@ -62,7 +63,7 @@ export function testScanner(t: { redis: ScriptedClient; keys: Keyspace }, o: Tes
       const run = scanner.run(Date.now() + timeoutMs)
       let finished = false
       void run.finally(() => (finished = true))
-      while (!finished && !(await done())) await new Promise((r) => setTimeout(r, 25))
+      while (!finished && !(await done())) await sleep(25)
       scanner.stop()
       return run
     },

@@ -1,7 +1,7 @@
 // What a fixed-rate series may leave out, checked against when each occurrence was really acknowledged. The ack of an
 // occurrence creates its successor (lua/schedule-ack.lua): the next time of the series, unless that time had already
 // passed on Redis's clock at the ack (with no dispatch window), then the first one after that moment, so missed
-// occurrences fire once (docs/api.md). On a loaded machine an ack can come more than a period late, and the series
+// occurrences fire once (docs/schedules.md). On a loaded machine an ack can come more than a period late, and the series
 // then leaves a time out on purpose; a time left out while it was still ahead is a lost occurrence.
 
 /** One sent occurrence: its time, and when its record was created (its predecessor's ack, on Redis's clock). */

@@ -3,6 +3,7 @@
 // its run count, the messages that arrived, an occurrence's dispatch receipt.
 import type { SQSClient } from '@aws-sdk/client-sqs'
 import { JobStore } from '../../src/store/job-store'
+import { NO_REPLICA_WAIT } from '../../src/store/redis/replication'
 import { testStore } from './engine'
 import { testScanner, type TestScannerOptions } from './scanner'
 import { testQueue } from './schedules'
@@ -25,7 +26,7 @@ export async function seriesStage(sqs: SQSClient, queueName: string, layout: Par
   const queue = await createQueue(sqs, queueName)
   const q = testQueue(t, { orders: queue.url })
   const scanners: ReturnType<typeof testScanner>[] = []
-  const receipts = new JobStore(t.redis, t.keys, undefined, undefined, RECEIPT_TTL_MS)
+  const receipts = new JobStore(t.redis, t.keys, undefined, NO_REPLICA_WAIT, RECEIPT_TTL_MS)
   return {
     t,
     queue,

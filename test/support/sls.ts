@@ -1,5 +1,6 @@
 // `serverless package` of any service folder with this repository's osls, run like a clean CI machine: no AWS
 // credentials or config files, none of the delay queue's settings in the environment, no network.
+import { sleep } from '../../devkit/sleep'
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -74,7 +75,7 @@ export async function oneAtATime<T>(serviceDir: string, work: () => Promise<T>):
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
       if (!holderAlive(lock)) rmSync(lock, { force: true })
-      else await new Promise((r) => setTimeout(r, 200))
+      else await sleep(200)
     }
   }
   try {

@@ -12,6 +12,7 @@
 //   - refusals that are the sender's fault: setSenderFault(true) reports refused entries as SQS does for a message
 //     it will never take (SenderFault true), instead of as a server-side error.
 // Everything else passes through untouched. Loopback only.
+import { sleep } from '../../devkit/sleep'
 import {
   createServer,
   request as httpRequest,
@@ -156,7 +157,7 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
       stats.entriesRefused += refused.length
       stats.entriesForwarded += kept.length
       // Decided on arrival, answered after the delay: a send in flight keeps the fate it met.
-      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs))
+      if (delayMs > 0) await sleep(delayMs)
       if (kept.length === 0) {
         // SQS refuses an empty batch: answer for it ourselves.
         const failed = refused.map(failure)
@@ -169,7 +170,7 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
         return
       }
       body = Buffer.from(JSON.stringify({ ...parsed, Entries: kept }))
-    } else if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs))
+    } else if (delayMs > 0) await sleep(delayMs)
     const up = await forward(req, body)
     if (req.headers['x-amz-target'] === BATCH_TARGET && answersToDrop > 0) {
       answersToDrop--
@@ -261,7 +262,7 @@ export async function startSqsFaultProxy(options: SqsFaultProxyOptions): Promise
     async cutFor(ms) {
       stats.cuts++
       await cut()
-      await new Promise((r) => setTimeout(r, ms))
+      await sleep(ms)
       if (!server) await listen()
     },
     async close() {

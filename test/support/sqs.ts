@@ -16,6 +16,7 @@ export function sqsClient(endpoint = inject('sqsEndpoint')): SQSClient {
   return new SQSClient({ endpoint, region: 'us-east-1', credentials: localCredentials, maxAttempts: 1 })
 }
 
+/** A queue named `base` plus a random suffix (".fifo" kept last, FIFO then), visibility timeout 600 s unless set. */
 export async function createQueue(sqs: SQSClient, base: string, attributes: Record<string, string> = {}) {
   const fifo = base.endsWith('.fifo')
   const name = `${base.replace(/\.fifo$/, '')}-${randomBytes(3).toString('hex')}${fifo ? '.fifo' : ''}`
@@ -25,7 +26,8 @@ export async function createQueue(sqs: SQSClient, base: string, attributes: Reco
       Attributes: { VisibilityTimeout: '600', ...(fifo ? { FifoQueue: 'true' } : {}), ...attributes },
     }),
   )
-  return { name, url: QueueUrl! }
+  const a = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }))
+  return { name, url: QueueUrl!, arn: a.Attributes!.QueueArn! }
 }
 
 export async function approximateCount(sqs: SQSClient, url: string): Promise<number> {

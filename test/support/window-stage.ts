@@ -1,5 +1,6 @@
 // A one-shard scanner with a dispatch window, recording the entries of each SendMessageBatch it makes (the warm-up,
 // which carries none, left out) and each job's lateness: what the dispatch-window tests look at.
+import { sleep } from '../../devkit/sleep'
 import type { SQSClient } from '@aws-sdk/client-sqs'
 import { testStore } from './engine'
 import { testScanner } from './scanner'
@@ -30,7 +31,6 @@ export async function windowStage(
     if (entries > 0) sends.push(entries)
     return next(args)
   })
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
   return {
     t,
     q,

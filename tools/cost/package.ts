@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
+import { sleep } from '../../devkit/sleep'
 
 export const TEMPLATE_NAME = 'cloudformation-template-update-stack.json'
 
@@ -63,7 +64,7 @@ async function oneAtATime<T>(root: string, work: () => Promise<T>): Promise<T> {
       const holder = readFileSync(lock, 'utf8')
       // An empty lock is one being written: its holder is alive.
       if (holder && !alive(Number(holder))) rmSync(lock, { force: true })
-      else await new Promise((r) => setTimeout(r, 200))
+      else await sleep(200)
     }
   }
   try {

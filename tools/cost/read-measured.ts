@@ -3,7 +3,7 @@
 // otherwise.
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { median } from '../../bench/stats'
+import { median } from '../../devkit/stats'
 import { vcpuShare } from '../../src/scan/observe/cpu-share'
 import type { Measured } from './measured'
 import { measureObservability } from './metrics'

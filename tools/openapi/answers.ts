@@ -24,13 +24,14 @@ export const job = z.object({
       reason: z.enum(['paused', 'rate']),
       queue: z.string().optional(),
       flowKey: z.string().optional(),
+      tag: z.string().optional(),
       dueAt: time.optional(),
       until: time.optional(),
     })
     .optional()
     .meta({
       description:
-        'flow control holds this pending job (docs/flow-control.md): a pause of its queue or key (dueAt: its place in due order), or a rate (until: its send time)',
+        'flow control holds this pending job (docs/flow-control.md): a pause of its queue, key or one of its tags (dueAt: its place in due order), or a rate (until: its send time)',
     }),
   tags: z.array(z.string()).optional(),
   createdAt: time.optional(),
@@ -88,6 +89,9 @@ export const tagCancelAnswer = z.object({
   tag: z.string(),
   cancelled: z.number().int().meta({ description: 'jobs cancelled: none of them reaches SQS' }),
   inFlight: z.number().int().meta({ description: 'jobs being handed to SQS (or maybe in it): not cancelled' }),
+  recurring: z.number().int().meta({
+    description: 'pending occurrences of recurring schedules: left, the series goes on (delete the schedule)',
+  }),
   done: z.boolean().meta({ description: 'false: the time budget ran out; call again to cancel the rest' }),
 })
 
@@ -113,6 +117,7 @@ export const schedule = z.object({
   endAt: time.optional(),
   paused: z.boolean(),
   groupId: z.string().optional(),
+  tags: z.array(z.string()).optional(),
   nextRunAt: time.nullable(),
   lastRunAt: time.nullable(),
   runs: z.number().int(),
@@ -124,6 +129,7 @@ export const schedulePage = z.object({ schedules: z.array(schedule), cursor: z.s
 export const flowEntry = z.object({
   queue: z.string().optional().meta({ description: 'the target queue this setting is for' }),
   flowKey: z.string().optional().meta({ description: 'the flow key this setting is for' }),
+  tag: z.string().optional().meta({ description: 'the tag this setting is for (pause only)' }),
   paused: z.boolean(),
   rate: z.number().optional().meta({ description: 'jobs per second' }),
   burst: z.number().int().optional().meta({ description: 'jobs that may leave at once after a quiet spell' }),
@@ -140,6 +146,9 @@ export const runAnswer = z.object({
 
 export const runDueAnswer = z.object({
   promoted: z.number().int().meta({ description: 'jobs made due now by this call' }),
+  inFlight: z.number().int().optional().meta({
+    description: 'with tag only: jobs of the tag being handed to SQS (or waiting for a dispatch retry), not moved',
+  }),
   cursor: z
     .string()
     .nullable()

@@ -87,7 +87,7 @@ function operation(name: RouteName, path: string): object {
   }
 }
 
-/** The {id} of a path: a job id, a schedule id, a target queue or a flow key (percent-encoded). */
+/** The {id} of a path: a job id, a schedule id, a target queue, a flow key or a tag (percent-encoded). */
 function pathId(path: string): object {
   const [description, pattern] = path.startsWith('/jobs')
     ? ['job id: 1-128 of [A-Za-z0-9_.:-]', '^[A-Za-z0-9_.:-]{1,128}$']
@@ -95,7 +95,9 @@ function pathId(path: string): object {
       ? ['schedule id: 1-100 of [A-Za-z0-9_.:-]', '^[A-Za-z0-9_.:-]{1,100}$']
       : path.startsWith('/flow/queues')
         ? ['a target queue configured in QUEUES', '^.+$']
-        : ['flow key: 1-128 printable ASCII characters without spaces, percent-encoded', '^.+$']
+        : path.startsWith('/flow/tags')
+          ? ['tag: 1-64 of [A-Za-z0-9_.:=@/+-], percent-encoded', '^.+$']
+          : ['flow key: 1-128 printable ASCII characters without spaces, percent-encoded', '^.+$']
   return { name: 'id', in: 'path', required: true, description, schema: { type: 'string', pattern } }
 }
 

@@ -123,7 +123,7 @@ export const OPERATIONS: Record<RouteName, Operation> = {
     summary: 'Cancel every job with a tag; done false: call again for the rest',
     statuses: [200, ...READ].sort(),
     answer: 'TagCancelAnswer',
-    example: { tag: 'order:42', cancelled: 3, inFlight: 0, done: true },
+    example: { tag: 'order:42', cancelled: 3, inFlight: 0, recurring: 0, done: true },
     query: [{ ...TAG, required: true, description: 'the tag' }],
   }),
   runJob: op('runJob', {
@@ -134,7 +134,7 @@ export const OPERATIONS: Record<RouteName, Operation> = {
   }),
   runDueJobs: op('runDueJobs', {
     summary:
-      'Run now the pending jobs due before a time (of one queue, or all), in bounded steps: call again with the cursor until it is null',
+      'Run now the pending jobs due before a time (of one queue, or all) or with a tag (due before a time, or all), in bounded steps: call again with the cursor until it is null',
     statuses: [200, ...READ, 415].sort(),
     answer: 'RunDueAnswer',
     example: { promoted: 1200, cursor: null },
@@ -146,7 +146,10 @@ export const OPERATIONS: Record<RouteName, Operation> = {
     summary: 'List recurring schedules',
     statuses: [200, ...READ],
     answer: 'SchedulePage',
-    query: page('from the previous page'),
+    query: [
+      ...page('from the previous page'),
+      { ...TAG, required: false, description: 'only the schedules with this tag, in id order' },
+    ],
   }),
   getSchedule: op('getSchedule', {
     summary: 'Look up a schedule',
@@ -163,16 +166,18 @@ export const OPERATIONS: Record<RouteName, Operation> = {
   deleteSchedule: op('deleteSchedule', { summary: 'Delete a schedule', statuses: [204, ...READ, 404].sort() }),
   pauseSchedule: op('pauseSchedule', {
     summary: 'Pause a schedule',
-    statuses: [200, ...READ, 404, 507].sort(),
+    // 409: the schedule kept changing under the read-then-write (ScheduleChangedError after a few tries)
+    statuses: [200, ...READ, 404, 409, 507].sort(),
     answer: 'Schedule',
   }),
   resumeSchedule: op('resumeSchedule', {
     summary: 'Resume a schedule',
-    statuses: [200, ...READ, 404, 507].sort(),
+    // 409: the schedule kept changing under the read-then-write (ScheduleChangedError after a few tries)
+    statuses: [200, ...READ, 404, 409, 507].sort(),
     answer: 'Schedule',
   }),
   listFlow: op('listFlow', {
-    summary: 'Flow control: the queues and flow keys paused or given a rate',
+    summary: 'Flow control: the queues, flow keys and tags paused or given a rate',
     statuses: [200, 500, 503],
     answer: 'FlowSettings',
   }),
@@ -191,5 +196,13 @@ export const OPERATIONS: Record<RouteName, Operation> = {
     example: { flowKey: 'mail-provider', paused: false, rate: 50, burst: 5 },
     body: 'FlowSettingInput',
     bodyExample: { rate: 50, burst: 5 },
+  }),
+  putTagFlow: op('putTagFlow', {
+    summary: 'Pause or resume the jobs with a tag (no rate)',
+    statuses: [200, ...WRITE].sort(),
+    answer: 'FlowEntry',
+    example: { tag: 'order:42', paused: true },
+    body: 'FlowSettingInput',
+    bodyExample: { paused: true },
   }),
 }

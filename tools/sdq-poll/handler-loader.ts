@@ -1,11 +1,12 @@
 // Loads a user's Lambda handler for sdq-poll: `path/to/file.ts#export` (default export name `handler`). TypeScript
 // is bundled with the user's own esbuild (serverless-esbuild brings it), so extensionless imports work as they do
 // when serverless packages the function; without esbuild, Node loads the file itself (type stripping on Node 24).
-import { createRequire } from 'node:module'
+import { createRequire, isBuiltin } from 'node:module'
 import { mkdirSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda'
+import type { Plugin } from 'esbuild'
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>
 
@@ -47,11 +48,51 @@ async function bundleWithUsersEsbuild(entry: string, cwd: string): Promise<strin
     platform: 'node',
     format: 'cjs',
     target: 'node24',
-    packages: 'external',
+    plugins: [externalWhereRequireable()],
     sourcemap: 'inline',
     logLevel: 'warning',
   })
   return outfile
+}
+
+const OWN_LOOKUP = Symbol('externalWhereRequireable')
+
+/**
+ * Packages stay external (the bundle require()s them from node_modules, as before), except two kinds that must be
+ * bundled: an import the tsconfig's `paths` map to source (in this repository, `serverless-delay-queue/consumer` is
+ * `src/consumer/index.ts`), and a package require() cannot load because its `exports` offer only `import`, such as
+ * @middy/core (the package's own build inlines it for the same reason).
+ */
+function externalWhereRequireable(): Plugin {
+  return {
+    name: 'external-where-requireable',
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, async (args) => {
+        if (args.pluginData === OWN_LOOKUP) return undefined
+        if (isBuiltin(args.path)) return { external: true }
+        const found = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: OWN_LOOKUP,
+        })
+        // Not found at all: left to Node, which names the missing package when the handler loads.
+        if (found.errors.length > 0) return { external: true }
+        const inNodeModules = found.path.split(/[\\/]/).includes('node_modules')
+        if (inNodeModules && requireable(args.path, args.importer)) return { external: true }
+        return { path: found.path, namespace: found.namespace, sideEffects: found.sideEffects }
+      })
+    },
+  }
+}
+
+function requireable(specifier: string, importer: string): boolean {
+  try {
+    createRequire(importer).resolve(specifier)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** A Lambda context for an in-process invocation, counting down from `timeoutMs`. */

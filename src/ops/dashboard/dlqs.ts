@@ -23,7 +23,7 @@ import type { JobStore } from '../../store/job-store'
 import { dlqNameOf } from '../dlq-target'
 import { redrive, type RedriveReport } from '../redrive'
 import { QueueNotFoundError } from '../../errors'
-import { isoTime } from '../../iso-time'
+import { isoTime } from '../../shared/iso-time'
 
 /** Messages peeked per DLQ. */
 const PEEK = 5

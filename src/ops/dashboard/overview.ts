@@ -10,12 +10,12 @@ import type { JobStore } from '../../store/job-store'
 import type { Keyspace } from '../../store/keys'
 import { decodeRecord, RECORD_HEADER_LINES } from '../../store/record'
 import { RecordHeadCache } from '../../store/record-heads'
-import { guard } from '../../store/redis-errors'
+import { guard } from '../../store/redis/redis-errors'
 import { ScheduleStore } from '../../store/schedule-store'
 import { queuesAsConfigured } from '../../store/stats'
 import type { ScriptedClient } from '../../store/scripts'
 import { DeadSet, type DeadJobHead } from '../dead-set'
-import { isoTime } from '../../iso-time'
+import { isoTime } from '../../shared/iso-time'
 import type { DueTimeline, QueueRow, ScheduleRow } from './overview-rows'
 
 export type { DueTimeline, QueueRow, ScheduleRow }
@@ -59,7 +59,7 @@ export class OverviewReader {
     private readonly configured?: readonly string[],
   ) {
     this.deadSet = new DeadSet(redis, keys)
-    this.schedules = new ScheduleStore(redis, keys)
+    this.schedules = new ScheduleStore(redis, keys, store.replication)
   }
 
   async read(options: { deadLimit?: number; windows?: number } = {}): Promise<Overview> {

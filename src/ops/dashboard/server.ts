@@ -21,7 +21,7 @@ import { checkAction, checkHost, HttpError, loopbackHosts } from './request-guar
 import { type Handler, idIn } from './request-parts'
 import { runRoutes } from './run-routes'
 import { checkBind, TokenGuard } from './token-guard'
-import { isoTime } from '../../iso-time'
+import { isoTime } from '../../shared/iso-time'
 
 export interface DashboardOptions {
   port?: number

@@ -1,6 +1,6 @@
 // When a job SQS refused is tried again: exponential in its dispatch attempt, capped, with jitter, so the jobs of one
 // outage do not all come back in the same millisecond and hit SQS (or a throttled queue) as one wave again.
-import { equalJitterDelay } from '../../equal-jitter'
+import { equalJitterDelay } from '../../shared/equal-jitter'
 import type { ClaimedJob } from './claimed-job'
 
 export interface BackoffOptions {
@@ -8,7 +8,7 @@ export interface BackoffOptions {
   backoffMaxMs: number
 }
 
-/** "Equal jitter" (src/equal-jitter.ts), in whole ms. */
+/** "Equal jitter" (src/shared/equal-jitter.ts), in whole ms. */
 export function retryDelayMs(attempt: number, options: BackoffOptions, random: () => number = Math.random): number {
   return Math.round(equalJitterDelay(attempt, options.backoffBaseMs, options.backoffMaxMs, random))
 }

@@ -1,5 +1,5 @@
 // The claim as a fence: its jobs go to SQS only once a replica has confirmed the claim (WAIT), as API writes are
-// confirmed (src/store/replication.ts), with the same setting (REDIS_WAIT_REPLICAS, default auto).
+// confirmed (src/store/redis/replication.ts), with the same setting (REDIS_WAIT_REPLICAS, default auto).
 //
 // Why. After a failover, the old primary can live on for seconds believing it is the primary: Sentinel promoted a
 // replica because the old one missed its pings (a loaded host, a network blip), and reconfigures it only once it hears
@@ -16,9 +16,9 @@
 // dispatch while a replicated store's primary has no replica online (API writes are refused then too).
 // REDIS_WAIT_REPLICAS=0 turns it off with the rest of replication.
 import type { ShardKeys } from '../../store/keys'
-import { guard } from '../../store/redis-errors'
-import { writeScript, type ReplicationOptions } from '../../store/replication'
-import { rideOut } from '../../store/ride-out'
+import { guard } from '../../store/redis/redis-errors'
+import { writeScript, type ReplicationOptions } from '../../store/redis/replication'
+import { rideOut } from '../../store/redis/ride-out'
 import { forEachClaimed, releaseCall, type ClaimReply, type Refusal } from '../../store/scan-script-calls'
 import { runScript, type ScriptCall, type ScriptedClient } from '../../store/scripts'
 

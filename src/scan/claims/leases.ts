@@ -14,9 +14,9 @@ import {
   type Settlement,
 } from '../../store/scan-script-calls'
 import { encodeReceipt, writeTokenDigest } from '../../store/receipt'
-import { rideOut } from '../../store/ride-out'
+import { rideOut } from '../../store/redis/ride-out'
 import { runScript, type ScriptedClient } from '../../store/scripts'
-import { guard } from '../../store/redis-errors'
+import { guard } from '../../store/redis/redis-errors'
 import { heldBackAt, retryAtOf, retryDelayMs } from './backoff'
 import { ShardClocks } from '../loop/clock'
 import type { HeldBehind } from '../dispatch/lane'
@@ -24,7 +24,7 @@ import { ackOccurrences } from './occurrence-ack'
 import type { ClaimedJob, ClaimResult } from './claimed-job'
 import { fencedClaim } from './claim-fence'
 import { parsePaced } from '../../flow/flow-pace'
-import type { ReplicationOptions } from '../../store/replication'
+import type { ReplicationOptions } from '../../store/redis/replication'
 
 export interface LeaseOptions {
   leaseMs: number
@@ -273,7 +273,12 @@ function withReceipts(items: readonly (Settlement & Partial<ClaimedJob>)[], ttlM
   for (let k = 0; k < items.length; k++) {
     const { id, token, accepted, attempt, dueMs, queue, createdAtMs, version, writeToken } = items[k]!
     settlements[k] =
-      ttlMs > 0 && accepted && attempt !== undefined && dueMs !== undefined && queue !== undefined
+      ttlMs > 0 &&
+      accepted &&
+      attempt !== undefined &&
+      dueMs !== undefined &&
+      queue !== undefined &&
+      createdAtMs !== undefined
         ? {
             id,
             token,

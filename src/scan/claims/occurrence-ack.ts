@@ -6,7 +6,7 @@
 import { parseOccurrenceId } from '../../schedule/occurrence-id'
 import { nextOccurrence } from '../../schedule/recurrence'
 import type { Keyspace, ShardKeys } from '../../store/keys'
-import { guard } from '../../store/redis-errors'
+import { guard } from '../../store/redis/redis-errors'
 import type { ReceiptPlan } from '../../store/scan-script-calls'
 import { decodeScheduleRecord, type StoredSchedule } from '../../store/schedule-record'
 import { scheduleAckCall, type OccurrenceAck } from '../../store/schedule-script-calls'

@@ -1,5 +1,6 @@
 // When a run last had work, and whether a claim has found nothing since: how an on-demand run tells it may end after
-// its linger (run/on-demand.ts), and how a scan worker tells the backlog it was started for is drained (run/worker.ts).
+// its linger (src/on-demand/run/run-on-demand.ts), and how a scan worker tells the backlog it was started for is
+// drained (run/worker.ts).
 
 export class WorkWatch {
   /** Local ms of the last claimed job or settled send. */

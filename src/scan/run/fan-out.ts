@@ -39,7 +39,7 @@ export function scanWorkerOf(event: unknown): ScanWorkerEvent | null {
 
 /**
  * Jobs claimed in full claims in a row that double the scanners: about what one scanner sends in a second at
- * 1,769 MB (measured ~5,900 jobs/s warm at 1,024 MB, docs/benchmarks.md). A burst smaller than this never fans out.
+ * 1,769 MB (measured ~5,900 jobs/s warm at 1,024 MB, docs/benchmarks-scan-function.md). A burst smaller than this never fans out.
  */
 export const FAN_OUT_STEP_JOBS = 5_000
 

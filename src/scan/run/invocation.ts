@@ -5,8 +5,8 @@ import type { ScanMode } from '../../config'
 import { defaultLog, type Log } from '../../logger'
 import type { Keyspace } from '../../store/keys'
 import type { RedisClient } from '../../store/scripts'
-import { runOnDemand } from './on-demand'
-import { Presence } from './presence'
+import { runOnDemand } from '../../on-demand/run/run-on-demand'
+import { Presence } from '../../on-demand/run/presence'
 import { Relay, type RelayOptions, type RunStart } from './relay'
 import type { ScanReport } from '../observe/run-tally'
 import type { Scanner } from '../loop/scanner'
@@ -20,7 +20,7 @@ export interface InvocationOptions {
   keys: Keyspace
   /** This invocation's name in Redis (the Lambda request id): the relay and the on-demand alive marker carry it. */
   name: string
-  /** On-demand mode's watch: see src/scan/run/on-demand.ts. */
+  /** On-demand mode's watch: see src/on-demand/run/run-on-demand.ts. */
   onDemand: { horizonMs: number; lingerMs: number }
   /** What started this run (default 'tick'): the relay's look times count from it. */
   startedBy?: RunStart

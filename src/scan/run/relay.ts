@@ -44,7 +44,9 @@ export const RELAY_ENQUEUE_LOOK_EVERY_MS = 500
 /** The name outlives its run by this much, so a successor that starts late still finds no stale name. */
 const NAME_TTL_EXTRA_MS = 10_000
 
-/** What started a scan run: EventBridge's schedule, or an enqueue (on-demand mode, src/direct/scan-starter.ts). */
+/**
+ * What started a scan run: EventBridge's schedule, or an enqueue (on-demand mode, src/on-demand/start/scan-starter.ts).
+ */
 export type RunStart = 'tick' | 'enqueue'
 
 export interface RelayOptions {

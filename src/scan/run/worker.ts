@@ -32,7 +32,7 @@ export async function runWorker(
     // Counted from the start too: a worker that finds nothing at all (others drained it first) ends as soon.
     // Drained only once a claim found nothing due: a claim that has not answered yet (a starved process, a loaded
     // Redis) is no sign of a drained backlog. Claims still on their way when it stops are delivered before the run
-    // ends. (An on-demand run, by contrast, ends at once when nothing was claimed: run/on-demand.ts.)
+    // ends. (An on-demand run, by contrast, ends at once when nothing was claimed: src/on-demand/run/run-on-demand.ts.)
     const quietMs = Date.now() - Math.max(startedAt, scanner.lastWorkMs(true))
     if (quietMs >= idleMs) {
       drained = true

@@ -73,6 +73,8 @@ export interface TagCancelAnswer {
   tag: string
   cancelled: number
   inFlight: number
+  /** Pending occurrences of recurring schedules: left, their series goes on. */
+  recurring?: number
 }
 
 export class ApiError extends Error {}
@@ -108,6 +110,11 @@ export const api = {
     call<{ promoted: number; cursor: string | null; before: number }>('POST', '/api/run-due', {
       ...when,
       ...(queue ? { queue } : {}),
+      ...(cursor ? { cursor } : {}),
+    }),
+  runTag: (tag: string, cursor: string | null) =>
+    call<{ promoted: number; inFlight?: number; cursor: string | null }>('POST', '/api/run-due', {
+      tag,
       ...(cursor ? { cursor } : {}),
     }),
   reschedule: (id: string, delayMs: number) => call<JobView>('POST', `${job(id)}/reschedule`, { delayMs }),

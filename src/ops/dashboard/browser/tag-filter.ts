@@ -1,6 +1,7 @@
 // The pending panel's tag filter: with a tag, the panel lists that tag's jobs (in id order), and "Cancel all tagged"
 // cancels them once the reader confirmed the count it shows (how many jobs hold the tag now); the panel then says
-// how many were cancelled and how many were being sent (in flight: not cancelled).
+// how many were cancelled and how many were being sent (in flight: not cancelled). "Run all tagged now" makes them due
+// now, step by step (the server moves a bounded share per request and answers a cursor the page asks again with).
 import { html } from 'lit-html'
 import { api } from './api'
 
@@ -29,7 +30,28 @@ export class TagFilter {
     if (!page.confirm(`Cancel all ${jobs} jobs tagged "${tag}"? A job being sent right now still goes out.`)) return
     await this.act(`cancelled jobs tagged ${tag}`, async () => {
       const r = await api.cancelTag(tag)
-      this.outcome = `${r.cancelled} cancelled${r.inFlight ? `, ${r.inFlight} in flight (not cancelled)` : ''}`
+      const recurring = r.recurring ? `, ${r.recurring} of recurring schedules left (delete the schedule)` : ''
+      this.outcome = `${r.cancelled} cancelled${r.inFlight ? `, ${r.inFlight} in flight (not cancelled)` : ''}${recurring}`
+    })
+    this.changed()
+  }
+
+  private runAll = async () => {
+    const tag = this.tag
+    const { jobs } = await api.tagCount(tag)
+    const page = globalThis as unknown as { confirm: (text: string) => boolean }
+    if (!page.confirm(`Run all ${jobs} jobs tagged "${tag}" now?`)) return
+    await this.act(`ran jobs tagged ${tag} now`, async () => {
+      let promoted = 0
+      let inFlight = 0
+      let cursor: string | null = null
+      do {
+        const r = await api.runTag(tag, cursor)
+        promoted += r.promoted
+        inFlight += r.inFlight ?? 0
+        cursor = r.cursor
+      } while (cursor)
+      this.outcome = `${promoted} due now${inFlight ? `, ${inFlight} being sent already` : ''}`
     })
     this.changed()
   }
@@ -41,6 +63,7 @@ export class TagFilter {
           this.changed()
         }} />
       </label>
+      ${this.tag ? html`<button @click=${this.runAll}>Run all tagged now</button>` : ''}
       ${this.tag ? html`<button class="danger" @click=${this.cancelAll}>Cancel all tagged</button>` : ''}
       ${this.outcome ? html`<span data-testid="tag-outcome">${this.outcome}</span>` : ''}`
   }

@@ -1,5 +1,5 @@
 // Which Redis failures are an outage (the caller answers 503 and retries) rather than a bug.
-import { DelayQueueError, StoreFullError, StoreUnavailableError } from '../errors'
+import { DelayQueueError, StoreFullError, StoreUnavailableError } from '../../errors'
 
 /** Replies of a Redis Cluster slot on the move: the command did not run, and may run elsewhere or a moment later. */
 const SLOT_MOVING = /^(TRYAGAIN|MOVED|ASK)\b/

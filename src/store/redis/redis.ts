@@ -1,9 +1,9 @@
 // Redis connections from configuration: one node (redis:// or rediss://) or a Redis Cluster.
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
-import type { Config } from '../config'
-import { defaultLog, type Log } from '../logger'
+import type { RedisSettings } from './redis-settings'
+import { defaultLog, type Log } from '../../logger'
 import { describeConnectionError } from './redis-errors'
-import { withScripts, type RedisClient, type ScriptedClient } from './scripts'
+import { withScripts, type RedisClient, type ScriptedClient } from '../scripts'
 
 export interface ConnectOptions {
   /** Where connection errors go (at most one line per 10 s). Default: the engine's shared logger. */
@@ -14,7 +14,7 @@ export interface ConnectOptions {
   maxRetriesPerRequest?: number
 }
 
-export function connectRedis(config: Config['redis'], options: ConnectOptions = {}): ScriptedClient {
+export function connectRedis(config: RedisSettings, options: ConnectOptions = {}): ScriptedClient {
   const common: RedisOptions = {
     commandTimeout: options.commandTimeoutMs,
     maxRetriesPerRequest: options.maxRetriesPerRequest ?? 2,

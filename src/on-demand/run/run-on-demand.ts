@@ -10,8 +10,8 @@
 import { defaultLog, type Log } from '../../logger'
 import type { Presence } from './presence'
 import { ALIVE_REFRESH_MS } from './presence'
-import type { ScanReport } from '../observe/run-tally'
-import type { Scanner } from '../loop/scanner'
+import type { ScanReport } from '../../scan/observe/run-tally'
+import type { Scanner } from '../../scan/loop/scanner'
 
 export interface OnDemandOptions {
   presence: Presence

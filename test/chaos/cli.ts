@@ -1,12 +1,12 @@
 // `npm run chaos -- [--minutes N] [--seed S] [--cluster] [--out FILE]` (or `--check FILE [--show N]`: check a saved history): a chaos run against real parts on loopback (Redis primary
 // + 2 replicas + 3 sentinels, the local SQS behind a fault proxy, the API, 3 scanner processes), many faults at once,
-// then the history checker's verdict per promise (test/chaos/). Writes the history as JSON (default
+// then the history checker's verdict per promise (this folder). Writes the history as JSON (default
 // .build/chaos-<seed>.json) and exits 1 when a promise was broken. Ctrl-C stops the run and everything it started.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { check, formatVerdict } from '../test/chaos/checker'
-import type { History } from '../test/chaos/history'
-import { runChaos } from '../test/chaos/run'
+import { check, formatVerdict } from './checker'
+import type { History } from './history'
+import { runChaos } from './run'
 
 function arg(name: string): string | undefined {
   const at = process.argv.indexOf(`--${name}`)

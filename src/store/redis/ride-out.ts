@@ -5,7 +5,7 @@
 // retry TRYAGAIN after a while; ioredis does so for single commands, but only ~16 times 100 ms, and never inside a
 // pipeline whose commands did not all fail alike. So the store retries, with backoff, for a bounded time.
 import type { Cluster } from 'ioredis'
-import type { RedisClient } from './scripts'
+import type { RedisClient } from '../scripts'
 
 /** How long a call keeps trying while its slot moves or its master fails over, before it answers 503. */
 export const RIDE_OUT_MS = 5_000

@@ -11,10 +11,14 @@ export interface RedisSettings {
   sentinelMaster?: string
   /** PEM of the CA that signed the server's certificate (rediss://), when it is not a public one. */
   tlsCa?: string
+}
+
+/** How writes wait for replicas: always set in a loaded configuration (src/config.ts holds the defaults). */
+export interface ReplicaWaitSettings {
   /**
    * Replicas that must confirm each API write (WAIT) before it is answered: `auto` (the default) one when the
    * primary has a replica online, none on a single node; a number, that many always (503 when fewer); 0 = never.
    */
-  waitReplicas?: number | 'auto'
-  waitTimeoutMs?: number
+  waitReplicas: number | 'auto'
+  waitTimeoutMs: number
 }

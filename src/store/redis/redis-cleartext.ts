@@ -3,7 +3,7 @@
 // self-managed Redis inside a private subnet may run that way today, and a new release must not stop its functions
 // (docs/security.md). The password itself is never logged: the line names the setting and the hosts only.
 import type { RedisSettings } from './redis-settings'
-import { defaultLog, type Log } from './logger'
+import { defaultLog, type Log } from '../../logger'
 
 /** The warning for this Redis configuration, or undefined when its password travels under TLS or stays local. */
 export function cleartextPasswordWarning(redis: RedisSettings): { message: string; hosts: string[] } | undefined {

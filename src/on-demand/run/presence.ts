@@ -21,7 +21,7 @@ export class Presence {
     private readonly ttlMs = ALIVE_TTL_MS,
     /**
      * The start guard's token this run was started under (an enqueue's start), or null: the run gives that guard back
-     * as it ends, in case the process that started it could not (src/direct/scan-starter.ts).
+     * as it ends, in case the process that started it could not (src/on-demand/start/scan-starter.ts).
      */
     private readonly startToken: string | null = null,
   ) {}

@@ -10,12 +10,12 @@
 // lease the confirmed claim wrote): a duplicate, which consumers handle anyway, never a lost or resurrected job.
 //
 // How many replicas: REDIS_WAIT_REPLICAS=auto (the default) waits for one whenever the shard's primary has one
-// (src/store/replica-watch.ts); a number waits for that many, always, and refuses (503) when fewer confirm.
-import { ReplicationUnconfirmedError } from '../errors'
+// (src/store/redis/replica-watch.ts); a number waits for that many, always, and refuses (503) when fewer confirm.
+import { ReplicationUnconfirmedError } from '../../errors'
 import { guard } from './redis-errors'
-import type { ShardKeys } from './keys'
+import type { ShardKeys } from '../keys'
 import type { ReplicaWatch } from './replica-watch'
-import type { ScriptCall } from './scripts'
+import type { ScriptCall } from '../scripts'
 import { notRun, RideOut, rideOut } from './ride-out'
 import {
   queueScript,
@@ -24,7 +24,10 @@ import {
   type RedisClient,
   type ScriptedClient,
   type ScriptedPipeline,
-} from './scripts'
+} from '../scripts'
+
+/** Writes answered as soon as the primary has them: a choice a caller states (tests, benches), never a default. */
+export const NO_REPLICA_WAIT: ReplicationOptions = { replicas: 0, timeoutMs: 1_000 }
 
 export interface ReplicationOptions {
   /**
@@ -71,7 +74,7 @@ export interface WritesResult {
  * and it would confirm at once. CLIENT ID before and after tells: a different id means the confirmation is worthless.
  *
  * Writes refused without running (a slot on the move, a master failing over, a script the master has not loaded)
- * are sent again, with backoff, for up to RIDE_OUT_MS (src/store/ride-out.ts); after that they keep their error.
+ * are sent again, with backoff, for up to RIDE_OUT_MS (src/store/redis/ride-out.ts); after that they keep their error.
  */
 export async function replicatedWrites(
   redis: RedisClient,

@@ -4,10 +4,10 @@
 // with the same token. A guard goes only for the start that holds it (compare-and-delete): when its scanner is up,
 // when the start gave up (so the next enqueue asks again), or when the scan it started ends
 // (lua/scanner-retire.lua); else it expires.
-import type { Config } from '../config'
-import type { Keyspace } from './keys'
-import { scanStartReleaseCall } from './scan-script-calls'
-import { runScript, type ScriptedClient } from './scripts'
+import type { Config } from '../../config'
+import type { Keyspace } from '../../store/keys'
+import { scanStartReleaseCall } from '../../store/scan-script-calls'
+import { runScript, type ScriptedClient } from '../../store/scripts'
 
 /** On-demand scan mode, as the enqueue script sees it (lua/enqueue.lua: startHorizon, startGuardMs). */
 export interface ScanStartOptions {
@@ -19,8 +19,8 @@ export interface ScanStartOptions {
 
 /**
  * How long a start keeps other enqueues from asking for another when nothing gives its guard back (the starting
- * process died or was frozen): longer than a start's own retries (src/direct/scan-starter.ts), which end by giving
- * the guard back or seeing a scanner up.
+ * process died or was frozen): longer than a start's own retries (src/on-demand/start/scan-starter.ts), which end by
+ * giving the guard back or seeing a scanner up.
  */
 export const SCAN_START_GUARD_MS = 10_000
 

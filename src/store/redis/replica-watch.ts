@@ -18,10 +18,10 @@
 // online refuses API writes with a 503 before writing anything (NoReplicaError: nothing stored, retry), until a
 // replica is back. A shard that never had one is written unreplicated, with one warning in the log. An operator who
 // removes the replicas for good deletes the markers (docs/operations.md) or sets REDIS_WAIT_REPLICAS=0.
-import { NoReplicaError } from '../errors'
-import type { Log } from '../logger'
-import type { Keyspace, ShardKeys } from './keys'
-import type { RedisClient } from './scripts'
+import { NoReplicaError } from '../../errors'
+import type { Log } from '../../logger'
+import type { Keyspace, ShardKeys } from '../keys'
+import type { RedisClient } from '../scripts'
 
 /** How long a primary's replica count is trusted. A replica that appears is waited for within this long. */
 export const REPLICA_REFRESH_MS = 5_000
@@ -58,9 +58,9 @@ export class ReplicaWatch {
     private readonly redis: RedisClient,
     private readonly keys: Keyspace,
     private readonly log: Log,
-    private readonly now: () => number = Date.now,
     /** REDIS_WAIT_TIMEOUT_MS: a probe by WAIT never waits longer than a write would. */
-    private readonly waitTimeoutMs = 1_000,
+    private readonly waitTimeoutMs: number,
+    private readonly now: () => number = Date.now,
   ) {
     // A new connection may be to another primary (a Sentinel failover, a Cluster promotion): look again.
     redis.on('ready', () => this.seen.clear())
@@ -201,10 +201,10 @@ export function onlineReplicas(info: string): number {
 const watches = new WeakMap<RedisClient, ReplicaWatch>()
 
 /** The one watch of a client: the job and schedule stores over the same connection share what it has seen. */
-export function replicaWatchOf(redis: RedisClient, keys: Keyspace, log: Log, waitTimeoutMs?: number): ReplicaWatch {
+export function replicaWatchOf(redis: RedisClient, keys: Keyspace, log: Log, waitTimeoutMs: number): ReplicaWatch {
   let watch = watches.get(redis)
   if (!watch) {
-    watch = new ReplicaWatch(redis, keys, log, Date.now, waitTimeoutMs)
+    watch = new ReplicaWatch(redis, keys, log, waitTimeoutMs)
     watches.set(redis, watch)
   }
   return watch

@@ -1,8 +1,8 @@
 // On-demand scan mode: how the enqueuer starts the scan function. An asynchronous invoke (InvocationType Event):
 // Lambda queues the event and answers 202, ~tens of ms, never waiting for the scan.
 import type { LambdaClient } from '@aws-sdk/client-lambda'
-import type { Config } from '../config'
-import type { ScanStartEvent } from '../store/scan-start'
+import type { Config } from '../../config'
+import type { ScanStartEvent } from './scan-start'
 
 /**
  * Starts the scan function once, asynchronously; rejects when Lambda refused, failed or did not answer in time. The

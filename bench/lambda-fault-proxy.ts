@@ -6,7 +6,7 @@
 // Faults are queued one per invoke (failNext), or held for a while (failAll). Everything else, and the invoker's
 // DryRun warm-up, passes through untouched. Loopback only.
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
-import { listenOnLoopback } from './loopback-server'
+import { listenOnLoopback } from '../devkit/loopback-server'
 
 export type InvokeFault = 'lost' | 'throttled' | 'hangs'
 

@@ -36,5 +36,3 @@ export async function inFlight(total: number, workers: number, task: (i: number)
     }),
   )
 }
-
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))

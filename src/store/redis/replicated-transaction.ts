@@ -1,17 +1,17 @@
-// A MULTI/EXEC of plain commands held to the replication rule of the engine's script writes (src/store/replication.ts):
-// answered only once WAIT says that REDIS_WAIT_REPLICAS replicas have it. The Scheduler-compatible API keeps its
-// definitions this way (src/scheduler-api/definition-store.ts): a definition that a failover loses while its job
-// survives would fire a schedule that GetSchedule no longer knows.
+// A MULTI/EXEC of plain commands held to the replication rule of the engine's script writes
+// (src/store/redis/replication.ts): answered only once WAIT says that REDIS_WAIT_REPLICAS replicas have it. The
+// Scheduler-compatible API keeps its definitions this way (src/scheduler-api/definition-store.ts): a definition that a
+// failover loses while its job survives would fire a schedule that GetSchedule no longer knows.
 //
 // As for scripts, one pipeline: CLIENT ID, MULTI, the commands, EXEC, WAIT, CLIENT ID. WAIT thus runs on the
 // connection, hence the master, that ran the transaction (on a Cluster the pipeline goes to the node of its keys), and
 // a CLIENT ID that changed in between (a reconnect re-sent WAIT on a connection that wrote nothing) confirms nothing.
-import { ReplicationUnconfirmedError } from '../errors'
-import type { ShardKeys } from './keys'
+import { ReplicationUnconfirmedError } from '../../errors'
+import type { ShardKeys } from '../keys'
 import { guard } from './redis-errors'
 import { requiredReplicas, type ReplicationOptions, type Reply } from './replication'
 import { rideOut } from './ride-out'
-import type { RedisClient } from './scripts'
+import type { RedisClient } from '../scripts'
 
 export type TransactionCommand = [name: string, ...args: (string | number)[]]
 

@@ -1,11 +1,11 @@
 // Many script writes at once (a batch enqueue): one pipeline per shard, since a shard's keys live on one node, each
-// followed by WAIT when replicas are asked for (src/store/replication.ts, which also sends again what a slot move or
-// a failover refused, each time with a WAIT of its own on the master that took it).
-import { DelayQueueError, type ReplicationUnconfirmedError } from '../errors'
-import type { ShardKeys } from './keys'
+// followed by WAIT when replicas are asked for (src/store/redis/replication.ts, which also sends again what a slot move
+// or a failover refused, each time with a WAIT of its own on the master that took it).
+import { DelayQueueError, type ReplicationUnconfirmedError } from '../../errors'
+import type { ShardKeys } from '../keys'
 import { replicatedWrites, type ReplicationOptions, type Reply } from './replication'
-import type { ScriptCall } from './scripts'
-import type { ScriptedClient } from './scripts'
+import type { ScriptCall } from '../scripts'
+import type { ScriptedClient } from '../scripts'
 
 export interface ShardWrite {
   /** The shard the call's keys are on. */

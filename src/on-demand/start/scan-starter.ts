@@ -1,5 +1,5 @@
 // On-demand scan mode, the enqueuer's side: when the enqueue script says a job is due before the next scheduled scan
-// and no scanner runs, start the scan function (an asynchronous invoke: src/direct/lambda-invoker.ts).
+// and no scanner runs, start the scan function (an asynchronous invoke: src/on-demand/start/lambda-invoker.ts).
 //
 // The start never holds the write's answer for long: the answer waits for the first invoke at most answerWaitMs
 // (START_TIMINGS; an invoke normally settles within that), and the start goes on in the background. A start that
@@ -15,16 +15,10 @@
 // the invoker warms itself up at cold start), and nothing is left to the background that the store does not
 // recover: a start frozen midway holds its guard until the guard expires (SCAN_START_GUARD_MS) or the scan it
 // started ends (that scan gives the guard back, lua/scanner-retire.lua), and the next tick takes the job.
-import { defaultLog, type Log } from '../logger'
-import { occurrenceId } from '../schedule/occurrence-id'
-import type { EnqueueResult, JobStore } from '../store/job-store'
-import {
-  releaseScanStart,
-  scanStartEvent,
-  scannerAlive,
-  takeScanStart,
-  takeScanStartUnlessAlive,
-} from '../store/scan-start'
+import { defaultLog, type Log } from '../../logger'
+import { occurrenceId } from '../../schedule/occurrence-id'
+import type { EnqueueResult, JobStore } from '../../store/job-store'
+import { releaseScanStart, scanStartEvent, scannerAlive, takeScanStart, takeScanStartUnlessAlive } from './scan-start'
 import type { ScanInvoker } from './lambda-invoker'
 
 export { INVOKE_TIMEOUT_MS, lambdaInvoker, type ScanInvoker } from './lambda-invoker'
