@@ -3,6 +3,7 @@
 // keys due after the burst come in the next claim instead of after the whole burst. Script level, on one Redis and, in
 // the "cluster" project, on the Redis Cluster.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { sleep } from '../../devkit/sleep'
 import { groupCellMs } from '../../src/flow/flow-gate'
 import type { FlowRate } from '../../src/flow/flow-names'
 import { paceSpec } from '../../src/flow/flow-pace'
@@ -32,7 +33,7 @@ async function redisNow(): Promise<number> {
 
 /** Waits until Redis's clock reads `ms` or later. */
 async function untilRedis(ms: number) {
-  for (let now = await redisNow(); now < ms; now = await redisNow()) await new Promise((r) => setTimeout(r, ms - now))
+  for (let now = await redisNow(); now < ms; now = await redisNow()) await sleep(ms - now)
 }
 
 /** Claims as a scanner does (hints carried from claim to claim) until `done` holds or nothing is left now. */
