@@ -30,9 +30,12 @@ export type BatchResult =
   | { id?: string; error: { code: ApiErrorCode; message: string; details?: ApiErrorDetail[] }; job?: ExistingJob }
 
 export interface ApiClientOptions {
-  /** The API's base URL: the stack's `<service>-<stage>-HttpApiUrl` export (or the local dev stack's address). */
+  /**
+   * The API's base URL: the stack's `<service>-<stage>-ApiFunctionUrl` export (`-HttpApiUrl` with apiEndpoint=httpApi),
+   * or the local dev stack's address. A `lambda-url` host is signed for the service `lambda`, any other for `execute-api`.
+   */
   url: string
-  /** Signing region. Default: from an `execute-api` host name, else AWS_REGION / AWS_DEFAULT_REGION. */
+  /** Signing region. Default: from a `lambda-url` or `execute-api` host name, else AWS_REGION / AWS_DEFAULT_REGION. */
   region?: string
   /** Default: the AWS SDK's default credential chain (in Lambda, the function's role). */
   credentials?: Credentials
