@@ -43,7 +43,10 @@ export function apiRouteLines(): string[] {
   const families = new Map<string, string[]>()
   for (const [path, methods] of byPath) {
     const family = path.split('/')[1]!
-    const shown = path.replace('/queues/{id}', '/queues/{queue}').replace('/keys/{id}', '/keys/{key}')
+    const shown = path
+      .replace('/queues/{id}', '/queues/{queue}')
+      .replace('/keys/{id}', '/keys/{key}')
+      .replace('/tags/{id}', '/tags/{tag}')
     const tagQuery = path === '/jobs' ? ' (GET|DELETE ?tag=T: by tag)' : ''
     families.set(family, [...(families.get(family) ?? []), `${methods.join('|')} ${shown}${tagQuery}`])
   }
