@@ -25,7 +25,7 @@ const STACK: BannerInput = {
   envFile: '/repo/.dev/env',
 }
 
-/** "POST|GET /jobs (note), PUT /x/{queue}" -> ["POST /jobs", "GET /jobs", "PUT /x/{id}"], as the router keys them. */
+/** "POST|GET /jobs (note), PUT /x/{queue} or {tag}" -> ["POST /jobs", "GET /jobs", "PUT /x/{id}"], as the router keys them. */
 function routeKeysOf(lines: readonly string[]): string[] {
   return lines.flatMap((line) =>
     line
