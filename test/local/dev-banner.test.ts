@@ -25,7 +25,7 @@ const STACK: BannerInput = {
   envFile: '/repo/.dev/env',
 }
 
-/** "POST|GET /jobs (note), PUT /x/{queue} or {tag}" -> ["POST /jobs", "GET /jobs", "PUT /x/{id}"], as the router keys them. */
+/** "POST|GET /jobs (note), PUT /x/{queue}" -> ["POST /jobs", "GET /jobs", "PUT /x/{id}"], as the router keys them. */
 function routeKeysOf(lines: readonly string[]): string[] {
   return lines.flatMap((line) =>
     line
@@ -33,7 +33,7 @@ function routeKeysOf(lines: readonly string[]): string[] {
       .split(', ')
       .flatMap((entry) => {
         const [methods, path] = entry.split(' ') as [string, string]
-        const keyed = path.replace(/\{(queue|key)\}/, '{id}')
+        const keyed = path.replace(/\{(queue|key|tag)\}/, '{id}')
         return methods.split('|').map((method) => `${method} ${keyed}`)
       }),
   )
