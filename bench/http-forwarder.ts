@@ -1,7 +1,9 @@
 // The HTTP forwarder's added latency: from the moment the event source mapping hands it a batch it received from SQS
 // to the moment the job's request starts (payload checks, queue defaults, signing, the pinned lookup's first step),
 // per job, over a steady stream. SQS is fauxqs and the receiver answers 200 at once on loopback (the one setting that
-// allows loopback, local stage only), so what is measured is the forwarder's own work, not a network.
+// allows loopback, local stage only), so what is measured is the forwarder's own work, not a network. As deployed,
+// the forwarder has its Redis engine: before each call it reads the job's delivery record (a copy of a message
+// answered already is not called again), and after it writes the outcome; a private redis-server holds them.
 // Usage: npm run bench:http-forwarder [-- <jobs, default 5000>]
 import { sleep } from '../devkit/sleep'
 import { randomBytes } from 'node:crypto'
@@ -13,6 +15,10 @@ import { readForwarderSettings } from '../src/http-target/forwarder-settings'
 import { JOB_ID_ATTRIBUTE, messageBody } from '../src/sqs/envelope'
 import { localCredentials, startSqsProcess } from '../local/sqs-endpoint'
 import { startSqsPoller } from '../tools/sdq-poll/sqs-poller'
+import { loadConfig } from '../src/config'
+import { DelayQueue } from '../src/direct/delay-queue'
+import { createEngine } from '../src/store/engine'
+import { startRedis } from '../local/redis-server'
 import { localContext } from '../tools/sdq-poll/handler-loader'
 import { percentiles } from '../devkit/stats'
 
@@ -20,6 +26,19 @@ const JOBS = Number(process.argv[2] ?? 5_000)
 
 async function main() {
   const sqsProcess = await startSqsProcess()
+  const redis = await startRedis().catch(async (error) => {
+    await sqsProcess.stop()
+    throw error
+  })
+  try {
+    await measure(sqsProcess, redis.url)
+  } finally {
+    await redis.stop()
+    await sqsProcess.stop()
+  }
+}
+
+async function measure(sqsProcess: Awaited<ReturnType<typeof startSqsProcess>>, redisUrl: string) {
   const sqs = new SQSClient({ endpoint: sqsProcess.endpoint, region: 'us-east-1', credentials: localCredentials })
   const receiver = createServer((req, res) => {
     req.resume()
@@ -30,13 +49,24 @@ async function main() {
   const { queueUrl, queueArn } = await sqsProcess.createQueue('bench-http', { VisibilityTimeout: '60' })
   const receivedAt = new Map<string, number>()
   const samples: number[] = []
-  const forwarder = createForwarder({
-    settings: readForwarderSettings({
-      DEPLOY_STAGE: 'local',
-      HTTP_ALLOW_LOOPBACK: 'true',
-      HTTP_TARGETS: 'hooks',
-      WEBHOOK_SECRETS: `whsec_${randomBytes(32).toString('base64')}`,
+  const settingsEnv = {
+    DEPLOY_STAGE: 'local',
+    HTTP_ALLOW_LOOPBACK: 'true',
+    HTTP_TARGETS: 'hooks',
+    WEBHOOK_SECRETS: `whsec_${randomBytes(32).toString('base64')}`,
+  }
+  const engine = createEngine(
+    loadConfig({
+      REDIS_URL: redisUrl,
+      QUEUES: JSON.stringify({ hooks: queueUrl }),
+      REDIS_WAIT_REPLICAS: '0',
+      ...settingsEnv,
     }),
+  )
+  const forwarder = createForwarder({
+    settings: readForwarderSettings(settingsEnv),
+    engine,
+    queue: new DelayQueue(engine),
     sqs,
     logger: new Logger({ logLevel: 'SILENT' }),
     maxReceiveCount: 5,
@@ -80,7 +110,7 @@ async function main() {
   forwarder.sender.close()
   receiver.close()
   sqs.destroy()
-  await sqsProcess.stop()
+  await engine.close()
   const p = percentiles(samples)
   const round = (n: number) => Math.round(n * 100) / 100
   console.log(

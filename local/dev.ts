@@ -10,6 +10,7 @@
 import { freePort } from './ports'
 import { startDevStack, type DevStack } from './dev-stack'
 import { jobOutcomeLine } from './job-lines'
+import { devBanner } from './dev-banner'
 import { createServer } from 'node:net'
 import { resolve } from 'node:path'
 
@@ -86,31 +87,24 @@ async function main() {
     process.exit(1)
   })
 
-  const target = Object.keys(stack.queues)[0]!
-  const consumer = stack.spec.consumers[0]
-  console.log(`
-[dev] ready in ${((Date.now() - started) / 1000).toFixed(1)} s
-  API            ${stack.apiUrl}   (routes: POST|GET|DELETE /jobs, POST /jobs/batch, GET|PUT|DELETE /jobs/{id}, POST /jobs/{id}/run, POST /jobs/run-due, GET /stats,
-                 PUT|GET|DELETE /schedules/{id}, GET /schedules, POST /schedules/{id}/pause|resume)
-  dashboard      ${stack.dashboardUrl}   (counts, due jobs, pending list, lateness, dead set, DLQs, schedules, look up)
-  Scheduler API  ${stack.schedulerUrl}   (@aws-sdk/client-scheduler's endpoint: docs/scheduler-api.md)
-  Lambda         ${stack.lambdaUrl}/2015-03-31/functions/<name>/invocations
-  local SQS      ${stack.sqsEndpoint}
-  Redis          ${stack.redisUrl}
-  queues         ${Object.entries(stack.queues)
-    .map(([n, u]) => `${n} -> ${u}`)
-    .join('\n                 ')}
-  scan           ${stack.scanMode === 'on-demand' ? 'on-demand: a tick every minute, and started by enqueues of jobs due soon' : 'a tick every minute, each run until the next takes over'}
-  consumer       ${consumer && exampleConsumer ? `${consumer.function} reads "${stack.spec.queues.find((q) => q.logicalId === consumer.queueLogicalId)?.target}"` : 'none (--no-example-consumer): run sdq-poll in your service'}
-  addresses      ${envFile} (for other services: sdq-poll --env ${envFile})
-
-Try it (${exampleConsumer ? 'the example consumer prints the job about 3 s later' : 'your sdq-poll gets the job about 3 s later'}):
-  curl -s -X POST ${stack.apiUrl}/jobs -H 'content-type: application/json' \\
-    -d '{"queue":"${target}","payload":{"hello":"world"},"delayMs":3000}'
-  curl -s ${stack.apiUrl}/stats
-
-Ctrl-C stops everything.
-`)
+  const queueOf = (logicalId: string) => stack.spec.queues.find((q) => q.logicalId === logicalId)?.target ?? logicalId
+  console.log(
+    devBanner({
+      readyInS: (Date.now() - started) / 1000,
+      apiUrl: stack.apiUrl,
+      dashboardUrl: stack.dashboardUrl,
+      schedulerUrl: stack.schedulerUrl,
+      lambdaUrl: stack.lambdaUrl,
+      sqsEndpoint: stack.sqsEndpoint,
+      redisUrl: stack.redisUrl,
+      queues: stack.queues,
+      scanMode: stack.scanMode,
+      consumers: exampleConsumer
+        ? stack.spec.consumers.map((c) => ({ function: c.function, queue: queueOf(c.queueLogicalId) }))
+        : [],
+      envFile,
+    }),
+  )
 }
 
 main().catch((error) => {

@@ -10,7 +10,8 @@
   KEYS[6] dead      ZSET  id -> time it died (ms)
   KEYS[7] counts    HASH  "<queue>|<state>" -> count
   KEYS[8] flowEpoch STRING the flow settings' version (src/flow/flow-settings.ts), returned as is
-  KEYS[9..] buckets ZSET  the due buckets the caller expects to be due (hints from the previous claim)
+  KEYS[9] flowPace  HASH  rate name -> this shard's pace of it (lua/includes/flowPace.lua)
+  KEYS[10..] buckets ZSET the due buckets the caller expects to be due (hints from the previous claim)
 
   ARGV[1] limit        most jobs to lease
   ARGV[2] leaseMs      lease length (ms)
@@ -29,7 +30,10 @@
                        those fullCount when fullBy is later than their window's end: they are the earliest, so they go
                        first, and any beyond fullCount (several in one bucket) go in the next claim, at once
   ARGV[9] windowMs     the caller's dispatch window (with fullBy)
-  ARGV[10..] bucketNos bucket numbers of KEYS[9..], in the same order
+  ARGV[10] paces       the rates to pace due jobs by (lua/includes/flowPace.lua), '' for none: a due job of a rate
+                       name beyond what that rate lets go now is held (in the inflight set, its lease's token empty,
+                       its attempt not counted, as lua/flow-hold.lua holds it) until its pace time, not returned
+  ARGV[11..] bucketNos bucket numbers of KEYS[10..], in the same order
 
   Returns { now, nextDue, needHints, more, hints, jobs, nextInflight, fullAt, dueBy, claimed, flowEpoch }
     now        Redis time (ms); lets the caller track the offset between its clock and Redis's
@@ -53,13 +57,14 @@
                scanner to decode, one at a time
     flowEpoch  the flow settings' version ('0' for none): a scanner holding an older one reads them again before
                it sends this claim's jobs, so a pause that has answered holds every job claimed after it
+    paced      the jobs held for their pace, per rate name: "<name>\t<count>\t<latest hold - due (ms)>\n" each
 
   Order: expired leases and due retries first (they are the oldest), then due jobs by due time. Jobs due in the
   same millisecond come out bucket by bucket (bucket = hash of the id) and by id within a bucket.
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level.
   Error codes: none.
-  Helpers: nowMs, movePending, encodeLease, decodeLease, waitsForRetry
+  Helpers: nowMs, movePending, encodeLease, decodeLease, waitsForRetry, flowPace
 ]]
 local jobs, index, inflight, leases, errors, dead, counts =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
@@ -77,8 +82,17 @@ if fullBy > 0 then
   if dueBy == fullBy then take = math.min(limit, fullCount) end
 end
 local leaseUntil = now + leaseMs
--- n: jobs leased; orphans: due ids taken out of their buckets without a record (they count toward the limit).
-local out, n, orphans = {}, 0, 0
+-- n: jobs leased; orphans: due ids taken out of their buckets without a record; paced: due jobs held for their
+-- rate's pace (both count toward the limit).
+local out, n, orphans, paced = {}, 0, 0, 0
+local pace = flowPace(ARGV[10], KEYS[9], now)
+-- A job held for its pace takes a quarter of a place in the limit: it costs the claim a third of a leased job's work
+-- (no reply, no record copied out), and a burst of one key is walked in a quarter of the claims, so the jobs of other
+-- keys due after it are reached that much sooner. The claim's own time stays about that of `limit` leased jobs.
+local PACED_PER_PLACE = 4
+local function spent() return n + orphans + math.floor(paced / PACED_PER_PLACE) end
+-- A walk reaches no bucket beyond its hints: with rates to pace, the next claim brings enough of them for that.
+if pace then hintCap = hintCap * PACED_PER_PLACE end
 
 -- numbers: dueMs, attempt, orderMs of each job in out, as text ('1' for a first attempt: a number would be printed
 -- with printf when joined).
@@ -133,9 +147,9 @@ local function retakeExpired()
   return leaseHead, #expired > 0
 end
 
--- The hinted buckets' keys (KEYS[9..]) by bucket number: the buckets this call may read.
+-- The hinted buckets' keys (KEYS[10..]) by bucket number: the buckets this call may read.
 local hinted = {}
-for i = 9, #KEYS do hinted[ARGV[i + 1]] = KEYS[i] end
+for i = 10, #KEYS do hinted[ARGV[i + 1]] = KEYS[i] end
 
 -- 2. Due jobs, merged across buckets in due-time order: take from the earliest bucket every job that is due
 -- no later than the second-earliest bucket's first job, then go on with the next. Returns the index's head (its first
@@ -226,16 +240,16 @@ local function takeDue()
   if not top[1] or tonumber(top[2]) > dueBy then return top, needHints end
   local walking = true
   local chunkCap = take
-  while walking and n + #ids < take do
+  while walking and spent() + #ids < take do
     -- Every bucket in the index holds a job: take - n buckets are enough, one more tells the last one's bound.
-    local chunk = math.min(take - n - #ids, chunkCap)
+    local chunk = math.min(take - spent() - #ids, chunkCap)
     local head = redis.call('ZRANGE', index, '-inf', dueBy, 'BYSCORE', 'LIMIT', 0, chunk + 1)
     if #head == 0 then break end
     -- Without a further due bucket, the chunk held every one: the walk ends with it.
     walking = #head > chunk
     local peeked = nil
     for b = 1, math.min(#head, chunk) do
-      local budget = take - n - #ids
+      local budget = take - spent() - #ids
       if budget <= 0 then
         walking = false
         break
@@ -290,13 +304,20 @@ local function takeDue()
         local record = records[j]
         if record then
           local id, due = ids[from + j - 1], dues[from + j - 1]
-          leased[#leased + 1] = leaseScore; leased[#leased + 1] = id
-          leaseValues[#leaseValues + 1] = id; leaseValues[#leaseValues + 1] = encodeLease('1', due, token)
-          addClaimed(id, record, due, '1', due)
+          local at = pace and pace.holdUntil(record, due)
+          if at then
+            leased[#leased + 1] = string.format('%d', at); leased[#leased + 1] = id
+            leaseValues[#leaseValues + 1] = id; leaseValues[#leaseValues + 1] = encodeLease('0', due, '')
+            paced = paced + 1
+          else
+            leased[#leased + 1] = leaseScore; leased[#leased + 1] = id
+            leaseValues[#leaseValues + 1] = id; leaseValues[#leaseValues + 1] = encodeLease('1', due, token)
+            addClaimed(id, record, due, '1', due)
+          end
         end
       end
     end
-    orphans = #ids - #leased / 2
+    orphans = orphans + #ids - #leased / 2
     inSlices('ZADD', inflight, leased)
     inSlices('HSET', leases, leaseValues)
   end
@@ -362,6 +383,16 @@ end
 
 local leaseHead, retook = retakeExpired()
 local top, needHints = takeDue()
-local nextDue, hints, nextInflight, fullAt = nextCall(top, leaseHead, n > 0 or retook)
-return { now, nextDue, needHints, (n + orphans >= limit) and 1 or 0, table.concat(hints, ','), out, nextInflight,
-  fullAt, dueBy, table.concat(numbers, ','), redis.call('GET', KEYS[8]) or '0' }
+-- Held jobs left room in the limit: walk on (each walk takes as many jobs as the room left, which any of them fills).
+-- A few places left are not worth a walk: the caller claims again at once (more).
+local pacedBefore = 0
+local function dueLeft() return needHints == 0 and top[1] ~= nil and tonumber(top[2]) <= dueBy end
+while paced > pacedBefore and take - spent() >= 8 and dueLeft() do
+  pacedBefore = paced
+  top, needHints = takeDue()
+end
+local more = spent() >= limit or (paced > 0 and dueLeft())
+local nextDue, hints, nextInflight, fullAt = nextCall(top, leaseHead, n > 0 or retook or paced > 0)
+local pacedText = pace and pace.finish() or ''
+return { now, nextDue, needHints, more and 1 or 0, table.concat(hints, ','), out,
+  nextInflight, fullAt, dueBy, table.concat(numbers, ','), redis.call('GET', KEYS[8]) or '0', pacedText }

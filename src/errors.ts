@@ -2,6 +2,9 @@
 // the HTTP layer or the consumer toolkit raise live beside them (src/api/errors.ts, src/consumer/errors.ts) and extend
 // the same DelayQueueError base.
 import { parseOccurrenceId } from './schedule/occurrence-id'
+import type { ErrorDetail, ExistingJob } from './contract/errors'
+
+export type { ErrorDetail, ExistingJob }
 
 /**
  * Codes the Lua scripts return in place of a result (see each script's header): the job scripts' codes, mapped by
@@ -18,11 +21,6 @@ export enum ScriptErrorCode {
   JobDead = -7,
   ScheduleNotFound = JobNotFound,
   ScheduleChanged = -4,
-}
-
-export interface ErrorDetail {
-  path: string
-  message: string
 }
 
 export abstract class DelayQueueError extends Error {
@@ -66,22 +64,6 @@ export class QueueNotFoundError extends DelayQueueError {
   ) {
     super(`no target queue ${JSON.stringify(queue)} in QUEUES (${known.map((q) => JSON.stringify(q)).join(', ')})`)
   }
-}
-
-/**
- * The job that holds a taken id, as a refused create shows it: never the payload, nor whether it equals the one sent
- * (a caller allowed only to create jobs must not read other jobs through a 409, nor test guesses of their payloads
- * against it). A create sent again with its own Idempotency-Key is answered as a replay instead, never with this.
- */
-export interface ExistingJob {
-  id: string
-  queue: string
-  /** As GET shows it: a job waiting for a dispatch retry is "scheduled". */
-  status: 'scheduled' | 'dispatching' | 'dead'
-  /** When it is due (its next dispatch attempt while it waits for a retry; when it died, for a dead job). */
-  runAt: string
-  createdAt: string
-  groupId?: string
 }
 
 export class JobExistsError extends DelayQueueError {

@@ -1,25 +1,16 @@
 // The package's main entry (`serverless-delay-queue`): DelayQueue, which writes straight to Redis, and the types and
 // errors of its contract. Business Lambdas import `serverless-delay-queue/consumer`; callers of the deployed HTTP API
 // import `serverless-delay-queue/api-client`.
-export {
-  DelayQueue,
-  type BatchItemResult,
-  type DelayQueueEngine,
-  type JobInput,
-  type QueueStats,
-  type ScheduledJob,
-  type ScheduleInput,
-  type ScheduleListPage,
-  type ScheduleView,
-} from './direct/delay-queue'
+export { DelayQueue, type BatchItemResult, type DelayQueueEngine, type QueueStats } from './direct/delay-queue'
 export { loadConfig, type Config } from './config'
-export type { FlowChange, FlowControl } from './direct/flow-control'
-export type { FlowSettingInput, FlowTarget } from './flow/flow-names'
-export type { FlowEntry } from './flow/flow-settings'
 export type { ConnectOptions } from './store/redis/redis'
-export type { DispatchError, JobStatus, JobView, QueueCounts } from './store/job-store'
-export type { PendingJob, PendingPage } from './store/pending-page'
-export type { JobMessage } from './sqs/envelope'
+// The contract (src/contract/): what callers send and are answered, and the message consumers receive.
+export type { FlowChange, FlowEntry, FlowSettingInput, FlowTarget } from './contract/flow'
+export type { DispatchError, JobInput, JobStatus, JobView, QueueCounts, ScheduledJob } from './contract/job'
+export type { JobMessage } from './contract/message'
+export type { PendingJob, PendingPage } from './contract/page'
+export type { ScheduleInput, ScheduleListPage, ScheduleView } from './contract/schedule'
+export type { FlowControl } from './direct/flow-control'
 export {
   ConfigError,
   DelayQueueError,
@@ -28,7 +19,6 @@ export {
   JobMaybeDispatchedError,
   IdempotencyKeyReusedError,
   JobExistsError,
-  type ExistingJob,
   JobNotFoundError,
   OccurrenceOfScheduleError,
   PayloadTooLargeError,
@@ -36,5 +26,5 @@ export {
   ScheduleNotFoundError,
   StoreUnavailableError,
   ValidationError,
-  type ErrorDetail,
 } from './errors'
+export type { ErrorDetail, ExistingJob } from './contract/errors'

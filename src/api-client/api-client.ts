@@ -1,6 +1,7 @@
-// DelayQueueApiClient: the deployed HTTP API from another service, with the same methods as DelayQueue (which talks
-// to Redis directly). Every request is signed with SigV4; error answers become DelayQueueApiError / JobConflictError.
-// Every job write carries an Idempotency-Key, so that its retries are recognised by the API itself: none needs a read.
+// DelayQueueApiClient: the deployed API (Function URL or HTTP API) from another service, with the same methods as
+// DelayQueue (which talks to Redis directly). Every request is signed with SigV4; error answers become
+// DelayQueueApiError / JobConflictError. Every job write carries an Idempotency-Key, so that its retries are
+// recognised by the API itself: none needs a read.
 import { regionOf, sigV4Signer, signingServiceOf } from './signer'
 import { DelayQueueApiError } from './errors'
 import { scheduleBatch } from './batch'

@@ -1,30 +1,12 @@
 // What a failed call of the HTTP API throws: the API's error body (`{ "error": { code, message, details } }`) as a
 // typed error. API Gateway's own refusals (a 403 for a missing execute-api:Invoke grant, a 429 throttle) carry no
 // such body: their code comes from the status.
-import type { ExistingJob } from '../errors'
+import type { ApiErrorCode, ErrorDetail, ExistingJob } from '../contract/errors'
 
-/** The API's codes (docs/api.md), plus those of answers API Gateway gives before the API runs. */
-export type ApiErrorCode =
-  | 'ValidationError'
-  | 'NotFound'
-  | 'Conflict'
-  | 'JobMaybeDispatched'
-  | 'PayloadTooLarge'
-  | 'IdempotencyKeyReused'
-  | 'UnsupportedMediaType'
-  | 'Unauthorized'
-  | 'Forbidden'
-  | 'TooManyRequests'
-  | 'ServiceUnavailable'
-  | 'ReplicationUnconfirmed'
-  | 'StoreFull'
-  | 'InternalError'
-  | 'HttpError'
+export type { ApiErrorCode }
 
-export interface ApiErrorDetail {
-  path: string
-  message: string
-}
+/** One refused field (the API's ErrorDetail). */
+export type ApiErrorDetail = ErrorDetail
 
 export class DelayQueueApiError extends Error {
   /** How many HTTP attempts the call made before this answer (retries of 503 / 429 included). */

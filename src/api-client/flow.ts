@@ -1,9 +1,7 @@
 // DelayQueueApiClient.flow: flow control over the HTTP API (docs/flow-control.md), the same methods as DelayQueue.flow.
 // Every call is idempotent (a pause paused twice is paused, a resume of a resumed key puts back nothing), so a call
 // without an answer is sent again.
-import type { FlowChange } from '../direct/flow-control'
-import type { FlowSettingInput, FlowTarget } from '../flow/flow-names'
-import type { FlowEntry } from '../flow/flow-settings'
+import type { FlowChange, FlowEntry, FlowSettingInput, FlowTarget } from '../contract/flow'
 import { call, type Transport } from './transport'
 
 export type { FlowChange, FlowEntry, FlowSettingInput, FlowTarget }

@@ -2,7 +2,7 @@
 // already, and one whose answer was lost may be too: sent again without an id, it would store a second job. So the
 // client gives every job its id before the first attempt, and sends it with the call's Idempotency-Key (kept with the
 // job under its id): a retry of a create the API applied is answered as that create, never stored again.
-import type { JobInput } from '../direct/delay-queue'
+import type { JobInput } from '../contract/job'
 import { newJobId } from '../store/ids'
 
 export type JobWithId = JobInput & { id: string }

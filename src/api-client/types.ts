@@ -1,25 +1,22 @@
 // What the HTTP API takes and answers (docs/api.md), as the API client types them.
 // Re-exported as they are: the API takes and answers the same shapes as DelayQueue.
 export type {
-  JobInput,
   PromoteDueResult,
   QueueStats,
   RunDueInput,
   RunDueResult,
   RunNowAnswer,
-  ScheduledJob,
-  ScheduleInput,
-  ScheduleListPage,
-  ScheduleView,
   TagCancelResult,
-  TagPage,
   WriteOptions,
 } from '../direct/delay-queue'
-export type { ExistingJob } from '../errors'
-export type { JobView } from '../store/job-store'
-export type { PendingJob, PendingPage } from '../store/pending-page'
+// The contract (src/contract/): what the API takes and answers.
+export type { ExistingJob } from '../contract/errors'
+export type { JobInput, JobView, ScheduledJob } from '../contract/job'
+export type { PendingJob, PendingPage } from '../contract/page'
+export type { ScheduleInput, ScheduleListPage, ScheduleView } from '../contract/schedule'
+export type { TagPage } from '../contract/tag'
 
-import type { ExistingJob } from '../errors'
+import type { ExistingJob } from '../contract/errors'
 import type { ApiErrorCode, ApiErrorDetail } from './errors'
 import type { Credentials } from './signer'
 import type { RetryPolicy } from './transport'
@@ -33,9 +30,12 @@ export type BatchResult =
   | { id?: string; error: { code: ApiErrorCode; message: string; details?: ApiErrorDetail[] }; job?: ExistingJob }
 
 export interface ApiClientOptions {
-  /** The API's base URL: the stack's `<service>-<stage>-HttpApiUrl` export (or the local dev stack's address). */
+  /**
+   * The API's base URL: the stack's `<service>-<stage>-ApiFunctionUrl` export (`-HttpApiUrl` with apiEndpoint=httpApi),
+   * or the local dev stack's address. A `lambda-url` host is signed for the service `lambda`, any other for `execute-api`.
+   */
   url: string
-  /** Signing region. Default: from an `execute-api` host name, else AWS_REGION / AWS_DEFAULT_REGION. */
+  /** Signing region. Default: from a `lambda-url` or `execute-api` host name, else AWS_REGION / AWS_DEFAULT_REGION. */
   region?: string
   /** Default: the AWS SDK's default credential chain (in Lambda, the function's role). */
   credentials?: Credentials

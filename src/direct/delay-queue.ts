@@ -27,6 +27,9 @@ import type { TagPage } from '../store/tag-page'
 import type { TagCancelOptions, TagCancelResult } from '../store/tag-cancel'
 import { cancelByTag, listByTag, type TagPageOptions } from './tag-actions'
 import { validateLimit, validateQueueFilter } from './page-rules'
+import type { ScheduledJob } from '../contract/job'
+
+export type { ScheduledJob }
 
 export type {
   BatchItemResult,
@@ -42,21 +45,6 @@ export type {
   TagCancelResult,
   TagPage,
   WriteOptions,
-}
-
-/** A job as stored, without its payload (answers to schedule / reschedule). */
-export interface ScheduledJob {
-  id: string
-  queue: string
-  status: 'scheduled'
-  runAt: string
-  createdAt: string
-  groupId?: string
-  tags?: string[]
-  /** schedule() with onConflict: set when the write went to a job stored under the id (replaced, extended, debounced). */
-  replaced?: true
-  /** Set when an earlier attempt with the same idempotency key stored it: this answer is that attempt's. */
-  replayed?: true
 }
 
 export interface QueueStats extends StoreStats {

@@ -13,6 +13,7 @@ import type { NewSchedule } from '../store/schedule-store'
 import { validateScheduleId } from './id-rules'
 import { tagsSchema } from './tag-rules'
 import { parseIsoWithZone, serializePayload, sharedFields } from './validation'
+import type { ScheduleInput } from '../contract/schedule'
 
 export const MIN_EVERY_MS = 1000
 const FIELDS = [
@@ -51,8 +52,8 @@ export const scheduleInputSchema = z.strictObject({
   tags: tagsSchema,
 })
 
-/** What callers send: see docs/schedules.md, "Input" (the schema's type: the two cannot drift apart). */
-export type ScheduleInput = z.input<typeof scheduleInputSchema>
+/** What callers send: see docs/schedules.md, "Input" (test/api/public-types.test.ts holds it equal to the schema's). */
+export type { ScheduleInput }
 
 export type ScheduleValidationConfig = Pick<Config, 'queues' | 'maxMessageBytes'> & Partial<Pick<Config, 'httpTargets'>>
 

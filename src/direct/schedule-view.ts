@@ -1,32 +1,9 @@
 // A stored schedule as callers see it: the input (times as ISO) plus nextRunAt, lastRunAt, runs and createdAt.
 import type { StoredSchedule } from '../store/schedule-record'
 import { isoTime } from '../shared/iso-time'
+import type { ScheduleListPage, ScheduleView } from '../contract/schedule'
 
-export interface ScheduleView {
-  id: string
-  queue: string
-  payload: unknown
-  cron?: string
-  everyMs?: number
-  timezone: string
-  startAt?: string
-  endAt?: string
-  paused: boolean
-  groupId?: string
-  tags?: string[]
-  /** The pending occurrence's time; null when paused or ended. */
-  nextRunAt: string | null
-  lastRunAt: string | null
-  /** Occurrences handed to SQS so far. */
-  runs: number
-  createdAt: string
-}
-
-export interface ScheduleListPage {
-  schedules: ScheduleView[]
-  /** Pass it back for the next page; null on the last one. */
-  cursor: string | null
-}
+export type { ScheduleListPage, ScheduleView }
 
 /** An optional time field, left out when not set. */
 const timeField = (name: string, ms: number | undefined) => (ms === undefined ? {} : { [name]: isoTime(ms) })

@@ -1,12 +1,12 @@
-// The tag rules, in one place: what a job's tags may be (POST / PUT /jobs, DelayQueue) and what a tag in a query may be
-// (GET / DELETE /jobs?tag=). A tag is stored in the job's record, one a line after the payload, and in its shard's tag
-// index as "<tag>\n<id>" (src/store/tag-index.ts): it never holds "\n", and its alphabet needs no escaping in a URL.
+// The tag checks, in one place: what a job's tags may be (POST / PUT /jobs, DelayQueue) and what a tag in a query may
+// be (GET / DELETE /jobs?tag=), by the contract's pattern and rule (src/contract/ids.ts). A tag is stored in the job's
+// record, one a line after the payload, and in its shard's tag index as "<tag>\n<id>" (src/store/tag-index.ts): it
+// never holds "\n", and its alphabet needs no escaping in a URL.
 import { z } from 'zod'
 import { ValidationError } from '../errors'
+import { MAX_TAGS, TAG_PATTERN, TAG_RULE } from '../contract/ids'
 
-export const MAX_TAGS = 10
-export const TAG_PATTERN = /^[A-Za-z0-9_.:=@/+-]{1,64}$/
-export const TAG_RULE = 'must be 1-64 characters of [A-Za-z0-9_.:=@/+-]'
+export { MAX_TAGS, TAG_PATTERN, TAG_RULE }
 const TAGS_RULE = `must be an array of at most ${MAX_TAGS} distinct tags`
 
 /** A job's `tags`: up to MAX_TAGS distinct tags; an empty array is no tags. */

@@ -7,18 +7,16 @@ import { isFifoQueue } from '../queues'
 import { expectedMessageBytes } from '../sqs/envelope'
 import { PayloadTooLargeError, ValidationError, type ErrorDetail } from '../errors'
 import { newJobId } from '../store/ids'
-import { JOB_ID_PATTERN, JOB_ID_RULE } from './id-rules'
+import { GROUP_ID_PATTERN, GROUP_ID_RULE, JOB_ID_PATTERN, JOB_ID_RULE } from '../contract/ids'
 import { tagsSchema } from './tag-rules'
 import { conflictFields, conflictRules } from './conflict-rules'
 import { flowKeySchema } from '../flow/flow-names'
 import type { NewJob } from '../store/job-store'
 import { isoTime } from '../shared/iso-time'
 import { checkHttpJob } from '../http-target/job-check'
+import type { JobInput } from '../contract/job'
 
 export const MAX_BATCH_JOBS = 100
-/** SQS's own MessageGroupId alphabet (printable ASCII, no space): anything else would be refused at dispatch. */
-const GROUP_ID_PATTERN = /^[\x21-\x7e]{1,128}$/
-const GROUP_ID_RULE = 'must be 1-128 printable ASCII characters without spaces (SQS MessageGroupId rules)'
 const FIELDS = [
   'queue',
   'payload',
@@ -73,8 +71,8 @@ export const jobInputSchema = z.strictObject({
   ...conflictFields,
 })
 
-/** What callers send: the job input of docs/api.md (its type is the schema's, so the two cannot drift apart). */
-export type JobInput = z.input<typeof jobInputSchema>
+/** What callers send: the job input of docs/api.md (test/api/public-types.test.ts holds it equal to the schema's). */
+export type { JobInput }
 
 type RawJob = z.infer<typeof jobInputSchema>
 

@@ -4,12 +4,13 @@
 // bucket gave them, which keeps them in the order they asked. A FIFO group whose job is held holds its later jobs
 // behind it. Jobs without a flow key, of queues without a setting, pass without a Redis call.
 import { isFifoQueue } from '../queues'
-import type { ClaimedJob } from '../scan/claims/claimed-job'
+import type { ClaimedJob, PacedJobs } from '../scan/claims/claimed-job'
 import type { Keyspace } from '../store/keys'
 import type { ScriptedClient } from '../store/scripts'
 import { type FlowHold, holdJobs } from './flow-hold'
 import type { FlowRate } from './flow-names'
 import { NO_FLOW_SETTINGS, type FlowSettings, readFlowSettings } from './flow-settings'
+import { paceSpec } from './flow-pace'
 import { takeFlowTokens } from './flow-take'
 
 /** How long a job held for a pause waits before a scanner looks at it again (a resume brings it forward at once). */
@@ -73,6 +74,7 @@ export class FlowGate {
   private loaded = false
   private reloadedAt = 0
   private readonly blocked = new Map<string, Block>()
+  private paces = ''
   /** How many times the settings were read: a scanner that sees it move forgets how far its shards were claimed. */
   reloads = 0
 
@@ -94,8 +96,27 @@ export class FlowGate {
     this.loaded = true
     this.reloads++
     this.reloadedAt = Date.now()
+    // While anything is paused, claims pace nothing: a paced job held for a pause on its return would keep its pace
+    // time, not its due time, as its place in due order.
+    this.paces = this.settings.paused.size ? '' : paceSpec(this.settings.rates, groupCellMs, this.o.keys.shards.length)
     // A resume or a new rate: groups held under the old settings are decided again when their jobs come back.
     this.blocked.clear()
+  }
+
+  /** The rates claims pace a burst by (src/flow/flow-pace.ts), '' for none. */
+  paceSpec(): string {
+    return this.paces
+  }
+
+  /** Counts the jobs a claim held for their pace as held by their rate (its latest lateness for each). */
+  paced(list: readonly PacedJobs[] | undefined): void {
+    const { observer } = this.o
+    if (!list || !observer?.rateHeld) return
+    for (const { name, count, latestLateMs } of list) {
+      // A key's jobs may be of any queue: only a queue's own rate names it.
+      const queue = name.startsWith('q:') ? name.slice(2) : ''
+      for (let i = 0; i < count; i++) observer.rateHeld(queue, name, latestLateMs)
+    }
   }
 
   /**
@@ -238,9 +259,14 @@ async function askRates(o: FlowGateOptions, settings: FlowSettings, jobs: readon
  * (lua/flow-take.lua), and the rate holds as before.
  */
 export function groupedTime(atMs: number, rate: FlowRate): number {
+  const cell = groupCellMs(rate)
+  if (cell === 0) return atMs
+  return Math.ceil(Math.ceil(atMs / cell) * cell)
+}
+
+/** The grid's cell (ms) of groupedTime for `rate`, 0 when its jobs come back one at a time. */
+export function groupCellMs(rate: FlowRate): number {
   const interval = 1000 / rate.rate
   const size = Math.min(10, rate.burst, Math.floor(HELD_GROUP_MS / interval))
-  if (size <= 1) return atMs
-  const cell = size * interval
-  return Math.ceil(Math.ceil(atMs / cell) * cell)
+  return size <= 1 ? 0 : size * interval
 }

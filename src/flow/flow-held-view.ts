@@ -6,6 +6,7 @@ import type { JobView } from '../store/job-store'
 import type { Keyspace } from '../store/keys'
 import type { ScriptedClient } from '../store/scripts'
 import { flowName, type FlowTarget, flowTarget } from './flow-names'
+import { readFlowSettings } from './flow-settings'
 
 /** A pause of its queue, key or a tag holds it (its place in due order kept), or a rate holds it until `until`. */
 export type HeldReason =
@@ -29,7 +30,8 @@ export async function withHeldReason(
   const pauses = [...names, ...(view.tags ?? []).map((tag) => flowName({ tag }))]
   // Held jobs wait in the inflight set; a job in its due bucket is merely scheduled, whatever sets name it (and costs
   // this one read).
-  if ((await redis.zscore(shard.inflight, view.id)) === null) return view
+  const waitsUntil = await redis.zscore(shard.inflight, view.id)
+  if (waitsUntil === null) return view
   const places = await Promise.all([
     ...pauses.map((name) => redis.zscore(shard.held(name), view.id)),
     ...names.map((name) => redis.zscore(keys.rateShard(name).rateBucket(name).slots, view.id)),
@@ -43,7 +45,32 @@ export async function withHeldReason(
     if (at !== null && at !== undefined)
       return { ...view, held: { reason: 'rate', ...(targetOf(names[i]!) as RatedTarget), until: isoTime(Number(at)) } }
   }
-  return view
+  return pacedReason(redis, keys, view, names, Number(waitsUntil))
+}
+
+/**
+ * A job a claim held for its rate's pace (lua/includes/flowPace.lua) is in no bucket's slots: it waits unleased in the
+ * inflight set, without an error (a dispatch retry has one), under a name with a rate, until its score.
+ */
+async function pacedReason(
+  redis: ScriptedClient,
+  keys: Keyspace,
+  view: JobView,
+  names: readonly string[],
+  untilMs: number,
+): Promise<JobView & { held?: HeldReason }> {
+  const shard = keys.locate(view.id).shard
+  const [lease, failed, settings] = await Promise.all([
+    redis.hget(shard.leases, view.id),
+    redis.hexists(shard.errors, view.id),
+    readFlowSettings(redis, keys),
+  ])
+  if (!lease?.endsWith(':') || failed) return view
+  // The key's rate before its queue's (names: the queue's, then the key's).
+  const name = [...names].reverse().find((n) => settings.rates.has(n))
+  return name
+    ? { ...view, held: { reason: 'rate', ...(targetOf(name) as RatedTarget), until: isoTime(untilMs) } }
+    : view
 }
 
 /** A queue or a key: the targets a rate is set on. */

@@ -2,7 +2,8 @@
 // shard, each write confirmed by replicas as API writes are (src/store/redis/replication.ts): a pause that answered
 // survives a failover right after it.
 import type { Keyspace, ShardKeys } from '../store/keys'
-import { type ReplicationOptions, writeScript } from '../store/redis/replication'
+import type { ReplicationOptions } from '../store/redis/replication'
+import { writeScript } from '../store/redis/write'
 import type { ScriptCall, ScriptedClient } from '../store/scripts'
 
 export function flowSetCall(keys: Keyspace, field: string, value: string | null) {

@@ -2,7 +2,9 @@
 // the same occurrence can never exist twice, and readable back into its schedule and time. Job ids chosen by users
 // never contain "@" (src/direct/id-rules.ts), so the two kinds of id cannot collide.
 
-export const OCCURRENCE_SEPARATOR = '@'
+import { OCCURRENCE_SEPARATOR } from '../contract/ids'
+
+export { OCCURRENCE_SEPARATOR }
 
 export function occurrenceId(scheduleId: string, atMs: number): string {
   return `${scheduleId}${OCCURRENCE_SEPARATOR}${atMs}`

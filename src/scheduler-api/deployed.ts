@@ -6,7 +6,9 @@ import type { SchedulerHandlerOptions } from './handler'
 
 export const DEPLOYED_BASE_PATH = '/scheduler'
 
-export const deployedOptions: Pick<SchedulerHandlerOptions, 'basePath' | 'acceptedServices'> = {
+export const deployedOptions: Pick<SchedulerHandlerOptions, 'basePath' | 'acceptedServices' | 'trustFrontDoorIam'> = {
   basePath: DEPLOYED_BASE_PATH,
   acceptedServices: ['execute-api', 'lambda', 'scheduler'],
+  // The front door's IAM check is the authentication; the header check stays for events that do not say so.
+  trustFrontDoorIam: true,
 }

@@ -11,13 +11,19 @@ import { SchedulerInternalError, SchedulerValidationError } from './errors'
 import { ScheduleGroups } from './groups'
 import { Schedules } from './schedules'
 import { type Parts, runOperation } from './operations'
-import { checkSignature } from './signature'
+import { checkSignature, type SignedBy } from './signature'
 
 export interface SchedulerHandlerOptions {
   /** A path prefix the API may sit under (the HTTP API's "/scheduler"), taken off when present. Default: none. */
   basePath?: string
   /** The SigV4 service names a request may be signed for (default: "scheduler"). */
   acceptedServices?: readonly string[]
+  /**
+   * Deployed: a request whose event says IAM authorization verified its caller (`requestContext.authorizer.iam`, set
+   * by a Function URL or an HTTP API route with AWS_IAM) is taken as signed, in the function's region, whether or not
+   * the front door passed the Authorization header on. Never locally: there nothing verified it.
+   */
+  trustFrontDoorIam?: boolean
   /** The account in ARNs when the request does not tell (locally). */
   account?: string
   logger?: Log
@@ -35,7 +41,7 @@ export function createSchedulerHandler(engine: Engine, options: SchedulerHandler
   return async (event) => {
     try {
       const headers = lowerCased(event.headers)
-      const signed = checkSignature(headers, options.acceptedServices)
+      const signed = verifiedByFrontDoor(event, options) ?? checkSignature(headers, options.acceptedServices)
       const path = base && event.rawPath.startsWith(`${base}/`) ? event.rawPath.slice(base.length) : event.rawPath
       const output = await runOperation(
         {
@@ -59,6 +65,13 @@ export function createSchedulerHandler(engine: Engine, options: SchedulerHandler
       return errorAnswer(error)
     }
   }
+}
+
+function verifiedByFrontDoor(event: APIGatewayProxyEventV2, options: SchedulerHandlerOptions): SignedBy | undefined {
+  if (!options.trustFrontDoorIam) return undefined
+  const authorizer = (event.requestContext as { authorizer?: { iam?: unknown } }).authorizer
+  if (!authorizer?.iam) return undefined
+  return { region: process.env.AWS_REGION ?? 'us-east-1', service: 'iam' }
 }
 
 function lowerCased(headers: Record<string, string | undefined> = {}): Record<string, string | undefined> {

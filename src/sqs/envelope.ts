@@ -3,24 +3,9 @@ import { createHash } from 'node:crypto'
 import { parseOccurrenceId } from '../schedule/occurrence-id'
 import { isoTime } from '../shared/iso-time'
 import { rawInputBody } from './raw-input'
+import type { JobMessage } from '../contract/message'
 
-export interface JobMessage<Payload = unknown> {
-  id: string
-  queue: string
-  payload: Payload
-  /** When the job was due (ISO). */
-  runAt: string
-  createdAt: string
-  /**
-   * When the scanner handed it to SQS (ISO): the moment its message was built, just before SendMessageBatch. Like
-   * runAt and createdAt, on Redis's clock (the scanner's own clock converted with the offset it measures).
-   */
-  dispatchedAt: string
-  /** Occurrences of a recurring schedule only: the schedule's id. */
-  scheduleId?: string
-  /** Occurrences of a recurring schedule only: the time this occurrence stands for (ISO; equals runAt). */
-  occurrenceAt?: string
-}
+export type { JobMessage }
 
 /** Message attribute carrying the job id, so consumers and tools can see it without parsing the body. */
 export const JOB_ID_ATTRIBUTE = 'jobId'

@@ -3,7 +3,9 @@
 // its id (a prefix our own API's users are told not to use, docs/scheduler-api.md) and its payload, a JSON string
 // holding the Input text; an occurrence of such a recurring schedule carries the same prefix.
 
-export const SCHEDULER_JOB_PREFIX = 'scheduler:'
+import { SCHEDULER_JOB_PREFIX } from '../contract/ids'
+
+export { SCHEDULER_JOB_PREFIX }
 
 /** The message body of a Scheduler-made job (its Input), or undefined for every other job (enveloped as always). */
 export function rawInputBody(id: string, payloadJson: string): string | undefined {

@@ -16,6 +16,12 @@ export const DEEP_PAGE_WINDOW_MS = 60_000
 /** Who asks, as the count's key names it: a digest, so that no identity is written to Redis. */
 const callerDigest = (caller: string) => createHash('sha256').update(caller).digest('hex').slice(0, 32)
 
+/** lua/deep-page-rate.lua's verdict, the first element of its reply. */
+export enum DeepPageVerdict {
+  Allowed = 1,
+  Limited = 0,
+}
+
 /** lua/deep-page-rate.lua: [1, ms left] when the page may go on, [0, ms left] when the caller is over its limit. */
 export function deepPageRateCall(keys: Keyspace, caller: string, limit: number): ScriptCall<[number, number]> {
   return {
@@ -33,5 +39,6 @@ export async function countDeepPage(
   limit = DEEP_PAGES_PER_WINDOW,
 ): Promise<void> {
   const [allowed, leftMs] = await runScript(redis, deepPageRateCall(keys, caller ?? '(in-process)', limit))
-  if (allowed !== 1) throw new DeepPagesLimitedError(Math.max(1, Math.ceil(Number(leftMs) / 1000)))
+  if (allowed !== DeepPageVerdict.Allowed)
+    throw new DeepPagesLimitedError(Math.max(1, Math.ceil(Number(leftMs) / 1000)))
 }

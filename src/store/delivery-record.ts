@@ -4,21 +4,9 @@
 // receipt retention: the receipt itself stays the compact record the ack writes (src/store/receipt.ts).
 import type { Keyspace } from './keys'
 import type { RedisClient } from './scripts'
+import type { DeliveryRecord } from '../contract/job'
 
-export interface DeliveryRecord {
-  /** delivered: a 2xx; retrying: the call failed and SQS brings the job back; dead-lettered: in the DLQ, not retried. */
-  outcome: 'delivered' | 'retrying' | 'dead-lettered'
-  /** The last call's HTTP status; absent when no answer came (timeout, refused address, connection error). */
-  status?: number
-  /** The first bytes of the last answer's body (src/http-target/send-request.ts: EXCERPT_BYTES). */
-  excerpt?: string
-  /** Calls made so far (the SQS receive count of the last one). */
-  attempts: number
-  /** Why it failed, when it did. */
-  reason?: string
-  /** When the last call ended (ISO). */
-  at: string
-}
+export type { DeliveryRecord }
 
 /** As kept: also which dispatch of the id it is about (its runAt and createdAt), not shown in the job's lookup. */
 export interface KeptDelivery extends DeliveryRecord {

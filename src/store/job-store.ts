@@ -8,60 +8,33 @@ import type { NewJob } from './new-job'
 import { decodeRecord, groupLine } from './record'
 import { readPendingPage, type PendingPage, type PendingQuery } from './pending-page'
 import { decodeReceipt, receiptHours, type DispatchReceipt } from './receipt'
-import { readDelivery, type DeliveryRecord } from './delivery-record'
+import { readDelivery } from './delivery-record'
 import { replayedResult } from './replayed-write'
 import { guard } from './redis/redis-errors'
 import { readStats, type StoreStats } from './stats'
-import { writeScript, type ReplicationOptions } from './redis/replication'
+import type { ReplicationOptions } from './redis/replication'
+import { writeScript } from './redis/write'
 import type { ScanStartOptions } from '../on-demand/start/scan-start'
-import { cancelCall, decodeEnqueue, enqueueCall, EnqueueStatus, getCall, type EnqueueReply } from './script-calls'
+import {
+  CancelStatus,
+  cancelCall,
+  decodeEnqueue,
+  enqueueCall,
+  EnqueueStatus,
+  getCall,
+  type EnqueueReply,
+} from './script-calls'
 import { enqueueMode } from './upsert-modes'
 import type { ScriptCall } from './scripts'
 import { rideOut } from './redis/ride-out'
 import { runScript, type ScriptedClient } from './scripts'
 import { writePerShard } from './redis/shard-writes'
 import { isoTime } from '../shared/iso-time'
+import type { DispatchError, JobStatus, JobView } from '../contract/job'
+
+export type { DispatchError, JobStatus, JobView }
 
 export type { NewJob } from './new-job'
-
-/** `dispatched`: SQS accepted it; what its dispatch receipt keeps (DISPATCH_RECEIPT_TTL_MS), no payload. */
-export type JobStatus = 'scheduled' | 'dispatching' | 'dead' | 'dispatched'
-
-export interface DispatchError {
-  attempts: number
-  at: string
-  message: string
-  /** A send of it failed in a way SQS may still have accepted: it may run already, and cannot be cancelled. */
-  maybeSent?: true
-}
-
-/**
- * The API's job view (docs/api.md), plus `attempts` / `lastError` once a dispatch to SQS has failed, and the dead
- * state. A dispatched job (its receipt) has no payload, and has dueAt, acceptedAt, messageId, attempts (and createdAt,
- * in receipts written since they keep it).
- */
-export interface JobView {
-  id: string
-  queue: string
-  runAt: string
-  status: JobStatus
-  payload?: unknown
-  groupId?: string
-  tags?: string[]
-  /** Its flow key (docs/flow-control.md). */
-  flowKey?: string
-  createdAt?: string
-  attempts?: number
-  lastError?: DispatchError
-  /** Dispatched: when it was due (as runAt). */
-  dueAt?: string
-  /** Dispatched: when SQS accepted it (Redis's clock, as the scanner measured it). */
-  acceptedAt?: string
-  /** Dispatched: the SQS message id. */
-  messageId?: string
-  /** Dispatched to an HTTP target queue: what the forwarder's calls got (src/store/delivery-record.ts). */
-  delivery?: DeliveryRecord
-}
 
 export interface EnqueueResult {
   id: string
@@ -173,7 +146,7 @@ export class JobStore {
     const location = this.keys.locate(id)
     const { reply, unconfirmed } = await this.write(location.shard, cancelCall(location, id))
     const code = Number(reply)
-    if (code !== 1) throw scriptError(code as ScriptErrorCode, id)
+    if (code !== CancelStatus.Cancelled) throw scriptError(code as ScriptErrorCode, id)
     this.confirmed(undefined, unconfirmed)
   }
 

@@ -86,6 +86,11 @@ export class ShardKeys {
    * each change, so a claim (lua/claim.lua) tells its scanner in its own slot when to read the settings again.
    */
   readonly flowEpoch: string
+  /**
+   * Flow control: a HASH rate name -> the theoretical arrival time (ms) of this shard's own bucket of that rate, by which
+   * a claim holds a burst's jobs beyond the rate (lua/includes/flowPace.lua); expires once no name holds a debt.
+   */
+  readonly flowPace: string
 
   constructor(
     prefix: string,
@@ -110,6 +115,7 @@ export class ShardKeys {
     this.tags = `${this.tag}:tags`
     this.scheduleTags = `${this.tag}:schedule-tags`
     this.flowEpoch = `${this.tag}:flow-epoch`
+    this.flowPace = `${this.tag}:flow-pace`
   }
 
   /**

@@ -42,6 +42,13 @@ export interface WalkStartParams {
   candidates: readonly string[]
 }
 
+/** lua/walk-start.lua's numeric replies ("full" when there is no room). */
+export enum WalkStartStatus {
+  Made = 1,
+  /** The walk holds a position already. */
+  Held = 0,
+}
+
 /**
  * lua/walk-start.lua: 1 when the walk's frontier was made on the shard, 0 when the walk holds a position already,
  * "full" when there is no room (the cap of walks, the budget, the node's memory).
@@ -82,6 +89,13 @@ export interface WalkAdvanceParams {
   raise: readonly { bucketNo: string; bound: number }[]
   /** Buckets with nothing after the page's end. */
   forget: readonly string[]
+}
+
+/** lua/walk-advance.lua's replies. */
+export enum WalkAdvanceStatus {
+  Written = 1,
+  /** The walk no longer holds the position the page started from: nothing written. */
+  NotHeld = 0,
 }
 
 /** lua/walk-advance.lua: 1 when written, 0 when the walk no longer holds `held` (nothing written). */

@@ -32,18 +32,12 @@ import { decodeRecord, RECORD_HEADER_LINES } from './record'
 import { readRecordHeads } from './record-heads'
 import type { ScriptedClient } from './scripts'
 import { isoTime } from '../shared/iso-time'
+import type { PendingJob, PendingPage } from '../contract/page'
+
+export type { PendingJob, PendingPage }
 
 /** Buckets of one shard a page reads at most (a copy's first pages: 4 pages to warm a 16,384-bucket frontier). */
 export const DEEP_PAGE_BUCKETS = 4_096
-
-export interface PendingJob {
-  id: string
-  queue: string
-  runAt: string
-  groupId?: string
-  createdAt: string
-  payloadBytes: number
-}
 
 /** What a page is asked for: `caller` is who asks (src/store/deep-page-rate.ts); null or left out for code. */
 export interface PendingQuery {
@@ -51,12 +45,6 @@ export interface PendingQuery {
   limit?: number
   cursor?: string | null
   caller?: string | null
-}
-
-export interface PendingPage {
-  jobs: PendingJob[]
-  /** Pass it back for the next page; null at the end. A page for one queue may be short and still have a cursor. */
-  cursor: string | null
 }
 
 /** Most candidates one page examines for a queue filter (the other queues' jobs are read and skipped). */

@@ -24,7 +24,7 @@
 // page again) starts a walk of its own under a new name: a live frontier is never overwritten.
 import { randomBytes } from 'node:crypto'
 import type { ShardKeys } from './keys'
-import { walkAdvanceCall, walkStartCall } from './ops-script-calls'
+import { walkAdvanceCall, WalkAdvanceStatus, walkStartCall, WalkStartStatus } from './ops-script-calls'
 import { before, type Due, newWalk, type PendingCursor } from './pending-cursor'
 import { runScript, type ScriptedClient } from './scripts'
 
@@ -164,7 +164,7 @@ async function startWalk(
     candidates,
   })
   try {
-    return (await runScript(redis, call)) === 1
+    return (await runScript(redis, call)) === WalkStartStatus.Made
   } catch (e) {
     // Redis full: this page reads the index as it is, slower.
     if (e instanceof Error && e.name === 'ReplyError' && e.message.startsWith('OOM')) return false
@@ -235,5 +235,5 @@ async function advance(
     raise: updates.flatMap((u) => ('bound' in u ? [{ bucketNo: u.bucketNo, bound: u.bound }] : [])),
     forget: updates.flatMap((u) => ('forget' in u ? [u.bucketNo] : [])),
   })
-  return (await runScript(redis, call)) === 1
+  return (await runScript(redis, call)) === WalkAdvanceStatus.Written
 }

@@ -4,7 +4,7 @@
 // as for a replace or a cancel.
 import { type ScriptErrorCode, scriptError, ValidationError } from '../errors'
 import type { JobLocation, Keyspace, ShardKeys } from './keys'
-import { writeScript } from './redis/replication'
+import { writeScript } from './redis/write'
 import { jobSideKeys } from './script-calls'
 import type { ScriptCall } from './scripts'
 import type { JobStore } from './job-store'
@@ -51,6 +51,14 @@ interface Position {
 
 /** When promote moves a job: now (unless due already), a delay after Redis's clock, or a time. */
 export type MoveTo = { now: true } | { delayMs: number } | { atMs: number }
+
+/** lua/promote.lua's success codes, the first element of its array reply (a number reply is a ScriptErrorCode). */
+export enum PromoteStatus {
+  /** { 1, dueMs, previousDueMs }: the job was moved. */
+  Moved = 1,
+  /** { 2, dueMs }: "now" asked of a job due already, unchanged. */
+  DueAlready = 2,
+}
 
 export function promoteCall(
   { shard, bucket, bucketNo }: JobLocation,
@@ -108,7 +116,7 @@ export class Promoter {
     const { reply, unconfirmed } = await this.write(location.shard, promoteCall(location, id, to))
     if (typeof reply === 'number' || !Array.isArray(reply)) throw scriptError(Number(reply) as ScriptErrorCode, id)
     const [code, now, before] = reply.map(Number) as [number, number, number?]
-    if (code === 1 && unconfirmed) throw unconfirmed
+    if (code === PromoteStatus.Moved && unconfirmed) throw unconfirmed
     return { id, runAtMs: now, previousRunAtMs: before ?? now }
   }
 

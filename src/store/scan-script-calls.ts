@@ -20,15 +20,31 @@ export interface ClaimParams {
    * within the full request's ten when fullBy is later than their window's end).
    */
   windowMs: number
+  /** The rates a claim paces a burst by (src/flow/flow-pace.ts paceSpec); '' or absent: none. */
+  paces?: string
   /** Bucket numbers the caller expects to be due: their keys go to KEYS, their numbers to ARGV. */
   hints: readonly string[]
 }
 
 /**
  * lua/claim.lua: { now, nextDue, needHints, more, hints joined by ',', flat jobs: id, record, ..., nextInflight,
- * fullAt, dueBy, the jobs' numbers joined by ',': dueMs, attempt, orderMs, ..., the flow settings' version }.
+ * fullAt, dueBy, the jobs' numbers joined by ',': dueMs, attempt, orderMs, ..., the flow settings' version, the jobs
+ * held for their pace per rate name }.
  */
-export type ClaimReply = [number, number, number, number, string, string[], number, number, number, string, string]
+export type ClaimReply = [
+  number,
+  number,
+  number,
+  number,
+  string,
+  string[],
+  number,
+  number,
+  number,
+  string,
+  string,
+  string?,
+]
 
 /** A claim reply's jobs, in claim order: `each` gets a job's id, record and numbers (no object made per job). */
 export function forEachClaimed(
@@ -60,6 +76,7 @@ export function claimCall(shard: ShardKeys, p: ClaimParams): ScriptCall<ClaimRep
       dead: shard.dead,
       counts: shard.counts,
       flowEpoch: shard.flowEpoch,
+      flowPace: shard.flowPace,
       buckets: p.hints.map((b) => shard.bucket(b)),
     },
     args: {
@@ -72,6 +89,7 @@ export function claimCall(shard: ShardKeys, p: ClaimParams): ScriptCall<ClaimRep
       fullCount: p.fullCount,
       fullBy: p.fullBy,
       windowMs: p.windowMs,
+      paces: p.paces ?? '',
       bucketNos: p.hints,
     },
   }
@@ -230,6 +248,14 @@ export function relayHandBackCall(relayKey: string, owner: string, predecessor: 
 /** lua/scanner-alive.lua: how many runs are alive on the shard, this one included. */
 export function scannerAliveCall(shard: ShardKeys, owner: string, ttlMs: number): ScriptCall<number> {
   return { script: 'sdqScannerAlive', keys: { scanner: shard.scannerAlive }, args: { owner, ttlMs } }
+}
+
+/** lua/scanner-retire.lua's verdict, the first element of its reply. */
+export enum ScannerRetireStatus {
+  /** The run's name is off the shard (or was not there). */
+  Removed = 1,
+  /** Work is due within the horizon: the run stays. */
+  Kept = 0,
 }
 
 /** lua/scanner-retire.lua: [1, 0] when the run's name is off the shard, [0, untilDueMs] when work is due too soon. */

@@ -31,7 +31,13 @@ export interface SchedulePutParams {
   tags?: readonly string[]
 }
 
-/** lua/schedule-put.lua: { 1 | 2, version, pendingMs | -1, runs, lastRunMs | -1, createdAtMs }, or { 0 } / { -4 }. */
+/** lua/schedule-put.lua's success codes, the first element of its reply (0 or a negative one is a ScriptErrorCode). */
+export enum SchedulePutStatus {
+  Created = 1,
+  Replaced = 2,
+}
+
+/** lua/schedule-put.lua: { SchedulePutStatus, version, pendingMs | -1, runs, lastRunMs | -1, createdAtMs }, or { 0 } / { -4 }. */
 export type SchedulePutReply = number[]
 
 export function schedulePutCall(at: JobLocation, p: SchedulePutParams): ScriptCall<SchedulePutReply> {

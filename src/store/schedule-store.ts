@@ -7,8 +7,9 @@ import { verifyLayout } from './layout'
 import { guard } from './redis/redis-errors'
 import { readRecordHeads } from './record-heads'
 import { decodeScheduleRecord, SCHEDULE_HEADER_LINES, type ScheduleSpec, type StoredSchedule } from './schedule-record'
-import { writeScript, type ReplicationOptions } from './redis/replication'
-import { scheduleDeleteCall, schedulePutCall } from './schedule-script-calls'
+import type { ReplicationOptions } from './redis/replication'
+import { writeScript } from './redis/write'
+import { scheduleDeleteCall, schedulePutCall, SchedulePutStatus } from './schedule-script-calls'
 import type { ScriptedClient } from './scripts'
 
 export interface NewSchedule {
@@ -62,7 +63,7 @@ export class ScheduleStore {
     }
     if (unconfirmed) throw unconfirmed
     return {
-      created: code === 1,
+      created: code === SchedulePutStatus.Created,
       schedule: {
         version: version!,
         pendingMs: pending! < 0 ? null : pending!,

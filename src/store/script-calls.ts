@@ -141,7 +141,12 @@ export function getCall(
   }
 }
 
-/** lua/cancel.lua: 1, or a ScriptErrorCode. */
+/** lua/cancel.lua's one success code (any other reply is a ScriptErrorCode). */
+export enum CancelStatus {
+  Cancelled = 1,
+}
+
+/** lua/cancel.lua: CancelStatus.Cancelled, or a ScriptErrorCode. */
 export function cancelCall({ shard, bucket, bucketNo }: JobLocation, id: string): ScriptCall<number> {
   return {
     script: 'sdqCancel',

@@ -60,6 +60,7 @@ import flowHoldLua from '../../lua/flow-hold.lua'
 import flowSetLua from '../../lua/flow-set.lua'
 import flowResumeLua from '../../lua/flow-resume.lua'
 import flowTakeLua from '../../lua/flow-take.lua'
+import flowPace from '../../lua/includes/flowPace.lua'
 import tagPromoteLua from '../../lua/tag-promote.lua'
 
 export type RedisClient = Redis | Cluster
@@ -93,6 +94,7 @@ export const LUA_HELPERS: Readonly<Record<string, string>> = {
   addOccurrence,
   keepReceipt,
   expireReceipts,
+  flowPace,
 }
 
 /** The scripts by command name, as written in lua/ (before their helpers are prepended). */

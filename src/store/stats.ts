@@ -4,15 +4,9 @@ import type { Keyspace } from './keys'
 import { decodeCounterField } from './job-state'
 import type { ScriptedClient } from './scripts'
 import { isoTime } from '../shared/iso-time'
+import type { QueueCounts } from '../contract/job'
 
-export interface QueueCounts {
-  /** Accepted and not yet in SQS: scheduled, being dispatched, or waiting for a dispatch retry. */
-  pending: number
-  /** Refused by SQS too many times: see the dead set. */
-  dead: number
-  /** Handed to SQS since the store was created. */
-  dispatched: number
-}
+export type { QueueCounts }
 
 export interface StoreStats {
   queues: Record<string, QueueCounts>

@@ -8,10 +8,11 @@
 // connection) and is called again goes on with what is left; jobs found in flight are found again, and counted again.
 // Jobs given the tag while the cancel runs are cancelled if their id comes after the step that is under way.
 import type { Keyspace, ShardKeys } from './keys'
-import { writeScript, type ReplicationOptions } from './redis/replication'
+import type { ReplicationOptions } from './redis/replication'
+import { writeScript } from './redis/write'
 import { rideOut } from './redis/ride-out'
 import type { ScriptCall, ScriptedClient } from './scripts'
-import { tagIds } from './tag-index'
+import { bucketsOf, tagIds } from './tag-index'
 
 /** Jobs one step cancels at most: ~4 ms of Redis on average, well under 50 ms at worst (docs/tags-and-upserts.md). */
 export const TAG_CANCEL_STEP_JOBS = 100
@@ -54,18 +55,7 @@ export function tagCancelCall(
   ids: readonly string[],
   next: number,
 ): ScriptCall<TagCancelReply> {
-  const buckets: string[] = []
-  const at = new Map<string, number>()
-  const jobs: (string | number)[] = []
-  for (const id of ids) {
-    const { bucket, bucketNo } = keys.locate(id)
-    let n = at.get(bucket)
-    if (n === undefined) {
-      n = 9 + buckets.push(bucket)
-      at.set(bucket, n)
-    }
-    jobs.push(id, bucketNo, n)
-  }
+  const { buckets, jobs } = bucketsOf(keys, ids, 9)
   return {
     script: 'sdqTagCancel',
     keys: {

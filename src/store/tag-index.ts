@@ -8,7 +8,7 @@
 //
 // A tag's jobs are a lexicographic range (ZRANGE BYLEX): tags never hold a byte below "\v" (src/direct/tag-rules.ts),
 // so "[<tag>\n" .. "(<tag>\v" holds exactly that tag's entries, in id order, across every state.
-import type { ShardKeys } from './keys'
+import type { Keyspace, ShardKeys } from './keys'
 import type { RedisClient } from './scripts'
 
 /** The index entry of one tag of one job. */
@@ -30,4 +30,29 @@ export async function tagIds(
 /** How many jobs the index holds under `tag` on `shard` (ZLEXCOUNT: no member crosses). */
 export function tagCount(redis: RedisClient, shard: ShardKeys, tag: string): Promise<number> {
   return redis.zlexcount(shard.tags, `[${tag}\n`, `(${tag}\v`)
+}
+
+/**
+ * The due buckets of `ids` for a script step over them (lua/tag-cancel.lua, lua/tag-promote.lua): each bucket once,
+ * as the KEYS that follow the script's `fixedKeys` fixed ones, and per job its id, bucket number and that KEYS index.
+ * A bucket is named by the id alone, so a step must be given its jobs' buckets in KEYS (Cluster-safe) before it runs.
+ */
+export function bucketsOf(
+  keys: Keyspace,
+  ids: readonly string[],
+  fixedKeys: number,
+): { buckets: string[]; jobs: (string | number)[] } {
+  const buckets: string[] = []
+  const at = new Map<string, number>()
+  const jobs: (string | number)[] = []
+  for (const id of ids) {
+    const { bucket, bucketNo } = keys.locate(id)
+    let n = at.get(bucket)
+    if (n === undefined) {
+      n = fixedKeys + buckets.push(bucket)
+      at.set(bucket, n)
+    }
+    jobs.push(id, bucketNo, n)
+  }
+  return { buckets, jobs }
 }

@@ -2,7 +2,6 @@
 // ids from its tag index (src/store/tag-index.ts), read on every shard at once and merged, then each shown job looked
 // up (lua/get.lua, all at once). The cursor is the last id shown: the next page starts after it on every shard. A
 // snapshot of a moving queue, as the pending list is: a job sent or cancelled between the two reads is left out.
-import type { PendingJob } from './pending-page'
 import { decodeRecord } from './record'
 import { rideOut } from './redis/ride-out'
 import { getCall } from './script-calls'
@@ -10,18 +9,9 @@ import { runScript } from './scripts'
 import type { JobStore } from './job-store'
 import { tagIds } from './tag-index'
 import { isoTime } from '../shared/iso-time'
+import type { TaggedJob, TagPage } from '../contract/tag'
 
-/** A pending list's row, with the job's status (a retry due counts as scheduled) and its tags. */
-export interface TaggedJob extends PendingJob {
-  status: 'scheduled' | 'dispatching' | 'dead'
-  tags: string[]
-}
-
-export interface TagPage {
-  jobs: TaggedJob[]
-  /** Pass it back for the next page; null at the end. */
-  cursor: string | null
-}
+export type { TaggedJob, TagPage }
 
 export async function readTagPage(
   store: Pick<JobStore, 'redis' | 'keys'>,

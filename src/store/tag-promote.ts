@@ -8,10 +8,11 @@
 // to go on from. A job a scanner holds (or whose dispatch retry is pending) is counted as in flight, not promoted.
 import { ValidationError } from '../errors'
 import type { Keyspace, ShardKeys } from './keys'
-import { writeScript, type ReplicationOptions } from './redis/replication'
+import type { ReplicationOptions } from './redis/replication'
+import { writeScript } from './redis/write'
 import { rideOut } from './redis/ride-out'
 import type { ScriptCall, ScriptedClient } from './scripts'
-import { tagIds } from './tag-index'
+import { bucketsOf, tagIds } from './tag-index'
 
 /** Jobs one step promotes at most (the same bound as a cancel by tag's step). */
 export const TAG_PROMOTE_STEP_JOBS = 100
@@ -45,18 +46,7 @@ export function tagPromoteCall(
   ids: readonly string[],
   o: { beforeMs?: number; next: number },
 ): ScriptCall<TagPromoteReply> {
-  const buckets: string[] = []
-  const at = new Map<string, number>()
-  const jobs: (string | number)[] = []
-  for (const id of ids) {
-    const { bucket, bucketNo } = keys.locate(id)
-    let n = at.get(bucket)
-    if (n === undefined) {
-      n = 4 + buckets.push(bucket)
-      at.set(bucket, n)
-    }
-    jobs.push(id, bucketNo, n)
-  }
+  const { buckets, jobs } = bucketsOf(keys, ids, 4)
   return {
     script: 'sdqTagPromote',
     keys: { jobs: shard.jobs, index: shard.index, dead: shard.dead, tags: shard.tags, buckets },

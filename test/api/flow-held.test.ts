@@ -1,6 +1,6 @@
 // A pending job that flow control holds (src/flow/flow-gate.ts) has left the due list; GET /jobs/{id} says why it
 // waits: a pause of its queue or key (with its place in due order), or its key's rate (with its send time).
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
 import { FlowGate } from '../../src/flow/flow-gate'
 import { Leases } from '../../src/scan/claims/leases'
 import { bodyOf, request, testApi } from './api-helpers'
@@ -8,9 +8,12 @@ import { bodyOf, request, testApi } from './api-helpers'
 const api = testApi()
 afterAll(() => api.close())
 
-/** One scanner's claim of every due job, decided by the flow gate as the scan loop does: held ones stay in Redis. */
-async function claimThroughGate() {
-  const { redis, keys } = api.engine
+/**
+ * One scanner's claim of every due job, decided by the flow gate as the scan loop does: held ones stay in Redis.
+ * `paced`: the claim paces rate-limited keys as the scan loop's does (lua/includes/flowPace.lua).
+ */
+async function claimThroughGate(paced = false, on = api) {
+  const { redis, keys } = on.engine
   const leases = new Leases(
     redis,
     { leaseMs: 30_000, maxAttempts: 5, backoffBaseMs: 1_000, backoffMaxMs: 60_000 },
@@ -20,7 +23,8 @@ async function claimThroughGate() {
   await gate.reload()
   const sent: string[] = []
   for (const shard of keys.shards) {
-    const claim = await leases.claim(shard, await leases.seedHints(shard, 100), 100)
+    const hints = await leases.seedHints(shard, 100)
+    const claim = await leases.claim(shard, hints, 100, undefined, paced ? gate.paceSpec() : '')
     sent.push(...(await gate.pass(claim.jobs)).map((j) => j.id))
   }
   return sent
@@ -59,5 +63,28 @@ describe('held jobs in the job view', () => {
     expect(Date.parse(mail2.held.until)).toBeGreaterThan(Date.now())
     expect(mail2.runAt).toBe(mail2.held.until)
     expect(later.held).toBeUndefined()
+  })
+
+  it('shows a job its claim held for its key rate as held by that rate, until the time it comes back', async () => {
+    // prepare: one shard (claims pace only then); key "pace" at 1 job a second; three jobs due now
+    const one = testApi({ SHARDS: '1' })
+    onTestFinished(() => one.close())
+    await one.call(request('PUT', '/flow/keys/pace', { body: { rate: 1, burst: 1 } }))
+    for (const id of ['pace-1', 'pace-2', 'pace-3'])
+      await one.call(request('POST', '/jobs', { body: { id, queue: 'emails', payload: {}, flowKey: 'pace' } }))
+    // act: the claim paces the key (the jobs it holds never reach the gate)
+    const sent = await claimThroughGate(true, one)
+    const views = await Promise.all(
+      ['pace-1', 'pace-2', 'pace-3'].map(async (id) => bodyOf(await one.call(request('GET', `/jobs/${id}`)))),
+    )
+    // assess: one left; the other two wait for the key's rate, until their runAt
+    expect(sent).toHaveLength(1)
+    const held = views.filter((v) => v.held)
+    expect(held).toHaveLength(2)
+    for (const v of held) {
+      expect(v).toMatchObject({ status: 'scheduled', held: { reason: 'rate', flowKey: 'pace' } })
+      expect(v.runAt).toBe(v.held.until)
+      expect(Date.parse(v.held.until)).toBeGreaterThan(Date.now())
+    }
   })
 })

@@ -611,13 +611,20 @@ describe('serverless package --param=scanMode=on-demand --param=apiEndpoint=func
 
   it('serves the API through a Function URL with AWS_IAM auth and no HTTP API', () => {
     const urls = Object.values(res).filter((r) => r.Type === 'AWS::Lambda::Url')
-    expect(urls).toEqual([
-      { Type: 'AWS::Lambda::Url', Properties: { AuthType: 'AWS_IAM', TargetFunctionArn: getAtt('ApiLambdaFunction') } },
-      {
-        Type: 'AWS::Lambda::Url',
-        Properties: { AuthType: 'AWS_IAM', TargetFunctionArn: getAtt('SchedulerLambdaFunction') },
-      },
-    ])
+    // in any order: the template's resource order follows osls's, not a promise
+    expect(urls).toHaveLength(2)
+    expect(urls).toEqual(
+      expect.arrayContaining([
+        {
+          Type: 'AWS::Lambda::Url',
+          Properties: { AuthType: 'AWS_IAM', TargetFunctionArn: getAtt('ApiLambdaFunction') },
+        },
+        {
+          Type: 'AWS::Lambda::Url',
+          Properties: { AuthType: 'AWS_IAM', TargetFunctionArn: getAtt('SchedulerLambdaFunction') },
+        },
+      ]),
+    )
     expect(Object.values(res).filter((r) => r.Type.startsWith('AWS::ApiGatewayV2::'))).toEqual([])
     // Its address is exported in place of the HTTP API's.
     expect(outputs.ApiLambdaFunctionUrl).toMatchObject({
@@ -628,6 +635,12 @@ describe('serverless package --param=scanMode=on-demand --param=apiEndpoint=func
     expect(outputs.SchedulerApiUrl).toMatchObject({
       Value: { 'Fn::GetAtt': ['SchedulerLambdaFunctionUrl', 'FunctionUrl'] },
       Export: { Name: 'serverless-delay-queue-prod-SchedulerApiUrl' },
+    })
+    // and what a caller's role is granted invoke rights on, beside each URL
+    expect(outputs.ApiFunctionArn).toMatchObject({ Value: { 'Fn::GetAtt': ['ApiLambdaFunction', 'Arn'] } })
+    expect(outputs.SchedulerFunctionArn).toMatchObject({
+      Value: { 'Fn::GetAtt': ['SchedulerLambdaFunction', 'Arn'] },
+      Export: { Name: 'serverless-delay-queue-prod-SchedulerFunctionArn' },
     })
   })
 })

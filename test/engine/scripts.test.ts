@@ -185,9 +185,9 @@ describe('script calls', () => {
     // act
     const flat = Object.values(calls.sdqClaim.keys).flat()
     // assess
-    expect(flat).toHaveLength(10)
+    expect(flat).toHaveLength(11)
     expect(flat.every((key) => key.startsWith(`${shard.tag}:`))).toBe(true)
-    expect(flat.slice(8)).toEqual([shard.bucket('0'), shard.bucket('3')])
+    expect(flat.slice(9)).toEqual([shard.bucket('0'), shard.bucket('3')])
   })
 
   it("puts an occurrence ack's buckets in KEYS once each, and points each occurrence at its bucket", () => {

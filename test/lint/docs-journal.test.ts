@@ -17,6 +17,11 @@ const JOURNAL_PHRASES: { pattern: RegExp; why: string }[] = [
   { pattern: /\b(?:helper|session) h?\d{2,}\b/i, why: 'who ran what' },
   { pattern: /\b(?:today|yesterday|this morning|this afternoon|tonight)\b/i, why: 'a day' },
   { pattern: /\b(?:measured|ran|run|taken|recorded) (?:on|at) 20\d\d-\d\d-\d\d\b/i, why: 'a dated run' },
+  {
+    pattern: /\bload(?: averages?)? ~?\d+(?:\.\d+)?\s*(?:→|->)\s*~?\d/i,
+    why: 'a run’s load readings (say the machine’s condition: quiet, loaded beyond its cores)',
+  },
+  { pattern: /\|[^|]*\bload averages?\s*\|/i, why: 'a table column of load readings' },
 ]
 
 /** Every line of every page that matches a journal phrase, as `page:line: phrase (why)`. */
@@ -45,6 +50,8 @@ describe('docs journal phrases', () => {
       'helper h42 measured it',
       'Today REDIS_URL comes from SSM',
       'measured on 2026-11-26 with the defaults',
+      '| `npm run bench:flow-rate` | 2 CPUs, one redis-server; load 3.7 → 3.4 | 498.2/s |',
+      '| command | machine, load average | key’s rate |',
     ]
     // act / assess: every sample is caught, each by its own phrase
     expect(samples.map((sample) => JOURNAL_PHRASES.findIndex(({ pattern }) => pattern.test(sample)))).toEqual(

@@ -1,5 +1,6 @@
 // The import boundaries in biome.jsonc (the API side, on-demand starting with it, never loads the scan side or the
-// SQS SDK; the consumer toolkit never loads the store, ioredis, the scan side, the API side or on-demand starting)
+// SQS SDK; the consumer toolkit never loads the store, ioredis, the scan side, the API side or on-demand starting;
+// src/contract loads nothing but its own files)
 // fire on a forbidden import, and stay quiet on the imports those folders do need. Biome lints probe files in a
 // temporary copy of the layout, with the repo's own biome.jsonc, so the tree itself is never touched.
 import { execFileSync } from 'node:child_process'
@@ -37,6 +38,10 @@ const refused: Refused[] = [
   ['the API handler', 'src/consumer', "export { handler } from '../api/handler'", /API side/],
   ['DelayQueue', 'src/consumer', "export { DelayQueue } from '../direct'", /API side/],
   ['the scan starter', 'src/consumer', "export { ScanStarter } from '../on-demand/start/scan-starter'", /API side/],
+  ['the errors', 'src/contract', "export type { ErrorDetail } from '../errors'", /src\/contract imports nothing/],
+  ['zod', 'src/contract', "export type { z } from 'zod'", /src\/contract imports nothing/],
+  ['a Node module', 'src/contract', "export { createHash } from 'node:crypto'", /src\/contract imports nothing/],
+  ['the store', 'src/contract', "export type { JobView } from '../store/job-store'", /src\/contract imports nothing/],
 ]
 /** Each refused import in a probe file of its own, in its folder. */
 const refusedProbes = refused.map(([what, folder, source, message], i) => ({
@@ -60,6 +65,10 @@ const allowed = {
   onDemandStart: {
     file: 'src/on-demand/start/probe-allowed.ts',
     source: `export type { LambdaClient } from '@aws-sdk/client-lambda'\nexport { Keyspace } from '${fromSrc}/store/keys'\n`,
+  },
+  contract: {
+    file: 'src/contract/probe-allowed.ts',
+    source: "export type { PendingJob } from './page'\nexport type { JobView } from './job'\n",
   },
   consumer: {
     file: 'src/consumer/probe-allowed.ts',
@@ -137,6 +146,10 @@ describe('import boundaries', () => {
     expect(findingsIn(allowed.direct)).toEqual([])
     expect(findingsIn(allowed.onDemandStart)).toEqual([])
     expect(findingsIn(allowed.consumer)).toEqual([])
+  })
+
+  it('lets src/contract load its own files', () => {
+    expect(findingsIn(allowed.contract)).toEqual([])
   })
 
   it('refuses a runtime import cycle, and lets type-only imports refer to each other', () => {

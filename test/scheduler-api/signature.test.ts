@@ -80,4 +80,36 @@ describe('request signing on the local Scheduler endpoint', () => {
     signed.destroy()
     await server.close()
   })
+
+  it('as deployed, takes a request IAM authorization verified even when the front door kept the Authorization header', async () => {
+    // prepare: what a Function URL with AWS_IAM hands the function, without the header; and the same event locally
+    const event = (authorizer?: object) =>
+      ({
+        version: '2.0',
+        routeKey: '$default',
+        rawPath: '/schedules',
+        rawQueryString: '',
+        headers: { host: 'abc.lambda-url.us-east-1.on.aws' },
+        isBase64Encoded: false,
+        requestContext: {
+          accountId: '123456789012',
+          http: { method: 'GET', path: '/schedules' },
+          ...(authorizer ? { authorizer } : {}),
+        },
+      }) as never
+    const iam = {
+      iam: { accessKey: 'AKIDEXAMPLE', accountId: '123456789012', userArn: 'arn:aws:iam::123456789012:user/u' },
+    }
+    const deployed = createSchedulerHandler(stack.engine, { ...deployedOptions, basePath: '' })
+    const local = createSchedulerHandler(stack.engine, {})
+    // act
+    const verified = await deployed(event(iam))
+    const unverified = await deployed(event())
+    const localWithIam = await local(event(iam))
+    // assess: only the deployed handler, and only with the front door's verdict, skips the header check
+    expect(verified.statusCode).toBe(200)
+    expect(JSON.parse(verified.body!)).toMatchObject({ Schedules: [] })
+    expect(unverified.statusCode).toBe(403)
+    expect(localWithIam.statusCode).toBe(403)
+  })
 })

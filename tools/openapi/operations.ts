@@ -166,12 +166,14 @@ export const OPERATIONS: Record<RouteName, Operation> = {
   deleteSchedule: op('deleteSchedule', { summary: 'Delete a schedule', statuses: [204, ...READ, 404].sort() }),
   pauseSchedule: op('pauseSchedule', {
     summary: 'Pause a schedule',
-    statuses: [200, ...READ, 404, 507].sort(),
+    // 409: the schedule kept changing under the read-then-write (ScheduleChangedError after a few tries)
+    statuses: [200, ...READ, 404, 409, 507].sort(),
     answer: 'Schedule',
   }),
   resumeSchedule: op('resumeSchedule', {
     summary: 'Resume a schedule',
-    statuses: [200, ...READ, 404, 507].sort(),
+    // 409: the schedule kept changing under the read-then-write (ScheduleChangedError after a few tries)
+    statuses: [200, ...READ, 404, 409, 507].sort(),
     answer: 'Schedule',
   }),
   listFlow: op('listFlow', {

@@ -5,7 +5,7 @@
 // is still scanning. A run that dies leaves a name that lapses within ALIVE_TTL_MS: after that, enqueues start a
 // new one again.
 import type { Keyspace } from '../../store/keys'
-import { scannerAliveCall, scannerRetireCall } from '../../store/scan-script-calls'
+import { scannerAliveCall, scannerRetireCall, ScannerRetireStatus } from '../../store/scan-script-calls'
 import { type RedisClient, runScript, withScripts } from '../../store/scripts'
 
 /** Expiry of a run's name. A live run refreshes it every ALIVE_REFRESH_MS, well before it lapses. */
@@ -55,7 +55,9 @@ export class Presence {
         runScript(redis, scannerRetireCall(s, { owner: this.owner, horizonMs, startToken: this.startToken })),
       ),
     )
-    const kept = replies.filter(([removed]) => removed === 0).map(([, untilDueMs]) => Number(untilDueMs))
+    const kept = replies
+      .filter(([status]) => status === ScannerRetireStatus.Kept)
+      .map(([, untilDueMs]) => Number(untilDueMs))
     if (kept.length === 0) return null
     // Some shards had work due soon: the run stays, so it is alive on all of them again.
     if (kept.length < replies.length) await this.markAlive()

@@ -17,7 +17,8 @@
 // REDIS_WAIT_REPLICAS=0 turns it off with the rest of replication.
 import type { ShardKeys } from '../../store/keys'
 import { guard } from '../../store/redis/redis-errors'
-import { writeScript, type ReplicationOptions } from '../../store/redis/replication'
+import type { ReplicationOptions } from '../../store/redis/replication'
+import { writeScript } from '../../store/redis/write'
 import { rideOut } from '../../store/redis/ride-out'
 import { forEachClaimed, releaseCall, type ClaimReply, type Refusal } from '../../store/scan-script-calls'
 import { runScript, type ScriptCall, type ScriptedClient } from '../../store/scripts'

@@ -59,4 +59,13 @@ export interface ClaimResult {
   jobs: ClaimedJob[]
   /** The flow settings' version on the shard (src/flow/flow-settings.ts): the scanner reads them again when it moves. */
   flowEpoch?: string
+  /** Due jobs the claim held for their rate's pace (lua/includes/flowPace.lua), per rate name. */
+  paced?: PacedJobs[]
+}
+
+/** A claim's jobs of one rate name held for its pace: how many, and how long after its due time the latest leaves. */
+export interface PacedJobs {
+  name: string
+  count: number
+  latestLateMs: number
 }

@@ -23,6 +23,7 @@ import type { HeldBehind } from '../dispatch/lane'
 import { ackOccurrences } from './occurrence-ack'
 import type { ClaimedJob, ClaimResult } from './claimed-job'
 import { fencedClaim } from './claim-fence'
+import { parsePaced } from '../../flow/flow-pace'
 import type { ReplicationOptions } from '../../store/redis/replication'
 
 export interface LeaseOptions {
@@ -96,7 +97,13 @@ export class Leases {
    * Leases up to `limit` due jobs; hints for the next claim cover the buckets due by then (`windowMs`). `fullBy`: the
    * previous result's fullAtMs when this claim is for the full request it announced (it then stops there).
    */
-  async claim(shard: ShardKeys, hints: readonly string[], limit: number, fullBy?: number): Promise<ClaimResult> {
+  async claim(
+    shard: ShardKeys,
+    hints: readonly string[],
+    limit: number,
+    fullBy?: number,
+    paces?: string,
+  ): Promise<ClaimResult> {
     const token = newToken()
     const leaseDeadline = Date.now() + this.options.leaseMs
     const { leaseMs, maxAttempts } = this.options
@@ -112,6 +119,7 @@ export class Leases {
       fullCount: fullRequests ? FULL_REQUEST_JOBS : 0,
       fullBy: fullRequests ? (fullBy ?? 0) : 0,
       windowMs,
+      paces,
       hints,
     })
     const sentAt = this.localNow()
@@ -135,6 +143,7 @@ export class Leases {
       hints: claimHints(reply),
       jobs,
       flowEpoch: String(reply[10] ?? '0'),
+      paced: parsePaced(reply[11]),
     }
   }
 

@@ -85,8 +85,9 @@ async function claimStep(shard: ShardState, o: ScannerOptions, clock: RedisClock
   // Read before the first claim, not after it: a wake signal that came meanwhile would find the shard awake.
   if (o.flow?.stale(undefined)) await o.flow.reload()
   const sentAt = Date.now()
-  const result = await o.leases.claim(shard.keys, shard.hints, o.claimBatchSize, shard.fullBy)
+  const result = await o.leases.claim(shard.keys, shard.hints, o.claimBatchSize, shard.fullBy, o.flow?.paceSpec())
   clock.observe(result.redisNowMs, sentAt, Date.now())
+  o.flow?.paced(result.paced)
   // The settings moved (a pause answered, a rate changed): this claim's jobs are judged by the new ones.
   if (o.flow?.stale(result.flowEpoch)) await o.flow.reload()
   return result

@@ -23,11 +23,16 @@ export async function guard<T>(promise: Promise<T>): Promise<T> {
   try {
     return await promise
   } catch (e) {
-    if (e instanceof DelayQueueError || e instanceof TypeError || e instanceof RangeError) throw e
-    if (e instanceof Error && e.name === 'ReplyError' && e.message.startsWith('OOM')) throw new StoreFullError(e)
-    if (e instanceof Error && e.name === 'ReplyError' && !UNAVAILABLE.test(e.message) && !isSlotMoving(e)) throw e
-    throw new StoreUnavailableError(e)
+    throw storeError(e)
   }
+}
+
+/** What guard throws for a failure `e`: `e` itself (a bug, or a queue error already), or the store's condition. */
+export function storeError(e: unknown): unknown {
+  if (e instanceof DelayQueueError || e instanceof TypeError || e instanceof RangeError) return e
+  if (e instanceof Error && e.name === 'ReplyError' && e.message.startsWith('OOM')) return new StoreFullError(e)
+  if (e instanceof Error && e.name === 'ReplyError' && !UNAVAILABLE.test(e.message) && !isSlotMoving(e)) return e
+  return new StoreUnavailableError(e)
 }
 
 const UNTRUSTED_CERTIFICATE =

@@ -22,6 +22,14 @@ import { NoReplicaError } from '../../errors'
 import type { Log } from '../../logger'
 import type { Keyspace, ShardKeys } from '../keys'
 import type { RedisClient } from '../scripts'
+import type { ReplicationOptions } from './replication'
+
+/** Replicas a write on `shard` must wait for now (auto: throws NoReplicaError while a replicated shard has none). */
+export async function requiredReplicas(options: ReplicationOptions, shard: ShardKeys): Promise<number> {
+  if (options.replicas !== 'auto') return options.replicas
+  if (!options.watch) throw new Error("REDIS_WAIT_REPLICAS=auto needs the client's replica watch")
+  return options.watch.required(shard)
+}
 
 /** How long a primary's replica count is trusted. A replica that appears is waited for within this long. */
 export const REPLICA_REFRESH_MS = 5_000

@@ -9,7 +9,8 @@
 import { ReplicationUnconfirmedError } from '../../errors'
 import type { ShardKeys } from '../keys'
 import { guard } from './redis-errors'
-import { requiredReplicas, type ReplicationOptions, type Reply } from './replication'
+import { requiredReplicas } from './replica-watch'
+import type { ReplicationOptions, Reply } from './replication'
 import { rideOut } from './ride-out'
 import type { RedisClient } from '../scripts'
 

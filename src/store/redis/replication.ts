@@ -12,19 +12,11 @@
 // How many replicas: REDIS_WAIT_REPLICAS=auto (the default) waits for one whenever the shard's primary has one
 // (src/store/redis/replica-watch.ts); a number waits for that many, always, and refuses (503) when fewer confirm.
 import { ReplicationUnconfirmedError } from '../../errors'
-import { guard } from './redis-errors'
 import type { ShardKeys } from '../keys'
-import type { ReplicaWatch } from './replica-watch'
+import { requiredReplicas, type ReplicaWatch } from './replica-watch'
 import type { ScriptCall } from '../scripts'
 import { notRun, RideOut, rideOut } from './ride-out'
-import {
-  queueScript,
-  queueScriptAs,
-  runScript,
-  type RedisClient,
-  type ScriptedClient,
-  type ScriptedPipeline,
-} from '../scripts'
+import { queueScript, queueScriptAs, type RedisClient, type ScriptedClient, type ScriptedPipeline } from '../scripts'
 
 /** Writes answered as soon as the primary has them: a choice a caller states (tests, benches), never a default. */
 export const NO_REPLICA_WAIT: ReplicationOptions = { replicas: 0, timeoutMs: 1_000 }
@@ -43,15 +35,8 @@ export interface ReplicationOptions {
   rideOutMs?: number
 }
 
-/** Replicas a write on `shard` must wait for now (auto: throws NoReplicaError while a replicated shard has none). */
-export async function requiredReplicas(options: ReplicationOptions, shard: ShardKeys): Promise<number> {
-  if (options.replicas !== 'auto') return options.replicas
-  if (!options.watch) throw new Error("REDIS_WAIT_REPLICAS=auto needs the client's replica watch")
-  return options.watch.required(shard)
-}
-
 /** requiredReplicas, riding out a slot move or failover that refuses the look at the shard's master. */
-function replicasNow(redis: RedisClient, options: ReplicationOptions, shard: ShardKeys): Promise<number> {
+export function replicasNow(redis: RedisClient, options: ReplicationOptions, shard: ShardKeys): Promise<number> {
   return rideOut(redis, () => requiredReplicas(options, shard), options.rideOutMs)
 }
 
@@ -160,23 +145,4 @@ async function writeRound(
     replies,
     unconfirmed: new ReplicationUnconfirmedError(confirmed, replicas, options.timeoutMs, waitError ?? undefined),
   }
-}
-
-/**
- * One script write (enqueue, cancel, a schedule's put or delete), followed by WAIT when replicas are asked for. The
- * caller throws `unconfirmed` once the reply shows the script wrote something (a refusal such as 409 wrote nothing).
- */
-export async function writeScript<R>(
-  redis: ScriptedClient,
-  options: ReplicationOptions,
-  shard: ShardKeys,
-  call: ScriptCall<R>,
-): Promise<{ reply: R; unconfirmed?: ReplicationUnconfirmedError }> {
-  // No replica to wait for (0, or auto on a primary that never had one): the script alone, no pipeline around it.
-  const required = options.replicas === 0 ? 0 : await guard(replicasNow(redis, options, shard))
-  if (required === 0) return { reply: await guard(rideOut(redis, () => runScript(redis, call), options.rideOutMs)) }
-  const { replies, unconfirmed } = await guard(replicatedWrites(redis, options, shard, [call], required))
-  const [err, reply] = replies[0] ?? [new Error('no reply'), null]
-  if (err) await guard(Promise.reject(err))
-  return { reply: reply as R, unconfirmed: unconfirmed[0] }
 }

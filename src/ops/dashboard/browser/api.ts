@@ -1,8 +1,13 @@
-// The dashboard's JSON API, as the page calls it (src/ops/dashboard/server.ts). Types are restated here, not imported:
-// this file runs in the browser and must not pull server code into the bundle. The exceptions come from files that
-// hold only types and import nothing: ScanWindow, and the overview's rows.
+// The dashboard's JSON API, as the page calls it (src/ops/dashboard/server.ts). This file runs in the browser and must
+// not pull server code into the bundle: its types come from files that hold only types and import nothing: the
+// contract (src/contract/: the job view, the pending page, a dispatch error), ScanWindow, and the overview's rows.
+import type { DispatchError, JobView } from '../../../contract/job'
+import type { PendingJob } from '../../../contract/page'
+import type { TaggedJob } from '../../../contract/tag'
 import type { ScanWindow } from '../../../scan/observe/scan-window'
 import type { DueTimeline, QueueRow, ScheduleRow } from '../overview-rows'
+
+export type { JobView }
 
 export type { DueTimeline, QueueRow, ScanWindow, ScheduleRow }
 
@@ -13,7 +18,7 @@ export interface DeadJob {
   payloadPreview: string
   payloadBytes: number
   diedAt: string
-  lastError?: { attempts: number; at: string; message: string }
+  lastError?: DispatchError
 }
 
 export interface Overview {
@@ -24,22 +29,6 @@ export interface Overview {
   dead: DeadJob[]
   /** Recurring schedules, the first 50 by id: the page shows them when there are some. */
   schedules?: ScheduleRow[]
-}
-
-export interface JobView {
-  id: string
-  queue: string
-  runAt: string
-  status: string
-  payload?: unknown
-  groupId?: string
-  createdAt?: string
-  attempts?: number
-  lastError?: { attempts: number; at: string; message: string }
-  /** status "dispatched" (its receipt): when it was due, when SQS accepted it, and as which message. */
-  dueAt?: string
-  acceptedAt?: string
-  messageId?: string
 }
 
 export interface DlqView {
@@ -55,17 +44,8 @@ export interface DlqView {
 export type DlqReport = { available: false; reason: string } | { available: true; dlqs: DlqView[] }
 
 export interface PendingPage {
-  jobs: {
-    id: string
-    queue: string
-    runAt: string
-    groupId?: string
-    createdAt: string
-    payloadBytes: number
-    /** Filtered by a tag: the job's status and tags. */
-    status?: string
-    tags?: string[]
-  }[]
+  /** Filtered by a tag: each row has the job's status and tags too. */
+  jobs: (PendingJob & Partial<Pick<TaggedJob, 'status' | 'tags'>>)[]
   cursor: string | null
 }
 

@@ -1,0 +1,77 @@
+-- Flow control's pace in a claim (src/flow/flow-pace.ts): a rate-limited name's due jobs beyond what its rate lets go
+-- now stay out of the claim's reply. They are held in the same call, as lua/flow-hold.lua holds them, until the time
+-- a token bucket of this shard alone (same rate and burst, kept in the shard's flowPace hash) gives them: the name's
+-- bucket (lua/flow-take.lua) counts this shard's jobs and every other's, so it never gives a job an earlier time, and
+-- the job asks it when it comes back. A burst of one key then costs its claims a record read and two writes a job,
+-- not a reply, a bucket call and a hold each, and the jobs of other keys due after it are claimed that much sooner.
+-- FIFO queues' jobs are not paced here: the scanner's gate keeps their groups in order (src/flow/flow-gate.ts).
+--
+-- spec: "<name>\t<rate>\t<burst>\t<cell ms>\n" per rate name (cell: the grid held jobs come back on, 0 for none).
+-- Returns nil for '' (no rate set: the claim does nothing more), else a pace with
+--   holdUntil(record, due)  the time to hold the job until (Redis ms, > now), or nil to lease it as usual
+--   finish()                writes the shard's buckets back; returns "<name>\t<count>\t<latest hold - due>\n" each
+local function flowPace(spec, paceKey, now)
+  if spec == '' then return nil end
+  local paces = {}
+  for name, rate, burst, cell in string.gmatch(spec, '([^\t\n]+)\t([^\t\n]+)\t([^\t\n]+)\t([^\t\n]+)\n?') do
+    local interval = 1000 / tonumber(rate)
+    paces[name] = { interval = interval, tolerance = (tonumber(burst) - 1) * interval, cell = tonumber(cell),
+      count = 0, late = 0 }
+  end
+
+  -- The rate name a record falls under (its flow key's, else its queue's: flow-gate.ts verdictOf), nil for none or
+  -- a FIFO queue. Reads the record's first four lines only (encodeRecord: the group line holds the key after a space).
+  local function nameOf(record)
+    local q = string.find(record, '\n', 1, true)
+    if not q then return nil end
+    local queue = string.sub(record, 1, q - 1)
+    if string.sub(queue, -5) == '.fifo' then return nil end
+    local a = string.find(record, '\n', q + 1, true)
+    local b = a and string.find(record, '\n', a + 1, true)
+    local c = b and string.find(record, '\n', b + 1, true)
+    if c then
+      local space = string.find(record, ' ', b + 1, true)
+      if space and space < c then
+        local name = 'k:' .. string.sub(record, space + 1, c - 1)
+        if paces[name] then return name end
+      end
+    end
+    local name = 'q:' .. queue
+    if paces[name] then return name end
+    return nil
+  end
+
+  local pace = {}
+  function pace.holdUntil(record, due)
+    local name = nameOf(record)
+    if not name then return nil end
+    local p = paces[name]
+    -- GCRA, as flow-take.lua: read once per claim, written back by finish().
+    if not p.tat then p.tat = math.max(tonumber(redis.call('HGET', paceKey, name)) or now, now) end
+    local at = math.max(now, p.tat - p.tolerance)
+    p.tat = math.max(p.tat, at) + p.interval
+    if at <= now then return nil end
+    -- Held jobs come back together, on the grid flow-gate.ts groupedTime uses.
+    if p.cell > 0 then at = math.ceil(at / p.cell) * p.cell end
+    at = math.ceil(at)
+    p.count = p.count + 1
+    p.late = math.max(p.late, at - tonumber(due))
+    return at
+  end
+
+  function pace.finish()
+    local latest, report = nil, {}
+    for name, p in pairs(paces) do
+      if p.tat then
+        redis.call('HSET', paceKey, name, string.format('%.3f', p.tat))
+        latest = math.max(latest or now, p.tat)
+      end
+      if p.count > 0 then report[#report + 1] = name .. '\t' .. p.count .. '\t' .. string.format('%d', p.late) .. '\n' end
+    end
+    -- Kept while a name holds a debt, then let expire: an idle shard keeps nothing.
+    if latest then redis.call('PEXPIRE', paceKey, math.ceil(latest - now + 60000)) end
+    return table.concat(report)
+  end
+
+  return pace
+end
