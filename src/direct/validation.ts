@@ -14,6 +14,7 @@ import { flowKeySchema } from '../flow/flow-names'
 import type { NewJob } from '../store/job-store'
 import { isoTime } from '../shared/iso-time'
 import { checkHttpJob } from '../http-target/job-check'
+import { toDetails } from './issue-details'
 import type { JobInput } from '../contract/job'
 
 export const MAX_BATCH_JOBS = 100
@@ -79,7 +80,7 @@ type RawJob = z.infer<typeof jobInputSchema>
 /** Validate one job. Throws ValidationError (400) naming every bad field, or PayloadTooLargeError (413). */
 export function validateJob(input: unknown, config: JobValidationConfig, options: ValidateOptions = {}): NewJob {
   const parsed = jobInputSchema.safeParse(input)
-  if (!parsed.success) throw new ValidationError(parsed.error.issues.flatMap(toDetails))
+  if (!parsed.success) throw new ValidationError(parsed.error.issues.flatMap((issue) => toDetails(issue, FIELDS)))
   const raw: RawJob = parsed.data
   const details: ErrorDetail[] = []
   const fail = (path: string, message: string) => details.push({ path, message })
@@ -252,50 +253,4 @@ export function serializePayload(payload: unknown, fail: (path: string, message:
     }
   }
   return json
-}
-
-const MAX_KEY_DETAILS = 10
-
-/** One zod issue -> details; unknown keys become one detail each, with a hint for likely typos. */
-function toDetails(issue: z.core.$ZodIssue): ErrorDetail[] {
-  const path = formatPath(issue.path)
-  if (issue.code === 'unrecognized_keys') {
-    // Keys are the caller's text: bound how much of it the answer echoes.
-    const details = issue.keys.slice(0, MAX_KEY_DETAILS).map((key) => {
-      const near = FIELDS.find((f) => closeEnough(f, key))
-      const name = key.length > 64 ? `${key.slice(0, 64)}...` : key
-      return {
-        path: path ? `${path}.${name}` : name,
-        message: `is not a known field${near ? ` (did you mean "${near}"?)` : ''}; known: ${FIELDS.join(', ')}`,
-      }
-    })
-    if (issue.keys.length > MAX_KEY_DETAILS) {
-      details.push({ path, message: `has ${issue.keys.length - MAX_KEY_DETAILS} more unknown fields` })
-    }
-    return details
-  }
-  if (issue.code === 'invalid_type' && issue.path.length === 0) {
-    return [
-      { path: '', message: 'must be a JSON object: { "queue", "payload", "delayMs" | "runAt", "id", "groupId" }' },
-    ]
-  }
-  return [{ path, message: issue.message }]
-}
-
-function formatPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((s, k) => (typeof k === 'number' ? `${s}[${k}]` : s ? `${s}.${String(k)}` : String(k)), '')
-}
-
-/** Case-insensitive equality, or one edit apart (delay_ms, runat, dealyMs...). */
-function closeEnough(field: string, key: string): boolean {
-  const a = field.toLowerCase()
-  const b = key.toLowerCase().replace(/[_-]/g, '')
-  if (a === b) return true
-  if (Math.abs(a.length - b.length) > 1) return false
-  let i = 0
-  while (i < a.length && a[i] === b[i]) i++
-  const rest = (x: string, y: string) =>
-    x.slice(i + 1) === y.slice(i + 1) || x.slice(i + 1) === y.slice(i) || x.slice(i) === y.slice(i + 1)
-  // one substitution, one insertion/deletion, or one transposition
-  return rest(a, b) || (a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2))
 }
