@@ -9,11 +9,9 @@ import {
   claimHints,
   forEachClaimed,
   releaseCall,
-  type AckSettlement,
   type Refusal,
   type Settlement,
 } from '../../store/scan-script-calls'
-import { encodeReceipt, writeTokenDigest } from '../../store/receipt'
 import { rideOut } from '../../store/redis/ride-out'
 import { runScript, type ScriptedClient } from '../../store/scripts'
 import { guard } from '../../store/redis/redis-errors'
@@ -21,6 +19,7 @@ import { heldBackAt, retryAtOf, retryDelayMs } from './backoff'
 import { ShardClocks } from '../loop/clock'
 import type { HeldBehind } from '../dispatch/lane'
 import { ackOccurrences } from './occurrence-ack'
+import { withReceipts } from './ack-receipts'
 import type { ClaimedJob, ClaimResult } from './claimed-job'
 import { fencedClaim } from './claim-fence'
 import { parsePaced } from '../../flow/flow-pace'
@@ -262,41 +261,4 @@ function refusalsOf(items: readonly ReleaseItem[], options: LeaseOptions): Refus
       ? { retryInMs: retryInMs ?? retryDelayMs(i.attempt ?? 1, options) }
       : { retryAtMs: Math.round(retryAtMs) }),
   }))
-}
-
-/** Each acked job's dispatch receipt (src/store/receipt.ts), when receipts are on and the send's answer is known. */
-function withReceipts(items: readonly (Settlement & Partial<ClaimedJob>)[], ttlMs: number) {
-  // The hour's hashes by the latest acceptance (Redis's clock): a receipt is never filed before its time.
-  let nowMs = 0
-  for (const i of items) if (i.accepted && i.accepted.acceptedAtMs > nowMs) nowMs = i.accepted.acceptedAtMs
-  const settlements: AckSettlement[] = new Array(items.length)
-  for (let k = 0; k < items.length; k++) {
-    const { id, token, accepted, attempt, dueMs, queue, createdAtMs, version, writeToken } = items[k]!
-    settlements[k] =
-      ttlMs > 0 &&
-      accepted &&
-      attempt !== undefined &&
-      dueMs !== undefined &&
-      queue !== undefined &&
-      createdAtMs !== undefined
-        ? {
-            id,
-            token,
-            receipt: encodeReceipt({
-              messageId: accepted.messageId,
-              acceptedAtMs: accepted.acceptedAtMs,
-              attempts: attempt,
-              dueMs,
-              queue,
-              createdAtMs,
-              // The write token's digest goes with the job into its receipt: that write, sent again, is still recognised.
-              written:
-                writeToken && version !== undefined
-                  ? { version, tokenDigest: writeTokenDigest(writeToken) }
-                  : undefined,
-            }),
-          }
-        : { id, token }
-  }
-  return { settlements, plan: { ttlMs, nowMs: nowMs || Date.now() } }
 }
