@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path'
 import { inflateRawSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bundledPackages, notRuntimeDependencies } from '../support/bundled-packages'
-import { oneAtATime } from '../support/sls'
+import { oneAtATime } from '../../devkit/package-lock'
 
 const root = resolve(__dirname, '../..')
 type Json = Record<string, any>

@@ -1,11 +1,11 @@
 // `serverless package` of any service folder with this repository's osls, run like a clean CI machine: no AWS
 // credentials or config files, none of the delay queue's settings in the environment, no network.
-import { sleep } from '../../devkit/sleep'
+import { oneAtATime } from '../../devkit/package-lock'
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 
 const root = resolve(__dirname, '../..')
 const SETTINGS = /^(AWS_|SDQ_|REDIS_|QUEUES$|KEY_PREFIX$|SHARDS$|SQS_ENDPOINT$|DELAY_QUEUE_)/
@@ -57,47 +57,5 @@ export async function packageTemplate(
   } finally {
     rmSync(out, { recursive: true, force: true })
     rmSync(resolve(serviceDir, env.SDQ_ESBUILD_WORK_FOLDER!), { recursive: true, force: true })
-  }
-}
-
-/**
- * Runs `work` while this process holds `<serviceDir>/.esbuild/package.lock`. Two packagings of one folder at once
- * share its `.serverless` folder (serverless-esbuild copies every artifact there whatever --package says): with test
- * files running side by side, one's clean-up took the other's zip away (ENOENT on api.zip). So they take turns.
- */
-export async function oneAtATime<T>(serviceDir: string, work: () => Promise<T>): Promise<T> {
-  const lock = resolve(serviceDir, '.esbuild/package.lock')
-  mkdirSync(dirname(lock), { recursive: true })
-  for (;;) {
-    try {
-      writeFileSync(lock, String(process.pid), { flag: 'wx' })
-      break
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-      if (!holderAlive(lock)) rmSync(lock, { force: true })
-      else await sleep(200)
-    }
-  }
-  try {
-    return await work()
-  } finally {
-    rmSync(lock, { force: true })
-  }
-}
-
-/** False when the lock's holder has gone without removing it (a killed run); true while it may still be writing. */
-function holderAlive(lock: string): boolean {
-  let pid: number
-  try {
-    pid = Number(readFileSync(lock, 'utf8'))
-  } catch {
-    return true
-  }
-  if (!pid) return true
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code !== 'ESRCH'
   }
 }

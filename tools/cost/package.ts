@@ -3,9 +3,9 @@
 // prod`, the template a deploy without options creates.
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
-import { sleep } from '../../devkit/sleep'
+import { rmSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { oneAtATime } from '../../devkit/package-lock'
 
 export const TEMPLATE_NAME = 'cloudformation-template-update-stack.json'
 
@@ -46,40 +46,4 @@ function run(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<void>
       error ? fail(new Error(`serverless package failed: ${error.message}\n${stderr}\n${stdout}`)) : ok(),
     ),
   )
-}
-
-/**
- * Two packagings of one folder at once share its `.serverless` folder (serverless-esbuild copies every artifact there
- * whatever --package says), so they take turns on `.esbuild/package.lock`: the lock the tests' packagings take too.
- */
-async function oneAtATime<T>(root: string, work: () => Promise<T>): Promise<T> {
-  const lock = resolve(root, '.esbuild/package.lock')
-  mkdirSync(dirname(lock), { recursive: true })
-  for (;;) {
-    try {
-      writeFileSync(lock, String(process.pid), { flag: 'wx' })
-      break
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-      const holder = readFileSync(lock, 'utf8')
-      // An empty lock is one being written: its holder is alive.
-      if (holder && !alive(Number(holder))) rmSync(lock, { force: true })
-      else await sleep(200)
-    }
-  }
-  try {
-    return await work()
-  } finally {
-    rmSync(lock, { force: true })
-  }
-}
-
-function alive(pid: number): boolean {
-  if (!pid) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
