@@ -75,6 +75,12 @@ async function main() {
       console.log(printTable(tagMemoryRows(await measureTagMemory(env, size.tagJobs))))
       return
     }
+    // `--only=idle`: the idle scanner's Redis commands alone.
+    if (process.argv.includes('--only=idle')) {
+      const idle = await measureIdle(env, size.idleSeconds)
+      console.log(`idle: ${idle.commandsPerSec.toFixed(2)} commands/s ${JSON.stringify(idle.breakdown)}`)
+      return
+    }
 
     // 1. Enqueue vs raw EVALSHA, interleaved so both see the same background load.
     const raw: RawRedisResult[] = []

@@ -33,7 +33,10 @@
   ARGV[10] paces       the rates to pace due jobs by (lua/includes/flowPace.lua), '' for none: a due job of a rate
                        name beyond what that rate lets go now is held (in the inflight set, its lease's token empty,
                        its attempt not counted, as lua/flow-hold.lua holds it) until its pace time, not returned
-  ARGV[11..] bucketNos bucket numbers of KEYS[10..], in the same order
+  ARGV[11] epochWanted '1': return the flow settings' version even when no job is leased or held (a scanner that
+                       read newer settings moments ago must know whether this shard has them yet); otherwise it is
+                       returned only with jobs: an idle shard's claim then runs no command for it
+  ARGV[12..] bucketNos bucket numbers of KEYS[10..], in the same order
 
   Returns { now, nextDue, needHints, more, hints, jobs, nextInflight, fullAt, dueBy, claimed, flowEpoch }
     now        Redis time (ms); lets the caller track the offset between its clock and Redis's
@@ -56,7 +59,8 @@
                Hints and numbers travel as one text each: a claim of 250 jobs is otherwise 1,500 replies for the
                scanner to decode, one at a time
     flowEpoch  the flow settings' version ('0' for none): a scanner holding an older one reads them again before
-               it sends this claim's jobs, so a pause that has answered holds every job claimed after it
+               it sends this claim's jobs, so a pause that has answered holds every job claimed after it. '' when
+               the claim leased and held nothing and epochWanted is not '1'
     paced      the jobs held for their pace, per rate name: "<name>\t<count>\t<latest hold - due (ms)>\n" each
 
   Order: expired leases and due retries first (they are the oldest), then due jobs by due time. Jobs due in the
@@ -149,7 +153,7 @@ end
 
 -- The hinted buckets' keys (KEYS[10..]) by bucket number: the buckets this call may read.
 local hinted = {}
-for i = 10, #KEYS do hinted[ARGV[i + 1]] = KEYS[i] end
+for i = 10, #KEYS do hinted[ARGV[i + 2]] = KEYS[i] end
 
 -- 2. Due jobs, merged across buckets in due-time order: take from the earliest bucket every job that is due
 -- no later than the second-earliest bucket's first job, then go on with the next. Returns the index's head (its first
@@ -394,5 +398,7 @@ end
 local more = spent() >= limit or (paced > 0 and dueLeft())
 local nextDue, hints, nextInflight, fullAt = nextCall(top, leaseHead, n > 0 or retook or paced > 0)
 local pacedText = pace and pace.finish() or ''
+local epoch = ''
+if n > 0 or paced > 0 or ARGV[11] == '1' then epoch = redis.call('GET', KEYS[8]) or '0' end
 return { now, nextDue, needHints, more and 1 or 0, table.concat(hints, ','), out,
-  nextInflight, fullAt, dueBy, table.concat(numbers, ','), redis.call('GET', KEYS[8]) or '0', pacedText }
+  nextInflight, fullAt, dueBy, table.concat(numbers, ','), epoch, pacedText }

@@ -87,8 +87,16 @@ export class FlowGate {
 
   /** Whether a claim ran on a shard that a change read elsewhere has not reached yet (a resume on its way). */
   behind(epoch: string | undefined): boolean {
-    const recent = Date.now() - this.reloadedAt < RESUME_CATCH_UP_MS
-    return recent && epoch !== undefined && Number(epoch) < Number(this.settings.epoch)
+    return this.catchingUp() && epoch !== undefined && Number(epoch) < Number(this.settings.epoch)
+  }
+
+  /**
+   * Whether claims must report their shard's epoch even when they bring no job: only shortly after a reload can a
+   * shard be behind (`behind`); otherwise an empty claim's epoch tells nothing (there is nothing to send) and an idle
+   * shard's claim skips reading it.
+   */
+  catchingUp(): boolean {
+    return Date.now() - this.reloadedAt < RESUME_CATCH_UP_MS
   }
 
   async reload(): Promise<void> {

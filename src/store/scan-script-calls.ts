@@ -22,14 +22,16 @@ export interface ClaimParams {
   windowMs: number
   /** The rates a claim paces a burst by (src/flow/flow-pace.ts paceSpec); '' or absent: none. */
   paces?: string
+  /** Return the flow settings' version even from a claim that leases and holds nothing (else only with jobs). */
+  epochWanted?: boolean
   /** Bucket numbers the caller expects to be due: their keys go to KEYS, their numbers to ARGV. */
   hints: readonly string[]
 }
 
 /**
  * lua/claim.lua: { now, nextDue, needHints, more, hints joined by ',', flat jobs: id, record, ..., nextInflight,
- * fullAt, dueBy, the jobs' numbers joined by ',': dueMs, attempt, orderMs, ..., the flow settings' version, the jobs
- * held for their pace per rate name }.
+ * fullAt, dueBy, the jobs' numbers joined by ',': dueMs, attempt, orderMs, ..., the flow settings' version ('' from a
+ * claim that leased and held nothing, unless asked for), the jobs held for their pace per rate name }.
  */
 export type ClaimReply = [
   number,
@@ -90,6 +92,7 @@ export function claimCall(shard: ShardKeys, p: ClaimParams): ScriptCall<ClaimRep
       fullBy: p.fullBy,
       windowMs: p.windowMs,
       paces: p.paces ?? '',
+      epochWanted: p.epochWanted ? '1' : '0',
       bucketNos: p.hints,
     },
   }

@@ -24,7 +24,10 @@ async function claimThroughGate(paced = false, on = api) {
   const sent: string[] = []
   for (const shard of keys.shards) {
     const hints = await leases.seedHints(shard, 100)
-    const claim = await leases.claim(shard, hints, 100, undefined, paced ? gate.paceSpec() : '')
+    const claim = await leases.claim(shard, hints, 100, undefined, {
+      paces: paced ? gate.paceSpec() : '',
+      epochWanted: false,
+    })
     sent.push(...(await gate.pass(claim.jobs)).map((j) => j.id))
   }
   return sent

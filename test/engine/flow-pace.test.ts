@@ -43,7 +43,7 @@ async function claimUntil(paces: string, done: (jobs: ClaimedJob[]) => boolean, 
   let paced = 0
   let hints = await leases.seedHints(shard, limit)
   for (;;) {
-    const r = await leases.claim(shard, hints, limit, undefined, paces)
+    const r = await leases.claim(shard, hints, limit, undefined, { paces, epochWanted: false })
     claims++
     hints = r.hints
     jobs.push(...r.jobs)

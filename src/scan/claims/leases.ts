@@ -101,7 +101,7 @@ export class Leases {
     hints: readonly string[],
     limit: number,
     fullBy?: number,
-    paces?: string,
+    flow?: { paces: string; epochWanted: boolean },
   ): Promise<ClaimResult> {
     const token = newToken()
     const leaseDeadline = Date.now() + this.options.leaseMs
@@ -118,7 +118,8 @@ export class Leases {
       fullCount: fullRequests ? FULL_REQUEST_JOBS : 0,
       fullBy: fullRequests ? (fullBy ?? 0) : 0,
       windowMs,
-      paces,
+      paces: flow?.paces,
+      epochWanted: flow?.epochWanted,
       hints,
     })
     const sentAt = this.localNow()
@@ -141,7 +142,7 @@ export class Leases {
       dueByMs: dueBy === undefined ? Number(now) : Number(dueBy),
       hints: claimHints(reply),
       jobs,
-      flowEpoch: String(reply[10] ?? '0'),
+      flowEpoch: reply[10] ? String(reply[10]) : undefined,
       paced: parsePaced(reply[11]),
     }
   }

@@ -85,7 +85,8 @@ async function claimStep(shard: ShardState, o: ScannerOptions, clock: RedisClock
   // Read before the first claim, not after it: a wake signal that came meanwhile would find the shard awake.
   if (o.flow?.stale(undefined)) await o.flow.reload()
   const sentAt = Date.now()
-  const result = await o.leases.claim(shard.keys, shard.hints, o.claimBatchSize, shard.fullBy, o.flow?.paceSpec())
+  const flow = o.flow && { paces: o.flow.paceSpec(), epochWanted: o.flow.catchingUp() }
+  const result = await o.leases.claim(shard.keys, shard.hints, o.claimBatchSize, shard.fullBy, flow)
   clock.observe(result.redisNowMs, sentAt, Date.now())
   o.flow?.paced(result.paced)
   // The settings moved (a pause answered, a rate changed): this claim's jobs are judged by the new ones.
