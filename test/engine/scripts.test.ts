@@ -2,9 +2,9 @@
 // order of the script's header, and each script carries exactly the shared helpers it uses.
 import { describe, expect, it } from 'vitest'
 import { Keyspace, receiptSlot } from '../../src/store/keys'
+import { claimCall } from '../../src/store/scripts/claim'
 import {
   ackCall,
-  claimCall,
   relayHandBackCall,
   releaseCall,
   scannerAliveCall,
