@@ -1,6 +1,6 @@
 // The job store: what the API (and any application that enqueues directly) does to jobs in Redis.
 // Scanner-side operations (claim / ack / release) live in src/scan/claims/leases.ts.
-import { DelayQueueError, type ScriptErrorCode, scriptError, type ExistingJob } from '../errors'
+import { DelayQueueError, scriptError, type ExistingJob } from '../errors'
 import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'
 import { decodeDispatchError, type JobState } from './job-state'
@@ -15,15 +15,9 @@ import { readStats, type StoreStats } from './stats'
 import type { ReplicationOptions } from './redis/replication'
 import { writeScript } from './redis/write'
 import type { ScanStartOptions } from '../on-demand/start/scan-start'
-import {
-  CancelStatus,
-  cancelCall,
-  decodeEnqueue,
-  enqueueCall,
-  EnqueueStatus,
-  getCall,
-  type EnqueueReply,
-} from './script-calls'
+import { CancelStatus, cancelCall, decodeCancel } from './scripts/cancel'
+import { decodeEnqueue, enqueueCall, EnqueueStatus, type EnqueueReply } from './scripts/enqueue'
+import { decodeGet, getCall } from './scripts/get'
 import { enqueueMode } from './upsert-modes'
 import type { ScriptCall } from './scripts'
 import { rideOut } from './redis/ride-out'
@@ -124,14 +118,13 @@ export class JobStore {
   async get(id: string): Promise<JobView | null> {
     await this.ready()
     const call = getCall(this.keys.locate(id), id, receiptHours(Date.now(), this.receiptTtlMs))
-    const reply = await guard(rideOut(this.redis, () => runScript(this.redis, call)))
-    if (!reply) return null
-    if (reply[0] === 'dispatched') {
+    const found = decodeGet(await guard(rideOut(this.redis, () => runScript(this.redis, call))))
+    if (!found) return null
+    if (found.state === 'dispatched') {
       const delivery = await guard(readDelivery(this.redis, this.keys, id))
-      return { ...dispatchedView(id, decodeReceipt(reply[1])), ...(delivery ? { delivery } : {}) }
+      return { ...dispatchedView(id, decodeReceipt(found.receipt)), ...(delivery ? { delivery } : {}) }
     }
-    const [state, record, score, attempt, lastError] = reply
-    return toView(id, state, record, Number(score), Number(attempt), lastError)
+    return toView(id, found.state, found.record, found.score, found.attempt, found.lastError)
   }
 
   /** A page of pending jobs in due-time order (src/store/pending-page.ts). */
@@ -145,8 +138,8 @@ export class JobStore {
     await this.ready()
     const location = this.keys.locate(id)
     const { reply, unconfirmed } = await this.write(location.shard, cancelCall(location, id))
-    const code = Number(reply)
-    if (code !== CancelStatus.Cancelled) throw scriptError(code as ScriptErrorCode, id)
+    const d = decodeCancel(reply)
+    if (d.status !== CancelStatus.Cancelled) throw scriptError(d.code, id)
     this.confirmed(undefined, unconfirmed)
   }
 

@@ -1,5 +1,5 @@
 // A validated job, ready to store (see src/direct/validation.ts for how input becomes one): what the job store takes,
-// and (with the write's mode) what lua/enqueue.lua receives (EnqueueParams in src/store/script-calls.ts).
+// and (with the write's mode) what lua/enqueue.lua receives (EnqueueParams in src/store/scripts/enqueue.ts).
 import type { OnConflict } from './upsert-modes'
 
 export interface NewJob {

@@ -5,7 +5,7 @@
 import { type ScriptErrorCode, scriptError, ValidationError } from '../errors'
 import type { JobLocation, Keyspace, ShardKeys } from './keys'
 import { writeScript } from './redis/write'
-import { jobSideKeys } from './script-calls'
+import { jobSideKeys } from './scripts/job-side-keys'
 import type { ScriptCall } from './scripts'
 import type { JobStore } from './job-store'
 

@@ -2,7 +2,7 @@
 // builds the job side's: KEYS and ARGV by name, in each script's header order.
 import type { JobLocation, ShardKeys } from './keys'
 import { type AckSettlement, ackKeys, type ReceiptPlan, receiptKeys } from './scan-script-calls'
-import { jobSideKeys } from './script-calls'
+import { jobSideKeys } from './scripts/job-side-keys'
 import type { ScriptCall } from './scripts'
 
 /** The keys a schedule script touches besides its schedule: the whole job side of its shard, and its bucket. */

@@ -12,7 +12,10 @@ import {
   scanStartReleaseCall,
 } from '../../src/store/scan-script-calls'
 import { scheduleAckCall, scheduleDeleteCall, schedulePutCall } from '../../src/store/schedule-script-calls'
-import { cancelCall, enqueueCall, getCall, reviveCall } from '../../src/store/script-calls'
+import { cancelCall } from '../../src/store/scripts/cancel'
+import { enqueueCall } from '../../src/store/scripts/enqueue'
+import { getCall } from '../../src/store/scripts/get'
+import { reviveCall } from '../../src/store/scripts/revive'
 import { recordHeadsCall, walkAdvanceCall, walkStartCall } from '../../src/store/ops-script-calls'
 import { deepPageRateCall } from '../../src/store/deep-page-rate'
 import { flowHoldCall } from '../../src/flow/flow-hold'
