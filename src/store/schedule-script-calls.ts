@@ -1,7 +1,7 @@
 // The recurring schedules' script calls (put, delete, the occurrence ack), built the way src/store/script-calls.ts
 // builds the job side's: KEYS and ARGV by name, in each script's header order.
 import type { JobLocation, ShardKeys } from './keys'
-import { type AckSettlement, ackKeys, type ReceiptPlan, receiptKeys } from './scan-script-calls'
+import { type AckSettlement, ackKeys, type ReceiptPlan, receiptKeys } from './scripts/ack'
 import { jobSideKeys } from './scripts/job-side-keys'
 import type { ScriptCall } from './scripts'
 

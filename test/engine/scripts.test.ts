@@ -3,14 +3,12 @@
 import { describe, expect, it } from 'vitest'
 import { Keyspace, receiptSlot } from '../../src/store/keys'
 import { claimCall } from '../../src/store/scripts/claim'
-import {
-  ackCall,
-  relayHandBackCall,
-  releaseCall,
-  scannerAliveCall,
-  scannerRetireCall,
-  scanStartReleaseCall,
-} from '../../src/store/scan-script-calls'
+import { ackCall } from '../../src/store/scripts/ack'
+import { relayHandBackCall } from '../../src/store/scripts/relay-hand-back'
+import { releaseCall } from '../../src/store/scripts/release'
+import { scannerAliveCall } from '../../src/store/scripts/scanner-alive'
+import { scannerRetireCall } from '../../src/store/scripts/scanner-retire'
+import { scanStartReleaseCall } from '../../src/store/scripts/scan-start-release'
 import { scheduleAckCall, scheduleDeleteCall, schedulePutCall } from '../../src/store/schedule-script-calls'
 import { cancelCall } from '../../src/store/scripts/cancel'
 import { enqueueCall } from '../../src/store/scripts/enqueue'

@@ -20,7 +20,7 @@ import { guard } from '../../store/redis/redis-errors'
 import type { ReplicationOptions } from '../../store/redis/replication'
 import { writeScript } from '../../store/redis/write'
 import { rideOut } from '../../store/redis/ride-out'
-import { releaseCall, type Refusal } from '../../store/scan-script-calls'
+import { releaseCall, type Refusal } from '../../store/scripts/release'
 import { type ClaimReply, type DecodedClaim, decodeClaim } from '../../store/scripts/claim'
 import { runScript, type ScriptCall, type ScriptedClient } from '../../store/scripts'
 

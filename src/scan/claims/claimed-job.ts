@@ -1,7 +1,7 @@
 // A job as a claim hands it to the scanner (leased, with its attempt and lease deadline), and what one claim of a
 // shard returns. Types only, apart from the leases that make them, so the parts that pass claimed jobs along (lanes,
 // backoff, dispatch) need not import the claim code.
-import type { Acceptance } from '../../store/scan-script-calls'
+import type { Acceptance } from '../../store/scripts/ack'
 import type { StoredJob } from '../../store/record'
 import type { ClaimOutcome } from '../../store/scripts/claim'
 

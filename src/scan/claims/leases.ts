@@ -3,7 +3,8 @@ import { parseOccurrenceId } from '../../schedule/occurrence-id'
 import { newToken } from '../../store/ids'
 import type { Keyspace, ShardKeys } from '../../store/keys'
 import { decodeRecordInto } from '../../store/record'
-import { ackCall, releaseCall, type Refusal, type Settlement } from '../../store/scan-script-calls'
+import { ackCall, type Settlement } from '../../store/scripts/ack'
+import { decodeRelease, releaseCall, type Refusal } from '../../store/scripts/release'
 import { claimCall } from '../../store/scripts/claim'
 import { rideOut } from '../../store/redis/ride-out'
 import { runScript, type ScriptedClient } from '../../store/scripts'
@@ -186,15 +187,10 @@ export class Leases {
       maxAheadMs: maxAheadMs(this.options),
       refusals,
     })
-    const [released, dead, deadIds, retired] = await guard(rideOut(this.redis, () => runScript(this.redis, call)))
-    const gone = Number(dead) + Number(retired ?? 0)
-    return {
-      released: Number(released),
-      dead: Number(dead),
-      ...(gone ? { deadIds: deadIds ?? [] } : {}),
-      retired: Number(retired ?? 0),
-      soonestRetryAtMs,
-    }
+    const { released, dead, deadIds, retired } = decodeRelease(
+      await guard(rideOut(this.redis, () => runScript(this.redis, call))),
+    )
+    return { released, dead, ...(dead + retired ? { deadIds } : {}), retired, soonestRetryAtMs }
   }
 }
 
