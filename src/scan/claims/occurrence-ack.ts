@@ -9,7 +9,7 @@ import type { Keyspace, ShardKeys } from '../../store/keys'
 import { guard } from '../../store/redis/redis-errors'
 import type { ReceiptPlan } from '../../store/scripts/ack'
 import { decodeScheduleRecord, type StoredSchedule } from '../../store/schedule-record'
-import { scheduleAckCall, type OccurrenceAck } from '../../store/schedule-script-calls'
+import { scheduleAckCall, type OccurrenceAck } from '../../store/scripts/schedule-ack'
 import { runScript, type ScriptedClient } from '../../store/scripts'
 
 export interface OccurrenceSettlement {
