@@ -3,7 +3,7 @@
 // when the scanner asks (shortly after it read newer settings), so an idle shard's claim, which every scanner makes
 // once a poll interval all day, runs no command for it (the idle row of `npm run bench` counts them).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { flowEpochCall } from '../../src/flow/flow-set'
+import { flowEpochCall } from '../../src/store/scripts/flow-epoch'
 import { Leases } from '../../src/scan/claims/leases'
 import type { ShardKeys } from '../../src/store/keys'
 import { runScript } from '../../src/store/scripts'
