@@ -3,7 +3,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { JobDeadError, JobDispatchingError, JobNotFoundError, ValidationError } from '../../src/errors'
 import { Leases } from '../../src/scan/claims/leases'
-import { BYTES_PER_RUN, JOBS_PER_RUN, Promoter } from '../../src/store/promote'
+import { Promoter } from '../../src/store/promote'
+import { BYTES_PER_RUN, JOBS_PER_RUN } from '../../src/store/scripts/promote-due'
 import { job, testStore } from '../support/engine'
 
 const HOUR = 3_600_000
