@@ -1,7 +1,7 @@
 // The job store: what the API (and any application that enqueues directly) does to jobs in Redis.
 // Scanner-side operations (claim / ack / release) live in src/scan/claims/leases.ts.
 import { DelayQueueError, scriptError, type ExistingJob } from '../errors'
-import type { Keyspace, ShardKeys } from './keys'
+import type { Keyspace } from './keys'
 import { verifyLayout } from './layout'
 import { decodeDispatchError, type JobState } from './job-state'
 import type { NewJob } from './new-job'
@@ -16,10 +16,9 @@ import type { ReplicationOptions } from './redis/replication'
 import { writeScript } from './redis/write'
 import type { ScanStartOptions } from '../on-demand/start/scan-start'
 import { CancelStatus, cancelCall, decodeCancel } from './scripts/cancel'
-import { decodeEnqueue, enqueueCall, EnqueueStatus, type EnqueueReply } from './scripts/enqueue'
+import { decodeEnqueue, enqueueCall, type EnqueueParams, EnqueueStatus, type EnqueueReply } from './scripts/enqueue'
 import { decodeGet, getCall } from './scripts/get'
 import { enqueueMode } from './upsert-modes'
-import type { ScriptCall } from './scripts'
 import { rideOut } from './redis/ride-out'
 import { runScript, type ScriptedClient } from './scripts'
 import { writePerShard } from './redis/shard-writes'
@@ -68,15 +67,13 @@ export class JobStore {
   /** Schedule a new job. Throws JobExistsError (carrying the existing job's view) when the id is taken. */
   async enqueue(job: NewJob): Promise<EnqueueResult> {
     await this.ready()
-    const { reply, unconfirmed } = await this.write(this.keys.locate(job.id).shard, this.enqueueCall(job, 'insert'))
-    return this.confirmedWrite(this.enqueueReply(job, reply), unconfirmed)
+    return this.writeJob(job, 'insert')
   }
 
   /** Create or replace (reschedule, new payload). Throws JobDispatchingError while a scanner holds it. */
   async upsert(job: NewJob): Promise<EnqueueResult> {
     await this.ready()
-    const { reply, unconfirmed } = await this.write(this.keys.locate(job.id).shard, this.enqueueCall(job, 'upsert'))
-    return this.confirmedWrite(this.enqueueReply(job, reply), unconfirmed)
+    return this.writeJob(job, 'upsert')
   }
 
   /** The key layout this store was configured with is the one its jobs use (src/store/layout.ts); checked once. */
@@ -90,11 +87,14 @@ export class JobStore {
    */
   async enqueueMany(jobs: readonly NewJob[], mode: Mode = 'insert'): Promise<(EnqueueResult | DelayQueueError)[]> {
     await this.ready()
-    const writes = jobs.map((job) => ({
-      shard: this.keys.locate(job.id).shard,
-      call: this.enqueueCall(job, mode),
-    }))
-    const written = writePerShard(this.redis, this.replication, writes)
+    const written = writePerShard(
+      this.redis,
+      this.replication,
+      jobs.map((job) => {
+        const location = this.keys.locate(job.id)
+        return { shard: location.shard, call: enqueueCall(location, this.enqueueParams(job, mode)) }
+      }),
+    )
     return guard(
       written.then((results) =>
         results.map(({ reply: [err, reply], unconfirmed }, i) => {
@@ -137,14 +137,15 @@ export class JobStore {
   async cancel(id: string): Promise<void> {
     await this.ready()
     const location = this.keys.locate(id)
-    const { reply, unconfirmed } = await this.write(location.shard, cancelCall(location, id))
+    const { reply, unconfirmed } = await writeScript(
+      this.redis,
+      this.replication,
+      location.shard,
+      cancelCall(location, id),
+    )
     const d = decodeCancel(reply)
     if (d.status !== CancelStatus.Cancelled) throw scriptError(d.code, id)
     this.confirmed(undefined, unconfirmed)
-  }
-
-  private write<R>(shard: ShardKeys, call: ScriptCall<R>) {
-    return writeScript(this.redis, this.replication, shard, call)
   }
 
   /** A write that changed something is only a success once replicated (when that is asked for). */
@@ -168,14 +169,27 @@ export class JobStore {
     return guard(readStats(this.redis, this.keys))
   }
 
-  private enqueueCall(job: NewJob, mode: Mode) {
-    return enqueueCall(this.keys.locate(job.id), {
+  /**
+   * One job's enqueue, written and its reply read: the call is built whole before the write, and the reply read after
+   * it, so a write passes through here once.
+   */
+  private async writeJob(job: NewJob, mode: Mode): Promise<EnqueueResult> {
+    const params = this.enqueueParams(job, mode)
+    const location = this.keys.locate(job.id)
+    const call = enqueueCall(location, params)
+    const { reply, unconfirmed } = await writeScript(this.redis, this.replication, location.shard, call)
+    return this.confirmedWrite(this.enqueueReply(job, reply), unconfirmed)
+  }
+
+  /** What enqueue takes for a job: its write's mode, its group line, and where to look for its token's receipt. */
+  private enqueueParams(job: NewJob, mode: Mode): EnqueueParams {
+    return {
       ...job,
       mode: job.onConflict ? enqueueMode(job.onConflict) : mode,
       groupId: groupLine(job.groupId, job.flowKey),
       scanStart: this.scanStart,
       receiptHours: job.writeToken ? receiptHours(Date.now(), this.receiptTtlMs) : [],
-    })
+    }
   }
 
   private enqueueReply(job: NewJob, reply: unknown): EnqueueResult {
