@@ -101,7 +101,7 @@ export class JobStore {
           if (err instanceof DelayQueueError) return err
           if (err) throw err
           try {
-            return this.confirmedWrite(this.enqueueReply(jobs[i]!, reply), unconfirmed)
+            return this.confirmedWrite(enqueueResult(jobs[i]!, reply), unconfirmed)
           } catch (e) {
             if (!(e instanceof DelayQueueError)) throw e
             return e
@@ -178,7 +178,7 @@ export class JobStore {
     const location = this.keys.locate(job.id)
     const call = enqueueCall(location, params)
     const { reply, unconfirmed } = await writeScript(this.redis, this.replication, location.shard, call)
-    return this.confirmedWrite(this.enqueueReply(job, reply), unconfirmed)
+    return this.confirmedWrite(enqueueResult(job, reply), unconfirmed)
   }
 
   /** What enqueue takes for a job: its write's mode, its group line, and where to look for its token's receipt. */
@@ -191,26 +191,27 @@ export class JobStore {
       receiptHours: job.writeToken ? receiptHours(Date.now(), this.receiptTtlMs) : [],
     }
   }
+}
 
-  private enqueueReply(job: NewJob, reply: unknown): EnqueueResult {
-    const { id } = job
-    const d = decodeEnqueue(reply as EnqueueReply)
-    if (d.status === 'refused') {
-      const { code, existing: e } = d
-      throw scriptError(code, id, e ? existingJob(id, e.state, e.record, e.score) : undefined)
-    }
-    if (d.status === EnqueueStatus.ReplayedStored || d.status === EnqueueStatus.ReplayedDispatched) {
-      return replayedResult(id, d)
-    }
-    const { dueMs, createdAtMs, version, startScanner } = d
-    return {
-      id,
-      status: d.status === EnqueueStatus.Created ? 'created' : 'replaced',
-      dueMs,
-      createdAtMs,
-      version,
-      startScanner,
-    }
+/** An enqueue's reply as its result: a refusal thrown as its error, a replay answered as the write it repeats. */
+function enqueueResult(job: NewJob, reply: unknown): EnqueueResult {
+  const { id } = job
+  const d = decodeEnqueue(reply as EnqueueReply)
+  if (d.status === 'refused') {
+    const { code, existing: e } = d
+    throw scriptError(code, id, e ? existingJob(id, e.state, e.record, e.score) : undefined)
+  }
+  if (d.status === EnqueueStatus.ReplayedStored || d.status === EnqueueStatus.ReplayedDispatched) {
+    return replayedResult(id, d)
+  }
+  const { dueMs, createdAtMs, version, startScanner } = d
+  return {
+    id,
+    status: d.status === EnqueueStatus.Created ? 'created' : 'replaced',
+    dueMs,
+    createdAtMs,
+    version,
+    startScanner,
   }
 }
 
