@@ -1,5 +1,5 @@
 // Scanner-side operations on a shard: claim due jobs under a lease, then ack (in SQS) or release (SQS refused).
-import { parseOccurrenceId } from '../../schedule/occurrence-id'
+import { parseOccurrenceId } from '../../recurrence/occurrence-id'
 import { newToken } from '../../store/ids'
 import type { Keyspace, ShardKeys } from '../../store/keys'
 import { decodeRecordInto } from '../../store/record'

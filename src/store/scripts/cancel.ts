@@ -1,7 +1,7 @@
 // lua/cancel.lua's whole contract on the TypeScript side: the call (KEYS and ARGV by name, in the header's order),
 // its success code (CancelStatus) and the reply read (decodeCancel).
 import type { ScriptErrorCode } from '../../errors'
-import { parseOccurrenceId } from '../../schedule/occurrence-id'
+import { parseOccurrenceId } from '../../recurrence/occurrence-id'
 import type { JobLocation } from '../keys'
 import type { ScriptCall } from '../scripts'
 import { jobSideKeys } from './job-side-keys'
