@@ -17,7 +17,7 @@ export interface NewJob {
   /** Its flow key (docs/flow-control.md); absent: none, and no byte stored for it. */
   flowKey?: string
   /** Relative to Redis's clock, or absolute (epoch ms; the past means now). */
-  schedule: { delayMs: number } | { atMs: number }
+  due: { delayMs: number } | { atMs: number }
   /**
    * The write token (Idempotency-Key, src/direct/write-token.ts): the same on every attempt of one call, so that an
    * attempt after one that was applied changes nothing and answers as that one did. Absent: none (nothing stored).

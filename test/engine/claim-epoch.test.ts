@@ -26,7 +26,7 @@ const claim = async (epochWanted: boolean) =>
 describe('the flow epoch a claim returns', () => {
   it('an idle claim (jobs pending, none due) reads no epoch unless asked', async () => {
     // prepare: a job due in an hour
-    await t.store.enqueueMany([job({ schedule: { delayMs: 3_600_000 } })])
+    await t.store.enqueueMany([job({ due: { delayMs: 3_600_000 } })])
 
     // act
     const idle = await claim(false)

@@ -86,7 +86,7 @@ describe('the job record codec (lua/includes/encodeRecord.lua, decodeRecord.lua)
       queue: 'orders',
       groupId: 'g',
       payloadJson: '{"a":1}',
-      schedule: { delayMs: 60_000 },
+      due: { delayMs: 60_000 },
     })
     const stored = (await t.redis.hget(t.keys.shards[0]!.jobs, 'codec-1'))!
     // act

@@ -51,7 +51,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
     queue: 'q',
     groupId: '',
     payloadJson: '{}',
-    schedule: { delayMs: 5 },
+    due: { delayMs: 5 },
   }),
   sdqGet: getCall(at, 'job-1', [1, 0]),
   sdqCancel: cancelCall(at, 'job-1'),

@@ -69,7 +69,7 @@ export interface EnqueueParams extends Omit<NewJob, 'groupId'> {
 export function enqueueCall({ shard, bucket, bucketNo }: JobLocation, job: EnqueueParams): ScriptCall<EnqueueReply> {
   // The record is "\n"-separated (src/store/record.ts): a newline in these would corrupt it.
   if (job.queue.includes('\n') || job.groupId.includes('\n')) throw new Error('queue and groupId cannot hold "\\n"')
-  const [kind, when] = 'delayMs' in job.schedule ? ['delay', job.schedule.delayMs] : ['at', job.schedule.atMs]
+  const [kind, when] = 'delayMs' in job.due ? ['delay', job.due.delayMs] : ['at', job.due.atMs]
   return {
     script: 'sdqEnqueue',
     keys: {
