@@ -117,4 +117,41 @@ describe('the chaos checker on flow control', () => {
     })
     expect(check(h).figures['rate-bounded'].violations).toBe(0)
   })
+
+  it('judges a limited key where its sends started: a slow SQS stamping them together is no violation, a fast start is', () => {
+    // prepare: 20/s, burst 4: 10 jobs SQS stamped within 5 ms and no send reported unanswered (SQS was only slow);
+    // their sends started 50 ms apart (at the rate), or all within 20 ms (over it)
+    const rate = flowOp({ kind: 'rate', flowKey: 'r', rate: 20, burst: 4, invokeAt: T0 - 100 })
+    const burst = {
+      ops: jobsOf('r', 10),
+      deliveries: sentAt('r', [1_000, 1_001, 1_001, 1_002, 1_002, 1_003, 1_003, 1_004, 1_004, 1_005]),
+      flow: [rate],
+    }
+    const startsEvery = (stepMs: number) =>
+      Array.from({ length: 10 }, (_, i) => ({ jobId: `r-${i}`, at: T0 + 500 + i * stepMs, scanner: 's1' }))
+    const atRate = historyOf({ ...burst, sendStarts: startsEvery(50) })
+    const tooFast = historyOf({ ...burst, sendStarts: startsEvery(2) })
+    // act
+    const kept = check(atRate)
+    // assess: judged at start; the bunching at SQS accept reported
+    expect(kept.figures['rate-bounded']).toMatchObject({ violations: 0, overAtAccept: 1, unstarted: 0 })
+    expect(promisesBroken(tooFast)).toEqual(['rate-bounded'])
+    expect(check(tooFast).violations[0]!.message).toContain('started their sends')
+  })
+
+  it('counts apart a fast start while a scanner was frozen, and a job whose start line was lost is left out', () => {
+    // prepare: 10/s, burst 1: jobs 0-2 start within 10 ms right after a scanner's SIGSTOP ended; job 3 has no start
+    const rate = flowOp({ kind: 'rate', flowKey: 'r', rate: 10, burst: 1, invokeAt: T0 - 100 })
+    const h = historyOf({
+      ops: jobsOf('r', 4),
+      deliveries: sentAt('r', [1_000, 1_005, 1_010, 1_500]),
+      flow: [rate],
+      faults: [{ kind: 'scanner-pause', start: T0 + 200, end: T0 + 900, target: 's1' }],
+      sendStarts: [0, 5, 10].map((ms, i) => ({ jobId: `r-${i}`, at: T0 + 950 + ms, scanner: 's1' })),
+    })
+    // act
+    const verdict = check(h)
+    // assess
+    expect(verdict.figures['rate-bounded']).toMatchObject({ violations: 0, excusedFault: 1, unstarted: 1 })
+  })
 })

@@ -1,5 +1,5 @@
 // Hand-made histories for the checker's own tests: a builder that numbers operations and fills in defaults.
-import type { Delivery, EnvironmentFault, Fault, FlowOp, History, Op } from './history'
+import type { Delivery, EnvironmentFault, Fault, FlowOp, History, Op, SendStart } from './history'
 
 export const T0 = 1_800_000_000_000
 
@@ -9,6 +9,7 @@ export function historyOf(parts: {
   faults?: Fault[]
   environment?: EnvironmentFault[]
   flow?: FlowOp[]
+  sendStarts?: SendStart[]
 }): History {
   const ops = (parts.ops ?? []).map(
     (op, n): Op => ({
@@ -46,6 +47,7 @@ export function historyOf(parts: {
     faults: parts.faults ?? [],
     environment: parts.environment ?? [],
     ...(parts.flow ? { flow: parts.flow } : {}),
+    ...(parts.sendStarts ? { sendStarts: parts.sendStarts } : {}),
   }
 }
 

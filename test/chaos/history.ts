@@ -129,6 +129,17 @@ export interface EnvironmentFault {
   count: number
 }
 
+/**
+ * When a scanner started the SendMessageBatch that carried a flow-keyed job to SQS (its onSent's request start), on
+ * the runner's clock (a skewed scanner's own clock corrected by its skew). Flow control promises a limited key's
+ * sends START at its rate: where SQS stamps them also depends on how fast SQS takes them.
+ */
+export interface SendStart {
+  jobId: string
+  at: number
+  scanner: string
+}
+
 export interface RunSettings {
   claimBatchSize: number
   /** Leased-but-unsettled jobs per scanner: what one scanner death can send again. */
@@ -152,6 +163,8 @@ export interface History {
   faults: Fault[]
   /** Absent in histories saved before it was recorded. */
   environment?: EnvironmentFault[]
+  /** Send starts of flow-keyed jobs SQS took, as the scanners printed them (absent in histories saved before). */
+  sendStarts?: SendStart[]
   /** Flow control calls, in invoke order (absent in histories saved before flow control). */
   flow?: FlowOp[]
 }

@@ -108,6 +108,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       deliveries: consumers.deliveries,
       faults: nemesis.faults.sort((a, b) => a.start - b.start),
       environment: [...stage.environment],
+      sendStarts: [...stage.sendStarts],
       flow,
     }
     return { history, verdict: check(history) }

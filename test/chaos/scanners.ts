@@ -3,7 +3,7 @@
 // nemesis. stopAll() ends every one of them, also after a failure.
 import type { ChildProcess } from 'node:child_process'
 import { stopChild } from '../../local/redis-server'
-import type { EnvironmentFault } from './history'
+import type { EnvironmentFault, SendStart } from './history'
 import type { PrimaryProxy } from './primary-proxy'
 import { startProcess } from './processes'
 
@@ -17,11 +17,17 @@ export interface ChaosScanner {
   busy: boolean
   /** Where its sends that SQS may have taken without answering are recorded, as it prints them (shared by all). */
   environment: EnvironmentFault[]
+  /** Where its flow-keyed jobs' send starts are recorded (shared by all). */
+  sendStarts: SendStart[]
 }
 
 /** Starts (or restarts) the scanner's process; resolves once it is connected and scanning. */
 export async function startScanner(s: ChaosScanner, extraEnv: Record<string, string> = {}): Promise<void> {
+  // Its clock runs this far ahead of the runner's (test/chaos/clock-skew.ts): its times are taken back by as much.
+  const skew = Number({ ...s.env, ...extraEnv }.CLOCK_SKEW_MS ?? 0)
   const onLine = (line: Record<string, unknown>) => {
+    if (line.event === 'sent')
+      return void s.sendStarts.push({ jobId: String(line.id), at: Number(line.at) - skew, scanner: s.name })
     const count = Number(line.event === 'unanswered' ? line.entries : line.jobs)
     if ((line.event === 'unanswered' || line.event === 'maybe-sent') && count > 0)
       s.environment.push({ kind: line.event, at: Date.now(), scanner: s.name, count })

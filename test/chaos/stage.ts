@@ -17,7 +17,7 @@ import { quiet } from './quiet'
 import { startPrimaryProxy, type PrimaryProxy } from './primary-proxy'
 import { startScanner, stopAll, type ChaosScanner } from './scanners'
 import { FIFO_QUEUE } from './fifo-lanes'
-import type { EnvironmentFault } from './history'
+import type { EnvironmentFault, SendStart } from './history'
 
 /** Shortened timings so faults play out in seconds (the fault suite's); replication as by default (auto). */
 export const CHAOS_SETTINGS = {
@@ -53,6 +53,8 @@ export interface ChaosStage {
   scanners: ChaosScanner[]
   /** The scanners' sends that SQS may have taken without answering, as they happen (history.environment). */
   environment: EnvironmentFault[]
+  /** The scanners' flow-keyed send starts, as they print them (history.sendStarts). */
+  sendStarts: SendStart[]
   /** For the runner's wait for the drain only (the checker never reads Redis). */
   monitor: Engine
   close(): Promise<void>
@@ -122,13 +124,21 @@ export async function startStage(scannerCount: number, workerMaxMs: number, clus
 
     const scanners: ChaosScanner[] = []
     const environment: EnvironmentFault[] = []
+    const sendStarts: SendStart[] = []
     steps.push(() => stopAll(scanners))
     for (let i = 0; i < scannerCount; i++) {
       const proxy = i === 0 || !setup ? undefined : await startPrimaryProxy(primary)
       if (proxy) steps.push(() => proxy.close())
       const env = { ...base, WORKER_MAX_MS: String(workerMaxMs), ...(proxy ? { REDIS_URL: proxy.url } : directEnv) }
       const via = proxy ? '' : setup ? '-sentinel' : ''
-      scanners.push({ name: `scanner-${i + 1}${via}`, ...(proxy ? { proxy } : {}), env, busy: false, environment })
+      scanners.push({
+        name: `scanner-${i + 1}${via}`,
+        ...(proxy ? { proxy } : {}),
+        env,
+        busy: false,
+        environment,
+        sendStarts,
+      })
     }
     await Promise.all(scanners.map((s) => startScanner(s)))
     return {
@@ -143,6 +153,7 @@ export async function startStage(scannerCount: number, workerMaxMs: number, clus
       api,
       scanners,
       environment,
+      sendStarts,
       monitor,
       close,
     }

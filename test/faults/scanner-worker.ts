@@ -6,7 +6,9 @@
 // It prints one JSON line per event on stdout: {"event":"ready"} once subscribed, {"event":"loop",...} per loop, and,
 // as they happen (a killed worker's last loop report is lost, these lines are not): {"event":"maybe-sent","jobs":n}
 // when jobs are released after a send SQS may have acted on without answering, {"event":"unanswered","entries":n}
-// per SendMessageBatch attempt that may have reached SQS without a definite answer (test/faults/unanswered-sends.ts).
+// per SendMessageBatch attempt that may have reached SQS without a definite answer (test/faults/unanswered-sends.ts),
+// and {"event":"sent","id":id,"at":ms} for each flow-keyed job SQS took: when its SendMessageBatch started, on this
+// process's clock (the chaos checker judges a limited key's rate there).
 import { loadConfig } from '../../src/config'
 import { createEngine } from '../../src/store/engine'
 import { createScanner } from '../../src/scan/create-scanner'
@@ -47,6 +49,9 @@ async function main() {
     const s = createScanner(engine, sqs, {
       maxInFlight,
       observer,
+      onSent: (job, _acceptedAtMs, _lateMs, sentAtMs) => {
+        if (job.flowKey) say({ event: 'sent', id: job.id, at: sentAtMs })
+      },
       logger: { info: log, warn: log, error: log },
     })
     current = s
