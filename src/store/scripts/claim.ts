@@ -3,6 +3,7 @@
 // claim by name.
 import type { ShardKeys } from '../keys'
 import type { ScriptCall } from '../scripts'
+import { jobStateKeys } from './job-side-keys'
 
 export interface ClaimParams {
   limit: number
@@ -93,13 +94,7 @@ export function claimCall(shard: ShardKeys, p: ClaimParams): ScriptCall<ClaimRep
   return {
     script: 'sdqClaim',
     keys: {
-      jobs: shard.jobs,
-      index: shard.index,
-      inflight: shard.inflight,
-      leases: shard.leases,
-      errors: shard.errors,
-      dead: shard.dead,
-      counts: shard.counts,
+      ...jobStateKeys(shard),
       flowEpoch: shard.flowEpoch,
       flowPace: shard.flowPace,
       buckets: p.hints.map((b) => shard.bucket(b)),

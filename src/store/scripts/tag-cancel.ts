@@ -3,6 +3,7 @@
 import type { Keyspace, ShardKeys } from '../keys'
 import type { ScriptCall } from '../scripts'
 import { bucketsOf } from '../tag-index'
+import { jobStateKeys } from './job-side-keys'
 
 /** lua/tag-cancel.lua: [cancelled, inFlight, recurring, ...next ids]. Read it with decodeTagCancel. */
 export type TagCancelReply = [number, number, number, ...string[]]
@@ -19,13 +20,7 @@ export function tagCancelCall(
   return {
     script: 'sdqTagCancel',
     keys: {
-      jobs: shard.jobs,
-      index: shard.index,
-      inflight: shard.inflight,
-      leases: shard.leases,
-      errors: shard.errors,
-      dead: shard.dead,
-      counts: shard.counts,
+      ...jobStateKeys(shard),
       tags: shard.tags,
       schedules: shard.schedules,
       buckets,
