@@ -158,7 +158,7 @@ async function bytesPerJob(admins: Redis[], config: Config, jobs: number, payloa
         id: jobId('m', i),
         queue: TARGET,
         payloadJson,
-        schedule: { atMs: base + ((i * 7919) % 2_592_000_000) },
+        due: { atMs: base + ((i * 7919) % 2_592_000_000) },
       })
     }
     for (const r of await engine.store.enqueueMany(batch)) if (r instanceof Error) throw r
@@ -193,7 +193,7 @@ async function drain(config: Config, scanners: number, rep: number): Promise<num
       id: jobId(`d${rep}`, i),
       queue: TARGET,
       payloadJson: PAYLOAD_JSON,
-      schedule: { atMs: at },
+      due: { atMs: at },
     }),
   )
   await inFlight(DRAIN_JOBS / 100, 8, async (b) => {

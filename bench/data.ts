@@ -40,6 +40,6 @@ export function dueOffsets(count: number, ratePerSec: number, arrivals: Arrivals
   })
 }
 
-export function benchJob(id: string, schedule: NewJob['schedule']): NewJob {
-  return { id, queue: TARGET, payloadJson: PAYLOAD_JSON, schedule }
+export function benchJob(id: string, due: NewJob['due']): NewJob {
+  return { id, queue: TARGET, payloadJson: PAYLOAD_JSON, due }
 }

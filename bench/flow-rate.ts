@@ -94,7 +94,7 @@ async function main() {
       id,
       queue: 'bench',
       payloadJson: PAYLOAD_JSON,
-      schedule: { atMs },
+      due: { atMs },
       ...(flowKey ? { flowKey } : {}),
     })
     const others = Math.floor((SPAN_MS / 1000) * OTHER_RATE)

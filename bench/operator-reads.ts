@@ -39,11 +39,11 @@ async function fill(engine: Engine): Promise<void> {
   }
   for (let i = 0; i < 200; i++) {
     const queue = i % 10 === 0 ? 'orders' : 'emails'
-    await engine.store.enqueue({ id: `dead-${i}`, queue, payloadJson, schedule: { delayMs: 0 } })
+    await engine.store.enqueue({ id: `dead-${i}`, queue, payloadJson, due: { delayMs: 0 } })
   }
   await claim(true)
   for (let i = 0; i < 20; i++) {
-    await engine.store.enqueue({ id: `flying-${i}`, queue: 'orders', payloadJson, schedule: { delayMs: 0 } })
+    await engine.store.enqueue({ id: `flying-${i}`, queue: 'orders', payloadJson, due: { delayMs: 0 } })
   }
   await claim(false)
   const schedules = new DelayQueue(engine)

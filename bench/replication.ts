@@ -30,7 +30,7 @@ async function round(
       id: jobId(tag, i),
       queue: TARGET,
       payloadJson: PAYLOAD_JSON,
-      schedule: { delayMs: 3_600_000 },
+      due: { delayMs: 3_600_000 },
     })
     ms.push(performance.now() - t)
   })

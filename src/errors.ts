@@ -1,7 +1,7 @@
 // The queue's errors (store, validation, configuration) and the one mapping from Lua error codes to them. Errors only
 // the HTTP layer or the consumer toolkit raise live beside them (src/api/errors.ts, src/consumer/errors.ts) and extend
 // the same DelayQueueError base.
-import { parseOccurrenceId } from './schedule/occurrence-id'
+import { parseOccurrenceId } from './recurrence/occurrence-id'
 import type { ErrorDetail, ExistingJob } from './contract/errors'
 
 export type { ErrorDetail, ExistingJob }

@@ -1,5 +1,5 @@
 -- The job side of a shard around one due bucket, from KEYS[first] on, by name: the table dropUnleased and
--- addOccurrence take. The same eight keys in the same order as jobSideKeys in src/store/script-calls.ts; a header
+-- addOccurrence take. The same eight keys in the same order as jobSideKeys in src/store/scripts/job-side-keys.ts; a header
 -- lists them as `KEYS[a..b] jobs, index, bucket, inflight, leases, errors, dead, counts`, and docs/internals.md
 -- ("Keys of a shard") says what each holds.
 local function jobSideKeys(first)

@@ -18,7 +18,7 @@ const SCHEDULE_ID = `${ID_CHAR}{1,100}`
 export const SCHEDULE_ID_PATTERN = new RegExp(`^${SCHEDULE_ID}$`)
 export const SCHEDULE_ID_RULE = 'must be 1-100 characters of [A-Za-z0-9_.:-]'
 
-/** An occurrence of a recurring schedule: "<schedule id>@<epoch ms>" (src/schedule/time-bounds.ts bounds the ms). */
+/** An occurrence of a recurring schedule: "<schedule id>@<epoch ms>" (src/recurrence/time-bounds.ts bounds the ms). */
 export const OCCURRENCE_ID_PATTERN = new RegExp(`^${SCHEDULE_ID}${OCCURRENCE_SEPARATOR}\\d{1,15}$`)
 
 export const RESERVED_ID_RULE = `must not start with "${SCHEDULER_JOB_PREFIX}" (reserved for the Scheduler-compatible API)`

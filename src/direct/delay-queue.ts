@@ -8,7 +8,6 @@ import { type HeldReason, withHeldReason } from '../flow/flow-held-view'
 import type { EnqueueResult, JobStore, JobView, QueueCounts, StoreStats } from '../store/job-store'
 import { validateJobId, validateJobRef, writableId } from './id-rules'
 import { validateJob, type JobInput } from './validation'
-import { ValidationError } from '../errors'
 import { queuesAsConfigured } from '../store/stats'
 import { decodePendingCursor } from '../store/pending-cursor'
 import type { PendingPage, PendingQuery } from '../store/pending-page'
@@ -20,7 +19,7 @@ import type { ScheduleListPage, ScheduleView } from './schedule-view'
 import { RecurringSchedules } from './recurring-schedules'
 import { scheduleMany, type BatchItemResult } from './schedule-many'
 import { isoTime } from '../shared/iso-time'
-import { validateWriteToken, type WriteOptions } from './write-token'
+import { requireIdWithKey, validateWriteToken, type WriteOptions } from './write-token'
 import type { MoveTo, PromoteDueResult } from '../store/promote'
 import { runDue, runNow, type RunDueInput, type RunDueResult, type RunNowAnswer } from './run-now'
 import type { TagPage } from '../store/tag-page'
@@ -223,13 +222,6 @@ export class DelayQueue {
   async close(): Promise<void> {
     await this.starter?.settled()
     if (this.owned) await this.engine.close?.()
-  }
-}
-
-/** The token is kept with the job under its id: a create sent again without one would get another id. */
-function requireIdWithKey(input: unknown, writeToken: string | undefined): void {
-  if (writeToken && (input as JobInput).id === undefined) {
-    throw new ValidationError([{ path: 'id', message: 'is required with an idempotency key' }])
   }
 }
 

@@ -1,4 +1,4 @@
-// The id checks: a job id, a schedule id, and an occurrence id ("<schedule id>@<epoch ms>": src/schedule/
+// The id checks: a job id, a schedule id, and an occurrence id ("<schedule id>@<epoch ms>": src/recurrence/
 // occurrence-id.ts), with the patterns and rules of the contract (src/contract/ids.ts). Every id a caller hands in is
 // checked here.
 import { ValidationError } from '../errors'

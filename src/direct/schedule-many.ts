@@ -1,11 +1,12 @@
 // DelayQueue.scheduleMany: many jobs, each accepted or refused on its own, answered in input order. Invalid items are
 // answered with their error and never reach Redis; the valid ones are stored in one pipeline per shard.
 import type { Config } from '../config'
-import { DelayQueueError, ValidationError } from '../errors'
+import { DelayQueueError } from '../errors'
 import type { JobStore } from '../store/job-store'
 import type { ScanStarter } from '../on-demand/start/scan-starter'
 import { writableId } from './id-rules'
 import { validateJob } from './validation'
+import { requireIdWithKey } from './write-token'
 
 /** `replayed`: an earlier attempt with the same idempotency key stored it (nothing changed now). */
 export type BatchItemResult = { id: string; status: 'scheduled'; replayed?: true } | { error: DelayQueueError }
@@ -48,10 +49,7 @@ async function scheduleChunk(
       const job = validateJob(input, config)
       // The Scheduler-compatible API writes one job at a time: no batch may write its ids.
       writableId(job.id)
-      // As for one job: the key is kept under the id, and a job without one would get a new id on each attempt.
-      if (writeToken && (input as { id?: unknown }).id === undefined) {
-        throw new ValidationError([{ path: 'id', message: 'is required with an idempotency key' }])
-      }
+      requireIdWithKey(input, writeToken)
       valid.push({ index, job: writeToken ? { ...job, writeToken } : job })
     } catch (e) {
       if (!(e instanceof DelayQueueError)) throw e

@@ -98,7 +98,7 @@ export function validateJob(input: unknown, config: JobValidationConfig, options
   }
 
   conflictRules(raw, config.maxHorizonMs, fail)
-  const schedule = scheduleOf(raw, config.maxHorizonMs, options.nowMs ?? Date.now(), fail)
+  const due = dueOf(raw, config.maxHorizonMs, options.nowMs ?? Date.now(), fail)
   checkHttpJob(raw.queue, raw.payload, config.httpTargets, fail)
   const payloadJson = serializePayload(raw.payload, fail)
   if (details.length > 0) throw new ValidationError(details)
@@ -115,7 +115,7 @@ export function validateJob(input: unknown, config: JobValidationConfig, options
     ...(raw.tags?.length ? { tags: raw.tags } : {}),
     ...(raw.onConflict ? { onConflict: raw.onConflict } : {}),
     ...(raw.maxWaitMs !== undefined ? { maxWaitMs: raw.maxWaitMs } : {}),
-    schedule: schedule!,
+    due: due!,
   }
 }
 
@@ -140,12 +140,13 @@ export function validateBatch(body: unknown): unknown[] {
   return jobs
 }
 
-function scheduleOf(
+/** When the job is due: delayMs or runAt as the store takes it (none: now). */
+function dueOf(
   raw: RawJob,
   horizonMs: number,
   nowMs: number,
   fail: (path: string, message: string) => void,
-): NewJob['schedule'] | undefined {
+): NewJob['due'] | undefined {
   const days = Math.round(horizonMs / 86_400_000)
   if (raw.delayMs !== undefined && raw.runAt !== undefined) {
     fail('runAt', 'cannot be combined with delayMs: give one of them, or neither to run now')

@@ -29,3 +29,13 @@ export function validateWriteToken(value: unknown, path: string): string | undef
   }
   return value
 }
+
+/**
+ * A write with a token names its job: the token is kept with the job under its id, and a create sent again without
+ * one would get another id on each attempt.
+ */
+export function requireIdWithKey(input: unknown, writeToken: string | undefined): void {
+  if (writeToken && (input as { id?: unknown }).id === undefined) {
+    throw new ValidationError([{ path: 'id', message: 'is required with an idempotency key' }])
+  }
+}

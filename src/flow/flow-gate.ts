@@ -4,7 +4,8 @@
 // bucket gave them, which keeps them in the order they asked. A FIFO group whose job is held holds its later jobs
 // behind it. Jobs without a flow key, of queues without a setting, pass without a Redis call.
 import { isFifoQueue } from '../queues'
-import type { ClaimedJob, PacedJobs } from '../scan/claims/claimed-job'
+import type { ClaimedJob } from '../scan/claims/claimed-job'
+import type { PacedJobs } from '../store/scripts/claim'
 import type { Keyspace } from '../store/keys'
 import type { ScriptedClient } from '../store/scripts'
 import { type FlowHold, holdJobs } from './flow-hold'

@@ -10,7 +10,6 @@
 // of it held twice, all of it asking within 1/S of its time), and one at the shard's share of the rate would hold a
 // shard's part that is larger than its share (ids spread by hash) past the key's bucket's times: slower than the rate.
 // On the bench's Cluster (12 shards) both left the other jobs later than no pace did, and the second missed the rate.
-import type { PacedJobs } from '../scan/claims/claimed-job'
 import type { FlowRate } from './flow-names'
 
 /**
@@ -26,16 +25,4 @@ export function paceSpec(
   let spec = ''
   for (const [name, rate] of rates) spec += `${name}\t${rate.rate}\t${rate.burst}\t${cellMs(rate)}\n`
   return spec
-}
-
-/** The claim reply's paced jobs ("<name>\t<count>\t<latest late ms>\n" each). */
-export function parsePaced(text: string | undefined): PacedJobs[] {
-  if (!text) return []
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((row) => {
-      const [name, count, late] = row.split('\t')
-      return { name: name!, count: Number(count), latestLateMs: Number(late) }
-    })
 }

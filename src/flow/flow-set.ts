@@ -1,24 +1,12 @@
 // lua/flow-set.lua and lua/flow-epoch.lua: a flow control setting changed (its epoch bumped) and the epoch told to each
 // shard, each write confirmed by replicas as API writes are (src/store/redis/replication.ts): a pause that answered
 // survives a failover right after it.
-import type { Keyspace, ShardKeys } from '../store/keys'
+import type { Keyspace } from '../store/keys'
 import type { ReplicationOptions } from '../store/redis/replication'
 import { writeScript } from '../store/redis/write'
-import type { ScriptCall, ScriptedClient } from '../store/scripts'
-
-export function flowSetCall(keys: Keyspace, field: string, value: string | null) {
-  const call: ScriptCall<number> = {
-    script: 'sdqFlowSet',
-    keys: { settings: keys.flowSettingsKey },
-    args: { field, value: value ?? '' },
-  }
-  return call
-}
-
-export function flowEpochCall(shard: ShardKeys, epoch: string) {
-  const call: ScriptCall<number> = { script: 'sdqFlowEpoch', keys: { epoch: shard.flowEpoch }, args: { epoch } }
-  return call
-}
+import type { ScriptedClient } from '../store/scripts'
+import { flowEpochCall } from '../store/scripts/flow-epoch'
+import { decodeFlowSet, flowSetCall } from '../store/scripts/flow-set'
 
 const NO_REPLICATION: ReplicationOptions = { replicas: 0, timeoutMs: 1_000 }
 
@@ -32,7 +20,7 @@ export async function writeSetting(
 ): Promise<string> {
   const { reply, unconfirmed } = await writeScript(redis, replication, keys.shards[0]!, flowSetCall(keys, field, value))
   if (unconfirmed) throw unconfirmed
-  return String(reply)
+  return decodeFlowSet(reply)
 }
 
 /** Tells every shard the epoch (never moving one back). Throws ReplicationUnconfirmedError unconfirmed. */

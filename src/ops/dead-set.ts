@@ -9,7 +9,7 @@ import { verifyLayout } from '../store/layout'
 import { decodeDispatchError } from '../store/job-state'
 import { decodeRecord, RECORD_HEADER_LINES, type StoredJob } from '../store/record'
 import { previewText, readRecordHeads, type RecordHeadCache } from '../store/record-heads'
-import { reviveCall } from '../store/script-calls'
+import { decodeRevive, reviveCall } from '../store/scripts/revive'
 import { runScript, type ScriptedClient } from '../store/scripts'
 import type { DispatchError } from '../store/job-store'
 import { guard } from '../store/redis/redis-errors'
@@ -87,8 +87,8 @@ export class DeadSet {
   /** Schedule a dead job again, unchanged, `delayMs` from now (Redis's clock). Returns its new due time. */
   async revive(id: string, delayMs = 0): Promise<number> {
     await guard(verifyLayout(this.redis, this.keys))
-    const due = Number(await guard(runScript(this.redis, reviveCall(this.keys.locate(id), id, delayMs))))
-    if (due === ScriptErrorCode.JobNotFound) throw scriptError(ScriptErrorCode.JobNotFound, id)
+    const due = decodeRevive(await guard(runScript(this.redis, reviveCall(this.keys.locate(id), id, delayMs))))
+    if (due === null) throw scriptError(ScriptErrorCode.JobNotFound, id)
     return due
   }
 

@@ -18,7 +18,7 @@ import { DelayQueueError, IdempotencyKeyReusedError, JobExistsError } from '../e
 import type { JobStore, NewJob } from '../store/job-store'
 import { validateJobId, validateJobRef } from '../direct/id-rules'
 import { validateJob, type JobValidationConfig } from '../direct/validation'
-import { parseOccurrenceId } from '../schedule/occurrence-id'
+import { parseOccurrenceId } from '../recurrence/occurrence-id'
 import { dlqNameOf, sameQueue, targetOfDlq } from './dlq-target'
 
 export interface RedriveOptions {

@@ -1,5 +1,5 @@
 // EventBridge Scheduler's `cron(minutes hours day-of-month month day-of-week year)` and `rate(value unit)` in our
-// recurring schedules' terms: a 5-field cron (croner's, src/schedule/recurrence.ts) and everyMs. AWS numbers the days
+// recurring schedules' terms: a 5-field cron (croner's, src/recurrence/recurrence.ts) and everyMs. AWS numbers the days
 // of the week 1-7 from Sunday, croner 0-6: numbers move down by one; names (MON-FRI) are the same in both. What has
 // no equal here (the W of day-of-month, a year other than *) is refused by name rather than run differently.
 import { SchedulerValidationError } from './errors'

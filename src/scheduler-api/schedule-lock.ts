@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { SchedulerDocumentKeys } from '../store/keys'
-import { runScript, type ScriptCall, type ScriptedClient } from '../store/scripts'
+import { runScript, type ScriptedClient } from '../store/scripts'
+import { lockReleaseCall } from '../store/scripts/scheduler-lock-release'
 import { SchedulerConflictError } from './errors'
 
 /** Longer than any change holds it (a few writes of at most REDIS_WAIT_TIMEOUT_MS each); a crashed holder's lapses. */
@@ -15,11 +16,6 @@ const LOCK_TTL_MS = 15_000
 const WAIT_MS = 2_000
 const FIRST_PAUSE_MS = 5
 const LONGEST_PAUSE_MS = 100
-
-/** lua/scheduler-lock-release.lua: 1 when the lock held `token` (and is gone now). */
-export function lockReleaseCall(lock: string, token: string): ScriptCall<number> {
-  return { script: 'sdqSchedulerLockRelease', keys: { lock }, args: { token } }
-}
 
 export class ScheduleLocks {
   constructor(private readonly redis: ScriptedClient) {}

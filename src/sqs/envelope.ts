@@ -1,6 +1,6 @@
 // The SQS message a job becomes: the consumers' contract (docs/consumer.md, "The message").
 import { createHash } from 'node:crypto'
-import { parseOccurrenceId } from '../schedule/occurrence-id'
+import { parseOccurrenceId } from '../recurrence/occurrence-id'
 import { isoTime } from '../shared/iso-time'
 import { rawInputBody } from './raw-input'
 import type { JobMessage } from '../contract/message'

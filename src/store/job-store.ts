@@ -1,7 +1,7 @@
 // The job store: what the API (and any application that enqueues directly) does to jobs in Redis.
 // Scanner-side operations (claim / ack / release) live in src/scan/claims/leases.ts.
-import { DelayQueueError, type ScriptErrorCode, scriptError, type ExistingJob } from '../errors'
-import type { Keyspace, ShardKeys } from './keys'
+import { DelayQueueError, scriptError, type ExistingJob } from '../errors'
+import type { Keyspace } from './keys'
 import { verifyLayout } from './layout'
 import { decodeDispatchError, type JobState } from './job-state'
 import type { NewJob } from './new-job'
@@ -15,17 +15,10 @@ import { readStats, type StoreStats } from './stats'
 import type { ReplicationOptions } from './redis/replication'
 import { writeScript } from './redis/write'
 import type { ScanStartOptions } from '../on-demand/start/scan-start'
-import {
-  CancelStatus,
-  cancelCall,
-  decodeEnqueue,
-  enqueueCall,
-  EnqueueStatus,
-  getCall,
-  type EnqueueReply,
-} from './script-calls'
+import { CancelStatus, cancelCall, decodeCancel } from './scripts/cancel'
+import { decodeEnqueue, enqueueCall, type EnqueueParams, EnqueueStatus, type EnqueueReply } from './scripts/enqueue'
+import { decodeGet, getCall } from './scripts/get'
 import { enqueueMode } from './upsert-modes'
-import type { ScriptCall } from './scripts'
 import { rideOut } from './redis/ride-out'
 import { runScript, type ScriptedClient } from './scripts'
 import { writePerShard } from './redis/shard-writes'
@@ -74,15 +67,13 @@ export class JobStore {
   /** Schedule a new job. Throws JobExistsError (carrying the existing job's view) when the id is taken. */
   async enqueue(job: NewJob): Promise<EnqueueResult> {
     await this.ready()
-    const { reply, unconfirmed } = await this.write(this.keys.locate(job.id).shard, this.enqueueCall(job, 'insert'))
-    return this.confirmedWrite(this.enqueueReply(job, reply), unconfirmed)
+    return this.writeJob(job, 'insert')
   }
 
   /** Create or replace (reschedule, new payload). Throws JobDispatchingError while a scanner holds it. */
   async upsert(job: NewJob): Promise<EnqueueResult> {
     await this.ready()
-    const { reply, unconfirmed } = await this.write(this.keys.locate(job.id).shard, this.enqueueCall(job, 'upsert'))
-    return this.confirmedWrite(this.enqueueReply(job, reply), unconfirmed)
+    return this.writeJob(job, 'upsert')
   }
 
   /** The key layout this store was configured with is the one its jobs use (src/store/layout.ts); checked once. */
@@ -96,18 +87,21 @@ export class JobStore {
    */
   async enqueueMany(jobs: readonly NewJob[], mode: Mode = 'insert'): Promise<(EnqueueResult | DelayQueueError)[]> {
     await this.ready()
-    const writes = jobs.map((job) => ({
-      shard: this.keys.locate(job.id).shard,
-      call: this.enqueueCall(job, mode),
-    }))
-    const written = writePerShard(this.redis, this.replication, writes)
+    const written = writePerShard(
+      this.redis,
+      this.replication,
+      jobs.map((job) => {
+        const location = this.keys.locate(job.id)
+        return { shard: location.shard, call: enqueueCall(location, this.enqueueParams(job, mode)) }
+      }),
+    )
     return guard(
       written.then((results) =>
         results.map(({ reply: [err, reply], unconfirmed }, i) => {
           if (err instanceof DelayQueueError) return err
           if (err) throw err
           try {
-            return this.confirmedWrite(this.enqueueReply(jobs[i]!, reply), unconfirmed)
+            return this.confirmedWrite(enqueueResult(jobs[i]!, reply), unconfirmed)
           } catch (e) {
             if (!(e instanceof DelayQueueError)) throw e
             return e
@@ -124,14 +118,13 @@ export class JobStore {
   async get(id: string): Promise<JobView | null> {
     await this.ready()
     const call = getCall(this.keys.locate(id), id, receiptHours(Date.now(), this.receiptTtlMs))
-    const reply = await guard(rideOut(this.redis, () => runScript(this.redis, call)))
-    if (!reply) return null
-    if (reply[0] === 'dispatched') {
+    const found = decodeGet(await guard(rideOut(this.redis, () => runScript(this.redis, call))))
+    if (!found) return null
+    if (found.state === 'dispatched') {
       const delivery = await guard(readDelivery(this.redis, this.keys, id))
-      return { ...dispatchedView(id, decodeReceipt(reply[1])), ...(delivery ? { delivery } : {}) }
+      return { ...dispatchedView(id, decodeReceipt(found.receipt)), ...(delivery ? { delivery } : {}) }
     }
-    const [state, record, score, attempt, lastError] = reply
-    return toView(id, state, record, Number(score), Number(attempt), lastError)
+    return toView(id, found.state, found.record, found.score, found.attempt, found.lastError)
   }
 
   /** A page of pending jobs in due-time order (src/store/pending-page.ts). */
@@ -144,14 +137,15 @@ export class JobStore {
   async cancel(id: string): Promise<void> {
     await this.ready()
     const location = this.keys.locate(id)
-    const { reply, unconfirmed } = await this.write(location.shard, cancelCall(location, id))
-    const code = Number(reply)
-    if (code !== CancelStatus.Cancelled) throw scriptError(code as ScriptErrorCode, id)
+    const { reply, unconfirmed } = await writeScript(
+      this.redis,
+      this.replication,
+      location.shard,
+      cancelCall(location, id),
+    )
+    const d = decodeCancel(reply)
+    if (d.status !== CancelStatus.Cancelled) throw scriptError(d.code, id)
     this.confirmed(undefined, unconfirmed)
-  }
-
-  private write<R>(shard: ShardKeys, call: ScriptCall<R>) {
-    return writeScript(this.redis, this.replication, shard, call)
   }
 
   /** A write that changed something is only a success once replicated (when that is asked for). */
@@ -175,35 +169,49 @@ export class JobStore {
     return guard(readStats(this.redis, this.keys))
   }
 
-  private enqueueCall(job: NewJob, mode: Mode) {
-    return enqueueCall(this.keys.locate(job.id), {
+  /**
+   * One job's enqueue, written and its reply read: the call is built whole before the write, and the reply read after
+   * it, so a write passes through here once.
+   */
+  private async writeJob(job: NewJob, mode: Mode): Promise<EnqueueResult> {
+    const params = this.enqueueParams(job, mode)
+    const location = this.keys.locate(job.id)
+    const call = enqueueCall(location, params)
+    const { reply, unconfirmed } = await writeScript(this.redis, this.replication, location.shard, call)
+    return this.confirmedWrite(enqueueResult(job, reply), unconfirmed)
+  }
+
+  /** What enqueue takes for a job: its write's mode, its group line, and where to look for its token's receipt. */
+  private enqueueParams(job: NewJob, mode: Mode): EnqueueParams {
+    return {
       ...job,
       mode: job.onConflict ? enqueueMode(job.onConflict) : mode,
       groupId: groupLine(job.groupId, job.flowKey),
       scanStart: this.scanStart,
       receiptHours: job.writeToken ? receiptHours(Date.now(), this.receiptTtlMs) : [],
-    })
+    }
   }
+}
 
-  private enqueueReply(job: NewJob, reply: unknown): EnqueueResult {
-    const { id } = job
-    const d = decodeEnqueue(reply as EnqueueReply)
-    if (d.status === 'refused') {
-      const { code, existing: e } = d
-      throw scriptError(code, id, e ? existingJob(id, e.state, e.record, e.score) : undefined)
-    }
-    if (d.status === EnqueueStatus.ReplayedStored || d.status === EnqueueStatus.ReplayedDispatched) {
-      return replayedResult(id, d)
-    }
-    const { dueMs, createdAtMs, version, startScanner } = d
-    return {
-      id,
-      status: d.status === EnqueueStatus.Created ? 'created' : 'replaced',
-      dueMs,
-      createdAtMs,
-      version,
-      startScanner,
-    }
+/** An enqueue's reply as its result: a refusal thrown as its error, a replay answered as the write it repeats. */
+function enqueueResult(job: NewJob, reply: unknown): EnqueueResult {
+  const { id } = job
+  const d = decodeEnqueue(reply as EnqueueReply)
+  if (d.status === 'refused') {
+    const { code, existing: e } = d
+    throw scriptError(code, id, e ? existingJob(id, e.state, e.record, e.score) : undefined)
+  }
+  if (d.status === EnqueueStatus.ReplayedStored || d.status === EnqueueStatus.ReplayedDispatched) {
+    return replayedResult(id, d)
+  }
+  const { dueMs, createdAtMs, version, startScanner } = d
+  return {
+    id,
+    status: d.status === EnqueueStatus.Created ? 'created' : 'replaced',
+    dueMs,
+    createdAtMs,
+    version,
+    startScanner,
   }
 }
 

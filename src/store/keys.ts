@@ -11,7 +11,7 @@
 //
 // A recurring schedule lives on the shard its id hashes to, and so do all its occurrences (jobs "<scheduleId>@<ms>"
 // are placed by the part before "@"): an occurrence's ack creates the next one in the same script, in one slot.
-import { placementId } from '../schedule/occurrence-id'
+import { placementId } from '../recurrence/occurrence-id'
 
 /** What a key prefix may be: safe inside a hash-tagged key name and in an ACL key pattern. */
 export const KEY_PREFIX_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/

@@ -1,5 +1,5 @@
 // A validated job, ready to store (see src/direct/validation.ts for how input becomes one): what the job store takes,
-// and (with the write's mode) what lua/enqueue.lua receives (EnqueueParams in src/store/script-calls.ts).
+// and (with the write's mode) what lua/enqueue.lua receives (EnqueueParams in src/store/scripts/enqueue.ts).
 import type { OnConflict } from './upsert-modes'
 
 export interface NewJob {
@@ -17,7 +17,7 @@ export interface NewJob {
   /** Its flow key (docs/flow-control.md); absent: none, and no byte stored for it. */
   flowKey?: string
   /** Relative to Redis's clock, or absolute (epoch ms; the past means now). */
-  schedule: { delayMs: number } | { atMs: number }
+  due: { delayMs: number } | { atMs: number }
   /**
    * The write token (Idempotency-Key, src/direct/write-token.ts): the same on every attempt of one call, so that an
    * attempt after one that was applied changes nothing and answers as that one did. Absent: none (nothing stored).

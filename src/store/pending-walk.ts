@@ -24,7 +24,8 @@
 // page again) starts a walk of its own under a new name: a live frontier is never overwritten.
 import { randomBytes } from 'node:crypto'
 import type { ShardKeys } from './keys'
-import { walkAdvanceCall, WalkAdvanceStatus, walkStartCall, WalkStartStatus } from './ops-script-calls'
+import { walkAdvanceCall, WalkAdvanceStatus } from './scripts/walk-advance'
+import { walkStartCall, WalkStartStatus } from './scripts/walk-start'
 import { before, type Due, newWalk, type PendingCursor } from './pending-cursor'
 import { runScript, type ScriptedClient } from './scripts'
 

@@ -2,19 +2,18 @@
 // bounded script runs (lua/promote.lua, lua/promote-due.lua). The job stays the same job (payload, creation time,
 // version); only its due time moves, to Redis's clock, in one script with the checks: a job a scanner holds is a 409,
 // as for a replace or a cancel.
-import { type ScriptErrorCode, scriptError, ValidationError } from '../errors'
-import type { JobLocation, Keyspace, ShardKeys } from './keys'
+import { scriptError, ValidationError } from '../errors'
+import type { Keyspace, ShardKeys } from './keys'
 import { writeScript } from './redis/write'
-import { jobSideKeys } from './script-calls'
 import type { ScriptCall } from './scripts'
+import { decodePromote, type MoveTo, promoteCall, PromoteStatus } from './scripts/promote'
+import { decodePromoteDue, promoteDueCall } from './scripts/promote-due'
 import type { JobStore } from './job-store'
+
+export type { MoveTo }
 
 /** Buckets one promote-due run looks at (one ZMSCORE over the index for all of them). */
 export const BUCKETS_PER_RUN = 256
-/** Jobs one promote-due run reads at most: a run stays well under a millisecond of Redis time per 100 jobs. */
-export const JOBS_PER_RUN = 500
-/** Record bytes one promote-due run reads at most with a queue filter (each record is read for its queue). */
-export const BYTES_PER_RUN = 1_000_000
 
 export interface Promoted {
   id: string
@@ -49,56 +48,6 @@ interface Position {
   after: string
 }
 
-/** When promote moves a job: now (unless due already), a delay after Redis's clock, or a time. */
-export type MoveTo = { now: true } | { delayMs: number } | { atMs: number }
-
-/** lua/promote.lua's success codes, the first element of its array reply (a number reply is a ScriptErrorCode). */
-export enum PromoteStatus {
-  /** { 1, dueMs, previousDueMs }: the job was moved. */
-  Moved = 1,
-  /** { 2, dueMs }: "now" asked of a job due already, unchanged. */
-  DueAlready = 2,
-}
-
-export function promoteCall(
-  { shard, bucket, bucketNo }: JobLocation,
-  id: string,
-  to: MoveTo = { now: true },
-): ScriptCall<(number | string)[] | number> {
-  const [kind, when] = 'delayMs' in to ? ['delay', to.delayMs] : 'atMs' in to ? ['at', to.atMs] : ['now', '']
-  return {
-    script: 'sdqPromote',
-    keys: jobSideKeys({ shard, bucket }),
-    args: { id, bucketNo, wake: shard.wakeChannel, kind, when },
-  }
-}
-
-export function promoteDueCall(
-  shard: ShardKeys,
-  at: { bucket: number; from: number; after: string },
-  count: number,
-  o: { beforeMs: number; queue: string },
-): ScriptCall<[number, number, number | string, string]> {
-  return {
-    script: 'sdqPromoteDue',
-    keys: {
-      jobs: shard.jobs,
-      index: shard.index,
-      buckets: Array.from({ length: count }, (_, i) => shard.bucket(at.bucket + i)),
-    },
-    args: {
-      beforeMs: o.beforeMs,
-      queue: o.queue,
-      from: at.from,
-      maxJobs: JOBS_PER_RUN,
-      maxBytes: BYTES_PER_RUN,
-      firstBucketNo: at.bucket,
-      wake: shard.wakeChannel,
-      after: at.after,
-    },
-  }
-}
-
 export class Promoter {
   private readonly keys: Keyspace
 
@@ -114,10 +63,10 @@ export class Promoter {
     await this.store.ready()
     const location = this.keys.locate(id)
     const { reply, unconfirmed } = await this.write(location.shard, promoteCall(location, id, to))
-    if (typeof reply === 'number' || !Array.isArray(reply)) throw scriptError(Number(reply) as ScriptErrorCode, id)
-    const [code, now, before] = reply.map(Number) as [number, number, number?]
-    if (code === PromoteStatus.Moved && unconfirmed) throw unconfirmed
-    return { id, runAtMs: now, previousRunAtMs: before ?? now }
+    const moved = decodePromote(reply)
+    if (moved.status === 'refused') throw scriptError(moved.code, id)
+    if (moved.status === PromoteStatus.Moved && unconfirmed) throw unconfirmed
+    return { id, runAtMs: moved.dueMs, previousRunAtMs: moved.previousDueMs }
   }
 
   /** Pending jobs due before `beforeMs` made due now, shard after shard; resumable from the answer's cursor. */
@@ -133,10 +82,10 @@ export class Promoter {
       const count = Math.min(BUCKETS_PER_RUN, buckets - at.bucket)
       const call = promoteDueCall(shard, at, count, { beforeMs: options.beforeMs, queue: options.queue ?? '' })
       const { reply, unconfirmed } = await this.write(shard, call)
-      const [moved, stoppedAt, from, after] = reply
-      if (moved > 0 && unconfirmed) throw unconfirmed
-      promoted += Number(moved)
-      at = next(at, Number(stoppedAt), count, { from: Number(from), after: String(after) }, shards, buckets)
+      const run = decodePromoteDue(reply)
+      if (run.promoted > 0 && unconfirmed) throw unconfirmed
+      promoted += run.promoted
+      at = next(at, run.stoppedAt, count, { from: run.from, after: run.after }, shards, buckets)
     }
     return { promoted, cursor: at ? encodeCursor(at) : null }
   }

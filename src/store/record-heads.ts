@@ -1,7 +1,7 @@
 // Records without their payloads (lua/record-heads.lua): what the operator tools need to count and list by queue,
 // at a cost per call that does not grow with payload sizes. Only the header (queue, times, group) and at most
 // `previewBytes` of each payload cross the network; in Redis, each call reads at most BUDGET_BYTES of records.
-import { recordHeadsCall } from './ops-script-calls'
+import { decodeRecordHeads, type RecordHead, recordHeadsCall } from './scripts/record-heads'
 import { runScript, type ScriptedClient } from './scripts'
 
 /** Ids per call: bounds the request, and what a call cut short by the budget sends again. */
@@ -9,12 +9,7 @@ const IDS_PER_CALL = 100
 /** Bytes of records one call reads inside Redis (4 records of 1 MiB): keeps each script short. */
 const BUDGET_BYTES = 4 * 1_048_576
 
-export interface RecordHead {
-  /** The record up to its header and `previewBytes` of its payload: decodeRecord / decodeScheduleRecord read it. */
-  head: string
-  /** The payload's whole length in bytes. */
-  payloadBytes: number
-}
+export type { RecordHead }
 
 /** The heads of `ids` in the hash `records` (a shard's jobs or schedules), in order; null where there is none. */
 export async function readRecordHeads(
@@ -30,11 +25,7 @@ export async function readRecordHeads(
       redis,
       recordHeadsCall(records, { ...options, budgetBytes: BUDGET_BYTES, ids: batch }),
     )
-    for (let i = 0; i < reply.length; i += 2) {
-      const payloadBytes = Number(reply[i + 1])
-      const head = String(reply[i])
-      heads.push(head === '' && payloadBytes < 0 ? null : { head, payloadBytes })
-    }
+    heads.push(...decodeRecordHeads(reply))
   }
   return heads
 }

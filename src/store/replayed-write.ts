@@ -6,7 +6,7 @@
 import type { EnqueueResult } from './job-store'
 import { decodeReceipt } from './receipt'
 import { splitGroupLine } from './record'
-import { type DecodedEnqueue, EnqueueStatus } from './script-calls'
+import { type DecodedEnqueue, EnqueueStatus } from './scripts/enqueue'
 
 type Replayed = Extract<DecodedEnqueue, { status: EnqueueStatus.ReplayedStored | EnqueueStatus.ReplayedDispatched }>
 

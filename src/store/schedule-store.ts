@@ -1,7 +1,7 @@
 // The schedule store: recurring schedules in Redis, next to the jobs they produce (lua/schedule-*.lua).
-// The next occurrence is computed here (src/schedule/recurrence.ts) from Redis's clock and handed to the scripts.
+// The next occurrence is computed here (src/recurrence/recurrence.ts) from Redis's clock and handed to the scripts.
 import { ScriptErrorCode, scheduleScriptError } from '../errors'
-import { nextOccurrence } from '../schedule/recurrence'
+import { nextOccurrence } from '../recurrence/recurrence'
 import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'
 import { guard } from './redis/redis-errors'
@@ -9,7 +9,8 @@ import { readRecordHeads } from './record-heads'
 import { decodeScheduleRecord, SCHEDULE_HEADER_LINES, type ScheduleSpec, type StoredSchedule } from './schedule-record'
 import type { ReplicationOptions } from './redis/replication'
 import { writeScript } from './redis/write'
-import { scheduleDeleteCall, schedulePutCall, SchedulePutStatus } from './schedule-script-calls'
+import { decodeScheduleDelete, scheduleDeleteCall } from './scripts/schedule-delete'
+import { decodeSchedulePut, schedulePutCall, SchedulePutStatus } from './scripts/schedule-put'
 import type { ScriptedClient } from './scripts'
 
 export interface NewSchedule {
@@ -57,23 +58,11 @@ export class ScheduleStore {
       tags: spec.tags,
     })
     const { reply, unconfirmed } = await writeScript(this.redis, this.replication, this.keys.locate(id).shard, call)
-    const [code, version, pending, runs, lastRun, createdAt] = reply.map(Number) as number[]
-    if (code === ScriptErrorCode.ScheduleNotFound || code === ScriptErrorCode.ScheduleChanged) {
-      throw scheduleScriptError(code, id)
-    }
+    const put = decodeSchedulePut(reply)
+    if (put.status === 'refused') throw scheduleScriptError(put.code, id)
     if (unconfirmed) throw unconfirmed
-    return {
-      created: code === SchedulePutStatus.Created,
-      schedule: {
-        version: version!,
-        pendingMs: pending! < 0 ? null : pending!,
-        runs: runs!,
-        lastRunMs: lastRun! < 0 ? null : lastRun!,
-        createdAtMs: createdAt!,
-        spec,
-        payloadJson,
-      },
-    }
+    const { status, ...written } = put
+    return { created: status === SchedulePutStatus.Created, schedule: { ...written, spec, payloadJson } }
   }
 
   async get(id: string): Promise<StoredSchedule | null> {
@@ -92,8 +81,7 @@ export class ScheduleStore {
       location.shard,
       scheduleDeleteCall(location, id),
     )
-    if (Number(reply) === ScriptErrorCode.ScheduleNotFound)
-      throw scheduleScriptError(ScriptErrorCode.ScheduleNotFound, id)
+    if (!decodeScheduleDelete(reply)) throw scheduleScriptError(ScriptErrorCode.ScheduleNotFound, id)
     if (unconfirmed) throw unconfirmed
   }
 

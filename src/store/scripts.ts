@@ -1,5 +1,6 @@
 // The Lua scripts, registered once per client with ioredis defineCommand (EVALSHA, EVAL on NOSCRIPT), and the one
-// way to run them: a call built in src/store/script-calls.ts, which knows each script's KEYS and ARGV by name.
+// way to run them: a call built by the script's own module (src/store/scripts/<name>.ts), which knows its KEYS and
+// ARGV by name and reads its reply.
 //
 // A script names the shared helpers it uses on its header's "Helpers:" line; they are prepended to it here, each a
 // `local function` from lua/includes/<name>.lua (Redis 7 forbids globals), so a script carries only what it uses

@@ -7,12 +7,13 @@
 // Resumable without a cursor: cancelled jobs leave the index, so a cancel that stopped (its time budget, a lost
 // connection) and is called again goes on with what is left; jobs found in flight are found again, and counted again.
 // Jobs given the tag while the cancel runs are cancelled if their id comes after the step that is under way.
-import type { Keyspace, ShardKeys } from './keys'
+import type { Keyspace } from './keys'
 import type { ReplicationOptions } from './redis/replication'
 import { writeScript } from './redis/write'
 import { rideOut } from './redis/ride-out'
-import type { ScriptCall, ScriptedClient } from './scripts'
-import { bucketsOf, tagIds } from './tag-index'
+import type { ScriptedClient } from './scripts'
+import { decodeTagCancel, tagCancelCall } from './scripts/tag-cancel'
+import { tagIds } from './tag-index'
 
 /** Jobs one step cancels at most: ~4 ms of Redis on average, well under 50 ms at worst (docs/tags-and-upserts.md). */
 export const TAG_CANCEL_STEP_JOBS = 100
@@ -44,36 +45,6 @@ export interface TagCancelOptions {
   now?: () => number
 }
 
-/** lua/tag-cancel.lua: [cancelled, inFlight, recurring, ...next ids]. */
-export type TagCancelReply = [number, number, number, ...string[]]
-
-/** One step: cancel `ids` (all on `shard`), and name up to `next` ids after the last of them. */
-export function tagCancelCall(
-  keys: Keyspace,
-  shard: ShardKeys,
-  tag: string,
-  ids: readonly string[],
-  next: number,
-): ScriptCall<TagCancelReply> {
-  const { buckets, jobs } = bucketsOf(keys, ids, 9)
-  return {
-    script: 'sdqTagCancel',
-    keys: {
-      jobs: shard.jobs,
-      index: shard.index,
-      inflight: shard.inflight,
-      leases: shard.leases,
-      errors: shard.errors,
-      dead: shard.dead,
-      counts: shard.counts,
-      tags: shard.tags,
-      schedules: shard.schedules,
-      buckets,
-    },
-    args: { tag, next, jobs },
-  }
-}
-
 export async function cancelByTag(
   redis: ScriptedClient,
   keys: Keyspace,
@@ -98,10 +69,11 @@ export async function cancelByTag(
         const { reply, unconfirmed } = await writeScript(redis, replication, shard, call)
         // Cancelled on a primary whose replicas did not confirm it: a failover could bring those jobs back.
         if (unconfirmed) throw unconfirmed
-        total.cancelled += Number(reply[0])
-        total.inFlight += Number(reply[1])
-        total.recurring += Number(reply[2])
-        ids = reply.slice(3) as string[]
+        const stepped = decodeTagCancel(reply)
+        total.cancelled += stepped.cancelled
+        total.inFlight += stepped.inFlight
+        total.recurring += stepped.recurring
+        ids = stepped.next
         options.onProgress?.({ ...total })
       }
     }),

@@ -4,7 +4,7 @@
 // snapshot of a moving queue, as the pending list is: a job sent or cancelled between the two reads is left out.
 import { decodeRecord } from './record'
 import { rideOut } from './redis/ride-out'
-import { getCall } from './script-calls'
+import { decodeGet, getCall } from './scripts/get'
 import { runScript } from './scripts'
 import type { JobStore } from './job-store'
 import { tagIds } from './tag-index'
@@ -30,13 +30,14 @@ export async function readTagPage(
   )
   const jobs: TaggedJob[] = []
   replies.forEach((reply, i) => {
-    if (!reply || reply[0] === 'dispatched') return
-    const [state, record, score] = reply
-    const job = decodeRecord(record)
+    const found = decodeGet(reply)
+    if (!found || found.state === 'dispatched') return
+    const { state, score } = found
+    const job = decodeRecord(found.record)
     jobs.push({
       id: shown[i]!,
       queue: job.queue,
-      runAt: isoTime(Number(score)),
+      runAt: isoTime(score),
       ...(job.groupId ? { groupId: job.groupId } : {}),
       createdAt: isoTime(job.createdAtMs),
       payloadBytes: Buffer.byteLength(job.payloadJson),

@@ -11,8 +11,9 @@ import type { Keyspace, ShardKeys } from './keys'
 import type { ReplicationOptions } from './redis/replication'
 import { writeScript } from './redis/write'
 import { rideOut } from './redis/ride-out'
-import type { ScriptCall, ScriptedClient } from './scripts'
-import { bucketsOf, tagIds } from './tag-index'
+import type { ScriptedClient } from './scripts'
+import { decodeTagPromote, tagPromoteCall } from './scripts/tag-promote'
+import { tagIds } from './tag-index'
 
 /** Jobs one step promotes at most (the same bound as a cancel by tag's step). */
 export const TAG_PROMOTE_STEP_JOBS = 100
@@ -33,25 +34,6 @@ export interface TagPromoteResult {
   inFlight: number
   /** Where to go on from; null when every shard was walked. */
   cursor: string | null
-}
-
-/** lua/tag-promote.lua: [promoted, inFlight, ...next ids]. */
-export type TagPromoteReply = [number, number, ...string[]]
-
-/** One step: promote `ids` (all on `shard`), and name up to `next` ids after the last of them. */
-export function tagPromoteCall(
-  keys: Keyspace,
-  shard: ShardKeys,
-  tag: string,
-  ids: readonly string[],
-  o: { beforeMs?: number; next: number },
-): ScriptCall<TagPromoteReply> {
-  const { buckets, jobs } = bucketsOf(keys, ids, 4)
-  return {
-    script: 'sdqTagPromote',
-    keys: { jobs: shard.jobs, index: shard.index, dead: shard.dead, tags: shard.tags, buckets },
-    args: { tag, beforeMs: o.beforeMs ?? '', next: o.next, wake: shard.wakeChannel, jobs },
-  }
 }
 
 export async function promoteByTag(
@@ -81,10 +63,11 @@ export async function promoteByTag(
     runs++
     const call = tagPromoteCall(keys, shard, tag, ids, { beforeMs: options.beforeMs, next: step })
     const { reply, unconfirmed } = await writeScript(redis, replication, shard, call)
-    if (Number(reply[0]) > 0 && unconfirmed) throw unconfirmed
-    total.promoted += Number(reply[0])
-    total.inFlight += Number(reply[1])
-    const rest = reply.slice(2) as string[]
+    const stepped = decodeTagPromote(reply)
+    if (stepped.promoted > 0 && unconfirmed) throw unconfirmed
+    total.promoted += stepped.promoted
+    total.inFlight += stepped.inFlight
+    const rest = stepped.next
     if (rest.length === 0) {
       at = nextShard(at.shard)
     } else {

@@ -22,7 +22,7 @@ const client = (fetch?: typeof globalThis.fetch, url = served.api.url) =>
   new DelayQueueApiClient({ url, region: 'eu-west-1', credentials, retry: fastRetry, fetch })
 /** A job under `id` before the call (the write is applied; its 503, no replica confirmed it, is of no interest). */
 const storedBefore = (id: string, delayMs: number) =>
-  served.engine.store.enqueue({ id, queue: 'emails', payloadJson: '{}', schedule: { delayMs } }).catch(() => {})
+  served.engine.store.enqueue({ id, queue: 'emails', payloadJson: '{}', due: { delayMs } }).catch(() => {})
 
 /** An API that confirms its writes (no replica is waited for), on keys of its own unless `env` names a prefix. */
 async function confirmingApi(env: Record<string, string> = {}) {
@@ -107,7 +107,7 @@ describe('DelayQueueApiClient: a retried create exists once', () => {
     // prepare: the id holds another payload (stored directly: the API would not confirm it either)
     const id = `theirs-${Date.now()}`
     const direct = createEngine(testConfig({ KEY_PREFIX: served.engine.config.keyPrefix }))
-    await direct.store.enqueue({ id, queue: 'orders', payloadJson: '"theirs"', schedule: { delayMs: 60_000 } })
+    await direct.store.enqueue({ id, queue: 'orders', payloadJson: '"theirs"', due: { delayMs: 60_000 } })
     await direct.close()
     // act: a first attempt that gets no answer, then the retry's 409
     let calls = 0

@@ -11,7 +11,7 @@ import {
   scriptError,
   ValidationError,
 } from '../../src/errors'
-import { occurrenceId } from '../../src/schedule/occurrence-id'
+import { occurrenceId } from '../../src/recurrence/occurrence-id'
 
 describe('occurrence ids', () => {
   it.each(['a', 'daily.digest:eu-1_x', 'x'.repeat(100)])(

@@ -5,7 +5,7 @@
 import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { ApiResponse } from '../../src/api/response'
-import { MAX_EVERY_MS, MAX_SCHEDULE_TIME_MS } from '../../src/schedule/time-bounds'
+import { MAX_EVERY_MS, MAX_SCHEDULE_TIME_MS } from '../../src/recurrence/time-bounds'
 import { pick } from '../faults/scale'
 import { bodyOf, request, testApi } from './api-helpers'
 

@@ -21,24 +21,24 @@ const detailsOf = (input: unknown, options = {}) =>
 describe('job input validation', () => {
   it('turns a minimal job into a NewJob due now with a generated time-ordered id', () => {
     const job = validateJob({ queue: 'orders', payload: { orderId: 42 } }, config)
-    expect(job).toMatchObject({ queue: 'orders', payloadJson: '{"orderId":42}', schedule: { delayMs: 0 } })
+    expect(job).toMatchObject({ queue: 'orders', payloadJson: '{"orderId":42}', due: { delayMs: 0 } })
     expect(job.id).toMatch(/^[0-9A-Z]{26}$/)
     expect(job.groupId).toBeUndefined()
   })
 
   it('keeps delayMs relative (Redis adds its own clock) and runAt absolute', () => {
-    expect(validateJob({ queue: 'orders', payload: 1, delayMs: 900_000 }, config).schedule).toEqual({
+    expect(validateJob({ queue: 'orders', payload: 1, delayMs: 900_000 }, config).due).toEqual({
       delayMs: 900_000,
     })
     const at = validateJob({ queue: 'orders', payload: 1, runAt: '2027-01-04T09:00:00Z' }, config, { nowMs: NOW })
-    expect(at.schedule).toEqual({ atMs: Date.parse('2027-01-04T09:00:00Z') })
-    expect(validateJob({ queue: 'orders', payload: 1, runAt: NOW + 5 }, config, { nowMs: NOW }).schedule).toEqual({
+    expect(at.due).toEqual({ atMs: Date.parse('2027-01-04T09:00:00Z') })
+    expect(validateJob({ queue: 'orders', payload: 1, runAt: NOW + 5 }, config, { nowMs: NOW }).due).toEqual({
       atMs: NOW + 5,
     })
   })
 
   it('accepts a runAt in the past (it means now) and any JSON payload, null included', () => {
-    expect(validateJob({ queue: 'orders', payload: null, runAt: '2001-01-01T00:00:00Z' }, config).schedule).toEqual({
+    expect(validateJob({ queue: 'orders', payload: null, runAt: '2001-01-01T00:00:00Z' }, config).due).toEqual({
       atMs: Date.parse('2001-01-01T00:00:00Z'),
     })
     for (const payload of [null, 0, 'text', [1, 'a'], { deep: { er: [true] } }]) {
@@ -136,12 +136,12 @@ describe('job input validation', () => {
       { path: 'delayMs', message: `must be at most ${400 * DAY} (the 400-day horizon)` },
     ])
     expect(detailsOf({ queue: 'orders', payload: 1, delayMs: 1e300 })[0]!.path).toBe('delayMs')
-    expect(validateJob({ queue: 'orders', payload: 1, delayMs: 400 * DAY }, config).schedule).toEqual({
+    expect(validateJob({ queue: 'orders', payload: 1, delayMs: 400 * DAY }, config).due).toEqual({
       delayMs: 400 * DAY,
     })
     expect(
       Object.is(
-        (validateJob({ queue: 'orders', payload: 1, delayMs: -0 }, config).schedule as { delayMs: number }).delayMs,
+        (validateJob({ queue: 'orders', payload: 1, delayMs: -0 }, config).due as { delayMs: number }).delayMs,
         0,
       ),
     ).toBe(true)
@@ -183,8 +183,8 @@ describe('job input validation', () => {
         message: 'looks like epoch seconds: runAt takes epoch milliseconds (1798000000 s would be 1798000000000)',
       },
     ])
-    expect(validateJob({ queue: 'orders', payload: 1, runAt: 0 }, config, { nowMs: NOW }).schedule).toEqual({ atMs: 0 })
-    expect(validateJob({ queue: 'orders', payload: 1, runAt: 1e11 }, config, { nowMs: NOW }).schedule).toEqual({
+    expect(validateJob({ queue: 'orders', payload: 1, runAt: 0 }, config, { nowMs: NOW }).due).toEqual({ atMs: 0 })
+    expect(validateJob({ queue: 'orders', payload: 1, runAt: 1e11 }, config, { nowMs: NOW }).due).toEqual({
       atMs: 1e11,
     })
   })

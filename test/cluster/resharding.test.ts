@@ -81,15 +81,13 @@ describe('resharding', () => {
     const producers = [
       (async () => {
         for (let i = 0; producing; i++) {
-          await enqueueSurely(store, [job({ id: `one-${i}`, schedule: { delayMs: i % 300 } })], accepted, failures)
+          await enqueueSurely(store, [job({ id: `one-${i}`, due: { delayMs: i % 300 } })], accepted, failures)
           if (i % 4 === 0) await sleep(2)
         }
       })(),
       (async () => {
         for (let i = 0; producing; i++) {
-          const batch = Array.from({ length: 20 }, (_, k) =>
-            job({ id: `many-${i}-${k}`, schedule: { delayMs: 2_000 } }),
-          )
+          const batch = Array.from({ length: 20 }, (_, k) => job({ id: `many-${i}-${k}`, due: { delayMs: 2_000 } }))
           await enqueueSurely(store, batch, accepted, failures)
           await sleep(20)
         }

@@ -26,7 +26,7 @@ describe('sharding on Redis Cluster', () => {
   it('puts each job on the shard its id hashes to, on the master serving that shard, spread over shards', async () => {
     // prepare
     const { redis, keys, store } = clusterStore(8)
-    const jobs = Array.from({ length: 800 }, (_, i) => job({ id: `spread-${i}`, schedule: { delayMs: 600_000 } }))
+    const jobs = Array.from({ length: 800 }, (_, i) => job({ id: `spread-${i}`, due: { delayMs: 600_000 } }))
     // act
     await store.enqueueMany(jobs)
     // assess: read each shard's jobs hash straight from the master that serves the shard's slot (no redirects)
@@ -80,9 +80,7 @@ describe('sharding on Redis Cluster', () => {
       const keys = new Keyspace({ prefix: uniquePrefix('auth'), shards: 4, buckets: 4 })
       const store = new JobStore(redis, keys, undefined, NO_REPLICA_WAIT)
       // act
-      await store.enqueueMany(
-        Array.from({ length: 20 }, (_, i) => job({ id: `auth-${i}`, schedule: { delayMs: 60_000 } })),
-      )
+      await store.enqueueMany(Array.from({ length: 20 }, (_, i) => job({ id: `auth-${i}`, due: { delayMs: 60_000 } })))
       const anonymous = connectRedis({ clusterNodes: secured.addresses })
       const refused = await new JobStore(anonymous, keys, undefined, NO_REPLICA_WAIT).get('auth-7').then(
         () => null,

@@ -60,7 +60,7 @@ describe('a slot half-way through a migration', () => {
     const store = new JobStore(redis, keys, undefined, NO_REPLICA_WAIT)
     const leases = new Leases(redis, { leaseMs: 60_000, maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 10 })
     const shard = keys.shards[0]!
-    await store.enqueueMany(Array.from({ length: 40 }, (_, i) => job({ id: `due-${i}`, schedule: { delayMs: 0 } })))
+    await store.enqueueMany(Array.from({ length: 40 }, (_, i) => job({ id: `due-${i}`, due: { delayMs: 0 } })))
     const slot = Number(await redis.cluster('KEYSLOT', shard.tag))
     const home = await cluster.ownerOf(slot)
     const away = cluster.nodes.find((n) => n.id !== home.id)!
@@ -77,7 +77,7 @@ describe('a slot half-way through a migration', () => {
           shard,
           claimed.map((j) => ({ id: j.id, token: j.token })),
         ),
-        store.enqueue(job({ id: 'during-move', schedule: { delayMs: 60_000 } })),
+        store.enqueue(job({ id: 'during-move', due: { delayMs: 60_000 } })),
       ]),
     )
 

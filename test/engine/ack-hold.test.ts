@@ -142,7 +142,7 @@ describe('acks held for the next claim', () => {
     const st = await stage('ack-hold-stream', { ackHoldMs: 1_000 })
     const first = Date.now() + 1_000
     const ids = ['s1', 's2', 's3', 's4', 's5']
-    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 400 } }))
+    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, due: { atMs: first + i * 400 } }))
     // act
     await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 10_000)
     // assess: the first four acks were issued right before a claim (same tick), the last one alone at the end
@@ -157,7 +157,7 @@ describe('acks held for the next claim', () => {
     // prepare: one job, and nothing else due before the 30 s poll (its own lease ends after 60 s), which is further
     // away than the 5 s hold
     const st = await stage('ack-hold-alone', { leaseMs: 60_000, ackHoldMs: 5_000 })
-    await st.t.store.enqueue(job({ id: 'alone', schedule: { delayMs: 300 } }))
+    await st.t.store.enqueue(job({ id: 'alone', due: { delayMs: 300 } }))
     // act
     const run = st.s.scanner.run(Date.now() + 15_000)
     await eventually(async () => (await pendingCount(st.t.store)) === 0)
@@ -174,7 +174,7 @@ describe('acks held for the next claim', () => {
   it("does not hold an ack for a poll: only a due job's claim carries one", async () => {
     // prepare: one job; the shard's next wake is the 2 s poll, within the 5 s hold, but nothing is due then
     const st = await stage('ack-hold-poll', { pollIntervalMs: 2_000, leaseMs: 60_000, ackHoldMs: 5_000 })
-    await st.t.store.enqueue(job({ id: 'polled', schedule: { delayMs: 300 } }))
+    await st.t.store.enqueue(job({ id: 'polled', due: { delayMs: 300 } }))
     // act
     await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 10_000)
     // assess: acked right after the send, not at the poll 2 s later
@@ -189,8 +189,8 @@ describe('acks held for the next claim', () => {
     // ack is held
     const st = await stage('ack-hold-stop', { leaseMs: 60_000, ackHoldMs: 10_000 })
     const first = Date.now() + 400
-    await st.t.store.enqueue(job({ id: 'held', schedule: { atMs: first } }))
-    await st.t.store.enqueue(job({ id: 'later', schedule: { atMs: first + 5_000 } }))
+    await st.t.store.enqueue(job({ id: 'held', due: { atMs: first } }))
+    await st.t.store.enqueue(job({ id: 'later', due: { atMs: first + 5_000 } }))
     const run = st.s.scanner.run(Date.now() + 20_000)
     await eventually(() => st.sentAt() !== 0)
     await sleep(50)
@@ -216,7 +216,7 @@ describe('acks held for the next claim', () => {
     failAcks(st, 'first held', 'Connection is closed.')
     const first = Date.now() + 1_000
     const ids = ['f1', 'f2', 'f3', 'f4']
-    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 200 } }))
+    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, due: { atMs: first + i * 200 } }))
     // act
     const report = await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 10_000)
     // assess: a held ack (written right before the next claim) failed, and nothing was lost or doubled. The held ack
@@ -266,7 +266,7 @@ describe('acks held for the next claim', () => {
     const st = await stage('ack-hold-lease', { ackHoldMs: 100, leaseMs: 1_000 })
     const first = Date.now() + 400
     const ids = ['l1', 'l2', 'l3', 'l4']
-    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, schedule: { atMs: first + i * 60 } }))
+    for (const [i, id] of ids.entries()) await st.t.store.enqueue(job({ id, due: { atMs: first + i * 60 } }))
     // act
     await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 10_000)
     // assess: every job acked, and no ack rode with a claim

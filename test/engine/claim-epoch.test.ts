@@ -3,7 +3,7 @@
 // when the scanner asks (shortly after it read newer settings), so an idle shard's claim, which every scanner makes
 // once a poll interval all day, runs no command for it (the idle row of `npm run bench` counts them).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { flowEpochCall } from '../../src/flow/flow-set'
+import { flowEpochCall } from '../../src/store/scripts/flow-epoch'
 import { Leases } from '../../src/scan/claims/leases'
 import type { ShardKeys } from '../../src/store/keys'
 import { runScript } from '../../src/store/scripts'
@@ -26,7 +26,7 @@ const claim = async (epochWanted: boolean) =>
 describe('the flow epoch a claim returns', () => {
   it('an idle claim (jobs pending, none due) reads no epoch unless asked', async () => {
     // prepare: a job due in an hour
-    await t.store.enqueueMany([job({ schedule: { delayMs: 3_600_000 } })])
+    await t.store.enqueueMany([job({ due: { delayMs: 3_600_000 } })])
 
     // act
     const idle = await claim(false)

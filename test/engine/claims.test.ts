@@ -68,7 +68,7 @@ describe('claims', () => {
       ['early', 100],
       ['middle', 200],
     ] as const) {
-      dues.push((await t.store.enqueue(job({ id: `order-${id}`, schedule: { atMs: base + afterMs } }))).dueMs)
+      dues.push((await t.store.enqueue(job({ id: `order-${id}`, due: { atMs: base + afterMs } }))).dueMs)
     }
     expect(dues, 'each enqueue ran before its due time').toEqual([base + 300, base + 100, base + 200])
     await sleep(base + 350 - Date.now())
@@ -87,7 +87,7 @@ describe('claims', () => {
     const at = Date.now() + 1_000
     const ids = Array.from({ length: 15 }, (_, i) => `full-${String(i).padStart(2, '0')}`)
     const dueOffset = (i: number) => (i === 10 ? 9 : i)
-    await s.store.enqueueMany(ids.map((id, i) => job({ id, schedule: { atMs: at + dueOffset(i) } })))
+    await s.store.enqueueMany(ids.map((id, i) => job({ id, due: { atMs: at + dueOffset(i) } })))
     // act: a claim before any is due announces the full request; after all are due, a claim for it takes ten only
     const before = await l.claim(sh, await l.seedHints(sh, 100), 100)
     await sleep(at + 15 - Date.now() + 50)
@@ -106,9 +106,7 @@ describe('claims', () => {
     // prepare: the same 15 jobs under a 50 ms window, claimed long after the last one's window ended
     const { s, l, sh } = windowedShard(50)
     const at = Date.now() + 1_000
-    await s.store.enqueueMany(
-      Array.from({ length: 15 }, (_, i) => job({ id: `late-${i}`, schedule: { atMs: at + i } })),
-    )
+    await s.store.enqueueMany(Array.from({ length: 15 }, (_, i) => job({ id: `late-${i}`, due: { atMs: at + i } })))
     const before = await l.claim(sh, await l.seedHints(sh, 100), 100)
     expect(before.fullAtMs).toBe(at + 9)
     await sleep(at + 15 - Date.now() + 200)
@@ -134,8 +132,8 @@ describe('claims', () => {
     }
     const at = Date.now() + 1_000
     await s.store.enqueueMany([
-      ...together.map((id) => job({ id, schedule: { atMs: at } })),
-      ...[...apart.values()].map((id) => job({ id, schedule: { atMs: at + 2_900 } })),
+      ...together.map((id) => job({ id, due: { atMs: at } })),
+      ...[...apart.values()].map((id) => job({ id, due: { atMs: at + 2_900 } })),
     ])
     const before = await l.claim(sh, await l.seedHints(sh, 100), 100)
     await sleep(at + 3_010 - Date.now())
@@ -154,7 +152,7 @@ describe('claims', () => {
     // three seconds of room: an enqueue after `at` would be due at its own time, not in the same millisecond (three
     // enqueues took more than a second under load)
     const at = Date.now() + 3_000
-    for (const id of ['c', 'a', 'b']) await s.store.enqueue(job({ id, schedule: { atMs: at } }))
+    for (const id of ['c', 'a', 'b']) await s.store.enqueue(job({ id, due: { atMs: at } }))
     await sleep(at - Date.now() + 50)
     const r = await l.claim(s.keys.shards[0]!, ['0'], 10)
     expect(r.jobs.map((j) => j.id)).toEqual(['a', 'b', 'c'])
@@ -165,7 +163,7 @@ describe('claims', () => {
     vi.useFakeTimers({ toFake: ['Date'] })
     vi.setSystemTime(Date.now() + 3_600_000)
     // act
-    const r = await t.store.enqueue(job({ id: 'skewed', schedule: { delayMs: 60_000 } }))
+    const r = await t.store.enqueue(job({ id: 'skewed', due: { delayMs: 60_000 } }))
     vi.useRealTimers()
     // assess
     const [sec, usec] = await t.redis.time()
@@ -223,7 +221,7 @@ describe('claims', () => {
     const sh = s.keys.shards[0]!
     const at = Date.now() + 1_000
     const jobs = Array.from({ length: 150 }, (_, i) => ({ id: `m-${String(i).padStart(3, '0')}`, dueMs: at + (i % 4) }))
-    await s.store.enqueueMany([...jobs].reverse().map(({ id, dueMs }) => job({ id, schedule: { atMs: dueMs } })))
+    await s.store.enqueueMany([...jobs].reverse().map(({ id, dueMs }) => job({ id, due: { atMs: dueMs } })))
     await sleep(at + 50 - Date.now())
     // act
     const claimed: string[] = []
@@ -258,7 +256,7 @@ describe('claims', () => {
     const sh = s.keys.shards[0]!
     // three seconds of room: a job enqueued after `at` would be due at its own time, not in the same millisecond
     const at = Date.now() + 3_000
-    await s.store.enqueueMany(Array.from({ length: 300 }, (_, i) => job({ id: `burst-${i}`, schedule: { atMs: at } })))
+    await s.store.enqueueMany(Array.from({ length: 300 }, (_, i) => job({ id: `burst-${i}`, due: { atMs: at } })))
     await sleep(at + 20 - Date.now())
     const primaries = s.redis instanceof Cluster ? s.redis.nodes('master') : [s.redis as Redis]
     const monitors = await Promise.all(primaries.map((node) => monitorRedis(node.options.port!)))
@@ -514,7 +512,7 @@ describe('claims', () => {
 
   it('answers cancel, upsert and get in each state: scheduled, dispatching, waiting for retry, dead, gone', async () => {
     // scheduled
-    await t.store.enqueue(job({ id: 'st', payloadJson: '1', schedule: { delayMs: 100_000 } }))
+    await t.store.enqueue(job({ id: 'st', payloadJson: '1', due: { delayMs: 100_000 } }))
     expect((await t.store.get('st'))!.status).toBe('scheduled')
     expect((await t.store.upsert(job({ id: 'st', payloadJson: '2' }))).status).toBe('replaced')
     // dispatching: too late to change or cancel

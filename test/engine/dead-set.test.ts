@@ -70,7 +70,7 @@ describe('dead set', () => {
   })
 
   it('refuses to revive a job that is not dead', async () => {
-    await t.store.enqueue(job({ id: 'alive', schedule: { delayMs: 60_000 } }))
+    await t.store.enqueue(job({ id: 'alive', due: { delayMs: 60_000 } }))
     await expect(dead.revive('alive')).rejects.toBeInstanceOf(JobNotFoundError)
     await expect(dead.revive('never-existed')).rejects.toBeInstanceOf(JobNotFoundError)
     expect((await t.store.get('alive'))!.status).toBe('scheduled')

@@ -1,7 +1,7 @@
 // The count of deep pages per caller (lua/deep-page-rate.lua) at the edge of its window: a count whose window ends
 // while the script runs (its PTTL answers 0) starts a new window, never an error.
 import { describe, expect, it } from 'vitest'
-import { deepPageRateCall } from '../../src/store/deep-page-rate'
+import { deepPageRateCall } from '../../src/store/scripts/deep-page-rate'
 import { queueScript, runScript, type ScriptedPipeline } from '../../src/store/scripts'
 import { testStore } from '../support/engine'
 

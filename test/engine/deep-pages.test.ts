@@ -120,7 +120,7 @@ describe('jobs sharing one millisecond', () => {
     const atMs = Date.now() + 3_600_000
     const ids = Array.from({ length: count }, (_, i) => `t-${i}`)
     for (let i = 0; i < ids.length; i += 500) {
-      const batch = ids.slice(i, i + 500).map((id) => ({ id, queue: 'orders', payloadJson: '{}', schedule: { atMs } }))
+      const batch = ids.slice(i, i + 500).map((id) => ({ id, queue: 'orders', payloadJson: '{}', due: { atMs } }))
       for (const r of await t.store.enqueueMany(batch)) if (r instanceof Error) throw r
     }
     return { atMs, ids: ids.sort() }

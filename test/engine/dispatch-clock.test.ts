@@ -16,7 +16,7 @@ describe('message times', () => {
     const t = testStore()
     const q = await createQueue(sqs, 'clock')
     const s = testScanner(t, { queues: { orders: q.url } })
-    const { dueMs } = await t.store.enqueue(job({ id: 'timed', schedule: { delayMs: 300 } }))
+    const { dueMs } = await t.store.enqueue(job({ id: 'timed', due: { delayMs: 300 } }))
     const realNow = Date.now.bind(Date)
     const slow = vi.spyOn(Date, 'now').mockImplementation(() => realNow() - 8_000)
     // act

@@ -38,7 +38,7 @@ describe('dispatch receipts', () => {
     const store = receiptStore(t)
     const q = await createQueue(sqs, 'receipts')
     const s = testScanner(t, { queues: { orders: q.url }, receiptTtlMs: DAY_MS, ackHoldMs: 0 })
-    const { dueMs, createdAtMs } = await store.enqueue(job({ id: 'fired-job-0000000001', schedule: { delayMs: 50 } }))
+    const { dueMs, createdAtMs } = await store.enqueue(job({ id: 'fired-job-0000000001', due: { delayMs: 50 } }))
     // act
     await s.runUntil(async () => (await store.get('fired-job-0000000001'))?.status === 'dispatched')
     const view = await store.get('fired-job-0000000001')
@@ -59,10 +59,10 @@ describe('dispatch receipts', () => {
     const store = receiptStore(t)
     const q = await createQueue(sqs, 'receipts-hours')
     const s = testScanner(t, { queues: { orders: q.url }, receiptTtlMs: DAY_MS, ackHoldMs: 0 })
-    await store.enqueue(job({ id: 'again', schedule: { delayMs: 0 } }))
+    await store.enqueue(job({ id: 'again', due: { delayMs: 0 } }))
     await s.runUntil(async () => (await store.get('again'))?.status === 'dispatched')
     // act: the same id, enqueued again after its dispatch
-    const second = await store.enqueue(job({ id: 'again', schedule: { delayMs: 60_000 } }))
+    const second = await store.enqueue(job({ id: 'again', due: { delayMs: 60_000 } }))
     // assess: the enqueue is a create, the lookup shows the pending job, and the receipt's hash expires in bulk
     expect(second.status).toBe('created')
     expect((await store.get('again'))!.status).toBe('scheduled')

@@ -29,8 +29,8 @@ describe.concurrent('dispatch window, at its edges', () => {
     // was too little).
     const st = await stage('window-edge-poll', { dispatchWindowMs: 1_000, pollIntervalMs: 1_000 })
     const start = Date.now()
-    await st.t.store.enqueue(job({ id: 'pa', schedule: { atMs: start + 1_000 } }))
-    await st.t.store.enqueue(job({ id: 'pb', schedule: { atMs: start + 1_750 } }))
+    await st.t.store.enqueue(job({ id: 'pa', due: { atMs: start + 1_000 } }))
+    await st.t.store.enqueue(job({ id: 'pb', due: { atMs: start + 1_750 } }))
     try {
       // act
       await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 15_000)
@@ -49,7 +49,7 @@ describe.concurrent('dispatch window, at its edges', () => {
     // it at +300 ms; with one it may hold it, but not past its own deadline: no scanner of this run is left to take it,
     // and in AWS the next invocation may not have started (EventBridge fires "within the minute").
     const st = await stage('window-edge-deadline', { dispatchWindowMs: 3_000, pollIntervalMs: 30_000 })
-    await st.t.store.enqueue(job({ id: 'dl', schedule: { delayMs: 300 } }))
+    await st.t.store.enqueue(job({ id: 'dl', due: { delayMs: 300 } }))
     try {
       // act
       const report = await st.s.scanner.run(Date.now() + 1_500)
@@ -104,7 +104,7 @@ describe.concurrent('dispatch window, at its edges', () => {
         }
         return next(args)
       })
-      await st.t.store.enqueue(job({ id: 'retried', schedule: { delayMs: 300 } }))
+      await st.t.store.enqueue(job({ id: 'retried', due: { delayMs: 300 } }))
       try {
         // act
         await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 10_000)
@@ -129,7 +129,7 @@ describe.concurrent('dispatch window, at its edges', () => {
       looks++
       return look()
     }
-    await st.t.store.enqueue(job({ id: 'od', schedule: { delayMs: 300 } }))
+    await st.t.store.enqueue(job({ id: 'od', due: { delayMs: 300 } }))
     try {
       // act
       const report = await runOnDemand(st.s.scanner, Date.now() + 20_000, {

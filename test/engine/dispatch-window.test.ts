@@ -24,7 +24,7 @@ async function enqueueStream(
   { ids = ['w1', 'w2', 'w3', 'w4', 'w5'], firstInMs = 1_000 } = {},
 ): Promise<string[]> {
   const first = Date.now() + firstInMs
-  await st.t.store.enqueueMany(ids.map((id, i) => job({ id, schedule: { atMs: first + i * gapMs } })))
+  await st.t.store.enqueueMany(ids.map((id, i) => job({ id, due: { atMs: first + i * gapMs } })))
   return ids
 }
 
@@ -157,7 +157,7 @@ describe.concurrent('dispatch window', () => {
     const first = Date.now() + 1_000
     const ids = numbered('q', 20)
     await st.t.store.enqueueMany(
-      ids.map((id, i) => job({ id, queue: i % 2 ? 'refunds' : 'orders', schedule: { atMs: first + i * 20 } })),
+      ids.map((id, i) => job({ id, queue: i % 2 ? 'refunds' : 'orders', due: { atMs: first + i * 20 } })),
     )
     // act
     const report = await scan.until(async () => (await pendingCount(st.t.store)) === 0)
@@ -176,10 +176,10 @@ describe.concurrent('dispatch window', () => {
     // 200 ms arrives once its first claim has answered (a fixed pause before it raced the scan's start on a loaded
     // machine: a claim that came after the enqueue found the job without any wake)
     const st = await stage('window-wake', 300)
-    await st.t.store.enqueue(job({ id: 'far', schedule: { delayMs: 20_000 } }))
+    await st.t.store.enqueue(job({ id: 'far', due: { delayMs: 20_000 } }))
     const scan = await st.startScan(15_000)
     // act
-    await st.t.store.enqueue(job({ id: 'soon', schedule: { delayMs: 200 } }))
+    await st.t.store.enqueue(job({ id: 'soon', due: { delayMs: 200 } }))
     await scan.until(() => st.late.has('soon'))
     // assess: sent one window after its due time, not before (held for its own window), and long before anything
     // but the wake could have sent it: the sleep's end (the far job, 20 s), the poll (30 s), the run's end (15 s).

@@ -217,9 +217,7 @@ describe.concurrent('scan workers over real Redis and fauxqs', () => {
     // prepare: a job due every 50 ms for 5 s, so the worker never goes idle
     const t = testStore()
     const q = await createQueue(sqs, 'fanout-deadline')
-    await t.store.enqueueMany(
-      Array.from({ length: 100 }, (_, i) => job({ id: `tick-${i}`, schedule: { delayMs: 50 * i } })),
-    )
+    await t.store.enqueueMany(Array.from({ length: 100 }, (_, i) => job({ id: `tick-${i}`, due: { delayMs: 50 * i } })))
     const w = testScanner(t, { queues: { orders: q.url }, subscribe: false, pollIntervalMs: 20 })
     const startedAt = Date.now()
     // act

@@ -219,7 +219,7 @@ describe.concurrent('FIFO group order across shards', () => {
     // is that of the due times stored)
     const at = Date.now() + 3_000
     const jobs = Array.from({ length: 1_000 }, (_, i) =>
-      job({ id: `ms-${i}`, queue: 'events.fifo', groupId: 'g', payloadJson: `"ms-${i}"`, schedule: { atMs: at } }),
+      job({ id: `ms-${i}`, queue: 'events.fifo', groupId: 'g', payloadJson: `"ms-${i}"`, due: { atMs: at } }),
     )
     const stored = new Map<string, number>()
     for (let i = 0; i < jobs.length; i += 100) {

@@ -105,9 +105,9 @@ describe.concurrent('flow control in the scan loop', () => {
       })
       const due = Date.now() + 500
       const limited = Array.from({ length: 150 }, (_, i) =>
-        job({ id: `mail-${i}`, flowKey: 'mail', schedule: { atMs: due } }),
+        job({ id: `mail-${i}`, flowKey: 'mail', due: { atMs: due } }),
       )
-      const others = Array.from({ length: 100 }, (_, i) => job({ id: `other-${i}`, schedule: { atMs: due } }))
+      const others = Array.from({ length: 100 }, (_, i) => job({ id: `other-${i}`, due: { atMs: due } }))
       await t.store.enqueueMany([...limited, ...others])
       // act
       await s.runUntil(async () => (await pendingCount(t.store)) === 0, 20_000)

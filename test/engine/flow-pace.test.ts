@@ -67,10 +67,8 @@ describe("a claim's pace of a rate-limited burst", () => {
   it("hands back no more of a key's burst than its rate lets go, and reaches the other jobs due after it at once", async () => {
     // prepare: 600 jobs of key "mail" (500/s, burst 50) due at once, and one job without a key due 1 ms later
     const due = (await redisNow()) - 1_000
-    const burst = Array.from({ length: 600 }, (_, i) =>
-      job({ id: `mail-${i}`, flowKey: 'mail', schedule: { atMs: due } }),
-    )
-    await t.store.enqueueMany([...burst, job({ id: 'other', schedule: { atMs: due + 1 } })])
+    const burst = Array.from({ length: 600 }, (_, i) => job({ id: `mail-${i}`, flowKey: 'mail', due: { atMs: due } }))
+    await t.store.enqueueMany([...burst, job({ id: 'other', due: { atMs: due + 1 } })])
     // act: claims of 100, paced by the key's rate, until the other job comes
     const before = await redisNow()
     const r = await claimUntil(spec({ 'k:mail': MAIL }), (jobs) => jobs.some((j) => j.id === 'other'))
@@ -101,7 +99,7 @@ describe("a claim's pace of a rate-limited burst", () => {
     // prepare: 5 jobs of a key at 20/s, burst 1: one leaves, four are held 50 ms apart
     const due = (await redisNow()) - 10
     await t.store.enqueueMany(
-      Array.from({ length: 5 }, (_, i) => job({ id: `slow-${i}`, flowKey: 'slow', schedule: { atMs: due } })),
+      Array.from({ length: 5 }, (_, i) => job({ id: `slow-${i}`, flowKey: 'slow', due: { atMs: due } })),
     )
     const paces = spec({ 'k:slow': { rate: 20, burst: 1 } })
     const first = await claimUntil(paces, () => false)
@@ -122,9 +120,9 @@ describe("a claim's pace of a rate-limited burst", () => {
     const due = (await redisNow()) - 10
     await t.store.enqueueMany([
       ...Array.from({ length: 100 }, (_, i) =>
-        job({ id: `f-${i}`, queue: 'events.fifo', groupId: 'g', flowKey: 'mail', schedule: { atMs: due } }),
+        job({ id: `f-${i}`, queue: 'events.fifo', groupId: 'g', flowKey: 'mail', due: { atMs: due } }),
       ),
-      ...Array.from({ length: 100 }, (_, i) => job({ id: `n-${i}`, flowKey: 'free', schedule: { atMs: due } })),
+      ...Array.from({ length: 100 }, (_, i) => job({ id: `n-${i}`, flowKey: 'free', due: { atMs: due } })),
     ])
     // act
     const r = await claimUntil(spec({ 'k:mail': MAIL }), () => false, 250)
@@ -138,7 +136,7 @@ describe("a claim's pace of a rate-limited burst", () => {
     // prepare
     const due = (await redisNow()) - 10
     await t.store.enqueueMany(
-      Array.from({ length: 20 }, (_, i) => job({ id: `m-${i}`, flowKey: 'mail', schedule: { atMs: due } })),
+      Array.from({ length: 20 }, (_, i) => job({ id: `m-${i}`, flowKey: 'mail', due: { atMs: due } })),
     )
     // act
     const r = await claimUntil('', () => false)

@@ -26,7 +26,7 @@ describe('key layout', () => {
   it('refuses a store whose shard count differs from the one its pending jobs use, naming SHARDS', async () => {
     // prepare
     const prefix = uniquePrefix('layout')
-    await store({ prefix, shards: 1, buckets: 16 }).store.enqueue(job({ id: 'kept', schedule: { delayMs: 60_000 } }))
+    await store({ prefix, shards: 1, buckets: 16 }).store.enqueue(job({ id: 'kept', due: { delayMs: 60_000 } }))
     // act
     const other = store({ prefix, shards: 2, buckets: 16 }).store
     const error = await other.enqueue(job({ id: 'new' })).catch((e) => e)
@@ -40,7 +40,7 @@ describe('key layout', () => {
 
   it('refuses another DUE_BUCKETS over pending jobs', async () => {
     const prefix = uniquePrefix('layout')
-    await store({ prefix, shards: 1, buckets: 16 }).store.enqueue(job({ id: 'kept', schedule: { delayMs: 60_000 } }))
+    await store({ prefix, shards: 1, buckets: 16 }).store.enqueue(job({ id: 'kept', due: { delayMs: 60_000 } }))
     const error = await layoutRefusal({ prefix, shards: 1, buckets: 32 })
     expect(error).toBeInstanceOf(ConfigError)
     expect(error.setting).toBe('DUE_BUCKETS')
@@ -70,7 +70,7 @@ describe('key layout', () => {
 
   it('stops a scanner configured with another layout instead of scanning half the shards', async () => {
     const prefix = uniquePrefix('layout')
-    await store({ prefix, shards: 2, buckets: 16 }).store.enqueue(job({ id: 'kept', schedule: { delayMs: 60_000 } }))
+    await store({ prefix, shards: 2, buckets: 16 }).store.enqueue(job({ id: 'kept', due: { delayMs: 60_000 } }))
     const wrong = store({ prefix, shards: 1, buckets: 16 })
     const s = testScanner(wrong, { queues: { orders: 'http://127.0.0.1:1/unused' }, subscribe: false })
     await expect(s.scanner.run(Date.now() + 5_000)).rejects.toBeInstanceOf(ConfigError)

@@ -1,7 +1,7 @@
 // The Lua codecs in lua/includes/ (the job record, the occurrence id) run inside a real Redis and agree with their
-// TypeScript side (src/store/record.ts, src/schedule/occurrence-id.ts): what one side writes, the other reads.
+// TypeScript side (src/store/record.ts, src/recurrence/occurrence-id.ts): what one side writes, the other reads.
 import { afterAll, describe, expect, it } from 'vitest'
-import { occurrenceId, parseOccurrenceId } from '../../src/schedule/occurrence-id'
+import { occurrenceId, parseOccurrenceId } from '../../src/recurrence/occurrence-id'
 import { decodeRecord } from '../../src/store/record'
 import { decodeReceipt, encodeReceipt, writeTokenDigest, type DispatchReceipt } from '../../src/store/receipt'
 import { composeScript } from '../../src/store/scripts'
@@ -86,7 +86,7 @@ describe('the job record codec (lua/includes/encodeRecord.lua, decodeRecord.lua)
       queue: 'orders',
       groupId: 'g',
       payloadJson: '{"a":1}',
-      schedule: { delayMs: 60_000 },
+      due: { delayMs: 60_000 },
     })
     const stored = (await t.redis.hget(t.keys.shards[0]!.jobs, 'codec-1'))!
     // act
@@ -181,7 +181,7 @@ describe('the occurrence id codec (lua/includes/occurrenceId.lua, parseOccurrenc
     ['daily', 1_795_648_056_156],
     ['a.b:c-d_e', 0],
     ['x', 32_503_679_999_999],
-  ])('builds the id of %s at %d as src/schedule/occurrence-id.ts does, and both read it back', async (sid, atMs) => {
+  ])('builds the id of %s at %d as src/recurrence/occurrence-id.ts does, and both read it back', async (sid, atMs) => {
     // act
     const id = await lua('occurrenceId', 'return occurrenceId(ARGV[1], ARGV[2])', sid, String(atMs))
     const parsed = await lua('occurrenceId, parseOccurrenceId', 'return { parseOccurrenceId(ARGV[1]) }', String(id))

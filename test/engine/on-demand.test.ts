@@ -106,7 +106,7 @@ describe.concurrent('on-demand scan mode', () => {
     const diedAt = Date.now()
     await new Presence(t.redis, t.keys, 'dead').markAlive()
     const leases = new Leases(t.redis, { leaseMs: 1_000, maxAttempts: 10, backoffBaseMs: 10, backoffMaxMs: 10 })
-    await t.store.enqueue({ id: 'leased', queue: 'orders', payloadJson: '1', schedule: { delayMs: 0 } })
+    await t.store.enqueue({ id: 'leased', queue: 'orders', payloadJson: '1', due: { delayMs: 0 } })
     for (const shard of t.keys.shards) await leases.claim(shard, await leases.seedHints(shard, 10), 10)
     // act: a job every 200 ms, due at once
     let n = 0
@@ -193,7 +193,7 @@ describe.concurrent('on-demand scan mode', () => {
   it('starts a scanner for a run now of a job due already while none runs (an earlier start failed, or its answer was lost)', async () => {
     // prepare: a job due now stored without asking for a start (as after a start that gave up), no scanner
     const { t, fn, queue } = await onDemandStage('od-run-due-job')
-    await t.store.enqueue({ id: 'overdue', queue: 'orders', payloadJson: '1', schedule: { delayMs: 0 } })
+    await t.store.enqueue({ id: 'overdue', queue: 'orders', payloadJson: '1', due: { delayMs: 0 } })
     expect(await aliveMarker(t)).toBe(0)
     // act: the operator runs it now (nothing to move: it is due)
     const answer = await queue.runNow('overdue')
@@ -224,7 +224,7 @@ describe.concurrent('on-demand scan mode', () => {
   it('starts a scanner at the end of a run-due that found the jobs due already while none runs (a retry of one whose answer was lost)', async () => {
     // prepare: a job due now stored without asking for a start (as after the first attempt's start was lost)
     const { t, fn, queue } = await onDemandStage('od-run-due-again')
-    await t.store.enqueue({ id: 'due-again', queue: 'orders', payloadJson: '1', schedule: { delayMs: 0 } })
+    await t.store.enqueue({ id: 'due-again', queue: 'orders', payloadJson: '1', due: { delayMs: 0 } })
     // act: the run-due, which has nothing left to move
     const answer = await queue.runDue({ before: Date.now() + 3_600_000 })
     // assess: a start, and the job sent
@@ -244,9 +244,9 @@ describe.concurrent('on-demand scan mode', () => {
       id: 'soon',
       queue: 'orders',
       payloadJson: '1',
-      schedule: { delayMs: 1_500 },
+      due: { delayMs: 1_500 },
     })
-    await t.store.enqueue({ id: 'later', queue: 'orders', payloadJson: '2', schedule: { delayMs: 7_200_000 } })
+    await t.store.enqueue({ id: 'later', queue: 'orders', payloadJson: '2', due: { delayMs: 7_200_000 } })
     // act: the schedule fires
     const report = await fn.tick().done
     // assess: it stayed for "soon", left "later" to a later run, and did not run to its 20 s deadline
@@ -262,7 +262,7 @@ describe.concurrent('on-demand scan mode', () => {
     const { t, scanFunction } = await plainStage('od-empty')
     // (a linger of 5 s: "at once" is then anything under it, also on a loaded machine)
     const fn = scanFunction({ lingerMs: 5_000 })
-    await t.store.enqueue({ id: 'later', queue: 'orders', payloadJson: '2', schedule: { delayMs: 7_200_000 } })
+    await t.store.enqueue({ id: 'later', queue: 'orders', payloadJson: '2', due: { delayMs: 7_200_000 } })
     // act
     const started = Date.now()
     const report = await fn.tick().done
@@ -277,7 +277,7 @@ describe.concurrent('on-demand scan mode', () => {
     // prepare: run A sent a job and lingers (3 s) for more
     const { t, scanFunction } = await plainStage('od-owner')
     const a = scanFunction({ lingerMs: 3_000 })
-    await t.store.enqueue({ id: 'now', queue: 'orders', payloadJson: '1', schedule: { delayMs: 0 } })
+    await t.store.enqueue({ id: 'now', queue: 'orders', payloadJson: '1', due: { delayMs: 0 } })
     a.tick()
     await eventually(() => a.sent.length === 1, 5_000)
     // act: a tick's run T finds nothing due and ends; then a job due in 2 s is enqueued
@@ -287,7 +287,7 @@ describe.concurrent('on-demand scan mode', () => {
       id: 'soon',
       queue: 'orders',
       payloadJson: '2',
-      schedule: { delayMs: 2_000 },
+      due: { delayMs: 2_000 },
     })
     // assess: T ended early, A still stood in the marker, so the enqueue asked for no second scanner; A takes it
     expect(report.endedEarly).toBe(true)
@@ -310,7 +310,7 @@ describe.concurrent('on-demand scan mode', () => {
         id: 'racing',
         queue: 'orders',
         payloadJson: '1',
-        schedule: { delayMs: 2_000 },
+        due: { delayMs: 2_000 },
       })
       asked = result.startScanner
     }

@@ -58,7 +58,7 @@ async function storeWith(size: number) {
   for (let i = 0; i < 4; i++) await t.store.enqueue(job({ id: `flying-${i}`, payloadJson }))
   await claimAll(false)
   for (let i = 0; i < 20; i++)
-    await t.store.enqueue(job({ id: `later-${i}`, payloadJson, schedule: { delayMs: 3_600_000 } }))
+    await t.store.enqueue(job({ id: `later-${i}`, payloadJson, due: { delayMs: 3_600_000 } }))
   const queues: Record<string, string> = { orders: 'http://127.0.0.1:9/q/orders' }
   const config = { queues, maxMessageBytes: 1_048_576, maxHorizonMs: 400 * 86_400_000 } as Config
   const schedules = new DelayQueue({ config, store: t.store })

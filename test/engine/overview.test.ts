@@ -25,8 +25,8 @@ const DAY = 24 * HOUR
 describe('dashboard overview', () => {
   it('counts jobs per queue and horizon, with claimed and dead jobs apart', async () => {
     // prepare: two orders jobs claimed by a scanner (in flight) and an emails job SQS refused (dead) ...
-    for (const id of ['ov-claimed-0', 'ov-claimed-1']) await t.store.enqueue(job({ id, schedule: { delayMs: 0 } }))
-    await t.store.enqueue(job({ id: 'ov-mail', queue: 'emails', schedule: { delayMs: 0 } }))
+    for (const id of ['ov-claimed-0', 'ov-claimed-1']) await t.store.enqueue(job({ id, due: { delayMs: 0 } }))
+    await t.store.enqueue(job({ id: 'ov-mail', queue: 'emails', due: { delayMs: 0 } }))
     for (const shard of t.keys.shards) {
       const { jobs } = await leases.claim(shard, await leases.seedHints(shard, 50), 50)
       const refused = jobs.filter((j) => j.queue === 'emails').map((j) => ({ ...j, error: 'refused <b>x</b>' }))
@@ -34,7 +34,7 @@ describe('dashboard overview', () => {
     }
     // ... then orders jobs due now (2), in 30 s, 30 min, 12 h, 20 days and 100 days
     const delays = [0, 0, 30_000, 30 * MIN, 12 * HOUR, 20 * DAY, 100 * DAY]
-    for (const [i, delayMs] of delays.entries()) await t.store.enqueue(job({ id: `ov-${i}`, schedule: { delayMs } }))
+    for (const [i, delayMs] of delays.entries()) await t.store.enqueue(job({ id: `ov-${i}`, due: { delayMs } }))
     // act
     const o = await reader.read()
     // assess
@@ -89,7 +89,7 @@ describe('dashboard overview', () => {
 
   it('shows a configured queue that has no jobs yet with zeros, as /stats does', async () => {
     // prepare: one configured queue used and one idle
-    await t.store.enqueue(job({ id: 'ov-used', queue: 'orders', schedule: { delayMs: HOUR } }))
+    await t.store.enqueue(job({ id: 'ov-used', queue: 'orders', due: { delayMs: HOUR } }))
     const configured = new OverviewReader(t.redis, t.keys, t.store, ['orders', 'idle'])
     // act
     const o = await configured.read()

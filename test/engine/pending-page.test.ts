@@ -33,7 +33,7 @@ describe('pending jobs, page by page', () => {
       ]
       for (const j of jobs) {
         const queue = j.id.startsWith('r-') && Number(j.id.slice(2)) % 3 === 0 ? 'emails' : 'orders'
-        await t.store.enqueue({ id: j.id, queue, payloadJson: '{"x":1}', schedule: { atMs: j.atMs } })
+        await t.store.enqueue({ id: j.id, queue, payloadJson: '{"x":1}', due: { atMs: j.atMs } })
       }
       // act: pages of 7, for all queues and for one; and with a walk's own frontier from the second page on
       const all = await allPages((cursor) => t.store.listPending({ limit: 7, cursor }))
@@ -124,7 +124,7 @@ describe('pending jobs, page by page', () => {
         cancelled.add(id)
       }
       for (const [k, atMs] of [base - 1_000, base, base + 100_000 + 1_000].entries()) {
-        await t.store.enqueue({ id: `new-${n}-${k}`, queue: 'orders', payloadJson: '{}', schedule: { atMs } })
+        await t.store.enqueue({ id: `new-${n}-${k}`, queue: 'orders', payloadJson: '{}', due: { atMs } })
       }
       n++
     } while (cursor && n < 200)

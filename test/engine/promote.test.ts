@@ -3,7 +3,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { JobDeadError, JobDispatchingError, JobNotFoundError, ValidationError } from '../../src/errors'
 import { Leases } from '../../src/scan/claims/leases'
-import { BYTES_PER_RUN, JOBS_PER_RUN, Promoter } from '../../src/store/promote'
+import { Promoter } from '../../src/store/promote'
+import { BYTES_PER_RUN, JOBS_PER_RUN } from '../../src/store/scripts/promote-due'
 import { job, testStore } from '../support/engine'
 
 const HOUR = 3_600_000
@@ -33,7 +34,7 @@ describe('run one job now', () => {
 
   it('makes a job due in an hour due now, unchanged otherwise, and a scanner claims it', async () => {
     // prepare
-    const stored = await t.store.enqueue(job({ id: 'later', payloadJson: '{"a":1}', schedule: { delayMs: HOUR } }))
+    const stored = await t.store.enqueue(job({ id: 'later', payloadJson: '{"a":1}', due: { delayMs: HOUR } }))
     expect(await claimable()).toEqual([])
     // act
     const promoted = await promoter.promote('later')
@@ -80,8 +81,8 @@ describe('run now every job due before a time', () => {
   it('moves the jobs due before the time on every shard, and none due after it', async () => {
     // prepare: 40 jobs due within the hour and 40 in two hours, over the shards (3 masters on the Cluster)
     setUp({ buckets: 8 })
-    const soon = Array.from({ length: 40 }, (_, i) => job({ id: `soon-${i}`, schedule: { delayMs: HOUR / 2 + i } }))
-    const late = Array.from({ length: 40 }, (_, i) => job({ id: `late-${i}`, schedule: { delayMs: 2 * HOUR + i } }))
+    const soon = Array.from({ length: 40 }, (_, i) => job({ id: `soon-${i}`, due: { delayMs: HOUR / 2 + i } }))
+    const late = Array.from({ length: 40 }, (_, i) => job({ id: `late-${i}`, due: { delayMs: 2 * HOUR + i } }))
     await t.store.enqueueMany([...soon, ...late])
     // act
     const result = await promoter.promoteDue({ beforeMs: Date.now() + HOUR })
@@ -94,9 +95,7 @@ describe('run now every job due before a time', () => {
     // prepare: more jobs in one bucket than one run reads
     setUp({ shards: 1, buckets: 1 })
     const n = 2 * JOBS_PER_RUN + 100
-    await t.store.enqueueMany(
-      Array.from({ length: n }, (_, i) => job({ id: `j-${i}`, schedule: { delayMs: HOUR + i } })),
-    )
+    await t.store.enqueueMany(Array.from({ length: n }, (_, i) => job({ id: `j-${i}`, due: { delayMs: HOUR + i } })))
     // act: one run, then the rest from its cursor
     const first = await promoter.promoteDue({ beforeMs: Date.now() + 2 * HOUR, maxRuns: 1 })
     const rest = await promoter.promoteDue({ beforeMs: Date.now() + 2 * HOUR, cursor: first.cursor })
@@ -110,7 +109,7 @@ describe('run now every job due before a time', () => {
     // prepare: one bucket, orders and mail jobs interleaved, more than a run reads
     setUp({ shards: 1, buckets: 1 })
     const jobs = Array.from({ length: 700 }, (_, i) =>
-      job({ id: `m-${i}`, queue: i % 2 ? 'mail' : 'orders', schedule: { delayMs: HOUR + i } }),
+      job({ id: `m-${i}`, queue: i % 2 ? 'mail' : 'orders', due: { delayMs: HOUR + i } }),
     )
     await t.store.enqueueMany(jobs)
     // act: run by run, as a client following the cursor does
@@ -128,7 +127,7 @@ describe('run now every job due before a time', () => {
     setUp({ shards: 1, buckets: 256 })
     const big = JSON.stringify({ pad: 'x'.repeat(100_000) })
     const jobs = Array.from({ length: 40 }, (_, i) =>
-      job({ id: `big-${i}`, payloadJson: big, schedule: { delayMs: HOUR + i } }),
+      job({ id: `big-${i}`, payloadJson: big, due: { delayMs: HOUR + i } }),
     )
     await t.store.enqueueMany(jobs)
     // act: one run, then the rest from its cursor
@@ -145,7 +144,7 @@ describe('run now every job due before a time', () => {
     // prepare: one bucket, orders and mail jobs interleaved, more than a run reads
     setUp({ shards: 1, buckets: 1 })
     const jobs = Array.from({ length: 700 }, (_, i) =>
-      job({ id: `m-${i}`, queue: i % 2 ? 'mail' : 'orders', schedule: { delayMs: HOUR + i } }),
+      job({ id: `m-${i}`, queue: i % 2 ? 'mail' : 'orders', due: { delayMs: HOUR + i } }),
     )
     await t.store.enqueueMany(jobs)
     const first = await promoter.promoteDue({ beforeMs: Date.now() + 2 * HOUR, queue: 'orders', maxRuns: 1 })

@@ -61,7 +61,7 @@ describe('DLQ redrive', () => {
   it('leaves a message in the DLQ when a pending job already has its id', async () => {
     const t = testStore()
     const { target, dlq } = await createTargetWithDlq(sqs, 'dup')
-    await t.store.enqueue(job({ id: 'taken', schedule: { delayMs: 60_000 } }))
+    await t.store.enqueue(job({ id: 'taken', due: { delayMs: 60_000 } }))
     await deadLetter(dlq.url, 'taken', 1)
     const config = { queues: { orders: target.url }, ...LIMITS }
     const report = await redrive({ sqs, waitSeconds: 0, dlqUrl: dlq.url, config, mode: schedule(t.store) })

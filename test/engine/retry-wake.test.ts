@@ -73,7 +73,7 @@ describe.concurrent('retries and the dispatch window', () => {
       const st = await stage(`retry-outage-${dispatchWindowMs}`, { dispatchWindowMs, pollIntervalMs: 1_000 })
       const ids = Array.from({ length: 10 }, (_, i) => `out-${i}`)
       const at = Date.now() + 300
-      for (const id of ids) await st.t.store.enqueue(job({ id, schedule: { atMs: at } }))
+      for (const id of ids) await st.t.store.enqueue(job({ id, due: { atMs: at } }))
       const outageEnds = at + 1_200
       st.onSend(() => {
         if (Date.now() < outageEnds) throw serverError()
@@ -114,8 +114,8 @@ describe.concurrent('retries and the dispatch window', () => {
       }
     })
     const at = Date.now() + 300
-    await st.t.store.enqueue(job({ id: 'lw-a', schedule: { atMs: at } }))
-    await st.t.store.enqueue(job({ id: 'lw-b', schedule: { atMs: at + 300 } }))
+    await st.t.store.enqueue(job({ id: 'lw-a', due: { atMs: at } }))
+    await st.t.store.enqueue(job({ id: 'lw-b', due: { atMs: at + 300 } }))
     try {
       // act
       await st.s.runUntil(async () => (await pendingCount(st.t.store)) === 0, 8_000)
@@ -149,9 +149,9 @@ describe.concurrent('retries and the dispatch window', () => {
       }
     })
     const x = Date.now() + 300
-    await st.t.store.enqueue(job({ id: 'wc-x', schedule: { atMs: x } }))
-    await st.t.store.enqueue(job({ id: 'wc-g1', schedule: { atMs: x + W + 400 } }))
-    await st.t.store.enqueue(job({ id: 'wc-g2', schedule: { atMs: x + W + 1_300 } }))
+    await st.t.store.enqueue(job({ id: 'wc-x', due: { atMs: x } }))
+    await st.t.store.enqueue(job({ id: 'wc-g1', due: { atMs: x + W + 400 } }))
+    await st.t.store.enqueue(job({ id: 'wc-g2', due: { atMs: x + W + 1_300 } }))
     try {
       // act: until G1 and G2 went out (X waits for its retry; the run stops first)
       await st.s.runUntil(() => st.late.has('wc-g1') && st.late.has('wc-g2'), 10_000)
@@ -177,7 +177,7 @@ describe.concurrent('retries and the dispatch window', () => {
     // 40 ms before the deadline to 20 ms after it (a loaded machine, a long GC): the claim's timer fires after it.
     const st = await stage(`retry-last-50-${dispatchWindowMs}-${busy}`, { dispatchWindowMs, pollIntervalMs: 30_000 })
     const until = Date.now() + 1_500
-    await st.t.store.enqueue(job({ id: 'l50', schedule: { atMs: until - 25 } }))
+    await st.t.store.enqueue(job({ id: 'l50', due: { atMs: until - 25 } }))
     if (busy) {
       setTimeout(
         () => {
@@ -215,7 +215,7 @@ describe.concurrent('retries and the dispatch window', () => {
     const q = await createQueue(sqs, 'retry-reading-deadline')
     const s = testScanner({ redis: proxied, keys: t.keys }, { queues: { orders: q.url }, pollIntervalMs: 30_000 })
     const until = Date.now() + 1_500
-    await t.store.enqueue(job({ id: 'rd-1', schedule: { atMs: until - 25 } }))
+    await t.store.enqueue(job({ id: 'rd-1', due: { atMs: until - 25 } }))
     try {
       // act
       const report = await s.scanner.run(until)

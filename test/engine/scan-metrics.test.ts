@@ -103,7 +103,7 @@ describe('scan metrics (EMF)', () => {
     // prepare: 6 jobs due now for orders, 2 for a queue SQS refuses, 1 for orders an hour out
     for (let i = 0; i < 6; i++) await t.store.enqueue(job({ id: `m-ok-${i}`, queue: 'orders' }))
     for (let i = 0; i < 2; i++) await t.store.enqueue(job({ id: `m-bad-${i}`, queue: 'broken' }))
-    await t.store.enqueue(job({ id: 'm-later', queue: 'orders', schedule: { delayMs: 3_600_000 } }))
+    await t.store.enqueue(job({ id: 'm-later', queue: 'orders', due: { delayMs: 3_600_000 } }))
     // act
     const { lines, late, report } = await scanWithMetrics(async () => (await t.store.stats()).dead === 2)
     // assess: what happened

@@ -69,7 +69,7 @@ type StartedBy = NonNullable<InvocationOptions['startedBy']>
 async function secondRunComes(name: string, first: [string, StartedBy], gapMs: number, second: [string, StartedBy]) {
   const st = await relayStage(name)
   try {
-    await st.t.store.enqueue(job({ id: 'later', schedule: { delayMs: 30_000 } }))
+    await st.t.store.enqueue(job({ id: 'later', due: { delayMs: 30_000 } }))
     const a = st.invoke(first[0], { mode: 'on-demand', startedBy: first[1] })
     await sleep(gapMs)
     const b = st.invoke(second[0], { mode: 'on-demand', startedBy: second[1] })
@@ -291,7 +291,7 @@ describe.concurrent('scan relay', () => {
     expect(b.report).toMatchObject({ endedEarly: true })
     expect(endedA.report).toMatchObject({ handedOverTo: null, endedEarly: true })
     const onDemand = new JobStore(st.t.redis, st.t.keys, { horizonMs: 70_000, guardMs: 10_000 }, NO_REPLICA_WAIT)
-    const enqueued = await onDemand.enqueue(job({ id: 'soon', schedule: { delayMs: 1_000 } }))
+    const enqueued = await onDemand.enqueue(job({ id: 'soon', due: { delayMs: 1_000 } }))
     expect(enqueued.startScanner).toBe(true)
     await st.close()
   })
@@ -299,7 +299,7 @@ describe.concurrent('scan relay', () => {
   it('on-demand mode: a run taken over before its scanner started (its alive marker was slow) stops all the same', async () => {
     // prepare: A's alive markers are answered after 1 s; A looks at 300 ms
     const st = await relayStage('relay-on-demand-slow-marker')
-    await st.t.store.enqueue(job({ id: 'later', schedule: { delayMs: 30_000 } }))
+    await st.t.store.enqueue(job({ id: 'later', due: { delayMs: 30_000 } }))
     const markers = st.t.keys.shards.map((s) => s.scannerAlive)
     const a = st.invoke('run-a', {
       mode: 'on-demand',
@@ -341,7 +341,7 @@ describe.concurrent('scan relay', () => {
   it('on-demand mode: the older run leaves the alive marker to the newer one', async () => {
     // prepare: a job due in 30 s keeps on-demand runs from ending early
     const st = await relayStage('relay-on-demand')
-    await st.t.store.enqueue(job({ id: 'later', schedule: { delayMs: 30_000 } }))
+    await st.t.store.enqueue(job({ id: 'later', due: { delayMs: 30_000 } }))
     const a = st.invoke('run-a', { mode: 'on-demand' })
     await sleep(300)
     // act

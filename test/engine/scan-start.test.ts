@@ -86,7 +86,7 @@ describe('scan start', () => {
     // the endpoint; with 1 s and 1.5 s, on a loaded machine it had not when the start ended)
     const invoker = lambdaInvoker({ region: 'us-east-1', lambdaEndpoint: silent.url }, 'sdq-test-scan', 2_000)
     const starter = new ScanStarter(onDemandStore(t), invoker, 70_000, silentLogger(), { budgetMs: 4_000 })
-    const enqueued = await onDemandStore(t).enqueue(job({ id: 'hanging', schedule: { delayMs: 5_000 } }))
+    const enqueued = await onDemandStore(t).enqueue(job({ id: 'hanging', due: { delayMs: 5_000 } }))
     // act
     const started = Date.now()
     await starter.afterEnqueue([enqueued])
@@ -140,11 +140,11 @@ describe('scan start', () => {
     const starter = new ScanStarter(onDemandStore(t), invoker, 70_000, logger, { backoffMs: 50, budgetMs: 1_500 })
     const store = onDemandStore(t)
     // act: a first job asks for a scanner; a second one comes while that start is still trying
-    const first = await store.enqueue(job({ id: 'first', schedule: { delayMs: 5_000 } }))
+    const first = await store.enqueue(job({ id: 'first', due: { delayMs: 5_000 } }))
     await starter.afterEnqueue([first])
-    const second = await store.enqueue(job({ id: 'second', schedule: { delayMs: 5_000 } }))
+    const second = await store.enqueue(job({ id: 'second', due: { delayMs: 5_000 } }))
     await starter.settled()
-    const third = await store.enqueue(job({ id: 'third', schedule: { delayMs: 5_000 } }))
+    const third = await store.enqueue(job({ id: 'third', due: { delayMs: 5_000 } }))
     // assess: one start at a time; it retried with growing pauses (50, 100, 200 ms: as planned, and each waited out,
     // as measured between the invokes, which a loaded machine stretches at random), then gave up, counted it, and
     // gave its guard back, so the next enqueue asks again
@@ -171,7 +171,7 @@ describe('scan start', () => {
     for (const shard of t.keys.shards) await releaseScanStart(store.redis, t.keys, shard.shard, 'older')
     // assess: the newer start's guards stand (no third start while it runs); its own release removes them
     expect(await Promise.all(guards.map((g) => t.redis.get(g)))).toEqual(guards.map(() => 'newer'))
-    expect((await store.enqueue(job({ schedule: { delayMs: 1_000 } }))).startScanner).toBe(false)
+    expect((await store.enqueue(job({ due: { delayMs: 1_000 } }))).startScanner).toBe(false)
     for (const shard of t.keys.shards) await releaseScanStart(store.redis, t.keys, shard.shard, 'newer')
     expect(await Promise.all(guards.map((g) => t.redis.exists(g)))).toEqual(guards.map(() => 0))
     await t.close()
@@ -183,7 +183,7 @@ describe('scan start', () => {
     const t = testStore()
     const q = await createQueue(sqs, 'start-adopted')
     const fn = inProcessScanFunction(t, { orders: q.url })
-    const enqueued = await onDemandStore(t).enqueue(job({ id: 'frozen', schedule: { delayMs: 500 } }))
+    const enqueued = await onDemandStore(t).enqueue(job({ id: 'frozen', due: { delayMs: 500 } }))
     // act: the started scan runs, sends the job and ends
     await fn.invoker.invoke({ source: 'sdq.enqueue', 'detail-type': 'Scan Start', startToken: 'frozen' })
     await fn.settled()
@@ -191,7 +191,7 @@ describe('scan start', () => {
     expect(enqueued.startScanner).toBe(true)
     expect(fn.sent.map((s) => s.id)).toEqual(['frozen'])
     for (const shard of t.keys.shards) expect(await t.redis.exists(shard.scanStart)).toBe(0)
-    expect((await onDemandStore(t).enqueue(job({ schedule: { delayMs: 1_000 } }))).startScanner).toBe(true)
+    expect((await onDemandStore(t).enqueue(job({ due: { delayMs: 1_000 } }))).startScanner).toBe(true)
     await t.close()
   })
 })

@@ -20,14 +20,14 @@ describe('scanner', () => {
     const t = testStore()
     const q = await createQueue(sqs, 'wake')
     const s = testScanner(t, { queues: { orders: q.url }, pollIntervalMs: 30_000 })
-    await t.store.enqueue(job({ id: 'far', schedule: { delayMs: 86_400_000 } }))
+    await t.store.enqueue(job({ id: 'far', due: { delayMs: 86_400_000 } }))
     let enqueued = false
     // (get() answers a sent job as "dispatched", from its receipt)
     const sent = async () => ((await t.store.get('soon'))?.status ?? 'dispatched') === 'dispatched'
     const run = s.runUntil(async () => enqueued && (await sent()), 5_000)
     await sleep(300) // the loop is asleep now, until the far job or the poll
     // act
-    const { dueMs } = await t.store.enqueue(job({ id: 'soon', schedule: { delayMs: 200 } }))
+    const { dueMs } = await t.store.enqueue(job({ id: 'soon', due: { delayMs: 200 } }))
     enqueued = true
     await run
     // assess: it arrived long before the 30 s poll could have found it
@@ -58,7 +58,7 @@ describe('scanner', () => {
         call.endedAt = Date.now()
       }
     })
-    await t.store.enqueue(job({ id: 'due-soon', schedule: { delayMs: 1_500 } }))
+    await t.store.enqueue(job({ id: 'due-soon', due: { delayMs: 1_500 } }))
     // act
     const report = await s.runUntil(async () => (await pendingCount(t.store)) === 0, 10_000)
     // assess: a warm-up (no entries) was answered before the job's send went out, and the send reused its connection

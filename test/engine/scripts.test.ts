@@ -2,27 +2,34 @@
 // order of the script's header, and each script carries exactly the shared helpers it uses.
 import { describe, expect, it } from 'vitest'
 import { Keyspace, receiptSlot } from '../../src/store/keys'
-import {
-  ackCall,
-  claimCall,
-  relayHandBackCall,
-  releaseCall,
-  scannerAliveCall,
-  scannerRetireCall,
-  scanStartReleaseCall,
-} from '../../src/store/scan-script-calls'
-import { scheduleAckCall, scheduleDeleteCall, schedulePutCall } from '../../src/store/schedule-script-calls'
-import { cancelCall, enqueueCall, getCall, reviveCall } from '../../src/store/script-calls'
-import { recordHeadsCall, walkAdvanceCall, walkStartCall } from '../../src/store/ops-script-calls'
-import { deepPageRateCall } from '../../src/store/deep-page-rate'
-import { flowHoldCall } from '../../src/flow/flow-hold'
-import { flowResumeCall } from '../../src/flow/flow-resume'
-import { flowEpochCall, flowSetCall } from '../../src/flow/flow-set'
-import { flowTakeCall } from '../../src/flow/flow-take'
-import { promoteCall, promoteDueCall } from '../../src/store/promote'
-import { tagCancelCall } from '../../src/store/tag-cancel'
-import { tagPromoteCall } from '../../src/store/tag-promote'
-import { lockReleaseCall } from '../../src/scheduler-api/schedule-lock'
+import { claimCall } from '../../src/store/scripts/claim'
+import { ackCall } from '../../src/store/scripts/ack'
+import { relayHandBackCall } from '../../src/store/scripts/relay-hand-back'
+import { releaseCall } from '../../src/store/scripts/release'
+import { scannerAliveCall } from '../../src/store/scripts/scanner-alive'
+import { scannerRetireCall } from '../../src/store/scripts/scanner-retire'
+import { scanStartReleaseCall } from '../../src/store/scripts/scan-start-release'
+import { scheduleAckCall } from '../../src/store/scripts/schedule-ack'
+import { scheduleDeleteCall } from '../../src/store/scripts/schedule-delete'
+import { schedulePutCall } from '../../src/store/scripts/schedule-put'
+import { cancelCall } from '../../src/store/scripts/cancel'
+import { enqueueCall } from '../../src/store/scripts/enqueue'
+import { getCall } from '../../src/store/scripts/get'
+import { reviveCall } from '../../src/store/scripts/revive'
+import { recordHeadsCall } from '../../src/store/scripts/record-heads'
+import { walkAdvanceCall } from '../../src/store/scripts/walk-advance'
+import { walkStartCall } from '../../src/store/scripts/walk-start'
+import { deepPageRateCall } from '../../src/store/scripts/deep-page-rate'
+import { flowHoldCall } from '../../src/store/scripts/flow-hold'
+import { flowResumeCall } from '../../src/store/scripts/flow-resume'
+import { flowEpochCall } from '../../src/store/scripts/flow-epoch'
+import { flowSetCall } from '../../src/store/scripts/flow-set'
+import { flowTakeCall } from '../../src/store/scripts/flow-take'
+import { promoteCall } from '../../src/store/scripts/promote'
+import { promoteDueCall } from '../../src/store/scripts/promote-due'
+import { tagCancelCall } from '../../src/store/scripts/tag-cancel'
+import { tagPromoteCall } from '../../src/store/scripts/tag-promote'
+import { lockReleaseCall } from '../../src/store/scripts/scheduler-lock-release'
 import {
   composeScript,
   helperClosure,
@@ -44,7 +51,7 @@ const calls: Record<ScriptName, ScriptCall<unknown>> = {
     queue: 'q',
     groupId: '',
     payloadJson: '{}',
-    schedule: { delayMs: 5 },
+    due: { delayMs: 5 },
   }),
   sdqGet: getCall(at, 'job-1', [1, 0]),
   sdqCancel: cancelCall(at, 'job-1'),

@@ -23,7 +23,7 @@ describe('settleClaim', () => {
     const backoff = { backoffBaseMs: 2_000, backoffMaxMs: 2_000 }
     const leases = new UnmeasuredLeases(t.redis, { leaseMs: 60_000, maxAttempts: 5, ...backoff })
     const shard = t.keys.shards[0]!
-    await t.store.enqueue(job({ id: 'settle-nan', schedule: { delayMs: 0 } }))
+    await t.store.enqueue(job({ id: 'settle-nan', due: { delayMs: 0 } }))
     const { jobs } = await leases.claim(shard, await leases.seedHints(shard, 10), 10)
     const claimed = jobs.find((j) => j.id === 'settle-nan') as ClaimedJob
     let released = 0

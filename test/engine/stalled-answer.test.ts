@@ -40,7 +40,7 @@ describe('a send whose answer stalls after its headers', () => {
     })
     proxy.stallAnswers(1)
     const first = job({ id: 'stall-1', queue: 'stalled.fifo', groupId: 'g' })
-    const second = job({ id: 'stall-2', queue: 'stalled.fifo', groupId: 'g', schedule: { delayMs: 1 } })
+    const second = job({ id: 'stall-2', queue: 'stalled.fifo', groupId: 'g', due: { delayMs: 1 } })
     await t.store.enqueueMany([first, second])
     // act
     const startedAt = Date.now()

@@ -10,7 +10,7 @@ describe('job store', () => {
     // prepare
     const before = Date.now()
     // act
-    const r = await t.store.enqueue(job({ id: 'order-1', payloadJson: '{"orderId":1}', schedule: { delayMs: 60_000 } }))
+    const r = await t.store.enqueue(job({ id: 'order-1', payloadJson: '{"orderId":1}', due: { delayMs: 60_000 } }))
     const view = await t.store.get('order-1')
     // assess
     expect(r.status).toBe('created')
@@ -35,8 +35,8 @@ describe('job store', () => {
   })
 
   it('upsert replaces payload and due time, keeps createdAt and bumps the version', async () => {
-    const first = await t.store.upsert(job({ id: 'up-1', schedule: { delayMs: 1_000_000 } }))
-    const second = await t.store.upsert(job({ id: 'up-1', payloadJson: '{"v":2}', schedule: { delayMs: 5_000 } }))
+    const first = await t.store.upsert(job({ id: 'up-1', due: { delayMs: 1_000_000 } }))
+    const second = await t.store.upsert(job({ id: 'up-1', payloadJson: '{"v":2}', due: { delayMs: 5_000 } }))
     expect(first.status).toBe('created')
     expect(second).toMatchObject({ status: 'replaced', version: 1, createdAtMs: first.createdAtMs })
     expect(second.dueMs).toBeLessThan(first.dueMs)
@@ -44,7 +44,7 @@ describe('job store', () => {
   })
 
   it('cancel removes a scheduled job; a second cancel is not found', async () => {
-    await t.store.enqueue(job({ id: 'c-1', schedule: { delayMs: 100_000 } }))
+    await t.store.enqueue(job({ id: 'c-1', due: { delayMs: 100_000 } }))
     await t.store.cancel('c-1')
     expect(await t.store.get('c-1')).toBeNull()
     await expect(t.store.cancel('c-1')).rejects.toBeInstanceOf(JobNotFoundError)

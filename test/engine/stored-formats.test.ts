@@ -46,8 +46,8 @@ describe('stored formats', () => {
 
   it('counts per queue in fields "<queue>|<counter>", queue names with "|" included', async () => {
     // prepare
-    await t.store.enqueue(job({ id: 'fmt-count-1', queue: 'a|b', schedule: { delayMs: 60_000 } }))
-    await t.store.enqueue(job({ id: 'fmt-count-2', queue: 'a|b', schedule: { delayMs: 60_000 } }))
+    await t.store.enqueue(job({ id: 'fmt-count-1', queue: 'a|b', due: { delayMs: 60_000 } }))
+    await t.store.enqueue(job({ id: 'fmt-count-2', queue: 'a|b', due: { delayMs: 60_000 } }))
     // act
     await t.store.cancel('fmt-count-2')
     // assess
@@ -90,7 +90,7 @@ describe('leases written before the crash and fault counters existed', () => {
     counting = new Leases(t.redis, { leaseMs: 60_000, maxAttempts: 10, backoffBaseMs: 1, backoffMaxMs: 1 })
   })
   async function leasedByOldEngine(id: string, attempt: number, token: string, scoreMs: number): Promise<number> {
-    const { dueMs } = await t.store.enqueue(job({ id, queue: 'fmt', schedule: { delayMs: 0 } }))
+    const { dueMs } = await t.store.enqueue(job({ id, queue: 'fmt', due: { delayMs: 0 } }))
     // the old engine's claim: out of the due bucket, into inflight with its lease
     const { bucket, bucketNo } = t.keys.locate(id)
     await t.redis.zrem(bucket, id)

@@ -29,7 +29,7 @@ describe('cancel by tag over 100,000 jobs while the scanner runs', () => {
     for (let from = 0; from < JOBS; from += 2_000) {
       const chunk = Array.from({ length: Math.min(2_000, JOBS - from) }, (_, k) => from + k)
       const results = await t.store.enqueueMany(
-        chunk.map((i) => job({ id: id(i), queue: 'tq', tags: ['bulk', `n${i % 3}`], schedule: { atMs: start + i } })),
+        chunk.map((i) => job({ id: id(i), queue: 'tq', tags: ['bulk', `n${i % 3}`], due: { atMs: start + i } })),
       )
       expect(results.filter((r) => r instanceof Error)).toEqual([])
     }

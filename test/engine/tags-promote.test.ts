@@ -28,12 +28,12 @@ describe('run now by tag', () => {
     // prepare: 25 jobs of order 3 over the shards, beside jobs of order 4 and untagged ones
     t = testStore({ buckets: 8 })
     const mine = Array.from({ length: 25 }, (_, i) =>
-      job({ id: `o3-${i}`, tags: ['order:3'], schedule: { delayMs: HOUR + i } }),
+      job({ id: `o3-${i}`, tags: ['order:3'], due: { delayMs: HOUR + i } }),
     )
     await t.store.enqueueMany([
       ...mine,
-      job({ id: 'o4-a', tags: ['order:4'], schedule: { delayMs: HOUR } }),
-      job({ id: 'plain', schedule: { delayMs: HOUR } }),
+      job({ id: 'o4-a', tags: ['order:4'], due: { delayMs: HOUR } }),
+      job({ id: 'plain', due: { delayMs: HOUR } }),
     ])
     // act: steps of 4 jobs
     const result = await byTag('order:3', { stepJobs: 4 })
@@ -46,8 +46,8 @@ describe('run now by tag', () => {
     // prepare
     t = testStore({ shards: 1, buckets: 4 })
     await t.store.enqueueMany([
-      job({ id: 'soon', tags: ['t'], schedule: { delayMs: HOUR } }),
-      job({ id: 'late', tags: ['t'], schedule: { delayMs: 3 * HOUR } }),
+      job({ id: 'soon', tags: ['t'], due: { delayMs: HOUR } }),
+      job({ id: 'late', tags: ['t'], due: { delayMs: 3 * HOUR } }),
       job({ id: 'now', tags: ['t'] }),
     ])
     // act
@@ -63,7 +63,7 @@ describe('run now by tag', () => {
     t = testStore({ shards: 1, buckets: 4 })
     await t.store.enqueueMany([
       job({ id: 'held', tags: ['x'] }),
-      job({ id: 'later', tags: ['x'], schedule: { delayMs: HOUR } }),
+      job({ id: 'later', tags: ['x'], due: { delayMs: HOUR } }),
     ])
     const leases = leasesOf()
     expect(await claimable(leases)).toEqual(['held'])
@@ -79,7 +79,7 @@ describe('run now by tag', () => {
     // prepare: 2 shards, 30 jobs of the tag
     t = testStore({ shards: 2, buckets: 4 })
     const ids = Array.from({ length: 30 }, (_, i) => `r-${String(i).padStart(2, '0')}`)
-    await t.store.enqueueMany(ids.map((id) => job({ id, tags: ['r'], schedule: { delayMs: HOUR } })))
+    await t.store.enqueueMany(ids.map((id) => job({ id, tags: ['r'], due: { delayMs: HOUR } })))
     // act: one step of 4, then the rest from its cursor
     const first = await byTag('r', { stepJobs: 4, maxRuns: 1 })
     const rest = await byTag('r', { stepJobs: 4, cursor: first.cursor })

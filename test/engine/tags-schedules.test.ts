@@ -137,8 +137,8 @@ describe('tags on recurring schedules', () => {
     // prepare: two jobs and a schedule of one order
     const t = testStore()
     const q = testQueue(t)
-    await t.store.enqueue(job({ id: 'o-pay', tags: ['order:5'], schedule: { delayMs: 60_000 } }))
-    await t.store.enqueue(job({ id: 'o-ship', tags: ['order:5'], schedule: { delayMs: 60_000 } }))
+    await t.store.enqueue(job({ id: 'o-pay', tags: ['order:5'], due: { delayMs: 60_000 } }))
+    await t.store.enqueue(job({ id: 'o-ship', tags: ['order:5'], due: { delayMs: 60_000 } }))
     const s = await q.putSchedule('o-remind', { queue: 'orders', payload: 1, everyMs: HOUR, tags: ['order:5'] })
     const occurrence = `o-remind@${Date.parse(s.nextRunAt!)}`
     // act

@@ -28,11 +28,11 @@ describe('tags on jobs', () => {
   it('lists the jobs with a tag in id order over every shard, page by page, with status and tags', async () => {
     // prepare: 7 jobs of one order, 2 of another, one without tags
     for (let i = 0; i < 7; i++) {
-      await t.store.enqueue(job({ id: `l-${i}`, tags: ['order:1', 'user=9'], schedule: { delayMs: 60_000 } }))
+      await t.store.enqueue(job({ id: `l-${i}`, tags: ['order:1', 'user=9'], due: { delayMs: 60_000 } }))
     }
-    await t.store.enqueue(job({ id: 'l-x', tags: ['order:2'], schedule: { delayMs: 60_000 } }))
-    await t.store.enqueue(job({ id: 'l-y', tags: ['order:2'], schedule: { delayMs: 60_000 } }))
-    await t.store.enqueue(job({ id: 'l-plain', schedule: { delayMs: 60_000 } }))
+    await t.store.enqueue(job({ id: 'l-x', tags: ['order:2'], due: { delayMs: 60_000 } }))
+    await t.store.enqueue(job({ id: 'l-y', tags: ['order:2'], due: { delayMs: 60_000 } }))
+    await t.store.enqueue(job({ id: 'l-plain', due: { delayMs: 60_000 } }))
     // act
     const first = await readTagPage(t.store, 'order:1', { limit: 4, cursor: null })
     const second = await readTagPage(t.store, 'order:1', { limit: 4, cursor: first.cursor })
@@ -55,8 +55,8 @@ describe('tags on jobs', () => {
 
   it('keeps a job without tags out of the index: no entry, no key', async () => {
     // act
-    await t.store.enqueue(job({ id: 'plain-1', schedule: { delayMs: 60_000 } }))
-    await t.store.upsert(job({ id: 'plain-1', tags: [], schedule: { delayMs: 30_000 } }))
+    await t.store.enqueue(job({ id: 'plain-1', due: { delayMs: 60_000 } }))
+    await t.store.upsert(job({ id: 'plain-1', tags: [], due: { delayMs: 30_000 } }))
     // assess
     for (const shard of t.keys.shards) expect(await t.redis.exists(shard.tags)).toBe(0)
     await t.store.cancel('plain-1')
@@ -64,9 +64,9 @@ describe('tags on jobs', () => {
 
   it('moves a replaced job to its new tags, and forgets a cancelled one', async () => {
     // prepare
-    await t.store.enqueue(job({ id: 'r-1', tags: ['a', 'b'], schedule: { delayMs: 60_000 } }))
+    await t.store.enqueue(job({ id: 'r-1', tags: ['a', 'b'], due: { delayMs: 60_000 } }))
     // act: replaced with other tags
-    await t.store.upsert(job({ id: 'r-1', tags: ['b', 'c'], schedule: { delayMs: 60_000 } }))
+    await t.store.upsert(job({ id: 'r-1', tags: ['b', 'c'], due: { delayMs: 60_000 } }))
     const tagged = async (tag: string) => (await readTagPage(t.store, tag, { limit: 10, cursor: null })).jobs.length
     // assess
     expect([await tagged('a'), await tagged('b'), await tagged('c')]).toEqual([0, 1, 1])
@@ -91,11 +91,9 @@ describe('tags on jobs', () => {
   it('cancels by tag over several steps and shards, and counts a job being sent as in flight, not cancelled', async () => {
     // prepare: 30 jobs with the tag, one of them claimed by a scanner (leased) right now
     for (let i = 0; i < 30; i++) {
-      await t.store.enqueue(
-        job({ id: `c-${String(i).padStart(2, '0')}`, tags: ['bulk'], schedule: { delayMs: 60_000 } }),
-      )
+      await t.store.enqueue(job({ id: `c-${String(i).padStart(2, '0')}`, tags: ['bulk'], due: { delayMs: 60_000 } }))
     }
-    await t.store.upsert(job({ id: 'c-00', tags: ['bulk'], schedule: { delayMs: 0 } }))
+    await t.store.upsert(job({ id: 'c-00', tags: ['bulk'], due: { delayMs: 0 } }))
     const leases = new Leases(t.redis, { leaseMs: 60_000, maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 1 })
     const home = t.keys.locate('c-00').shard
     const { jobs: claimed } = await leases.claim(home, await leases.seedHints(home, 16), 10)
@@ -116,7 +114,7 @@ describe('tags on jobs', () => {
     const one = testStore({ shards: 1, buckets: 4 })
     try {
       for (let i = 0; i < 10; i++)
-        await one.store.enqueue(job({ id: `s-${i}`, tags: ['slow'], schedule: { delayMs: 60_000 } }))
+        await one.store.enqueue(job({ id: `s-${i}`, tags: ['slow'], due: { delayMs: 60_000 } }))
       let clock = 0
       const steps: number[] = []
       const options = { stepJobs: 4, onProgress: (p: { cancelled: number }) => steps.push(p.cancelled) }

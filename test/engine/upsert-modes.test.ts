@@ -21,9 +21,9 @@ async function dispatchDue(id: string) {
 }
 
 describe('onConflict on a stored job', () => {
-  const first = (id: string): NewJob => job({ id, payloadJson: '"v0"', schedule: { delayMs: 60_000 } })
+  const first = (id: string): NewJob => job({ id, payloadJson: '"v0"', due: { delayMs: 60_000 } })
   const second = (id: string, set: Partial<NewJob>): NewJob =>
-    job({ id, payloadJson: '"v1"', schedule: { delayMs: 120_000 }, ...set })
+    job({ id, payloadJson: '"v1"', due: { delayMs: 120_000 }, ...set })
 
   it('reject refuses the write; replace takes its payload and due time', async () => {
     // prepare
@@ -68,7 +68,7 @@ describe('onConflict on a stored job', () => {
       expect(await dispatchDue(id)).toHaveLength(1)
       // act
       const again = await t.store.enqueue(
-        job({ id, payloadJson: '"v1"', schedule: { delayMs: 5_000 }, onConflict, maxWaitMs: 30_000 }),
+        job({ id, payloadJson: '"v1"', due: { delayMs: 5_000 }, onConflict, maxWaitMs: 30_000 }),
       )
       // assess
       expect(again).toMatchObject({ status: 'created', version: 0 })
@@ -89,7 +89,7 @@ describe('a debounced job over a long series of writes', () => {
       for (const sent of await dispatchDue(id))
         fired.push({ at, payload: sent.payloadJson, createdAtMs: sent.createdAtMs })
       if (at < 100) {
-        const write = job({ id, payloadJson: `${at}`, schedule: { delayMs: 5_000 } })
+        const write = job({ id, payloadJson: `${at}`, due: { delayMs: 5_000 } })
         await t.store.enqueue({ ...write, onConflict: 'debounce', maxWaitMs: 30_000 })
       }
     }

@@ -39,11 +39,11 @@ describe('each onConflict mode racing the dispatch at the due time', () => {
     )
     for (let i = 0; i < 6; i++) {
       const id = `race-${onConflict}-${i}`
-      const first = await t.store.enqueue(job({ id, queue: 'rq', payloadJson: '"old"', schedule: { delayMs: 150 } }))
+      const first = await t.store.enqueue(job({ id, queue: 'rq', payloadJson: '"old"', due: { delayMs: 150 } }))
       // act: the write lands from 20 ms before the due time to 30 ms after it
       const at = first.dueMs - 20 + i * 10
       while (Date.now() < at) await sleep(1)
-      const write = job({ id, queue: 'rq', payloadJson: '"new"', schedule: { delayMs: 100 }, onConflict })
+      const write = job({ id, queue: 'rq', payloadJson: '"new"', due: { delayMs: 100 }, onConflict })
       const answer = await t.store
         .enqueue(onConflict === 'debounce' ? { ...write, maxWaitMs: 10_000 } : write)
         .then((r) => r.status)

@@ -35,8 +35,8 @@ describe('a replace sent again with its write token', () => {
     // prepare: a pending job, replaced by a PUT with a token (due now); SQS takes the new version, the ack keeps its
     // receipt
     const { store, q, dispatched, pending, close } = await stage('token-put')
-    await store.enqueue(job({ id: 'put-me', schedule: { delayMs: 60_000 } }))
-    const put = job({ id: 'put-me', payloadJson: '{"v":2}', schedule: { delayMs: 0 }, writeToken: 'call-1-token' })
+    await store.enqueue(job({ id: 'put-me', due: { delayMs: 60_000 } }))
+    const put = job({ id: 'put-me', payloadJson: '{"v":2}', due: { delayMs: 0 }, writeToken: 'call-1-token' })
     const first = await store.upsert(put)
     await dispatched('put-me')
     // act: the same PUT, the same token
@@ -54,8 +54,8 @@ describe('a replace sent again with its write token', () => {
   it('while its job is still pending, changes nothing (version, due time) and answers as the earlier attempt', async () => {
     // prepare
     const { store, close } = await stage('token-put-pending')
-    await store.enqueue(job({ id: 'held', schedule: { delayMs: 60_000 } }))
-    const put = job({ id: 'held', payloadJson: '{"v":2}', schedule: { delayMs: 120_000 }, writeToken: 'call-2-token' })
+    await store.enqueue(job({ id: 'held', due: { delayMs: 60_000 } }))
+    const put = job({ id: 'held', payloadJson: '{"v":2}', due: { delayMs: 120_000 }, writeToken: 'call-2-token' })
     const first = await store.upsert(put)
     // act: sent again a moment later (a delay counts from Redis's clock: applied again, it would move the job)
     await sleep(20)
@@ -69,11 +69,11 @@ describe('a replace sent again with its write token', () => {
   it('with another token (or none) is a new write: it replaces the pending job, or creates one after a dispatch', async () => {
     // prepare: a PUT with a token, dispatched
     const { store, dispatched, pending, close } = await stage('token-put-other')
-    await store.upsert(job({ id: 'other', schedule: { delayMs: 0 }, writeToken: 'call-3-token' }))
+    await store.upsert(job({ id: 'other', due: { delayMs: 0 }, writeToken: 'call-3-token' }))
     await dispatched('other')
     // act: another call's PUT, then a third's without a token
-    const created = await store.upsert(job({ id: 'other', schedule: { delayMs: 60_000 }, writeToken: 'call-4-token' }))
-    const replaced = await store.upsert(job({ id: 'other', payloadJson: '"x"', schedule: { delayMs: 60_000 } }))
+    const created = await store.upsert(job({ id: 'other', due: { delayMs: 60_000 }, writeToken: 'call-4-token' }))
+    const replaced = await store.upsert(job({ id: 'other', payloadJson: '"x"', due: { delayMs: 60_000 } }))
     // assess
     expect(created).toMatchObject({ status: 'created', version: 0 })
     expect(created.replayed).toBeUndefined()
@@ -88,8 +88,8 @@ describe('a create with an id sent again with its write token', () => {
   it('after its job was dispatched, is not created again, and while it is pending answers as created, not 409', async () => {
     // prepare
     const { store, q, dispatched, pending, close } = await stage('token-create')
-    const now = job({ id: 'made-now', schedule: { delayMs: 0 }, writeToken: 'call-5-token' })
-    const later = job({ id: 'made-later', schedule: { delayMs: 60_000 }, writeToken: 'call-6-token' })
+    const now = job({ id: 'made-now', due: { delayMs: 0 }, writeToken: 'call-5-token' })
+    const later = job({ id: 'made-later', due: { delayMs: 60_000 }, writeToken: 'call-6-token' })
     const [firstNow, firstLater] = [await store.enqueue(now), await store.enqueue(later)]
     await dispatched('made-now')
     // act
@@ -109,7 +109,7 @@ describe('a write sent again after its job died (SQS refused it on every attempt
     const t = testStore({ shards: 1, buckets: 4 })
     const shard = t.keys.shards[0]!
     const leases = new Leases(t.redis, { leaseMs: 10_000, maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 })
-    const made = job({ id: 'dies', schedule: { delayMs: 0 }, writeToken: 'call-7-token' })
+    const made = job({ id: 'dies', due: { delayMs: 0 }, writeToken: 'call-7-token' })
     const first = await t.store.enqueue(made)
     await sleep(50)
     const claimed = await leases.claim(shard, await leases.seedHints(shard, 10), 10)

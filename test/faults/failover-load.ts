@@ -61,7 +61,7 @@ export async function writeLoad(
           id,
           queue: 'orders',
           payloadJson: '{"failover":true}',
-          schedule: { delayMs: cancelLater ? between(1_500, 3_000) : between(0, 1_000) },
+          due: { delayMs: cancelLater ? between(1_500, 3_000) : between(0, 1_000) },
         })
         record.enqueued.add(id)
         record.acks.push([sent, Date.now(), id])

@@ -66,7 +66,7 @@ describe('a paused flow key through a Sentinel failover', () => {
         queue: 'orders',
         flowKey: 'tenant-1',
         payloadJson: JSON.stringify({ i }),
-        schedule: { atMs: first + Math.floor((i / JOBS) * SPREAD_MS) },
+        due: { atMs: first + Math.floor((i / JOBS) * SPREAD_MS) },
       }))
       const accepted = await enqueueAll(engine, jobs)
       expect(accepted).toHaveLength(JOBS)

@@ -55,7 +55,7 @@ describe('queues paused mid-burst, scanner killed while paused, then resumed', (
             queue: 'paused.fifo',
             groupId: `g${g}`,
             payloadJson: JSON.stringify({ group: g, n }),
-            schedule: { atMs: first + Math.floor((n / PER_GROUP) * SPREAD_MS) },
+            due: { atMs: first + Math.floor((n / PER_GROUP) * SPREAD_MS) },
           })
         }
       }
@@ -64,7 +64,7 @@ describe('queues paused mid-burst, scanner killed while paused, then resumed', (
           id: `s-${n}`,
           queue: 'orders',
           payloadJson: JSON.stringify({ n }),
-          schedule: { atMs: first + Math.floor((n / STANDARD) * SPREAD_MS) },
+          due: { atMs: first + Math.floor((n / STANDARD) * SPREAD_MS) },
         })
       }
       const accepted = await enqueueAll(stage.engine, jobs)

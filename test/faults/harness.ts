@@ -197,7 +197,7 @@ export function dueJobs(n: number, tag: string, payload: unknown = { n: 0 }): Ne
     id: `${run}-${i}`,
     queue: 'orders',
     payloadJson: JSON.stringify(payload),
-    schedule: { delayMs: 0 },
+    due: { delayMs: 0 },
   }))
 }
 

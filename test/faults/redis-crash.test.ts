@@ -47,7 +47,7 @@ describe('redis-server killed (-9) and restarted with its AOF', () => {
             id: `c-${n++}`,
             queue: 'orders',
             payloadJson: '{"crash":true}',
-            schedule: { delayMs: between(0, 3_000) },
+            due: { delayMs: between(0, 3_000) },
           }))
           try {
             const results = await stage.engine.store.enqueueMany(jobs)

@@ -30,7 +30,7 @@ describe('scanner killed with -9 and restarted', () => {
         id: `k-${i}`,
         queue: 'orders',
         payloadJson: JSON.stringify({ i }),
-        schedule: { delayMs: i < burst ? 0 : Math.floor(((i - burst) / (JOBS - burst)) * SPREAD_MS) },
+        due: { delayMs: i < burst ? 0 : Math.floor(((i - burst) / (JOBS - burst)) * SPREAD_MS) },
       }))
       const started = Date.now()
       const accepted = await enqueueAll(stage.engine, jobs)

@@ -76,8 +76,8 @@ describe('a primary that has been replaced but still runs (split brain), default
     const before = engineOn(env, old)
     // The scanner on the old primary has claimed there while it had its replicas (and knows it had them).
     await scanFor(before, 300)
-    await before.store.enqueue({ id: 'kept', queue: 'orders', payloadJson: '{}', schedule: { delayMs: 0 } })
-    await before.store.enqueue({ id: 'cancelled', queue: 'orders', payloadJson: '{}', schedule: { delayMs: 0 } })
+    await before.store.enqueue({ id: 'kept', queue: 'orders', payloadJson: '{}', due: { delayMs: 0 } })
+    await before.store.enqueue({ id: 'cancelled', queue: 'orders', payloadJson: '{}', due: { delayMs: 0 } })
     // Both replicas have them before the split: an enqueue waits for one replica (the default), and the one promoted
     // below must not be the other (a loaded run promoted a replica that had not yet received "cancelled").
     const oldCtl = new Redis(old.port)

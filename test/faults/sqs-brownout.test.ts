@@ -42,7 +42,7 @@ describe('an SQS brownout', () => {
       id: `b-${i}`,
       queue: 'orders',
       payloadJson: JSON.stringify({ i }),
-      schedule: { delayMs: startIn + Math.floor((i / count) * spanMs) },
+      due: { delayMs: startIn + Math.floor((i / count) * spanMs) },
     }))
     const accepted = await enqueueAll(stage.engine, jobs)
     const env = { ...stage.env, SQS_ENDPOINT: proxy.url }

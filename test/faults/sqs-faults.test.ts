@@ -36,7 +36,7 @@ describe('SQS refusing entries and going away', () => {
         id: `s-${i}`,
         queue: 'orders',
         payloadJson: JSON.stringify({ i }),
-        schedule: { delayMs: Math.floor((i / JOBS) * SPREAD_MS) },
+        due: { delayMs: Math.floor((i / JOBS) * SPREAD_MS) },
       }))
       const accepted = await enqueueAll(stage.engine, jobs)
       const env = { ...stage.env, SQS_ENDPOINT: proxy.url }

@@ -51,7 +51,7 @@ beforeAll(async () => {
     id: 'fuzz-existing',
     queue: 'orders',
     payloadJson: '{"keep":true}',
-    schedule: { delayMs: 3_600_000 },
+    due: { delayMs: 3_600_000 },
   })
 })
 afterAll(async () => {

@@ -1,7 +1,7 @@
 // A Lua script's reply status is read by name, beside the script's call (EnqueueStatus, CancelStatus,
-// SchedulePutStatus, PromoteStatus, ...: src/store/*script-calls.ts and the modules that own a script): a status
-// compared with a bare number (`code !== 1`, `(await runScript(redis, call)) === 1`) says nothing of what it means,
-// and drifts from the script's header unseen. The claim's reply is read in src/scan/claims/leases.ts (ClaimReply).
+// SchedulePutStatus, PromoteStatus, ...: the script's own module in src/store/scripts/, or the module that owns it): a
+// status compared with a bare number (`code !== 1`, `(await runScript(redis, call)) === 1`) says nothing of what it
+// means, and drifts from the script's header unseen. A reply is read by its script's decoder (decodeClaim, ...).
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'

@@ -29,12 +29,12 @@ describe('Redis full (maxmemory, noeviction)', () => {
     const redis = connectRedis({ url: capped.server.url })
     const store = new JobStore(redis, keys, undefined, NO_REPLICA_WAIT)
     const due = Array.from({ length: 300 }, (_, i) =>
-      job({ id: `due-${i}`, payloadJson: PAYLOAD, schedule: { delayMs: 0 } }),
+      job({ id: `due-${i}`, payloadJson: PAYLOAD, due: { delayMs: 0 } }),
     )
     // A job for a target that is not configured: SQS-side refusals are released, and dead-lettered at the end.
-    const ghost = job({ id: 'ghost', queue: 'ghost', schedule: { delayMs: 0 } })
+    const ghost = job({ id: 'ghost', queue: 'ghost', due: { delayMs: 0 } })
     const later = Array.from({ length: 50 }, (_, i) =>
-      job({ id: `later-${i}`, payloadJson: PAYLOAD, schedule: { delayMs: 3_600_000 } }),
+      job({ id: `later-${i}`, payloadJson: PAYLOAD, due: { delayMs: 3_600_000 } }),
     )
     await store.enqueueMany([...due, ...later, ghost])
     const warnings: string[] = []
@@ -46,7 +46,7 @@ describe('Redis full (maxmemory, noeviction)', () => {
     const watch = new MemoryWatch(redis, { warnPercent: 80, logger })
     await capped.admin.config('SET', 'maxmemory', String(Math.floor((await usedMemory()) * 1.1)))
     const warnedBeforeFull = await watch.check()
-    const acceptedBeforeFull = await store.enqueue(job({ id: 'fits', schedule: { delayMs: 3_600_000 } }))
+    const acceptedBeforeFull = await store.enqueue(job({ id: 'fits', due: { delayMs: 3_600_000 } }))
     // act: over the limit (and kept there while the queue drains: 1 byte), then enqueue, cancel, and dispatch
     await capped.admin.config('SET', 'maxmemory', '1')
     const refused = await store.enqueue(job({ id: 'too-much', payloadJson: PAYLOAD })).catch((e: unknown) => e)

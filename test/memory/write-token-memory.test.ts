@@ -19,7 +19,7 @@ async function jobsHashBytes(prefix: string, withToken: boolean): Promise<number
     job({
       id: `m-${i.toString(36).padStart(18, '0')}`,
       payloadJson: PAYLOAD,
-      schedule: { delayMs: 86_400_000 + i },
+      due: { delayMs: 86_400_000 + i },
       ...(withToken ? { writeToken: newIdempotencyKey() } : {}),
     }),
   )

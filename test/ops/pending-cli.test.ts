@@ -13,9 +13,9 @@ describe('sdq pending', () => {
   it('prints a page of pending jobs in due order and the cursor that continues it, then one job by id', async () => {
     // prepare: 3 orders jobs due in reverse order of creation, 1 emails job
     for (let i = 0; i < 3; i++) {
-      await t.store.enqueue(job({ id: `cli-p-${i}`, queue: 'orders', schedule: { delayMs: 600_000 - i * 1_000 } }))
+      await t.store.enqueue(job({ id: `cli-p-${i}`, queue: 'orders', due: { delayMs: 600_000 - i * 1_000 } }))
     }
-    await t.store.enqueue(job({ id: 'cli-p-mail', queue: 'emails', schedule: { delayMs: 1_000 } }))
+    await t.store.enqueue(job({ id: 'cli-p-mail', queue: 'emails', due: { delayMs: 1_000 } }))
     // act
     const first = await sdq('pending', '--queue', 'orders', '--limit', '2')
     const rest = await sdq('pending', '--queue', 'orders', '--cursor', first.at(-1)!.cursor)
@@ -30,7 +30,7 @@ describe('sdq pending', () => {
 describe('sdq stats', () => {
   it('shows every configured queue, an idle one with zeros, as GET /stats does', async () => {
     // prepare: one more pending job, so the counts read cannot all be zero
-    await t.store.enqueue(job({ id: 'cli-s-1', queue: 'emails', schedule: { delayMs: 600_000 } }))
+    await t.store.enqueue(job({ id: 'cli-s-1', queue: 'emails', due: { delayMs: 600_000 } }))
     // act
     const [stats] = await sdq('stats')
     const engine = await t.store.stats()

@@ -11,14 +11,14 @@ const HOUR = 3_600_000
 describe('sdq run and run-due', () => {
   it('runs one job now by id, then the jobs of a queue due before a time; later and other jobs stay', async () => {
     // prepare
-    const one = await t.store.enqueue(job({ id: 'cli-r-1', queue: 'orders', schedule: { delayMs: 5 * HOUR } }))
+    const one = await t.store.enqueue(job({ id: 'cli-r-1', queue: 'orders', due: { delayMs: 5 * HOUR } }))
     for (const [id, queue, delayMs] of [
       ['cli-r-2', 'orders', HOUR],
       ['cli-r-3', 'orders', HOUR + 1],
       ['cli-r-mail', 'emails', HOUR],
       ['cli-r-late', 'orders', 3 * HOUR],
     ] as const)
-      await t.store.enqueue(job({ id, queue, schedule: { delayMs } }))
+      await t.store.enqueue(job({ id, queue, due: { delayMs } }))
     // act
     const ran = jsonLines(await runSdq(env, 'run', 'cli-r-1'))
     const before = new Date(Date.now() + 2 * HOUR).toISOString()
@@ -37,8 +37,8 @@ describe('sdq run and run-due', () => {
 
   it('runs the jobs with a tag now, whatever their time; other tags stay', async () => {
     // prepare
-    await t.store.enqueue(job({ id: 'cli-t-1', tags: ['order:77'], schedule: { delayMs: 5 * HOUR } }))
-    await t.store.enqueue(job({ id: 'cli-t-2', tags: ['order:78'], schedule: { delayMs: 5 * HOUR } }))
+    await t.store.enqueue(job({ id: 'cli-t-1', tags: ['order:77'], due: { delayMs: 5 * HOUR } }))
+    await t.store.enqueue(job({ id: 'cli-t-2', tags: ['order:78'], due: { delayMs: 5 * HOUR } }))
     // act
     const due = jsonLines(await runSdq(env, 'run-due', '--tag', 'order:77'))
     // assess

@@ -59,9 +59,9 @@ async function withReplicaFrozen<T>(act: () => Promise<T>): Promise<T> {
 describe('writes confirmed by a replica (REDIS_WAIT_REPLICAS=1)', () => {
   it('answers enqueue, replace and cancel once the replica has them, and the replica holds them', async () => {
     // act
-    const created = await patient.store.enqueue(job({ id: 'wait-ok', schedule: { delayMs: 60_000 } }))
-    const replaced = await patient.store.upsert(job({ id: 'wait-ok', schedule: { delayMs: 90_000 } }))
-    await patient.store.enqueue(job({ id: 'wait-cancel', schedule: { delayMs: 60_000 } }))
+    const created = await patient.store.enqueue(job({ id: 'wait-ok', due: { delayMs: 60_000 } }))
+    const replaced = await patient.store.upsert(job({ id: 'wait-ok', due: { delayMs: 90_000 } }))
+    await patient.store.enqueue(job({ id: 'wait-cancel', due: { delayMs: 60_000 } }))
     await patient.store.cancel('wait-cancel')
     // assess: read straight from the replica
     const replica = setup.replicas[0]!
@@ -79,7 +79,7 @@ describe('writes confirmed by a replica (REDIS_WAIT_REPLICAS=1)', () => {
 
   it('refuses to call an enqueue, a batch or a cancel a success when the replica does not confirm it', async () => {
     // prepare
-    await patient.store.enqueue(job({ id: 'wait-cancel-2', schedule: { delayMs: 60_000 } }))
+    await patient.store.enqueue(job({ id: 'wait-cancel-2', due: { delayMs: 60_000 } }))
     // act
     const [single, batch, cancel] = await withReplicaFrozen(() =>
       Promise.all([

@@ -32,12 +32,12 @@ export function job(overrides: Partial<NewJob> = {}): NewJob {
     id: `job-${++seq}`,
     queue: 'orders',
     payloadJson: JSON.stringify({ n: seq }),
-    schedule: { delayMs: 0 },
+    due: { delayMs: 0 },
     ...overrides,
   }
 }
 
 /** Job `i` of FIFO group "g" on queue events.fifo (id `evt-<i>`, payload `i`), due at `atMs`. */
 export function groupJob(i: number, atMs: number): NewJob {
-  return job({ id: `evt-${i}`, queue: 'events.fifo', groupId: 'g', payloadJson: String(i), schedule: { atMs } })
+  return job({ id: `evt-${i}`, queue: 'events.fifo', groupId: 'g', payloadJson: String(i), due: { atMs } })
 }

@@ -19,7 +19,7 @@ export async function enqueueSpread(t: ReturnType<typeof testStore>, count: numb
       id: j.id,
       queue: 'orders',
       payloadJson: '{}',
-      schedule: { atMs: j.atMs },
+      due: { atMs: j.atMs },
     }))
     for (const r of await t.store.enqueueMany(batch)) if (r instanceof Error) throw r
   }

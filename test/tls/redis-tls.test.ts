@@ -39,7 +39,7 @@ describe('Redis over TLS (rediss://)', () => {
     const engine = createEngine(testConfig({ REDIS_URL: url, REDIS_TLS_CA_FILE: certs.caFile }))
     try {
       // act
-      await engine.store.enqueue(job({ id: 'tls-1', schedule: { delayMs: 60_000 } }))
+      await engine.store.enqueue(job({ id: 'tls-1', due: { delayMs: 60_000 } }))
       const view = await engine.store.get('tls-1')
       await engine.store.cancel('tls-1')
       // assess
@@ -93,7 +93,7 @@ describe('Redis over TLS (rediss://)', () => {
     try {
       // act
       const ids = Array.from({ length: 12 }, (_, i) => `tls-cluster-${i}`)
-      await engine.store.enqueueMany(ids.map((id) => job({ id, schedule: { delayMs: 60_000 } })))
+      await engine.store.enqueueMany(ids.map((id) => job({ id, due: { delayMs: 60_000 } })))
       const views = await Promise.all(ids.map((id) => engine.store.get(id)))
       const refused = await untrusting.store.get('tls-cluster-0').catch((e: unknown) => e)
       // assess: the jobs spread over the masters, all readable; the other CA gets nothing

@@ -5,7 +5,8 @@
 // is still scanning. A run that dies leaves a name that lapses within ALIVE_TTL_MS: after that, enqueues start a
 // new one again.
 import type { Keyspace } from '../../store/keys'
-import { scannerAliveCall, scannerRetireCall, ScannerRetireStatus } from '../../store/scan-script-calls'
+import { scannerAliveCall } from '../../store/scripts/scanner-alive'
+import { decodeScannerRetire, scannerRetireCall, ScannerRetireStatus } from '../../store/scripts/scanner-retire'
 import { type RedisClient, runScript, withScripts } from '../../store/scripts'
 
 /** Expiry of a run's name. A live run refreshes it every ALIVE_REFRESH_MS, well before it lapses. */
@@ -56,8 +57,8 @@ export class Presence {
       ),
     )
     const kept = replies
-      .filter(([status]) => status === ScannerRetireStatus.Kept)
-      .map(([, untilDueMs]) => Number(untilDueMs))
+      .map(decodeScannerRetire)
+      .flatMap((r) => (r.status === ScannerRetireStatus.Kept ? [r.untilDueMs] : []))
     if (kept.length === 0) return null
     // Some shards had work due soon: the run stays, so it is alive on all of them again.
     if (kept.length < replies.length) await this.markAlive()

@@ -6,7 +6,7 @@
 // (lua/scanner-retire.lua); else it expires.
 import type { Config } from '../../config'
 import type { Keyspace } from '../../store/keys'
-import { scanStartReleaseCall } from '../../store/scan-script-calls'
+import { scanStartReleaseCall } from '../../store/scripts/scan-start-release'
 import { runScript, type ScriptedClient } from '../../store/scripts'
 
 /** On-demand scan mode, as the enqueue script sees it (lua/enqueue.lua: startHorizon, startGuardMs). */

@@ -16,7 +16,7 @@
 // recover: a start frozen midway holds its guard until the guard expires (SCAN_START_GUARD_MS) or the scan it
 // started ends (that scan gives the guard back, lua/scanner-retire.lua), and the next tick takes the job.
 import { defaultLog, type Log } from '../../logger'
-import { occurrenceId } from '../../schedule/occurrence-id'
+import { occurrenceId } from '../../recurrence/occurrence-id'
 import type { EnqueueResult, JobStore } from '../../store/job-store'
 import { releaseScanStart, scanStartEvent, scannerAlive, takeScanStart, takeScanStartUnlessAlive } from './scan-start'
 import type { ScanInvoker } from './lambda-invoker'

@@ -60,5 +60,5 @@ function when(body: unknown, queue: DelayQueue): { delayMs: number } | { atMs: n
     throw new ValidationError([{ path: 'delayMs', message: 'give delayMs or runAt: when the job should run' }])
   }
   const anyQueue = Object.keys(queue.config.queues)[0]!
-  return validateJob({ queue: anyQueue, payload: null, delayMs, runAt }, queue.config).schedule
+  return validateJob({ queue: anyQueue, payload: null, delayMs, runAt }, queue.config).due
 }

@@ -1,7 +1,7 @@
 // What an ack files beside each job it removes: its dispatch receipt (src/store/receipt.ts), built from the claim and
 // SQS's answer, when receipts are on and the send's answer is known.
 import { encodeReceipt, writeTokenDigest } from '../../store/receipt'
-import type { AckSettlement, Settlement } from '../../store/scan-script-calls'
+import type { AckSettlement, Settlement } from '../../store/scripts/ack'
 import type { ClaimedJob } from './claimed-job'
 
 /** Each acked job's dispatch receipt (src/store/receipt.ts), when receipts are on and the send's answer is known. */

@@ -20,11 +20,12 @@ import { guard } from '../../store/redis/redis-errors'
 import type { ReplicationOptions } from '../../store/redis/replication'
 import { writeScript } from '../../store/redis/write'
 import { rideOut } from '../../store/redis/ride-out'
-import { forEachClaimed, releaseCall, type ClaimReply, type Refusal } from '../../store/scan-script-calls'
+import { releaseCall, type Refusal } from '../../store/scripts/release'
+import { type ClaimReply, type DecodedClaim, decodeClaim } from '../../store/scripts/claim'
 import { runScript, type ScriptCall, type ScriptedClient } from '../../store/scripts'
 
 /**
- * Runs the claim; with replication asked for, only a claim a replica confirmed comes back. An unconfirmed one is
+ * Runs the claim and reads its reply; with replication asked for, only a claim a replica confirmed comes back. An unconfirmed one is
  * released at once (due again, not counted against its jobs) and throws ReplicationUnconfirmedError: none of its jobs
  * may be sent.
  */
@@ -34,12 +35,14 @@ export async function fencedClaim(
   shard: ShardKeys,
   call: ScriptCall<ClaimReply>,
   lease: { token: string; maxAttempts: number },
-): Promise<ClaimReply> {
-  if (!replication || replication.replicas === 0) return guard(rideOut(redis, () => runScript(redis, call)))
+): Promise<DecodedClaim> {
+  if (!replication || replication.replicas === 0)
+    return decodeClaim(await guard(rideOut(redis, () => runScript(redis, call))))
   const { reply, unconfirmed } = await writeScript(redis, replication, shard, call)
-  if (!unconfirmed) return reply
+  const claim = decodeClaim(reply)
+  if (!unconfirmed) return claim
   const refusals: Refusal[] = []
-  forEachClaimed(reply, (id, _record, _dueMs, _attempt, orderMs) => {
+  claim.forEachJob((id, _record, _dueMs, _attempt, orderMs) => {
     refusals.push({
       id,
       token: lease.token,

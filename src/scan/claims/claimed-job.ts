@@ -1,8 +1,9 @@
 // A job as a claim hands it to the scanner (leased, with its attempt and lease deadline), and what one claim of a
 // shard returns. Types only, apart from the leases that make them, so the parts that pass claimed jobs along (lanes,
 // backoff, dispatch) need not import the claim code.
-import type { Acceptance } from '../../store/scan-script-calls'
+import type { Acceptance } from '../../store/scripts/ack'
 import type { StoredJob } from '../../store/record'
+import type { ClaimOutcome } from '../../store/scripts/claim'
 
 export interface ClaimedJob extends StoredJob {
   id: string
@@ -38,34 +39,7 @@ export interface ClaimedJob extends StoredJob {
   holdMs?: number
 }
 
-export interface ClaimResult {
-  /** Redis's clock when the claim ran. */
-  redisNowMs: number
-  /** Earliest time anything is due in this shard (including lease expiries and retries), or null. */
-  nextDueMs: number | null
-  /** Earliest lease expiry or retry time, or null: the dispatch window holds scheduled jobs only. */
-  nextInflightMs: number | null
-  /**
-   * With a dispatch window: a time by which enough jobs are due to fill a SendMessageBatch, or null. The window
-   * holds jobs to share a request; once a request's worth is due, holding them longer saves nothing.
-   */
-  fullAtMs: number | null
-  /** Call again at once: the limit was reached, or a due bucket was missing from the hints. */
-  again: boolean
-  /** Redis ms: the claim took scheduled jobs due up to this time (its own now, or less for a full request). */
-  dueByMs: number
-  /** Buckets to bring to the next claim. */
-  hints: string[]
+/** What one claim of a shard returns: its outcome (src/store/scripts/claim.ts) and its jobs, leased. */
+export interface ClaimResult extends ClaimOutcome {
   jobs: ClaimedJob[]
-  /** The flow settings' version on the shard (src/flow/flow-settings.ts): the scanner reads them again when it moves. */
-  flowEpoch?: string
-  /** Due jobs the claim held for their rate's pace (lua/includes/flowPace.lua), per rate name. */
-  paced?: PacedJobs[]
-}
-
-/** A claim's jobs of one rate name held for its pace: how many, and how long after its due time the latest leaves. */
-export interface PacedJobs {
-  name: string
-  count: number
-  latestLateMs: number
 }

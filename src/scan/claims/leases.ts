@@ -1,17 +1,11 @@
 // Scanner-side operations on a shard: claim due jobs under a lease, then ack (in SQS) or release (SQS refused).
-import { parseOccurrenceId } from '../../schedule/occurrence-id'
+import { parseOccurrenceId } from '../../recurrence/occurrence-id'
 import { newToken } from '../../store/ids'
 import type { Keyspace, ShardKeys } from '../../store/keys'
 import { decodeRecordInto } from '../../store/record'
-import {
-  ackCall,
-  claimCall,
-  claimHints,
-  forEachClaimed,
-  releaseCall,
-  type Refusal,
-  type Settlement,
-} from '../../store/scan-script-calls'
+import { ackCall, type Settlement } from '../../store/scripts/ack'
+import { decodeRelease, releaseCall, type Refusal } from '../../store/scripts/release'
+import { claimCall } from '../../store/scripts/claim'
 import { rideOut } from '../../store/redis/ride-out'
 import { runScript, type ScriptedClient } from '../../store/scripts'
 import { guard } from '../../store/redis/redis-errors'
@@ -22,7 +16,6 @@ import { ackOccurrences } from './occurrence-ack'
 import { withReceipts } from './ack-receipts'
 import type { ClaimedJob, ClaimResult } from './claimed-job'
 import { fencedClaim } from './claim-fence'
-import { parsePaced } from '../../flow/flow-pace'
 import type { ReplicationOptions } from '../../store/redis/replication'
 
 export interface LeaseOptions {
@@ -123,28 +116,19 @@ export class Leases {
       hints,
     })
     const sentAt = this.localNow()
-    const reply = await fencedClaim(this.redis, this.options.replication, shard, call, { token, maxAttempts })
-    const [now, nextDue, needHints, more, , , nextInflight, fullAt, dueBy] = reply
-    this.clocks.observe(shard.shard, Number(now), sentAt, this.localNow())
+    const { forEachJob, ...outcome } = await fencedClaim(this.redis, this.options.replication, shard, call, {
+      token,
+      maxAttempts,
+    })
+    this.clocks.observe(shard.shard, outcome.redisNowMs, sentAt, this.localNow())
     const jobs: ClaimedJob[] = []
-    const claimedAtMs = Number(now)
+    const claimedAtMs = outcome.redisNowMs
     const n = shard.shard
-    forEachClaimed(reply, (id, record, dueMs, attempt, orderMs) => {
+    forEachJob((id, record, dueMs, attempt, orderMs) => {
       const lease = { id, dueMs, orderMs, claimedAtMs, attempt, token, shard: n, leaseDeadline }
       jobs.push(decodeRecordInto(record, lease))
     })
-    return {
-      redisNowMs: Number(now),
-      nextDueMs: Number(nextDue) < 0 ? null : Number(nextDue),
-      nextInflightMs: Number(nextInflight) < 0 ? null : Number(nextInflight),
-      fullAtMs: fullAt === undefined || Number(fullAt) < 0 ? null : Number(fullAt),
-      again: needHints === 1 || more === 1,
-      dueByMs: dueBy === undefined ? Number(now) : Number(dueBy),
-      hints: claimHints(reply),
-      jobs,
-      flowEpoch: reply[10] ? String(reply[10]) : undefined,
-      paced: parsePaced(reply[11]),
-    }
+    return { ...outcome, jobs }
   }
 
   /** Forget jobs SQS accepted (occurrences of schedules: and create their next one), each with its dispatch receipt.
@@ -203,15 +187,10 @@ export class Leases {
       maxAheadMs: maxAheadMs(this.options),
       refusals,
     })
-    const [released, dead, deadIds, retired] = await guard(rideOut(this.redis, () => runScript(this.redis, call)))
-    const gone = Number(dead) + Number(retired ?? 0)
-    return {
-      released: Number(released),
-      dead: Number(dead),
-      ...(gone ? { deadIds: deadIds ?? [] } : {}),
-      retired: Number(retired ?? 0),
-      soonestRetryAtMs,
-    }
+    const { released, dead, deadIds, retired } = decodeRelease(
+      await guard(rideOut(this.redis, () => runScript(this.redis, call))),
+    )
+    return { released, dead, ...(dead + retired ? { deadIds } : {}), retired, soonestRetryAtMs }
   }
 }
 

@@ -3,13 +3,13 @@
 // Lua cannot evaluate cron expressions, so the next occurrence is computed here, from the schedule as read just
 // before; the script applies it only if the schedule still has that version and still names this occurrence as
 // pending.
-import { parseOccurrenceId } from '../../schedule/occurrence-id'
-import { nextOccurrence } from '../../schedule/recurrence'
+import { parseOccurrenceId } from '../../recurrence/occurrence-id'
+import { nextOccurrence } from '../../recurrence/recurrence'
 import type { Keyspace, ShardKeys } from '../../store/keys'
 import { guard } from '../../store/redis/redis-errors'
-import type { ReceiptPlan } from '../../store/scan-script-calls'
+import type { ReceiptPlan } from '../../store/scripts/ack'
 import { decodeScheduleRecord, type StoredSchedule } from '../../store/schedule-record'
-import { scheduleAckCall, type OccurrenceAck } from '../../store/schedule-script-calls'
+import { scheduleAckCall, type OccurrenceAck } from '../../store/scripts/schedule-ack'
 import { runScript, type ScriptedClient } from '../../store/scripts'
 
 export interface OccurrenceSettlement {

@@ -30,7 +30,7 @@
 // (handBack), so an older run still scanning does not stop for a run that is gone: it would leave its alive marker
 // to nobody, and a job enqueued while that marker stood would wait for the next tick.
 import { defaultLog, type Log } from '../../logger'
-import { relayHandBackCall } from '../../store/scan-script-calls'
+import { relayHandBackCall } from '../../store/scripts/relay-hand-back'
 import { type RedisClient, runScript, withScripts } from '../../store/scripts'
 
 /** A tick comes 60 s after the one before it; earlier than 50 s in, no successor is expected. */

@@ -1,7 +1,7 @@
 // Next-run arithmetic and schedule input rules: pure functions, fixed dates, no waiting.
 import { describe, expect, it } from 'vitest'
 import { validateSchedule } from '../../src/direct/schedule-validation'
-import { nextOccurrence, type Recurrence } from '../../src/schedule/recurrence'
+import { nextOccurrence, type Recurrence } from '../../src/recurrence/recurrence'
 import { refusalOf } from '../support/validation'
 
 const config = { queues: { orders: 'http://127.0.0.1:9/q/orders' }, maxMessageBytes: 262_144 }

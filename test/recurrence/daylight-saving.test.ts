@@ -2,8 +2,8 @@
 // rule docs/schedules.md states ("fixed" = one value in each of second, minute and hour; anything else runs on both
 // passes of a repeated hour and skips a gap), as croner computes it.
 import { describe, expect, it } from 'vitest'
-import { nextOccurrence } from '../../src/schedule/recurrence'
-import { MAX_SCHEDULE_TIME_MS } from '../../src/schedule/time-bounds'
+import { nextOccurrence } from '../../src/recurrence/recurrence'
+import { MAX_SCHEDULE_TIME_MS } from '../../src/recurrence/time-bounds'
 
 /** Every occurrence from `fromIso` for `hours`, as UTC "HH:MM". */
 function day(cron: string, timezone: string, fromIso: string, hours = 12): string[] {

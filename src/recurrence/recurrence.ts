@@ -58,7 +58,7 @@ function cronFor(pattern: string, timezone: string): Cron {
 
 /**
  * The first occurrence strictly after `afterMs` (and within startAt..endAt), or null when there is none: the series
- * has ended, also when the next one would be past MAX_SCHEDULE_TIME_MS (src/schedule/time-bounds.ts). Never throws:
+ * has ended, also when the next one would be past MAX_SCHEDULE_TIME_MS (src/recurrence/time-bounds.ts). Never throws:
  * the scanner calls it for every occurrence it acknowledges.
  */
 export function nextOccurrence(rule: Recurrence, afterMs: number): number | null {
