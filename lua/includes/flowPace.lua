@@ -1,8 +1,9 @@
 -- Flow control's pace in a claim (src/flow/flow-pace.ts): a rate-limited name's due jobs beyond what its rate lets go
 -- now stay out of the claim's reply. They are held in the same call, as lua/flow-hold.lua holds them, until the time
--- a token bucket of this shard alone (same rate and burst, kept in the shard's flowPace hash) gives them: the name's
--- bucket (lua/flow-take.lua) counts this shard's jobs and every other's, so it never gives a job an earlier time, and
--- the job asks it when it comes back. A burst of one key then costs its claims a record read and two writes a job,
+-- a token bucket of this shard alone (the key's rate and burst on one shard, its share with several; kept in the
+-- shard's flowPace hash) gives them. The name's own bucket (lua/flow-take.lua) counts every shard's jobs: the job asks
+-- it when it comes back, and it holds the job further if need be (on one shard it never has to: the two buckets count
+-- the same jobs). A burst of one key then costs its claims a record read and two writes a job,
 -- not a reply, a bucket call and a hold each, and the jobs of other keys due after it are claimed that much sooner.
 -- FIFO queues' jobs are not paced here: the scanner's gate keeps their groups in order (src/flow/flow-gate.ts).
 --
@@ -13,6 +14,9 @@
 local function flowPace(spec, paceKey, now)
   if spec == '' then return nil end
   local paces = {}
+  -- Where this shard's grid starts within a cell (a fraction, from the shard's own key): with several shards each pacing
+  -- its part of a key, their groups come back in turn, not all at each cell's end.
+  local phase = (tonumber(string.sub(redis.sha1hex(paceKey), 1, 6), 16) % 1000) / 1000
   for name, rate, burst, cell in string.gmatch(spec, '([^\t\n]+)\t([^\t\n]+)\t([^\t\n]+)\t([^\t\n]+)\n?') do
     local interval = 1000 / tonumber(rate)
     paces[name] = { interval = interval, tolerance = (tonumber(burst) - 1) * interval, cell = tonumber(cell),
@@ -52,7 +56,10 @@ local function flowPace(spec, paceKey, now)
     p.tat = math.max(p.tat, at) + p.interval
     if at <= now then return nil end
     -- Held jobs come back together, on the grid flow-gate.ts groupedTime uses.
-    if p.cell > 0 then at = math.ceil(at / p.cell) * p.cell end
+    if p.cell > 0 then
+      local offset = phase * p.cell
+      at = math.ceil((at - offset) / p.cell) * p.cell + offset
+    end
     at = math.ceil(at)
     p.count = p.count + 1
     p.late = math.max(p.late, at - tonumber(due))
