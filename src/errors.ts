@@ -3,6 +3,7 @@
 // the same DelayQueueError base.
 import { parseOccurrenceId } from './recurrence/occurrence-id'
 import type { ErrorDetail, ExistingJob } from './contract/errors'
+import { NamedError } from './shared/named-error'
 
 export type { ErrorDetail, ExistingJob }
 
@@ -23,12 +24,8 @@ export enum ScriptErrorCode {
   ScheduleChanged = -4,
 }
 
-export abstract class DelayQueueError extends Error {
+export abstract class DelayQueueError extends NamedError {
   abstract readonly code: string
-  constructor(message: string) {
-    super(message)
-    this.name = new.target.name
-  }
 }
 
 export class ValidationError extends DelayQueueError {

@@ -22,6 +22,8 @@ function classSizes(text: string, file: string): { name: string; lines: number }
   lines.forEach((line, start) => {
     const declared = /^(?:export )?(?:default )?(?:abstract )?class (\w+)/.exec(line)
     if (!declared) return
+    // A class whose body is empty on its own line (`class A extends B {}`) ends there.
+    if (line.trimEnd().endsWith('{}')) return void sizes.push({ name: `${file} ${declared[1]}`, lines: 1 })
     const end = lines.findIndex((l, i) => i > start && l.startsWith('}'))
     sizes.push({ name: `${file} ${declared[1]}`, lines: end === -1 ? Number.POSITIVE_INFINITY : end - start + 1 })
   })
@@ -37,6 +39,10 @@ describe('class size', () => {
     // act / assess
     expect(classSizes(text, 'x.ts')).toEqual([{ name: 'x.ts Open', lines: Number.POSITIVE_INFINITY }])
     expect(classSizes('class Closed {\n  a = 1\n}\n', 'y.ts')).toEqual([{ name: 'y.ts Closed', lines: 3 }])
+    expect(classSizes('class A extends B {}\nclass C {\n}\n', 'z.ts')).toEqual([
+      { name: 'z.ts A', lines: 1 },
+      { name: 'z.ts C', lines: 2 },
+    ])
   })
 
   it(`keeps every class in src/ within ${MAX_CLASS_LINES} lines`, () => {
