@@ -44,6 +44,7 @@ export interface Config {
   /**
    * `continuous`: every scan invocation loops until its deadline. `on-demand`: an invocation ends once nothing is
    * due within `onDemandHorizonMs` (after `onDemandLingerMs` without work), and enqueues start one when needed.
+   * SCAN_MODE unset: `on-demand` when SCAN_FUNCTION_NAME is set, else `continuous`.
    */
   scanMode: ScanMode
   /** The scan function's name: enqueues start it in on-demand mode (without it, their jobs wait for the next tick). */
@@ -207,9 +208,11 @@ function readOnDemand(
   env: Env,
   int: IntReader,
 ): Pick<Config, 'scanMode' | 'scanFunctionName' | 'onDemandHorizonMs' | 'onDemandLingerMs'> {
-  const scanMode = (env.SCAN_MODE || 'continuous') as ScanMode
-  if (!SCAN_MODES.includes(scanMode)) throw new ConfigError('SCAN_MODE', `must be one of ${SCAN_MODES.join(', ')}`)
   const scanFunctionName = env.SCAN_FUNCTION_NAME || undefined
+  // Unset, the mode follows SCAN_FUNCTION_NAME: naming the function to start says enqueues should start it (the
+  // deployed default); without it nothing could start a scan, so the scheduled runs must loop.
+  const scanMode = (env.SCAN_MODE || (scanFunctionName ? 'on-demand' : 'continuous')) as ScanMode
+  if (!SCAN_MODES.includes(scanMode)) throw new ConfigError('SCAN_MODE', `must be one of ${SCAN_MODES.join(', ')}`)
   // Function names, partial or full ARNs (arn:aws:lambda:region:account:function:name[:qualifier]).
   if (scanFunctionName && !/^[A-Za-z0-9_:.-]{1,170}$/.test(scanFunctionName)) {
     throw new ConfigError('SCAN_FUNCTION_NAME', 'must be a Lambda function name or ARN')

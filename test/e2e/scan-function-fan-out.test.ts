@@ -45,6 +45,8 @@ beforeAll(async () => {
     QUEUES: `orders=${queueUrl}`,
     SQS_ENDPOINT: inject('sqsEndpoint'),
     LAMBDA_ENDPOINT: `http://127.0.0.1:${(lambda.address() as AddressInfo).port}`,
+    // Continuous, as this test has always run it: unset, SCAN_MODE would follow SCAN_FUNCTION_NAME to on-demand.
+    SCAN_MODE: 'continuous',
     SCAN_FUNCTION_NAME: FUNCTION,
     SCAN_MAX_WORKERS: '2',
     SAFETY_MARGIN_MS: '1000',
