@@ -179,7 +179,11 @@ function transportOf(options: Api.ApiClientOptions): Transport {
   const baseUrl = new URL(options.url)
   return {
     baseUrl,
-    sign: sigV4Signer(options.region ?? regionOf(baseUrl), options.credentials, signingServiceOf(baseUrl)),
+    sign: sigV4Signer(
+      options.region ?? regionOf(baseUrl),
+      options.credentials,
+      signingServiceOf(baseUrl, options.signingService),
+    ),
     retry: { ...DEFAULT_RETRY, ...options.retry },
     fetch: options.fetch ?? globalThis.fetch,
     timeoutMs: options.timeoutMs ?? 10_000,

@@ -19,8 +19,21 @@ export type RequestSigner = (request: SignedRequest) => Promise<Record<string, s
 
 const FUNCTION_URL_HOST = /\.lambda-url\.([a-z0-9-]+)\.on\.aws$/
 
-/** The service a request to this URL is signed for: `lambda` for a Function URL, else `execute-api`. */
-export function signingServiceOf(url: URL): 'lambda' | 'execute-api' {
+export type SigningService = 'lambda' | 'execute-api'
+const SIGNING_SERVICES: readonly SigningService[] = ['lambda', 'execute-api']
+
+/**
+ * The service a request to this URL is signed for: `given` (the client's `signingService` option) when there is one,
+ * since a custom domain's name says nothing of what is behind it; else `lambda` for a Function URL's host and
+ * `execute-api` for any other.
+ */
+export function signingServiceOf(url: URL, given?: SigningService): SigningService {
+  if (given !== undefined) {
+    if (!SIGNING_SERVICES.includes(given)) {
+      throw new Error(`the signingService option must be one of ${SIGNING_SERVICES.join(', ')}, got ${String(given)}`)
+    }
+    return given
+  }
   return FUNCTION_URL_HOST.test(url.hostname) ? 'lambda' : 'execute-api'
 }
 
@@ -32,15 +45,18 @@ export function regionOf(url: URL, env: NodeJS.ProcessEnv = process.env): string
   const fromHost =
     /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com$/.exec(url.hostname)?.[1] ?? FUNCTION_URL_HOST.exec(url.hostname)?.[1]
   const region = fromHost ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION
-  if (!region)
-    throw new Error(`cannot tell the API's region from ${url.host}: pass the region option or set AWS_REGION`)
+  if (!region) {
+    throw new Error(
+      `cannot tell the API's signing region from the host ${url.host} (a custom domain names none): pass the region option (and signingService) or set AWS_REGION`,
+    )
+  }
   return region
 }
 
 export function sigV4Signer(
   region: string,
   credentials: Credentials = defaultProvider(),
-  service: 'lambda' | 'execute-api' = 'execute-api',
+  service: SigningService = 'execute-api',
 ): RequestSigner {
   const signer = new SignatureV4({ service, region, credentials, sha256: Hash.bind(null, 'sha256') })
   return async ({ method, url, headers, body }) => {

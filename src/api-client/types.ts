@@ -18,7 +18,7 @@ export type { TagPage } from '../contract/tag'
 
 import type { ExistingJob } from '../contract/errors'
 import type { ApiErrorCode, ApiErrorDetail } from './errors'
-import type { Credentials } from './signer'
+import type { Credentials, SigningService } from './signer'
 import type { RetryPolicy } from './transport'
 
 /**
@@ -32,11 +32,18 @@ export type BatchResult =
 export interface ApiClientOptions {
   /**
    * The API's base URL: the stack's `<service>-<stage>-ApiFunctionUrl` export (`-HttpApiUrl` with apiEndpoint=httpApi),
-   * or the local dev stack's address. A `lambda-url` host is signed for the service `lambda`, any other for `execute-api`.
+   * or the local dev stack's address. A `lambda-url` host is signed for the service `lambda`, any other for
+   * `execute-api` (unless `signingService` says otherwise).
    */
   url: string
   /** Signing region. Default: from a `lambda-url` or `execute-api` host name, else AWS_REGION / AWS_DEFAULT_REGION. */
   region?: string
+  /**
+   * The service the signature is for, when `url` is a custom domain (CloudFront, an API Gateway custom domain) whose
+   * name does not tell: `lambda` for a Function URL behind it, `execute-api` for an HTTP API. Set `region` with it.
+   * Default: from the host name.
+   */
+  signingService?: SigningService
   /** Default: the AWS SDK's default credential chain (in Lambda, the function's role). */
   credentials?: Credentials
   retry?: Partial<RetryPolicy>
