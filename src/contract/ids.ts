@@ -9,17 +9,24 @@ export const SCHEDULER_JOB_PREFIX = 'scheduler:'
 
 /** The alphabet of every id: no "@" (it starts an occurrence's time), nothing a key or a URL would need to escape. */
 const ID_CHAR = '[A-Za-z0-9_.:-]'
+/**
+ * Not only dots, up to `end`: "." and ".." are the path segments HTTP clients and proxies resolve away (GET
+ * /jobs/.. arrives as GET /), so such an id could be written and never read or cancelled again; "..." goes with them.
+ */
+const NOT_ONLY_DOTS = (end: string) => `(?!\\.+${end})`
 
-export const JOB_ID_PATTERN = new RegExp(`^${ID_CHAR}{1,128}$`)
-export const JOB_ID_RULE = 'must be 1-128 characters of [A-Za-z0-9_.:-]'
+export const JOB_ID_PATTERN = new RegExp(`^${NOT_ONLY_DOTS('$')}${ID_CHAR}{1,128}$`)
+export const JOB_ID_RULE = 'must be 1-128 characters of [A-Za-z0-9_.:-], not only dots'
 
 /** Leaves room for "@<epoch ms>" within the 128-character job id limit. */
 const SCHEDULE_ID = `${ID_CHAR}{1,100}`
-export const SCHEDULE_ID_PATTERN = new RegExp(`^${SCHEDULE_ID}$`)
-export const SCHEDULE_ID_RULE = 'must be 1-100 characters of [A-Za-z0-9_.:-]'
+export const SCHEDULE_ID_PATTERN = new RegExp(`^${NOT_ONLY_DOTS('$')}${SCHEDULE_ID}$`)
+export const SCHEDULE_ID_RULE = 'must be 1-100 characters of [A-Za-z0-9_.:-], not only dots'
 
 /** An occurrence of a recurring schedule: "<schedule id>@<epoch ms>" (src/recurrence/time-bounds.ts bounds the ms). */
-export const OCCURRENCE_ID_PATTERN = new RegExp(`^${SCHEDULE_ID}${OCCURRENCE_SEPARATOR}\\d{1,15}$`)
+export const OCCURRENCE_ID_PATTERN = new RegExp(
+  `^${NOT_ONLY_DOTS(OCCURRENCE_SEPARATOR)}${SCHEDULE_ID}${OCCURRENCE_SEPARATOR}\\d{1,15}$`,
+)
 
 export const RESERVED_ID_RULE = `must not start with "${SCHEDULER_JOB_PREFIX}" (reserved for the Scheduler-compatible API)`
 

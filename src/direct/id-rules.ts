@@ -25,7 +25,7 @@ export function validateJobRef(id: unknown, path = 'id'): string {
   if (typeof id === 'string' && (JOB_ID_PATTERN.test(id) || OCCURRENCE_ID_PATTERN.test(id))) return id
   const occurrence = typeof id === 'string' && id.includes(OCCURRENCE_SEPARATOR)
   const rule = occurrence
-    ? 'an occurrence id must be "<schedule id>@<epoch ms>" (schedule id: 1-100 of [A-Za-z0-9_.:-])'
+    ? `an occurrence id must be "<schedule id>@<epoch ms>" (schedule id: ${SCHEDULE_ID_RULE.replace(/^must be /, '')})`
     : JOB_ID_RULE
   throw new ValidationError([{ path, message: rule }])
 }

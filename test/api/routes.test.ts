@@ -120,7 +120,9 @@ describe('GET /jobs/{id}', () => {
   it('answers 400 for an id no job can have', async () => {
     const res = await api.call(request('GET', `/jobs/${'x'.repeat(129)}`))
     expect(res.statusCode).toBe(400)
-    expect(bodyOf(res).error.details).toEqual([{ path: 'id', message: 'must be 1-128 characters of [A-Za-z0-9_.:-]' }])
+    expect(bodyOf(res).error.details).toEqual([
+      { path: 'id', message: 'must be 1-128 characters of [A-Za-z0-9_.:-], not only dots' },
+    ])
   })
 })
 

@@ -8,6 +8,7 @@ import { flowSettingInputSchema } from '../../src/flow/flow-names'
 import { runDueInputSchema } from '../../src/direct/run-now'
 import { httpRequestSchema } from '../../src/http-target/request-spec'
 import { ROUTES, type RouteName } from '../../src/api/router'
+import { JOB_ID_PATTERN, JOB_ID_RULE, SCHEDULE_ID_PATTERN, SCHEDULE_ID_RULE } from '../../src/contract/ids'
 import * as answers from './answers'
 import { ERRORS, OPERATIONS, type Operation } from './operations'
 
@@ -87,12 +88,15 @@ function operation(name: RouteName, path: string): object {
   }
 }
 
+/** A refusal's rule as a description: "must be 1-128 ..." reads "1-128 ...". */
+const ruleText = (rule: string) => rule.replace(/^must be /, '')
+
 /** The {id} of a path: a job id, a schedule id, a target queue, a flow key or a tag (percent-encoded). */
 function pathId(path: string): object {
   const [description, pattern] = path.startsWith('/jobs')
-    ? ['job id: 1-128 of [A-Za-z0-9_.:-]', '^[A-Za-z0-9_.:-]{1,128}$']
+    ? [`job id: ${ruleText(JOB_ID_RULE)}`, JOB_ID_PATTERN.source]
     : path.startsWith('/schedules')
-      ? ['schedule id: 1-100 of [A-Za-z0-9_.:-]', '^[A-Za-z0-9_.:-]{1,100}$']
+      ? [`schedule id: ${ruleText(SCHEDULE_ID_RULE)}`, SCHEDULE_ID_PATTERN.source]
       : path.startsWith('/flow/queues')
         ? ['a target queue configured in QUEUES', '^.+$']
         : path.startsWith('/flow/tags')
