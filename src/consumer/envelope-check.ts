@@ -15,6 +15,8 @@ const KNOWN_FIELDS = new Set([
   'dispatchedAt',
   'scheduleId',
   'occurrenceAt',
+  'tags',
+  'flowKey',
 ])
 
 /** Ids and queue names are short (the API allows 128 characters for an id): a longer one is not a job message, and
@@ -44,6 +46,10 @@ export function envelopeProblem(o: Record<string, unknown>): string | undefined 
     if (!isName(o.scheduleId)) return `scheduleId must be a string of 1-${MAX_NAME_CHARS} characters`
     if (!isIsoInstant(o.occurrenceAt)) return 'occurrenceAt must be an ISO-8601 date-time with a zone'
   }
+  if (o.tags !== undefined && !(Array.isArray(o.tags) && o.tags.every(isName))) {
+    return `tags must be an array of strings of 1-${MAX_NAME_CHARS} characters`
+  }
+  if (o.flowKey !== undefined && !isName(o.flowKey)) return `flowKey must be a string of 1-${MAX_NAME_CHARS} characters`
   return undefined
 }
 

@@ -44,6 +44,8 @@ export async function parseJobMessage<Payload = unknown>(
       ...(o.scheduleId !== undefined
         ? { scheduleId: o.scheduleId as string, occurrenceAt: o.occurrenceAt as string }
         : {}),
+      ...(o.tags !== undefined ? { tags: o.tags as string[] } : {}),
+      ...(o.flowKey !== undefined ? { flowKey: o.flowKey as string } : {}),
     },
   }
 }

@@ -16,4 +16,11 @@ export interface JobMessage<Payload = unknown> {
   scheduleId?: string
   /** Occurrences of a recurring schedule only: the time this occurrence stands for (ISO; equals runAt). */
   occurrenceAt?: string
+  /**
+   * The job's tags (docs/tags-and-upserts.md), only when it has some: a redrive through the delay queue gives them
+   * back to the job, so it is found and cancelled by tag again.
+   */
+  tags?: string[]
+  /** The job's flow key (docs/flow-control.md), only when it has one: a redrive keeps the job under its key's rate. */
+  flowKey?: string
 }

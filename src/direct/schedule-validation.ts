@@ -95,7 +95,9 @@ export function validateSchedule(id: string, input: unknown, config: ScheduleVal
   if (details.length > 0) throw new ValidationError(details)
 
   // The largest occurrence id this schedule's jobs will carry (every time is below MAX_SCHEDULE_TIME_MS).
-  const bytes = expectedMessageBytes(occurrenceId(id, MAX_SCHEDULE_TIME_MS), raw.queue, payloadJson!)
+  const bytes = expectedMessageBytes(occurrenceId(id, MAX_SCHEDULE_TIME_MS), raw.queue, payloadJson!, {
+    tags: raw.tags,
+  })
   if (bytes > config.maxMessageBytes) throw new PayloadTooLargeError(bytes, config.maxMessageBytes)
   return {
     id,

@@ -104,7 +104,8 @@ export function validateJob(input: unknown, config: JobValidationConfig, options
   if (details.length > 0) throw new ValidationError(details)
 
   const id = options.id ?? raw.id ?? newJobId()
-  const bytes = expectedMessageBytes(id, raw.queue, payloadJson!)
+  // The message carries the tags and the flow key too (src/sqs/envelope.ts): they count toward its size.
+  const bytes = expectedMessageBytes(id, raw.queue, payloadJson!, { tags: raw.tags, flowKey: raw.flowKey })
   if (bytes > config.maxMessageBytes) throw new PayloadTooLargeError(bytes, config.maxMessageBytes)
   return {
     id,

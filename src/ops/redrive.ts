@@ -196,6 +196,10 @@ function validated(
     ...(options.mode.kind === 'schedule' ? { delayMs: options.mode.delayMs } : {}),
     // A group id equal to the job id is SQS's default for the job: leave it out, as the job had it.
     ...(groupId !== undefined && groupId !== id ? { groupId } : {}),
+    // The job's tags and flow key ride in its message (src/sqs/envelope.ts): it comes back with them, so a cancel by
+    // tag finds it and its key's rate and pause hold it. Held to the enqueue rules like every other field.
+    ...(body.tags !== undefined ? { tags: body.tags } : {}),
+    ...(body.flowKey !== undefined ? { flowKey: body.flowKey } : {}),
   }
   const job = validateJob(input, options.config, { id })
   // Scheduled again, it is the same job to its owner: it keeps the creation time its message carries (the scanner

@@ -16,7 +16,14 @@ export interface EnvelopeSource {
   payloadJson: string
   dueMs: number
   createdAtMs: number
+  /** Its tags, when it has some (absent or empty: the body has no `tags`). */
+  tags?: readonly string[]
+  /** Its flow key, when it has one. */
+  flowKey?: string
 }
+
+/** What a job carries beside its payload that a redrive must give back: its tags and flow key (JobMessage). */
+export type JobLabels = Pick<EnvelopeSource, 'tags' | 'flowKey'>
 
 /** The body, built around the stored payload text (never re-parsed: it was validated JSON when accepted). */
 export function messageBody(job: EnvelopeSource, dispatchedAtMs: number): string {
@@ -27,8 +34,11 @@ export function messageBody(job: EnvelopeSource, dispatchedAtMs: number): string
     `{"id":${JSON.stringify(job.id)},"queue":${JSON.stringify(job.queue)},"payload":${job.payloadJson},` +
     `"runAt":"${iso(job.dueMs)}","createdAt":"${iso(job.createdAtMs)}","dispatchedAt":"${iso(dispatchedAtMs)}"` +
     (occurrence
-      ? `,"scheduleId":${JSON.stringify(occurrence.scheduleId)},"occurrenceAt":"${iso(occurrence.atMs)}"}`
-      : '}')
+      ? `,"scheduleId":${JSON.stringify(occurrence.scheduleId)},"occurrenceAt":"${iso(occurrence.atMs)}"`
+      : '') +
+    // Only when the job has them: an untagged job's body gains no byte and its build two property reads.
+    (job.tags?.length ? `,"tags":${JSON.stringify(job.tags)}` : '') +
+    (job.flowKey ? `,"flowKey":${JSON.stringify(job.flowKey)}}` : '}')
   )
 }
 
@@ -37,10 +47,13 @@ export function messageBytes(body: string, jobId: string): number {
   return Buffer.byteLength(body) + JOB_ID_ATTRIBUTE.length + 'String'.length + Buffer.byteLength(jobId)
 }
 
-/** The size a job's message will have, known at enqueue time (dates are fixed-width ISO strings). */
-export function expectedMessageBytes(id: string, queue: string, payloadJson: string): number {
+/**
+ * The size a job's message will have, known at enqueue time (dates are fixed-width ISO strings), its tags and flow
+ * key included.
+ */
+export function expectedMessageBytes(id: string, queue: string, payloadJson: string, labels: JobLabels = {}): number {
   const t = 0
-  return messageBytes(messageBody({ id, queue, payloadJson, dueMs: t, createdAtMs: t }, t), id)
+  return messageBytes(messageBody({ id, queue, payloadJson, dueMs: t, createdAtMs: t, ...labels }, t), id)
 }
 
 /**

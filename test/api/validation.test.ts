@@ -1,7 +1,7 @@
 // Pure unit tests of the job input rules (src/direct/validation.ts): no Redis involved.
 import { describe, expect, it } from 'vitest'
 import { PayloadTooLargeError, ValidationError } from '../../src/errors'
-import { expectedMessageBytes } from '../../src/sqs/envelope'
+import { expectedMessageBytes, messageBody, messageBytes } from '../../src/sqs/envelope'
 import { validateJobId } from '../../src/direct/id-rules'
 import { parseIsoWithZone, validateBatch, validateJob } from '../../src/direct/validation'
 import { refusalOf } from '../support/validation'
@@ -257,6 +257,24 @@ describe('job input validation', () => {
     })()
     expect(error).toBeInstanceOf(PayloadTooLargeError)
     expect(error).toMatchObject({ bytes: 4097, limit: 4096 })
+  })
+
+  it('counts the tags and the flow key toward the SQS message size: the message carries them', () => {
+    // prepare: a payload that fits the limit exactly in the message of a job without tags or flow key
+    const fits = 'x'.repeat(4096 - expectedMessageBytes('id-1', 'orders', '""'))
+    const labels = { tags: ['order:42'], flowKey: 'k' }
+    // act
+    let error: unknown
+    try {
+      validateJob({ queue: 'orders', payload: fits, id: 'id-1', ...labels }, config)
+    } catch (e) {
+      error = e
+    }
+    // assess: refused by the bytes its real message has
+    const source = { id: 'id-1', queue: 'orders', payloadJson: JSON.stringify(fits), dueMs: 0, createdAtMs: 0 }
+    const body = messageBody({ ...source, ...labels }, 0)
+    expect(error).toBeInstanceOf(PayloadTooLargeError)
+    expect(error).toMatchObject({ bytes: messageBytes(body, 'id-1'), limit: 4096 })
   })
 
   it('a batch is { jobs: [...] } with at most 100 jobs', () => {

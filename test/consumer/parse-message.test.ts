@@ -53,6 +53,38 @@ describe('parseJobMessage', () => {
     })
   })
 
+  it('reads the tags and the flow key from the message of a job that has them', async () => {
+    const labelled = messageBody(
+      {
+        id: 'order-42:remind',
+        queue: 'orders',
+        payloadJson: '{}',
+        dueMs: 1_800_000_000_000,
+        createdAtMs: 1_799_999_000_000,
+        tags: ['order:42', 'user=7'],
+        flowKey: 'mail-provider',
+      },
+      1_800_000_000_250,
+    )
+    const parsed = await parseJobMessage(labelled)
+    expect(parsed.ok && parsed.message).toMatchObject({ tags: ['order:42', 'user=7'], flowKey: 'mail-provider' })
+    // a job without them: neither field in the body, nor in the message read from it
+    const plain = await parseJobMessage(body)
+    expect(plain.ok && Object.keys(plain.message)).not.toContain('tags')
+    expect(plain.ok && Object.keys(plain.message)).not.toContain('flowKey')
+    expect(body).not.toMatch(/tags|flowKey/)
+  })
+
+  it.each([
+    ['tags that are not an array', '"tags":"order:42"', 'tags must be an array of strings of 1-256 characters'],
+    ['a tag that is not a string', '"tags":["a",7]', 'tags must be an array of strings of 1-256 characters'],
+    ['an empty tag', '"tags":[""]', 'tags must be an array of strings of 1-256 characters'],
+    ['a flow key that is not a string', '"flowKey":42', 'flowKey must be a string of 1-256 characters'],
+    ['an empty flow key', '"flowKey":""', 'flowKey must be a string of 1-256 characters'],
+  ])('refuses %s, naming the field', async (_case, field, reason) => {
+    expect(await parseJobMessage(body.replace('{', `{${field},`))).toEqual({ ok: false, reason })
+  })
+
   it.each([
     ['not json', 'body is not JSON'],
     ['[1]', 'body is not an object'],

@@ -3,6 +3,10 @@ import { describe, expect, it } from 'vitest'
 import { validateSchedule } from '../../src/direct/schedule-validation'
 import { nextOccurrence, type Recurrence } from '../../src/recurrence/recurrence'
 import { refusalOf } from '../support/validation'
+import { PayloadTooLargeError } from '../../src/errors'
+import { expectedMessageBytes } from '../../src/sqs/envelope'
+import { occurrenceId } from '../../src/recurrence/occurrence-id'
+import { MAX_SCHEDULE_TIME_MS } from '../../src/recurrence/time-bounds'
 
 const config = { queues: { orders: 'http://127.0.0.1:9/q/orders' }, maxMessageBytes: 262_144 }
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
@@ -117,5 +121,16 @@ describe('schedule input rules', () => {
       }),
     ).toEqual([{ path: 'endAt', message: 'must not be before startAt' }])
     expect(detailsOf({ queue: 'orders', payload: 1, everyMs: 1000, every: 5 })[0]).toMatchObject({ path: 'every' })
+  })
+  it('counts the tags toward the size of its occurrences’ messages (they carry them)', () => {
+    // prepare: a payload whose occurrence message fits the limit exactly without tags
+    const input = { queue: 'orders', everyMs: 60_000 }
+    const id = occurrenceId('s', MAX_SCHEDULE_TIME_MS)
+    const fits = 'x'.repeat(262_144 - expectedMessageBytes(id, 'orders', '""'))
+    expect(validateSchedule('s', { ...input, payload: fits }, config).payloadJson).toHaveLength(fits.length + 2)
+    // act + assess: with a tag, the same payload is too large
+    expect(() => validateSchedule('s', { ...input, payload: fits, tags: ['order:42'] }, config)).toThrow(
+      PayloadTooLargeError,
+    )
   })
 })
