@@ -86,9 +86,13 @@ export class FlowGate {
     return !this.loaded || (epoch !== undefined && Number(epoch) > Number(this.settings.epoch))
   }
 
-  /** Whether a claim ran on a shard that a change read elsewhere has not reached yet (a resume on its way). */
+  /**
+   * Whether a claim ran on a shard that a change read elsewhere has not reached yet (a resume on its way). A claim
+   * without an epoch answered while catching up was sent before the reload (claims sent since ask for it): it may have
+   * run before the change reached its shard, so it counts as behind too.
+   */
   behind(epoch: string | undefined): boolean {
-    return this.catchingUp() && epoch !== undefined && Number(epoch) < Number(this.settings.epoch)
+    return this.catchingUp() && (epoch === undefined || Number(epoch) < Number(this.settings.epoch))
   }
 
   /**
