@@ -10,7 +10,7 @@
   KEYS[6] dead      ZSET  id -> time it died (ms)
   KEYS[7] counts    HASH  "<queue>|<state>" -> count
   KEYS[8] flowEpoch STRING the flow settings' version (src/flow/flow-settings.ts), returned as is
-  KEYS[9] flowPace  HASH  rate name -> this shard's pace of it (lua/includes/flowPace.lua)
+  KEYS[9] flowPace  HASH  rate name -> this shard's pace of it and its rate (lua/includes/flowPace.lua)
   KEYS[10..] buckets ZSET the due buckets the caller expects to be due (hints from the previous claim)
 
   ARGV[1] limit        most jobs to lease

@@ -20,7 +20,7 @@ local function flowPace(spec, paceKey, now)
   for name, rate, burst, cell in string.gmatch(spec, '([^\t\n]+)\t([^\t\n]+)\t([^\t\n]+)\t([^\t\n]+)\n?') do
     local interval = 1000 / tonumber(rate)
     paces[name] = { interval = interval, tolerance = (tonumber(burst) - 1) * interval, cell = tonumber(cell),
-      count = 0, late = 0 }
+      rate = rate .. '/' .. burst, count = 0, late = 0 }
   end
 
   -- The rate name a record falls under (its flow key's, else its queue's: flow-gate.ts verdictOf), nil for none or
@@ -51,7 +51,13 @@ local function flowPace(spec, paceKey, now)
     if not name then return nil end
     local p = paces[name]
     -- GCRA, as flow-take.lua: read once per claim, written back by finish().
-    if not p.tat then p.tat = math.max(tonumber(redis.call('HGET', paceKey, name)) or now, now) end
+    -- The bucket is kept with the rate it ran at ("<tat> <rate>/<burst>"): a job that asks after a rate change is
+    -- paced by the new rate from now, not held behind the debt the old one ran up (the key's own bucket counts only
+    -- the jobs that asked it, and lets such a job go).
+    if not p.tat then
+      local tat, rate = string.match(redis.call('HGET', paceKey, name) or '', '^(%S+) (%S+)$')
+      p.tat = math.max(rate == p.rate and tonumber(tat) or now, now)
+    end
     local at = math.max(now, p.tat - p.tolerance)
     p.tat = math.max(p.tat, at) + p.interval
     if at <= now then return nil end
@@ -70,7 +76,7 @@ local function flowPace(spec, paceKey, now)
     local latest, report = nil, {}
     for name, p in pairs(paces) do
       if p.tat then
-        redis.call('HSET', paceKey, name, string.format('%.3f', p.tat))
+        redis.call('HSET', paceKey, name, string.format('%.3f', p.tat) .. ' ' .. p.rate)
         latest = math.max(latest or now, p.tat)
       end
       if p.count > 0 then report[#report + 1] = name .. '\t' .. p.count .. '\t' .. string.format('%d', p.late) .. '\n' end

@@ -87,8 +87,9 @@ export class ShardKeys {
    */
   readonly flowEpoch: string
   /**
-   * Flow control: a HASH rate name -> the theoretical arrival time (ms) of this shard's own bucket of that rate, by which
-   * a claim holds a burst's jobs beyond the rate (lua/includes/flowPace.lua); expires once no name holds a debt.
+   * Flow control: a HASH rate name -> the theoretical arrival time (ms) of this shard's own bucket of that rate and the
+   * rate ("<ms> <rate>/<burst>"), by which a claim holds a burst's jobs beyond the rate (lua/includes/flowPace.lua);
+   * expires once no name holds a debt.
    */
   readonly flowPace: string
 
