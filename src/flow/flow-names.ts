@@ -12,10 +12,15 @@ export const flowKeySchema = z.string({ error: FLOW_KEY_RULE }).regex(FLOW_KEY_P
 
 /** Most jobs a second one key may be given: above it, a rate limits nothing a scanner could send anyway. */
 export const MAX_RATE = 100_000
+/**
+ * Fewest jobs a second a key may be given (one every 11.6 days): a held job's time is a whole number of ms in Redis's
+ * scripts, and a rate below this runs each shard's share of it past what they can hold over a backlog.
+ */
+export const MIN_RATE = 0.000_001
 /** Largest burst: a burst is sent at once, and a key's held jobs are never more ahead of their rate than this. */
 export const MAX_BURST = 100_000
 
-export const RATE_RULE = `must be a number of jobs per second > 0 and <= ${MAX_RATE}`
+export const RATE_RULE = `must be a number of jobs per second >= ${MIN_RATE} and <= ${MAX_RATE}`
 export const BURST_RULE = `must be an integer >= 1 and <= ${MAX_BURST}`
 
 const PAUSED_RULE = 'must be true (pause) or false (resume)'
@@ -26,7 +31,7 @@ export const flowSettingInputSchema = z.strictObject({
   /** Jobs per second; null removes the rate. */
   rate: z
     .number({ error: `${RATE_RULE}, or null to remove it` })
-    .gt(0, { error: RATE_RULE })
+    .min(MIN_RATE, { error: RATE_RULE })
     .max(MAX_RATE, { error: RATE_RULE })
     .nullable()
     .optional(),

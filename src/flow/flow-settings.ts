@@ -5,7 +5,7 @@
 import type { Keyspace } from '../store/keys'
 import { guard } from '../store/redis/redis-errors'
 import type { RedisClient, ScriptedClient } from '../store/scripts'
-import { type FlowRate, type FlowTarget, flowName, flowTarget } from './flow-names'
+import { type FlowRate, type FlowTarget, flowName, flowTarget, MIN_RATE } from './flow-names'
 import { releaseHeld } from './flow-resume'
 import { announceEpoch, writeSetting } from './flow-set'
 import type { ReplicationOptions } from '../store/redis/replication'
@@ -31,7 +31,8 @@ export async function readFlowSettings(redis: RedisClient, keys: Keyspace): Prom
     if (field.startsWith('p:')) paused.add(field.slice(2))
     else if (field.startsWith('r:')) {
       const [rate, burst] = value.split('/').map(Number)
-      if (rate! > 0 && burst! >= 1) rates.set(field.slice(2), { rate: rate!, burst: burst! })
+      // A rate stored below MIN_RATE (an older client's) is held to it: the claims' pace could not count it.
+      if (rate! > 0 && burst! >= 1) rates.set(field.slice(2), { rate: Math.max(rate!, MIN_RATE), burst: burst! })
     }
   }
   return { epoch: fields.epoch ?? '0', paused, rates }

@@ -59,7 +59,7 @@ describe('flow control routes', () => {
     // assess
     expect(bodyOf(unknownQueue).error.details[0].path).toBe('queue')
     expect(bodyOf(badRate).error.details).toEqual([
-      { path: 'rate', message: 'must be a number of jobs per second > 0 and <= 100000' },
+      { path: 'rate', message: 'must be a number of jobs per second >= 0.000001 and <= 100000' },
     ])
     expect(bodyOf(burstAlone).error.details).toEqual([{ path: 'burst', message: 'is only allowed with a rate' }])
     expect(bodyOf(nothing).error.details).toEqual([{ path: '', message: 'must set "paused", "rate" or both' }])
