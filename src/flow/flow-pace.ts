@@ -10,18 +10,23 @@
 // each shard's part back S times too fast (most of it held again by the gate, every job asking within 1/S of its time),
 // and exactly rate / S holds back the shards whose part is larger than 1/S (ids spread by hash: a 10,000-job burst
 // over 12 shards puts 833 ± 29 on each) past the key's times, slowing the whole key down by its largest part. With
-// the slack, parts up to 8 % over their share come back in time, and the gate holds the few that come early. Each
-// shard's held jobs come back in groups as large as the key's (FlowGate groupedTime: 10 at most), on a grid of its own
-// shifted by the shard (flowPace.lua), so the shards' groups take turns instead of all waking every scanner at once.
+// the slack, parts up to 8 % over their share come back in time, and the gate holds the jobs that come early. A
+// shard's first 10 jobs over the key's rate (flowPace.lua SHARD_ALONE) come back at the key's rate over them: the share
+// assumes every shard holds as many, and a key's few jobs on one shard, or a stream under its rate, would wait S / 1.08
+// times the rate's interval each (modelled, a random stream at half of 1/s on 12 shards: 5.4 s late on average, 0.5 s
+// with the key's bucket alone). Each shard's held jobs come back in groups as large as the key's (FlowGate
+// groupedTime: 10 at most), on a grid of its own shifted by the shard (flowPace.lua), so the shards' groups take turns
+// instead of all waking every scanner at once.
 import type { FlowRate } from './flow-names'
 
 /** How much faster than its share of a key's rate each of several shards paces its part (see above). */
 export const PACE_SLACK = 1.08
 
 /**
- * The claim's ARGV for `rates` on `shards` shards ("<name>\t<rate>\t<burst>\t<cell ms>\n" each, '' for none: a claim
- * then does no more than without flow control). `cellMs` gives the grid held jobs come back on (FlowGate groupedTime's),
- * per shard as many of its jobs to a cell as the key has.
+ * The claim's ARGV for `rates` on `shards` shards ("<name>\t<rate>\t<burst>\t<cell ms>\t<key rate>\n" each: the
+ * shard's rate, burst and grid, and the key's own rate; '' for none: a claim then does no more than without flow
+ * control). `cellMs` gives the grid held jobs come back on (FlowGate groupedTime's), per shard as many of its jobs to a
+ * cell as the key has.
  */
 export function paceSpec(
   rates: ReadonlyMap<string, FlowRate>,
@@ -32,7 +37,7 @@ export function paceSpec(
   let spec = ''
   for (const [name, rate] of rates) {
     const burst = shards === 1 ? rate.burst : Math.max(1, Math.ceil(rate.burst * share))
-    spec += `${name}\t${rate.rate * share}\t${burst}\t${cellMs(rate) / share}\n`
+    spec += `${name}\t${rate.rate * share}\t${burst}\t${cellMs(rate) / share}\t${rate.rate}\n`
   }
   return spec
 }

@@ -87,8 +87,8 @@ export class ShardKeys {
    */
   readonly flowEpoch: string
   /**
-   * Flow control: a HASH rate name -> the theoretical arrival time (ms) of this shard's own bucket of that rate and the
-   * rate ("<ms> <rate>/<burst>"), by which a claim holds a burst's jobs beyond the rate (lua/includes/flowPace.lua);
+   * Flow control: a HASH rate name -> the theoretical arrival times (ms) of this shard's own buckets of that rate and
+   * the rate ("<ms> <ms> <rate>/<burst>/<key rate>": lua/includes/flowPace.lua), by which a claim holds a burst's jobs beyond the rate (lua/includes/flowPace.lua);
    * expires once no name holds a debt.
    */
   readonly flowPace: string

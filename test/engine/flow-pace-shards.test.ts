@@ -3,6 +3,7 @@
 // shards bring the burst back at about the key's rate: not S times faster (each at the key's rate: most of it held
 // again by the gate), and not held back by the shard whose part is a little larger than its share.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { sleep } from '../../devkit/sleep'
 import { groupCellMs } from '../../src/flow/flow-gate'
 import type { FlowRate } from '../../src/flow/flow-names'
 import { PACE_SLACK, paceSpec } from '../../src/flow/flow-pace'
@@ -28,12 +29,17 @@ async function redisNow(): Promise<number> {
   return Number(s) * 1000 + Math.floor(Number(us) / 1000)
 }
 
+/** Waits until Redis's clock reads `ms` or later. */
+async function untilRedis(ms: number) {
+  for (let now = await redisNow(); now < ms; now = await redisNow()) await sleep(ms - now)
+}
+
 /** One shard's claims until nothing is left due now: the ids handed back, and the held jobs' times. */
-async function drainShard(shard: ShardKeys) {
+async function drainShard(shard: ShardKeys, spec = paces) {
   const handed: string[] = []
   let hints = await leases.seedHints(shard, 250)
   for (;;) {
-    const r = await leases.claim(shard, hints, 250, undefined, { paces, epochWanted: false })
+    const r = await leases.claim(shard, hints, 250, undefined, { paces: spec, epochWanted: false })
     hints = r.hints
     handed.push(...r.jobs.map((j) => j.id))
     if (!r.again) break
@@ -55,12 +61,13 @@ describe("a claim's pace of a rate-limited key over several shards", () => {
     )
     // act: every shard's claims
     const before = await redisNow()
-    const shards = await Promise.all(t.keys.shards.map(drainShard))
+    const shards = await Promise.all(t.keys.shards.map((s) => drainShard(s)))
     // assess: nothing lost; at once only about the key's burst (each shard's share of it)
     const handed = shards.flatMap((s) => s.handed)
     const held = shards.flatMap((s) => s.held).sort((a, b) => a - b)
     expect(handed.length + held.length).toBe(2_000)
-    expect(handed.length).toBeLessThanOrEqual(SHARDS * Math.ceil((MAIL.burst * PACE_SLACK) / SHARDS) + 20)
+    // (and each shard's first 10 over the rate, which come back at the key's rate over them: flowPace.lua SHARD_ALONE)
+    expect(handed.length).toBeLessThanOrEqual(SHARDS * Math.ceil((MAIL.burst * PACE_SLACK) / SHARDS) + SHARDS * 10 + 20)
     // no faster than the key's rate with the slack, by any time (plus each shard's group coming back at once)
     const paced = MAIL.rate * PACE_SLACK
     held.forEach((at, i) => {
@@ -73,5 +80,46 @@ describe("a claim's pace of a rate-limited key over several shards", () => {
     // the shards' groups come back at different times within a cell, not all at each cell's end
     const phases = new Set(shards.map((s) => Math.round(s.held[0]! % ((groupCellMs(MAIL) * SHARDS) / PACE_SLACK))))
     expect(phases.size).toBeGreaterThan(1)
+  })
+
+  it("holds a key's few jobs on one shard no longer than the key's rate over them needs", async () => {
+    // prepare: 4 jobs of "slow" (10/s, burst 1) due at once, all on one shard: the key lets them go 100 ms apart
+    const shard = t.keys.shards[1]!
+    const ids: string[] = []
+    for (let i = 0; ids.length < 4; i++)
+      if (t.keys.locate(`slow-${i}`).shard.shard === shard.shard) ids.push(`slow-${i}`)
+    const due = (await redisNow()) - 1_000
+    await t.store.enqueueMany(ids.map((id) => job({ id, flowKey: 'slow', due: { atMs: due } })))
+    // act
+    const before = await redisNow()
+    const r = await drainShard(shard, paceSpec(new Map([['k:slow', { rate: 10, burst: 1 }]]), groupCellMs, SHARDS))
+    const after = await redisNow()
+    // assess: one at once; the others come back 100, 200, 300 ms on (not at the shard's share of the rate: 370 ms
+    // apart), and no earlier
+    expect(r.handed).toHaveLength(1)
+    expect(r.held).toHaveLength(3)
+    r.held.forEach((at, i) => {
+      expect(at).toBeGreaterThanOrEqual(before + 100 * (i + 1))
+      expect(at).toBeLessThanOrEqual(after + 100 * (i + 1) + 1)
+    })
+  })
+
+  it("lets a key's job go when the key's rate over its shard's jobs does, in a stream under the rate", async () => {
+    // prepare: "slow" at 10/s (burst 1); one of its jobs claimed on a shard
+    const shard = t.keys.shards[2]!
+    const ids: string[] = []
+    for (let i = 0; ids.length < 2; i++)
+      if (t.keys.locate(`trickle-${i}`).shard.shard === shard.shard) ids.push(`trickle-${i}`)
+    const spec = paceSpec(new Map([['k:slow', { rate: 10, burst: 1 }]]), groupCellMs, SHARDS)
+    await t.store.enqueueMany([job({ id: ids[0]!, flowKey: 'slow' })])
+    const first = await drainShard(shard, spec)
+    expect(first.handed).toEqual([ids[0]])
+    // act: the key's next job falls due on the same shard 150 ms later (the key's rate lets one go every 100 ms)
+    await untilRedis((await redisNow()) + 150)
+    await t.store.enqueueMany([job({ id: ids[1]!, flowKey: 'slow' })])
+    const second = await drainShard(shard, spec)
+    // assess: handed back at once (at the shard's share of the rate it waited until 370 ms after the first)
+    expect(second.handed).toEqual([ids[1]])
+    expect(second.held).toEqual([])
   })
 })
