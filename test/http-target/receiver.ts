@@ -5,6 +5,7 @@
 //   /bad       400
 //   /hang      never answers the first call of an id (the forwarder must cut it), then 200
 //   /redirect  302 to the instance metadata address
+//   /markup    422 with a body that runs script if a page inserted it as HTML
 import { createServer, type IncomingMessage } from 'node:http'
 import { Webhook } from 'standardwebhooks'
 import { listenOnLoopback, type LoopbackServer } from '../../devkit/loopback-server'
@@ -23,6 +24,9 @@ export interface Receiver extends LoopbackServer {
   /** Calls per webhook-id, successful answers only (2xx). */
   successes: Map<string, number>
 }
+
+/** What /markup answers. */
+export const MARKUP = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script><b>no such order</b>'
 
 export async function startReceiver(secret: string): Promise<Receiver> {
   const verifier = new Webhook(secret)
@@ -54,6 +58,7 @@ export async function startReceiver(secret: string): Promise<Receiver> {
       if (path === '/bad')
         return res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"no such order"}')
       if (path === '/hang') return calls === 1 ? undefined : ok()
+      if (path === '/markup') return res.writeHead(422, { 'content-type': 'text/html' }).end(MARKUP)
       if (path === '/redirect') {
         return res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/iam/' }).end()
       }
