@@ -76,7 +76,7 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard look-up of an HTTP target queue's job
       expect(
         await page.locator('[data-testid="job"] img, [data-testid="job"] b, [data-testid="job"] script').count(),
       ).toBe(0)
-      expect(await page.evaluate(() => (window as { __xss?: number }).__xss)).toBeUndefined()
+      expect(await page.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined()
       mkdirSync(ARTIFACTS, { recursive: true })
       await page.getByTestId('job').screenshot({ path: resolve(ARTIFACTS, 'dashboard-http-delivery.png') })
     })
