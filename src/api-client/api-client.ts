@@ -5,7 +5,7 @@
 import { regionOf, sigV4Signer, signingServiceOf } from './signer'
 import { DelayQueueApiError } from './errors'
 import { scheduleBatch } from './batch'
-import { cancelByTag } from './tag-calls'
+import { cancelByTag, deleteSchedulesByTag } from './tag-calls'
 import { pageQuery, type PageOptions } from './page-query'
 import { withId } from './own-job'
 import { idempotencyHeader, newIdempotencyKey } from './idempotency-key'
@@ -157,6 +157,11 @@ export class DelayQueueApiClient {
   /** DELETE /schedules/{id}: no occurrence is created after this returns. Throws DelayQueueApiError NotFound. */
   async deleteSchedule(id: string): Promise<void> {
     await call(this.transport, 'DELETE', schedulePath(id))
+  }
+
+  /** DELETE /schedules?tag=, again until done: every schedule with the tag deleted, as deleteSchedule deletes one. */
+  deleteSchedulesByTag(tag: string): Promise<Api.ScheduleTagDeleteResult> {
+    return deleteSchedulesByTag(this.transport, tag)
   }
 
   /** POST /schedules/{id}/pause or /resume. */

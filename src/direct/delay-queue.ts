@@ -24,6 +24,7 @@ import type { MoveTo, PromoteDueResult } from '../store/promote'
 import { runDue, runNow, type RunDueInput, type RunDueResult, type RunNowAnswer } from './run-now'
 import type { TagPage } from '../store/tag-page'
 import type { TagCancelOptions, TagCancelResult } from '../store/tag-cancel'
+import type { ScheduleTagDeleteOptions, ScheduleTagDeleteResult } from '../store/schedule-tag-delete'
 import { cancelByTag, listByTag, type TagPageOptions } from './tag-actions'
 import { validateLimit, validateQueueFilter } from './page-rules'
 import type { ScheduledJob } from '../contract/job'
@@ -39,6 +40,8 @@ export type {
   RunNowAnswer,
   ScheduleInput,
   ScheduleListPage,
+  ScheduleTagDeleteOptions,
+  ScheduleTagDeleteResult,
   ScheduleView,
   TagCancelOptions,
   TagCancelResult,
@@ -211,6 +214,14 @@ export class DelayQueue {
   /** Remove a schedule: no occurrence is created after this returns. Throws ScheduleNotFoundError. */
   deleteSchedule(id: string): Promise<void> {
     return this.recurring.delete(id)
+  }
+
+  /**
+   * Remove every schedule with the tag, each as deleteSchedule() removes one: no occurrence of those it deleted is
+   * created after this returns. With `budgetMs`, answers `done: false` when schedules are left; call again for them.
+   */
+  deleteSchedulesByTag(tag: string, options: ScheduleTagDeleteOptions = {}): Promise<ScheduleTagDeleteResult> {
+    return this.recurring.deleteByTag(tag, options)
   }
 
   /** Pause (no occurrence pending) or resume (the next one from now) a schedule. Throws ScheduleNotFoundError. */

@@ -507,6 +507,7 @@ describe('serverless package --stage prod --param=apiEndpoint=httpApi --param=sc
       'ANY /scheduler/{proxy+}',
       'DELETE /jobs',
       'DELETE /jobs/{id}',
+      'DELETE /schedules',
       'DELETE /schedules/{id}',
       'GET /flow',
       'GET /jobs',
