@@ -160,9 +160,7 @@ export class DelayQueueApiClient {
   }
 
   /** DELETE /schedules?tag=, again until done: every schedule with the tag deleted, as deleteSchedule deletes one. */
-  deleteSchedulesByTag(tag: string): Promise<Api.ScheduleTagDeleteResult> {
-    return deleteSchedulesByTag(this.transport, tag)
-  }
+  readonly deleteSchedulesByTag = (tag: string) => deleteSchedulesByTag(this.transport, tag)
 
   /** POST /schedules/{id}/pause or /resume. */
   async pauseSchedule(id: string, paused = true): Promise<Api.ScheduleView> {

@@ -215,14 +215,8 @@ export class DelayQueue {
   deleteSchedule(id: string): Promise<void> {
     return this.recurring.delete(id)
   }
-
-  /**
-   * Remove every schedule with the tag, each as deleteSchedule() removes one: no occurrence of those it deleted is
-   * created after this returns. With `budgetMs`, answers `done: false` when schedules are left; call again for them.
-   */
-  deleteSchedulesByTag(tag: string, options: ScheduleTagDeleteOptions = {}): Promise<ScheduleTagDeleteResult> {
-    return this.recurring.deleteByTag(tag, options)
-  }
+  /** Every schedule with the tag, each as deleteSchedule; with `budgetMs`, `done: false` says some are left. */
+  readonly deleteSchedulesByTag: RecurringSchedules['deleteByTag'] = (...a) => this.recurring.deleteByTag(...a)
 
   /** Pause (no occurrence pending) or resume (the next one from now) a schedule. Throws ScheduleNotFoundError. */
   pauseSchedule(id: string, paused = true): Promise<ScheduleView> {

@@ -52,7 +52,7 @@ export class RecurringSchedules {
   }
 
   /** Every schedule with the tag, each as delete() deletes one (src/store/schedule-tag-delete.ts). */
-  async deleteByTag(tag: string, options: ScheduleTagDeleteOptions): Promise<ScheduleTagDeleteResult> {
+  async deleteByTag(tag: string, options: ScheduleTagDeleteOptions = {}): Promise<ScheduleTagDeleteResult> {
     validateTag(tag)
     const { redis, keys, replication } = this.store
     await guard(verifyLayout(redis, keys))
