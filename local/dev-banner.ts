@@ -47,7 +47,7 @@ export function apiRouteLines(): string[] {
       .replace('/queues/{id}', '/queues/{queue}')
       .replace('/keys/{id}', '/keys/{key}')
       .replace('/tags/{id}', '/tags/{tag}')
-    const tagQuery = path === '/jobs' ? ' (GET|DELETE ?tag=T: by tag)' : ''
+    const tagQuery = path === '/jobs' || path === '/schedules' ? ' (GET|DELETE ?tag=T: by tag)' : ''
     families.set(family, [...(families.get(family) ?? []), `${methods.join('|')} ${shown}${tagQuery}`])
   }
   return [...families.values()].map((entries) => entries.join(', '))

@@ -13,11 +13,15 @@
   ARGV[5] when      the delay or the time; "" for "now"
 
   Returns { 1, dueMs, previousDueMs } when it was moved, { 2, dueMs } when it was due already ("now": unchanged).
+  A job waiting for a dispatch retry (released after a failed send: no lease, an error kept) is moved by "now" only:
+  its retry comes now (its place in the inflight set), as the retry it waits for would (attempt counts unchanged).
   Error codes:
      0 JOB_NOT_FOUND    no such job (never existed, cancelled, or already in SQS)
-    -2 JOB_DISPATCHING  a scanner holds it, or it waits for a dispatch retry: its dispatch is under way
+    -2 JOB_DISPATCHING  a scanner holds it (its dispatch is under way), or it waits for a retry and "delay"/"at" asked
     -7 JOB_DEAD         in the dead set: revive it (the dead set's retry), which is the action for a dead job
-  Helpers: jobSideKeys, nowMs, reindexBucket, wakeIfEarliest
+    -8 JOB_HELD         flow control holds it (unleased in the inflight set without a failed send: a pause or a rate,
+                        lua/flow-hold.lua, lua/includes/flowPace.lua): its resume or its rate lets it go, not this
+  Helpers: jobSideKeys, nowMs, reindexBucket, wakeIfEarliest, waitsForRetry
 ]]
 local k = jobSideKeys(1)
 local id, bucketNo, wake, kind = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -26,7 +30,16 @@ local due = redis.call('ZSCORE', k.bucket, id)
 if not due then
   if redis.call('HEXISTS', k.jobs, id) == 0 then return 0 end
   if redis.call('ZSCORE', k.dead, id) then return -7 end
-  return -2
+  local lease = redis.call('HGET', k.leases, id)
+  if not (lease and waitsForRetry(lease)) then return -2 end
+  if redis.call('HEXISTS', k.errors, id) == 0 then return -8 end
+  if kind ~= 'now' then return -2 end
+  local retryAt, now = tonumber(redis.call('ZSCORE', k.inflight, id)), nowMs()
+  if retryAt <= now then return { 2, retryAt } end
+  redis.call('ZADD', k.inflight, now, id)
+  -- A sleeping scanner wakes for it (a hint of its bucket: the claim takes due retries before any bucket).
+  redis.call('PUBLISH', wake, now .. ':' .. bucketNo)
+  return { 1, now, retryAt }
 end
 local now = nowMs()
 due = tonumber(due)

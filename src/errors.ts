@@ -20,6 +20,7 @@ export enum ScriptErrorCode {
   JobMaybeDispatched = -5,
   IdempotencyKeyReused = -6,
   JobDead = -7,
+  JobHeld = -8,
   ScheduleNotFound = JobNotFound,
   ScheduleChanged = -4,
 }
@@ -77,6 +78,17 @@ export class JobDispatchingError extends DelayQueueError {
   readonly code = 'Conflict'
   constructor(readonly jobId: string) {
     super(`job "${jobId}" is being handed to SQS right now; it can no longer be changed or cancelled`)
+  }
+}
+
+/** Run now of a job flow control holds (a pause, a rate): its resume or its rate lets it go. */
+export class JobHeldError extends DelayQueueError {
+  readonly code = 'Conflict'
+  constructor(
+    readonly jobId: string,
+    why = 'a pause or a rate',
+  ) {
+    super(`job "${jobId}" is held by flow control (${why}): it leaves when that lets it go (GET /jobs/{id} shows it)`)
   }
 }
 
@@ -264,6 +276,8 @@ export function scriptError(code: ScriptErrorCode, jobId: string, existing?: Exi
       return new IdempotencyKeyReusedError(jobId)
     case ScriptErrorCode.JobDead:
       return new JobDeadError(jobId)
+    case ScriptErrorCode.JobHeld:
+      return new JobHeldError(jobId)
     case ScriptErrorCode.OccurrenceOfSchedule: {
       const occurrence = parseOccurrenceId(jobId)
       if (!occurrence) throw new Error('OccurrenceOfSchedule needs an occurrence id')

@@ -15,6 +15,7 @@ export {
   ConfigError,
   DelayQueueError,
   JobDeadError,
+  JobHeldError,
   JobDispatchingError,
   JobMaybeDispatchedError,
   IdempotencyKeyReusedError,

@@ -5,7 +5,7 @@
 import { regionOf, sigV4Signer, signingServiceOf } from './signer'
 import { DelayQueueApiError } from './errors'
 import { scheduleBatch } from './batch'
-import { cancelByTag } from './tag-calls'
+import { cancelByTag, deleteSchedulesByTag } from './tag-calls'
 import { pageQuery, type PageOptions } from './page-query'
 import { withId } from './own-job'
 import { idempotencyHeader, newIdempotencyKey } from './idempotency-key'
@@ -158,6 +158,9 @@ export class DelayQueueApiClient {
   async deleteSchedule(id: string): Promise<void> {
     await call(this.transport, 'DELETE', schedulePath(id))
   }
+
+  /** DELETE /schedules?tag=, again until done: every schedule with the tag deleted, as deleteSchedule deletes one. */
+  readonly deleteSchedulesByTag = (tag: string) => deleteSchedulesByTag(this.transport, tag)
 
   /** POST /schedules/{id}/pause or /resume. */
   async pauseSchedule(id: string, paused = true): Promise<Api.ScheduleView> {

@@ -6,6 +6,7 @@ export type {
   RunDueInput,
   RunDueResult,
   RunNowAnswer,
+  ScheduleTagDeleteResult,
   TagCancelResult,
   WriteOptions,
 } from '../direct/delay-queue'

@@ -17,6 +17,7 @@ export type RouteName =
   | 'getSchedule'
   | 'putSchedule'
   | 'deleteSchedule'
+  | 'deleteSchedulesByTag'
   | 'pauseSchedule'
   | 'resumeSchedule'
   | 'listFlow'
@@ -37,7 +38,7 @@ const PATHS: Record<string, Partial<Record<Method, RouteName>>> = {
   '/stats': { GET: 'stats' },
   '/jobs/{id}': { GET: 'getJob', PUT: 'putJob', DELETE: 'deleteJob' },
   '/jobs/{id}/run': { POST: 'runJob' },
-  '/schedules': { GET: 'listSchedules' },
+  '/schedules': { GET: 'listSchedules', DELETE: 'deleteSchedulesByTag' },
   '/schedules/{id}': { GET: 'getSchedule', PUT: 'putSchedule', DELETE: 'deleteSchedule' },
   '/schedules/{id}/pause': { POST: 'pauseSchedule' },
   '/schedules/{id}/resume': { POST: 'resumeSchedule' },

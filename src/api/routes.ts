@@ -17,7 +17,7 @@ export interface RouteOptions {
   maxBatchBytes: number
 }
 
-/** How long one DELETE /jobs?tag= keeps starting steps (src/store/tag-cancel.ts). */
+/** How long one DELETE /jobs?tag= or DELETE /schedules?tag= keeps starting steps (src/store/tag-cancel.ts). */
 export const CANCEL_BY_TAG_BUDGET_MS = 5_000
 /** Script runs of one POST /jobs/run-due (each reads at most 500 jobs and 256 due buckets of one shard). */
 export const RUN_DUE_RUNS_PER_REQUEST = 64
@@ -141,6 +141,14 @@ export const routes: Record<RouteName, RouteHandler> = {
   async deleteSchedule(queue, _event, id) {
     await queue.deleteSchedule(id!)
     return noContent()
+  },
+
+  async deleteSchedulesByTag(queue, event) {
+    const query = event.queryStringParameters ?? {}
+    if (query.tag === undefined) throw new ValidationError([{ path: 'tag', message: 'is required' }])
+    // As for cancelByTag: what is left after the budget is answered as not done, for another call.
+    const result = await queue.deleteSchedulesByTag(query.tag, { budgetMs: CANCEL_BY_TAG_BUDGET_MS })
+    return json(200, { tag: query.tag, ...result })
   },
 
   async pauseSchedule(queue, _event, id) {

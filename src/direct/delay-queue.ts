@@ -24,6 +24,7 @@ import type { MoveTo, PromoteDueResult } from '../store/promote'
 import { runDue, runNow, type RunDueInput, type RunDueResult, type RunNowAnswer } from './run-now'
 import type { TagPage } from '../store/tag-page'
 import type { TagCancelOptions, TagCancelResult } from '../store/tag-cancel'
+import type { ScheduleTagDeleteOptions, ScheduleTagDeleteResult } from '../store/schedule-tag-delete'
 import { cancelByTag, listByTag, type TagPageOptions } from './tag-actions'
 import { validateLimit, validateQueueFilter } from './page-rules'
 import type { ScheduledJob } from '../contract/job'
@@ -39,6 +40,8 @@ export type {
   RunNowAnswer,
   ScheduleInput,
   ScheduleListPage,
+  ScheduleTagDeleteOptions,
+  ScheduleTagDeleteResult,
   ScheduleView,
   TagCancelOptions,
   TagCancelResult,
@@ -212,6 +215,8 @@ export class DelayQueue {
   deleteSchedule(id: string): Promise<void> {
     return this.recurring.delete(id)
   }
+  /** Every schedule with the tag, each as deleteSchedule; with `budgetMs`, `done: false` says some are left. */
+  readonly deleteSchedulesByTag: RecurringSchedules['deleteByTag'] = (...a) => this.recurring.deleteByTag(...a)
 
   /** Pause (no occurrence pending) or resume (the next one from now) a schedule. Throws ScheduleNotFoundError. */
   pauseSchedule(id: string, paused = true): Promise<ScheduleView> {

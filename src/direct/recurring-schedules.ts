@@ -3,6 +3,13 @@
 import type { Config } from '../config'
 import { ScheduleChangedError, ScheduleNotFoundError } from '../errors'
 import type { ScheduleStore } from '../store/schedule-store'
+import { verifyLayout } from '../store/layout'
+import { guard } from '../store/redis/redis-errors'
+import {
+  deleteSchedulesByTag,
+  type ScheduleTagDeleteOptions,
+  type ScheduleTagDeleteResult,
+} from '../store/schedule-tag-delete'
 import type { ScanStarter } from '../on-demand/start/scan-starter'
 import { validateScheduleId, writableId } from './id-rules'
 import { validateSchedule, type ScheduleInput } from './schedule-validation'
@@ -42,6 +49,14 @@ export class RecurringSchedules {
 
   async delete(id: string): Promise<void> {
     await this.store.delete(validateScheduleId(id))
+  }
+
+  /** Every schedule with the tag, each as delete() deletes one (src/store/schedule-tag-delete.ts). */
+  async deleteByTag(tag: string, options: ScheduleTagDeleteOptions = {}): Promise<ScheduleTagDeleteResult> {
+    validateTag(tag)
+    const { redis, keys, replication } = this.store
+    await guard(verifyLayout(redis, keys))
+    return guard(deleteSchedulesByTag(redis, keys, replication, tag, options))
   }
 
   async pause(id: string, paused: boolean): Promise<ScheduleView> {

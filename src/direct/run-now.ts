@@ -3,7 +3,8 @@
 // store does the moving (src/store/promote.ts); in on-demand scan mode a scanner is started for what is due now.
 import { z } from 'zod'
 import type { Config } from '../config'
-import { ValidationError, type ErrorDetail } from '../errors'
+import { JobHeldError, ValidationError, type ErrorDetail } from '../errors'
+import { withHeldReason } from '../flow/flow-held-view'
 import type { JobStore } from '../store/job-store'
 import { type MoveTo, Promoter, type PromoteDueResult } from '../store/promote'
 import { promoteByTag } from '../store/tag-promote'
@@ -21,8 +22,9 @@ export interface RunNowAnswer {
 }
 
 /**
- * Run now, or (the dashboard's reschedule) move to `to`: only the due time changes. Throws JobNotFoundError,
- * JobDispatchingError (a scanner holds it), or JobDeadError (the dead set retries it).
+ * Run now, or (the dashboard's reschedule) move to `to`: only the due time changes; a job waiting for a dispatch retry
+ * is retried now. Throws JobNotFoundError, JobDispatchingError (a scanner holds it), JobHeldError (flow control holds
+ * it: which pause or rate, in its message), or JobDeadError (the dead set retries it).
  */
 export async function runNow(
   store: JobStore,
@@ -30,13 +32,25 @@ export async function runNow(
   id: string,
   to: MoveTo = { now: true },
 ): Promise<RunNowAnswer> {
-  const p = await new Promoter(store).promote(validateJobRef(id), to)
+  const p = await new Promoter(store).promote(validateJobRef(id), to).catch(async (e) => {
+    throw e instanceof JobHeldError ? new JobHeldError(e.jobId, await heldWhy(store, e.jobId)) : e
+  })
   // On-demand scan mode: a job due now needs a running scanner, as a new job due now does. Also one that was due
   // already: its own start may have given up, or this is a retry of a run now whose answer (and start) was lost.
   // Moved to a time within the horizon, it needs one as an enqueue for that time does.
   if ('now' in to) await starter?.afterRunNow(`${p.id}@${p.runAtMs}`, { jobId: p.id })
   else await starter?.afterSchedule(p.id, p.runAtMs)
   return { id: p.id, runAt: isoTime(p.runAtMs), previousRunAt: isoTime(p.previousRunAtMs) }
+}
+
+/** What holds a held job, in words: which pause, or which rate until when (its view's `held`). */
+async function heldWhy(store: JobStore, id: string): Promise<string | undefined> {
+  const view = await store.get(id)
+  const held = view && (await withHeldReason(store.redis, store.keys, view)).held
+  if (!held) return undefined
+  const target =
+    'tag' in held ? `tag "${held.tag}"` : 'flowKey' in held ? `flow key "${held.flowKey}"` : `queue "${held.queue}"`
+  return held.reason === 'paused' ? `${target} is paused` : `the rate of ${target}, until ${held.until}`
 }
 
 /** With `tag`: `inFlight` counts the jobs of the tag whose dispatch is under way (not moved). */

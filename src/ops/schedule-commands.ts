@@ -3,13 +3,19 @@ import { readFileSync } from 'node:fs'
 import type { DelayQueue } from '../direct/delay-queue'
 import { ScheduleNotFoundError } from '../errors'
 
-export const SCHEDULE_USAGE = `  sdq schedules list [--cursor ID] [--limit N]
+export const SCHEDULE_USAGE = `  sdq schedules list [--tag T] [--cursor ID] [--limit N]
   sdq schedules get <id>
   sdq schedules put <id> --json '{"queue":...,"cron":...}' | --file schedule.json
-  sdq schedules pause <id> | resume <id> | delete <id>`
+  sdq schedules pause <id> | resume <id> | delete <id>
+  sdq schedules delete --tag T
+      every schedule with the tag, each as "delete <id>" deletes one`
+
+/** A usage mistake: sdq prints it with the usage and exits 2. */
+export class ScheduleCommandError extends Error {}
 
 export interface ScheduleFlags {
   cursor?: string
+  tag?: string
   limit?: number
   json?: string
   file?: string
@@ -22,7 +28,15 @@ export async function scheduleCommand(
   id: string | undefined,
   flags: ScheduleFlags,
 ): Promise<unknown[]> {
-  if (sub === 'list') return [await queue.listSchedules({ cursor: flags.cursor ?? null, limit: flags.limit ?? 50 })]
+  if (sub === 'list') {
+    const tag = flags.tag === undefined ? {} : { tag: flags.tag }
+    return [await queue.listSchedules({ cursor: flags.cursor ?? null, limit: flags.limit ?? 50, ...tag })]
+  }
+  if (sub === 'delete' && flags.tag !== undefined) {
+    if (id) throw new ScheduleCommandError('name a schedule id or --tag T, not both')
+    // A local tool: no time budget, the delete runs until every schedule with the tag is gone.
+    return [{ tag: flags.tag, ...(await queue.deleteSchedulesByTag(flags.tag)) }]
+  }
   if (!id) throw new Error(`name a schedule id\n${SCHEDULE_USAGE}`)
   switch (sub) {
     case 'get': {

@@ -13,7 +13,7 @@
 //   run-due --before T [--queue Q] [--cursor C]  every pending job due before T due now, step by step
 //   run-due --tag T [--before T] [--cursor C]    every pending job with the tag (due before T) due now
 //   stats                                     counts per target queue
-//   schedules list|get|put|pause|resume|delete  recurring schedules (src/ops/schedule-commands.ts)
+//   schedules list|get|put|pause|resume|delete  recurring schedules (src/ops/schedule-commands.ts); delete --tag T
 //   flow list|pause|resume|rate               pause a queue, a flow key or a tag, give a rate (src/ops/flow-commands.ts)
 //   dashboard [--port N] [--host H]           the operator dashboard over REDIS_URL (default 127.0.0.1:3003); no AWS;
 //                                             a --host beyond loopback needs SDQ_DASHBOARD_TOKEN (docs/operations.md)
@@ -25,7 +25,7 @@ import { createSqsClient } from '../sqs/sqs-client'
 import { DelayQueueError } from '../errors'
 import { redrive } from './redrive'
 import { DelayQueue } from '../direct/delay-queue'
-import { SCHEDULE_USAGE, scheduleCommand } from './schedule-commands'
+import { SCHEDULE_USAGE, ScheduleCommandError, scheduleCommand } from './schedule-commands'
 import { startDashboard } from './dashboard/server'
 import { JOB_USAGE, JobCommandError, jobCommand } from './job-commands'
 import { isoTime } from '../shared/iso-time'
@@ -115,6 +115,7 @@ async function main(argv: string[]): Promise<number> {
     } else if (command === 'schedules') {
       const flags = {
         cursor: values.cursor,
+        tag: values.tag,
         limit: number('limit', values.limit),
         json: values.json,
         file: values.file,
@@ -208,7 +209,8 @@ function isUsage(e: unknown): e is Error {
     e instanceof UsageError ||
     e instanceof JobCommandError ||
     e instanceof RunCommandError ||
-    e instanceof FlowCommandError
+    e instanceof FlowCommandError ||
+    e instanceof ScheduleCommandError
   )
 }
 

@@ -9,6 +9,8 @@ import { inflateRawSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bundledPackages, notRuntimeDependencies } from '../support/bundled-packages'
 import { oneAtATime } from '../../devkit/package-lock'
+import { deployedWith } from '../support/cfn-conditions'
+import { ROUTES } from '../../src/api/router'
 
 const root = resolve(__dirname, '../..')
 type Json = Record<string, any>
@@ -98,8 +100,9 @@ let template: Json
 let resources: Record<string, Json>
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type)
 const fn = (key: string): Json => resources[`${key[0]!.toUpperCase()}${key.slice(1)}LambdaFunction`]!.Properties
+/** A role's statements as deployed with the stack parameters' defaults (optional grants are `Fn::If`s). */
 const statements = (roleId: string): Json[] =>
-  resources[roleId]!.Properties.Policies.flatMap((p: Json) => p.PolicyDocument.Statement)
+  deployedWith(template, resources[roleId]!.Properties.Policies as Json[]).flatMap((p) => p.PolicyDocument.Statement)
 /** The actions of a role's inline policies on one service (`prefix`: 'sqs:', 'lambda:'). */
 const actionsOn = (prefix: string, roleId: string) =>
   statements(roleId)
@@ -377,10 +380,12 @@ describe('serverless package --stage prod --param=apiEndpoint=httpApi --param=sc
       [['sqs:SendMessage'], getAtt('TargetQueueWebhooksDlq')],
     ])
     expect(actionsOn('ssm:', 'ForwarderRole')).toEqual(['ssm:GetParameter'])
+    expect(actionsOn('secretsmanager:', 'ForwarderRole')).toEqual([])
     expect(actionsOn('lambda:', 'ForwarderRole')).toEqual([])
-    const env = fn('forwarder').Environment.Variables
+    const env = deployedWith(template, fn('forwarder').Environment.Variables)
     expect(env).toMatchObject({
       WEBHOOK_SECRET_PARAMETER: '/serverless-delay-queue/prod/webhook-secrets',
+      WEBHOOK_SECRET_ID: '',
       WEBHOOK_SECRETS: '',
       HTTP_ALLOW_LOOPBACK: 'false',
       DEPLOY_STAGE: 'prod',
@@ -389,6 +394,30 @@ describe('serverless package --stage prod --param=apiEndpoint=httpApi --param=sc
     expect(fn('api').Environment.Variables).toMatchObject({ HTTP_TARGETS: 'webhooks', DEPLOY_STAGE: 'prod' })
     const logs = statements('ForwarderRole').find((s) => asList<string>(s.Action).includes('logs:PutLogEvents'))!
     expect(logs.Resource).toEqual(getAtt('ForwarderLogGroup'))
+  })
+
+  it('lets the HTTP forwarder read the Secrets Manager secret WebhookSecretId names, that one only, in place of SSM', () => {
+    // prepare: the stack parameter as a deploy sets it (--param=webhookSecretId=... or WEBHOOK_SECRET_ID)
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:sdq/webhooks-AbC123'
+    const given = { WebhookSecretId: arn }
+    // act
+    const granted = deployedWith(template, resources.ForwarderRole!.Properties.Policies as Json[], given).flatMap(
+      (p) => p.PolicyDocument.Statement,
+    )
+    const env = deployedWith(template, fn('forwarder').Environment.Variables, given)
+    // assess: GetSecretValue on that ARN and nothing else of Secrets Manager; one secret source; the SSM grant stays
+    expect(granted.filter((s) => asList<string>(s.Action).some((a) => a.startsWith('secretsmanager:')))).toEqual([
+      { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: arn },
+    ])
+    expect(env).toMatchObject({ WEBHOOK_SECRET_ID: arn, WEBHOOK_SECRET_PARAMETER: '' })
+    expect(actionsOn('ssm:', 'ForwarderRole')).toEqual(['ssm:GetParameter'])
+    // a name or a partial ARN would be granted nothing (IAM matches the full ARN): the stack refuses them
+    const pattern = new RegExp(template.Parameters.WebhookSecretId.AllowedPattern)
+    expect(
+      [arn, '', 'sdq/webhooks', 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:sdq/webhooks'].map((v) =>
+        pattern.test(v),
+      ),
+    ).toEqual([true, true, false, false])
   })
 
   it('alarms on late, dead-lettered and DLQ-ed jobs, a nearly full Redis and scan errors, notifying the optional topic', () => {
@@ -502,29 +531,15 @@ describe('serverless package --stage prod --param=apiEndpoint=httpApi --param=sc
 
   it('puts IAM authorization on every API route', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties)
-    expect(routes.map((r) => r.RouteKey).sort()).toEqual([
-      // The Scheduler-compatible API's own base URL (docs/scheduler-api.md), behind the same authorizer.
-      'ANY /scheduler/{proxy+}',
-      'DELETE /jobs',
-      'DELETE /jobs/{id}',
-      'DELETE /schedules/{id}',
-      'GET /flow',
-      'GET /jobs',
-      'GET /jobs/{id}',
-      'GET /schedules',
-      'GET /schedules/{id}',
-      'GET /stats',
-      'POST /jobs',
-      'POST /jobs/batch',
-      'POST /jobs/run-due',
-      'POST /jobs/{id}/run',
-      'POST /schedules/{id}/pause',
-      'POST /schedules/{id}/resume',
-      'PUT /flow/keys/{id}',
-      'PUT /flow/queues/{id}',
-      'PUT /jobs/{id}',
-      'PUT /schedules/{id}',
-    ])
+    // Every route the API function's router serves (src/api/router.ts), and no other: a route missing here answers 404
+    // from API Gateway before the function runs.
+    expect(routes.map((r) => r.RouteKey).sort()).toEqual(
+      [
+        // The Scheduler-compatible API's own base URL (docs/scheduler-api.md), behind the same authorizer.
+        'ANY /scheduler/{proxy+}',
+        ...ROUTES.map((r) => r.key),
+      ].sort(),
+    )
     for (const r of routes) expect(r.AuthorizationType).toBe('AWS_IAM')
     expect(ofType('AWS::Lambda::Url')).toEqual([]) // no second way in
   })
@@ -651,6 +666,8 @@ describe('serverless.yml for the local stage and with parameters', () => {
     for (const event of config.functions.api.events) expect(event.httpApi.authorizer).toBe('')
     expect(config.functions.scan.events[0].schedule.enabled).toBe(false)
     expect(config.functions.api.environment.REDIS_URL).toBe('redis://127.0.0.1:6379')
+    // serverless-offline resolves no CloudFormation condition: the forwarder's settings are plain strings there
+    for (const value of Object.values(config.functions.forwarder.environment)) expect(typeof value).toBe('string')
   }, 120_000)
 
   it('derives the visibility timeout from the consumer timeout and takes maxReceiveCount as a parameter', async () => {
@@ -658,6 +675,12 @@ describe('serverless.yml for the local stage and with parameters', () => {
     const queue = config.resources.Resources.TargetQueueOrders.Properties
     expect(queue.VisibilityTimeout).toBe(360)
     expect(queue.RedrivePolicy.maxReceiveCount).toBe(9)
+  }, 120_000)
+
+  it("takes the forwarder's Secrets Manager secret as the webhookSecretId parameter", async () => {
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:sdq/webhooks-AbC123'
+    const config = await printConfig('prod', `--param=webhookSecretId=${arn}`)
+    expect(config.resources.Parameters.WebhookSecretId.Default).toBe(arn)
   }, 120_000)
 
   it('takes the SNS topic of the alarms as the alarmTopicArn parameter', async () => {

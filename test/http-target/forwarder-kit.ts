@@ -19,6 +19,8 @@ import { startReceiver, type Receiver } from './receiver'
 export const TARGET = 'hooks'
 
 export interface Kit {
+  /** The HTTP target queue's name (TARGET unless asked otherwise). */
+  target: string
   secret: string
   receiver: Receiver
   queue: Awaited<ReturnType<typeof queueWithDlq>>
@@ -29,16 +31,22 @@ export interface Kit {
   close(): Promise<void>
 }
 
-export async function startKit(env: Record<string, string> = {}, options: ForwarderOptions = {}): Promise<Kit> {
+/** `target`: the HTTP target queue's name; one ending in .fifo makes its SQS queue (and DLQ) FIFO. */
+export async function startKit(
+  env: Record<string, string> = {},
+  options: ForwarderOptions = {},
+  target = TARGET,
+): Promise<Kit> {
   const secret = `whsec_${randomBytes(32).toString('base64')}`
   const receiver = await startReceiver(secret)
   // Visibility beyond the handler's time, as the template sets it (6 x the function timeout): only the toolkit's
   // retry delays bring a message back early.
-  const queue = await queueWithDlq(`hooks-${randomUUID().slice(0, 8)}`, 3, { VisibilityTimeout: '60' })
+  const fifo = target.endsWith('.fifo') ? '.fifo' : ''
+  const queue = await queueWithDlq(`hooks-${randomUUID().slice(0, 8)}${fifo}`, 3, { VisibilityTimeout: '60' })
   const settingsEnv = {
     DEPLOY_STAGE: 'local',
     HTTP_ALLOW_LOOPBACK: 'true',
-    HTTP_TARGETS: TARGET,
+    HTTP_TARGETS: target,
     WEBHOOK_SECRETS: secret,
     HTTP_TIMEOUT_MS: '1000',
     ...env,
@@ -46,7 +54,7 @@ export async function startKit(env: Record<string, string> = {}, options: Forwar
   const engine = createEngine(
     loadConfig({
       REDIS_URL: inject('redisUrl'),
-      QUEUES: JSON.stringify({ [TARGET]: queue.url }),
+      QUEUES: JSON.stringify({ [target]: queue.url }),
       KEY_PREFIX: uniquePrefix('http'),
       ...settingsEnv,
     }),
@@ -63,6 +71,7 @@ export async function startKit(env: Record<string, string> = {}, options: Forwar
   })
   const pollers: SqsPoller[] = []
   return {
+    target,
     secret,
     receiver,
     queue,

@@ -5,6 +5,8 @@
 //   /bad       400
 //   /hang      never answers the first call of an id (the forwarder must cut it), then 200
 //   /redirect  302 to the instance metadata address
+//   /markup    422 with a body that runs script if a page inserted it as HTML
+//   /gate      503 with Retry-After: 1 until openGate() is called, then 200
 import { createServer, type IncomingMessage } from 'node:http'
 import { Webhook } from 'standardwebhooks'
 import { listenOnLoopback, type LoopbackServer } from '../../devkit/loopback-server'
@@ -22,7 +24,12 @@ export interface Receiver extends LoopbackServer {
   badSignatures: number
   /** Calls per webhook-id, successful answers only (2xx). */
   successes: Map<string, number>
+  /** From now on /gate answers 200. */
+  openGate(): void
 }
+
+/** What /markup answers. */
+export const MARKUP = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script><b>no such order</b>'
 
 export async function startReceiver(secret: string): Promise<Receiver> {
   const verifier = new Webhook(secret)
@@ -30,6 +37,7 @@ export async function startReceiver(secret: string): Promise<Receiver> {
   const successes = new Map<string, number>()
   const seen = new Map<string, number>()
   let badSignatures = 0
+  let gateOpen = false
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
@@ -54,6 +62,8 @@ export async function startReceiver(secret: string): Promise<Receiver> {
       if (path === '/bad')
         return res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"no such order"}')
       if (path === '/hang') return calls === 1 ? undefined : ok()
+      if (path === '/gate') return gateOpen ? ok() : res.writeHead(503, { 'retry-after': '1' }).end('closed')
+      if (path === '/markup') return res.writeHead(422, { 'content-type': 'text/html' }).end(MARKUP)
       if (path === '/redirect') {
         return res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/iam/' }).end()
       }
@@ -65,6 +75,9 @@ export async function startReceiver(secret: string): Promise<Receiver> {
     ...served,
     deliveries,
     successes,
+    openGate: () => {
+      gateOpen = true
+    },
     get badSignatures() {
       return badSignatures
     },

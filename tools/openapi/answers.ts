@@ -95,6 +95,15 @@ export const tagCancelAnswer = z.object({
   done: z.boolean().meta({ description: 'false: the time budget ran out; call again to cancel the rest' }),
 })
 
+export const scheduleTagDeleteAnswer = z.object({
+  tag: z.string(),
+  deleted: z
+    .number()
+    .int()
+    .meta({ description: 'schedules deleted: no occurrence of them is created after the answer' }),
+  done: z.boolean().meta({ description: 'false: the time budget ran out; call again to delete the rest' }),
+})
+
 const counts = z.object({ pending: z.number().int(), dead: z.number().int(), dispatched: z.number().int() }).loose()
 
 export const stats = z

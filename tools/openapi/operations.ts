@@ -164,6 +164,13 @@ export const OPERATIONS: Record<RouteName, Operation> = {
     bodyExample: SCHEDULE_INPUT,
   }),
   deleteSchedule: op('deleteSchedule', { summary: 'Delete a schedule', statuses: [204, ...READ, 404].sort() }),
+  deleteSchedulesByTag: op('deleteSchedulesByTag', {
+    summary: 'Delete every recurring schedule with a tag; done false: call again for the rest',
+    statuses: [200, ...READ].sort(),
+    answer: 'ScheduleTagDeleteAnswer',
+    example: { tag: 'order:42', deleted: 2, done: true },
+    query: [{ ...TAG, required: true, description: 'the tag' }],
+  }),
   pauseSchedule: op('pauseSchedule', {
     summary: 'Pause a schedule',
     // 409: the schedule kept changing under the read-then-write (ScheduleChangedError after a few tries)

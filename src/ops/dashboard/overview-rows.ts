@@ -32,4 +32,6 @@ export interface ScheduleRow {
   lastRunAt: string | null
   /** Occurrences handed to SQS so far. */
   runs: number
+  /** The schedule's tags, when it has some. */
+  tags?: string[]
 }

@@ -99,6 +99,7 @@ export class OverviewReader {
         nextRunAt: s.pendingMs === null ? null : isoTime(s.pendingMs),
         lastRunAt: s.lastRunMs === null ? null : isoTime(s.lastRunMs),
         runs: s.runs,
+        ...(s.spec.tags?.length ? { tags: s.spec.tags } : {}),
       })),
     }
   }

@@ -3,11 +3,12 @@
 // contract (src/contract/: the job view, the pending page, a dispatch error), ScanWindow, and the overview's rows.
 import type { DispatchError, JobView } from '../../../contract/job'
 import type { PendingJob } from '../../../contract/page'
+import type { ScheduleListPage, ScheduleView } from '../../../contract/schedule'
 import type { TaggedJob } from '../../../contract/tag'
 import type { ScanWindow } from '../../../scan/observe/scan-window'
 import type { DueTimeline, QueueRow, ScheduleRow } from '../overview-rows'
 
-export type { JobView }
+export type { JobView, ScheduleView }
 
 export type { DueTimeline, QueueRow, ScanWindow, ScheduleRow }
 
@@ -81,8 +82,12 @@ export const api = {
       'GET',
       `/api/pending?${new URLSearchParams({ queue, cursor, limit: String(limit), ...(tag ? { tag } : {}) })}`,
     ),
-  tagCount: (tag: string) => call<{ jobs: number }>('GET', `/api/tags/count?${new URLSearchParams({ tag })}`),
+  tagCount: (tag: string) =>
+    call<{ jobs: number; schedules: number }>('GET', `/api/tags/count?${new URLSearchParams({ tag })}`),
   cancelTag: (tag: string) => call<TagCancelAnswer>('DELETE', `/api/pending?${new URLSearchParams({ tag })}`),
+  taggedSchedules: (tag: string) => call<ScheduleListPage>('GET', `/api/schedules?${new URLSearchParams({ tag })}`),
+  deleteTaggedSchedules: (tag: string) =>
+    call<{ tag: string; deleted: number; done: boolean }>('DELETE', `/api/schedules?${new URLSearchParams({ tag })}`),
   cancel: (id: string) => call<void>('DELETE', job(id)),
   runNow: (id: string) => call<{ id: string; runAt: string; previousRunAt: string }>('POST', `${job(id)}/run`, {}),
   /** The first step sends `withinMs` (counted on Redis's clock), the next ones the `before` it answered. */

@@ -3,6 +3,7 @@
 // panel, where the operator is looking, not in the page's notice line.
 import { html } from 'lit-html'
 import { api, type JobView } from './api'
+import { deliveryRows } from './delivery'
 import { jobHash, jobOfHash } from './job-link'
 import { utc, when } from './times'
 
@@ -123,6 +124,7 @@ function dispatched(j: JobView) {
       (${Date.parse(j.acceptedAt!) - Date.parse(j.dueAt!)} ms after due)</dd>
     <dt>SQS message id</dt><dd><code data-field="messageId">${j.messageId}</code></dd>
     <dt>dispatch attempts</dt><dd data-field="attempts">${j.attempts}</dd>
+    ${deliveryRows(j.delivery)}
   </dl>`
 }
 

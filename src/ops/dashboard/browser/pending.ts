@@ -1,7 +1,8 @@
 // The pending-jobs panel: a page of jobs in due-time order (all target queues or one), paged with the API's cursor,
 // each row with its actions (run now, reschedule, cancel) and a link to the job (#job=<id>). A search narrows the page
 // shown to the jobs whose id or group holds the text; an id that is not on the page can be looked up whole. With a tag
-// (./tag-filter.ts), the page is that tag's jobs in id order, and they can all be cancelled at once.
+// (./tag-filter.ts), the page is that tag's jobs in id order, and they can all be cancelled at once; the recurring
+// schedules with the tag follow the table (./tagged-schedules.ts).
 // Read when the panel opens, when the queue changes, and by its buttons; the live refresh re-reads the first page only
 // (a deeper page stays as read, so it does not move under the reader).
 import { html } from 'lit-html'
@@ -80,7 +81,12 @@ export class PendingPanel {
     let page: PendingPage | undefined
     let error: string | undefined
     try {
-      page = await this.fetchPage(this.s.queue, this.s.trail.at(-1)!, PAGE_SIZE, this.tags.tag)
+      const tag = this.tags.tag
+      const [read] = await Promise.all([
+        this.fetchPage(this.s.queue, this.s.trail.at(-1)!, PAGE_SIZE, tag),
+        this.tags.schedules.load(tag),
+      ])
+      page = read
     } catch (e) {
       error = e instanceof Error ? e.message : String(e)
     }
@@ -153,6 +159,7 @@ export class PendingPanel {
         <thead><tr><th>runs at</th><th>id</th><th>queue</th><th>group</th><th>payload</th><th></th></tr></thead>
         <tbody>${rows.map((j) => this.row(j))}</tbody>
       </table>
+      ${this.tags.schedules.view()}
     </section>`
   }
 

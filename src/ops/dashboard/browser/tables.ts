@@ -81,7 +81,7 @@ export function schedules(o: Overview, act: Act) {
     <h2>Schedules</h2>
     <table data-testid="schedules">
       <thead><tr><th>id</th><th>queue</th><th>rule</th><th>time zone</th><th>next run</th><th>last run</th><th>runs</th>
-        <th>paused</th><th></th></tr></thead>
+        <th>paused</th><th>tags</th><th></th></tr></thead>
       <tbody>
         ${o.schedules.map(
           (s) => html`<tr data-schedule-id=${s.id}><td><code>${s.id}</code></td><td>${s.queue}</td>
@@ -89,6 +89,7 @@ export function schedules(o: Overview, act: Act) {
             <td data-field="nextRunAt">${s.nextRunAt ? utc(s.nextRunAt) : s.paused ? 'paused' : 'ended'}</td>
             <td>${s.lastRunAt ? utc(s.lastRunAt) : 'never'}</td><td data-field="runs">${s.runs}</td>
             <td data-field="paused">${s.paused ? 'yes' : 'no'}</td>
+            <td data-field="tags">${(s.tags ?? []).join(', ')}</td>
             <td class="actions">
               ${
                 s.paused

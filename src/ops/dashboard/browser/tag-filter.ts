@@ -2,8 +2,10 @@
 // cancels them once the reader confirmed the count it shows (how many jobs hold the tag now); the panel then says
 // how many were cancelled and how many were being sent (in flight: not cancelled). "Run all tagged now" makes them due
 // now, step by step (the server moves a bounded share per request and answers a cursor the page asks again with).
+// The recurring schedules with the tag are listed under the jobs, to be deleted all at once (./tagged-schedules.ts).
 import { html } from 'lit-html'
 import { api } from './api'
+import { TaggedSchedules } from './tagged-schedules'
 
 /** The app's way to run an action and report it in the notice line. */
 export type Act = (label: string, action: () => Promise<unknown>) => Promise<void>
@@ -13,14 +15,18 @@ export class TagFilter {
   tag = ''
   /** What the last cancel by tag did. */
   private outcome = ''
+  /** The schedules with the tag: the panel loads them with each page and shows them under it. */
+  readonly schedules: TaggedSchedules
 
   constructor(
-    /** The tag changed, or its jobs were cancelled: the panel reads its first page again. */
+    /** The tag changed, or its jobs or schedules were removed: the panel reads its first page again. */
     private readonly changed: () => void,
     private readonly act: Act = async (_label, action) => {
       await action()
     },
-  ) {}
+  ) {
+    this.schedules = new TaggedSchedules(changed, act)
+  }
 
   private cancelAll = async () => {
     const tag = this.tag
