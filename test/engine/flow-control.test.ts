@@ -90,7 +90,7 @@ describe.concurrent('flow control in the scan loop', () => {
     await t.close()
   })
 
-  // On one shard the claims pace the key's burst themselves (src/flow/flow-pace.ts); on several the gate holds it.
+  // On one shard the claims pace the key's burst at its rate, on several at each shard's share (src/flow/flow-pace.ts).
   it.each([SHARDS, 1])(
     'sends a key limited to 50/s at that rate, one burst ahead at most, while other jobs leave on time (%i shards)',
     async (shards) => {
