@@ -68,7 +68,7 @@
   Runs when Redis is at maxmemory too (the allow-oom flag on the first line): the queue must drain when it is full,
   and this script frees memory or holds it about level.
   Error codes: none.
-  Helpers: nowMs, movePending, encodeLease, decodeLease, waitsForRetry, flowPace
+  Helpers: nowMs, encodeLease, flowPace, inSlices, peekBucket, takeFromBucket, fullAtInFewBuckets, retakeExpired
 ]]
 local jobs, index, inflight, leases, errors, dead, counts =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
@@ -108,49 +108,6 @@ local function addClaimed(id, record, due, attempt, orderAt)
   n = n + 1
 end
 
--- 1. Leases that expired (their scanner died) and released jobs whose retry time has come. An idle scanner calls
--- this every poll interval: look at the head first, and scan only when something is due. Returns the head and
--- whether anything was looked at.
-local function retakeExpired()
-  local leaseHead = redis.call('ZRANGE', inflight, 0, 0, 'WITHSCORES')
-  local expired = {}
-  if leaseHead[1] and tonumber(leaseHead[2]) <= now then
-    expired = redis.call('ZRANGE', inflight, '-inf', now, 'BYSCORE', 'LIMIT', 0, limit, 'WITHSCORES')
-  end
-  for e = 1, #expired, 2 do
-    local id, score = expired[e], expired[e + 1]
-    local held = redis.call('HGET', leases, id)
-    local record = redis.call('HGET', jobs, id)
-    if not held or not record then
-      redis.call('ZREM', inflight, id)
-      redis.call('HDEL', leases, id)
-    else
-      local attempt, due, recoveries, faults = decodeLease(held)
-      -- A lease that expired (not one released for a retry) is a crash recovery, counted apart from dispatch
-      -- attempts: a job that SQS turned away many times during an outage and then lost one scanner is not dying.
-      -- Scanners that keep dying on the same job (maxAttempts expired leases) send it to the dead set. A released
-      -- job whose retry time came is retried whatever its counts: release.lua already decided it may live.
-      local crashed = not waitsForRetry(held)
-      if crashed then recoveries = recoveries + 1 end
-      if crashed and recoveries >= maxAttempts then
-        redis.call('ZREM', inflight, id)
-        redis.call('HDEL', leases, id)
-        redis.call('ZADD', dead, now, id)
-        redis.call('HSET', errors, id, cjson.encode({ attempts = attempt, at = now, due = due,
-          message = 'lease expired ' .. recoveries .. ' times: the scanners holding it stopped before acknowledging' }))
-        movePending(counts, record, 'dead')
-      else
-        attempt = attempt + 1
-        redis.call('ZADD', inflight, leaseUntil, id)
-        redis.call('HSET', leases, id, encodeLease(attempt, due, token, recoveries, faults))
-        -- A retry keeps the place it was released for (its retry time); an expired lease its due time.
-        addClaimed(id, record, due, attempt, crashed and due or score)
-      end
-    end
-  end
-  return leaseHead, #expired > 0
-end
-
 -- The hinted buckets' keys (KEYS[10..]) by bucket number: the buckets this call may read.
 local hinted = {}
 for i = 10, #KEYS do hinted[ARGV[i + 2]] = KEYS[i] end
@@ -164,68 +121,15 @@ for i = 10, #KEYS do hinted[ARGV[i + 2]] = KEYS[i] end
 -- records are read and written once per claim. Same jobs, same order as one look at the index per visit: a chunk
 -- stays the index's order as long as no bucket it holds gets a new score that is still due (that writes the changes
 -- and reads the index again).
--- PEEK: a burst's bucket rarely holds more than 3 due jobs (20,000 jobs in 16,384 buckets: ~1.2 a bucket that has
--- any); a bucket with more is read again for the rest. Not more: every score read is printed as text by Redis (7.0:
--- printf), and a steady stream's bucket holds ~100 jobs of which one is due (bench/profile.ts stream).
-local PEEK = 3
 -- After a visit that left its bucket still due (a backlog spread over time: a few due jobs in every bucket, and most
 -- visits end so), the index is read again in chunks of this many: a re-read of all the buckets the claim still needs
 -- would read ~take²/2 index members over a claim (measured: twice the Redis CPU a claim of 250 over 16,384 buckets).
 local REREAD_CHUNK = 16
 
--- One command over a long list of arguments, 1,000 values a call (pairs stay whole): unpack and a command's
--- argument count stay bounded whatever the claim's size.
-local function inSlices(command, key, values)
-  for from = 1, #values, 1000 do
-    redis.call(command, key, unpack(values, from, math.min(from + 999, #values)))
-  end
-end
-
--- A bucket's first jobs by rank, with their due times: `limit` + 1 of them, PEEK + 1 at most. Also the earliest of
--- a bucket due next (the bound of the bucket before it), so the index's scores need not be read.
-local function peek(bucket, limit)
-  local m = math.min(limit, PEEK)
-  return { read = redis.call('ZRANGE', bucket, 0, m, 'WITHSCORES'), m = m }
-end
-
 -- Buckets whose every job this claim took (its peek read the whole bucket): deleted with one DEL per claim, not one
 -- ZREM each. A burst empties a bucket per job or two, and each ZREM was a command of its own. Nothing reads an emptied
 -- bucket again before the DEL: it leaves the index with the same write (writeIndex), and visits come from the index.
 local drop = {}
-
--- The jobs of `bucket` due by `upto`, at most `limit`, earliest first (ids and due times appended to `ids`, `dues`),
--- removed from the bucket (or, when they were all of it, the bucket noted in `drop`); `peeked` is its peek. Returns
--- the bucket's earliest remaining due time (text, as the bucket gave it: a number would be printed by printf for the
--- index's ZADD), false when it is empty.
-local function takeFromBucket(bucket, peeked, upto, limit, ids, dues)
-  local read, m = peeked.read, peeked.m
-  local r = #read / 2
-  local taken = 0
-  while taken < r and taken < limit and tonumber(read[2 * taken + 2]) <= upto do
-    taken = taken + 1
-    ids[#ids + 1] = read[2 * taken - 1]; dues[#dues + 1] = read[2 * taken]
-  end
-  local from = #ids - taken + 1
-  if taken == r and r == m + 1 then
-    -- Every job read is due and the limit allows more: the bucket's other due jobs, by score.
-    if limit > r then
-      local more = redis.call('ZRANGE', bucket, '-inf', upto, 'BYSCORE', 'WITHSCORES', 'LIMIT', r, limit - r)
-      for j = 1, #more, 2 do
-        ids[#ids + 1] = more[j]; dues[#dues + 1] = more[j + 1]
-      end
-    end
-    if #ids >= from then redis.call('ZREM', bucket, unpack(ids, from, #ids)) end
-    local first = redis.call('ZRANGE', bucket, 0, 0, 'WITHSCORES')
-    return first[2] or false
-  end
-  if taken < r then
-    if taken > 0 then redis.call('ZREM', bucket, unpack(ids, from, #ids)) end
-    return read[2 * taken + 2]
-  end
-  -- Every job of the bucket taken (the peek read fewer than it asked for: the whole bucket).
-  drop[#drop + 1] = bucket
-  return false
-end
 
 local function takeDue()
   local ids, dues = {}, {}
@@ -265,7 +169,7 @@ local function takeDue()
         walking = false
         break
       end
-      local this = peeked or peek(bucket, budget)
+      local this = peeked or peekBucket(bucket, budget)
       peeked = nil
       -- Bound: the next due bucket's earliest job (its score in the index), read from that bucket itself.
       local upto = dueBy
@@ -274,14 +178,14 @@ local function takeDue()
         local nextBucket = hinted[nextNo]
         local first
         if nextBucket then
-          peeked = peek(nextBucket, budget)
+          peeked = peekBucket(nextBucket, budget)
           first = peeked.read[2]
         else
           first = redis.call('ZSCORE', index, nextNo)
         end
         if first and tonumber(first) < upto then upto = tonumber(first) end
       end
-      local rest = takeFromBucket(bucket, this, upto, budget, ids, dues)
+      local rest = takeFromBucket(bucket, this, upto, budget, ids, dues, drop)
       if not rest then
         emptied[#emptied + 1] = bucketNo
       else
@@ -328,25 +232,6 @@ local function takeDue()
   return redis.call('ZRANGE', index, 0, 1, 'WITHSCORES'), needHints
 end
 
--- Fewer than fullCount buckets are due within the look-ahead, but they may hold fullCount jobs between them (few
--- buckets, or a burst): the fullCount-th earliest due time of their jobs (a bucket not among KEYS counts its earliest
--- only), or -1. At most fullCount - 1 small reads.
-local function fullAtInFewBuckets(scored, upto)
-  local dues = {}
-  for j = 1, #scored, 2 do
-    local bucket = hinted[scored[j]]
-    if bucket then
-      local firsts = redis.call('ZRANGE', bucket, '-inf', upto, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, fullCount)
-      for k = 2, #firsts, 2 do dues[#dues + 1] = tonumber(firsts[k]) end
-    else
-      dues[#dues + 1] = tonumber(scored[j + 1])
-    end
-  end
-  if #dues < fullCount then return -1 end
-  table.sort(dues)
-  return dues[fullCount]
-end
-
 -- 3. What the caller needs for its next call: when to come back, and which buckets to bring. Only the buckets due
 -- soon: a claim carries its hints in and out, and a stream of 2-job claims must not haul hundreds of keys each time.
 local function nextCall(top, leaseHead, leasesMoved)
@@ -374,7 +259,7 @@ local function nextCall(top, leaseHead, leasesMoved)
         if #hints >= fullCount then
           fullAt = tonumber(scored[2 * fullCount])
         else
-          fullAt = fullAtInFewBuckets(scored, upto)
+          fullAt = fullAtInFewBuckets(scored, upto, hinted, fullCount)
         end
       end
     end
@@ -385,7 +270,11 @@ local function nextCall(top, leaseHead, leasesMoved)
   return nextDue, hints, nextInflight, fullAt
 end
 
-local leaseHead, retook = retakeExpired()
+-- 1. Leases that expired (their scanner died) and released jobs whose retry time has come; 2. due jobs; 3. the next
+-- call's hints and times.
+local leaseHead, retook = retakeExpired(
+  { jobs = jobs, inflight = inflight, leases = leases, errors = errors, dead = dead, counts = counts },
+  { now = now, limit = limit, maxAttempts = maxAttempts, leaseUntil = leaseUntil, token = token }, addClaimed)
 local top, needHints = takeDue()
 -- Held jobs left room in the limit: walk on (each walk takes as many jobs as the room left, which any of them fills).
 -- A few places left are not worth a walk: the caller claims again at once (more).

@@ -62,6 +62,11 @@ import flowSetLua from '../../lua/flow-set.lua'
 import flowResumeLua from '../../lua/flow-resume.lua'
 import flowTakeLua from '../../lua/flow-take.lua'
 import flowPace from '../../lua/includes/flowPace.lua'
+import inSlices from '../../lua/includes/inSlices.lua'
+import peekBucket from '../../lua/includes/peekBucket.lua'
+import takeFromBucket from '../../lua/includes/takeFromBucket.lua'
+import fullAtInFewBuckets from '../../lua/includes/fullAtInFewBuckets.lua'
+import retakeExpired from '../../lua/includes/retakeExpired.lua'
 import tagPromoteLua from '../../lua/tag-promote.lua'
 
 export type RedisClient = Redis | Cluster
@@ -96,6 +101,11 @@ export const LUA_HELPERS: Readonly<Record<string, string>> = {
   keepReceipt,
   expireReceipts,
   flowPace,
+  inSlices,
+  peekBucket,
+  takeFromBucket,
+  fullAtInFewBuckets,
+  retakeExpired,
 }
 
 /** The scripts by command name, as written in lua/ (before their helpers are prepended). */
