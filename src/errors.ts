@@ -86,9 +86,9 @@ export class JobHeldError extends DelayQueueError {
   readonly code = 'Conflict'
   constructor(
     readonly jobId: string,
-    why = 'a pause or a rate',
+    why?: string,
   ) {
-    super(`job "${jobId}" is held by flow control (${why}): it leaves when that lets it go (GET /jobs/{id} shows it)`)
+    super(`job "${jobId}" is held by flow control (${why ?? 'a pause or a rate'}): it leaves when that lets it go`)
   }
 }
 
