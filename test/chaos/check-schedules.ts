@@ -3,6 +3,7 @@
 // (not after an acknowledged pause, delete or replace), and every point of an acknowledged version's series reaches a
 // consumer, unless a fault near it explains a skip ("missed occurrences fire once": a late acknowledgement moves the
 // successor past the points that passed meanwhile).
+import { taggedVersions } from './check-schedule-tags'
 import { groupBy, type Delivery, type Fault, type History, type Op } from './history'
 import type { PromiseFigures, Violation } from './violation'
 
@@ -23,9 +24,10 @@ export function checkSchedules(h: History): { violations: Violation[]; figures: 
     (d) => d.scheduleId,
   )
   const ops = groupBy(
-    h.ops.filter((op) => op.kind.startsWith('sched-')),
+    h.ops.filter((op) => op.kind.startsWith('sched-') && op.kind !== 'sched-tag-delete'),
     (op) => op.id,
   )
+  for (const [sid, ends] of tagDeleteEnds(h.ops)) ops.get(sid)?.push(...ends)
   for (const [sid, list] of ops) {
     list.sort((a, b) => a.n - b.n)
     const { permits, spans, puts } = timeline(h, list)
@@ -140,3 +142,16 @@ function requiredPoints(
 }
 
 const faultNear = (faults: Fault[], from: number, to: number) => faults.some((f) => f.start <= to && f.end >= from)
+
+/**
+ * A delete by tag, for each schedule it may have deleted: an operation whose outcome is left open. It ends the span in
+ * which points are required; whether it removed the schedule and when is schedule-tag-delete-holds' to judge.
+ */
+function tagDeleteEnds(ops: readonly Op[]): Map<string, Op[]> {
+  const ends = new Map<string, Op[]>()
+  for (const del of ops.filter((op) => op.kind === 'sched-tag-delete' && op.outcome !== 'fail')) {
+    for (const sid of new Set(taggedVersions(ops, del).map((v) => v.id)))
+      ends.set(sid, [...(ends.get(sid) ?? []), { ...del, kind: 'sched-delete', id: sid, outcome: 'unknown' }])
+  }
+  return ends
+}

@@ -4,6 +4,7 @@ import { checkDuplicates } from './check-duplicates'
 import { checkFifo } from './check-fifo'
 import { checkFlow } from './check-flow'
 import { checkJobs } from './check-jobs'
+import { checkScheduleTagDeletes } from './check-schedule-tags'
 import { checkSchedules } from './check-schedules'
 import { checkTags } from './check-tags'
 import type { Delivery, EnvironmentFault, Fault, History, Op } from './history'
@@ -20,6 +21,7 @@ export function check(input: History): Verdict {
   const h = { ...input, ops: input.ops.map(definite) }
   const jobs = checkJobs(h)
   const schedules = checkSchedules(h)
+  const scheduleTags = checkScheduleTagDeletes(h)
   const fifo = checkFifo(h)
   const duplicates = checkDuplicates(h)
   const tags = checkTags(h)
@@ -28,6 +30,7 @@ export function check(input: History): Verdict {
     ...jobs.violations,
     ...tags.violations,
     ...schedules.violations,
+    ...scheduleTags.violations,
     ...fifo.violations,
     ...duplicates.violations,
     ...flow.paused.violations,
@@ -37,6 +40,7 @@ export function check(input: History): Verdict {
     ...jobs.figures,
     ...tags.figures,
     'schedule-series': schedules.figures,
+    'schedule-tag-delete-holds': scheduleTags.figures,
     'fifo-order': fifo.figures,
     'duplicates-bounded': duplicates.figures,
     'paused-held': flow.paused.figures,

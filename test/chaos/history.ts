@@ -9,7 +9,7 @@
 export type Outcome = 'ok' | 'fail' | 'unknown'
 
 export type JobOpKind = 'create' | 'put' | 'cancel' | 'tag-cancel'
-export type ScheduleOpKind = 'sched-put' | 'sched-pause' | 'sched-resume' | 'sched-delete'
+export type ScheduleOpKind = 'sched-put' | 'sched-pause' | 'sched-resume' | 'sched-delete' | 'sched-tag-delete'
 
 export interface Op {
   /** Position in the history (invoke order). */
@@ -17,7 +17,7 @@ export interface Op {
   client: string
   kind: JobOpKind | ScheduleOpKind
   /**
-   * Job or schedule id; a tag-cancel's tag. A create without an id names the id the client gave it (or the answer's).
+   * Job or schedule id; a tag-cancel's or sched-tag-delete's tag. A create without an id names the id the client gave it (or the answer's).
    */
   id: string
   /**
@@ -25,13 +25,16 @@ export interface Op {
    * debounced job (POST with onConflict debounce: recorded as a put, status 200 when it replaced the pending version).
    */
   via?: 'post' | 'post-no-id' | 'batch' | 'put' | 'debounce'
-  /** The job's tags (a write), as sent. */
+  /** The job's or schedule's tags (a write), as sent. */
   tags?: string[]
   /** A debounced write: how long after its incarnation's first write the job is due at the latest. */
   maxWaitMs?: number
   /** An ok tag-cancel: jobs it answered as cancelled, and as in flight (not cancelled). */
   cancelled?: number
   inFlight?: number
+  /** An ok sched-tag-delete (DELETE /schedules?tag=, called until done): schedules it deleted, and its last `done`. */
+  deleted?: number
+  done?: boolean
   /** The write's payload token (writes only). */
   token?: string
   /** What was asked: a delay or an absolute time (jobs), a rate from a start (schedules). */

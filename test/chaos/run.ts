@@ -14,6 +14,7 @@ import { startNemesis } from './nemesis'
 import { seeded } from './random'
 import { Recorder } from './recorder'
 import { scheduleLane } from './schedule-lanes'
+import { scheduleTagLane } from './schedule-tag-lanes'
 import { debounceLane, tagLane } from './tag-lanes'
 import { CHAOS_SETTINGS, startStage } from './stage'
 
@@ -29,6 +30,8 @@ export interface ChaosOptions {
   tagLanes?: number
   /** Lanes that write one id again and again with onConflict debounce. */
   debounceLanes?: number
+  /** Lanes of tagged recurring schedules deleted by tag (test/chaos/schedule-tag-lanes.ts). */
+  scheduleTagLanes?: number
   /** A 3-master Redis Cluster with a replica each, instead of a primary with 2 replicas and Sentinel. */
   cluster?: boolean
   scanners?: number
@@ -79,6 +82,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       ),
       ...Array.from({ length: o.debounceLanes ?? 1 }, (_, i) =>
         debounceLane(`d${i}`, lane(jobLanes + scheduleLanes + fifoLanes + 30 + i)),
+      ),
+      ...Array.from({ length: o.scheduleTagLanes ?? 1 }, (_, i) =>
+        scheduleTagLane(`p${i}`, lane(jobLanes + scheduleLanes + fifoLanes + 40 + i)),
       ),
     ]
     const leaseMs = Number(CHAOS_SETTINGS.LEASE_MS)

@@ -8,6 +8,7 @@ export type PromiseName =
   | 'tag-cancel-holds'
   | 'debounce-quiet'
   | 'schedule-series'
+  | 'schedule-tag-delete-holds'
   | 'fifo-order'
   | 'duplicates-bounded'
   | 'paused-held'
@@ -22,6 +23,7 @@ export const PROMISES: readonly PromiseName[] = [
   'tag-cancel-holds',
   'debounce-quiet',
   'schedule-series',
+  'schedule-tag-delete-holds',
   'fifo-order',
   'duplicates-bounded',
   'paused-held',
