@@ -1,6 +1,6 @@
 // A client lane for recurring schedules with tags, through the real signed API client: each round creates 1-3
-// schedules of one "plan" (a tag of their own; everyMs 400-900 from an explicit startAt, so several occurrences fall
-// in the round), now and then replaces one (keeping the tag), and after 1-5 s deletes them all with
+// schedules of one "plan" (a tag of their own; everyMs 1-1.5 s from an explicit startAt, so several occurrences fall
+// in the round), now and then replaces one (keeping the tag), and after 1.5-5 s deletes them all with
 // DELETE /schedules?tag= while the faults go on. A delete whose answer was lost is sent again until it is answered: no
 // schedule may outlive the run.
 import { sleep } from '../../devkit/sleep'
@@ -14,7 +14,7 @@ export async function scheduleTagLane(lane: string, ctx: LaneContext): Promise<v
     let version = 0
     const put = (sid: string) => {
       const token = `t-${sid}.v${++version}`
-      const everyMs = random.int(400, 900)
+      const everyMs = random.int(1_000, 1_500) // the shortest everyMs the API takes: 1 s
       const startAtMs = Date.now() + random.int(200, 800)
       const input = { queue: 'orders', payload: { t: token }, everyMs, startAt: startAtMs, tags: [tag] }
       return recorder.record(
@@ -32,9 +32,9 @@ export async function scheduleTagLane(lane: string, ctx: LaneContext): Promise<v
     }
     if (!sids.length) return
     // At the run's end the schedules go at once: the lanes' end is when the writes stop.
-    if (ctx.running()) await sleep(random.int(1_000, 2_500))
+    if (ctx.running()) await sleep(random.int(1_500, 3_000))
     if (ctx.running() && random.chance(0.3)) await put(random.pick(sids))
-    if (ctx.running()) await sleep(random.int(0, 2_500))
+    if (ctx.running()) await sleep(random.int(0, 2_000))
     await deleteByTagUntilAnswered(lane, tag, ctx)
     await sleep(random.int(20, 200))
   }

@@ -28,5 +28,7 @@ export async function expectChaosRunKeepsEveryPromise(cluster: boolean): Promise
   // one seed's Sentinel run: 26 cancels by tag and 21 debounced versions judged
   expect(verdict.figures['tag-cancel-holds'].checked, report).toBeGreaterThan(5)
   expect(verdict.figures['debounce-quiet'].checked, report).toBeGreaterThan(5)
+  // Sentinel 31-32 and Cluster 36 tagged schedule versions judged after 13 and 15 deletes by tag
+  expect(verdict.figures['schedule-tag-delete-holds'].checked, report).toBeGreaterThan(5)
   expect(verdict.valid, report).toBe(true)
 }
