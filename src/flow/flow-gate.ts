@@ -109,8 +109,8 @@ export class FlowGate {
     this.loaded = true
     this.reloads++
     this.reloadedAt = Date.now()
-    // While anything is paused, claims pace nothing: a paced job held for a pause on its return would keep its pace
-    // time, not its due time, as its place in due order.
+    // While anything is paused, claims pace nothing: claims do not know pauses, and a paused job a claim paced would
+    // wait for its pace time, out of its pause's held list, and spend its rate's pace without being sent.
     this.paces = this.settings.paused.size ? '' : paceSpec(this.settings.rates, groupCellMs, this.o.keys.shards.length)
     // A resume or a new rate: groups held under the old settings are decided again when their jobs come back.
     this.blocked.clear()
@@ -158,13 +158,13 @@ export class FlowGate {
       const block = group ? this.blocked.get(group) : undefined
       if (block && block.untilMs > now && block.jobId !== job.id) {
         block.place++
-        if (block.pausedName) hold({ job, pausedName: block.pausedName })
+        if (block.pausedName) hold({ job, pausedName: block.pausedName, placeMs: pausePlace(job) })
         else hold({ job, atMs: block.atMs! + block.place })
         return
       }
       const v = verdicts[i]
       if (v && 'pausedName' in v) {
-        hold({ job, pausedName: v.pausedName })
+        hold({ job, pausedName: v.pausedName, placeMs: pausePlace(job) })
         this.o.observer?.paused?.(job.queue, v.pausedName)
         if (group)
           this.blocked.set(group, { jobId: job.id, pausedName: v.pausedName, place: 0, untilMs: now + this.recheckMs })
@@ -201,6 +201,15 @@ export class FlowGate {
   private get recheckMs(): number {
     return this.o.recheckMs ?? PAUSE_RECHECK_MS
   }
+}
+
+/**
+ * A job's place among a pause's held jobs (its held view's dueAt, its turn on resume): its due time, not the time it
+ * came back at (a claim's pace, a rate's or an earlier pause's hold, a retry). A FIFO job keeps its place in its
+ * group's order (orderMs: a retry's time), by which the resume puts the group back in order across shards.
+ */
+function pausePlace(job: ClaimedJob): number {
+  return isFifoQueue(job.queue) ? job.orderMs : job.dueMs
 }
 
 /** FlowGate.split: FIFO jobs are free only when no job of their group in this claim is gated, nor the group held. */
