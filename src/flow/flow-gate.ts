@@ -9,6 +9,7 @@ import type { PacedJobs } from '../store/scripts/claim'
 import type { Keyspace } from '../store/keys'
 import type { ScriptedClient } from '../store/scripts'
 import { type FlowHold, holdJobs } from './flow-hold'
+import { heldBefore, pausePlace } from './held-again'
 import type { FlowRate } from './flow-names'
 import { NO_FLOW_SETTINGS, type FlowSettings, readFlowSettings } from './flow-settings'
 import { paceSpec } from './flow-pace'
@@ -46,8 +47,11 @@ export type OnFifoHold = (shard: number, atMs: number) => () => void
 export interface FlowObserver {
   /** A job held for a pause of `name`. */
   paused?(queue: string, name: string): void
-  /** A job held for the rate of `name`, to leave `lateMs` after its due time. */
-  rateHeld?(queue: string, name: string, lateMs: number): void
+  /**
+   * A job held for the rate of `name`, to leave `lateMs` after its due time. `again`: a rate already held it for this
+   * attempt (a claim's pace, then the key's bucket once more), so it is not another job held.
+   */
+  rateHeld?(queue: string, name: string, lateMs: number, again?: boolean): void
 }
 
 export interface FlowGateOptions {
@@ -173,7 +177,7 @@ export class FlowGate {
       const at = sendAt.get(job)
       if (at) {
         hold({ job, atMs: at.atMs })
-        this.o.observer?.rateHeld?.(job.queue, at.name, at.atMs - job.dueMs)
+        this.o.observer?.rateHeld?.(job.queue, at.name, at.atMs - job.dueMs, heldBefore(job))
         // Until it comes back for its time: the jobs held behind it come back after it.
         if (group)
           this.blocked.set(group, { jobId: job.id, atMs: at.atMs, place: 0, untilMs: now + at.atMs - at.nowMs })
@@ -201,15 +205,6 @@ export class FlowGate {
   private get recheckMs(): number {
     return this.o.recheckMs ?? PAUSE_RECHECK_MS
   }
-}
-
-/**
- * A job's place among a pause's held jobs (its held view's dueAt, its turn on resume): its due time, not the time it
- * came back at (a claim's pace, a rate's or an earlier pause's hold, a retry). A FIFO job keeps its place in its
- * group's order (orderMs: a retry's time), by which the resume puts the group back in order across shards.
- */
-function pausePlace(job: ClaimedJob): number {
-  return isFifoQueue(job.queue) ? job.orderMs : job.dueMs
 }
 
 /** FlowGate.split: FIFO jobs are free only when no job of their group in this claim is gated, nor the group held. */
