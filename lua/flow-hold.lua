@@ -11,8 +11,9 @@
                      this shard's is not held (it may have been resumed since): it is taken again at once, decided anew
   ARGV[2] recheckMs  how long a job held for a pause waits before it is looked at again (a resume brings it forward)
   ARGV[3..] quintets: id, claim token, held (the index in KEYS of its pause's held set, or 0 for a rate's time),
-                     at (Redis ms the job may leave: a rate's send time; ignored for a pause), orderMs (its place in
-                     due order, which a resume gives back and a FIFO group keeps)
+                     at (Redis ms the job may leave: a rate's send time; ignored for a pause), place (a pause's: its
+                     place in due order, which a resume gives back: its due time, a FIFO job's its group order;
+                     ignored for a rate)
 
   A held job goes back to waiting in the inflight set, as a job released for a retry does (its token emptied), with
   its attempt not counted: the claim that takes it again counts one (lua/claim.lua), and holding sent nothing.

@@ -101,8 +101,12 @@ local function flowPace(spec, paceKey, now)
       end
       if p.count > 0 then report[#report + 1] = name .. '\t' .. p.count .. '\t' .. string.format('%d', p.late) .. '\n' end
     end
-    -- Kept while a name holds a debt, then let expire: an idle shard keeps nothing.
-    if latest then redis.call('PEXPIRE', paceKey, math.ceil(latest - now + 60000)) end
+    -- Kept while a name holds a debt, then let expire: an idle shard keeps nothing. Never shortened by a claim that
+    -- paced other names: a name's jobs held further out (its rate since removed, too) keep their pace state.
+    if latest then
+      local ttl = math.max(math.ceil(latest - now + 60000), redis.call('PTTL', paceKey))
+      redis.call('PEXPIRE', paceKey, ttl)
+    end
     return table.concat(report)
   end
 

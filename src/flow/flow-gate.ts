@@ -9,6 +9,7 @@ import type { PacedJobs } from '../store/scripts/claim'
 import type { Keyspace } from '../store/keys'
 import type { ScriptedClient } from '../store/scripts'
 import { type FlowHold, holdJobs } from './flow-hold'
+import { heldBefore, pausePlace } from './held-again'
 import type { FlowRate } from './flow-names'
 import { NO_FLOW_SETTINGS, type FlowSettings, readFlowSettings } from './flow-settings'
 import { paceSpec } from './flow-pace'
@@ -46,8 +47,11 @@ export type OnFifoHold = (shard: number, atMs: number) => () => void
 export interface FlowObserver {
   /** A job held for a pause of `name`. */
   paused?(queue: string, name: string): void
-  /** A job held for the rate of `name`, to leave `lateMs` after its due time. */
-  rateHeld?(queue: string, name: string, lateMs: number): void
+  /**
+   * A job held for the rate of `name`, to leave `lateMs` after its due time. `again`: a rate already held it for this
+   * attempt (a claim's pace, then the key's bucket once more), so it is not another job held.
+   */
+  rateHeld?(queue: string, name: string, lateMs: number, again?: boolean): void
 }
 
 export interface FlowGateOptions {
@@ -109,8 +113,8 @@ export class FlowGate {
     this.loaded = true
     this.reloads++
     this.reloadedAt = Date.now()
-    // While anything is paused, claims pace nothing: a paced job held for a pause on its return would keep its pace
-    // time, not its due time, as its place in due order.
+    // While anything is paused, claims pace nothing: claims do not know pauses, and a paused job a claim paced would
+    // wait for its pace time, out of its pause's held list, and spend its rate's pace without being sent.
     this.paces = this.settings.paused.size ? '' : paceSpec(this.settings.rates, groupCellMs, this.o.keys.shards.length)
     // A resume or a new rate: groups held under the old settings are decided again when their jobs come back.
     this.blocked.clear()
@@ -158,13 +162,13 @@ export class FlowGate {
       const block = group ? this.blocked.get(group) : undefined
       if (block && block.untilMs > now && block.jobId !== job.id) {
         block.place++
-        if (block.pausedName) hold({ job, pausedName: block.pausedName })
+        if (block.pausedName) hold({ job, pausedName: block.pausedName, placeMs: pausePlace(job) })
         else hold({ job, atMs: block.atMs! + block.place })
         return
       }
       const v = verdicts[i]
       if (v && 'pausedName' in v) {
-        hold({ job, pausedName: v.pausedName })
+        hold({ job, pausedName: v.pausedName, placeMs: pausePlace(job) })
         this.o.observer?.paused?.(job.queue, v.pausedName)
         if (group)
           this.blocked.set(group, { jobId: job.id, pausedName: v.pausedName, place: 0, untilMs: now + this.recheckMs })
@@ -173,7 +177,7 @@ export class FlowGate {
       const at = sendAt.get(job)
       if (at) {
         hold({ job, atMs: at.atMs })
-        this.o.observer?.rateHeld?.(job.queue, at.name, at.atMs - job.dueMs)
+        this.o.observer?.rateHeld?.(job.queue, at.name, at.atMs - job.dueMs, heldBefore(job))
         // Until it comes back for its time: the jobs held behind it come back after it.
         if (group)
           this.blocked.set(group, { jobId: job.id, atMs: at.atMs, place: 0, untilMs: now + at.atMs - at.nowMs })

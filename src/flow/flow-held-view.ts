@@ -50,7 +50,8 @@ export async function withHeldReason(
 
 /**
  * A job a claim held for its rate's pace (lua/includes/flowPace.lua) is in no bucket's slots: it waits unleased in the
- * inflight set, without an error (a dispatch retry has one), under a name with a rate, until its score.
+ * inflight set, without an error (a dispatch retry has one), until its score. It keeps that time when its rate is
+ * changed or removed (docs/flow-control.md), so it is shown held by the rate that paced it even once that is gone.
  */
 async function pacedReason(
   redis: ScriptedClient,
@@ -60,14 +61,17 @@ async function pacedReason(
   untilMs: number,
 ): Promise<JobView & { held?: HeldReason }> {
   const shard = keys.locate(view.id).shard
-  const [lease, failed, settings] = await Promise.all([
+  const [lease, failed, settings, paces] = await Promise.all([
     redis.hget(shard.leases, view.id),
     redis.hexists(shard.errors, view.id),
     readFlowSettings(redis, keys),
+    redis.hmget(shard.flowPace, ...names),
   ])
   if (!lease?.endsWith(':') || failed) return view
-  // The key's rate before its queue's (names: the queue's, then the key's).
-  const name = [...names].reverse().find((n) => settings.rates.has(n))
+  // The key's rate before its queue's (names: the queue's, then the key's): a rate set now, else one this shard paced
+  // lately (its pace state outlives the rate as long as its held jobs may wait: flowPace.lua).
+  const byKeyFirst = [...names].reverse()
+  const name = byKeyFirst.find((n) => settings.rates.has(n)) ?? byKeyFirst.find((n) => paces[names.indexOf(n)] !== null)
   return name
     ? { ...view, held: { reason: 'rate', ...(targetOf(name) as RatedTarget), until: isoTime(untilMs) } }
     : view

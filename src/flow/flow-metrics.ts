@@ -17,8 +17,9 @@ export class FlowTally implements FlowObserver {
     this.pausedCount++
   }
 
-  rateHeld(_queue: string, _name: string, lateMs: number): void {
-    this.rateHeldCount++
+  rateHeld(_queue: string, _name: string, lateMs: number, again = false): void {
+    // A job once per attempt however many times a rate holds it; its latest time still counts for the lateness.
+    if (!again) this.rateHeldCount++
     this.rateLateMaxMs = Math.max(this.rateLateMaxMs, lateMs)
   }
 

@@ -12,6 +12,7 @@ import { writeScript } from './redis/write'
 import { decodeScheduleDelete, scheduleDeleteCall } from './scripts/schedule-delete'
 import { decodeSchedulePut, schedulePutCall, SchedulePutStatus } from './scripts/schedule-put'
 import type { ScriptedClient } from './scripts'
+import { idsUnderTag } from './tag-index'
 
 export interface NewSchedule {
   id: string
@@ -102,9 +103,7 @@ export class ScheduleStore {
         const from = cursor === null ? '-' : `(${cursor}`
         return this.redis.zrangebylex(shard.scheduleIds, from, '+', 'LIMIT', 0, limit + 1)
       }
-      const from = cursor === null ? `[${tag}\n` : `(${tag}\n${cursor}`
-      const members = await this.redis.zrangebylex(shard.scheduleTags, from, `(${tag}\v`, 'LIMIT', 0, limit + 1)
-      return members.map((m) => m.slice(tag.length + 1))
+      return idsUnderTag(this.redis, shard.scheduleTags, tag, cursor, limit + 1)
     }
     const perShard = await guard(
       Promise.all(this.keys.shards.map(async (shard) => (await idsOf(shard)).map((id) => ({ id, shard })))),

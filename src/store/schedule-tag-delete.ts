@@ -14,6 +14,7 @@ import type { ReplicationOptions } from './redis/replication'
 import { writeScript } from './redis/write'
 import type { RedisClient, ScriptedClient } from './scripts'
 import { decodeScheduleDelete, scheduleDeleteCall } from './scripts/schedule-delete'
+import { idsUnderTag } from './tag-index'
 
 /** Ids read from a shard's schedule tag index at a time. */
 export const SCHEDULE_TAG_READ = 100
@@ -32,20 +33,6 @@ export interface ScheduleTagDeleteOptions {
   onProgress?: (deleted: number) => void
   /** The clock the budget is measured on (tests pass a fake one). Default Date.now. */
   now?: () => number
-}
-
-/** Up to `count` schedule ids with `tag` on `shard`, in id order, after `afterId` (exclusive; null: from the first). */
-export async function scheduleTagIds(
-  redis: RedisClient,
-  shard: ShardKeys,
-  tag: string,
-  afterId: string | null,
-  count: number,
-): Promise<string[]> {
-  // Tags never hold a byte below "\v" (src/direct/tag-rules.ts): "<tag>\v" is past every "<tag>\n<id>".
-  const from = afterId === null ? `[${tag}\n` : `(${tag}\n${afterId}`
-  const members = await redis.zrangebylex(shard.scheduleTags, from, `(${tag}\v`, 'LIMIT', 0, count)
-  return members.map((m) => m.slice(tag.length + 1))
 }
 
 /** How many schedules hold `tag` on `shard` (ZLEXCOUNT of its schedule tag index). */
@@ -68,7 +55,7 @@ export async function deleteSchedulesByTag(
     keys.shards.map(async (shard) => {
       let after: string | null = null
       for (;;) {
-        const ids = await rideOut(redis, () => scheduleTagIds(redis, shard, tag, after, SCHEDULE_TAG_READ))
+        const ids = await rideOut(redis, () => idsUnderTag(redis, shard.scheduleTags, tag, after, SCHEDULE_TAG_READ))
         if (ids.length === 0) return
         for (const id of ids) {
           if (now() >= stopAt) {

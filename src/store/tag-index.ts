@@ -14,18 +14,25 @@ import type { RedisClient } from './scripts'
 /** The index entry of one tag of one job. */
 export const tagMember = (tag: string, id: string) => `${tag}\n${id}`
 
-/** Up to `count` ids with `tag` on `shard`, in id order, after `afterId` (exclusive; null: from the first). */
-export async function tagIds(
+/**
+ * Up to `count` ids under `tag` in a tag index (the shard's jobs' `tags`, or its schedules' `scheduleTags`: both hold
+ * "<tag>\n<id>"), in id order, after `afterId` (exclusive; null: from the first).
+ */
+export async function idsUnderTag(
   redis: RedisClient,
-  shard: ShardKeys,
+  index: string,
   tag: string,
   afterId: string | null,
   count: number,
 ): Promise<string[]> {
   const from = afterId === null ? `[${tag}\n` : `(${tagMember(tag, afterId)}`
-  const members = await redis.zrangebylex(shard.tags, from, `(${tag}\v`, 'LIMIT', 0, count)
+  const members = await redis.zrangebylex(index, from, `(${tag}\v`, 'LIMIT', 0, count)
   return members.map((m) => m.slice(tag.length + 1))
 }
+
+/** Up to `count` job ids with `tag` on `shard`, in id order, after `afterId` (exclusive; null: from the first). */
+export const tagIds = (redis: RedisClient, shard: ShardKeys, tag: string, afterId: string | null, count: number) =>
+  idsUnderTag(redis, shard.tags, tag, afterId, count)
 
 /** How many jobs the index holds under `tag` on `shard` (ZLEXCOUNT: no member crosses). */
 export function tagCount(redis: RedisClient, shard: ShardKeys, tag: string): Promise<number> {

@@ -1,6 +1,7 @@
 // A pending job that flow control holds (src/flow/flow-gate.ts) has left the due list; GET /jobs/{id} says why it
 // waits: a pause of its queue or key (with its place in due order), or its key's rate (with its send time).
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
+import { sleep } from '../../devkit/sleep'
 import { FlowGate } from '../../src/flow/flow-gate'
 import { Leases } from '../../src/scan/claims/leases'
 import { bodyOf, request, testApi } from './api-helpers'
@@ -90,4 +91,65 @@ describe('held jobs in the job view', () => {
       expect(Date.parse(v.held.until)).toBeGreaterThan(Date.now())
     }
   })
+
+  it("still shows a paced job as held by its key's rate after the rate is removed: it waits until its time", async () => {
+    // prepare: one shard; key "gone" at 1 job a second; three jobs due now, paced by the claim
+    const one = testApi({ SHARDS: '1' })
+    onTestFinished(() => one.close())
+    await one.call(request('PUT', '/flow/keys/gone', { body: { rate: 1, burst: 1 } }))
+    for (const id of ['gone-1', 'gone-2', 'gone-3'])
+      await one.call(request('POST', '/jobs', { body: { id, queue: 'emails', payload: {}, flowKey: 'gone' } }))
+    await claimThroughGate(true, one)
+    // act: the key's rate removed while two of its jobs wait for their pace times
+    await one.call(request('PUT', '/flow/keys/gone', { body: { rate: null } }))
+    const views = await Promise.all(
+      ['gone-1', 'gone-2', 'gone-3'].map(async (id) => bodyOf(await one.call(request('GET', `/jobs/${id}`)))),
+    )
+    // assess: the two still say what they wait for, and until when
+    const waiting = views.filter((v) => v.status === 'scheduled')
+    expect(waiting).toHaveLength(2)
+    for (const v of waiting) {
+      expect(v).toMatchObject({ held: { reason: 'rate', flowKey: 'gone' } })
+      expect(v.runAt).toBe(v.held.until)
+    }
+  })
+
+  it('keeps a job paced before a pause in due order while the pause holds it: its due time is its place', async () => {
+    // prepare: one shard; key "burst" at 10 jobs a second; three jobs due now, two of them paced by the claim
+    const one = testApi({ SHARDS: '1' })
+    onTestFinished(() => one.close())
+    const { redis, keys } = one.engine
+    await one.call(request('PUT', '/flow/keys/burst', { body: { rate: 10, burst: 1 } }))
+    const ids = ['burst-1', 'burst-2', 'burst-3']
+    const dueAt = new Map<string, string>()
+    for (const id of ids) {
+      await one.call(request('POST', '/jobs', { body: { id, queue: 'emails', payload: {}, flowKey: 'burst' } }))
+      dueAt.set(id, bodyOf(await one.call(request('GET', `/jobs/${id}`))).runAt)
+    }
+    await claimThroughGate(true, one)
+    const shard = keys.shards[0]!
+    // the paced jobs wait unleased (their lease's token empty) until their times; the one let go is leased
+    const paced: number[] = []
+    for (const id of ids)
+      if ((await redis.hget(shard.leases, id))?.endsWith(':'))
+        paced.push(Number(await redis.zscore(shard.inflight, id)))
+    // act: the queue paused; once the paced jobs' times come, a claim takes them again and the pause holds them
+    await one.call(request('PUT', '/flow/queues/emails', { body: { paused: true } }))
+    await untilRedis(one, Math.max(...paced))
+    await claimThroughGate(true, one)
+    const views = await Promise.all(ids.map(async (id) => bodyOf(await one.call(request('GET', `/jobs/${id}`)))))
+    // assess: both held for the pause at their due times (as listed and as a resume gives back), not their pace times
+    const held = views.filter((v) => v.held)
+    expect(held).toHaveLength(2)
+    for (const v of held) expect(v.held).toEqual({ reason: 'paused', queue: 'emails', dueAt: dueAt.get(v.id) })
+  })
 })
+
+/** Waits until the Redis clock of `on` reads `ms` or later. */
+async function untilRedis(on: typeof api, ms: number) {
+  const now = async () => {
+    const [s, us] = await on.engine.redis.time()
+    return Number(s) * 1000 + Math.floor(Number(us) / 1000)
+  }
+  for (let t = await now(); t < ms; t = await now()) await sleep(ms - t)
+}

@@ -3,40 +3,19 @@
 // that hold the tag: dismissed, nothing changes; accepted, every schedule with the tag is deleted (its pending
 // occurrence with it) and the others stay. In headless Chromium, over the suite's redis-server.
 import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
-import { loadConfig } from '../../src/config'
-import { DelayQueue } from '../../src/direct/delay-queue'
-import { startDashboard, type Dashboard } from '../../src/ops/dashboard/server'
-import { createEngine, type Engine } from '../../src/store/engine'
-import { HAVE_CHROMIUM, launchChromium, requireChromium } from '../support/chromium'
-import { uniquePrefix } from '../support/engine'
+import { describe, expect, it, vi } from 'vitest'
+import type { DelayQueue } from '../../src/direct/delay-queue'
+import type { Dashboard } from '../../src/ops/dashboard/server'
+import { HAVE_CHROMIUM, requireChromium } from '../support/chromium'
+import { dashboardWorld } from '../support/dashboard-world'
 
 requireChromium("the dashboard's tagged schedules browser tests")
 
-let engine: Engine
 let dashboard: Dashboard
 let queue: DelayQueue
 let browser: Browser | undefined
 
-beforeAll(async () => {
-  engine = createEngine(
-    loadConfig({
-      REDIS_URL: inject('redisUrl'),
-      QUEUES: 'orders=http://127.0.0.1:9/000000000000/orders',
-      KEY_PREFIX: uniquePrefix('dashtagsched'),
-      SHARDS: '2',
-    }),
-  )
-  queue = new DelayQueue(engine)
-  dashboard = await startDashboard(engine)
-  if (HAVE_CHROMIUM) browser = await launchChromium([])
-}, 60_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await dashboard?.close()
-  await engine?.close()
-})
+dashboardWorld('dashtagsched', (w) => ({ dashboard, queue, browser } = w))
 
 const every = { queue: 'orders', payload: {}, everyMs: 3_600_000 }
 

@@ -2,40 +2,19 @@
 // many jobs hold the tag: dismissed, nothing changes; accepted, every job with the tag is cancelled and the others
 // stay. "Run all tagged now" likewise makes them due now. In headless Chromium, over the suite's redis-server.
 import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
-import { loadConfig } from '../../src/config'
-import { DelayQueue } from '../../src/direct/delay-queue'
-import { startDashboard, type Dashboard } from '../../src/ops/dashboard/server'
-import { createEngine, type Engine } from '../../src/store/engine'
-import { HAVE_CHROMIUM, launchChromium, requireChromium } from '../support/chromium'
-import { uniquePrefix } from '../support/engine'
+import { describe, expect, it, vi } from 'vitest'
+import type { DelayQueue } from '../../src/direct/delay-queue'
+import type { Dashboard } from '../../src/ops/dashboard/server'
+import { HAVE_CHROMIUM, requireChromium } from '../support/chromium'
+import { dashboardWorld } from '../support/dashboard-world'
 
 requireChromium("the dashboard tag filter's browser tests")
 
-let engine: Engine
 let dashboard: Dashboard
 let queue: DelayQueue
 let browser: Browser | undefined
 
-beforeAll(async () => {
-  engine = createEngine(
-    loadConfig({
-      REDIS_URL: inject('redisUrl'),
-      QUEUES: 'orders=http://127.0.0.1:9/000000000000/orders',
-      KEY_PREFIX: uniquePrefix('dashtags'),
-      SHARDS: '2',
-    }),
-  )
-  queue = new DelayQueue(engine)
-  dashboard = await startDashboard(engine)
-  if (HAVE_CHROMIUM) browser = await launchChromium([])
-}, 60_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await dashboard?.close()
-  await engine?.close()
-})
+dashboardWorld('dashtags', (w) => ({ dashboard, queue, browser } = w))
 
 describe.skipIf(!HAVE_CHROMIUM)('the pending list by tag in a browser', () => {
   it('lists the jobs of a tag and cancels them all once the count shown is confirmed', async () => {

@@ -2,6 +2,7 @@
 // goes at once without a call to Redis, what waits for a bucket or a pause, and a FIFO group held as a whole.
 import { afterAll, describe, expect, it } from 'vitest'
 import { FlowGate } from '../../src/flow/flow-gate'
+import { FlowTally } from '../../src/flow/flow-metrics'
 import { pauseFlow, setFlowRate } from '../../src/flow/flow-settings'
 import { claimedJob } from '../support/claimed-job'
 import { testStore } from '../support/engine'
@@ -75,6 +76,29 @@ describe('the flow gate under a rate', () => {
     for (const late of held) perTime.set(late, (perTime.get(late) ?? 0) + 1)
     expect(perTime.size).toBeLessThanOrEqual(11)
     expect(Math.max(...perTime.values())).toBeLessThanOrEqual(10)
+    await store.close()
+  })
+
+  it("counts a job a rate held once per attempt: one its claim paced that the key's bucket holds again is not counted again", async () => {
+    // prepare: key "once" at 1 job a second, burst 1; the tally the scan function publishes
+    const store = testStore({ shards: 1 })
+    await setFlowRate(store.redis, store.keys, { flowKey: 'once' }, { rate: 1, burst: 1 })
+    const tally = new FlowTally()
+    const gate = new FlowGate({ redis: store.redis, keys: store.keys, observer: tally })
+    await gate.reload()
+    const due = Date.now() - 1_000
+    const fresh = (id: string) => standard(id, 'once')
+    const first = [fresh('new-1'), fresh('new-2')].map((j) => Object.assign(j, { dueMs: due, orderMs: due }))
+    // a claim paced it (counted then: FlowGate.paced), and it came back at its pace time, its attempt not counted
+    const back = Object.assign(standard('paced-1', 'once'), { dueMs: due, orderMs: due + 500 })
+    // act
+    gate.paced([{ name: 'k:once', count: 1, latestLateMs: 500 }])
+    const sent = await gate.pass([...first, back])
+    const lines: string[] = []
+    tally.addTo({ addMetric: (name, _unit, value) => void lines.push(`${name} ${value}`) })
+    // assess: new-1 took the token; new-2 and paced-1 are held, but paced-1 was counted once already, by its pace
+    expect(sent.map((j) => j.id)).toEqual(['new-1'])
+    expect(lines[0]).toBe('FlowRateHeld 2')
     await store.close()
   })
 })

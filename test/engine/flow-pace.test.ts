@@ -144,4 +144,24 @@ describe("a claim's pace of a rate-limited burst", () => {
     expect(r.jobs).toHaveLength(20)
     expect(await t.redis.exists(shard.flowPace)).toBe(0)
   })
+
+  it("keeps a key's pace state as long as its held jobs wait, through claims that pace only another key", async () => {
+    // prepare: key "slow" at 1/s, burst 1: 100 jobs due now, 99 held up to about 99 s out (past the minute a pace
+    // state is kept after its latest time)
+    const due = (await redisNow()) - 10
+    await t.store.enqueueMany(
+      Array.from({ length: 100 }, (_, i) => job({ id: `s-${i}`, flowKey: 'slow', due: { atMs: due } })),
+    )
+    await claimUntil(spec({ 'k:slow': { rate: 1, burst: 1 } }), () => false)
+    const latest = Math.max(...(await heldTimes()).values())
+    // act: slow's rate removed; a claim paces a short burst of key "quick" (its debt a few ms)
+    await t.store.enqueueMany(
+      Array.from({ length: 5 }, (_, i) => job({ id: `q-${i}`, flowKey: 'quick', due: { atMs: due } })),
+    )
+    await claimUntil(spec({ 'k:quick': MAIL }), () => false)
+    // assess: the shard still knows it paced "slow" until its last held job's time (the held view names that rate)
+    const ttl = await t.redis.pttl(shard.flowPace)
+    expect((await redisNow()) + ttl).toBeGreaterThanOrEqual(latest)
+    expect(await t.redis.hexists(shard.flowPace, 'k:slow')).toBe(1)
+  })
 })

@@ -6,15 +6,19 @@ import type { ScriptCall } from '../scripts'
 /** { held, retaken }. Read it with decodeFlowHold. */
 export type FlowHoldReply = [number, number]
 
-/** What the script needs of a leased job: which it is, the lease that holds it, and its place in its group's order. */
+/** What the script needs of a leased job: which it is, and the lease that holds it. */
 export interface HeldJob {
   id: string
   token: string
-  orderMs: number
 }
 
-/** A job to hold: for the pause of `pausedName`, or until `atMs` (Redis ms) for a rate. */
-export type FlowHold<J extends HeldJob = HeldJob> = { job: J; pausedName: string } | { job: J; atMs: number }
+/**
+ * A job to hold: for the pause of `pausedName` at `placeMs` (its place in due order, which a resume gives back), or
+ * until `atMs` (Redis ms) for a rate.
+ */
+export type FlowHold<J extends HeldJob = HeldJob> =
+  | { job: J; pausedName: string; placeMs: number }
+  | { job: J; atMs: number }
 
 export function flowHoldCall(shard: ShardKeys, epoch: string, recheckMs: number, holds: readonly FlowHold[]) {
   const names: string[] = []
@@ -25,7 +29,7 @@ export function flowHoldCall(shard: ShardKeys, epoch: string, recheckMs: number,
       const i = names.indexOf(h.pausedName)
       heldAt = 4 + (i < 0 ? names.push(h.pausedName) - 1 : i)
     }
-    quintets.push(h.job.id, h.job.token, heldAt, 'atMs' in h ? h.atMs : 0, h.job.orderMs)
+    quintets.push(h.job.id, h.job.token, heldAt, 'atMs' in h ? h.atMs : 0, 'placeMs' in h ? h.placeMs : 0)
   }
   const call: ScriptCall<FlowHoldReply> = {
     script: 'sdqFlowHold',
