@@ -4,20 +4,25 @@
 // Usage: node scripts/run-ts.mjs <entry.ts> [args...]
 import { build } from 'esbuild'
 import { spawn } from 'node:child_process'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, renameSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { lambdaBundle } from './lambda-bundle.mjs'
 
 export async function bundle(entry, outDir = '.build') {
   mkdirSync(outDir, { recursive: true })
   const outfile = resolve(join(outDir, basename(entry).replace(/\.ts$/, '.cjs')))
+  // Written beside it and renamed over it (atomic): several processes bundle the same entry at once (test files
+  // running the CLI side by side), and one must never run a file another is still writing (an empty file runs, prints
+  // nothing and exits 0).
+  const partial = `${outfile}.${process.pid}.${Date.now()}.partial`
   await build({
     ...lambdaBundle,
     entryPoints: [entry],
-    outfile,
+    outfile: partial,
     sourcemap: 'inline',
     logLevel: 'warning',
   })
+  renameSync(partial, outfile)
   return outfile
 }
 
