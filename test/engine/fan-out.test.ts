@@ -228,8 +228,11 @@ describe.concurrent('scan workers over real Redis and fauxqs', () => {
     expect(report.drained).toBe(false)
     expect(tookMs).toBeGreaterThanOrEqual(1_000)
     expect(tookMs).toBeLessThan(4_000)
+    // (a send SQS took but answered too late for its timeout, on a loaded machine, is released as maybe sent: in SQS,
+    // and pending for its retry)
     const counts = countIds(await receiveAll(sqs, q.url))
-    expect(counts.size).toBe(report.dispatched)
+    expect(counts.size).toBeGreaterThanOrEqual(report.dispatched)
+    expect(counts.size).toBeLessThanOrEqual(report.dispatched + report.maybeSent)
     expect([...counts.values()].every((n) => n === 1)).toBe(true)
     expect(await pendingCount(t.store)).toBe(100 - report.dispatched)
     await w.close()
