@@ -1,29 +1,11 @@
-// The queue's errors (store, validation, configuration) and the one mapping from Lua error codes to them. Errors only
+// The queue's errors (store, validation, configuration); the Lua scripts' error codes map to them in
+// src/store/script-errors.ts. Errors only
 // the HTTP layer or the consumer toolkit raise live beside them (src/api/errors.ts, src/consumer/errors.ts) and extend
 // the same DelayQueueError base.
-import { parseOccurrenceId } from './recurrence/occurrence-id'
 import type { ErrorDetail, ExistingJob } from './contract/errors'
 import { NamedError } from './shared/named-error'
 
 export type { ErrorDetail, ExistingJob }
-
-/**
- * Codes the Lua scripts return in place of a result (see each script's header): the job scripts' codes, mapped by
- * scriptError, and the schedule scripts' (lua/schedule-put.lua, schedule-delete.lua), mapped by scheduleScriptError.
- * "Not found" is 0 on both sides.
- */
-export enum ScriptErrorCode {
-  JobNotFound = 0,
-  JobExists = -1,
-  JobDispatching = -2,
-  OccurrenceOfSchedule = -3,
-  JobMaybeDispatched = -5,
-  IdempotencyKeyReused = -6,
-  JobDead = -7,
-  JobHeld = -8,
-  ScheduleNotFound = JobNotFound,
-  ScheduleChanged = -4,
-}
 
 export abstract class DelayQueueError extends NamedError {
   abstract readonly code: string
@@ -257,45 +239,5 @@ export class PendingPageBusyError extends DelayQueueError {
       'this page of GET /jobs is deep in the queue and Redis has no room for the walk state it needs now (walks ' +
         'started by other pages hold it); nothing was changed, retry in a minute',
     )
-  }
-}
-
-/** The one factory that turns a script's error code into an error. */
-export function scriptError(code: ScriptErrorCode, jobId: string, existing?: ExistingJob): DelayQueueError {
-  switch (code) {
-    case ScriptErrorCode.JobNotFound:
-      return new JobNotFoundError(jobId)
-    case ScriptErrorCode.JobExists:
-      if (!existing) throw new Error('JobExists needs the existing job')
-      return new JobExistsError(jobId, existing)
-    case ScriptErrorCode.JobDispatching:
-      return new JobDispatchingError(jobId)
-    case ScriptErrorCode.JobMaybeDispatched:
-      return new JobMaybeDispatchedError(jobId)
-    case ScriptErrorCode.IdempotencyKeyReused:
-      return new IdempotencyKeyReusedError(jobId)
-    case ScriptErrorCode.JobDead:
-      return new JobDeadError(jobId)
-    case ScriptErrorCode.JobHeld:
-      return new JobHeldError(jobId)
-    case ScriptErrorCode.OccurrenceOfSchedule: {
-      const occurrence = parseOccurrenceId(jobId)
-      if (!occurrence) throw new Error('OccurrenceOfSchedule needs an occurrence id')
-      return new OccurrenceOfScheduleError(jobId, occurrence.scheduleId)
-    }
-    default:
-      throw new Error(`unknown script error code ${String(code)}`)
-  }
-}
-
-/** The same for the schedule scripts, whose codes name a schedule. */
-export function scheduleScriptError(code: ScriptErrorCode, scheduleId: string): DelayQueueError {
-  switch (code) {
-    case ScriptErrorCode.ScheduleNotFound:
-      return new ScheduleNotFoundError(scheduleId)
-    case ScriptErrorCode.ScheduleChanged:
-      return new ScheduleChangedError(scheduleId)
-    default:
-      throw new Error(`unknown schedule script error code ${String(code)}`)
   }
 }

@@ -3,7 +3,7 @@
 // Listing reads record heads first (lua/record-heads.lua: queue, times, group, no payload), filters and sorts
 // them, and only then reads the payloads of the jobs it returns: a listing never reads a payload it does not show,
 // and the dashboard, which shows a short preview, reads none.
-import { scriptError, ScriptErrorCode } from '../errors'
+import { scriptError, ScriptErrorCode } from '../store/script-errors'
 import type { Keyspace, ShardKeys } from '../store/keys'
 import { verifyLayout } from '../store/layout'
 import { decodeDispatchError } from '../store/job-state'

@@ -1,6 +1,7 @@
 // The job store: what the API (and any application that enqueues directly) does to jobs in Redis.
 // Scanner-side operations (claim / ack / release) live in src/scan/claims/leases.ts.
-import { DelayQueueError, scriptError, type ExistingJob } from '../errors'
+import { DelayQueueError, type ExistingJob } from '../errors'
+import { scriptError } from './script-errors'
 import type { Keyspace } from './keys'
 import { verifyLayout } from './layout'
 import { decodeDispatchError, type JobState } from './job-state'

@@ -2,7 +2,8 @@
 // bounded script runs (lua/promote.lua, lua/promote-due.lua). The job stays the same job (payload, creation time,
 // version); only its due time moves, to Redis's clock, in one script with the checks: a job a scanner holds is a 409,
 // as for a replace or a cancel.
-import { scriptError, ValidationError } from '../errors'
+import { ValidationError } from '../errors'
+import { scriptError } from './script-errors'
 import type { Keyspace, ShardKeys } from './keys'
 import { writeScript } from './redis/write'
 import type { ScriptCall } from './scripts'

@@ -1,6 +1,6 @@
 // The schedule store: recurring schedules in Redis, next to the jobs they produce (lua/schedule-*.lua).
 // The next occurrence is computed here (src/recurrence/recurrence.ts) from Redis's clock and handed to the scripts.
-import { ScriptErrorCode, scheduleScriptError } from '../errors'
+import { ScriptErrorCode, scheduleScriptError } from './script-errors'
 import { nextOccurrence } from '../recurrence/recurrence'
 import type { Keyspace, ShardKeys } from './keys'
 import { verifyLayout } from './layout'

@@ -6,11 +6,9 @@ import {
   OccurrenceOfScheduleError,
   ScheduleChangedError,
   ScheduleNotFoundError,
-  ScriptErrorCode,
-  scheduleScriptError,
-  scriptError,
   ValidationError,
 } from '../../src/errors'
+import { ScriptErrorCode, scheduleScriptError, scriptError } from '../../src/store/script-errors'
 import { occurrenceId } from '../../src/recurrence/occurrence-id'
 
 describe('occurrence ids', () => {

@@ -1,6 +1,6 @@
 // lua/cancel.lua's whole contract on the TypeScript side: the call (KEYS and ARGV by name, in the header's order),
 // its success code (CancelStatus) and the reply read (decodeCancel).
-import type { ScriptErrorCode } from '../../errors'
+import type { ScriptErrorCode } from '../script-errors'
 import { parseOccurrenceId } from '../../recurrence/occurrence-id'
 import type { JobLocation } from '../keys'
 import type { ScriptCall } from '../scripts'

@@ -1,6 +1,6 @@
 // lua/enqueue.lua's whole contract on the TypeScript side: the call (KEYS and ARGV by name, in the header's order),
 // its success codes (EnqueueStatus) and the reply read into what its status carries (decodeEnqueue).
-import type { ScriptErrorCode } from '../../errors'
+import type { ScriptErrorCode } from '../script-errors'
 import type { ScanStartOptions } from '../../on-demand/start/scan-start'
 import type { JobState } from '../job-state'
 import { receiptSlot, type JobLocation } from '../keys'

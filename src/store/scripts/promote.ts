@@ -1,6 +1,6 @@
 // lua/promote.lua's whole contract on the TypeScript side: the call (KEYS and ARGV by name, in the header's order),
 // its success codes (PromoteStatus) and the reply read into named fields (decodePromote).
-import type { ScriptErrorCode } from '../../errors'
+import type { ScriptErrorCode } from '../script-errors'
 import type { JobLocation } from '../keys'
 import type { ScriptCall } from '../scripts'
 import { jobSideKeys } from './job-side-keys'

@@ -1,6 +1,6 @@
 // lua/schedule-delete.lua's whole contract on the TypeScript side: the call (KEYS and ARGV by name, in the header's
 // order) and the reply read (decodeScheduleDelete).
-import { ScriptErrorCode } from '../../errors'
+import { ScriptErrorCode } from '../script-errors'
 import type { JobLocation } from '../keys'
 import type { ScriptCall } from '../scripts'
 import { scheduleKeys } from './schedule-keys'

@@ -1,6 +1,6 @@
 // lua/schedule-put.lua's whole contract on the TypeScript side: the call (KEYS and ARGV by name, in the header's
 // order), its success codes (SchedulePutStatus) and the reply read into named fields (decodeSchedulePut).
-import { ScriptErrorCode } from '../../errors'
+import { ScriptErrorCode } from '../script-errors'
 import type { JobLocation } from '../keys'
 import type { ScriptCall } from '../scripts'
 import { scheduleKeys } from './schedule-keys'
