@@ -10,6 +10,7 @@ import { paceSpec } from '../../src/flow/flow-pace'
 import { Leases } from '../../src/scan/claims/leases'
 import type { ShardKeys } from '../../src/store/keys'
 import { job, testStore } from '../support/engine'
+import { claimShardPaced, redisNowMs } from '../support/pace-claims'
 
 const SHARDS = 4
 let t: ReturnType<typeof testStore>
@@ -23,22 +24,9 @@ afterEach(() => t.close())
 
 const paces = (rate: FlowRate) => paceSpec(new Map([['k:mail', rate]]), groupCellMs, SHARDS)
 
-async function redisNow(): Promise<number> {
-  const [s, us] = await t.redis.time()
-  return Number(s) * 1000 + Math.floor(Number(us) / 1000)
-}
+const redisNow = () => redisNowMs(t.redis)
 
-/** One shard's claims until nothing is left due now: the ids handed back. */
-async function drainShard(shard: ShardKeys, spec: string) {
-  const handed: string[] = []
-  let hints = await leases.seedHints(shard, 250)
-  for (;;) {
-    const r = await leases.claim(shard, hints, 250, undefined, { paces: spec, epochWanted: false })
-    hints = r.hints
-    handed.push(...r.jobs.map((j) => j.id))
-    if (!r.again) return handed
-  }
-}
+const drainShard = (shard: ShardKeys, spec: string) => claimShardPaced(leases, shard, spec)
 
 /** A ZRANGE WITHSCORES reply as [member, score] pairs, by member. */
 const pairs = (flat: string[]) =>

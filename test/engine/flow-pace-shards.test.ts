@@ -3,13 +3,13 @@
 // shards bring the burst back at about the key's rate: not S times faster (each at the key's rate: most of it held
 // again by the gate), and not held back by the shard whose part is a little larger than its share.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { sleep } from '../../devkit/sleep'
 import { groupCellMs } from '../../src/flow/flow-gate'
 import type { FlowRate } from '../../src/flow/flow-names'
 import { PACE_SLACK, paceSpec } from '../../src/flow/flow-pace'
 import { Leases } from '../../src/scan/claims/leases'
 import type { ShardKeys } from '../../src/store/keys'
 import { job, testStore } from '../support/engine'
+import { claimShardPaced, redisNowMs, untilRedisMs } from '../support/pace-claims'
 
 const SHARDS = 4
 let t: ReturnType<typeof testStore>
@@ -24,26 +24,12 @@ afterEach(() => t.close())
 const MAIL: FlowRate = { rate: 500, burst: 50 }
 const paces = paceSpec(new Map([['k:mail', MAIL]]), groupCellMs, SHARDS)
 
-async function redisNow(): Promise<number> {
-  const [s, us] = await t.redis.time()
-  return Number(s) * 1000 + Math.floor(Number(us) / 1000)
-}
-
-/** Waits until Redis's clock reads `ms` or later. */
-async function untilRedis(ms: number) {
-  for (let now = await redisNow(); now < ms; now = await redisNow()) await sleep(ms - now)
-}
+const redisNow = () => redisNowMs(t.redis)
+const untilRedis = (ms: number) => untilRedisMs(t.redis, ms)
 
 /** One shard's claims until nothing is left due now: the ids handed back, and the held jobs' times. */
 async function drainShard(shard: ShardKeys, spec = paces) {
-  const handed: string[] = []
-  let hints = await leases.seedHints(shard, 250)
-  for (;;) {
-    const r = await leases.claim(shard, hints, 250, undefined, { paces: spec, epochWanted: false })
-    hints = r.hints
-    handed.push(...r.jobs.map((j) => j.id))
-    if (!r.again) break
-  }
+  const handed = await claimShardPaced(leases, shard, spec)
   const held: number[] = []
   const scored = await t.redis.zrange(shard.inflight, '0', '-1', 'WITHSCORES')
   for (let i = 0; i < scored.length; i += 2) {

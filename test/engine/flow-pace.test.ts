@@ -3,7 +3,6 @@
 // keys due after the burst come in the next claim instead of after the whole burst. Script level, on one Redis and, in
 // the "cluster" project, on the Redis Cluster.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { sleep } from '../../devkit/sleep'
 import { groupCellMs } from '../../src/flow/flow-gate'
 import type { FlowRate } from '../../src/flow/flow-names'
 import { paceSpec } from '../../src/flow/flow-pace'
@@ -11,6 +10,7 @@ import type { ClaimedJob } from '../../src/scan/claims/claimed-job'
 import { Leases } from '../../src/scan/claims/leases'
 import type { ShardKeys } from '../../src/store/keys'
 import { job, testStore } from '../support/engine'
+import { redisNowMs, untilRedisMs } from '../support/pace-claims'
 
 let t: ReturnType<typeof testStore>
 let leases: Leases
@@ -26,15 +26,8 @@ afterEach(() => t.close())
 const MAIL: FlowRate = { rate: 500, burst: 50 }
 const spec = (rates: Record<string, FlowRate>) => paceSpec(new Map(Object.entries(rates)), groupCellMs, 1)
 
-async function redisNow(): Promise<number> {
-  const [s, us] = await t.redis.time()
-  return Number(s) * 1000 + Math.floor(Number(us) / 1000)
-}
-
-/** Waits until Redis's clock reads `ms` or later. */
-async function untilRedis(ms: number) {
-  for (let now = await redisNow(); now < ms; now = await redisNow()) await sleep(ms - now)
-}
+const redisNow = () => redisNowMs(t.redis)
+const untilRedis = (ms: number) => untilRedisMs(t.redis, ms)
 
 /** Claims as a scanner does (hints carried from claim to claim) until `done` holds or nothing is left now. */
 async function claimUntil(paces: string, done: (jobs: ClaimedJob[]) => boolean, limit = 100) {

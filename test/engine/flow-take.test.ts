@@ -1,9 +1,7 @@
-// A flow key's token bucket (lua/flow-take.lua) on Redis's clock: the send times it gives, asked as a scanner asks.
-// Runs on one Redis and, in the "cluster" project, on the Redis Cluster (the bucket lives on the slot its name hashes to).
-import { sleep } from '../../devkit/sleep'
 import { afterAll, describe, expect, it } from 'vitest'
 import { takeFlowTokens } from '../../src/flow/flow-take'
 import { testStore } from '../support/engine'
+import { untilRedisMs } from '../support/pace-claims'
 
 const t = testStore({ shards: 3 })
 afterAll(() => t.close())
@@ -11,14 +9,7 @@ afterAll(() => t.close())
 const ids = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag}-${i}`)
 
 /** Waits until Redis's clock reads `ms` or later. */
-async function sleepUntilRedis(ms: number) {
-  for (;;) {
-    const [s, us] = await t.redis.time()
-    const now = Number(s) * 1000 + Math.floor(Number(us) / 1000)
-    if (now >= ms) return
-    await sleep(ms - now)
-  }
-}
+const sleepUntilRedis = (ms: number) => untilRedisMs(t.redis, ms)
 
 describe('a flow key token bucket', () => {
   it('lets a burst leave at once and gives the rest send times one interval apart, in the order asked', async () => {
