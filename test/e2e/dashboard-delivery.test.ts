@@ -9,7 +9,6 @@ import { startDashboard, type Dashboard } from '../../src/ops/dashboard/server'
 import { DelayQueue } from '../../src/direct/delay-queue'
 import { HAVE_CHROMIUM, launchChromium, requireChromium } from '../support/chromium'
 import { eventually } from '../support/eventually'
-import { testScanner } from '../support/scanner'
 import { startKit, TARGET, type Kit } from '../http-target/forwarder-kit'
 import { MARKUP } from '../http-target/receiver'
 
@@ -18,28 +17,18 @@ const ARTIFACTS = resolve(__dirname, '../artifacts')
 let kit: Kit
 let dashboard: Dashboard
 let browser: Browser | undefined
-let scanner: ReturnType<typeof testScanner>
-let scanning: Promise<unknown>
-let stopScanning = false
 
 beforeAll(async () => {
   kit = await startKit()
   kit.poll(1)
-  scanner = testScanner(kit.engine.store, {
-    queues: { [TARGET]: kit.queue.url },
-    receiptTtlMs: kit.engine.config.dispatchReceiptTtlMs,
-  })
-  scanning = scanner.runUntil(() => stopScanning, 120_000)
+  kit.scan()
   dashboard = await startDashboard(kit.engine)
   if (HAVE_CHROMIUM) browser = await launchChromium()
 }, 60_000)
 
 afterAll(async () => {
-  stopScanning = true
-  await scanning
   await browser?.close()
   await dashboard?.close()
-  await scanner?.close()
   await kit?.close()
 })
 

@@ -9,31 +9,18 @@ import { toRecord } from '../../tools/sdq-poll/sqs-poller'
 import { lambdaContext } from '../support/lambda'
 import { bodyOf, request, testApi } from '../api/api-helpers'
 import { eventually } from '../support/eventually'
-import { testScanner } from '../support/scanner'
 import { startKit, type Kit } from './forwarder-kit'
 
 const TARGET = 'partner.fifo'
 let kit: Kit
 let api: ReturnType<typeof testApi>
-let scanner: ReturnType<typeof testScanner>
-let scanning: Promise<unknown>
-let stopScanning = false
 beforeAll(async () => {
   kit = await startKit({}, {}, TARGET)
   kit.poll(2)
+  kit.scan()
   api = testApi({}, kit.engine)
-  scanner = testScanner(kit.engine.store, {
-    queues: { [TARGET]: kit.queue.url },
-    receiptTtlMs: kit.engine.config.dispatchReceiptTtlMs,
-  })
-  scanning = scanner.runUntil(() => stopScanning, 120_000)
 })
-afterAll(async () => {
-  stopScanning = true
-  await scanning
-  await scanner?.close()
-  await kit?.close()
-})
+afterAll(() => kit?.close())
 
 const url = (path: string) => `${kit.receiver.url}${path}`
 /** Enqueues through the API, due now; its answer. */

@@ -1,5 +1,6 @@
 // The forwarder under test: a Standard Webhooks secret, the receiver on loopback, an HTTP target queue with a DLQ on
-// fauxqs, the forwarder behind the local event source mapping (the pollers), and a Redis engine for its records.
+// fauxqs, the forwarder behind the local event source mapping (the pollers), a Redis engine for its records, and
+// (scan()) a scanner sending the target's due jobs.
 import { randomBytes, randomUUID } from 'node:crypto'
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs'
 import { Logger } from '@aws-lambda-powertools/logger'
@@ -12,6 +13,7 @@ import { JOB_ID_ATTRIBUTE, messageBody } from '../../src/sqs/envelope'
 import { createEngine, type Engine } from '../../src/store/engine'
 import { startSqsPoller, type SqsPoller } from '../../tools/sdq-poll/sqs-poller'
 import { uniquePrefix } from '../support/engine'
+import { testScanner } from '../support/scanner'
 import { lambdaContext } from '../support/lambda'
 import { queueWithDlq, sqs } from '../consumer/queues'
 import { startReceiver, type Receiver } from './receiver'
@@ -28,6 +30,8 @@ export interface Kit {
   forwarder: ReturnType<typeof createForwarder>
   /** Starts `n` pollers feeding the forwarder; stopped by close(). */
   poll(n?: number): void
+  /** Starts a scanner sending the target's due jobs to its queue, as the scan function does; stopped by close(). */
+  scan(): void
   close(): Promise<void>
 }
 
@@ -70,6 +74,9 @@ export async function startKit(
     ...options,
   })
   const pollers: SqsPoller[] = []
+  let scanner: ReturnType<typeof testScanner> | undefined
+  let scanning: Promise<unknown> | undefined
+  let stopScanning = false
   return {
     target,
     secret,
@@ -91,7 +98,17 @@ export async function startKit(
         )
       }
     },
+    scan: () => {
+      scanner = testScanner(engine.store, {
+        queues: { [target]: queue.url },
+        receiptTtlMs: engine.config.dispatchReceiptTtlMs,
+      })
+      scanning = scanner.runUntil(() => stopScanning, 120_000)
+    },
     close: async () => {
+      stopScanning = true
+      await scanning
+      await scanner?.close()
       await Promise.all(pollers.map((p) => p.stop()))
       forwarder.sender.close()
       await receiver.close()

@@ -4,30 +4,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bodyOf, request, testApi } from '../api/api-helpers'
 import { eventually } from '../support/eventually'
-import { testScanner } from '../support/scanner'
 import { startKit, TARGET, type Kit } from './forwarder-kit'
 
 let kit: Kit
 let api: ReturnType<typeof testApi>
-let scanner: ReturnType<typeof testScanner>
-let scanning: Promise<unknown>
-let stopScanning = false
 beforeAll(async () => {
   kit = await startKit()
   kit.poll(1)
+  kit.scan()
   api = testApi({}, kit.engine)
-  scanner = testScanner(kit.engine.store, {
-    queues: { [TARGET]: kit.queue.url },
-    receiptTtlMs: kit.engine.config.dispatchReceiptTtlMs,
-  })
-  scanning = scanner.runUntil(() => stopScanning, 120_000)
 })
-afterAll(async () => {
-  stopScanning = true
-  await scanning
-  await scanner?.close()
-  await kit?.close()
-})
+afterAll(() => kit?.close())
 
 const post = (payload: unknown, id: string) =>
   api.call(request('POST', '/jobs', { body: { queue: TARGET, id, payload } }))
